@@ -1,0 +1,48 @@
+"""The converter pipeline: one pass per module, run in PIPELINE order.
+
+Order matters and is asserted, not just described here:
+  - jump lowering (return, break, continue) runs before control flow, so loops
+    carry their flags as ordinary state;
+  - lists runs before control flow, so `lst.append(x)` rebinds `lst` and the
+    analysis sees it as modified;
+  - expression passes (conditional/logical expressions, calls) run before
+    control flow, so both the plain-Python path and the staged path of a
+    statement contain converted expressions;
+  - control flow needs fresh static analysis (NEEDS_ANALYSIS) and asserts the
+    annotations it reads (REQUIRES).
+"""
+
+import importlib
+
+_PASS_MODULES = (
+    "function_scope",
+    "directives",
+    "return_statements",
+    "break_statements",
+    "continue_statements",
+    "lists",
+    "conditional_expressions",
+    "logical_expressions",
+    "asserts",
+    "call_trees",
+    "if_statements",
+    "while_statements",
+    "for_statements",
+    "variables",
+)
+
+
+def _load():
+    passes = []
+    for name in _PASS_MODULES:
+        try:
+            module = importlib.import_module(f"autograph.converters.{name}")
+        except ModuleNotFoundError as e:  # pragma: no cover - only while building
+            if e.name != f"autograph.converters.{name}":
+                raise
+            continue
+        passes.append(module.Transformer)
+    return passes
+
+
+PIPELINE = _load()
