@@ -66,3 +66,78 @@ def where(filename, lineno):
 def where_user():
     filename, lineno, _ = user_frame(2)
     return where(filename, lineno)
+
+
+# --- graph engine (autograph/graph) ---------------------------------------
+
+
+class RetracingWarning(UserWarning):
+    """An ag.function keeps tracing new graphs for changing arguments."""
+
+
+def tensor_usage_message(what, tensor_name, location):
+    return (
+        f"{what} of graph tensor '{tensor_name}' at {location}: Python needs a "
+        "concrete value here, but a graph tensor only has one when the graph "
+        "runs. Let autograph convert the function (ag.function(autograph=True), "
+        "the default, or ag.to_graph) so `if`/`while`/`for`/`len` on tensors "
+        "are staged, or compute this value outside the function.")
+
+
+def leaked_tensor_message(tensor_name):
+    return (
+        f"graph tensor '{tensor_name}' is used outside the graph that made it "
+        "(a tensor kept from an earlier trace or another function). Pass it in "
+        "as an argument, or return it and use the returned numpy value.")
+
+
+def unsupported_numpy_function_message(function_name, location):
+    return (
+        f"{function_name} is not supported on graph tensors (at {location}). "
+        "Use one of the supported numpy functions (see autograph.graph."
+        "numpy_api.SUPPORTED), or call it outside the ag.function.")
+
+
+def graph_op_message(op_name, detail, location):
+    return f"{op_name}: {detail} (at {location})"
+
+
+def retracing_message(function_name, count, seconds, argument, hint):
+    return (
+        f"ag.function '{function_name}' traced {count} new graphs in "
+        f"{seconds:.2f} s; argument '{argument}' changed each time ({hint}). "
+        "Tracing is expensive: pass an input_signature=[ag.TensorSpec(shape, "
+        "dtype), ...] with None for dims that vary, use reduce_retracing=True, "
+        "or pass numpy arrays instead of Python scalars.")
+
+
+# --- conversion (transpiler, source lookup, converted_call) -----------------
+
+def _describe(fn):
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+    return name
+
+
+def no_source_message(fn):
+    return (f"cannot convert {_describe(fn)}: its source code is not available. "
+            "autograph reads the source through linecache: define the function in a "
+            "file, or register the text of exec'd code in linecache, or mark it "
+            "@autograph.do_not_convert to call it unconverted.")
+
+
+def not_convertible_message(fn, reason):
+    return (f"cannot convert {_describe(fn)}: {reason}. "
+            "Pass a Python function, method, lambda, functools.partial or callable object.")
+
+
+def conversion_failed_message(fn, where_, construct, fix):
+    return f"cannot convert {_describe(fn)}: {construct} at {where_}. {fix}"
+
+
+def internal_conversion_error_message(fn, exc):
+    return (f"autograph failed while converting {_describe(fn)}: "
+            f"{type(exc).__name__}: {exc}. This is a bug in autograph; "
+            "mark the function @autograph.do_not_convert to run it unconverted.")

@@ -1,0 +1,204 @@
+"""Graph, Node, the op registry and the tracing scope.
+
+A `Graph` is a list of `Node`s in program order.  Each node applies one
+registered `OpDef` (a numpy kernel plus a rule giving output shapes and
+dtypes) to its arguments: `Tensor`s of the same graph or static Python
+literals.  Nodes of control-flow ops own sub-graphs.
+
+The tracing scope (`current_graph`, `scope`) is the one documented exception
+to the project rule "no global context stacks": like JAX's trace stack, the
+engine must know where `x + y` on two Tensors gets recorded, and operators
+cannot take an extra argument.  It is thread-local and only pushed by the
+engine itself (function tracing and sub-graph tracing).
+"""
+
+import contextlib
+import sys
+import threading
+
+import numpy as np
+
+from autograph import errors
+
+
+class OpDef:
+    """One kind of op: `kernel(*args, **attrs)` computes it on numpy values;
+    `infer(*args, **attrs)` returns [(shape, dtype), ...] per output."""
+
+    __slots__ = ("name", "kernel", "infer", "stateful", "emit", "foldable")
+
+    def __init__(self, name, kernel, infer, stateful=False, emit=None, foldable=True):
+        self.name = name
+        self.kernel = kernel
+        self.infer = infer
+        self.stateful = stateful
+        self.emit = emit
+        self.foldable = foldable and not stateful
+
+    def __repr__(self):
+        return f"OpDef({self.name!r})"
+
+
+REGISTRY = {}
+
+
+def register(name, kernel, infer, **options):
+    """Adds an op to the registry and returns its OpDef."""
+    if name in REGISTRY:
+        raise errors.GraphError(f"op {name!r} is registered twice")
+    op = OpDef(name, kernel, infer, **options)
+    REGISTRY[name] = op
+    return op
+
+
+class Node:
+    """One op application; `outputs` are Tensors; `subgraphs` for control flow."""
+
+    __slots__ = ("op", "args", "attrs", "outputs", "subgraphs", "location", "stateful")
+
+    def __init__(self, op, args, attrs, subgraphs=(), location=None, stateful=None):
+        self.op = op
+        self.args = args
+        self.attrs = attrs
+        self.outputs = ()
+        self.subgraphs = subgraphs
+        self.location = location
+        self.stateful = op.stateful if stateful is None else stateful
+
+    def tensor_args(self):
+        from autograph.graph.tensor import Tensor
+        return [a for a in self.args if isinstance(a, Tensor)]
+
+
+class Graph:
+    """Ops in program order, with placeholders (inputs) and outputs.
+
+    A sub-graph has a `parent`; an outer tensor used inside it is captured:
+    it becomes a placeholder of the sub-graph listed in `captures`.
+    """
+
+    def __init__(self, name="graph", parent=None):
+        self.name = name
+        self.parent = parent
+        self.nodes = []
+        self.inputs = []
+        self.outputs = []
+        self.captures = {}  # id(outer tensor) -> (outer tensor, inner placeholder)
+        self._name_counts = {}
+
+    def unique_name(self, base):
+        count = self._name_counts.get(base)
+        if count is None:
+            self._name_counts[base] = 1
+            return base
+        self._name_counts[base] = count + 1
+        return f"{base}_{count}"
+
+    def add_node(self, op, args, attrs, avals, subgraphs=(), name=None, stateful=None):
+        from autograph.graph.tensor import Tensor
+        node = Node(op, args, attrs, subgraphs, _location(), stateful)
+        base = self.unique_name(name or op.name)
+        if len(avals) == 1:
+            shape, dtype = avals[0]
+            node.outputs = (Tensor(self, node, 0, shape, dtype, base),)
+        else:
+            node.outputs = tuple(
+                Tensor(self, node, i, shape, dtype, f"{base}:{i}")
+                for i, (shape, dtype) in enumerate(avals))
+        self.nodes.append(node)
+        return node
+
+    def placeholder(self, shape, dtype, name="input"):
+        node = self.add_node(PLACEHOLDER, (), {}, [(tuple(shape), np.dtype(dtype))], name=name)
+        tensor = node.outputs[0]
+        self.inputs.append(tensor)
+        return tensor
+
+    def constant(self, value):
+        node = self.add_node(CONST, (), {"value": value},
+                             [(np.shape(value), _dtype_of_value(value))], name="const")
+        return node.outputs[0]
+
+    def capture(self, tensor):
+        """The placeholder standing for outer `tensor` in this sub-graph."""
+        entry = self.captures.get(id(tensor))
+        if entry is not None:
+            return entry[1]
+        if self.parent is None:
+            raise errors.GraphError(errors.leaked_tensor_message(tensor.name))
+        outer = tensor if tensor.graph is self.parent else self.parent.capture(tensor)
+        node = self.add_node(PLACEHOLDER, (), {}, [(tensor.shape, tensor.dtype)],
+                             name=f"capture_{tensor.name.replace(':', '_')}")
+        inner = node.outputs[0]
+        self.captures[id(tensor)] = (outer, inner)
+        if outer is not tensor:
+            self.captures[id(outer)] = (outer, inner)
+        return inner
+
+    def owns(self, tensor):
+        return tensor.graph is self
+
+    def is_stateful(self):
+        return any(node.stateful for node in self.nodes)
+
+    def __str__(self):
+        from autograph.graph.listing import format_graph
+        return format_graph(self)
+
+    def __repr__(self):
+        return f"<Graph {self.name!r}: {len(self.nodes)} nodes>"
+
+
+def _dtype_of_value(value):
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype
+    return np.asarray(value).dtype
+
+
+def _no_kernel(*args, **attrs):
+    raise errors.GraphError("placeholders and constants have no kernel")
+
+
+PLACEHOLDER = register("placeholder", _no_kernel, None, foldable=False)
+CONST = register("const", _no_kernel, None, foldable=False)
+
+
+# --- the tracing scope (thread-local; see module docstring) ---------------
+
+_scope = threading.local()
+
+
+def current_graph():
+    """The graph ops are recorded into, or None outside tracing."""
+    stack = getattr(_scope, "stack", None)
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def scope(graph):
+    stack = getattr(_scope, "stack", None)
+    if stack is None:
+        stack = _scope.stack = []
+    stack.append(graph)
+    try:
+        yield graph
+    finally:
+        stack.pop()
+
+
+# --- user locations, cheap enough to record for every node ----------------
+
+_internal_files = {}
+
+
+def _location():
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        internal = _internal_files.get(filename)
+        if internal is None:
+            internal = _internal_files[filename] = errors.is_internal_file(filename)
+        if not internal:
+            return filename, frame.f_lineno
+        frame = frame.f_back
+    return None

@@ -1,0 +1,154 @@
+"""Recording ops, and the shape helpers their rules share.
+
+`record(op, args, attrs)` is how every op enters the current graph: outer
+tensors are captured, numpy constants become const nodes, the op's rule
+gives output shapes and dtypes (errors there name the op and the user's
+line), and the new node's output Tensors are returned.
+"""
+
+import numpy as np
+
+from autograph import errors
+from autograph.graph import core
+from autograph.graph.tensor import Tensor
+
+
+class RuleError(Exception):
+    """Raised by a shape/dtype rule; `record` turns it into a GraphError."""
+
+
+def graph_for(args):
+    graph = core.current_graph()
+    if graph is None:
+        for a in args:
+            if isinstance(a, Tensor):
+                raise errors.GraphError(errors.leaked_tensor_message(a.name))
+        raise errors.GraphError("graph ops can only be recorded while tracing")
+    return graph
+
+
+def resolve(graph, value):
+    """`value` as an argument of a node of `graph`: a Tensor or a literal."""
+    if isinstance(value, Tensor):
+        if value.graph is graph:
+            return value
+        return graph.capture(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return graph.constant(value)
+    if hasattr(value, "_as_graph_tensor"):  # ag.Variable
+        return value._as_graph_tensor()
+    return value
+
+
+def as_tensor(value, graph=None):
+    """`value` as a Tensor of the current graph (Python values -> const)."""
+    graph = graph or graph_for((value,))
+    value = resolve(graph, value)
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+        from autograph.graph.ops import shaping
+        return shaping.stack(list(value))
+    return graph.constant(np.asarray(value))
+
+
+def record(op, args, attrs=None, graph=None, name=None):
+    """Adds a node applying `op`; returns its output Tensors (a tuple)."""
+    graph = graph or graph_for(args)
+    attrs = attrs or {}
+    args = tuple(resolve(graph, a) for a in args)
+    try:
+        avals = op.infer(*args, **attrs)
+    except RuleError as e:
+        raise errors.GraphError(
+            errors.graph_op_message(op.name, str(e), errors.where_user())) from None
+    except (TypeError, ValueError, IndexError, OverflowError, np.exceptions.AxisError) as e:
+        raise errors.GraphError(errors.graph_op_message(
+            op.name, f"{type(e).__name__}: {e}", errors.where_user())) from e
+    return graph.add_node(op, args, attrs, avals, name=name).outputs
+
+
+def record1(op, args, attrs=None, name=None):
+    return record(op, args, attrs, name=name)[0]
+
+
+# --- shape helpers ---------------------------------------------------------
+
+
+def shape_of(value):
+    return value.shape if isinstance(value, Tensor) else np.shape(value)
+
+
+def example(value):
+    """A 0-d stand-in with `value`'s dtype (Python scalars stay themselves,
+    so numpy's weak-scalar promotion rules apply exactly)."""
+    if isinstance(value, Tensor):
+        return np.ones((), value.dtype)
+    return value
+
+
+def example_nd(value):
+    """A stand-in of shape (1,)*ndim with `value`'s dtype."""
+    if isinstance(value, Tensor):
+        return np.ones((1,) * len(value.shape), value.dtype)
+    return value
+
+
+def broadcast_shapes(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for axis in range(-ndim, 0):
+        dim = 1
+        for shape in shapes:
+            if len(shape) < -axis:
+                continue
+            d = shape[axis]
+            if d == 1:
+                continue
+            if dim == 1:
+                dim = d
+            elif d is None:
+                continue
+            elif dim is None:
+                dim = d
+            elif d != dim:
+                raise RuleError(
+                    "shapes " + " and ".join(str(tuple(s)) for s in shapes)
+                    + " cannot be broadcast together")
+        if dim == 1 and any(len(s) >= -axis and s[axis] is None for s in shapes):
+            dim = None
+        result.append(dim)
+    return tuple(result)
+
+
+def normalize_axis(axis, ndim):
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise RuleError(f"axis must be a Python int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise RuleError(f"axis {axis} is out of bounds for a tensor of rank {ndim}")
+    return int(axis) % ndim
+
+
+def normalize_axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(normalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise RuleError(f"repeated axis in {axis!r}")
+        return axes
+    return (normalize_axis(axis, ndim),)
+
+
+def merge_dim(a, b):
+    """The dim that fits both a and b (None when they differ)."""
+    return a if a == b else None
+
+
+def product(dims):
+    total = 1
+    for d in dims:
+        if d is None:
+            return None
+        total *= d
+    return total

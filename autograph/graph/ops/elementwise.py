@@ -1,0 +1,188 @@
+"""Every numpy ufunc as a graph op, plus `where` and `clip`.
+
+One op per ufunc (and per ufunc method: reduce, accumulate, outer), made on
+first use.  Output dtypes come from running the ufunc itself on 0-d stand-ins
+(Python scalars are passed as they are), so numpy's promotion rules,
+including NEP 50 weak Python scalars, hold by construction.
+"""
+
+import numpy as np
+
+from autograph import errors
+from autograph.graph import core
+from autograph.graph.ops import base
+from autograph.graph.tensor import Tensor
+
+INFIX = {
+    np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
+    np.floor_divide: "//", np.remainder: "%", np.power: "**", np.matmul: "@",
+    np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
+    np.equal: "==", np.not_equal: "!=", np.bitwise_and: "&", np.bitwise_or: "|",
+    np.bitwise_xor: "^", np.left_shift: "<<", np.right_shift: ">>",
+}
+PREFIX = {np.negative: "-", np.positive: "+", np.invert: "~"}
+
+_ops = {}
+_dtype_cache = {}
+
+
+def _emit_infix(symbol):
+    def emit(node, outs, args, ctx):
+        if node.attrs:
+            return None
+        return [f"{outs[0]} = {args[0]} {symbol} {args[1]}"]
+    return emit
+
+
+def _emit_prefix(symbol):
+    def emit(node, outs, args, ctx):
+        if node.attrs:
+            return None
+        return [f"{outs[0]} = {symbol}{args[0]}"]
+    return emit
+
+
+def _out_dtypes(ufunc, args, attrs):
+    cacheable = not any(type(a) is int for a in args)
+    if cacheable:
+        key = (ufunc, tuple(a.dtype if isinstance(a, Tensor) else type(a) for a in args),
+               attrs.get("dtype"))
+        hit = _dtype_cache.get(key)
+        if hit is not None:
+            return hit
+    with np.errstate(all="ignore"):
+        result = ufunc(*(base.example(a) for a in args), **attrs)
+    dtypes = tuple(np.asarray(r).dtype for r in (result if ufunc.nout > 1 else (result,)))
+    if cacheable:
+        _dtype_cache[key] = dtypes
+    return dtypes
+
+
+def _ufunc_op(ufunc):
+    op = _ops.get(ufunc)
+    if op is not None:
+        return op
+
+    def infer(*args, **attrs):
+        if len(args) != ufunc.nin:
+            raise base.RuleError(f"takes {ufunc.nin} inputs, got {len(args)}")
+        shape = base.broadcast_shapes(*(base.shape_of(a) for a in args))
+        return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]
+
+    emit = None
+    if ufunc in INFIX:
+        emit = _emit_infix(INFIX[ufunc])
+    elif ufunc in PREFIX:
+        emit = _emit_prefix(PREFIX[ufunc])
+    op = _ops[ufunc] = core.register(f"np.{ufunc.__name__}", ufunc, infer, emit=emit)
+    return op
+
+
+def apply_ufunc(ufunc, inputs, kwargs=None):
+    if ufunc.signature is not None:
+        from autograph.graph.ops import linalg
+        return linalg.gufunc(ufunc, inputs, kwargs or {})
+    attrs = {}
+    for key, value in (kwargs or {}).items():
+        if key == "dtype" and value is not None:
+            attrs["dtype"] = np.dtype(value)
+        elif key == "out" and value in (None, (None,) * ufunc.nout):
+            continue
+        else:
+            raise errors.UnsupportedNumpyFunctionError(
+                errors.unsupported_numpy_function_message(
+                    f"np.{ufunc.__name__}(..., {key}=...)", errors.where_user()))
+    outputs = base.record(_ufunc_op(ufunc), inputs, attrs)
+    return outputs if ufunc.nout > 1 else outputs[0]
+
+
+# --- ufunc methods: reduce, accumulate, outer ------------------------------
+
+_method_ops = {}
+
+
+def _method_op(ufunc, method):
+    op = _method_ops.get((ufunc, method))
+    if op is not None:
+        return op
+    kernel = getattr(ufunc, method)
+
+    def infer(*args, axis=0, keepdims=False, dtype=None):
+        if method == "outer":
+            shape = tuple(base.shape_of(args[0])) + tuple(base.shape_of(args[1]))
+            examples = [base.example(a) for a in args]
+            return [(shape, np.asarray(kernel(*examples)).dtype)]
+        x, = args
+        ndim = len(x.shape)
+        extra = {"dtype": dtype} if dtype is not None else {}
+        with np.errstate(all="ignore"):
+            sample = kernel(np.ones((1,) * max(ndim, 1), x.dtype), axis=0 if ndim else None,
+                            **extra)
+        if method == "accumulate":
+            return [(x.shape, np.asarray(sample).dtype)]
+        axes = base.normalize_axes(axis, ndim)
+        shape = tuple((1 if keepdims else "drop") if i in axes else d
+                      for i, d in enumerate(x.shape))
+        return [(tuple(d for d in shape if d != "drop"), np.asarray(sample).dtype)]
+
+    op = core.register(f"np.{ufunc.__name__}.{method}", kernel, infer)
+    _method_ops[(ufunc, method)] = op
+    return op
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    """Tensor.__array_ufunc__: records the ufunc call as an op."""
+    if method == "__call__":
+        return apply_ufunc(ufunc, inputs, kwargs)
+    if method in ("reduce", "accumulate", "outer"):
+        attrs = {k: v for k, v in kwargs.items() if v is not None}
+        if "out" in attrs or "where" in attrs or "initial" in attrs:
+            raise errors.UnsupportedNumpyFunctionError(
+                errors.unsupported_numpy_function_message(
+                    f"np.{ufunc.__name__}.{method}(out=/where=/initial=)", errors.where_user()))
+        if "dtype" in attrs:
+            attrs["dtype"] = np.dtype(attrs["dtype"])
+        return base.record(_method_op(ufunc, method), inputs, attrs)[0]
+    raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+        f"np.{ufunc.__name__}.{method}", errors.where_user()))
+
+
+# --- where and clip ----------------------------------------------------------
+
+
+def _where_rule(cond, x, y):
+    shape = base.broadcast_shapes(base.shape_of(cond), base.shape_of(x), base.shape_of(y))
+    dtype = np.where(True, base.example(x), base.example(y)).dtype
+    return [(shape, dtype)]
+
+
+WHERE = core.register("np.where", np.where, _where_rule)
+
+
+def _nonzero_rule(x):
+    return [((None,), np.dtype(np.intp))] * max(len(x.shape), 1)
+
+
+NONZERO = core.register("np.nonzero", np.nonzero, _nonzero_rule)
+
+
+def where(condition, x=None, y=None):
+    if x is None and y is None:
+        return base.record(NONZERO, (condition,))
+    return base.record1(WHERE, (condition, x, y))
+
+
+def _clip_rule(a, a_min, a_max):
+    shape = base.broadcast_shapes(*(base.shape_of(v) for v in (a, a_min, a_max)))
+    with np.errstate(all="ignore"):
+        dtype = np.asarray(np.clip(*(base.example(v) for v in (a, a_min, a_max)))).dtype
+    return [(shape, dtype)]
+
+
+CLIP = core.register("np.clip", np.clip, _clip_rule)
+
+
+def clip(a, a_min=None, a_max=None, **kwargs):
+    a_min = kwargs.pop("min", a_min)
+    a_max = kwargs.pop("max", a_max)
+    return base.record1(CLIP, (a, a_min, a_max))

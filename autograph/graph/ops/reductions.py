@@ -1,0 +1,129 @@
+"""Reductions (sum, mean, max, argmax, std, norm, ...) and scans (cumsum).
+
+Shapes follow from `axis`/`keepdims`; dtypes come from the numpy function run
+on a (1,)*ndim stand-in with the same keyword arguments, which also makes
+numpy reject bad arguments at trace time rather than at run time.
+"""
+
+import numpy as np
+
+from autograph.graph import core
+from autograph.graph.ops import base
+
+REDUCTIONS = {}
+
+_KWARGS = {
+    "sum": ("axis", "dtype", "keepdims"), "prod": ("axis", "dtype", "keepdims"),
+    "mean": ("axis", "dtype", "keepdims"), "max": ("axis", "keepdims"),
+    "min": ("axis", "keepdims"), "amax": ("axis", "keepdims"),
+    "amin": ("axis", "keepdims"), "any": ("axis", "keepdims"),
+    "all": ("axis", "keepdims"), "std": ("axis", "dtype", "ddof", "keepdims"),
+    "var": ("axis", "dtype", "ddof", "keepdims"), "argmax": ("axis", "keepdims"),
+    "argmin": ("axis", "keepdims"), "count_nonzero": ("axis", "keepdims"),
+    "median": ("axis", "keepdims"), "ptp": ("axis", "keepdims"),
+}
+
+
+def _reduction_rule(func, single_axis):
+    def infer(x, axis=None, keepdims=False, **kwargs):
+        ndim = len(x.shape)
+        if single_axis and isinstance(axis, (tuple, list)):
+            raise base.RuleError(f"axis must be an int or None, got {axis!r}")
+        axes = base.normalize_axes(axis, ndim)
+        with np.errstate(all="ignore"):
+            sample = func(np.ones((1,) * ndim, x.dtype), axis=axis, keepdims=keepdims, **kwargs)
+        if keepdims:
+            shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        else:
+            shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        return [(shape, np.asarray(sample).dtype)]
+    return infer
+
+
+def _op(name):
+    op = REDUCTIONS.get(name)
+    if op is None:
+        func = getattr(np, name)
+        rule = _reduction_rule(func, name in ("argmax", "argmin"))
+        op = REDUCTIONS[name] = core.register(f"np.{name}", func, rule)
+    return op
+
+
+def reduce(name, x, *args, **kwargs):
+    names = _KWARGS[name]
+    for value, key in zip(args, names):
+        if key in kwargs:
+            raise TypeError(f"np.{name}() got multiple values for argument '{key}'")
+        kwargs[key] = value
+    unknown = set(kwargs) - set(names) - {"out", "where", "initial"}
+    if unknown:
+        raise TypeError(f"np.{name}() got an unexpected keyword argument {unknown.pop()!r}")
+    for key in ("out", "where", "initial"):
+        if kwargs.pop(key, None) is not None:
+            from autograph import errors
+            raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+                f"np.{name}(..., {key}=...)", errors.where_user()))
+    attrs = {k: v for k, v in kwargs.items() if v is not None and v is not False}
+    if isinstance(attrs.get("axis"), list):
+        attrs["axis"] = tuple(attrs["axis"])
+    if "dtype" in attrs:
+        attrs["dtype"] = np.dtype(attrs["dtype"])
+    return base.record1(_op(name), (base.as_tensor(x),), attrs)
+
+
+# --- scans -------------------------------------------------------------------
+
+
+def _scan_rule(func):
+    def infer(x, axis=None, dtype=None):
+        extra = {"dtype": dtype} if dtype is not None else {}
+        ndim = len(x.shape)
+        if axis is None:
+            shape = (base.product(x.shape),)
+        else:
+            base.normalize_axis(axis, ndim)
+            shape = x.shape
+        sample = func(np.ones((1,) * max(ndim, 1), x.dtype), axis=None, **extra)
+        return [(shape, sample.dtype)]
+    return infer
+
+
+CUMSUM = core.register("np.cumsum", np.cumsum, _scan_rule(np.cumsum))
+CUMPROD = core.register("np.cumprod", np.cumprod, _scan_rule(np.cumprod))
+
+
+def scan(op, x, axis=None, dtype=None):
+    attrs = {}
+    if axis is not None:
+        attrs["axis"] = axis
+    if dtype is not None:
+        attrs["dtype"] = np.dtype(dtype)
+    return base.record1(op, (base.as_tensor(x),), attrs)
+
+
+# --- np.linalg.norm ------------------------------------------------------------
+
+
+def _norm_rule(x, ord=None, axis=None, keepdims=False):
+    ndim = len(x.shape)
+    if axis is None and ord is not None and ndim > 2:
+        raise base.RuleError("an ord needs axis for inputs of rank > 2")
+    sample_shape = (2,) * ndim if ndim else ()
+    sample = np.linalg.norm(np.ones(sample_shape, x.dtype), ord=ord, axis=axis, keepdims=keepdims)
+    axes = base.normalize_axes(axis, ndim)
+    if keepdims:
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    else:
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return [(shape, np.asarray(sample).dtype)]
+
+
+NORM = core.register("np.linalg.norm", np.linalg.norm, _norm_rule)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    attrs = {k: v for k, v in (("ord", ord), ("axis", axis), ("keepdims", keepdims))
+             if v is not None and v is not False}
+    if isinstance(attrs.get("axis"), list):
+        attrs["axis"] = tuple(attrs["axis"])
+    return base.record1(NORM, (base.as_tensor(x),), attrs)

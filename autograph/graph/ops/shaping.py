@@ -1,0 +1,278 @@
+"""Shape and dtype manipulation: astype, reshape, transpose/.T, squeeze,
+expand_dims, concatenate, stack, vstack, hstack, broadcast_to, flip."""
+
+import numpy as np
+
+from autograph.graph import core
+from autograph.graph.ops import base
+from autograph.graph.tensor import Tensor
+
+
+def _same_shape_rule(x, **attrs):
+    return [(x.shape, x.dtype)]
+
+
+# --- astype ---------------------------------------------------------------------
+
+
+def _astype_rule(x, dtype):
+    return [(x.shape, dtype)]
+
+
+def _astype_kernel(x, dtype):
+    return x.astype(dtype)
+
+
+def _emit_astype(node, outs, args, ctx):
+    return [f"{outs[0]} = {args[0]}.astype({ctx.literal(node.attrs['dtype'])})"]
+
+
+ASTYPE = core.register("astype", _astype_kernel, _astype_rule, emit=_emit_astype)
+
+
+def astype(x, dtype):
+    return base.record1(ASTYPE, (x,), {"dtype": np.dtype(dtype)})
+
+
+# --- reshape ------------------------------------------------------------------
+
+
+def _reshape_rule(x, shape):
+    if any(d is None or isinstance(d, Tensor) for d in shape):
+        raise base.RuleError(
+            f"target shape {shape} has an unknown dimension; use -1 for the one "
+            "dimension numpy should infer (e.g. x.reshape(-1, 784))")
+    if sum(1 for d in shape if d == -1) > 1:
+        raise base.RuleError(f"can only specify one unknown dimension in {shape}")
+    total = base.product(x.shape)
+    known = base.product(d for d in shape if d != -1)
+    if -1 in shape:
+        if total is None:
+            dims = tuple(None if d == -1 else d for d in shape)
+        elif known == 0 or total % known:
+            raise base.RuleError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}")
+        else:
+            dims = tuple(total // known if d == -1 else d for d in shape)
+    else:
+        if total is not None and total != known:
+            raise base.RuleError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}")
+        dims = shape
+    return [(dims, x.dtype)]
+
+
+RESHAPE = core.register("np.reshape", np.reshape, _reshape_rule)
+
+
+def reshape(x, shape):
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = tuple(int(d) if isinstance(d, (int, np.integer)) else d for d in shape)
+    return base.record1(RESHAPE, (x,), {"shape": shape})
+
+
+# --- transpose ----------------------------------------------------------------
+
+
+def _transpose_rule(x, axes=None):
+    ndim = len(x.shape)
+    if axes is None:
+        return [(x.shape[::-1], x.dtype)]
+    if len(axes) != ndim:
+        raise base.RuleError(f"axes {axes} don't match a tensor of rank {ndim}")
+    norm = base.normalize_axes(axes, ndim)
+    return [(tuple(x.shape[a] for a in norm), x.dtype)]
+
+
+TRANSPOSE = core.register("np.transpose", np.transpose, _transpose_rule)
+
+
+def transpose(x, axes=None):
+    attrs = {} if axes is None else {"axes": tuple(int(a) for a in axes)}
+    return base.record1(TRANSPOSE, (x,), attrs)
+
+
+def _t_kernel(x):
+    return x.T
+
+
+def _emit_t(node, outs, args, ctx):
+    return [f"{outs[0]} = {args[0]}.T"]
+
+
+ATTRIBUTE_T = core.register(".T", _t_kernel, _transpose_rule, emit=_emit_t)
+
+
+def attribute_T(x):
+    return base.record1(ATTRIBUTE_T, (x,))
+
+
+def swapaxes(x, axis1, axis2):
+    x = base.as_tensor(x)
+    perm = list(range(x.ndim))
+    a, b = base.normalize_axis(axis1, x.ndim), base.normalize_axis(axis2, x.ndim)
+    perm[a], perm[b] = perm[b], perm[a]
+    return transpose(x, perm)
+
+
+def moveaxis(x, source, destination):
+    x = base.as_tensor(x)
+    src = base.normalize_axes(source, x.ndim)
+    dst = base.normalize_axes(destination, x.ndim)
+    order = [n for n in range(x.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(x, order)
+
+
+# --- squeeze / expand_dims ----------------------------------------------------
+
+
+def _squeeze_rule(x, axis=None):
+    if axis is None:
+        if None in x.shape:
+            raise base.RuleError(
+                f"cannot tell which dims of shape {x.shape} are 1; pass axis=")
+        return [(tuple(d for d in x.shape if d != 1), x.dtype)]
+    axes = base.normalize_axes(axis, len(x.shape))
+    for a in axes:
+        if x.shape[a] not in (1, None):
+            raise base.RuleError(f"cannot select an axis to squeeze out which has size not "
+                                 f"equal to one (axis {a} of shape {x.shape})")
+    return [(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)]
+
+
+SQUEEZE = core.register("np.squeeze", np.squeeze, _squeeze_rule)
+
+
+def squeeze(x, axis=None):
+    attrs = {} if axis is None else {"axis": tuple(axis) if isinstance(axis, list) else axis}
+    return base.record1(SQUEEZE, (x,), attrs)
+
+
+def _expand_dims_rule(x, axis):
+    out_ndim = len(x.shape) + (len(axis) if isinstance(axis, tuple) else 1)
+    axes = base.normalize_axes(axis, out_ndim)
+    dims = iter(x.shape)
+    return [(tuple(1 if i in axes else next(dims) for i in range(out_ndim)), x.dtype)]
+
+
+EXPAND_DIMS = core.register("np.expand_dims", np.expand_dims, _expand_dims_rule)
+
+
+def expand_dims(x, axis):
+    return base.record1(EXPAND_DIMS, (x,), {"axis": tuple(axis) if isinstance(axis, list) else axis})
+
+
+# --- joining ------------------------------------------------------------------
+
+
+def _join_dims(shapes, skip_axis):
+    result = list(shapes[0])
+    for shape in shapes[1:]:
+        if len(shape) != len(result):
+            raise base.RuleError("all inputs must have the same rank, got shapes "
+                                 + ", ".join(str(s) for s in shapes))
+        for i, d in enumerate(shape):
+            if i == skip_axis:
+                continue
+            if result[i] is None:
+                result[i] = d
+            elif d is not None and d != result[i]:
+                raise base.RuleError("input shapes differ outside the joined axis: "
+                                     + ", ".join(str(s) for s in shapes))
+    return result
+
+
+def _concatenate_rule(*xs, axis=0):
+    dtype = np.result_type(*(x.dtype for x in xs))
+    if axis is None:
+        return [((base.product(base.product(x.shape) for x in xs),), dtype)]
+    axis = base.normalize_axis(axis, max(len(xs[0].shape), 1))
+    dims = _join_dims([x.shape for x in xs], axis)
+    dims[axis] = _sum_dims(xs, axis)
+    return [(tuple(dims), dtype)]
+
+
+def _sum_dims(xs, axis):
+    total = 0
+    for x in xs:
+        if x.shape[axis] is None:
+            return None
+        total += x.shape[axis]
+    return total
+
+
+def _concatenate_kernel(*xs, axis=0):
+    return np.concatenate(xs, axis=axis)
+
+
+CONCATENATE = core.register("np.concatenate", _concatenate_kernel, _concatenate_rule)
+
+
+def _tensors(seq):
+    graph = base.graph_for(seq)
+    return [base.as_tensor(x, graph) for x in seq]
+
+
+def concatenate(seq, axis=0):
+    return base.record1(CONCATENATE, _tensors(seq), {"axis": axis})
+
+
+def _stack_rule(*xs, axis=0):
+    dims = _join_dims([x.shape for x in xs], None)
+    axis = base.normalize_axis(axis, len(dims) + 1)
+    dims.insert(axis, len(xs))
+    return [(tuple(dims), np.result_type(*(x.dtype for x in xs)))]
+
+
+def _stack_kernel(*xs, axis=0):
+    return np.stack(xs, axis=axis)
+
+
+STACK = core.register("np.stack", _stack_kernel, _stack_rule)
+
+
+def stack(seq, axis=0):
+    return base.record1(STACK, _tensors(seq), {"axis": axis})
+
+
+def vstack(seq):
+    xs = [x if x.ndim >= 2 else reshape(x, (1, -1) if x.ndim == 1 else (1, 1))
+          for x in _tensors(seq)]
+    return concatenate(xs, axis=0)
+
+
+def hstack(seq):
+    xs = _tensors(seq)
+    return concatenate(xs, axis=0 if all(x.ndim <= 1 for x in xs) else 1)
+
+
+# --- broadcast_to / flip ------------------------------------------------------
+
+
+def _broadcast_to_rule(x, shape):
+    result = base.broadcast_shapes(x.shape, shape)
+    if len(x.shape) > len(shape) or any(
+            r is not None and s is not None and r != s for r, s in zip(result, shape)):
+        raise base.RuleError(f"cannot broadcast shape {x.shape} to {shape}")
+    return [(tuple(shape), x.dtype)]
+
+
+BROADCAST_TO = core.register("np.broadcast_to", np.broadcast_to, _broadcast_to_rule)
+
+
+def broadcast_to(x, shape):
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return base.record1(BROADCAST_TO, (x,), {"shape": shape})
+
+
+def _flip_rule(x, axis=None):
+    base.normalize_axes(axis, len(x.shape))
+    return [(x.shape, x.dtype)]
+
+
+FLIP = core.register("np.flip", np.flip, _flip_rule)
+
+
+def flip(x, axis=None):
+    return base.record1(FLIP, (x,), {} if axis is None else {"axis": axis})

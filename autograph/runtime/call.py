@@ -1,0 +1,206 @@
+"""`converted_call`: calls in converted code, converting user functions on the way.
+
+    ag__.converted_call(f, (x,), None, fscope)   means   f(x)
+
+with `f` replaced, the first time it is met, by its converted version when it
+is user code.  Library code (the standard library, installed packages, numpy,
+autograph itself) and builtins are called as they are.  Where code lives
+decides; `autograph.config` rules override it by module name.  The decision
+for each callee is cached, so a repeated call costs a dict lookup or two.
+"""
+
+import functools
+import logging
+import os
+import sys
+import sysconfig
+import types
+import weakref
+
+from autograph import errors
+from autograph.context import ConversionOptions
+
+logger = logging.getLogger("autograph")
+
+DO_NOT_CONVERT = "__ag_do_not_convert__"
+
+
+class FunctionScope:
+    """Per converted function (not per call): its name, options and the names
+    the converters generated (hidden from `locals()`)."""
+
+    __slots__ = ("name", "options", "internal_names")
+
+    def __init__(self, name, options, internal_names=frozenset()):
+        self.name = name
+        self.options = options
+        self.internal_names = internal_names
+
+    def __repr__(self):
+        return f"FunctionScope({self.name!r})"
+
+
+# --- where code lives -------------------------------------------------------
+
+def _library_dirs():
+    paths = sysconfig.get_paths()
+    dirs = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    dirs.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
+    dirs.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # autograph
+    return tuple(sorted(os.path.abspath(d) + os.sep for d in dirs if d))
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+class ConversionRules:
+    """User overrides: module-name prefixes always/never converted."""
+
+    def __init__(self):
+        self.include = ()
+        self.exclude = ()
+
+    def decide(self, module_name):
+        """True/False when a rule matches `module_name`, else None."""
+        if module_name:
+            for prefix in self.exclude:
+                if module_name == prefix or module_name.startswith(prefix + "."):
+                    return False
+            for prefix in self.include:
+                if module_name == prefix or module_name.startswith(prefix + "."):
+                    return True
+        return None
+
+
+RULES = ConversionRules()
+
+
+def is_library_code(fn):
+    ruled = RULES.decide(getattr(fn, "__module__", None))
+    if ruled is not None:
+        return not ruled
+    filename = fn.__code__.co_filename
+    if filename.startswith("<frozen"):
+        return True
+    return os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+
+
+# --- resolving a callee to what actually runs ---------------------------------
+
+_function_targets = {}   # options -> {id(fn): (weakref(fn), target)}
+_warned = set()          # ids of code objects we already warned about
+
+
+def _forget(key, options):
+    def callback(_):
+        _function_targets.get(options, {}).pop(key, None)
+    return callback
+
+
+def _decide_function(fn, options):
+    from autograph import transpiler
+    if not options.recursive:
+        return fn
+    if (transpiler.is_converted_code(fn.__code__) or getattr(fn, DO_NOT_CONVERT, False)
+            or is_library_code(fn)):
+        return fn
+    try:
+        return transpiler.convert(fn, options)
+    except errors.AutoGraphError as e:
+        if options.strict:
+            raise
+        if id(fn.__code__) not in _warned:
+            _warned.add(id(fn.__code__))
+            logger.warning("%s Calling it unconverted (set AUTOGRAPH_STRICT=1 to make this "
+                           "an error).", e)
+        return fn
+
+
+def _function_target(fn, options):
+    table = _function_targets.get(options)
+    if table is None:
+        table = _function_targets[options] = {}
+    entry = table.get(id(fn))
+    if entry is not None and entry[0]() is fn:
+        return entry[1]
+    target = _decide_function(fn, options)
+    table[id(fn)] = (weakref.ref(fn, _forget(id(fn), options)), target)
+    return target
+
+
+def _method_target(method, options):
+    func = method.__func__
+    if type(func) is not types.FunctionType:
+        return method
+    target = _function_target(func, options)
+    return method if target is func else types.MethodType(target, method.__self__)
+
+
+def _partial_target(p, options):
+    target = resolve(p.func, options)
+    return p if target is p.func else functools.partial(target, *p.args, **p.keywords)
+
+
+_builtin_overrides = None  # id(builtin) -> runtime operator (ids of builtins never change)
+
+
+def _load_builtin_overrides():
+    import builtins
+    from autograph.runtime import builtins as overrides
+    table = {}
+    for name in ("print", "len", "range", "enumerate", "zip"):
+        operator = getattr(overrides, name + "_", None)
+        if operator is not None:
+            table[id(getattr(builtins, name))] = operator
+    return table
+
+
+def _builtin_target(f, options):
+    global _builtin_overrides
+    if _builtin_overrides is None:
+        _builtin_overrides = _load_builtin_overrides()
+    return _builtin_overrides.get(id(f), f)
+
+
+def _as_is(f, options):
+    return f
+
+
+def _callable_object_target(obj, options):
+    call = getattr(type(obj), "__call__", None)
+    if type(call) is not types.FunctionType:
+        return obj
+    target = _function_target(call, options)
+    return obj if target is call else types.MethodType(target, obj)
+
+
+_TARGETS_BY_TYPE = {
+    types.FunctionType: _function_target,
+    types.MethodType: _method_target,
+    functools.partial: _partial_target,
+    types.BuiltinFunctionType: _builtin_target,
+    type: _as_is,
+    types.MethodWrapperType: _as_is,
+    types.WrapperDescriptorType: _as_is,
+    types.MethodDescriptorType: _as_is,
+    types.ClassMethodDescriptorType: _as_is,
+}
+
+
+def resolve(f, options):
+    """What `converted_call(f, ...)` calls: `f` itself or its converted version."""
+    handler = _TARGETS_BY_TYPE.get(type(f))
+    if handler is None:
+        handler = _as_is if isinstance(f, type) else _callable_object_target
+    return handler(f, options)
+
+
+_DEFAULT_OPTIONS = ConversionOptions()
+
+
+def converted_call(f, args, kwargs=None, fscope=None):
+    """`f(*args, **kwargs)`, where `f` is converted first if it is user code."""
+    f = resolve(f, fscope.options if fscope is not None else _DEFAULT_OPTIONS)
+    if kwargs is None:
+        return f(*args)
+    return f(*args, **kwargs)

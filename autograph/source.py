@@ -1,0 +1,128 @@
+"""Finds the source of a function and parses it into a gast tree.
+
+Works for every function whose source `linecache` can give: module functions,
+nested functions and closures, methods, lambdas (several on one line are told
+apart by the column of their code), and functions defined by `exec` of a
+string or typed into a REPL when `linecache` holds their text.  Locations in
+the returned tree are the user's own (file line numbers and columns).
+"""
+
+import ast
+import builtins
+import collections
+import copy
+import inspect
+import linecache
+import types
+
+import gast
+
+from autograph import context, errors
+
+_PARSED_FILES = {}  # filename -> (lines tuple, gast module): for lambdas only
+
+
+def _lines_of(fn):
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    if not lines or code.co_firstlineno > len(lines):
+        raise errors.SourceNotFoundError(errors.no_source_message(fn))
+    return lines
+
+
+def _parse_block(lines, first):
+    """Parses the block starting at line `first` (1-based), keeping locations."""
+    try:
+        block = inspect.getblock(lines[first - 1:])
+    except (SyntaxError, IndentationError, TypeError):  # tokenizer quirks
+        return None
+    text = "".join(block)
+    indented = text[:1] in (" ", "\t")
+    try:
+        # An indented block (a method, a nested def) parses under `if 1:` with
+        # its own columns intact, so carets in tracebacks stay right.
+        tree = gast.parse("if 1:\n" + text if indented else text)
+    except SyntaxError:
+        return None
+    node = tree.body[0].body[0] if indented else tree.body[0]
+    gast.increment_lineno(node, first - 1 - (1 if indented else 0))
+    return node, "".join(block)
+
+
+def _parsed_file(filename, lines):
+    cached = _PARSED_FILES.get(filename)
+    key = tuple(lines)
+    if cached is None or cached[0] != key:
+        cached = _PARSED_FILES[filename] = (key, gast.parse("".join(lines)))
+    return cached[1]
+
+
+def _first_instruction_position(code):
+    """(line, col) of the first instruction that has a source position."""
+    for line, _, col, _ in code.co_positions():
+        if line is not None and col is not None and line >= code.co_firstlineno and (line, col) != (code.co_firstlineno, 0):
+            return line, col
+    return code.co_firstlineno, 0
+
+
+def _span(node):
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+
+
+def _find_lambda(fn, lines):
+    code = fn.__code__
+    tree = _parsed_file(code.co_filename, lines)
+    candidates = [n for n in gast.walk(tree)
+                  if isinstance(n, gast.Lambda) and n.lineno == code.co_firstlineno]
+    if len(candidates) > 1:
+        position = _first_instruction_position(code)
+        inside = [n for n in candidates
+                  if _span(n.body)[0] <= position <= _span(n.body)[1]]
+        # The innermost lambda whose body holds the first instruction.
+        candidates = sorted(inside, key=lambda n: _span(n)[0], reverse=True)[:1] or candidates[:1]
+    if not candidates:
+        raise errors.SourceNotFoundError(errors.no_source_message(fn))
+    node = copy.deepcopy(candidates[0])  # passes mutate it; the parse is cached
+    text = ast.get_source_segment("".join(lines), gast.gast_to_ast(node)) or ""
+    return node, text
+
+
+def _find_def(fn, lines):
+    code = fn.__code__
+    found = _parse_block(lines, code.co_firstlineno)
+    if found is not None and isinstance(found[0], (gast.FunctionDef, gast.AsyncFunctionDef)) \
+            and found[0].name == code.co_name:
+        return found
+    # Fall back on the whole file: the definition whose first line matches.
+    tree = _parsed_file(code.co_filename, lines)
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == code.co_name:
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            if first == code.co_firstlineno:
+                text = ast.get_source_segment("".join(lines), gast.gast_to_ast(node)) or ""
+                return copy.deepcopy(node), text
+    raise errors.SourceNotFoundError(errors.no_source_message(fn))
+
+
+def namespace_of(fn):
+    """What names in the function's body refer to: closure, globals, builtins."""
+    closure = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            closure[name] = cell.cell_contents
+        except ValueError:  # an empty cell: the name is not bound yet
+            pass
+    return types.MappingProxyType(collections.ChainMap(closure, fn.__globals__, vars(builtins)))
+
+
+def get_entity(fn):
+    """Returns (gast FunctionDef/AsyncFunctionDef/Lambda node, EntityInfo)."""
+    if not isinstance(getattr(fn, "__code__", None), types.CodeType):
+        raise errors.SourceNotFoundError(errors.no_source_message(fn))
+    lines = _lines_of(fn)
+    finder = _find_lambda if fn.__code__.co_name == "<lambda>" else _find_def
+    node, text = finder(fn, lines)
+    info = context.EntityInfo(
+        name=fn.__name__, filename=fn.__code__.co_filename,
+        lineno=fn.__code__.co_firstlineno, source=text, namespace=namespace_of(fn))
+    return node, info

@@ -1,0 +1,195 @@
+"""Source -> gast -> PIPELINE -> compiled function, cached per code object.
+
+The converted tree is compiled directly (not re-parsed from text) with the
+user's file name and line numbers, so tracebacks, `linecache` and debuggers
+point at the user's own lines.  `to_code` shows `ast.unparse` of that same
+tree.  The function is compiled inside a factory
+
+    def ag__factory(ag__, fscope, <the original's free variables>):
+        def f(...): <converted body>
+        return f
+
+and then re-created per function object from the inner code object with the
+original's own closure cells, so closures keep late binding, `super()` keeps
+its `__class__` cell and module globals stay live.
+"""
+
+import __future__
+import ast
+import logging
+import os
+import time
+import types
+
+import gast
+
+from autograph import analysis, anno, context, errors, naming, source
+from autograph import converters as converters_pkg
+
+logger = logging.getLogger("autograph")
+
+GENERATED_NAMES = ("ag__", "fscope")
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def verbosity():
+    """AUTOGRAPH_VERBOSITY: 0 warnings only, 1 conversions, 2 passes, 3 generated code."""
+    try:
+        return int(os.environ.get("AUTOGRAPH_VERBOSITY", "0"))
+    except ValueError:
+        return 0
+
+
+def _configure_logging():
+    level = verbosity()
+    if level > 0 and not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("autograph: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG if level >= 2 else logging.INFO)
+
+
+_configure_logging()
+
+
+class Converted:
+    """One converted code object, ready to be bound to function objects."""
+
+    __slots__ = ("code", "source", "fscope_cell", "ag_cell", "nested_code_ids")
+
+    def __init__(self, code, source_text, fscope):
+        from autograph import runtime
+        self.code = code
+        self.source = source_text
+        self.ag_cell = types.CellType(runtime)
+        self.fscope_cell = types.CellType(fscope)
+        self.nested_code_ids = frozenset(_code_ids(code))
+
+    def instantiate(self, fn):
+        original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        special = {"ag__": self.ag_cell, "fscope": self.fscope_cell}
+        closure = tuple(special.get(name) or original[name] for name in self.code.co_freevars)
+        new = types.FunctionType(self.code, fn.__globals__, fn.__name__,
+                                 fn.__defaults__, closure or None)
+        new.__kwdefaults__ = fn.__kwdefaults__
+        new.__qualname__ = fn.__qualname__
+        new.__doc__ = fn.__doc__
+        new.__module__ = fn.__module__
+        new.__annotations__ = getattr(fn, "__annotations__", {})
+        new.__dict__.update(fn.__dict__)
+        new.__ag_original__ = fn
+        return new
+
+
+def _code_ids(code):
+    yield id(code)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_ids(const)
+
+
+_cache = {}           # (code object, options) -> Converted
+_converted_code_ids = set()  # ids of every code object we produced (kept alive by _cache)
+
+
+def is_converted_code(code):
+    return id(code) in _converted_code_ids
+
+
+def _strip_decorators(node):
+    if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        node.decorator_list = []  # they were applied to the original already
+    return node
+
+
+def run_pipeline(node, ctx):
+    for transformer in converters_pkg.PIPELINE:
+        if transformer.NEEDS_ANALYSIS:
+            analysis.resolve(node, ctx)
+        node = transformer.transform(node, ctx)
+        if verbosity() >= 2:
+            logger.debug("after %s:\n%s", transformer.__module__, unparse(node))
+    return node
+
+
+def unparse(node):
+    return ast.unparse(gast.gast_to_ast(node))
+
+
+def _factory(node, fn):
+    params = [gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
+              for name in GENERATED_NAMES + tuple(fn.__code__.co_freevars)]
+    if isinstance(node, gast.Lambda):
+        body = [gast.Return(value=node)]
+    else:
+        body = [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
+                                                  annotation=None, type_comment=None))]
+    factory = gast.FunctionDef(
+        name="ag__factory",
+        args=gast.arguments(args=params, posonlyargs=[], vararg=None, kwonlyargs=[],
+                            kw_defaults=[], kwarg=None, defaults=[]),
+        body=body, decorator_list=[], returns=None, type_comment=None, type_params=[])
+    gast.copy_location(factory, node)
+    for child in body:
+        gast.copy_location(child, node)
+    return gast.Module(body=[factory], type_ignores=[])
+
+
+def _inner_code(module_code, name):
+    factory = next(c for c in module_code.co_consts
+                   if isinstance(c, types.CodeType) and c.co_name == "ag__factory")
+    return next(c for c in factory.co_consts
+                if isinstance(c, types.CodeType) and c.co_name == name)
+
+
+def transform(fn, options):
+    """Converts `fn`'s source; returns (converted gast node, context)."""
+    node, info = source.get_entity(fn)
+    _strip_decorators(node)
+    taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
+    ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
+    return run_pipeline(node, ctx), ctx
+
+
+def _compile(fn, options):
+    from autograph.runtime.call import FunctionScope
+    started = time.perf_counter()
+    node, ctx = transform(fn, options)
+    source_text = unparse(node)
+    module = gast.gast_to_ast(_factory(node, fn))
+    ast.fix_missing_locations(module)
+    flags = fn.__code__.co_flags & _FUTURE_FLAGS
+    module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
+    code = _inner_code(module_code, fn.__code__.co_name)
+    code = code.replace(co_qualname=fn.__code__.co_qualname)
+    fscope = FunctionScope(fn.__name__, options, frozenset(ctx.namer.generated))
+    converted = Converted(code, source_text, fscope)
+    if verbosity() >= 1:
+        logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, ctx.info.filename,
+                    ctx.info.lineno, 1e3 * (time.perf_counter() - started))
+    if verbosity() >= 3:
+        logger.info("generated code for %s:\n%s", fn.__qualname__, source_text)
+    return converted
+
+
+def convert(fn, options):
+    """The converted version of function `fn` (a new function object)."""
+    key = (fn.__code__, options)
+    converted = _cache.get(key)
+    if converted is None:
+        try:
+            converted = _compile(fn, options)
+        except errors.AutoGraphError:
+            raise
+        except Exception as e:  # a bug of ours: say so, with the user's function
+            raise errors.ConversionError(errors.internal_conversion_error_message(fn, e)) from e
+        _cache[key] = converted
+        _converted_code_ids.update(converted.nested_code_ids)
+    return converted.instantiate(fn)
+
+
+def converted_source(fn, options):
+    convert(fn, options)
+    return _cache[(fn.__code__, options)].source
