@@ -84,6 +84,7 @@ class Graph:
         self.inputs = []
         self.outputs = []
         self.captures = {}  # id(outer tensor) -> (outer tensor, inner placeholder)
+        self.captured = []  # [(outer tensor, inner placeholder)] in capture order
         self._name_counts = {}
 
     def unique_name(self, base):
@@ -130,6 +131,7 @@ class Graph:
         node = self.add_node(PLACEHOLDER, (), {}, [(tensor.shape, tensor.dtype)],
                              name=f"capture_{tensor.name.replace(':', '_')}")
         inner = node.outputs[0]
+        self.captured.append((outer, inner))
         self.captures[id(tensor)] = (outer, inner)
         if outer is not tensor:
             self.captures[id(outer)] = (outer, inner)

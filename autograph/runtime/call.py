@@ -92,8 +92,8 @@ _warned = set()          # ids of code objects we already warned about
 
 
 def _forget(key, options):
-    def callback(_):
-        _function_targets.get(options, {}).pop(key, None)
+    def callback(_, targets=_function_targets):  # bound now: module globals vanish at exit
+        targets.get(options, {}).pop(key, None)
     return callback
 
 

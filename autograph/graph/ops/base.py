@@ -37,6 +37,8 @@ def resolve(graph, value):
         return graph.constant(value)
     if hasattr(value, "_as_graph_tensor"):  # ag.Variable
         return value._as_graph_tensor()
+    if isinstance(value, (list, tuple)):
+        return as_tensor(value, graph)
     return value
 
 
@@ -46,7 +48,8 @@ def as_tensor(value, graph=None):
     value = resolve(graph, value)
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+    if isinstance(value, (list, tuple)) and any(
+            isinstance(v, Tensor) or hasattr(v, "_as_graph_tensor") for v in value):
         from autograph.graph.ops import shaping
         return shaping.stack(list(value))
     return graph.constant(np.asarray(value))

@@ -12,7 +12,6 @@ import numpy as np
 
 from autograph.graph import core
 from autograph.graph.ops import base
-from autograph.graph.tensor import Tensor
 
 
 def _build_key(template, tensors):
@@ -62,7 +61,7 @@ def _emit_getitem(node, outs, args, ctx):
     if len(items) == 1:
         subscript = items[0]
     else:
-        subscript = ", ".join(items) + ("," if not items else "")
+        subscript = ", ".join(items)
     return [f"{outs[0]} = {args[0]}[{subscript or '()'}]"]
 
 
@@ -193,6 +192,3 @@ def take(a, indices, axis=None):
         indices = base.as_tensor(indices, graph)
     return base.record1(TAKE, (a, indices), {} if axis is None else {"axis": axis})
 
-
-def _is_tensor(value):
-    return isinstance(value, Tensor)

@@ -1,0 +1,127 @@
+"""The numpy functions that work on graph tensors (`__array_function__`).
+
+Every ufunc works through `__array_ufunc__` (ops/elementwise.py).  Other
+numpy functions work when listed in `SUPPORTED` below; any other numpy
+function called with a tensor raises UnsupportedNumpyFunctionError naming
+it and the user's line.
+
+Creation functions that take only sizes (`np.zeros`, `np.ones`, `np.arange`,
+`np.eye`, ...) never see a tensor unless a size is one; with static sizes
+they simply make numpy constants, which is what ML code needs.  A tensor
+used as a size raises TensorUsageError.  One-hot encoding: numpy cannot
+index an ndarray with a tensor (`np.eye(k)[labels]`); write
+`np.take(np.eye(k), labels, axis=0)` or `labels[:, None] == np.arange(k)`.
+"""
+
+import functools
+
+import numpy as np
+
+from autograph import errors
+from autograph.graph.ops import elementwise, indexing, linalg, misc, reductions, shaping
+
+
+def _reduction(name):
+    return functools.partial(reductions.reduce, name)
+
+
+def _no_extra(name, **kwargs):
+    extra = [k for k, v in kwargs.items() if v is not None]
+    if extra:
+        raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+            f"np.{name}(..., {extra[0]}=...)", errors.where_user()))
+
+
+def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        _no_extra("reshape", order=order)
+    return shaping.reshape(a, newshape if shape is None else shape)
+
+
+def _concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    _no_extra("concatenate", out=out, dtype=dtype)
+    return shaping.concatenate(arrays, axis)
+
+
+def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    _no_extra("stack", out=out, dtype=dtype)
+    return shaping.stack(arrays, axis)
+
+
+def _shape(a):
+    return a.shape
+
+
+def _size(a, axis=None):
+    size = a.size if axis is None else a.shape[axis]
+    if size is None:
+        raise a._usage_error("np.size() of a tensor with unknown dims")
+    return size
+
+
+def _copy(a, order="K", subok=False):
+    return a
+
+
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    _no_extra("take", out=out)
+    return indexing.take(a, indices, axis)
+
+
+SUPPORTED = {
+    # reductions and scans
+    **{getattr(np, name): _reduction(name) for name in reductions._KWARGS},
+    np.cumsum: functools.partial(reductions.scan, reductions.CUMSUM),
+    np.cumprod: functools.partial(reductions.scan, reductions.CUMPROD),
+    np.linalg.norm: reductions.norm,
+    # products
+    np.dot: linalg.dot, np.tensordot: linalg.tensordot, np.einsum: linalg.einsum,
+    np.outer: linalg.outer,
+    # shapes
+    np.reshape: _reshape, np.transpose: shaping.transpose,
+    np.squeeze: shaping.squeeze, np.expand_dims: shaping.expand_dims,
+    np.concatenate: _concatenate, np.stack: _stack, np.vstack: shaping.vstack,
+    np.hstack: shaping.hstack, np.broadcast_to: shaping.broadcast_to,
+    np.flip: shaping.flip, np.swapaxes: shaping.swapaxes, np.moveaxis: shaping.moveaxis,
+    np.ravel: lambda a, order="C": shaping.reshape(a, (-1,)),
+    np.astype: lambda x, dtype, copy=True, **kw: shaping.astype(x, dtype),
+    np.shape: _shape, np.ndim: lambda a: a.ndim, np.size: _size, np.copy: _copy,
+    # elementwise helpers
+    np.where: elementwise.where, np.nonzero: elementwise.where, np.clip: elementwise.clip,
+    np.round: functools.partial(misc.same_shape, misc.ROUND),
+    np.around: functools.partial(misc.same_shape, misc.ROUND),
+    np.triu: lambda m, k=0: misc.same_shape(misc.TRIU, m, k=k),
+    np.tril: lambda m, k=0: misc.same_shape(misc.TRIL, m, k=k),
+    np.isclose: lambda a, b, **kw: misc.base.record1(misc.ISCLOSE, (a, b), kw),
+    np.allclose: lambda a, b, **kw: misc.base.record1(misc.ALLCLOSE, (a, b), kw),
+    # creation from tensors
+    np.zeros_like: functools.partial(misc.like, "zeros_like"),
+    np.ones_like: functools.partial(misc.like, "ones_like"),
+    np.empty_like: functools.partial(misc.like, "empty_like"),
+    np.full_like: functools.partial(misc.like, "full_like"),
+    np.linspace: misc.linspace,
+    # sorting, gathering, repeating
+    np.sort: functools.partial(misc.sort, misc.SORT),
+    np.argsort: functools.partial(misc.sort, misc.ARGSORT),
+    np.take: _take,
+    np.tile: lambda a, reps: misc.base.record1(misc.TILE, (a,), {"reps": reps}),
+    np.repeat: lambda a, repeats, axis=None: misc.base.record1(
+        misc.REPEAT, (a,), {"repeats": repeats, **({} if axis is None else {"axis": axis})}),
+}
+
+
+def qualified_name(func):
+    module = getattr(func, "__module__", None) or "numpy"
+    if module.startswith("numpy._core") or module.startswith("numpy.core"):
+        module = "numpy"
+    module = "np" + module[len("numpy"):] if module.startswith("numpy") else module
+    return f"{module}.{getattr(func, '__name__', repr(func))}"
+
+
+def array_function(func, args, kwargs):
+    """Tensor.__array_function__: record `func(*args, **kwargs)` as ops."""
+    implementation = SUPPORTED.get(func)
+    if implementation is None:
+        raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+            qualified_name(func), errors.where_user()))
+    return implementation(*args, **kwargs)

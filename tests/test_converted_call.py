@@ -1,0 +1,121 @@
+"""converted_call: which callees are converted, caching, warnings, strict mode."""
+
+import logging
+import posixpath
+import re
+import types
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import config, errors, transpiler
+from autograph.context import ConversionOptions
+from autograph.runtime.call import FunctionScope, converted_call, resolve
+
+OPTIONS = ConversionOptions(recursive=True, strict=False)
+STRICT = ConversionOptions(recursive=True, strict=True)
+
+
+def user_helper(x):
+    return x + 1
+
+
+class Model:
+    def forward(self, x):
+        return x * 2
+
+
+def no_source_function():
+    namespace = {}
+    exec("def hidden(x):\n    return x * 3\n", namespace)
+    return namespace["hidden"]
+
+
+def test_user_functions_are_converted_and_library_functions_are_not():
+    assert resolve(user_helper, OPTIONS).__ag_original__ is user_helper
+    assert resolve(np.sum, OPTIONS) is np.sum
+    assert resolve(re.compile, OPTIONS) is re.compile
+    assert resolve(ag.to_code, OPTIONS) is ag.to_code
+
+
+def test_bound_methods_are_rebound_to_their_converted_function():
+    model = Model()
+    target = resolve(model.forward, OPTIONS)
+    assert isinstance(target, types.MethodType) and target.__self__ is model
+    assert target.__func__.__ag_original__ is Model.forward
+    assert converted_call(model.forward, (3,), None, FunctionScope("t", OPTIONS)) == 6
+
+
+def test_classes_and_builtins_are_called_as_is():
+    assert resolve(dict, OPTIONS) is dict
+    assert resolve([].append, OPTIONS) is not None
+    assert converted_call(dict, (), {"a": 1}) == {"a": 1}
+
+
+def test_the_decision_is_cached_per_callee(monkeypatch):
+    calls = []
+    real_convert = transpiler.convert
+
+    def counting(fn, options):
+        calls.append(fn)
+        return real_convert(fn, options)
+
+    monkeypatch.setattr(transpiler, "convert", counting)
+
+    def fresh(x):
+        return x
+
+    for _ in range(5):
+        converted_call(fresh, (1,), None, FunctionScope("t", OPTIONS))
+    assert calls == [fresh]
+
+
+def test_unconvertible_callee_warns_once_and_runs_unconverted(caplog):
+    hidden = no_source_function()
+    with caplog.at_level(logging.WARNING, logger="autograph"):
+        assert converted_call(hidden, (2,), None, FunctionScope("t", OPTIONS)) == 6
+        assert converted_call(hidden, (2,), None, FunctionScope("t", OPTIONS)) == 6
+    warnings = [r for r in caplog.records if r.name == "autograph"]
+    assert len(warnings) == 1
+    assert "cannot convert hidden (<string>:1): its source code is not available" in warnings[0].getMessage()
+    assert "AUTOGRAPH_STRICT=1" in warnings[0].getMessage()
+
+
+def test_strict_mode_turns_the_warning_into_the_error():
+    hidden = no_source_function()
+    with pytest.raises(errors.SourceNotFoundError, match=re.escape("cannot convert hidden (<string>:1)")):
+        converted_call(hidden, (2,), None, FunctionScope("t", STRICT))
+
+
+def test_strict_mode_from_the_environment(monkeypatch):
+    monkeypatch.setenv("AUTOGRAPH_STRICT", "1")
+    assert ConversionOptions().strict is True
+    monkeypatch.setenv("AUTOGRAPH_STRICT", "0")
+    assert ConversionOptions().strict is False
+
+
+def test_non_recursive_options_call_user_functions_as_is():
+    assert resolve(user_helper, ConversionOptions(recursive=False)) is user_helper
+
+
+def test_include_and_exclude_rules_override_the_location():
+    try:
+        config.exclude(__name__)
+        assert resolve(user_helper, OPTIONS) is user_helper
+        config.reset()
+        config.include("posixpath")
+        converted = resolve(posixpath.basename, OPTIONS)
+        assert converted.__ag_original__ is posixpath.basename
+        assert converted("/a/b.txt") == "b.txt"
+    finally:
+        config.reset()
+    assert resolve(posixpath.basename, OPTIONS) is posixpath.basename
+
+
+def test_do_not_convert_is_respected():
+    @ag.do_not_convert
+    def plain(x):
+        return x
+
+    assert resolve(plain, OPTIONS) is plain
