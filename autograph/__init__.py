@@ -3,11 +3,22 @@ operands are graph values, run it as ordinary Python when they are not."""
 
 from autograph.api import convert, do_not_convert, to_code, to_graph
 from autograph.errors import AutoGraphError
+from autograph.graph import (Function, TensorSpec, Variable, function,
+                             run_functions_eagerly)
+from autograph.runtime import set_element_type, set_loop_options, stack
 
 __all__ = [
     "AutoGraphError",
+    "Function",
+    "TensorSpec",
+    "Variable",
     "convert",
     "do_not_convert",
+    "function",
+    "run_functions_eagerly",
+    "set_element_type",
+    "set_loop_options",
+    "stack",
     "to_code",
     "to_graph",
 ]

@@ -104,7 +104,7 @@ def graph_op_message(op_name, detail, location):
 
 def retracing_message(function_name, count, seconds, argument, hint):
     return (
-        f"ag.function '{function_name}' traced {count} new graphs in "
+        f"ag.function '{function_name}' was retraced {count} times in "
         f"{seconds:.2f} s; argument '{argument}' changed each time ({hint}). "
         "Tracing is expensive: pass an input_signature=[ag.TensorSpec(shape, "
         "dtype), ...] with None for dims that vary, use reduce_retracing=True, "
@@ -141,3 +141,81 @@ def internal_conversion_error_message(fn, exc):
     return (f"autograph failed while converting {_describe(fn)}: "
             f"{type(exc).__name__}: {exc}. This is a bug in autograph; "
             "mark the function @autograph.do_not_convert to run it unconverted.")
+
+
+# --- jumps and expressions (converters/{return,break,continue}_statements, directives) ---
+
+def jump_in_finally_message(statement, location):
+    return (f"'{statement}' inside a 'finally' block at {location} cannot be converted: "
+            "it silently discards any exception raised in the 'try' block, which the "
+            f"converted code cannot reproduce. Move the '{statement}' out of the 'finally' "
+            "block (Python 3.14 warns about it too, PEP 765), or mark the function "
+            "@autograph.do_not_convert.")
+
+
+def directive_outside_loop_message(directive, location):
+    return (f"{directive}() at {location} is not directly inside a loop body: it sets the "
+            "options of the loop it stands in. Move it to the top of the body of the "
+            "`for`/`while` loop it is meant for.")
+
+
+def directive_arguments_message(directive, location, allowed):
+    return (f"{directive}() at {location} takes keyword arguments only, among: "
+            f"{', '.join(allowed)}. Write e.g. {directive}({allowed[0]}=...).")
+
+
+# --- control flow (runtime/control_flow, converters/{if,while,for}_statements) ---
+
+class NotStageableError(StagingError):
+    """A statement that can only run as Python met a staged value."""
+
+
+def not_stageable_message(construct, location):
+    return (
+        f"{construct} at {location} cannot be staged, but its condition (or "
+        "iterable) is a staged value. Move that part (e.g. the yield, await, "
+        "global/nonlocal assignment or walrus) out of the statement, or compute "
+        "the condition as a Python value.")
+
+
+def undefined_branch_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' is undefined in a branch of the staged `if` at "
+        f"{location} (true branch: {true_side}; false branch: {false_side}). "
+        f"Assign {name} before the if, or in both branches.")
+
+
+def branch_structure_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' has a different structure in the two branches of "
+        f"the staged `if` at {location} (true branch: {true_side}; false "
+        f"branch: {false_side}). Make both branches give {name} the same kind "
+        "of value (same nesting of lists/tuples/dicts, same lengths and keys).")
+
+
+def undefined_loop_state_message(name, location, loop):
+    return (
+        f"variable '{name}' is used across iterations of the staged `{loop}` "
+        f"loop at {location}, but it has no value before the loop. Assign "
+        f"{name} before the loop.")
+
+
+def loop_structure_message(name, location, loop, before, after):
+    return (
+        f"variable '{name}' changes structure in the staged `{loop}` loop at "
+        f"{location} (before the loop: {before}; after one iteration: "
+        f"{after}). Give {name} the same kind of value before the loop as "
+        "the loop body does (same nesting of lists/tuples/dicts, lengths, keys).")
+
+
+def staged_operation_message(operation, backend_name, location):
+    return (f"{operation} at {location} got a staged value of backend '{backend_name}', "
+            "which does not support it. Compute it from Python values, or restructure "
+            "the code so the value stays a Python value (e.g. iterate with "
+            "range(len(...)) instead).")
+
+
+def staged_print_file_message(location):
+    return (f"print(..., file=...) at {location} got a staged value: a staged print "
+            "writes to standard output when the graph runs. Drop file=, or print "
+            "the value after running the graph.")

@@ -54,6 +54,11 @@ class _Replacer(gast.NodeTransformer):
         self.inserted.update(id(n) for n in gast.walk(node))
         return node
 
+    def visit(self, node):
+        if id(node) in self.inserted:  # spliced user code holds no placeholders
+            return node
+        return super().visit(node)
+
     def _value_for(self, name):
         if name in FIXED_NAMES:
             return None
@@ -131,10 +136,15 @@ class _Replacer(gast.NodeTransformer):
         return out
 
     def generic_visit(self, node):
+        bodies = {}
         for field in ("body", "orelse", "finalbody"):
             if isinstance(getattr(node, field, None), list):
-                setattr(node, field, self._visit_body(getattr(node, field)))
-        return super().generic_visit(node)
+                bodies[field] = self._visit_body(getattr(node, field))
+                setattr(node, field, [])  # visited once: not again below
+        node = super().generic_visit(node)
+        for field, stmts in bodies.items():
+            setattr(node, field, stmts)
+        return node
 
 
 def _locate(nodes, origin, inserted):

@@ -1,7 +1,7 @@
 """converted_call: which callees are converted, caching, warnings, strict mode."""
 
 import logging
-import posixpath
+import shlex
 import re
 import types
 
@@ -104,13 +104,13 @@ def test_include_and_exclude_rules_override_the_location():
         config.exclude(__name__)
         assert resolve(user_helper, OPTIONS) is user_helper
         config.reset()
-        config.include("posixpath")
-        converted = resolve(posixpath.basename, OPTIONS)
-        assert converted.__ag_original__ is posixpath.basename
-        assert converted("/a/b.txt") == "b.txt"
+        config.include("shlex")
+        converted = resolve(shlex.quote, OPTIONS)
+        assert converted.__ag_original__ is shlex.quote
+        assert converted("a b") == "'a b'"
     finally:
         config.reset()
-    assert resolve(posixpath.basename, OPTIONS) is posixpath.basename
+    assert resolve(shlex.quote, OPTIONS) is shlex.quote
 
 
 def test_do_not_convert_is_respected():

@@ -13,6 +13,7 @@ engine itself (function tracing and sub-graph tracing).
 """
 
 import contextlib
+import os
 import sys
 import threading
 
@@ -23,12 +24,16 @@ from autograph import errors
 
 class OpDef:
     """One kind of op: `kernel(*args, **attrs)` computes it on numpy values;
-    `infer(*args, **attrs)` returns [(shape, dtype), ...] per output."""
+    `infer(*args, **attrs)` returns [(shape, dtype), ...] per output.
+    `aliasing` ops return values the graph keeps (a variable's storage, a
+    constant passed through), so function outputs made by them are copied."""
 
-    __slots__ = ("name", "kernel", "infer", "stateful", "emit", "foldable")
+    __slots__ = ("name", "kernel", "infer", "stateful", "emit", "foldable", "aliasing")
 
-    def __init__(self, name, kernel, infer, stateful=False, emit=None, foldable=True):
+    def __init__(self, name, kernel, infer, stateful=False, emit=None, foldable=True,
+                 aliasing=False):
         self.name = name
+        self.aliasing = aliasing
         self.kernel = kernel
         self.infer = infer
         self.stateful = stateful
@@ -51,6 +56,20 @@ def register(name, kernel, infer, **options):
     return op
 
 
+def emit_method(method, positional=()):
+    """An emitter calling ndarray/numpy-scalar method `method` on the first
+    argument: `x.sum(axis=1)` skips the Python-level wrapper of `np.sum(x, ...)`
+    and computes the same thing (the method is what the wrapper calls).
+    Attributes named in `positional` are passed positionally, in that order."""
+    def emit(node, outs, args, ctx):
+        call_args = args[1:] + [ctx.literal(node.attrs[k]) for k in positional
+                                if k in node.attrs]
+        call_args += [f"{k}={ctx.literal(v)}" for k, v in node.attrs.items()
+                      if k not in positional]
+        return [f"{outs[0]} = {args[0]}.{method}({', '.join(call_args)})"]
+    return emit
+
+
 class Node:
     """One op application; `outputs` are Tensors; `subgraphs` for control flow."""
 
@@ -64,10 +83,6 @@ class Node:
         self.subgraphs = subgraphs
         self.location = location
         self.stateful = op.stateful if stateful is None else stateful
-
-    def tensor_args(self):
-        from autograph.graph.tensor import Tensor
-        return [a for a in self.args if isinstance(a, Tensor)]
 
 
 class Graph:
@@ -86,6 +101,7 @@ class Graph:
         self.captures = {}  # id(outer tensor) -> (outer tensor, inner placeholder)
         self.captured = []  # [(outer tensor, inner placeholder)] in capture order
         self._name_counts = {}
+        self._constants = {}  # id(ndarray) -> const tensor; the node keeps it alive
 
     def unique_name(self, base):
         count = self._name_counts.get(base)
@@ -98,7 +114,7 @@ class Graph:
     def add_node(self, op, args, attrs, avals, subgraphs=(), name=None, stateful=None):
         from autograph.graph.tensor import Tensor
         node = Node(op, args, attrs, subgraphs, _location(), stateful)
-        base = self.unique_name(name or op.name)
+        base = self.unique_name(name or op.name.rsplit(".", 1)[-1].strip("_") or "op")
         if len(avals) == 1:
             shape, dtype = avals[0]
             node.outputs = (Tensor(self, node, 0, shape, dtype, base),)
@@ -116,8 +132,16 @@ class Graph:
         return tensor
 
     def constant(self, value):
+        """A const tensor for `value`; the same array object gives the same
+        tensor (so `x @ W` twice is one subexpression for CSE)."""
+        if isinstance(value, np.ndarray):
+            known = self._constants.get(id(value))
+            if known is not None:
+                return known
         node = self.add_node(CONST, (), {"value": value},
                              [(np.shape(value), _dtype_of_value(value))], name="const")
+        if isinstance(value, np.ndarray):
+            self._constants[id(value)] = node.outputs[0]
         return node.outputs[0]
 
     def capture(self, tensor):
@@ -130,15 +154,12 @@ class Graph:
         outer = tensor if tensor.graph is self.parent else self.parent.capture(tensor)
         node = self.add_node(PLACEHOLDER, (), {}, [(tensor.shape, tensor.dtype)],
                              name=f"capture_{tensor.name.replace(':', '_')}")
-        inner = node.outputs[0]
+        inner = tensor._like(node.outputs[0])
         self.captured.append((outer, inner))
         self.captures[id(tensor)] = (outer, inner)
         if outer is not tensor:
             self.captures[id(outer)] = (outer, inner)
         return inner
-
-    def owns(self, tensor):
-        return tensor.graph is self
 
     def is_stateful(self):
         return any(node.stateful for node in self.nodes)
@@ -162,7 +183,7 @@ def _no_kernel(*args, **attrs):
 
 
 PLACEHOLDER = register("placeholder", _no_kernel, None, foldable=False)
-CONST = register("const", _no_kernel, None, foldable=False)
+CONST = register("const", _no_kernel, None, foldable=False, aliasing=True)
 
 
 # --- the tracing scope (thread-local; see module docstring) ---------------
@@ -189,6 +210,19 @@ def scope(graph):
 
 
 # --- user locations, cheap enough to record for every node ----------------
+
+_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
+
+
+def user_location():
+    """'file.py:12' of the innermost frame that is neither autograph nor numpy."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not errors.is_internal_file(filename) and not filename.startswith(_NUMPY_DIR):
+            return errors.where(filename, frame.f_lineno)
+        frame = frame.f_back
+    return errors.where("<unknown>", 0)
 
 _internal_files = {}
 

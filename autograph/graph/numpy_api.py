@@ -8,9 +8,11 @@ it and the user's line.
 Creation functions that take only sizes (`np.zeros`, `np.ones`, `np.arange`,
 `np.eye`, ...) never see a tensor unless a size is one; with static sizes
 they simply make numpy constants, which is what ML code needs.  A tensor
-used as a size raises TensorUsageError.  One-hot encoding: numpy cannot
-index an ndarray with a tensor (`np.eye(k)[labels]`); write
-`np.take(np.eye(k), labels, axis=0)` or `labels[:, None] == np.arange(k)`.
+used as a size raises TensorUsageError.  Numpy gives no hook when a numpy
+array is indexed by a tensor (`np.eye(k)[labels]`, `np.take(array, labels)`),
+so those raise TensorUsageError; write one-hot encoding as
+`(labels[:, None] == np.arange(k)).astype(np.float32)`, and gather with the
+tensor first: `tensor[labels]`, `np.take(tensor, labels, axis=0)`.
 """
 
 import functools
@@ -18,6 +20,7 @@ import functools
 import numpy as np
 
 from autograph import errors
+from autograph.graph import core
 from autograph.graph.ops import elementwise, indexing, linalg, misc, reductions, shaping
 
 
@@ -29,7 +32,7 @@ def _no_extra(name, **kwargs):
     extra = [k for k, v in kwargs.items() if v is not None]
     if extra:
         raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
-            f"np.{name}(..., {extra[0]}=...)", errors.where_user()))
+            f"np.{name}(..., {extra[0]}=...)", core.user_location()))
 
 
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
@@ -88,8 +91,8 @@ SUPPORTED = {
     np.shape: _shape, np.ndim: lambda a: a.ndim, np.size: _size, np.copy: _copy,
     # elementwise helpers
     np.where: elementwise.where, np.nonzero: elementwise.where, np.clip: elementwise.clip,
-    np.round: functools.partial(misc.same_shape, misc.ROUND),
-    np.around: functools.partial(misc.same_shape, misc.ROUND),
+    np.round: lambda a, decimals=0: misc.same_shape(misc.ROUND, a, decimals=decimals),
+    np.around: lambda a, decimals=0: misc.same_shape(misc.ROUND, a, decimals=decimals),
     np.triu: lambda m, k=0: misc.same_shape(misc.TRIU, m, k=k),
     np.tril: lambda m, k=0: misc.same_shape(misc.TRIL, m, k=k),
     np.isclose: lambda a, b, **kw: misc.base.record1(misc.ISCLOSE, (a, b), kw),
@@ -123,5 +126,5 @@ def array_function(func, args, kwargs):
     implementation = SUPPORTED.get(func)
     if implementation is None:
         raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
-            qualified_name(func), errors.where_user()))
+            qualified_name(func), core.user_location()))
     return implementation(*args, **kwargs)

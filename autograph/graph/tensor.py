@@ -39,6 +39,13 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    def _like(self, tensor, relax=False, result=None):
+        """`tensor` as the same kind of value as self (TensorList overrides)."""
+        return tensor
+
+    def _check_loop_output(self, out, index):
+        """Raises if `out` cannot carry this loop variable (TensorList overrides)."""
+
     # --- static properties -------------------------------------------------
 
     @property
@@ -58,9 +65,9 @@ class Tensor:
     # --- things that need a concrete value ---------------------------------
 
     def _usage_error(self, what):
-        filename, lineno, _ = errors.user_frame(3)
+        from autograph.graph.core import user_location
         return errors.TensorUsageError(
-            errors.tensor_usage_message(what, self.name, errors.where(filename, lineno)))
+            errors.tensor_usage_message(what, self.name, user_location()))
 
     def __bool__(self):
         raise self._usage_error("bool()")
@@ -84,7 +91,10 @@ class Tensor:
         raise self._usage_error("use as a Python index or size")
 
     def __array__(self, dtype=None, copy=None):
-        raise self._usage_error("np.asarray() (or indexing a numpy array with it)")
+        raise self._usage_error(
+            "np.asarray() (numpy wants a concrete array; indexing a numpy array with a "
+            "tensor, `arr[t]` or `np.take(arr, t)`, cannot be staged: index a tensor, "
+            "and write one-hot as `t[:, None] == np.arange(k)`)")
 
     def __setitem__(self, key, value):
         raise self._usage_error("item assignment (tensors are immutable; build a new one)")

@@ -2,4 +2,4 @@
 rule (see core.register).  Modules group them by kind."""
 
 from autograph.graph.ops import (  # noqa: F401
-    base, elementwise, indexing, linalg, misc, reductions, shaping)
+    base, control, elementwise, indexing, linalg, lists, misc, reductions, shaping, state)

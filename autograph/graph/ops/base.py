@@ -64,10 +64,10 @@ def record(op, args, attrs=None, graph=None, name=None):
         avals = op.infer(*args, **attrs)
     except RuleError as e:
         raise errors.GraphError(
-            errors.graph_op_message(op.name, str(e), errors.where_user())) from None
+            errors.graph_op_message(op.name, str(e), core.user_location())) from None
     except (TypeError, ValueError, IndexError, OverflowError, np.exceptions.AxisError) as e:
         raise errors.GraphError(errors.graph_op_message(
-            op.name, f"{type(e).__name__}: {e}", errors.where_user())) from e
+            op.name, f"{type(e).__name__}: {e}", core.user_location())) from e
     return graph.add_node(op, args, attrs, avals, name=name).outputs
 
 
@@ -98,6 +98,9 @@ def example_nd(value):
 
 
 def broadcast_shapes(*shapes):
+    first = shapes[0]
+    if all(s == first for s in shapes) and None not in first:
+        return tuple(first)
     ndim = max((len(s) for s in shapes), default=0)
     result = []
     for axis in range(-ndim, 0):

@@ -42,11 +42,19 @@ def _emit_prefix(symbol):
     return emit
 
 
+def _dtype_key(value):
+    if isinstance(value, Tensor):
+        return value.dtype
+    if type(value) is int:
+        # The value only matters for range errors; small ints are cached by value.
+        return (int, value) if -256 <= value < 256 else None
+    return type(value)
+
+
 def _out_dtypes(ufunc, args, attrs):
-    cacheable = not any(type(a) is int for a in args)
+    key = (ufunc, tuple(_dtype_key(a) for a in args), attrs.get("dtype"))
+    cacheable = None not in key[1]
     if cacheable:
-        key = (ufunc, tuple(a.dtype if isinstance(a, Tensor) else type(a) for a in args),
-               attrs.get("dtype"))
         hit = _dtype_cache.get(key)
         if hit is not None:
             return hit
@@ -86,12 +94,12 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
     for key, value in (kwargs or {}).items():
         if key == "dtype" and value is not None:
             attrs["dtype"] = np.dtype(value)
-        elif key == "out" and value in (None, (None,) * ufunc.nout):
+        elif key == "out" and (value is None or all(v is None for v in value)):
             continue
         else:
             raise errors.UnsupportedNumpyFunctionError(
                 errors.unsupported_numpy_function_message(
-                    f"np.{ufunc.__name__}(..., {key}=...)", errors.where_user()))
+                    f"np.{ufunc.__name__}(..., {key}=...)", core.user_location()))
     outputs = base.record(_ufunc_op(ufunc), inputs, attrs)
     return outputs if ufunc.nout > 1 else outputs[0]
 
@@ -139,12 +147,12 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         if "out" in attrs or "where" in attrs or "initial" in attrs:
             raise errors.UnsupportedNumpyFunctionError(
                 errors.unsupported_numpy_function_message(
-                    f"np.{ufunc.__name__}.{method}(out=/where=/initial=)", errors.where_user()))
+                    f"np.{ufunc.__name__}.{method}(out=/where=/initial=)", core.user_location()))
         if "dtype" in attrs:
             attrs["dtype"] = np.dtype(attrs["dtype"])
         return base.record(_method_op(ufunc, method), inputs, attrs)[0]
     raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
-        f"np.{ufunc.__name__}.{method}", errors.where_user()))
+        f"np.{ufunc.__name__}.{method}", core.user_location()))
 
 
 # --- where and clip ----------------------------------------------------------

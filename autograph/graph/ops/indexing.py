@@ -154,7 +154,7 @@ def getitem(x, key):
         elif item is Ellipsis:
             template.append(("e",))
         elif isinstance(item, bool):
-            raise base_error("a Python bool is not a valid tensor index")
+            raise _index_error("a Python bool is not a valid tensor index")
         elif isinstance(item, (int, np.integer)):
             template.append(("i", int(item)))
         elif isinstance(item, slice):
@@ -162,13 +162,13 @@ def getitem(x, key):
         else:
             template.append(tensor_slot(item))
     if sum(1 for item in template if item[0] == "e") > 1:
-        raise base_error("an index can only have a single ellipsis ('...')")
+        raise _index_error("an index can only have a single ellipsis ('...')")
     return base.record1(GETITEM, (x, *tensors), {"template": tuple(template)})
 
 
-def base_error(detail):
+def _index_error(detail):
     from autograph import errors
-    return errors.GraphError(errors.graph_op_message("getitem", detail, errors.where_user()))
+    return errors.GraphError(errors.graph_op_message("getitem", detail, core.user_location()))
 
 
 # --- np.take --------------------------------------------------------------------

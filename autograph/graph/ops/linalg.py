@@ -26,7 +26,7 @@ def _gufunc_rule(ufunc):
             raise base.RuleError(f"takes {len(ins)} inputs, got {len(args)}")
         sizes, missing, loops, examples = {}, set(), [], []
         shapes = [tuple(base.shape_of(a)) for a in args]
-        for shape, core_dims in zip(shapes, ins):
+        for a, shape, core_dims in zip(args, shapes, ins):
             names = list(core_dims)
             while len(names) > len(shape):
                 optional = [n for n in names if n.endswith("?")]
@@ -67,7 +67,7 @@ def gufunc(ufunc, inputs, kwargs):
     if any(v is not None for v in kwargs.values()):
         from autograph import errors
         raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
-            f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)", errors.where_user()))
+            f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)", core.user_location()))
     op = _gufunc_ops.get(ufunc)
     if op is None:
         from autograph.graph.ops.elementwise import INFIX, _emit_infix
@@ -175,7 +175,7 @@ def einsum(subscripts, *operands, **kwargs):
     if not isinstance(subscripts, str):
         from autograph import errors
         raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
-            "np.einsum in its interleaved (operand, sublist) form", errors.where_user()))
+            "np.einsum in its interleaved (operand, sublist) form", core.user_location()))
     graph = base.graph_for(operands)
     operands = [base.as_tensor(o, graph) for o in operands]
     return base.record1(EINSUM, (subscripts, *operands), {k: v for k, v in kwargs.items()})

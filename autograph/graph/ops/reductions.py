@@ -11,6 +11,9 @@ from autograph.graph import core
 from autograph.graph.ops import base
 
 REDUCTIONS = {}
+METHODS = {name: name for name in ("sum", "prod", "mean", "max", "min", "any", "all", "std",
+                                   "var", "argmax", "argmin")}
+METHODS.update(amax="max", amin="min")
 
 _KWARGS = {
     "sum": ("axis", "dtype", "keepdims"), "prod": ("axis", "dtype", "keepdims"),
@@ -45,7 +48,9 @@ def _op(name):
     if op is None:
         func = getattr(np, name)
         rule = _reduction_rule(func, name in ("argmax", "argmin"))
-        op = REDUCTIONS[name] = core.register(f"np.{name}", func, rule)
+        method = METHODS.get(name)
+        emit = core.emit_method(method) if method else None
+        op = REDUCTIONS[name] = core.register(f"np.{name}", func, rule, emit=emit)
     return op
 
 
@@ -62,7 +67,7 @@ def reduce(name, x, *args, **kwargs):
         if kwargs.pop(key, None) is not None:
             from autograph import errors
             raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
-                f"np.{name}(..., {key}=...)", errors.where_user()))
+                f"np.{name}(..., {key}=...)", core.user_location()))
     attrs = {k: v for k, v in kwargs.items() if v is not None and v is not False}
     if isinstance(attrs.get("axis"), list):
         attrs["axis"] = tuple(attrs["axis"])
@@ -88,8 +93,10 @@ def _scan_rule(func):
     return infer
 
 
-CUMSUM = core.register("np.cumsum", np.cumsum, _scan_rule(np.cumsum))
-CUMPROD = core.register("np.cumprod", np.cumprod, _scan_rule(np.cumprod))
+CUMSUM = core.register("np.cumsum", np.cumsum, _scan_rule(np.cumsum),
+                       emit=core.emit_method("cumsum"))
+CUMPROD = core.register("np.cumprod", np.cumprod, _scan_rule(np.cumprod),
+                        emit=core.emit_method("cumprod"))
 
 
 def scan(op, x, axis=None, dtype=None):

@@ -8,10 +8,6 @@ from autograph.graph.ops import base
 from autograph.graph.tensor import Tensor
 
 
-def _same_shape_rule(x, **attrs):
-    return [(x.shape, x.dtype)]
-
-
 # --- astype ---------------------------------------------------------------------
 
 
@@ -60,7 +56,8 @@ def _reshape_rule(x, shape):
     return [(dims, x.dtype)]
 
 
-RESHAPE = core.register("np.reshape", np.reshape, _reshape_rule)
+RESHAPE = core.register("np.reshape", np.reshape, _reshape_rule,
+                        emit=core.emit_method("reshape", ("shape",)))
 
 
 def reshape(x, shape):
@@ -83,7 +80,8 @@ def _transpose_rule(x, axes=None):
     return [(tuple(x.shape[a] for a in norm), x.dtype)]
 
 
-TRANSPOSE = core.register("np.transpose", np.transpose, _transpose_rule)
+TRANSPOSE = core.register("np.transpose", np.transpose, _transpose_rule,
+                          emit=core.emit_method("transpose", ("axes",)))
 
 
 def transpose(x, axes=None):
@@ -160,7 +158,8 @@ EXPAND_DIMS = core.register("np.expand_dims", np.expand_dims, _expand_dims_rule)
 
 
 def expand_dims(x, axis):
-    return base.record1(EXPAND_DIMS, (x,), {"axis": tuple(axis) if isinstance(axis, list) else axis})
+    axis = tuple(axis) if isinstance(axis, list) else axis
+    return base.record1(EXPAND_DIMS, (x,), {"axis": axis})
 
 
 # --- joining ------------------------------------------------------------------

@@ -1,0 +1,124 @@
+"""Liveness: the names whose current value may still be read.
+
+Backward over statement lists; loops iterate to a fixpoint.  Annotates every
+statement with Static.LIVE_IN (before it) and Static.LIVE_OUT (after it).
+`try`, `with` and `match` are conservative: whatever is live where an
+exception (or a suppressed one) may lead is live throughout their bodies.
+"""
+
+import gast
+
+from autograph import anno
+from autograph.analysis import activity
+
+_EMPTY = frozenset()
+
+
+def _reads(*nodes):
+    return activity.expression_scope(*nodes).read
+
+
+class Liveness:
+    """Runs on one function; nested functions are analysed on their own."""
+
+    def __init__(self):
+        self.loops = []  # (live after `break`, live after `continue`)
+
+    def block(self, stmts, live_out, always=_EMPTY):
+        live = live_out
+        for stmt in reversed(stmts):
+            live = self.statement(stmt, live, always)
+        return live
+
+    def statement(self, node, live_out, always):
+        visit = getattr(self, "_" + type(node).__name__, None)
+        live_in = visit(node, live_out, always) if visit else self._simple(node, live_out)
+        live_in = frozenset(live_in | always)
+        anno.setanno(node, anno.Static.LIVE_OUT, frozenset(live_out | always))
+        anno.setanno(node, anno.Static.LIVE_IN, live_in)
+        return live_in
+
+    def _simple(self, node, live_out):
+        scope = anno.getanno(node, anno.Static.SCOPE)
+        return (live_out - scope.bound) | scope.read
+
+    def _Return(self, node, live_out, always):
+        return _reads(node.value)
+
+    def _Raise(self, node, live_out, always):
+        return _reads(node.exc, node.cause)
+
+    def _Break(self, node, live_out, always):
+        return self.loops[-1][0]
+
+    def _Continue(self, node, live_out, always):
+        return self.loops[-1][1]
+
+    def _If(self, node, live_out, always):
+        return (_reads(node.test) | self.block(node.body, live_out, always)
+                | self.block(node.orelse, live_out, always))
+
+    def _loop(self, node, live_out, always, head_of):
+        """Live at the loop head, where each iteration starts."""
+        after_loop = self.block(node.orelse, live_out, always)
+        head = after_loop
+        while True:
+            self.loops.append((live_out, head))
+            body_in = self.block(node.body, head, always)
+            self.loops.pop()
+            new_head = head_of(body_in) | after_loop | always
+            if new_head == head:
+                return head
+            head = new_head
+
+    def _While(self, node, live_out, always):
+        test = _reads(node.test)
+        return self._loop(node, live_out, always, lambda body_in: test | body_in)
+
+    def _For(self, node, live_out, always):
+        target = activity.expression_scope(node.target)
+        head = self._loop(node, live_out, always,
+                          lambda body_in: (body_in - target.bound) | target.read)
+        return head | _reads(node.iter)
+
+    _AsyncFor = _For
+
+    def _With(self, node, live_out, always):
+        items = activity.expression_scope(*[i.context_expr for i in node.items],
+                                          *[i.optional_vars for i in node.items])
+        body_in = self.block(node.body, live_out, always | live_out)  # exits may be suppressed
+        return (body_in - items.bound) | items.read
+
+    _AsyncWith = _With
+
+    def _Try(self, node, live_out, always):
+        final_in = self.block(node.finalbody, live_out, always)
+        after = final_in if node.finalbody else live_out
+        handlers_in = _EMPTY
+        for handler in node.handlers:
+            handler_in = self.block(handler.body, after, always | final_in)
+            if handler.name is not None:
+                handler_in -= {handler.name.id}
+            handlers_in |= handler_in | _reads(handler.type)
+        may_escape = always | handlers_in | final_in
+        orelse_in = self.block(node.orelse, after, always | final_in)
+        return self.block(node.body, orelse_in, may_escape) | may_escape
+
+    _TryStar = _Try
+
+    def _Match(self, node, live_out, always):
+        live = _reads(node.subject) | live_out  # no case may match
+        for case in node.cases:
+            live |= self.block(case.body, live_out, always)
+            live |= _reads(*activity.pattern_values(case.pattern), case.guard)
+        return live
+
+    def _FunctionDef(self, node, live_out, always):
+        return self._simple(node, live_out)
+
+    _AsyncFunctionDef = _ClassDef = _FunctionDef
+
+
+def function_liveness(node):
+    if isinstance(node.body, list):
+        Liveness().block(node.body, _EMPTY)

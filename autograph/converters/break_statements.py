@@ -1,0 +1,53 @@
+"""Lowers `break` into a flag folded into the loop's test.
+
+    while i < n:                        break_ = False
+        if x[i] == key:                 while not break_ and i < n:
+            break               ==>         if x[i] == key:
+        i += 1                                  break_ = True
+    else:                                   else:
+        i = -1                                  i += 1
+                                        if not break_:
+                                            i = -1
+
+A `for` loop gets `not break_` as its EXTRA_TEST annotation (ANDed with one
+the return pass put there): its Python path stops before fetching the next
+item once the flag is up, its staged path carries the flag as loop state.
+Every loop `else` moves after the loop (under `if not break_:` when the loop
+breaks), so later passes never see a loop with an `else`.
+"""
+
+import gast
+
+from autograph import anno, templates
+from autograph.converters import base
+from autograph.converters.continue_statements import JumpLowering, find_jumps, if_not
+
+
+class Transformer(base.Converter):
+
+    def visit_For(self, node):
+        self.generic_visit(node)  # inner loops first: their breaks are theirs
+        orelse, node.orelse = node.orelse, []
+        if not find_jumps(node.body, gast.Break, loops_are_boundaries=True):
+            return [node] + orelse
+        flag = self.ctx.namer.new("break_")
+        lowering = JumpLowering(self.ctx, gast.Break, flag, "break")
+        node.body = lowering.lower_block(node.body)
+        not_broken = lowering.not_flag(node)
+        if isinstance(node, gast.While):
+            node.test = gast.BoolOp(op=gast.And(), values=[not_broken, node.test])
+            gast.copy_location(node.test, node)
+        else:
+            extra = anno.getanno(node, anno.Basic.EXTRA_TEST, None)
+            if extra is not None:
+                not_broken = gast.BoolOp(op=gast.And(), values=[extra, not_broken])
+                gast.copy_location(not_broken, node)
+            anno.setanno(node, anno.Basic.EXTRA_TEST, not_broken)
+        init = templates.replace("flag = False", origin=node, flag=flag)
+        # The `else` runs only when the loop was not left by `break` (a `break` in it
+        # belongs to an outer loop, so it is not lowered here).
+        after = [if_not(flag, orelse, orelse[0])] if orelse else []
+        return init + [node] + after
+
+    visit_AsyncFor = visit_For
+    visit_While = visit_For

@@ -1,0 +1,51 @@
+"""Conditional expressions: `a if c else b` -> `ag__.if_exp(c, lambda: a, lambda: b, 'c')`.
+
+    y = x * 2 if x > 0 else -x   ==>   y = ag__.if_exp(x > 0, lambda: x * 2, lambda: -x, 'x > 0')
+
+Only the chosen branch runs, as in Python; a staged condition stages a cond.
+A branch that cannot move into a lambda (it contains a walrus, `yield`,
+`await`, or a frame-dependent call such as zero-argument `super()`) keeps the
+Python expression.  Nested class bodies are left alone (a lambda there could
+not see the class's names).
+
+This module also holds `can_defer`, shared by the other expression passes.
+"""
+
+import ast
+
+import gast
+
+from autograph import templates
+from autograph.converters import base
+
+_FRAME_CALLS = frozenset({"super", "locals", "vars", "dir", "eval", "exec"})
+
+
+def can_defer(node):
+    """Whether `node` means the same inside `lambda: node` (evaluated right away)."""
+    for child in gast.walk(node):
+        if isinstance(child, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)):
+            return False
+        if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name)
+                and child.func.id in _FRAME_CALLS):
+            return False
+    return True
+
+
+def source_text(node):
+    return ast.unparse(gast.gast_to_ast(node))
+
+
+class Transformer(base.Converter):
+
+    def visit_ClassDef(self, node):
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if not (can_defer(node.body) and can_defer(node.orelse)):
+            return node
+        return templates.replace_as_expression(
+            "ag__.if_exp(test, lambda: body, lambda: orelse, text)", origin=node,
+            test=node.test, body=node.body, orelse=node.orelse,
+            text=gast.Constant(value=source_text(node.test), kind=None))

@@ -1,0 +1,99 @@
+"""Loop directives become annotations on their loop.
+
+    while i < n:                                 while i < n:       # DIRECTIVES:
+        ag.set_loop_options(maximum_iterations=10) ==>  i += 1      #  {'maximum_iterations': 10}
+        i += 1
+
+`set_loop_options` is recognised by what it is (autograph's function, found
+through the function's globals and closure, however it was imported or
+renamed), not by its spelling.  It must be a statement directly in a loop
+body, with keyword arguments only; misuse is a ConversionError naming the
+line.  Its keyword values (gast expressions) land in the loop's
+`anno.Basic.DIRECTIVES` dict, which the loop passes turn into options.
+`set_element_type(lst, dtype, shape)` stays a run-time call.
+"""
+
+import types
+
+import gast
+
+from autograph import anno, errors
+from autograph.converters import base
+from autograph.converters.lists import local_names
+
+_LOOPS = (gast.For, gast.AsyncFor, gast.While)
+# What autograph.runtime.directives defines (converters do not import the runtime).
+_DIRECTIVE_MODULE = "autograph.runtime.directives"
+LOOP_OPTIONS = ("maximum_iterations", "shape_invariants")
+
+
+def _is_set_loop_options(obj):
+    return (getattr(obj, "__module__", None) == _DIRECTIVE_MODULE
+            and getattr(obj, "__name__", None) == "set_loop_options")
+
+
+def resolve(node, namespace, local_names):
+    """The object an expression like `ag.set_loop_options` names, if static; else None."""
+    if isinstance(node, gast.Name):
+        if node.id in local_names:
+            return None
+        return namespace.get(node.id)
+    if isinstance(node, gast.Attribute):
+        owner = resolve(node.value, namespace, local_names)
+        if isinstance(owner, (types.ModuleType, type)):
+            return getattr(owner, node.attr, None)
+    return None
+
+
+class Transformer(base.Converter):
+
+    def visit_FunctionDef(self, node):
+        # a name bound anywhere in the converted function may shadow a global
+        self.locals = set()
+        for child in gast.walk(node):
+            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                self.locals |= local_names(child)
+        node.body = self._block(node.body, loop=None)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _block(self, stmts, loop):
+        """`stmts` without their directives; `loop` is the loop they are the body of."""
+        out = []
+        for stmt in stmts:
+            if self._is_directive(stmt):
+                self._apply(stmt, loop)
+            else:
+                out.append(self._visit_stmt(stmt))
+        return out or ([gast.copy_location(gast.Pass(), stmts[0])] if stmts else [])
+
+    def _visit_stmt(self, stmt):
+        if isinstance(stmt, gast.ClassDef):
+            return stmt
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list) and block:
+                is_loop_body = field == "body" and isinstance(stmt, _LOOPS)
+                setattr(stmt, field, self._block(block, stmt if is_loop_body else None))
+        for child in getattr(stmt, "handlers", []) + getattr(stmt, "cases", []):
+            child.body = self._block(child.body, loop=None)
+        return stmt
+
+    def _is_directive(self, stmt):
+        return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+                and _is_set_loop_options(
+                    resolve(stmt.value.func, self.ctx.info.namespace, self.locals)))
+
+    def _apply(self, stmt, loop):
+        call, name = stmt.value, "set_loop_options"
+        if loop is None:
+            raise errors.ConversionError(errors.directive_outside_loop_message(
+                name, self.where(stmt)))
+        allowed = LOOP_OPTIONS
+        if call.args or any(k.arg not in allowed for k in call.keywords):
+            raise errors.ConversionError(errors.directive_arguments_message(
+                name, self.where(stmt), allowed))
+        options = anno.getanno(loop, anno.Basic.DIRECTIVES, {})
+        options.update({k.arg: k.value for k in call.keywords})
+        anno.setanno(loop, anno.Basic.DIRECTIVES, options)

@@ -1,0 +1,76 @@
+"""Function-level rewrites: what `locals()` shows in converted code.
+
+    def f(x):                          def f(x):
+        y = x + 1           ==>            y = x + 1
+        return locals()                    return ag__.user_locals(locals(), fscope)
+
+Converted code has names of its own (flags, branch functions, `ag__`,
+`fscope`); `user_locals` hides them (fscope.internal_names holds every name
+the converters generated), so the dict shows the user's variables only.
+Zero-argument `vars()` is `locals()` too.  Only the builtins are rewritten:
+a `locals` the user defined or imported is called as it is.
+
+This module also holds `is_builtin`, which the call-tree pass shares.
+"""
+
+import builtins
+
+import gast
+
+from autograph import templates
+from autograph.converters import base
+from autograph.converters.lists import local_names
+
+_MISSING = object()
+
+
+def bound_names(tree):
+    """Every name bound in any function of the converted tree."""
+    names = set()
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            names |= local_names(node)
+        elif isinstance(node, gast.Lambda):
+            names |= {a.id for a in node.args.args + node.args.kwonlyargs}
+    return names
+
+
+def is_builtin(name, ctx, bound):
+    """Whether `name` in the converted function means the builtin of that name."""
+    builtin = getattr(builtins, name, _MISSING)
+    if builtin is _MISSING or name in bound:
+        return False
+    return ctx.info.namespace.get(name, builtin) is builtin
+
+
+class Transformer(base.Converter):
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.bound = None
+
+    def visit_FunctionDef(self, node):
+        if self.bound is None:
+            self.bound = bound_names(node)
+        self.generic_visit(node)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        if self.bound is None:
+            self.bound = bound_names(node)
+        self.generic_visit(node)
+        return node
+
+    def visit_ClassDef(self, node):
+        return node  # a class body's locals() is its namespace: nothing generated there
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if (isinstance(node.func, gast.Name) and node.func.id in ("locals", "vars")
+                and not node.args and not node.keywords
+                and is_builtin(node.func.id, self.ctx, self.bound)):
+            return templates.replace_as_expression(
+                "ag__.user_locals(call, fscope)", origin=node, call=node, fscope="fscope")
+        return node

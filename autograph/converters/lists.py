@@ -1,0 +1,105 @@
+"""List mutations as statements rebind the list, so it can be loop state.
+
+    lst.append(x)          ==>   lst = ag__.list_append(lst, x)
+    y = lst.pop(i)         ==>   (lst, y) = ag__.list_pop(lst, i)
+    lst.pop()              ==>   lst = ag__.list_pop(lst)[0]
+
+Only for receivers that are local variables of the function being converted
+(parameters or assigned in it): rebinding an attribute, a global or a
+closure variable would change what the code means.  Whether `lst` really is
+a list is decided at run time: `list_append` on any other object calls that
+object's own `append` and returns it, so user classes keep their behaviour.
+"""
+
+import gast
+
+from autograph import templates
+from autograph.converters import base
+
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+
+
+def local_names(fn):
+    """Names local to function `fn` (parameters, assigned, imported, defined)."""
+    args = fn.args
+    params = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+    names = {p.id for p in params if p is not None}
+    declared = set()
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DEFS):
+            names.add(node.name)
+            continue
+        if isinstance(node, gast.Lambda):
+            continue
+        if isinstance(node, _COMPREHENSIONS):  # only a walrus binds outside of them
+            names.update(n.target.id for n in gast.walk(node) if isinstance(n, gast.NamedExpr))
+            continue
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            declared.update(node.names)
+        elif isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            names.add(node.id)
+        elif isinstance(node, gast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (gast.MatchAs, gast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, gast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        stack.extend(gast.iter_child_nodes(node))
+    return names - declared
+
+
+class Transformer(base.Converter):
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.locals = frozenset()
+
+    def visit_FunctionDef(self, node):
+        outer, self.locals = self.locals, local_names(node)
+        node.body = [self.visit(s) for s in node.body]  # decorators and defaults: outer scope
+        node.body = [s for item in node.body for s in (item if isinstance(item, list) else [item])]
+        self.locals = outer
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        node.body = [self.visit(s) if isinstance(s, _DEFS) else s for s in node.body]
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def _method_call(self, call, method, max_args):
+        """The receiver's name when `call` is `<local name>.<method>(<= max_args args)`."""
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                and call.func.attr == method and isinstance(call.func.value, gast.Name)
+                and call.func.value.id in self.locals and not call.keywords
+                and len(call.args) <= max_args
+                and not any(isinstance(a, gast.Starred) for a in call.args)):
+            return call.func.value.id
+        return None
+
+    def visit_Expr(self, node):
+        self.generic_visit(node)
+        call = node.value
+        name = self._method_call(call, "append", 1)
+        if name is not None and len(call.args) == 1:
+            return templates.replace("target = ag__.list_append(target, item)", origin=node,
+                                     target=name, item=call.args[0])
+        name = self._method_call(call, "pop", 1)
+        if name is not None:
+            return templates.replace("target = ag__.list_pop(target, index)[0]", origin=node,
+                                     target=name, index=call.args or [])
+        return node
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        name = self._method_call(node.value, "pop", 1)
+        if name is None or len(node.targets) != 1:
+            return node
+        return templates.replace("target, popped = ag__.list_pop(target, index)", origin=node,
+                                 target=name, popped=node.targets[0], index=node.value.args or [])

@@ -1,0 +1,63 @@
+"""Logical expressions and comparison chains, with Python's evaluation order.
+
+    a and b and c     ==>   ag__.and_(a, lambda: ag__.and_(b, lambda: c))
+    a or b            ==>   ag__.or_(a, lambda: b)
+    not a             ==>   ag__.not_(a)
+    a < f(b) <= c     ==>   ag__.compare_chain(a, '<', lambda: f(b), '<=', lambda: c)
+
+The left operand is evaluated first, the rest lazily, each at most once, so
+short-circuiting and side effects stay exactly Python's; a staged operand
+stages the rest under a cond.  Single comparisons stay as they are (they are
+plain operators on staged values).  An operand that cannot move into a lambda
+(see conditional_expressions.can_defer) keeps the Python expression, and so
+do nested class bodies.
+"""
+
+import gast
+
+from autograph import templates
+from autograph.converters import base
+from autograph.converters.conditional_expressions import can_defer
+
+_OPERATORS = {
+    gast.Eq: "==", gast.NotEq: "!=", gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">",
+    gast.GtE: ">=", gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in",
+}
+
+
+class Transformer(base.Converter):
+
+    def visit_ClassDef(self, node):
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if not all(can_defer(value) for value in node.values[1:]):
+            return node
+        function = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
+        result = node.values[-1]
+        for left in reversed(node.values[:-1]):
+            result = templates.replace_as_expression(
+                f"{function}(left, lambda: right)", origin=node, left=left, right=result)
+        return result
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, gast.Not):
+            return node
+        return templates.replace_as_expression("ag__.not_(operand)", origin=node,
+                                               operand=node.operand)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) < 2 or not all(can_defer(c) for c in node.comparators):
+            return node
+        call = templates.replace_as_expression("ag__.compare_chain(left)", origin=node,
+                                               left=node.left)
+        for op, comparator in zip(node.ops, node.comparators):
+            lazy = gast.Lambda(args=gast.arguments(
+                args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                kwarg=None, defaults=[]), body=comparator)
+            call.args += [gast.Constant(value=_OPERATORS[type(op)], kind=None), lazy]
+        base.copy_location(call, node)
+        return call

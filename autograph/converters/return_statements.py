@@ -1,0 +1,104 @@
+"""Lowers `return` into the flags `do_return` / `retval_`, in the whole function.
+
+    def f(x):                           def f(x):
+        for i in x:                         do_return = False
+            if i > 2:                       retval_ = ag__.UndefinedReturnValue()
+                return i            ==>     for i in x:        # EXTRA_TEST: not do_return
+            print(i)                            if i > 2:
+        return -1                                   retval_ = i
+                                                    do_return = True
+                                                else:
+                                                    print(i)
+                                            if not do_return:
+                                                retval_ = -1
+                                                do_return = True
+                                            return retval_
+
+The value is computed before the flag is set (a raising `return g()` inside a
+`try` leaves the flag down).  What follows a statement that may have returned
+runs under `if not do_return:`; when an `if` branch always returns, the rest
+goes into the other branch instead.  A `while` test becomes
+`not do_return and test`; a `for` gets `not do_return` as its EXTRA_TEST.
+A loop `else` runs under the flag too.  A function that may fall off its end
+returns None explicitly, so `retval_` is set on every path.
+
+Left native: functions whose only `return` is their last statement (also
+through `with` blocks), and generators.  Nested functions get their own flags.
+"""
+
+import gast
+
+from autograph import anno, templates
+from autograph.converters import base
+from autograph.converters.continue_statements import JumpLowering, find_jumps, is_docstring, scope_nodes
+
+
+def _tail_returns(body):
+    last = body[-1] if body else None
+    while isinstance(last, (gast.With, gast.AsyncWith)):
+        last = last.body[-1]
+    return {id(last)} if isinstance(last, gast.Return) else set()
+
+
+def _needs_lowering(body):
+    returns = find_jumps(body, gast.Return, loops_are_boundaries=False)
+    return any(id(r) not in _tail_returns(body) for r in returns)
+
+
+def _is_generator(node):
+    return any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in scope_nodes(node.body))
+
+
+class Transformer(base.Converter):
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)  # nested functions first, each with its own flags
+        if _is_generator(node) or not _needs_lowering(node.body):
+            return node
+        do_return = self.ctx.namer.new("do_return")
+        retval = self.ctx.namer.new("retval_")
+        lowering = JumpLowering(self.ctx, gast.Return, do_return, "return",
+                                before_flag=lambda ret: self._set_value(ret, retval),
+                                lower_loop=lambda loop: self._lower_loop(loop, lowering))
+        docstring = node.body[:1] if is_docstring(node.body[0]) else []
+        body = node.body[len(docstring):]
+        if not lowering.always_jumps(body):
+            fall_off = gast.Return(value=None)
+            gast.copy_location(fall_off, body[-1])
+            body = body + [fall_off]
+        body = lowering.lower_block(body)
+        prologue = templates.replace("retval = ag__.UndefinedReturnValue()",
+                                     origin=node.body[len(docstring)], retval=retval)
+        if lowering.reads:
+            prologue = templates.replace("do_return = False", origin=prologue[0],
+                                         do_return=do_return) + prologue
+        epilogue = templates.replace("return retval", origin=body[-1], retval=retval)
+        node.body = docstring + prologue + lowering.drop_unread_flag(body) + epilogue
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def _set_value(self, node, retval):
+        value = node.value if node.value is not None else gast.Constant(value=None, kind=None)
+        return templates.replace("retval = value", origin=node, retval=retval, value=value)
+
+    def _lower_loop(self, loop, lowering):
+        """A loop that may return: stop it on the flag; returns (stmts, code after it)."""
+        loop.body = lowering.lower_block(loop.body)
+        not_returned = lowering.not_flag(loop)
+        if isinstance(loop, gast.While):
+            loop.test = gast.BoolOp(op=gast.And(), values=[not_returned, loop.test])
+            gast.copy_location(loop.test, loop)
+        else:
+            extra = anno.getanno(loop, anno.Basic.EXTRA_TEST, None)
+            if extra is not None:
+                not_returned = gast.BoolOp(op=gast.And(), values=[not_returned, extra])
+                gast.copy_location(not_returned, loop)
+            anno.setanno(loop, anno.Basic.EXTRA_TEST, not_returned)
+        orelse, loop.orelse = loop.orelse, []
+        if not orelse:
+            return [loop], []
+        if find_jumps(loop.body, gast.Break, loops_are_boundaries=True):
+            loop.orelse = [lowering.guard(orelse)]  # the break pass moves it out later
+            return [loop], []
+        return [loop], orelse  # without a break, `else` is simply the code after the loop

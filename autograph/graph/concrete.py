@@ -1,0 +1,190 @@
+"""`ConcreteFunction`: one traced, optimised and compiled graph, and `trace`.
+
+Tracing runs the Python function once with placeholders for the array
+arguments (Python values are passed as they are), inside the graph's scope.
+The result's structure is kept; its tensors (and numpy arrays, which become
+constants) are the graph outputs.
+"""
+
+import copy
+import operator
+
+import numpy as np
+
+from autograph import errors
+from autograph.graph import compiler, core, optimize, signature
+from autograph.graph.listing import type_string
+from autograph.graph.tensor import Tensor, TensorSpec
+
+
+class _Slot:
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+
+def _flatten_output(value, graph, outputs):
+    """The template of `value` with graph outputs replaced by _Slots."""
+    if isinstance(value, Tensor):
+        if value.graph is not graph:
+            raise errors.GraphError(errors.leaked_tensor_message(value.name))
+        outputs.append(value)
+        return _Slot(len(outputs) - 1)
+    if isinstance(value, (np.ndarray, np.generic)):
+        outputs.append(graph.constant(value))
+        return _Slot(len(outputs) - 1)
+    if hasattr(value, "_as_graph_tensor"):
+        outputs.append(value._as_graph_tensor())
+        return _Slot(len(outputs) - 1)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_flatten_output(v, graph, outputs) for v in value))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_flatten_output(v, graph, outputs) for v in value)
+    if isinstance(value, dict):
+        return type(value)((k, _flatten_output(v, graph, outputs)) for k, v in value.items())
+    return value
+
+
+def _builder(template):
+    """A fast function from the flat output tuple to the user's structure."""
+    if isinstance(template, _Slot):
+        return operator.itemgetter(template.index)
+    if type(template) is tuple and all(isinstance(t, _Slot) for t in template) and \
+            [t.index for t in template] == list(range(len(template))):
+        return lambda outs: outs
+
+    def build(value, outs):
+        if isinstance(value, _Slot):
+            return outs[value.index]
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return type(value)(*(build(v, outs) for v in value))
+        if isinstance(value, (list, tuple)):
+            return type(value)(build(v, outs) for v in value)
+        if isinstance(value, dict):
+            return type(value)((k, build(v, outs)) for k, v in value.items())
+        return value
+
+    return lambda outs: build(template, outs)
+
+
+def _array_entries(key, found):
+    if type(key) is tuple:
+        if key and key[0] is signature.ARRAY:
+            found.append(key)
+        else:
+            for k in key:
+                _array_entries(k, found)
+    return found
+
+
+class ConcreteFunction:
+    """A traced graph with its compiled Python function."""
+
+    def __init__(self, graph, key, leaf_specs, template, arg_names, keep):
+        self.graph = graph
+        self.structure = signature.structure_of(key)
+        self.leaf_specs = leaf_specs
+        self._key = key
+        self._arg_names = arg_names
+        self._keep = keep  # objects keyed by id must outlive the cache entry
+        self.report = optimize.optimize(graph)
+        self._fn, self.source = compiler.compile_graph(graph, name=_identifier(graph.name))
+        self._build = _builder(template)
+        self._prefix = ()
+
+    def bind(self, instance):
+        """This function with `instance` as its first argument (for methods)."""
+        bound = copy.copy(self)
+        bound._prefix = (instance,)
+        return bound
+
+    @property
+    def inputs(self):
+        return list(self.graph.inputs)
+
+    @property
+    def outputs(self):
+        return list(self.graph.outputs)
+
+    def call_flat(self, leaves):
+        return self._build(self._fn(*leaves))
+
+    def accepts(self, key):
+        if signature.structure_of(key) != self.structure:
+            return False
+        entries = _array_entries(key, [])
+        return all(spec.is_compatible_with(entry[1], entry[2])
+                   for spec, entry in zip(self.leaf_specs, entries))
+
+    def check_call(self, key):
+        if self.accepts(key):
+            return
+        entries = _array_entries(key, [])
+        given = ", ".join(f"{tuple(e[1])} {e[2]}" for e in entries)
+        wanted = ", ".join(repr(s) for s in self.leaf_specs)
+        filename, lineno, _ = errors.user_frame()
+        raise errors.GraphError(
+            f"{self.graph.name}() called with arrays ({given}) that don't match its "
+            f"traced signature [{wanted}] (at {errors.where(filename, lineno)}). Pass "
+            "arrays of those dtypes and shapes (None dims accept any size), and the same "
+            "Python values.")
+
+    def __call__(self, *args, **kwargs):
+        args = self._prefix + args
+        leaves = []
+        key = signature.call_key(args, kwargs, leaves, [])
+        if not self.accepts(key):
+            self.check_call(key)
+        return self.call_flat(leaves)
+
+    def pretty_signature(self):
+        args = []
+        specs = iter(self.graph.inputs)
+        for name, part in zip(self._arg_names, self._key[0] if self._key else ()):
+            if type(part) is tuple and part and part[0] is signature.ARRAY:
+                args.append(f"{name}: {type_string(next(specs))}")
+            elif type(part) is tuple and len(part) == 2 and isinstance(part[0], type) \
+                    and part[0] not in (list, tuple, dict):
+                args.append(f"{name}={part[1]!r}")
+            else:
+                args.append(f"{name}: {signature.describe(part)}")
+        outs = ", ".join(type_string(t) if isinstance(t, Tensor) else repr(t)
+                         for t in self.graph.outputs)
+        return f"{self.graph.name}({', '.join(args)}) -> ({outs})"
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.pretty_signature()}>"
+
+
+def _identifier(name):
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return text if text and not text[0].isdigit() else f"f_{text}"
+
+
+def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=()):
+    """Traces fn(*args, **kwargs) into a new ConcreteFunction.
+
+    Array leaves (and TensorSpecs) become placeholders with the shapes of
+    `leaf_specs` when given (shape relaxation), else their own.
+    """
+    leaves, key_keep = [], []
+    key = signature.call_key(args, kwargs, leaves, key_keep)
+    specs = list(leaf_specs) if leaf_specs is not None else [
+        leaf if isinstance(leaf, TensorSpec) else TensorSpec(np.shape(leaf), leaf.dtype)
+        for leaf in leaves]
+    spec_iter = iter(specs)
+    graph = core.Graph(name)
+
+    def make_leaf(leaf, path):
+        spec = next(spec_iter)
+        return graph.placeholder(spec.shape, spec.dtype, name=path.lstrip("_") or "input")
+
+    with core.scope(graph):
+        traced_args = [signature.rebuild(a, make_leaf, n) for a, n in zip(args, arg_names)]
+        traced_kwargs = signature.rebuild(kwargs, make_leaf, "") if kwargs else {}
+        result = fn(*traced_args, **traced_kwargs)
+        outputs = []
+        template = _flatten_output(result, graph, outputs)
+    graph.outputs = outputs
+    return ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)

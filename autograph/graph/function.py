@@ -1,0 +1,283 @@
+"""`ag.function`: trace a Python function into graphs, one per call signature.
+
+    @ag.function
+    def model(x, w):
+        return np.tanh(x @ w)
+
+    model(x, w)          # traces (runs the Python code once on Tensors),
+                         # optimises, compiles; then runs the compiled graph
+    model(x2, w)         # same shapes/dtypes: runs the cached graph only
+
+Calls return numpy values in the function's own return structure; a 0-d
+result is what eager numpy gives (a numpy scalar from a reduction, a 0-d
+array where numpy keeps one).  Python values returned unchanged stay Python
+values.  See signature.py for the cache-key rules.
+"""
+
+import collections
+import inspect
+import time
+import warnings
+
+import numpy as np
+
+from autograph import errors
+from autograph.graph import signature
+from autograph.graph.concrete import trace
+from autograph.graph.tensor import TensorSpec
+
+_ARRAY = signature.ARRAY
+RETRACE_LIMIT = 5  # retraces ...
+RETRACE_WINDOW = 10.0  # ... within this many seconds trigger one warning
+
+_run_eagerly = False
+
+
+def run_functions_eagerly(run_eagerly):
+    """Debug switch: every ag.function calls its Python function directly on
+    numpy values (no tracing, so breakpoints and prints work as written)."""
+    global _run_eagerly
+    _run_eagerly = bool(run_eagerly)
+
+
+def functions_run_eagerly():
+    return _run_eagerly
+
+
+class Function:
+    """A Python function plus its cache of traced ConcreteFunctions."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True,
+                 reduce_retracing=False):
+        if not callable(python_function):
+            raise TypeError(f"ag.function needs a callable, got {python_function!r}")
+        self.python_function = python_function
+        self.input_signature = None if input_signature is None else list(input_signature)
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._traced_function = None
+        self._cache = {}
+        self._by_structure = collections.defaultdict(list)
+        self._concrete = []
+        self._retraces = collections.deque(maxlen=RETRACE_LIMIT + 1)
+        self._warned = False
+        self.__doc__ = getattr(python_function, "__doc__", None)
+        self.__wrapped__ = python_function
+        if self.input_signature is not None:
+            for spec in self.input_signature:
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError(f"input_signature must hold ag.TensorSpec, got {spec!r}")
+
+    @property
+    def __name__(self):
+        return getattr(self.python_function, "__name__", type(self.python_function).__name__)
+
+    def __repr__(self):
+        return f"<ag.function {self.__name__}>"
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return BoundFunction(self, instance)
+
+    # --- calling ---------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if _run_eagerly:
+            return self.python_function(*args, **kwargs)
+        if not kwargs:  # fast path: only arrays, positionally
+            parts = []
+            for a in args:
+                if type(a) is not np.ndarray:
+                    break
+                parts.append((_ARRAY, a.shape, a.dtype))
+            else:
+                concrete = self._cache.get((tuple(parts), None))
+                if concrete is not None:
+                    return concrete._build(concrete._fn(*args))
+        if self.input_signature is not None:
+            args = self._coerce(args)
+        leaves, keep = [], []
+        key = signature.call_key(args, kwargs, leaves, keep)
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+        return concrete.call_flat(leaves)
+
+    def _coerce(self, args):
+        """Python values for TensorSpec arguments become arrays of its dtype."""
+        if len(args) != len(self.input_signature):
+            raise TypeError(f"{self.__name__}() takes {len(self.input_signature)} arguments "
+                            f"(its input_signature), got {len(args)}")
+        if all(type(a) is np.ndarray for a in args):
+            return args
+        return tuple(a if isinstance(a, (np.ndarray, np.generic)) else np.asarray(a, spec.dtype)
+                     for a, spec in zip(args, self.input_signature))
+
+    def _concrete_for(self, args, kwargs, key, leaves, keep):
+        if self.input_signature is not None:
+            concrete = self._signature_function()
+            concrete.check_call(key)
+            self._cache[key] = concrete
+            return concrete
+        structure = signature.structure_of(key)
+        candidates = self._by_structure[structure]
+        for concrete in reversed(candidates):
+            if concrete.accepts(key):
+                self._cache[key] = concrete
+                return concrete
+        specs = None
+        if self._reduce_retracing and candidates:
+            specs = _relaxed(candidates[-1].leaf_specs, leaves)
+        concrete = self._trace(args, kwargs, key, keep, specs)
+        candidates.append(concrete)
+        self._cache[key] = concrete
+        return concrete
+
+    def _signature_function(self):
+        if not self._concrete:
+            self._trace(tuple(self.input_signature), {}, None, [], None)
+        return self._concrete[0]
+
+    def _trace(self, args, kwargs, key, keep, specs):
+        concrete = trace(self._python_for_tracing(), args, kwargs, name=self.__name__,
+                         arg_names=self._arg_names(len(args)), leaf_specs=specs, keep=keep)
+        self._concrete.append(concrete)
+        if key is not None:
+            self._note_retrace(key)
+        return concrete
+
+    def _python_for_tracing(self):
+        if self._traced_function is None:
+            fn = self.python_function
+            if self._autograph:
+                fn = _convert(fn)
+            self._traced_function = fn
+        return self._traced_function
+
+    def _arg_names(self, count):
+        try:
+            params = list(inspect.signature(self.python_function).parameters.values())
+        except (TypeError, ValueError):
+            params = []
+        names = []
+        for i in range(count):
+            if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY,
+                                                      params[i].POSITIONAL_OR_KEYWORD):
+                names.append(params[i].name)
+            else:
+                names.append(f"args_{i}")
+        return names
+
+    # --- retracing warning -------------------------------------------------------
+
+    def _note_retrace(self, key):
+        now = time.perf_counter()
+        self._retraces.append((now, key))
+        if self._warned or len(self._retraces) <= RETRACE_LIMIT:
+            return
+        first = self._retraces[0][0]
+        if now - first > RETRACE_WINDOW:
+            return
+        self._warned = True
+        name, hint = self._changing_argument([k for _, k in self._retraces])
+        warnings.warn(errors.retracing_message(self.__name__, len(self._retraces) - 1,
+                                               now - first, name, hint),
+                      errors.RetracingWarning, stacklevel=4)
+
+    def _changing_argument(self, keys):
+        positional = max(len(k[0]) for k in keys)
+        names = self._arg_names(positional)
+        best = None
+        for i in range(positional):
+            values = [k[0][i] if i < len(k[0]) else None for k in keys]
+            distinct = len(set(map(repr, values)))
+            if best is None or distinct > best[0]:
+                best = (distinct, names[i], values)
+        for k in keys:
+            for kw_name, kw_key in (k[1][1] if k[1] else ()):
+                values = [dict(kk[1][1]).get(kw_name) if kk[1] else None for kk in keys]
+                distinct = len(set(map(repr, values)))
+                if best is None or distinct > best[0]:
+                    best = (distinct, kw_name, values)
+        if best is None:
+            return "?", "unknown"
+        recent = ", ".join(signature.describe(v) for v in best[2][-3:])
+        return best[1], f"last values: {recent}"
+
+    # --- introspection -------------------------------------------------------------
+
+    def get_concrete_function(self, *args, **kwargs):
+        """The ConcreteFunction for these arguments (arrays or TensorSpecs),
+        tracing it if needed."""
+        if self.input_signature is not None and not args and not kwargs:
+            return self._signature_function()
+        leaves, keep = [], []
+        key = signature.call_key(args, kwargs, leaves, keep)
+        concrete = self._cache.get(key)
+        if concrete is None:
+            concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+        return concrete
+
+    def pretty_printed_concrete_signatures(self):
+        return "\n\n".join(c.pretty_signature() for c in self._concrete)
+
+    def experimental_get_tracing_count(self):
+        return len(self._concrete)
+
+    @property
+    def concrete_functions(self):
+        return list(self._concrete)
+
+
+class BoundFunction:
+    """A Function accessed on an instance: the instance is the first argument
+    (keyed by identity)."""
+
+    def __init__(self, function, instance):
+        self._function = function
+        self._instance = instance
+
+    def __call__(self, *args, **kwargs):
+        return self._function(self._instance, *args, **kwargs)
+
+    def get_concrete_function(self, *args, **kwargs):
+        concrete = self._function.get_concrete_function(self._instance, *args, **kwargs)
+        return concrete.bind(self._instance)
+
+    @property
+    def python_function(self):
+        return self._function.python_function.__get__(self._instance)
+
+    def __getattr__(self, name):
+        return getattr(self._function, name)
+
+
+def _relaxed(old_specs, leaves):
+    specs = []
+    for old, leaf in zip(old_specs, leaves):
+        shape = np.shape(leaf) if not isinstance(leaf, TensorSpec) else leaf.shape
+        if len(shape) != len(old.shape):
+            specs.append(TensorSpec(shape, old.dtype))
+        else:
+            specs.append(TensorSpec([a if a == b else None for a, b in zip(old.shape, shape)],
+                                    old.dtype))
+    return specs
+
+
+def _convert(fn):
+    try:
+        from autograph import api
+    except ImportError:  # the transpiler is not in this tree yet: trace as written
+        return fn
+    return api.to_graph(fn)
+
+
+def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False):
+    """Makes `fn` run as compiled graphs; usable bare (`@ag.function`) or with
+    arguments (`@ag.function(input_signature=[...])`)."""
+    def decorate(f):
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=reduce_retracing)
+    return decorate if fn is None else decorate(fn)
+

@@ -1,0 +1,276 @@
+"""Control flow with sub-graphs: `cond` and `while_loop`.
+
+Branches and loop bodies are traced into sub-graphs of the current graph;
+outer tensors they use are captured (they become arguments of the node).
+Compiled code runs them inline: `cond` as an if/else, `while_loop` as a real
+Python `while` loop whose loop variables are the node's output names.
+"""
+
+import numpy as np
+
+from autograph import errors
+from autograph.graph import compiler, core
+from autograph.graph.ops import base
+from autograph.graph.tensor import Tensor
+
+_NUMBERS = (bool, int, float, complex)
+
+
+def _error(detail):
+    return errors.GraphError(detail + f" (at {core.user_location()})")
+
+
+def _describe(value):
+    if isinstance(value, Tensor):
+        return f"{value.dtype.name}{list(value.shape)}".replace("None", "?")
+    return f"Python {type(value).__name__} {value!r}"
+
+
+def _to_graph(graph, value):
+    """A branch/body output as a tensor of `graph`; Python numbers stay."""
+    if isinstance(value, Tensor):
+        return base.resolve(graph, value)
+    if isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "_as_graph_tensor"):
+        return base.resolve(graph, value)
+    return value
+
+
+def _const_like(graph, value, dtype):
+    if not np.can_cast(np.result_type(dtype, value), dtype, "same_kind") or \
+            np.result_type(dtype, value) != dtype:
+        return None
+    return graph.constant(np.asarray(value, dtype=dtype))
+
+
+def _trace(parent, fn, args, name):
+    sub = core.Graph(name, parent)
+    with core.scope(sub):
+        placeholders = [arg(sub) for arg in args]
+        result = fn(*placeholders)
+        if not isinstance(result, (tuple, list)):
+            raise _error(f"{name}: the function must return a tuple, got {_describe(result)}")
+        result = [_to_graph(sub, v) for v in result]
+    return sub, placeholders, result
+
+
+def _merge_shapes(a, b, what):
+    if len(a.shape) != len(b.shape):
+        raise _error(f"{what}: ranks differ, {_describe(a)} vs {_describe(b)}")
+    return tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
+
+
+# --- cond ------------------------------------------------------------------------
+
+
+def _reconcile(i, t_graph, t, f_graph, f):
+    """Outputs #i of both branches as tensors of one dtype, or a shared Python value."""
+    t_tensor, f_tensor = isinstance(t, Tensor), isinstance(f, Tensor)
+    if not t_tensor and not f_tensor:
+        if isinstance(t, _NUMBERS) and isinstance(f, _NUMBERS):
+            dtype = np.result_type(t, f) if type(t) is not type(f) else np.asarray(t).dtype
+            return t_graph.constant(np.asarray(t, dtype)), f_graph.constant(np.asarray(f, dtype))
+        if t is f or (type(t) is type(f) and t == f):
+            return t, f
+    elif not t_tensor and isinstance(t, _NUMBERS):
+        t = _first_not_none(_const_like(t_graph, t, f.dtype), t)
+    elif not f_tensor and isinstance(f, _NUMBERS):
+        f = _first_not_none(_const_like(f_graph, f, t.dtype), f)
+    if not (isinstance(t, Tensor) and isinstance(f, Tensor)) or t.dtype != f.dtype:
+        raise _error(f"cond: output #{i} differs between branches: true branch gives "
+                     f"{_describe(t)}, false branch gives {_describe(f)}")
+    return t, f
+
+
+def _first_not_none(a, b):
+    return b if a is None else a
+
+
+def _cond_rule(*args, explicit_args):
+    raise base.RuleError("cond nodes are built by control.cond")
+
+
+def _emit_cond(node, outs, args, ctx):
+    lines = [f"if {args[0]}:"]
+    captured = iter(args[node.attrs["explicit_args"]:])
+    for i, sub in enumerate(node.subgraphs):
+        for _, inner in sub.captured:
+            ctx.names[id(inner)] = next(captured)
+        body = ctx.emit_graph(sub)
+        if outs:
+            body.append(f"{', '.join(outs)} = {', '.join(ctx.arg(t) for t in sub.outputs)}")
+        if i == 1:
+            lines.append("else:")
+        lines.extend(compiler.indent(body or ["pass"]))
+    return lines
+
+
+COND = core.register("cond", None, _cond_rule, emit=_emit_cond, foldable=False,
+                     aliasing=True)
+
+
+def cond(pred, true_fn, false_fn):
+    """Stages `true_fn() if pred else false_fn()`; returns a tuple of Tensors.
+
+    Each branch takes no arguments and returns a tuple; it is traced into a
+    sub-graph, so its ops (prints, asserts, variable writes included) run
+    only when the branch is taken.  Output #i must have the same dtype in
+    both branches (a Python number adopts the other side's dtype when numpy
+    would keep it); its shape is per-dim the same or None.
+    """
+    if not isinstance(pred, Tensor):
+        return tuple(true_fn() if pred else false_fn())
+    graph = base.graph_for((pred,))
+    pred = base.resolve(graph, pred)
+    if pred.size is not None and pred.size != 1:
+        raise _error(f"cond: the condition has shape {pred.shape}; it needs a single value "
+                     "(use np.all(...) or np.any(...))")
+    t_graph, _, t_out = _trace(graph, true_fn, (), "cond_true")
+    f_graph, _, f_out = _trace(graph, false_fn, (), "cond_false")
+    if len(t_out) != len(f_out):
+        raise _error(f"cond: the true branch returns {len(t_out)} values, the false branch "
+                     f"{len(f_out)}")
+    outputs, passthrough = [], {}
+    for i, (t, f) in enumerate(zip(t_out, f_out)):
+        t, f = _reconcile(i, t_graph, t, f_graph, f)
+        if isinstance(t, Tensor):
+            outputs.append((t, f))
+        else:
+            passthrough[i] = t
+    t_graph.outputs = [t for t, _ in outputs]
+    f_graph.outputs = [f for _, f in outputs]
+    avals = [(_merge_shapes(t, f, f"cond output #{i}"), t.dtype) for i, (t, f) in
+             enumerate(outputs)]
+    args = (pred, *[o for o, _ in t_graph.captured], *[o for o, _ in f_graph.captured])
+    node = graph.add_node(COND, args, {"explicit_args": 1}, avals,
+                          subgraphs=(t_graph, f_graph),
+                          stateful=t_graph.is_stateful() or f_graph.is_stateful())
+    results = iter(_retype(node.outputs, [t for t, _ in outputs]))
+    return tuple(passthrough[i] if i in passthrough else next(results)
+                 for i in range(len(t_out)))
+
+
+def _retype(outputs, likes):
+    """Outputs keep the kind of tensor they stand for (TensorList stays a list)."""
+    return [like._like(out) for out, like in zip(outputs, likes)]
+
+
+# --- while_loop ------------------------------------------------------------------
+
+
+def _emit_while(node, outs, args, ctx):
+    n_vars = len(outs)
+    targets = ", ".join(outs) + ("," if n_vars == 1 else "")
+    lines = [f"{targets} = {', '.join(args[:n_vars])}" + ("," if n_vars == 1 else "")]
+    max_iterations = args[n_vars]
+    counter = ctx.fresh("n") if max_iterations != "None" else None
+    if counter:
+        lines.append(f"{counter} = 0")
+    captured = iter(args[node.attrs["explicit_args"]:])
+    loop = []
+    for i, sub in enumerate(node.subgraphs):
+        for tensor, name in zip(sub.inputs, outs):
+            ctx.names[id(tensor)] = name
+        for _, inner in sub.captured:
+            ctx.names[id(inner)] = next(captured)
+        if i == 0:
+            if counter:
+                loop += [f"if {counter} >= {max_iterations}:", "    break",
+                         f"{counter} += 1"]
+            loop += ctx.emit_graph(sub)
+            loop += [f"if not {ctx.arg(sub.outputs[0])}:", "    break"]
+        else:
+            loop += ctx.emit_graph(sub)
+            loop.append(f"{targets} = {', '.join(ctx.arg(t) for t in sub.outputs)}"
+                        + ("," if n_vars == 1 else ""))
+    lines.append("while True:")
+    lines.extend(compiler.indent(loop))
+    return lines
+
+
+WHILE = core.register("while_loop", None, _cond_rule, emit=_emit_while, foldable=False,
+                      aliasing=True)
+
+
+def _loop_var(graph, value):
+    if isinstance(value, Tensor):
+        return base.resolve(graph, value)
+    if isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "_as_graph_tensor"):
+        return base.resolve(graph, value)
+    if isinstance(value, _NUMBERS):
+        return graph.constant(np.asarray(value))
+    raise _error(f"while_loop: loop variable {value!r} is not a tensor, numpy value or "
+                 "Python number")
+
+
+def _placeholder_maker(init, shape):
+    def make(sub):
+        return init._like(sub.placeholder(shape, init.dtype, name=f"loop_{init.name}"),
+                          relax=True)
+    return make
+
+
+def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invariants=None):
+    """Stages `while cond_fn(*vs): vs = body_fn(*vs)`; returns the final vars.
+
+    The body is traced once into a sub-graph.  Python numbers among the loop
+    vars become tensors (int -> int64, float -> float64, bool -> bool).  A
+    var's dtype may not change; its shape may only change within its
+    `shape_invariants` entry (None dims, or None for "any shape of that rank").
+    """
+    graph = base.graph_for(loop_vars)
+    init = [_loop_var(graph, v) for v in loop_vars]
+    shapes = []
+    for i, var in enumerate(init):
+        invariant = shape_invariants[i] if shape_invariants else None
+        if invariant is None:
+            shapes.append(var.shape)
+            continue
+        invariant = tuple(invariant)
+        if len(invariant) != len(var.shape) or any(
+                s is not None and d is not None and s != d for s, d in zip(invariant, var.shape)):
+            raise _error(f"while_loop: loop var #{i} has shape {var.shape}, which its shape "
+                         f"invariant {invariant} does not allow")
+        shapes.append(invariant)
+    makers = [_placeholder_maker(v, s) for v, s in zip(init, shapes)]
+    c_graph, _, c_out = _trace(graph, lambda *vs: (cond_fn(*vs),), makers, "while_cond")
+    pred = c_out[0]
+    if not isinstance(pred, Tensor):
+        pred = c_graph.constant(np.asarray(bool(pred)))
+    elif pred.size is not None and pred.size != 1:
+        raise _error(f"while_loop: the condition has shape {pred.shape}; it needs a single "
+                     "value (use np.all(...) or np.any(...))")
+    c_graph.outputs = [pred]
+    b_graph, placeholders, b_out = _trace(graph, lambda *vs: tuple(body_fn(*vs)), makers,
+                                          "while_body")
+    if len(b_out) != len(init):
+        raise _error(f"while_loop: the body returns {len(b_out)} values for {len(init)} "
+                     "loop vars")
+    outputs = []
+    for i, (var, ph, out) in enumerate(zip(init, placeholders, b_out)):
+        if not isinstance(out, Tensor):
+            out = _const_like(b_graph, out, var.dtype) if isinstance(out, _NUMBERS) else None
+            if out is None:
+                raise _error(f"while_loop: loop var #{i} is {_describe(var)} before the "
+                             f"loop but the body makes it {_describe(b_out[i])}")
+        if out.dtype != var.dtype:
+            raise _error(f"while_loop: loop var #{i} is {_describe(var)} before the loop "
+                         f"but {_describe(out)} after an iteration; keep its dtype (cast "
+                         "with .astype)")
+        if len(out.shape) != len(ph.shape) or any(
+                p is not None and p != o for p, o in zip(ph.shape, out.shape)):
+            raise _error(f"while_loop: loop var #{i} has shape {ph.shape} before an "
+                         f"iteration and {out.shape} after; pass shape_invariants with "
+                         "None for the dims that change")
+        ph._check_loop_output(out, i)
+        outputs.append(out)
+    b_graph.outputs = outputs
+    if maximum_iterations is not None:
+        maximum_iterations = base.resolve(graph, maximum_iterations)
+    args = (*init, maximum_iterations,
+            *[o for o, _ in c_graph.captured], *[o for o, _ in b_graph.captured])
+    avals = [(ph.shape, ph.dtype) for ph in placeholders]
+    node = graph.add_node(WHILE, args, {"explicit_args": len(init) + 1}, avals,
+                          subgraphs=(c_graph, b_graph),
+                          stateful=c_graph.is_stateful() or b_graph.is_stateful())
+    return tuple(ph._like(out, result=b) for ph, out, b in zip(placeholders, node.outputs,
+                                                               outputs))

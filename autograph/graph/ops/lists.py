@@ -1,0 +1,186 @@
+"""A functional tensor list, for `lst.append(x)` in staged loops.
+
+A `TensorList` is a graph value (dtype object, shape ()) that knows its
+element dtype and shape (None until the first append).  Ops never mutate:
+`list_append(lst, x)` returns a new list.  At run time a list is a persistent
+linked list -- None when empty, else `(rest, last_value, length)` -- so
+append and pop are O(1) and old versions stay valid; `list_stack` walks it
+once.  A TensorList can be a while_loop variable.
+"""
+
+import numpy as np
+
+from autograph import errors
+from autograph.graph import core
+from autograph.graph.ops import base
+from autograph.graph.tensor import Tensor
+
+OBJECT = np.dtype(object)
+
+
+class TensorList(Tensor):
+    __slots__ = ("element_dtype", "element_shape")
+
+    def __repr__(self):
+        dtype = self.element_dtype.name if self.element_dtype is not None else "?"
+        shape = self.element_shape if self.element_shape is not None else "?"
+        return f"<TensorList '{self.name}' element dtype={dtype} shape={shape}>"
+
+    def _like(self, tensor, relax=False, result=None):
+        dtype, shape = self.element_dtype, self.element_shape
+        if result is not None:
+            dtype = dtype if dtype is not None else result.element_dtype
+            shape = _merge_element_shapes(shape, result.element_shape)
+        return wrap(tensor, dtype, shape)
+
+    def _check_loop_output(self, out, index):
+        if not isinstance(out, TensorList):
+            raise errors.GraphError(f"while_loop: loop var #{index} is a tensor list before "
+                                    f"an iteration and {out!r} after")
+        if None not in (self.element_dtype, out.element_dtype) and \
+                self.element_dtype != out.element_dtype:
+            raise errors.GraphError(
+                f"while_loop: tensor list #{index} holds {self.element_dtype} before an "
+                f"iteration and {out.element_dtype} after")
+
+
+def _merge_element_shapes(a, b):
+    if a is None or b is None:
+        return a if b is None else b
+    if len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def wrap(tensor, element_dtype, element_shape):
+    """Replaces `tensor` (an output of its node) by a TensorList."""
+    lst = TensorList(tensor.graph, tensor.node, tensor.index, (), OBJECT, tensor.name)
+    lst.element_dtype = None if element_dtype is None else np.dtype(element_dtype)
+    lst.element_shape = None if element_shape is None else tuple(element_shape)
+    outputs = list(tensor.node.outputs)
+    outputs[tensor.index] = lst
+    tensor.node.outputs = tuple(outputs)
+    inputs = tensor.graph.inputs
+    for i, t in enumerate(inputs):
+        if t is tensor:
+            inputs[i] = lst
+    return lst
+
+
+def _list_rule(*args, **attrs):
+    return [((), OBJECT)]
+
+
+def _new_kernel():
+    return None
+
+
+def _append_kernel(lst, value):
+    return (lst, value, 1 if lst is None else lst[2] + 1)
+
+
+def _pop_kernel(lst):
+    if lst is None:
+        raise IndexError("pop from empty list")
+    return lst[0], lst[1]
+
+
+def _pop_rule(lst):
+    return [((), OBJECT), (lst.element_shape, lst.element_dtype)]
+
+
+def _stack_kernel(lst, dtype, shape):
+    items = []
+    while lst is not None:
+        items.append(lst[1])
+        lst = lst[0]
+    if not items:
+        if shape is None or None in shape:
+            raise ValueError("cannot stack an empty tensor list whose element shape is unknown")
+        return np.zeros((0,) + shape, dtype)
+    items.reverse()
+    return np.stack(items).astype(dtype, copy=False)
+
+
+def _stack_rule(lst, dtype, shape):
+    return [((None,) + tuple(lst.element_shape), lst.element_dtype)]
+
+
+def _length_kernel(lst):
+    return np.intp(0 if lst is None else lst[2])
+
+
+LIST_NEW = core.register("list_new", _new_kernel, _list_rule, foldable=False)
+LIST_APPEND = core.register("list_append", _append_kernel, _list_rule, foldable=False)
+LIST_POP = core.register("list_pop", _pop_kernel, _pop_rule, foldable=False)
+LIST_STACK = core.register("list_stack", _stack_kernel, _stack_rule)
+LIST_LENGTH = core.register("list_length", _length_kernel,
+                            lambda lst: [((), np.dtype(np.intp))], foldable=False)
+
+
+def _check_list(lst, op):
+    if not isinstance(lst, TensorList):
+        raise errors.GraphError(errors.graph_op_message(
+            op, f"expected a TensorList, got {lst!r}", core.user_location()))
+
+
+def list_new(element_dtype=None, element_shape=None):
+    """An empty TensorList of the current graph."""
+    graph = base.graph_for(())
+    out = graph.add_node(LIST_NEW, (), {}, [((), OBJECT)]).outputs[0]
+    return wrap(out, element_dtype, element_shape)
+
+
+def list_append(lst, value):
+    """A new TensorList: `lst` plus `value` at the end."""
+    _check_list(lst, "list_append")
+    graph = base.graph_for((lst,))
+    if isinstance(value, (bool, int, float, complex)) and lst.element_dtype is not None:
+        value = graph.constant(np.asarray(value, lst.element_dtype))
+    value = base.as_tensor(value, graph)
+    if lst.element_dtype is not None and value.dtype != lst.element_dtype:
+        raise errors.GraphError(errors.graph_op_message(
+            "list_append", f"the list holds {lst.element_dtype}, the value is {value.dtype}; "
+            "cast it with .astype", core.user_location()))
+    if lst.element_shape is not None and len(lst.element_shape) != len(value.shape):
+        raise errors.GraphError(errors.graph_op_message(
+            "list_append", f"the list holds items of shape {lst.element_shape}, the value "
+            f"has shape {value.shape}", core.user_location()))
+    out = base.record1(LIST_APPEND, (lst, value))
+    return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.shape))
+
+
+def list_pop(lst):
+    """(the list without its last item, that item); IndexError when empty."""
+    _check_list(lst, "list_pop")
+    if lst.element_dtype is None or lst.element_shape is None:
+        raise errors.GraphError(errors.graph_op_message(
+            "list_pop", "the list's element dtype/shape is unknown; create it with "
+            "list_new(element_dtype, element_shape) (ag.set_element_type)", core.user_location()))
+    rest, value = base.record(LIST_POP, (lst,))
+    return wrap(rest, lst.element_dtype, lst.element_shape), value
+
+
+def list_stack(lst):
+    """The items stacked into one tensor of shape (length, *element_shape)."""
+    _check_list(lst, "list_stack")
+    if lst.element_dtype is None or lst.element_shape is None:
+        raise errors.GraphError(errors.graph_op_message(
+            "list_stack", "the list's element dtype/shape is unknown (nothing was appended); "
+            "create it with list_new(element_dtype, element_shape)", core.user_location()))
+    return base.record1(LIST_STACK, (lst,), {"dtype": lst.element_dtype,
+                                             "shape": lst.element_shape})
+
+
+def list_length(lst):
+    """The number of items, as an intp scalar tensor."""
+    _check_list(lst, "list_length")
+    return base.record1(LIST_LENGTH, (lst,))
+
+
+def list_from(items, element_dtype=None, element_shape=None):
+    """A TensorList holding `items` (a Python list of tensors/values)."""
+    lst = list_new(element_dtype, element_shape)
+    for item in items:
+        lst = list_append(lst, item)
+    return lst

@@ -1,0 +1,127 @@
+"""Stateful ops: print, assert, variable read and assign.
+
+These run on every call of the graph, in program order, and the optimiser
+never folds, merges or removes them.
+"""
+
+import numpy as np
+
+from autograph import errors
+from autograph.graph import core
+from autograph.graph.ops import base
+from autograph.graph.tensor import Tensor
+
+
+def _no_outputs(*args, **attrs):
+    return []
+
+
+# --- print -----------------------------------------------------------------------
+
+
+def _print_kernel(*values, sep=" ", end="\n", file=None):
+    print(*values, sep=sep, end=end, file=file)
+
+
+def _emit_print(node, outs, args, ctx):
+    options = [f"{k}={ctx.literal(v)}" for k, v in node.attrs.items()]
+    return [f"print({', '.join(args + options)})"]
+
+
+PRINT = core.register("print", _print_kernel, _no_outputs, stateful=True, emit=_emit_print)
+
+
+def print_op(*values, sep=" ", end="\n", file=None):
+    """Records a print that runs on every call: tensors print as the numpy
+    values they hold (exactly `print(value)`), other values as they are."""
+    attrs = {}
+    if sep != " ":
+        attrs["sep"] = sep
+    if end != "\n":
+        attrs["end"] = end
+    if file is not None:
+        attrs["file"] = file
+    graph = base.graph_for(values)
+    base.record(PRINT, values, attrs, graph=graph)
+
+
+# --- assert ----------------------------------------------------------------------
+
+
+def _assert_kernel(pred, message=None):
+    if not pred:
+        raise AssertionError() if message is None else AssertionError(message)
+
+
+def _emit_assert(node, outs, args, ctx):
+    message = args[1] if len(args) > 1 else "None"
+    error = "AssertionError()" if message == "None" else f"AssertionError({message})"
+    return [f"if not {args[0]}:", f"    raise {error}"]
+
+
+ASSERT = core.register("assert", _assert_kernel, _no_outputs, stateful=True, emit=_emit_assert)
+
+
+def assert_op(pred, message=None):
+    """Records a check that raises AssertionError(message) when `pred` is
+    false at run time.  A Python `pred` is checked now, like Python's assert."""
+    if not isinstance(pred, Tensor):
+        _assert_kernel(pred, message)
+        return
+    if pred.size is not None and pred.size > 1:
+        raise errors.GraphError(errors.graph_op_message(
+            "assert", f"the condition has shape {pred.shape}; it needs a single value "
+            "(use np.all(...) or np.any(...))", core.user_location()))
+    args = (pred,) if message is None else (pred, message)
+    base.record(ASSERT, args)
+
+
+# --- variables ---------------------------------------------------------------
+
+
+def _read_rule(variable):
+    return [(variable.shape, variable.dtype)]
+
+
+def _read_kernel(variable):
+    return variable._value
+
+
+def _emit_read(node, outs, args, ctx):
+    return [f"{outs[0]} = {ctx.bind_global(node.attrs['variable'], 'var')}._value"]
+
+
+def _emit_assign(node, outs, args, ctx):
+    return [f"{ctx.bind_global(node.attrs['variable'], 'var')}._store({args[0]})"]
+
+
+def _assign_kernel(value, variable):
+    variable._store(value)
+
+
+def _assign_rule(value, variable):
+    shape = base.shape_of(value)
+    dtype = value.dtype if isinstance(value, Tensor) else np.asarray(value).dtype
+    if len(shape) != len(variable.shape) or any(
+            d is not None and d != v for d, v in zip(shape, variable.shape)):
+        raise base.RuleError(f"cannot assign a value of shape {tuple(shape)} to variable "
+                             f"'{variable.name}' of shape {variable.shape}")
+    if not np.can_cast(dtype, variable.dtype, "same_kind"):
+        raise base.RuleError(f"cannot assign a {dtype} value to variable "
+                             f"'{variable.name}' of dtype {variable.dtype}")
+    return []
+
+
+VAR_READ = core.register("variable.read", _read_kernel, _read_rule, stateful=True,
+                         emit=_emit_read, aliasing=True)
+VAR_ASSIGN = core.register("variable.assign", _assign_kernel, _assign_rule, stateful=True,
+                           emit=_emit_assign)
+
+
+def read_variable(variable):
+    return base.record(VAR_READ, (), {"variable": variable}, graph=core.current_graph(),
+                       name=f"read_{variable.name}")[0]
+
+
+def assign_variable(variable, value):
+    base.record(VAR_ASSIGN, (value,), {"variable": variable}, graph=core.current_graph())

@@ -1,0 +1,163 @@
+"""Graph optimisations: constant folding, common-subexpression elimination
+(one forward pass) and dead-code elimination (one backward pass).
+
+Both passes are linear in the number of nodes.  Stateful nodes (print,
+assert, variable reads and writes, control flow containing them) are never
+folded, merged or removed, and nothing is ever reordered, so program order
+of side effects is kept by construction.  Sub-graphs are optimised on their
+own; a captured constant is known to be constant inside the sub-graph.
+"""
+
+import numpy as np
+
+from autograph.graph import core
+from autograph.graph.tensor import Tensor
+
+FOLD_LIMIT = 1 << 16  # elements; bigger results are recomputed, not stored
+_SMALL_CONST = 64
+
+
+class Report:
+    """How much each pass did, for tests, listings and benchmarks."""
+
+    def __init__(self):
+        self.folded = self.merged = self.removed = 0
+
+    def __repr__(self):
+        return f"Report(folded={self.folded}, merged={self.merged}, removed={self.removed})"
+
+
+def freeze(value):
+    """A hashable key for a literal argument or attribute (1, 1.0, True differ)."""
+    kind = type(value)
+    if kind in (int, float, bool, str, complex, type(None)):
+        return (kind, value)
+    if kind in (tuple, list):
+        return (kind, tuple(freeze(v) for v in value))
+    if kind is slice:
+        return (slice, freeze(value.start), freeze(value.stop), freeze(value.step))
+    if kind is dict:
+        return (dict, tuple(sorted((k, freeze(v)) for k, v in value.items())))
+    if isinstance(value, np.dtype):
+        return (np.dtype, value.str)
+    if isinstance(value, Tensor):
+        return (Tensor, id(value))
+    return (object, id(value))
+
+
+def _const_key(value):
+    if isinstance(value, (np.ndarray, np.generic)) and value.size <= _SMALL_CONST:
+        return (core.CONST, type(value), value.dtype.str, value.shape, value.tobytes())
+    return None
+
+
+def optimize(graph, report=None, known=None):
+    """Optimises `graph` in place; `known` maps id(tensor) -> constant value."""
+    report = report or Report()
+    known = {} if known is None else known
+    replace, seen, kept = {}, {}, []
+    for node in graph.nodes:
+        if replace:
+            node.args = tuple(replace.get(id(a), a) if isinstance(a, Tensor) else a
+                              for a in node.args)
+        op = node.op
+        if op is core.PLACEHOLDER:
+            kept.append(node)
+            continue
+        if op is core.CONST:
+            value = node.attrs["value"]
+            key = _const_key(value)
+            if key is not None and key in seen:
+                replace[id(node.outputs[0])] = seen[key][0]
+                report.merged += 1
+                continue
+            if key is not None:
+                seen[key] = node.outputs
+            known[id(node.outputs[0])] = value
+            kept.append(node)
+            continue
+        if node.subgraphs:
+            _optimize_subgraphs(node, report, known)
+            kept.append(node)
+            continue
+        if node.stateful:
+            kept.append(node)
+            continue
+        if op.foldable and _fold(graph, node, known, replace, kept, report):
+            continue
+        key = (op, tuple(id(a) if isinstance(a, Tensor) else freeze(a) for a in node.args),
+               freeze(node.attrs) if node.attrs else None)
+        match = seen.get(key)
+        if match is not None:
+            for old, new in zip(node.outputs, match):
+                replace[id(old)] = new
+            report.merged += 1
+            continue
+        seen[key] = node.outputs
+        kept.append(node)
+    graph.outputs = [replace.get(id(t), t) if isinstance(t, Tensor) else t
+                     for t in graph.outputs]
+    graph.nodes = _eliminate_dead_code(kept, graph.outputs, report)
+    return report
+
+
+def _fold(graph, node, known, replace, kept, report):
+    values = []
+    for a in node.args:
+        if isinstance(a, Tensor):
+            if id(a) not in known:
+                return False
+            values.append(known[id(a)])
+        else:
+            values.append(a)
+    try:
+        with np.errstate(all="ignore"):
+            result = node.op.kernel(*values, **node.attrs)
+    except Exception:  # left for run time, where it raises as it would eagerly
+        return False
+    results = result if len(node.outputs) > 1 else (result,)
+    for value, tensor in zip(results, node.outputs):
+        if not isinstance(value, (np.ndarray, np.generic)) or value.size > FOLD_LIMIT:
+            return False
+        if value.dtype != tensor.dtype or len(value.shape) != len(tensor.shape):
+            return False
+    for value, tensor in zip(results, node.outputs):
+        const = core.Node(core.CONST, (), {"value": value}, location=node.location)
+        tensor.node, tensor.index = const, 0
+        const.outputs = (tensor,)
+        known[id(tensor)] = value
+        kept.append(const)
+    report.folded += 1
+    return True
+
+
+def _optimize_subgraphs(node, report, known):
+    args = iter(node.args[node.attrs["explicit_args"]:])
+    for sub in node.subgraphs:
+        inner_known = {}
+        for outer, inner in sub.captured:
+            arg = next(args)
+            if id(arg) in known:
+                inner_known[id(inner)] = known[id(arg)]
+        optimize(sub, report, inner_known)
+    node.stateful = node.op.stateful or any(_stateful(sub) for sub in node.subgraphs)
+
+
+def _stateful(graph):
+    return any(n.stateful for n in graph.nodes)
+
+
+def _eliminate_dead_code(nodes, outputs, report):
+    live = {id(t) for t in outputs if isinstance(t, Tensor)}
+    kept = []
+    for node in reversed(nodes):
+        if node.stateful or node.op is core.PLACEHOLDER or any(
+                id(o) in live for o in node.outputs):
+            kept.append(node)
+            for a in node.args:
+                if isinstance(a, Tensor):
+                    live.add(id(a))
+        else:
+            report.removed += 1
+    kept.reverse()
+    return kept

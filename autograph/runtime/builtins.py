@@ -1,0 +1,130 @@
+"""Builtins as converted code calls them: `print_`, `len_`, `range_`,
+`enumerate_`, `zip_`, and `user_locals` (what `locals()` shows).
+
+With Python arguments each calls the builtin itself, with the same arguments,
+so results and exceptions are the builtin's.  A staged argument goes to its
+backend: a staged print runs every time the graph runs; `range` with a staged
+bound is a `StagedRange`, which `for_stmt` stages as one loop (`for_range`).
+"""
+
+import builtins
+
+from autograph import errors
+from autograph.runtime import control_flow, registry
+from autograph.runtime.special_values import Undefined
+
+
+def _first_backend(values):
+    for value in values:
+        backend = registry.backend_of(value)
+        if backend is not None:
+            return backend
+    return None
+
+
+def _optional(backend, method, operation):
+    found = getattr(backend, method, None)
+    if found is None:
+        raise errors.StagingError(errors.staged_operation_message(
+            operation, backend.name, errors.where_user()))
+    return found
+
+
+def print_(*values, **kwargs):
+    """Python meaning: `print(*values, **kwargs)`."""
+    backend = _first_backend(values)
+    if backend is None:
+        return builtins.print(*values, **kwargs)
+    if kwargs.get("file") is not None:
+        raise errors.StagingError(errors.staged_print_file_message(errors.where_user()))
+    sep, end = kwargs.get("sep"), kwargs.get("end")
+    backend.print_(*values, sep=" " if sep is None else sep, end="\n" if end is None else end)
+    return None
+
+
+def len_(obj):
+    """Python meaning: `len(obj)`."""
+    backend = registry.backend_of(obj)
+    if backend is None:
+        return len(obj)
+    return _optional(backend, "len_", "len()")(obj)
+
+
+class StagedRange:
+    """`range(start, stop, step)` where a bound is a staged value of `backend`.
+
+    `for_stmt` stages a loop over it with `backend.for_range`.
+    """
+
+    __slots__ = ("start", "stop", "step", "backend")
+
+    def __init__(self, start, stop, step, backend):
+        self.start, self.stop, self.step, self.backend = start, stop, step, backend
+
+    def __repr__(self):
+        return f"StagedRange({self.start!r}, {self.stop!r}, {self.step!r})"
+
+
+class _StagedRangeOwner:
+    """Owns StagedRange values in the registry; hands each operation to the
+    backend of the range's bounds (the registry caches owners per type)."""
+
+    name = "staged range"
+
+    def owns(self, value):
+        return type(value) is StagedRange
+
+    def for_range(self, start, stop, step, body_fn, state, names, opts):
+        backend = _first_backend((start, stop, step))
+        return backend.for_range(start, stop, step, body_fn, state, names, opts)
+
+    def len_(self, staged_range):
+        backend = staged_range.backend
+        return _optional(backend, "range_len", "len(range(...))")(
+            staged_range.start, staged_range.stop, staged_range.step)
+
+
+registry.register_backend(_StagedRangeOwner())
+control_flow.register_range_type(StagedRange)
+
+
+def range_(*args):
+    """Python meaning: `range(*args)`."""
+    backend = _first_backend(args)
+    if backend is None:
+        return builtins.range(*args)
+    if len(args) == 1:
+        return StagedRange(0, args[0], 1, backend)
+    if len(args) == 2:
+        return StagedRange(args[0], args[1], 1, backend)
+    if len(args) == 3:
+        return StagedRange(*args, backend)
+    return builtins.range(*args)  # raises Python's own TypeError
+
+
+def enumerate_(*args, **kwargs):
+    """Python meaning: `enumerate(*args, **kwargs)`."""
+    backend = _first_backend(args[:1])
+    if backend is None:
+        return builtins.enumerate(*args, **kwargs)
+    return _optional(backend, "enumerate_", "enumerate()")(*args, **kwargs)
+
+
+def zip_(*iterables, **kwargs):
+    """Python meaning: `zip(*iterables, **kwargs)`."""
+    backend = _first_backend(iterables)
+    if backend is None:
+        return builtins.zip(*iterables, **kwargs)
+    return _optional(backend, "zip_", "zip()")(*iterables, **kwargs)
+
+
+_HIDDEN = frozenset({"ag__", "fscope"})
+
+
+def user_locals(local_vars, fscope):
+    """Python meaning: `locals()`; `local_vars` is the converted frame's
+    `locals()`, shown without the names the converters generated and without
+    variables that are still unbound (`Undefined`)."""
+    hidden = fscope.internal_names
+    return {name: value for name, value in local_vars.items()
+            if name not in hidden and name not in _HIDDEN and type(value) is not Undefined}

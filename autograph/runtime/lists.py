@@ -1,0 +1,59 @@
+"""List operators: `list_append`, `list_pop`, `stack`, `set_element_type`.
+
+Converted code rebinds the list (`lst = ag__.list_append(lst, x)`), so a list
+can be loop state.  For anything that is not a staged list of some backend --
+Python lists and any other object with `append`/`pop` -- the operator calls
+the object's own method, exactly as the original statement did.
+"""
+
+from autograph import errors
+from autograph.runtime.registry import backend_of
+
+
+def _list_op(backend, op, value):
+    method = getattr(backend, op, None)
+    if method is None:
+        raise errors.StagingError(errors.staged_operation_message(
+            f"{op.replace('list_', 'list.')}()", backend.name, errors.where_user()))
+    return method
+
+
+def list_append(target, item):
+    """Python meaning: `target.append(item); return target`."""
+    backend = backend_of(target)
+    if backend is None:
+        target.append(item)
+        return target
+    return _list_op(backend, "list_append", target)(target, item)
+
+
+def list_pop(target, index=None):
+    """Python meaning: `(target, target.pop() if index is None else target.pop(index))`."""
+    backend = backend_of(target)
+    if backend is None:
+        return target, (target.pop() if index is None else target.pop(index))
+    return _list_op(backend, "list_pop", target)(target, index)
+
+
+def stack(items):
+    """Python meaning: `items` (a no-op), unless it holds staged values: then
+    the owning backend stacks them into one staged value.
+
+    A staged list (of a backend that has them) is stacked by its backend.
+    """
+    backend = backend_of(items)
+    if backend is not None:
+        return backend.stack(items)
+    for item in items:
+        backend = backend_of(item)
+        if backend is not None:
+            return backend.stack(items)
+    return items
+
+
+def set_element_type(target, dtype, shape=None):
+    """Python meaning: `target` (a no-op).  A directive: a backend with staged
+    lists may use `dtype`/`shape` for its staged list `target`."""
+    backend = backend_of(target)
+    method = None if backend is None else getattr(backend, "set_element_type", None)
+    return target if method is None else method(target, dtype, shape)

@@ -1,0 +1,72 @@
+"""Logical operators: `and_`, `or_`, `not_`, `if_exp`, `compare_chain`.
+
+For a Python left operand (or condition) each one is exactly the Python
+expression it replaces: the right operand is a function, called only when
+Python would evaluate it.  A staged left operand stages a `cond` through
+`if_stmt` (which checks both sides agree), so the right operand is staged
+too and only takes effect when the graph's value says so.
+"""
+
+import operator
+
+from autograph.runtime.control_flow import if_stmt
+from autograph.runtime.registry import backend_of
+
+
+def and_(a, b_fn):
+    """Python meaning: `a and b_fn()`."""
+    if backend_of(a) is None:
+        return a and b_fn()
+    return if_stmt(a, lambda: (b_fn(),), lambda: (a,), (), ("<value of `and`>",))[0]
+
+
+def or_(a, b_fn):
+    """Python meaning: `a or b_fn()`."""
+    if backend_of(a) is None:
+        return a or b_fn()
+    return if_stmt(a, lambda: (a,), lambda: (b_fn(),), (), ("<value of `or`>",))[0]
+
+
+def not_(a):
+    """Python meaning: `not a`."""
+    backend = backend_of(a)
+    if backend is None:
+        return not a
+    logical_not = getattr(backend, "logical_not", None)
+    if logical_not is not None:
+        return logical_not(a)
+    return if_stmt(a, lambda: (False,), lambda: (True,), (), ("<value of `not`>",))[0]
+
+
+def if_exp(cond, if_true, if_false, expr_text):
+    """Python meaning: `if_true() if cond else if_false()`.
+
+    `expr_text` is the condition's source text, for messages.
+    """
+    if backend_of(cond) is None:
+        return if_true() if cond else if_false()
+    return if_stmt(cond, lambda: (if_true(),), lambda: (if_false(),), (),
+                   (f"<value of `... if {expr_text} else ...`>",))[0]
+
+
+_COMPARISONS = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def compare_chain(left, *ops_and_operands):
+    """Python meaning of `compare_chain(a, '<', lambda: b, '<=', lambda: c)`:
+    `a < b <= c` -- each operand evaluated once, left to right, stopping at
+    the first false comparison (whose value is the result).
+
+    A staged comparison result continues the chain with `and_`, so the rest
+    is staged under it.
+    """
+    compare = _COMPARISONS[ops_and_operands[0]]
+    right = ops_and_operands[1]()
+    result = compare(left, right)
+    if len(ops_and_operands) == 2:
+        return result
+    return and_(result, lambda: compare_chain(right, *ops_and_operands[2:]))

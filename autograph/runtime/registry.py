@@ -1,0 +1,121 @@
+"""The backend registry: which backend, if any, owns a value.
+
+Dispatch is a dict lookup on `type(value)`.  A type met for the first time is
+offered to every registered backend's `owns(value)`; the answer (a backend or
+None) is cached per type, so plain Python values cost one dict lookup.
+
+Backends of libraries the user has imported are registered lazily: the first
+time a type misses, `autograph.backends.<name>` is imported for each known
+library found in `sys.modules` (a missing backend module is fine).
+"""
+
+import importlib
+import sys
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What a backend implements (DESIGN.md §3).
+
+    Branch and body functions take the state as positional arguments and
+    return a tuple; `names` are the user's variable names (for messages).
+    """
+
+    name: str
+
+    def owns(self, value) -> bool:
+        """Is `value` a staged value of this backend?"""
+
+    def cond(self, pred, true_fn, false_fn, state, names) -> tuple:
+        """Stages `true_fn(*state) if pred else false_fn(*state)`."""
+
+    def while_loop(self, test_fn, body_fn, state, names, opts) -> tuple:
+        """Stages `while test_fn(*state): state = body_fn(*state)`."""
+
+    def for_range(self, start, stop, step, body_fn, state, names, opts) -> tuple:
+        """Stages `for i in range(start, stop, step): state = body_fn(i, *state)`."""
+
+    def for_each(self, iterable, body_fn, state, names, opts) -> tuple:
+        """Stages `for item in iterable: state = body_fn(item, *state)` (a staged array)."""
+
+    def print_(self, *values, sep=" ", end="\n"):
+        """Stages a print that runs every time the graph runs."""
+
+    def assert_(self, pred, message):
+        """Stages an assertion that fails when the graph runs."""
+
+    def stack(self, items):
+        """Stacks a Python list of staged values into one staged value."""
+
+
+# The library whose presence (in sys.modules) makes a backend worth importing.
+_KNOWN_BACKENDS = {
+    "autograph.graph": "autograph.backends.graph",
+    "jax": "autograph.backends.jax",
+    "tensorflow": "autograph.backends.tensorflow",
+}
+
+_backends = []
+_backend_by_type = {}   # type -> backend, or None for "not staged"
+_staged_by_type = {}    # type -> bool; the same answer, for is_staged
+
+
+def register_backend(backend):
+    """Adds `backend`; cached answers are dropped (it may own known types)."""
+    if any(b is backend for b in _backends):
+        return backend
+    _backends.append(backend)
+    _backend_by_type.clear()
+    _staged_by_type.clear()
+    return backend
+
+
+def registered_backends():
+    return tuple(_backends)
+
+
+def _import_known_backends():
+    for library, module_name in list(_KNOWN_BACKENDS.items()):
+        if library not in sys.modules:
+            continue
+        del _KNOWN_BACKENDS[library]  # one attempt per library
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name != module_name:
+                raise
+            continue
+        backend = getattr(module, "BACKEND", None)
+        if backend is not None:
+            register_backend(backend)
+
+
+def _classify(value):
+    """Finds and caches the backend owning values of `type(value)`."""
+    _import_known_backends()
+    owner = None
+    for backend in _backends:
+        if backend.owns(value):
+            owner = backend
+            break
+    cls = type(value)
+    _backend_by_type[cls] = owner
+    _staged_by_type[cls] = owner is not None
+    return owner
+
+
+def backend_of(value):
+    """The backend whose staged value `value` is, or None for Python values."""
+    try:
+        return _backend_by_type[type(value)]
+    except KeyError:
+        return _classify(value)
+
+
+def is_staged(value):
+    """Python meaning: False -- True only for a staged value of a backend."""
+    try:
+        return _staged_by_type[type(value)]
+    except KeyError:
+        return _classify(value) is not None

@@ -1,0 +1,175 @@
+"""Ops recorded from plain numpy code give what eager numpy gives: values,
+dtypes (numpy's promotion rules) and shapes (checked at trace time)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from autograph import errors
+from autograph.graph import function
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((4, 5)).astype(np.float32)
+Y = RNG.standard_normal((5, 3))
+I = np.array([3, 0, 2])
+B = RNG.standard_normal((2, 4, 5))
+
+
+def _same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+        return
+    assert type(got) is type(want), (type(got), type(want))
+    assert np.shape(got) == np.shape(want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def check(fn, *args):
+    """Staged result == eager result, and the graph's static types agree."""
+    want = fn(*args)
+    staged = function(fn, autograph=False)
+    _same(staged(*args), want)
+    outputs = staged.get_concrete_function(*args).graph.outputs
+    flat = want if isinstance(want, tuple) else (want,)
+    for tensor, value in zip(outputs, flat):
+        assert tensor.dtype == np.asarray(value).dtype
+        assert len(tensor.shape) == np.ndim(value)
+        assert all(s in (None, d) for s, d in zip(tensor.shape, np.shape(value)))
+
+
+CASES = {
+    "operators": lambda x: (x + 1, 2 - x, x * x, x / 3, x // 2, x % 2, x ** 2, -x, abs(x)),
+    "comparisons": lambda x: (x < 0, x <= 0, x > 0, x >= 0, x == 0, x != 0),
+    "python_float_is_weak": lambda x: x * 2.5,
+    "numpy_scalar_is_strong": lambda x: x * np.float64(2.5),
+    "int_promotion": lambda i: (i + 1, i / 2, i * 1.5, i.astype(np.int8) + np.int16(1)),
+    "ufuncs": lambda x: (np.exp(x), np.log(np.abs(x) + 1), np.tanh(x), np.sqrt(np.abs(x)),
+                         np.maximum(x, 0), np.minimum(x, 0.5), np.arctan2(x, 1.0),
+                         np.logaddexp(x, x), np.square(x), np.sign(x)),
+    "multi_output_ufunc": lambda x: np.divmod(x, 0.7),
+    "ufunc_methods": lambda x: (np.add.reduce(x, axis=1), np.multiply.accumulate(x, axis=0),
+                                np.subtract.outer(x[0], x[1])),
+    "reductions": lambda x: (x.sum(), np.mean(x, axis=0), np.max(x, axis=1, keepdims=True),
+                             x.min(axis=(0, 1)), np.prod(x, 0), np.argmax(x, axis=1),
+                             np.argmin(x), np.std(x, axis=0), np.var(x), np.any(x > 1),
+                             np.all(x > -5, axis=0), np.sum(x, dtype=np.float64)),
+    "int_reductions": lambda i: (np.mean(i), np.sum(i > 1), np.cumsum(i), np.cumprod(i)),
+    "matmul": lambda x, y: (x @ y.astype(np.float32), np.matmul(x, y), np.dot(x, y),
+                            x.dot(y)),
+    "matmul_vectors": lambda x, y: (x[0] @ y, x @ y[:, 0], y[:, 0] @ y[:, 0]),
+    "tensordot_einsum": lambda x, y: (np.tensordot(x, y, axes=1),
+                                      np.tensordot(x, y, axes=([1], [0])),
+                                      np.einsum("ij,jk->ik", x, y), np.einsum("ij->j", x),
+                                      np.einsum("ij,ij", x, x), np.einsum("...j,jk", x, y)),
+    "shapes": lambda b: (b.T, b.reshape(2, -1), np.reshape(b, (8, 5)), b.transpose(1, 0, 2),
+                         np.transpose(b, (2, 0, 1)), np.expand_dims(b, 1),
+                         np.squeeze(b[:, :1], axis=1), b.flatten(), np.ravel(b),
+                         np.swapaxes(b, 0, 2), np.moveaxis(b, 0, -1),
+                         np.broadcast_to(b[0, 0], (3, 5)), np.flip(b, 1)),
+    "joining": lambda x: (np.concatenate([x, x], axis=1), np.concatenate((x, X)),
+                          np.stack([x, x]), np.stack([x, x], axis=-1), np.vstack([x, x]),
+                          np.hstack([x, x])),
+    "where_clip": lambda x: (np.where(x > 0, x, 0.0), np.where(x > 0, x, np.zeros(5)),
+                             np.clip(x, -0.5, 0.5), x.clip(0, None)),
+    "like": lambda x: (np.zeros_like(x), np.ones_like(x, dtype=np.int32),
+                       np.full_like(x, 7), np.linspace(x[0, 0], x[0, 1], 5)),
+    "indexing": lambda b, i: (b[0], b[:, 1:3], b[..., ::2], b[1, 2, 3], b[:, None, 0],
+                              b[:, i], b[0, i, 1:], b[0][i][:, i], b[-1, -2:], b[b > 0],
+                              b[0, b[0, :, 0] > 0], b[np.arange(2), 0]),
+    "take_sort": lambda x, i: (np.take(x, i, axis=1), np.take(x, i), np.sort(x),
+                               np.argsort(x, axis=0), np.sort(x, axis=None)),
+    "one_hot": lambda i: (i[:, None] == np.arange(4)).astype(np.float32),
+    "ndarray_on_left": lambda x: (np.ones(5) + x, np.ones((3, 4)) @ x, Y.T @ x.T),
+    "misc": lambda x: (np.round(x, 2), np.tile(x, 2), np.repeat(x, 2, axis=0), np.triu(x),
+                       np.outer(x[0], x[1]), np.linalg.norm(x), np.linalg.norm(x, axis=1),
+                       np.isclose(x, x), np.shape(x), x.ndim),
+    "softmax": lambda x: np.exp(x - x.max(axis=1, keepdims=True)) /
+    np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True),
+}
+
+ARGS = {"int_promotion": (I,), "int_reductions": (I,), "matmul": (X, Y),
+        "matmul_vectors": (X, Y), "tensordot_einsum": (X, Y), "shapes": (B,),
+        "indexing": (B, np.array([0, 3, 1])), "take_sort": (X, np.array([4, 0])),
+        "one_hot": (I,)}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_staged_equals_eager(name):
+    check(CASES[name], *ARGS.get(name, (X,)))
+
+
+def test_zero_d_results_are_what_numpy_gives():
+    f = function(lambda x: (x.sum(), x[0, 0], np.float32(2) * x.mean()), autograph=False)
+    total, item, scaled = f(X)
+    assert type(total) is np.float32 and type(item) is np.float32
+    assert type(scaled) is type(np.float32(2) * X.mean())
+
+
+def test_shape_mismatch_is_a_trace_time_error_naming_op_shapes_and_line():
+    def f(x, y):
+        return x @ y  # the line
+
+    line = f.__code__.co_firstlineno + 1
+    text = "np.matmul: shapes (4, 5) and (3, 5)"
+    with pytest.raises(errors.GraphError, match=re.escape(text)) as e:
+        function(f, autograph=False)(X, Y.T)
+    assert f"test_ops.py:{line}" in str(e.value)
+
+
+@pytest.mark.parametrize("fn,text", [
+    (lambda x: x + np.ones(3), "cannot be broadcast"),
+    (lambda x: x.reshape(3, 3), "cannot reshape a tensor of shape (4, 5) into shape (3, 3)"),
+    (lambda x: x[7], "index 7 is out of bounds for axis 0 with size 4"),
+    (lambda x: np.concatenate([x, x.T]), "input shapes differ"),
+    (lambda x: x.sum(axis=2), "axis 2 is out of bounds"),
+    (lambda x: np.einsum("ij,jk", x, x), "operands disagree on 'j'"),
+])
+def test_bad_shapes_raise_graph_error(fn, text):
+    with pytest.raises(errors.GraphError, match=re.escape(text)):
+        function(fn, autograph=False)(X)
+
+
+def test_unsupported_numpy_function_names_it_and_the_line():
+    def f(x):
+        return np.fft.fft(x)
+
+    line = f.__code__.co_firstlineno + 1
+    with pytest.raises(errors.UnsupportedNumpyFunctionError,
+                       match=re.escape("np.fft.fft is not supported on graph tensors")) as e:
+        function(f, autograph=False)(X)
+    assert f"test_ops.py:{line}" in str(e.value)
+    assert isinstance(e.value, errors.AutoGraphError)
+
+
+def test_ufunc_out_argument_is_rejected():
+    with pytest.raises(errors.UnsupportedNumpyFunctionError, match="out="):
+        function(lambda x: np.add(x, 1, out=x), autograph=False)(X)
+
+
+def test_tensor_indices_keep_unknown_dims():
+    f = function(lambda x, i: x[i], autograph=False)
+    cf = f.get_concrete_function(B, np.array([True, False]))
+    assert cf.outputs[0].shape == (None, 4, 5)
+
+
+def test_unknown_dims_propagate():
+    from autograph.graph import TensorSpec
+    f = function(lambda x, w: np.tanh(x @ w).sum(axis=1), autograph=False)
+    cf = f.get_concrete_function(TensorSpec((None, 5), np.float32), TensorSpec((5, 3), np.float32))
+    assert cf.outputs[0].shape == (None,)
+    _same(cf(X, Y.astype(np.float32)), np.tanh(X @ Y.astype(np.float32)).sum(axis=1))
+    _same(cf(X[:2], Y.astype(np.float32)), np.tanh(X[:2] @ Y.astype(np.float32)).sum(axis=1))
+
+
+def test_numpy_array_indexed_by_tensor_explains_the_alternative():
+    def f(i):
+        return np.eye(4)[i]
+
+    line = f.__code__.co_firstlineno + 1
+    with pytest.raises(errors.TensorUsageError, match=re.escape("t[:, None] == np.arange(k)")) as e:
+        function(f, autograph=False)(I)
+    assert f"test_ops.py:{line}" in str(e.value)

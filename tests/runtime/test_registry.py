@@ -1,0 +1,81 @@
+"""The backend registry: table dispatch on type, cached `owns` scans, lazy backends."""
+
+import sys
+import types
+
+import pytest
+
+from autograph.runtime import registry
+
+from cf_fake_backend import BACKEND, Sym
+
+
+class _Owned:
+    pass
+
+
+class _CountingBackend:
+    name = "counting"
+
+    def __init__(self):
+        self.asked = 0
+
+    def owns(self, value):
+        self.asked += 1
+        return type(value) is _Owned
+
+
+def test_python_values_are_not_staged_and_owned_values_are():
+    for v in (1, 2.5, "s", None, [1], (1,), {}, True, object()):
+        assert registry.is_staged(v) is False
+        assert registry.backend_of(v) is None
+    assert registry.is_staged(Sym(1)) is True
+    assert registry.backend_of(Sym(1)) is BACKEND
+
+
+def test_owns_is_asked_once_per_type():
+    backend = registry.register_backend(_CountingBackend())
+    assert registry.backend_of(_Owned()) is backend
+    asked = backend.asked
+    for _ in range(5):
+        assert registry.is_staged(_Owned())
+        assert registry.backend_of(_Owned()) is backend
+    assert backend.asked == asked
+    assert registry.register_backend(backend) is backend  # idempotent
+    assert registry.registered_backends().count(backend) == 1
+
+
+def test_known_backend_is_imported_lazily_when_its_library_is_loaded(monkeypatch):
+    class Tracer:
+        pass
+
+    class LazyBackend:
+        name = "lazy"
+
+        def owns(self, value):
+            return type(value) is Tracer
+
+    lazy = LazyBackend()
+    backend_module = types.ModuleType("fake_ag_backend_mod")
+    backend_module.BACKEND = lazy
+    monkeypatch.setitem(sys.modules, "fake_ag_backend_mod", backend_module)
+    monkeypatch.setattr(registry, "_KNOWN_BACKENDS", {
+        "fake_ag_lib": "fake_ag_backend_mod",
+        "fake_ag_missing_lib": "autograph.backends.does_not_exist",
+    })
+    assert registry.backend_of(Tracer()) is None  # library not imported: no backend
+    monkeypatch.setitem(sys.modules, "fake_ag_lib", types.ModuleType("fake_ag_lib"))
+    monkeypatch.setitem(sys.modules, "fake_ag_missing_lib", types.ModuleType("x"))
+
+    class Fresh:  # a type never seen, so the lookup misses
+        pass
+
+    assert registry.backend_of(Fresh()) is None
+    assert registry.backend_of(Tracer()) is lazy
+    registry._backends.remove(lazy)
+    registry._backend_by_type.clear()
+    registry._staged_by_type.clear()
+
+
+def test_protocol_is_runtime_checkable():
+    assert isinstance(BACKEND, registry.Backend)
