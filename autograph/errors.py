@@ -219,3 +219,102 @@ def staged_print_file_message(location):
     return (f"print(..., file=...) at {location} got a staged value: a staged print "
             "writes to standard output when the graph runs. Drop file=, or print "
             "the value after running the graph.")
+
+
+# --- graph backend checks (autograph/backends/graph.py, _checks.py) ---------
+
+def branch_dtype_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' has a different dtype in the two branches of the "
+        f"staged `if` at {location} (true branch: {true_side}; false branch: "
+        f"{false_side}). Give it one dtype in both branches, e.g. cast one side "
+        "with .astype(...).")
+
+
+def branch_rank_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' has a different number of dimensions in the two "
+        f"branches of the staged `if` at {location} (true branch: {true_side}; "
+        f"false branch: {false_side}). Give it the same rank in both branches "
+        "(reshape one side).")
+
+
+def branch_kind_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' is a staged value in one branch of the staged `if` "
+        f"at {location} and not in the other (true branch: {true_side}; false "
+        f"branch: {false_side}). Give it a tensor (or a number) in both branches.")
+
+
+def branch_python_value_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' gets a different Python value in the two branches of "
+        f"the staged `if` at {location} (true branch: {true_side}; false branch: "
+        f"{false_side}). A staged `if` can only choose between tensors or numbers; "
+        "compute the Python value outside the if.")
+
+
+def partial_return_message(location, true_side, false_side):
+    return (
+        f"the staged `if` at {location} returns a value in only some of its "
+        f"branches (true branch: {true_side}; false branch: {false_side}). "
+        "Return a value of the same dtype in every branch, and after the if "
+        "(a function that falls off its end returns None, which is not a tensor).")
+
+
+def loop_dtype_message(name, location, loop, before, after):
+    return (
+        f"variable '{name}' changes dtype in the staged `{loop}` loop at "
+        f"{location} (before the iteration: {before}; after it: {after}). "
+        f"Give {name} the dtype before the loop that the body gives it, e.g. "
+        "with .astype(...) or np.zeros(..., dtype).")
+
+
+def loop_shape_message(name, location, loop, before, after):
+    return (
+        f"variable '{name}' changes shape in the staged `{loop}` loop at "
+        f"{location} (before the iteration: {before}; after it: {after}). "
+        "Keep its shape, or allow the change with ag.set_loop_options("
+        f"shape_invariants=[({name}, shape)]) using None for the dims that vary.")
+
+
+def loop_kind_message(name, location, loop, before, after):
+    return (
+        f"variable '{name}' changes kind in the staged `{loop}` loop at "
+        f"{location} (before the iteration: {before}; after it: {after}). "
+        f"Give {name} a value of the same kind (tensor, number or staged list) "
+        "before the loop and in the body.")
+
+
+def loop_python_value_message(name, location, loop, before, after):
+    return (
+        f"variable '{name}' holds a Python value that the staged `{loop}` loop at "
+        f"{location} changes (before the iteration: {before}; after it: {after}). "
+        "A staged loop can only carry tensors, numbers and lists built with "
+        "append; compute the Python value outside the loop.")
+
+
+def shape_invariant_message(what, location, loop):
+    return (
+        f"ag.set_loop_options(shape_invariants=...) of the staged `{loop}` loop "
+        f"at {location} names {what}, which is not an array variable of the loop. "
+        "Pass a list of (variable, shape) pairs for variables the loop changes.")
+
+
+def staged_iteration_message(what, location):
+    return (
+        f"cannot iterate over {what} at {location} in a staged loop: only tensors "
+        "with at least one dimension (over their first axis), staged ranges and "
+        "staged lists can be iterated. Iterate over range(len(...)) instead.")
+
+
+def staged_range_message(dtype, location):
+    return (
+        f"range() with a staged bound of dtype {dtype} at {location}: range needs "
+        "integers. Cast the bound with .astype(int).")
+
+
+def staged_list_pop_message(location):
+    return (
+        f"list.pop(index) on a staged list at {location}: a staged list can only "
+        "pop its last item. Call pop() without an index.")

@@ -156,10 +156,14 @@ def _locate(nodes, origin, inserted):
             if id(node) in inserted:
                 continue
             if isinstance(node, (gast.expr, gast.stmt, gast.excepthandler)):
-                node.lineno = origin.lineno
+                # One line: CPython 3.11 puts a method call (`ag__.f(...)`) on the
+                # END line of its attribute, so a multi-line span would move
+                # tracebacks off the origin's first line.
+                one_line = getattr(origin, "end_lineno", origin.lineno) == origin.lineno
+                node.lineno = node.end_lineno = origin.lineno
                 node.col_offset = origin.col_offset
-                node.end_lineno = getattr(origin, "end_lineno", origin.lineno)
-                node.end_col_offset = getattr(origin, "end_col_offset", origin.col_offset)
+                node.end_col_offset = (getattr(origin, "end_col_offset", origin.col_offset)
+                                       if one_line else origin.col_offset)
 
 
 def replace(template, origin=None, **replacements):

@@ -29,6 +29,7 @@ from autograph import converters as converters_pkg
 logger = logging.getLogger("autograph")
 
 GENERATED_NAMES = ("ag__", "fscope")
+ENTITY = "ag__entity"  # the converted def's name inside the factory
 _FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
@@ -124,7 +125,10 @@ def _factory(node, fn):
     if isinstance(node, gast.Lambda):
         body = [gast.Return(value=node)]
     else:
-        body = [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
+        # Named ENTITY inside the factory, so the user's own name (used for
+        # recursion) stays a global reference, not a closure over the factory.
+        node.name = ENTITY
+        body = [node, gast.Return(value=gast.Name(id=ENTITY, ctx=gast.Load(),
                                                   annotation=None, type_comment=None))]
     factory = gast.FunctionDef(
         name="ag__factory",
@@ -142,6 +146,15 @@ def _inner_code(module_code, name):
                    if isinstance(c, types.CodeType) and c.co_name == "ag__factory")
     return next(c for c in factory.co_consts
                 if isinstance(c, types.CodeType) and c.co_name == name)
+
+
+def _renamed(code, name, prefix, qualname):
+    """`code` (and nested code) with the factory's names replaced by the user's:
+    `name` for the entity itself, `qualname` for the `prefix` of qualnames."""
+    consts = tuple(_renamed(c, c.co_name, prefix, qualname) if isinstance(c, types.CodeType)
+                   else c for c in code.co_consts)
+    return code.replace(co_name=name, co_qualname=code.co_qualname.replace(prefix, qualname, 1),
+                        co_consts=consts)
 
 
 def transform(fn, options):
@@ -162,8 +175,9 @@ def _compile(fn, options):
     ast.fix_missing_locations(module)
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
-    code = _inner_code(module_code, fn.__code__.co_name)
-    code = code.replace(co_qualname=fn.__code__.co_qualname)
+    lambda_ = isinstance(node, gast.Lambda)
+    code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
+    code = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname)
     fscope = FunctionScope(fn.__name__, options, frozenset(ctx.namer.generated))
     converted = Converted(code, source_text, fscope)
     if verbosity() >= 1:

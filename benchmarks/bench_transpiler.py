@@ -7,7 +7,7 @@ Measures, in this one run (time.perf_counter_ns throughout):
      conversion cache (autograph.transpiler._cache and its set of converted
      code ids) and the converted_call caches cleared before every
      measurement; each function is converted COLD_REPEATS times, min and
-     median reported.  Source text stays cached by linecache, as it is after
+     median reported (garbage collection paused inside each sample).  Source text stays cached by linecache, as it is after
      the first import of a module.
   2. the same with diastatic-malt (`malt.to_graph`, its transpiler cache and
      allowlist cache cleared) when it is installed, and the ratio malt/ours;
@@ -147,13 +147,15 @@ def cold_times_ms(convert, clear, fn):
     samples = []
     for _ in range(COLD_REPEATS):
         clear()
-        gc.collect()
-        started = time.perf_counter_ns()
+        gc.disable()  # a collection landing inside one sample is noise, not conversion cost
         try:
+            started = time.perf_counter_ns()
             convert(fn)
+            samples.append((time.perf_counter_ns() - started) / 1e6)
         except Exception as e:  # noqa: BLE001
             return f"{type(e).__name__}"
-        samples.append((time.perf_counter_ns() - started) / 1e6)
+        finally:
+            gc.enable()
     return min(samples), statistics.median(samples)
 
 
@@ -290,6 +292,7 @@ def main():
     clear_autograph_caches()
     if MALT:
         clear_malt_caches()
+    cold_seconds = (time.perf_counter_ns() - started_all) / 1e9
 
     for row, (name, fn, call) in zip(rows, functions):
         row["orig_ns"] = row["ours_ns"] = row["malt_ns"] = None
@@ -382,6 +385,11 @@ def main():
           f"max {_fmt(max(ratios) if ratios else None, '.2f')}x "
           f"[target <= {TARGET_CALL_RATIO}x: "
           f"{_mark(median_ratio is not None and median_ratio <= TARGET_CALL_RATIO)}]")
+    worst = sorted((r for r in rows if r["ratio"] is not None), key=lambda r: -r["ratio"])[:5]
+    print("    highest per-call ratios: " + ", ".join(f"{r['name']} {r['ratio']:.2f}x" for r in worst))
+    slowest = sorted(ours_ok, key=lambda r: -r["ours"][1])[:5]
+    print("    slowest cold conversions: " + ", ".join(
+        f"{r['name']} ({r['lines']} lines) {r['ours'][1]:.1f} ms" for r in slowest))
     if MALT:
         malt_ratios = [r["malt_ratio"] for r in rows if r["malt_ratio"] is not None]
         print(f"  per-call malt/original,      n={len(malt_ratios)}: median "
@@ -392,7 +400,8 @@ def main():
     errors = [f"{r['name']} ({r['ours_ns']})" for r in rows if isinstance(r["ours_ns"], str)]
     if errors:
         print(f"  converted run failed for {len(errors)}: {', '.join(errors)}")
-    print(f"  total benchmark time {(time.perf_counter_ns() - started_all) / 1e9:.1f} s")
+    print(f"  total benchmark time {(time.perf_counter_ns() - started_all) / 1e9:.1f} s "
+          f"(cold conversions {cold_seconds:.1f} s)")
 
 
 if __name__ == "__main__":

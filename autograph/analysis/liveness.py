@@ -77,9 +77,11 @@ class Liveness:
 
     def _For(self, node, live_out, always):
         target = activity.expression_scope(node.target)
+        # A jump flag's test (EXTRA_TEST) is read at the head of every iteration.
+        extra = _reads(anno.getanno(node, anno.Basic.EXTRA_TEST, None))
         head = self._loop(node, live_out, always,
-                          lambda body_in: (body_in - target.bound) | target.read)
-        return head | _reads(node.iter)
+                          lambda body_in: (body_in - target.bound) | target.read | extra)
+        return head | extra | _reads(node.iter)
 
     _AsyncFor = _For
 

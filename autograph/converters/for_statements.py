@@ -107,7 +107,7 @@ class Transformer(base.Converter):
         call = templates.replace_as_expression(
             "ag__.if_stmt(loop_cond, if_true, if_false, state, names)", origin=node,
             loop_cond=loop_cond, if_true=if_true, if_false=if_false,
-            state=staging.state_tuple(state, defined), names=staging.names_tuple(state))
+            state=staging.state_tuple(state, defined, node), names=staging.names_tuple(state))
         assign = templates.replace("(state,) = call", origin=node, state=state, call=call)
         return [staging.function(if_true, state, body, state, node),
                 staging.function(if_false, state, [], state, node)] + assign
@@ -143,7 +143,7 @@ class Transformer(base.Converter):
         call = templates.replace_as_expression(
             "ag__.for_stmt(iterated, loop_body, state, names)", origin=node,
             iterated=iterated, loop_body=loop_body,
-            state=staging.state_tuple(state, defined), names=staging.names_tuple(state))
+            state=staging.state_tuple(state, defined, node), names=staging.names_tuple(state))
         call.keywords = staging.opts_keywords(node)
         if extra is not None:
             stmts += templates.replace(

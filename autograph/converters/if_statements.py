@@ -93,7 +93,7 @@ class Transformer(base.Converter):
         call = templates.replace_as_expression(
             "ag__.if_stmt(test, if_true, if_false, state, names)", origin=node,
             test=test, if_true=if_true, if_false=if_false,
-            state=staging.state_tuple(state, defined), names=staging.names_tuple(outputs))
+            state=staging.state_tuple(state, defined, node), names=staging.names_tuple(outputs))
         if outputs:
             assign = templates.replace("(outputs,) = call", origin=node,
                                        outputs=outputs, call=call)

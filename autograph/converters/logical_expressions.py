@@ -15,7 +15,7 @@ do nested class bodies.
 
 import gast
 
-from autograph import templates
+from autograph import anno, templates
 from autograph.converters import base
 from autograph.converters.conditional_expressions import can_defer
 
@@ -29,6 +29,17 @@ class Transformer(base.Converter):
 
     def visit_ClassDef(self, node):
         return node
+
+    def visit_For(self, node):
+        # the jump passes leave a `for` loop's extra test (`not break_`) in an
+        # annotation, outside the tree: convert it like any other expression
+        self.generic_visit(node)
+        extra = anno.getanno(node, anno.Basic.EXTRA_TEST, None)
+        if extra is not None:
+            anno.setanno(node, anno.Basic.EXTRA_TEST, self.visit(extra))
+        return node
+
+    visit_AsyncFor = visit_For
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)

@@ -99,14 +99,15 @@ def load(name):
     return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
-def undefined_or_name(name, defined):
+def undefined_or_name(name, defined, origin):
     if name in defined:
         return load(name)
-    return templates.replace_as_expression(f"ag__.Undefined({name!r})")
+    return templates.replace_as_expression(f"ag__.Undefined({name!r})", origin=origin)
 
 
-def state_tuple(names, defined):
-    node = gast.Tuple(elts=[undefined_or_name(n, defined) for n in names], ctx=gast.Load())
+def state_tuple(names, defined, origin):
+    node = gast.Tuple(elts=[undefined_or_name(n, defined, origin) for n in names],
+                      ctx=gast.Load())
     anno.setanno(node, anno.Basic.SKIP, True)
     return node
 

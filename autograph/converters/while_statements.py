@@ -99,7 +99,7 @@ class Transformer(base.Converter):
         call = templates.replace_as_expression(
             "ag__.while_stmt(loop_test, loop_body, state, names)", origin=node,
             loop_test=loop_test, loop_body=loop_body,
-            state=staging.state_tuple(state, defined), names=staging.names_tuple(state))
+            state=staging.state_tuple(state, defined, node), names=staging.names_tuple(state))
         call.keywords = staging.opts_keywords(node)
         if state:
             assign = templates.replace("(state,) = call", origin=node, state=state, call=call)

@@ -11,7 +11,7 @@ import functools
 
 from autograph import errors
 from autograph.runtime.registry import backend_of, is_staged
-from autograph.runtime.special_values import Undefined
+from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 
 _range_types = {}  # type of a staged range object -> fn(obj) -> (start, stop, step)
 
@@ -88,12 +88,19 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None):
     _check_defined(state, names, location, "for")
     body = _checked_body(loop_body, state, names, location, "for", with_item=True)
     if extra_test is not None:
-        body = _guarded_body(body, extra_test, names)
+        if getattr(_owner_of_bounds(iterated, backend), "folds_extra_test", False):
+            opts = dict(opts or {}, extra_test=extra_test)  # the backend tests it each iteration
+        else:
+            body = _guarded_body(body, extra_test, names)
     parts = _range_types.get(type(iterated))
     if parts is not None:
         start, stop, step = parts(iterated)
         return backend.for_range(start, stop, step, body, state, names, opts)
     return backend.for_each(iterated, body, state, names, opts)
+
+
+def _owner_of_bounds(iterated, backend):
+    return getattr(iterated, "backend", backend) if type(iterated) in _range_types else backend
 
 
 def _python_for(iterated, loop_body, state, names, extra_test):
@@ -157,12 +164,18 @@ def _describe(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _return_pending(a, b):
+    """A `return` that ran on one side only: the backend gives the other side
+    a stand-in (the do_return flag says which value is real)."""
+    return type(a) is UndefinedReturnValue or type(b) is UndefinedReturnValue
+
+
 def _check_branches(true_out, false_out, names, location):
     for name, a, b in zip(names, true_out, false_out):
         if type(a) is Undefined or type(b) is Undefined:
             raise errors.StagingError(errors.undefined_branch_message(
                 name, location, _describe(a), _describe(b)))
-        if _structure(a) != _structure(b):
+        if _structure(a) != _structure(b) and not _return_pending(a, b):
             raise errors.StagingError(errors.branch_structure_message(
                 name, location, _describe(a), _describe(b)))
 
@@ -174,15 +187,19 @@ def _check_defined(state, names, location, loop):
 
 
 def _checked_body(loop_body, initial, names, location, loop, with_item):
-    expected = [_structure(v) for v in initial]
-
-    def check(result):
-        for name, before, value, shape in zip(names, initial, result, expected):
-            if type(value) is Undefined or _structure(value) != shape:
+    # Compared with the state the body is given, taken before the body runs
+    # (which may mutate it): a backend may carry a value in its own form,
+    # e.g. an empty Python list as a staged list.
+    def run_checked(state, run):
+        expected = [_structure(v) for v in state]
+        result = run()
+        for name, before, value, shape in zip(names, state, result, expected):
+            if type(value) is Undefined or (_structure(value) != shape
+                                            and not _return_pending(before, value)):
                 raise errors.StagingError(errors.loop_structure_message(
                     name, location, loop, _describe(before), _describe(value)))
         return result
 
     if with_item:
-        return lambda item, *state: check(loop_body(item, *state))
-    return lambda *state: check(loop_body(*state))
+        return lambda item, *state: run_checked(state, lambda: loop_body(item, *state))
+    return lambda *state: run_checked(state, lambda: loop_body(*state))

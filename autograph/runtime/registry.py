@@ -11,6 +11,7 @@ library found in `sys.modules` (a missing backend module is fine).
 
 import importlib
 import sys
+import warnings
 from typing import Protocol, runtime_checkable
 
 
@@ -83,8 +84,14 @@ def _import_known_backends():
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as e:
-            if e.name != module_name:
-                raise
+            if e.name == module_name:
+                continue  # no backend for this library (yet)
+            warnings.warn(f"autograph: backend {module_name} cannot be imported: {e!r}; "
+                          f"values of {library} are treated as plain Python values")
+            continue
+        except ImportError as e:
+            warnings.warn(f"autograph: backend {module_name} cannot be imported: {e!r}; "
+                          f"values of {library} are treated as plain Python values")
             continue
         backend = getattr(module, "BACKEND", None)
         if backend is not None:

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import autograph as ag
 import test_return_harness as harness
 
 HELPERS = '''
@@ -114,13 +115,14 @@ def _make_module(tmp_path, seed, count):
     return module, count
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_random_jumps_behave_like_python(tmp_path, seed):
+@pytest.mark.parametrize("seed,full_pipeline", [(s, False) for s in range(6)]
+                         + [(s, True) for s in range(6, 9)])
+def test_random_jumps_behave_like_python(tmp_path, seed, full_pipeline):
     module, count = _make_module(tmp_path, seed, 25)
     rng = random.Random(seed)
     for k in range(count):
         fn = getattr(module, f"f{k}")
-        converted = harness.convert(fn)
+        converted = ag.to_graph(fn) if full_pipeline else harness.convert(fn, harness.MINE)
         for _ in range(12):
             bits = [rng.random() < 0.5 for _ in range(rng.randint(0, 12))]
             expected = harness.run(fn, list(bits))

@@ -17,10 +17,15 @@ import gast
 
 import autograph.runtime as runtime
 from autograph import anno, context, naming, source
-from autograph.converters import break_statements, continue_statements, return_statements
+from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
+                                  continue_statements, directives, function_scope, lists,
+                                  logical_expressions, return_statements)
 from autograph.runtime.call import FunctionScope
 
 JUMPS = (return_statements, break_statements, continue_statements)
+# every pass of the jumps-and-expressions engineer, in PIPELINE order
+MINE = (function_scope, directives, return_statements, break_statements, continue_statements,
+        lists, conditional_expressions, logical_expressions, asserts, call_trees)
 
 
 class _EmulateExtraTest(gast.NodeTransformer):

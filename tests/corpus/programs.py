@@ -2058,6 +2058,132 @@ def enter_raises_in_with(fail):
     return value
 
 
+@case((3,), (-2,))
+def local_class_with_control_flow_methods(n):
+    class Counter:
+        start = 0 if n > 0 else -1
+
+        def __init__(self, limit):
+            self.limit = limit
+
+        def values(self):
+            out = []
+            i = self.start
+            while True:
+                if i >= self.limit:
+                    return out
+                out.append(i)
+                i += 1
+
+        def first_even(self):
+            for v in self.values():
+                if v % 2 == 0:
+                    return v
+            return None
+
+    counter = Counter(n)
+    return counter.values(), counter.first_even(), Counter.start
+
+
+@case((True,), (False,))
+def imports_inside_branches(flag):
+    if flag:
+        import json as codec
+        text = codec.dumps([1, 2])
+    else:
+        import math
+        text = str(math.floor(2.5))
+    return text
+
+
+@case(([1, [2, [3, []]], [4]],),)
+def nested_recursive_closure(tree):
+    depths = []
+
+    def walk(node, depth):
+        if isinstance(node, list):
+            for child in node:
+                walk(child, depth + 1)
+            return
+        depths.append((node, depth))
+
+    walk(tree, 0)
+    return depths
+
+
+@case(([1, 4, 6, 9], 10), ([1, 2], 10))
+def return_from_nested_loops(values, target):
+    i = 0
+    while i < len(values):
+        for j in range(i + 1, len(values)):
+            for k in range(j, len(values)):
+                if values[i] + values[k] == target:
+                    return i, k
+        i += 1
+    return None
+
+
+@case(([1, 2],),)
+def for_over_growing_list(items):
+    for x in items:
+        if x < 6:
+            items.append(x + 3)
+    return items
+
+
+@case((3,), (0,))
+def fstring_with_expressions(x):
+    return f"{'pos' if x else 'zero'}:{x > 1 and 'big' or 'small'}:{[i for i in range(x)]!r}"
+
+
+@case((2,),)
+def returns_closure_and_lambda_defaults(n):
+    def make_counter():
+        count = 0
+
+        def tick():
+            nonlocal count
+            count += 1 if n > 0 else -1
+            return count
+        return tick
+
+    tick = make_counter()
+    defaults = [lambda i=i: i * 10 for i in range(n)]
+    return tick(), tick(), [f() for f in defaults], tick
+
+
+@case((np.array(3),), (np.array(0.0),))
+def numpy_zero_d_array_loop(value):
+    steps = 0
+    while value > 0:
+        value = value - 1
+        steps += 1
+    if value:
+        steps = -steps
+    return steps, value, type(value)
+
+
+@case(("range_float",), ("enumerate_int",), ("zip_int",), ("print_keyword",), ("len_two",),
+      ("range_zero_step",))
+def builtin_argument_errors(kind):
+    if kind == "range_float":
+        return list(range(1.5))
+    if kind == "enumerate_int":
+        return list(enumerate(5))
+    if kind == "zip_int":
+        return list(zip([1], 1))
+    if kind == "print_keyword":
+        print("x", bad=2)
+    if kind == "len_two":
+        return len([1], [2])
+    return range(0, 5, 0)
+
+
+@case((4,),)
+def generator_expression_returned(n):
+    return (x if x % 2 else -x for x in range(n))
+
+
 # --- more larger functions ------------------------------------------------------------------
 
 @case(("aaabccddddde",), ("",), ("x",))

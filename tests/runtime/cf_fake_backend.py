@@ -64,7 +64,7 @@ class FakeBackend:
     def cond(self, pred, true_fn, false_fn, state, names):
         self.calls.append(("cond", tuple(names)))
         true_out, false_out = true_fn(*state), false_fn(*state)  # trace both branches
-        return tuple(true_out if _value(pred) else false_out)
+        return tuple(Sym(v) for v in (true_out if _value(pred) else false_out))  # staged outputs
 
     def while_loop(self, test_fn, body_fn, state, names, opts):
         self.calls.append(("while", tuple(names), opts))
@@ -111,7 +111,9 @@ control_flow.register_range_type(SymRange)
 def outcome(fn, *args):
     """(result or (exception type, message), printed text) of a call."""
     import contextlib
+    import copy
     import io
+    args = copy.deepcopy(args)  # each run gets its own mutable arguments
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         try:

@@ -1,0 +1,192 @@
+"""if_statements: golden output of the pass, and converted-vs-original behaviour."""
+
+import re
+import textwrap
+import traceback
+
+import pytest
+
+import autograph as ag
+from autograph import errors
+from autograph.converters import if_statements
+
+from cf_support import BACKEND, Sym, assert_same, run_passes, value
+
+
+def test_golden_dual_form():
+    got = run_passes("""
+        def f(x):
+            if x > 0:
+                tmp = x * 2
+                y = tmp + 1
+            else:
+                y = -x
+            return y
+    """, if_statements)
+    assert got == textwrap.dedent("""\
+        def f(x):
+            if_cond = x > 0
+            if if_cond is not True and if_cond is not False and ag__.is_staged(if_cond):
+
+                def if_true():
+                    tmp = x * 2
+                    y = tmp + 1
+                    return (y,)
+
+                def if_false():
+                    y = -x
+                    return (y,)
+                y, = ag__.if_stmt(if_cond, if_true, if_false, (), ('y',))
+            elif if_cond:
+                tmp = x * 2
+                y = tmp + 1
+            else:
+                y = -x
+            return y""")
+
+
+def test_golden_nested_if_in_staged_copy_is_functional_only():
+    got = run_passes("""
+        def f(c, d, y):
+            if c:
+                if d:
+                    y = y + 1
+            return y
+    """, if_statements)
+    assert got == textwrap.dedent("""\
+        def f(c, d, y):
+            if_cond = c
+            if if_cond is not True and if_cond is not False and ag__.is_staged(if_cond):
+
+                def if_true(y):
+
+                    def if_true_1(y):
+                        y = y + 1
+                        return (y,)
+
+                    def if_false_1(y):
+                        return (y,)
+                    y, = ag__.if_stmt(d, if_true_1, if_false_1, (y,), ('y',))
+                    return (y,)
+
+                def if_false(y):
+                    return (y,)
+                y, = ag__.if_stmt(if_cond, if_true, if_false, (y,), ('y',))
+            elif if_cond:
+                if_cond_1 = d
+                if if_cond_1 is not True and if_cond_1 is not False and ag__.is_staged(if_cond_1):
+
+                    def if_true_2(y):
+                        y = y + 1
+                        return (y,)
+
+                    def if_false_2(y):
+                        return (y,)
+                    y, = ag__.if_stmt(if_cond_1, if_true_2, if_false_2, (y,), ('y',))
+                elif if_cond_1:
+                    y = y + 1
+            return y""")
+
+
+def test_golden_undefined_state_and_unstageable():
+    got = run_passes("""
+        def f(c):
+            if c:
+                y = 1
+            else:
+                y = y + 1
+            return y
+    """, if_statements)
+    assert "(ag__.Undefined('y'),), ('y',))" in got
+    got = run_passes("""
+        def g(c):
+            if c:
+                yield 1
+    """, if_statements)
+    assert "if ag__.python_only(c, 'an `if` statement containing `yield`'):" in got
+
+
+def branches(x):
+    if x > 0:
+        tmp = x * 2
+        y = tmp + 1
+    elif x < -5:
+        y = -x
+    elif x == -1:
+        print("minus one")
+        y = 0
+    else:
+        y = x
+    return y
+
+
+def read_modify_write(c, y):
+    if c:
+        y = y + 1
+    return y
+
+
+def maybe_unbound(c):
+    if c:
+        y = 1
+    return y
+
+
+def raises_in_branch(x):
+    if x > 0:
+        return {}[x]
+    return x
+
+
+def if_without_outputs(x, out):
+    if x:
+        out.append(x)
+        print("appended", x)
+    return out
+
+
+@pytest.mark.parametrize("fn, args", [
+    (branches, (3,)), (branches, (-7,)), (branches, (-1,)), (branches, (-3,)),
+    (read_modify_write, (True, 1)), (read_modify_write, (False, 1)),
+    (maybe_unbound, (True,)), (maybe_unbound, (False,)),
+    (raises_in_branch, (2,)), (raises_in_branch, (-2,)),
+    (if_without_outputs, (0, [])), (if_without_outputs, (5, [1])),
+])
+def test_converted_matches_original(fn, args):
+    assert_same(fn, *args)
+
+
+def test_traceback_points_at_user_line_and_function():
+    converted = ag.to_graph(raises_in_branch)
+    with pytest.raises(KeyError) as info:
+        converted(2)
+    frame = traceback.extract_tb(info.tb)[-1]
+    assert (frame.filename, frame.name) == (__file__, "raises_in_branch")
+    assert frame.lineno == raises_in_branch.__code__.co_firstlineno + 2
+
+
+def test_staged_if_uses_backend_and_plumbs_state():
+    BACKEND.calls.clear()
+    assert value(ag.to_graph(read_modify_write)(Sym(True), 1)) == 2
+    assert value(ag.to_graph(branches)(Sym(3))) == 7
+    assert BACKEND.calls[0] == ("cond", ("y",))
+
+
+def test_staged_if_undefined_in_one_branch_is_a_clear_error():
+    with pytest.raises(errors.StagingError, match=re.escape(
+            "variable 'y' is undefined in a branch of the staged `if` at "
+            f"{__file__}:{maybe_unbound.__code__.co_firstlineno + 1} (true branch: 1; "
+            "false branch: undefined). Assign y before the if, or in both branches.")):
+        ag.to_graph(maybe_unbound)(Sym(True))
+
+
+def test_python_if_in_staged_copy_runs_exactly():
+    def f(x, flag):
+        s = 0
+        if x > 0:
+            if flag:
+                s = 1
+            else:
+                s = 2
+        return s
+    assert value(ag.to_graph(f)(Sym(1), False)) == 2

@@ -1,0 +1,213 @@
+"""The staging checks: each error names the variable, the user's file and
+line, both sides, and a hint (messages pinned with re.escape)."""
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+
+def _where(fn, marker):
+    lines, first = inspect.getsourcelines(fn)
+    found = [first + i for i, line in enumerate(lines) if line.strip() == marker]
+    assert len(found) == 1
+    return errors.where(fn.__code__.co_filename, found[0])
+
+
+def _raises(fn, args, message):
+    with pytest.raises(errors.StagingError, match=re.escape(message)) as info:
+        ag.function(fn)(*args)
+    assert isinstance(info.value, ag.AutoGraphError)
+
+
+def test_variable_assigned_in_one_branch_and_used_after():
+    def one_branch(x):
+        if x > 0:
+            y = x
+        return y
+
+    _raises(one_branch, (np.int64(1),), errors.undefined_branch_message(
+        "y", _where(one_branch, "if x > 0:"), "<Tensor 'x' shape=() dtype=int64>", "undefined"))
+
+
+def test_variable_assigned_in_one_branch_but_not_used_after_is_fine():
+    def local_only(x):
+        if x > 0:
+            y = x * 2
+            x = y + 1
+        return x
+
+    assert ag.function(local_only)(np.int64(3)) == 7
+    assert ag.function(local_only)(np.int64(-3)) == -3
+
+
+def test_branches_disagree_on_dtype():
+    def dtype_branch(x):
+        if x > 0:
+            y = x
+        else:
+            y = x.astype(np.float32)
+        return y
+
+    _raises(dtype_branch, (np.float64(1),), errors.branch_dtype_message(
+        "y", _where(dtype_branch, "if x > 0:"), "a tensor of dtype float64 and shape ()",
+        "a tensor of dtype float32 and shape ()"))
+
+
+def test_branches_disagree_on_rank():
+    def rank_branch(x):
+        if x.sum() > 0:
+            y = x
+        else:
+            y = x[0]
+        return y
+
+    _raises(rank_branch, (np.ones(2),), errors.branch_rank_message(
+        "y", _where(rank_branch, "if x.sum() > 0:"), "a tensor of dtype float64 and shape (2,)",
+        "a tensor of dtype float64 and shape ()"))
+
+
+def test_branches_disagree_on_structure():
+    def structure_branch(x):
+        if x > 0:
+            y = (x, x)
+        else:
+            y = (x,)
+        return y
+
+    _raises(structure_branch, (np.int64(1),), errors.branch_structure_message(
+        "y", _where(structure_branch, "if x > 0:"), "tuple of length 2", "tuple of length 1"))
+
+
+def test_branches_choose_between_python_values():
+    def python_values(x):
+        if x > 0:
+            y = "a"
+        else:
+            y = "b"
+        return y
+
+    _raises(python_values, (np.int64(1),), errors.branch_python_value_message(
+        "y", _where(python_values, "if x > 0:"), "the Python value 'a'", "the Python value 'b'"))
+
+
+def test_python_number_in_a_branch_takes_the_tensor_dtype():
+    def mixed(x):
+        if x > 0:
+            y = x
+        else:
+            y = 0
+        return y
+
+    result = ag.function(mixed)(np.float32(-2))
+    assert result == 0 and result.dtype == np.float32
+
+
+def test_return_in_only_some_branches():
+    def partial_return(x):
+        if x > 0:
+            return x
+
+    _raises(partial_return, (np.int64(3),), errors.partial_return_message(
+        _where(partial_return, "if x > 0:"), "a tensor of dtype int64 and shape ()",
+        "the Python value None"))
+
+
+def test_loop_changes_dtype():
+    def dtype_loop(x, n):
+        i = 0
+        while i < n:
+            x = x.astype(np.float32)
+            i += 1
+        return x
+
+    _raises(dtype_loop, (np.ones(2), np.int64(3)), errors.loop_dtype_message(
+        "x", _where(dtype_loop, "while i < n:"), "while",
+        "a tensor of dtype float64 and shape (2,)", "a tensor of dtype float32 and shape (2,)"))
+
+
+def test_loop_changes_shape_unless_relaxed():
+    def shape_loop(x, n):
+        i = 0
+        while i < n:
+            x = np.concatenate([x, x])
+            i += 1
+        return x
+
+    _raises(shape_loop, (np.ones(2), np.int64(3)), errors.loop_shape_message(
+        "x", _where(shape_loop, "while i < n:"), "while",
+        "a tensor of dtype float64 and shape (2,)", "a tensor of dtype float64 and shape (4,)"))
+
+
+def test_loop_changes_structure():
+    def structure_loop(n):
+        s = (1, 2)
+        for i in range(n):
+            s = (1, 2, 3)
+        return s
+
+    _raises(structure_loop, (np.int64(3),), errors.loop_structure_message(
+        "s", _where(structure_loop, "for i in range(n):"), "for",
+        "tuple of length 2", "tuple of length 3"))
+
+
+def test_variable_first_created_in_staged_loop_and_used_after():
+    def created_in_loop(n):
+        i = 0
+        while i < n:
+            z = i * 2
+            i += 1
+        return z
+
+    _raises(created_in_loop, (np.int64(3),), errors.undefined_loop_state_message(
+        "z", _where(created_in_loop, "while i < n:"), "while"))
+
+
+def test_loop_changes_a_python_value():
+    def python_value_loop(n):
+        label = "start"
+        for i in range(n):
+            label = "changed"
+        return label
+
+    _raises(python_value_loop, (np.int64(3),), errors.loop_python_value_message(
+        "label", _where(python_value_loop, "for i in range(n):"), "for",
+        "the Python value 'start'", "the Python value 'changed'"))
+
+
+def test_python_int_promoted_to_float_as_numpy_would():
+    def halves(n):
+        i = 0
+        while i < n:
+            i = i + 0.5
+        return i
+
+    result = ag.function(halves)(np.int64(3))
+    assert result == halves(3) == 3.0 and result.dtype == np.float64
+
+
+def test_autograph_false_raises_the_engine_error():
+    def branchy(x):
+        if x > 0:
+            return x
+        return -x
+
+    with pytest.raises(errors.TensorUsageError, match=re.escape(
+            "bool() of graph tensor 'greater' at " + _where(branchy, "if x > 0:"))):
+        ag.function(branchy, autograph=False)(np.int64(1))
+    assert ag.function(branchy)(np.int64(-4)) == 4
+
+
+def test_staged_range_needs_integers():
+    def float_range(x):
+        total = x
+        for i in range(x):
+            total += i
+        return total
+
+    _raises(float_range, (np.float64(3.0),), errors.staged_range_message(
+        "float64", _where(float_range, "for i in range(x):")))
