@@ -29,7 +29,7 @@ from autograph.graph.tensor import Tensor
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.backends import _checks
 from autograph.backends._checks import (
-    UNDEFINED_RETURN, Leaves, flatten, is_number, unflatten)
+    UNDEFINED_RETURN, flatten, is_number, unflatten)
 
 _INDEX = np.dtype(np.intp)
 
@@ -222,7 +222,7 @@ class GraphBackend:
         if dtype.kind not in "iu":
             raise errors.StagingError(errors.staged_range_message(
                 str(dtype), _checks.user_location()))
-        counter = np.asarray(start, dtype) if not isinstance(start, Tensor) else (
+        counter = np.asarray(start, dtype)[()] if not isinstance(start, Tensor) else (
             start.astype(dtype) if start.dtype != dtype else start)
 
         def in_range(i):
@@ -306,10 +306,6 @@ class GraphBackend:
         if engine.current_graph() is None or type(target) is not list:
             return target
         return self.set_element_type(target, dtype, shape)
-
-
-def _is_staged_leaf(value):
-    return isinstance(value, (Tensor, np.ndarray, np.generic)) or is_number(value)
 
 
 class _Loop:

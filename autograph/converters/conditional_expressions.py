@@ -42,10 +42,11 @@ class Transformer(base.Converter):
         return node
 
     def visit_IfExp(self, node):
+        text = source_text(node.test)  # as the user wrote it, before inner rewrites
         self.generic_visit(node)
         if not (can_defer(node.body) and can_defer(node.orelse)):
             return node
         return templates.replace_as_expression(
             "ag__.if_exp(test, lambda: body, lambda: orelse, text)", origin=node,
             test=node.test, body=node.body, orelse=node.orelse,
-            text=gast.Constant(value=source_text(node.test), kind=None))
+            text=gast.Constant(value=text, kind=None))

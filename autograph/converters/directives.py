@@ -10,26 +10,29 @@ renamed), not by its spelling.  It must be a statement directly in a loop
 body, with keyword arguments only; misuse is a ConversionError naming the
 line.  Its keyword values (gast expressions) land in the loop's
 `anno.Basic.DIRECTIVES` dict, which the loop passes turn into options.
-`set_element_type(lst, dtype, shape)` stays a run-time call.
+`ag.set_element_type(lst, dtype, shape)` on a local variable stays a run-time
+call that rebinds it, `lst = ag__.set_element_type(lst, dtype, shape)`: a
+backend that is tracing may turn the list into a staged list.
 """
 
 import types
 
 import gast
 
-from autograph import anno, errors
+from autograph import anno, errors, templates
 from autograph.converters import base
 from autograph.converters.lists import local_names
 
 _LOOPS = (gast.For, gast.AsyncFor, gast.While)
 # What autograph.runtime.directives defines (converters do not import the runtime).
-_DIRECTIVE_MODULE = "autograph.runtime.directives"
+_MODULES = {"set_loop_options": "autograph.runtime.directives",
+            "set_element_type": "autograph.runtime.lists"}
 LOOP_OPTIONS = ("maximum_iterations", "shape_invariants")
 
 
-def _is_set_loop_options(obj):
-    return (getattr(obj, "__module__", None) == _DIRECTIVE_MODULE
-            and getattr(obj, "__name__", None) == "set_loop_options")
+def _is_autograph_function(obj, name):
+    return (getattr(obj, "__name__", None) == name
+            and getattr(obj, "__module__", None) == _MODULES[name])
 
 
 def resolve(node, namespace, local_names):
@@ -53,6 +56,7 @@ class Transformer(base.Converter):
         for child in gast.walk(node):
             if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
                 self.locals |= local_names(child)
+        self.function_locals = [local_names(node)]
         node.body = self._block(node.body, loop=None)
         return node
 
@@ -62,14 +66,21 @@ class Transformer(base.Converter):
         """`stmts` without their directives; `loop` is the loop they are the body of."""
         out = []
         for stmt in stmts:
-            if self._is_directive(stmt):
+            if self._is_directive(stmt, "set_loop_options"):
                 self._apply(stmt, loop)
+            elif self._is_directive(stmt, "set_element_type"):
+                out.append(self._rebind_element_type(stmt))
             else:
                 out.append(self._visit_stmt(stmt))
         return out or ([gast.copy_location(gast.Pass(), stmts[0])] if stmts else [])
 
     def _visit_stmt(self, stmt):
         if isinstance(stmt, gast.ClassDef):
+            return stmt
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            self.function_locals.append(local_names(stmt))
+            stmt.body = self._block(stmt.body, loop=None)
+            self.function_locals.pop()
             return stmt
         for field in ("body", "orelse", "finalbody"):
             block = getattr(stmt, field, None)
@@ -80,10 +91,21 @@ class Transformer(base.Converter):
             child.body = self._block(child.body, loop=None)
         return stmt
 
-    def _is_directive(self, stmt):
+    def _is_directive(self, stmt, name):
         return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
-                and _is_set_loop_options(
-                    resolve(stmt.value.func, self.ctx.info.namespace, self.locals)))
+                and _is_autograph_function(
+                    resolve(stmt.value.func, self.ctx.info.namespace, self.locals), name))
+
+    def _rebind_element_type(self, stmt):
+        """`ag.set_element_type(lst, ...)` -> `lst = ag__.set_element_type(lst, ...)`."""
+        call = stmt.value
+        if not (call.args and isinstance(call.args[0], gast.Name)
+                and call.args[0].id in self.function_locals[-1]):
+            return stmt  # not a local variable: nothing to rebind
+        new = templates.replace("target = ag__.set_element_type()", origin=stmt,
+                                target=call.args[0].id)
+        new[0].value.args, new[0].value.keywords = call.args, call.keywords
+        return new[0]
 
     def _apply(self, stmt, loop):
         call, name = stmt.value, "set_loop_options"

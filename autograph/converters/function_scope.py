@@ -31,7 +31,11 @@ def bound_names(tree):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
             names |= local_names(node)
         elif isinstance(node, gast.Lambda):
-            names |= {a.id for a in node.args.args + node.args.kwonlyargs}
+            args = node.args
+            names |= {a.id for a in args.posonlyargs + args.args + args.kwonlyargs
+                      + [args.vararg, args.kwarg] if a is not None}
+        elif isinstance(node, (gast.Global, gast.Nonlocal)):
+            names.update(node.names)  # may be rebound at run time
     return names
 
 

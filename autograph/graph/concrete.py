@@ -14,6 +14,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import compiler, core, optimize, signature
 from autograph.graph.listing import type_string
+from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
 
 
@@ -24,8 +25,30 @@ class _Slot:
         self.index = index
 
 
+class _ListSlot:
+    """A staged list (TensorList) output: returned as a Python list of its items."""
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    @staticmethod
+    def items(linked):
+        items = []
+        while linked is not None:  # (rest, last item, length); see ops/lists.py
+            items.append(linked[1])
+            linked = linked[0]
+        items.reverse()
+        return items
+
+
 def _flatten_output(value, graph, outputs):
     """The template of `value` with graph outputs replaced by _Slots."""
+    if isinstance(value, TensorList):
+        if value.graph is not graph:
+            raise errors.GraphError(errors.leaked_tensor_message(value.name))
+        outputs.append(value)
+        return _ListSlot(len(outputs) - 1)
     if isinstance(value, Tensor):
         if value.graph is not graph:
             raise errors.GraphError(errors.leaked_tensor_message(value.name))
@@ -57,6 +80,8 @@ def _builder(template):
     def build(value, outs):
         if isinstance(value, _Slot):
             return outs[value.index]
+        if isinstance(value, _ListSlot):
+            return _ListSlot.items(outs[value.index])
         if isinstance(value, tuple) and hasattr(value, "_fields"):
             return type(value)(*(build(v, outs) for v in value))
         if isinstance(value, (list, tuple)):

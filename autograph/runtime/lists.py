@@ -7,6 +7,7 @@ the object's own method, exactly as the original statement did.
 """
 
 from autograph import errors
+from autograph.runtime import registry
 from autograph.runtime.registry import backend_of
 
 
@@ -52,8 +53,22 @@ def stack(items):
 
 
 def set_element_type(target, dtype, shape=None):
-    """Python meaning: `target` (a no-op).  A directive: a backend with staged
-    lists may use `dtype`/`shape` for its staged list `target`."""
+    """Python meaning: `target` (a no-op).
+
+    A directive, `lst = ag__.set_element_type(lst, dtype, shape)` in converted
+    code: a staged list gets its element dtype/shape from its backend; a Python
+    list may become a staged list of a backend that is tracing right now (each
+    backend's `python_list_element_type` decides; outside tracing they return
+    it unchanged).
+    """
     backend = backend_of(target)
-    method = None if backend is None else getattr(backend, "set_element_type", None)
-    return target if method is None else method(target, dtype, shape)
+    if backend is not None:
+        method = getattr(backend, "set_element_type", None)
+        return target if method is None else method(target, dtype, shape)
+    for backend in registry.registered_backends():
+        hook = getattr(backend, "python_list_element_type", None)
+        if hook is not None:
+            result = hook(target, dtype, shape)
+            if result is not target:
+                return result
+    return target

@@ -115,10 +115,10 @@ def _make_module(tmp_path, seed, count):
     return module, count
 
 
-@pytest.mark.parametrize("seed,full_pipeline", [(s, False) for s in range(6)]
-                         + [(s, True) for s in range(6, 9)])
+@pytest.mark.parametrize("seed,full_pipeline", [(s, False) for s in range(6)] + [(6, True)])
 def test_random_jumps_behave_like_python(tmp_path, seed, full_pipeline):
-    module, count = _make_module(tmp_path, seed, 25)
+    """Just our passes (fast), and once through the whole pipeline (to_graph)."""
+    module, count = _make_module(tmp_path, seed, 4 if full_pipeline else 25)
     rng = random.Random(seed)
     for k in range(count):
         fn = getattr(module, f"f{k}")

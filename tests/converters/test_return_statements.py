@@ -323,3 +323,23 @@ def match_statement(command):
 def test_return_in_match_cases():
     for command in (('go', 'home'), ('go', 'out'), 'x'):
         check(match_statement, command)
+
+
+def generator_with_loop_jumps(n):
+    for i in range(n):
+        if i == 1:
+            continue
+        if i == 4:
+            break
+        yield i
+    else:
+        yield 'else'
+    return
+
+
+def test_generators_get_break_and_continue_lowered():
+    source = to_source(generator_with_loop_jumps)
+    assert "break_ = True" in source and "retval_" not in source
+    for n in (3, 6):
+        assert list(harness.convert(generator_with_loop_jumps)(n)) == list(
+            generator_with_loop_jumps(n))

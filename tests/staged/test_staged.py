@@ -8,6 +8,8 @@
     per iteration), printing what the plain run prints on every call.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -226,3 +228,38 @@ def test_unknown_dims_use_dynamic_length():
     assert staged(np.ones((5, 2))) == 5
     assert staged(np.ones((0, 2))) == 0
     assert staged.experimental_get_tracing_count() == 1
+
+
+def test_np_stack_of_list_built_in_staged_loop():
+    def doubled(xs):
+        out = []
+        for x in xs:
+            out.append(x * 2)
+        return np.stack(out)
+
+    staged = ag.function(doubled)
+    np.testing.assert_array_equal(staged(np.arange(4)), [0, 2, 4, 6])
+    assert "list_stack" in str(staged.get_concrete_function(np.arange(4)).graph)
+
+
+def test_list_built_in_staged_loop_is_returned_as_python_list():
+    def rows_of(matrix):
+        rows = []
+        for row in matrix:
+            rows.append(row + 1)
+        return rows
+
+    result = ag.function(rows_of)(np.array([[1, 2], [3, 4]]))
+    assert type(result) is list and len(result) == 2
+    np.testing.assert_array_equal(result[1], [4, 5])
+
+
+def test_other_uses_of_a_staged_list_item_iterator_fail_clearly():
+    def concatenated(n):
+        out = []
+        for i in range(n):
+            out.append(i)
+        return np.concatenate(out)
+
+    with pytest.raises(ag.AutoGraphError, match=re.escape("np.concatenate() of a staged list")):
+        ag.function(concatenated)(np.int64(2))

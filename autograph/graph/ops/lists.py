@@ -33,6 +33,12 @@ class TensorList(Tensor):
             shape = _merge_element_shapes(shape, result.element_shape)
         return wrap(tensor, dtype, shape)
 
+    def __iter__(self):
+        # numpy's dispatcher for np.stack/np.vstack/... iterates its argument
+        # to find __array_function__ overrides: the one item it finds routes
+        # the call here (see _ItemsOfStagedList); nothing else can use it.
+        return iter((_ItemsOfStagedList(self),))
+
     def _check_loop_output(self, out, index):
         if not isinstance(out, TensorList):
             raise errors.GraphError(f"while_loop: loop var #{index} is a tensor list before "
@@ -42,6 +48,27 @@ class TensorList(Tensor):
             raise errors.GraphError(
                 f"while_loop: tensor list #{index} holds {self.element_dtype} before an "
                 f"iteration and {out.element_dtype} after")
+
+
+class _ItemsOfStagedList:
+    """What iterating a TensorList yields: it only serves `np.stack(lst)`
+    (axis 0) and `np.array(lst)`; any other use raises TensorUsageError."""
+
+    __slots__ = ("lst",)
+    __array_ufunc__ = None
+
+    def __init__(self, lst):
+        self.lst = lst
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in (np.stack, np.array, np.asarray) and args and args[0] is self.lst and \
+                kwargs.get("axis", 0) == 0 and not kwargs.get("out"):
+            return list_stack(self.lst)
+        raise self.lst._usage_error(f"np.{func.__name__}() of a staged list (only "
+                                    "np.stack(lst) and ag.stack(lst) stack it)")
+
+    def __getattr__(self, name):
+        raise self.lst._usage_error("iter() of a staged list (stack it with ag.stack(lst))")
 
 
 def _merge_element_shapes(a, b):
