@@ -24,6 +24,7 @@ _PARSED_FILES = {}  # filename -> (lines tuple, gast module): for lambdas only
 
 def _lines_of(fn):
     code = fn.__code__
+    linecache.checkcache(code.co_filename)  # the file may have been edited since
     lines = linecache.getlines(code.co_filename, fn.__globals__)
     if not lines or code.co_firstlineno > len(lines):
         raise errors.SourceNotFoundError(errors.no_source_message(fn))

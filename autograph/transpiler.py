@@ -148,19 +148,53 @@ def _inner_code(module_code, name):
                 if isinstance(c, types.CodeType) and c.co_name == name)
 
 
-def _renamed(code, name, prefix, qualname):
+def _renamed(code, name, prefix, qualname, thunk=False):
     """`code` (and nested code) with the factory's names replaced by the user's:
-    `name` for the entity itself, `qualname` for the `prefix` of qualnames."""
-    consts = tuple(_renamed(c, c.co_name, prefix, qualname) if isinstance(c, types.CodeType)
-                   else c for c in code.co_consts)
-    return code.replace(co_name=name, co_qualname=code.co_qualname.replace(prefix, qualname, 1),
-                        co_consts=consts)
+    `name` for the entity itself, `qualname` for the `prefix` of qualnames;
+    generated thunks take the name of the function they are in."""
+    consts = tuple(_renamed(c, name if _is_generated_thunk(c) else c.co_name, prefix, qualname,
+                            _is_generated_thunk(c))
+                   if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    renamed = code.replace(co_name=name, co_qualname=code.co_qualname.replace(prefix, qualname, 1),
+                           co_consts=consts)
+    if thunk:
+        _thunk_code_ids.add(id(renamed))
+    return renamed
+
+
+def _mark_user_lambdas(node):
+    for child in gast.walk(node):
+        if isinstance(child, gast.Lambda):
+            anno.setanno(child, anno.Basic.USER_LAMBDA, True)
+
+
+def _hide_generated_lambdas(node):
+    """Generated thunks (`lambda: b` of `a and b`) get line 0, which no user
+    code has: `_renamed` finds them after compiling and gives their frames the
+    user function's name. Their bodies keep the user's locations."""
+    for child in gast.walk(node):
+        if isinstance(child, gast.Lambda) and not anno.hasanno(child, anno.Basic.USER_LAMBDA):
+            child.lineno = child.end_lineno = 0
+            child.col_offset = child.end_col_offset = 0
+
+
+def _is_generated_thunk(code):
+    return code.co_name == "<lambda>" and any(
+        line == 0 for line, _, _, _ in code.co_positions())
+
+
+_thunk_code_ids = set()  # generated thunks' code (kept alive by _cache)
+
+
+def is_generated_thunk(code):
+    return id(code) in _thunk_code_ids
 
 
 def transform(fn, options):
     """Converts `fn`'s source; returns (converted gast node, context)."""
     node, info = source.get_entity(fn)
     _strip_decorators(node)
+    _mark_user_lambdas(node)
     taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
     return run_pipeline(node, ctx), ctx
@@ -171,6 +205,7 @@ def _compile(fn, options):
     started = time.perf_counter()
     node, ctx = transform(fn, options)
     source_text = unparse(node)
+    _hide_generated_lambdas(node)
     module = gast.gast_to_ast(_factory(node, fn))
     ast.fix_missing_locations(module)
     flags = fn.__code__.co_flags & _FUTURE_FLAGS

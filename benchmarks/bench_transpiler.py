@@ -214,6 +214,23 @@ def converted_call_overhead():
 
 # --- 4: per-call time ---------------------------------------------------------------------
 
+def _batch_ns(fn, args, kwargs, number):
+    """Wall time of `number` calls; generators are drained, nothing else wraps the call."""
+    if inspect.isgeneratorfunction(getattr(fn, "__func__", fn)):
+        started = time.perf_counter_ns()
+        for _ in range(number):
+            list(fn(*args, **kwargs))
+    elif kwargs:
+        started = time.perf_counter_ns()
+        for _ in range(number):
+            fn(*args, **kwargs)
+    else:
+        started = time.perf_counter_ns()
+        for _ in range(number):
+            fn(*args)
+    return time.perf_counter_ns() - started
+
+
 def per_call_ns(fns, call):
     """Per-call ns of each function in `fns` on `call`'s arguments.
 
@@ -226,17 +243,12 @@ def per_call_ns(fns, call):
     with quiet():
         for fn in fns:
             _drive(fn, copy.deepcopy(args), copy.deepcopy(kwargs))  # warm-up (callee conversions)
-            started = time.perf_counter_ns()
-            _drive(fn, args, kwargs)
-            single = max(time.perf_counter_ns() - started, 1)
+            single = max(_batch_ns(fn, args, kwargs, 1), 1)
             numbers.append(max(1, min(20_000, CALL_BATCH_NS // single)))
         best = [None] * len(fns)
         for _ in range(CALL_REPEATS):
             for i, (fn, number) in enumerate(zip(fns, numbers)):
-                started = time.perf_counter_ns()
-                for _ in range(number):
-                    _drive(fn, args, kwargs)
-                elapsed = (time.perf_counter_ns() - started) / number
+                elapsed = _batch_ns(fn, args, kwargs, number) / number
                 best[i] = elapsed if best[i] is None else min(best[i], elapsed)
     return best
 

@@ -42,12 +42,12 @@ def print_(*values, **kwargs):
     return None
 
 
-def len_(obj):
-    """Python meaning: `len(obj)`."""
-    backend = registry.backend_of(obj)
+def len_(*args, **kwargs):
+    """Python meaning: `len(*args, **kwargs)` (one argument: `len(obj)`)."""
+    backend = registry.backend_of(args[0]) if len(args) == 1 and not kwargs else None
     if backend is None:
-        return len(obj)
-    return _optional(backend, "len_", "len()")(obj)
+        return len(*args, **kwargs)  # wrong arguments: Python's own TypeError
+    return _optional(backend, "len_", "len()")(args[0])
 
 
 class StagedRange:
@@ -88,11 +88,11 @@ registry.register_backend(_StagedRangeOwner())
 control_flow.register_range_type(StagedRange)
 
 
-def range_(*args):
-    """Python meaning: `range(*args)`."""
+def range_(*args, **kwargs):
+    """Python meaning: `range(*args, **kwargs)`."""
     backend = _first_backend(args)
-    if backend is None:
-        return builtins.range(*args)
+    if backend is None or kwargs:
+        return builtins.range(*args, **kwargs)
     if len(args) == 1:
         return StagedRange(0, args[0], 1, backend)
     if len(args) == 2:

@@ -11,19 +11,26 @@ import operator
 
 from autograph.runtime.control_flow import if_stmt
 from autograph.runtime.registry import backend_of
+from autograph.runtime.tracebacks import without_thunks
 
 
 def and_(a, b_fn):
     """Python meaning: `a and b_fn()`."""
     if backend_of(a) is None:
-        return a and b_fn()
+        try:
+            return a and b_fn()
+        except BaseException as e:
+            raise without_thunks(e)
     return if_stmt(a, lambda: (b_fn(),), lambda: (a,), (), ("<value of `and`>",))[0]
 
 
 def or_(a, b_fn):
     """Python meaning: `a or b_fn()`."""
     if backend_of(a) is None:
-        return a or b_fn()
+        try:
+            return a or b_fn()
+        except BaseException as e:
+            raise without_thunks(e)
     return if_stmt(a, lambda: (a,), lambda: (b_fn(),), (), ("<value of `or`>",))[0]
 
 
@@ -44,7 +51,10 @@ def if_exp(cond, if_true, if_false, expr_text):
     `expr_text` is the condition's source text, for messages.
     """
     if backend_of(cond) is None:
-        return if_true() if cond else if_false()
+        try:
+            return if_true() if cond else if_false()
+        except BaseException as e:
+            raise without_thunks(e)
     return if_stmt(cond, lambda: (if_true(),), lambda: (if_false(),), (),
                    (f"<value of `... if {expr_text} else ...`>",))[0]
 
@@ -65,7 +75,10 @@ def compare_chain(left, *ops_and_operands):
     is staged under it.
     """
     compare = _COMPARISONS[ops_and_operands[0]]
-    right = ops_and_operands[1]()
+    try:
+        right = ops_and_operands[1]()
+    except BaseException as e:
+        raise without_thunks(e)
     result = compare(left, right)
     if len(ops_and_operands) == 2:
         return result

@@ -184,6 +184,37 @@ class CountingIterator:
         return self.items[self.pulled - 1]
 
 
+class Truthy:
+    """Prints every truth test: `bool()` must run exactly as often as in Python."""
+
+    def __init__(self, value, name="t"):
+        self.value = value
+        self.name = name
+
+    def __bool__(self):
+        print("bool", self.name, self.value)
+        if self.value is None:
+            raise CorpusError("no truth value", 0, payload=self.name)
+        return bool(self.value)
+
+
+class GuardedCounter:
+    """An endless iterator that fails loudly when pulled past `limit`."""
+
+    def __init__(self, limit=1000):
+        self.limit = limit
+        self.pulled = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.pulled += 1
+        if self.pulled > self.limit:
+            raise RuntimeError("iterated past the point where the loop broke")
+        return self.pulled - 1
+
+
 class Shape:
     def __init__(self, name):
         self.name = name
@@ -1799,6 +1830,11 @@ def logical_operand_raises(d):
     return d is not None and 10 // d
 
 
+@case((3, 5), (3, "a"), (0, 5))
+def chained_comparison_raises(x, y):
+    return 0 < 10 // x < y
+
+
 @case((True, 0), (False, 0), (True, 5))
 def conditional_expression_branch_raises(flag, d):
     return 10 // d if flag else -1
@@ -2164,7 +2200,7 @@ def numpy_zero_d_array_loop(value):
 
 
 @case(("range_float",), ("enumerate_int",), ("zip_int",), ("print_keyword",), ("len_two",),
-      ("range_zero_step",))
+      ("range_zero_step",), ("len_not_int",))
 def builtin_argument_errors(kind):
     if kind == "range_float":
         return list(range(1.5))
@@ -2176,12 +2212,189 @@ def builtin_argument_errors(kind):
         print("x", bad=2)
     if kind == "len_two":
         return len([1], [2])
+    if kind == "len_not_int":
+        class BadLength:
+            def __len__(self):
+                return "three"
+        return len(BadLength())
     return range(0, 5, 0)
 
 
 @case((4,),)
 def generator_expression_returned(n):
     return (x if x % 2 else -x for x in range(n))
+
+
+@case((7,), (4,), (1,))
+def elif_tests_evaluated_lazily(x):
+    if noisy("first test", x > 5):
+        return "big"
+    elif noisy("second test", x > 2):
+        return "medium"
+    elif noisy("third test", x > 0):
+        result = "small"
+    else:
+        result = "none"
+    return result
+
+
+@case((3,),)
+def for_iterable_evaluated_once(n):
+    total = 0
+    for x in noisy("iterable", list(range(n))):
+        total += x
+    while noisy("while test", total) > 0:
+        total -= 2
+    return total
+
+
+@case(([1, 2, 3], 2), ([1], 5))
+def return_inside_with_inside_loop(values, stop):
+    for v in values:
+        try:
+            with Tracked(f"item{v}"):
+                if v == stop:
+                    return "stopped at", v
+                print("processed", v)
+        finally:
+            print("finally", v)
+    return "all processed", len(values)
+
+
+async def async_is_positive(x):
+    await asyncio.sleep(0)
+    return x > 0
+
+
+@case((3,), (0,))
+async def async_await_in_conditions(n):
+    steps = []
+    while await async_is_positive(n):
+        if await async_is_positive(n - 2):
+            steps.append("big")
+        else:
+            steps.append("small")
+        n -= 1
+    return steps if steps else await async_double(n)
+
+
+@case((4,), (0,))
+def conditional_expression_with_walrus(x):
+    return y if (y := x * 2) else "zero", [z for v in range(x) if (z := v % 3)]
+
+
+@case((10,),)
+def builtin_aliases_and_range_operations(n):
+    printer = print
+    printer("via alias", n, sep="")
+    measure = len
+    r = range(n)
+    return measure(r), 5 in r, r[2:5], r[-1], list(reversed(r))[:2], dict(zip("ab", r)), r.index(3)
+
+
+@case((1,), (0,))
+def custom_bool_called_once(v):
+    t = Truthy(v)
+    if t:
+        print("if taken")
+    label = "yes" if Truthy(v, "ifexp") else "no"
+    both = Truthy(v, "left") and Truthy(1, "right")
+    negated = not Truthy(v, "not")
+    count = 0
+    while Truthy(2 - count > 0 and v, "while"):
+        count += 1
+    assert Truthy(1, "assert")
+    return label, both.name, negated, count
+
+
+@case((None,),)
+def custom_bool_raises(v):
+    if Truthy(v, "test"):
+        return "taken"
+    return "not taken"
+
+
+@case((3,),)
+def break_from_infinite_iterator(stop):
+    counter = GuardedCounter()
+    seen = []
+    for i in counter:
+        if i >= stop:
+            break
+        seen.append(i)
+    for j in GuardedCounter():
+        if j == stop:
+            found = j
+            break
+    return seen, counter.pulled, found
+
+
+@case(([1, 2, -3],), ([1, 2],))
+def falls_off_end_after_loop(values):
+    for v in values:
+        if v < 0:
+            return v
+    print("no negative value")
+
+
+def noisy_endless(tag):
+    try:
+        i = 0
+        while True:
+            yield (tag, i)
+            i += 1
+    finally:
+        print("generator closed", tag)
+
+
+@case((2,),)
+def generator_closed_early(n):
+    pairs = list(zip(range(n), noisy_endless("a")))
+    gen = noisy_endless("b")
+    first = next(gen)
+    gen.close()
+    return pairs, first
+
+
+@case((2,),)
+def inner_defaults_and_decorators_evaluated_once(n):
+    def tag(label):
+        print("decorating with", label)
+        def decorator(fn):
+            fn.label = label
+            return fn
+        return decorator
+
+    @tag(noisy("label", "L"))
+    def inner(x, offset=noisy("default", 100)):
+        return x + offset
+
+    return [inner(i) for i in range(n)], inner.label
+
+
+@case((3,),)
+def class_body_with_loops_and_conditions(n):
+    class Table:
+        rows = []
+        for i in range(n):
+            if i % 2:
+                rows.append(i)
+        kind = "odd" if rows else "none"
+        while len(rows) < 3:
+            rows.append(-1)
+    return Table.rows, Table.kind, sorted(k for k in vars(Table) if not k.startswith("__"))
+
+
+@case((6, 3),)
+def calls_via_containers(a, b):
+    ops = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "div": divmod}
+    pipeline = [abs, str, len]
+    results = {name: op(a, b) for name, op in ops.items()}
+    value = -12345
+    for step in pipeline:
+        value = step(value)
+    method = "hello".upper
+    return results, value, method(), getattr(ops["add"], "__name__")
 
 
 # --- more larger functions ------------------------------------------------------------------

@@ -40,8 +40,17 @@ def test_len_range_enumerate_zip_for_python_values():
         list(rt.zip_('ab', [1], strict=True))
     with pytest.raises(TypeError, match="has no len"):
         rt.len_(5)
-    with pytest.raises(TypeError):
-        rt.range_(1.5)
+    for call, original in [(lambda: rt.range_(1.5), lambda: range(1.5)),
+                           (lambda: rt.range_(stop=3), lambda: range(stop=3)),
+                           (lambda: rt.len_([1], [2]), lambda: len([1], [2])),
+                           (lambda: rt.len_(), lambda: len()),
+                           (lambda: rt.zip_(1), lambda: zip(1)),
+                           (lambda: rt.enumerate_(), lambda: enumerate())]:
+        with pytest.raises(TypeError) as ours:
+            call()
+        with pytest.raises(TypeError) as theirs:
+            original()
+        assert str(ours.value) == str(theirs.value)
 
 
 def test_staged_range_is_owned_and_looped_by_the_bounds_backend():

@@ -1,0 +1,36 @@
+"""Tracebacks as Python would show them, despite generated thunks.
+
+`a and b` becomes `ag__.and_(a, lambda: b)`: when `b` raises, the traceback
+holds the thunk's frame below the user's frame, at the same line and with the
+same function name (the transpiler names thunks after their function).
+Python would show the user's frame alone, so operators that call thunks
+re-raise with those frames removed. This runs only when something raised.
+"""
+
+import sys
+import types
+
+from autograph import errors, transpiler
+
+
+def _user_line():
+    frame = sys._getframe(2)
+    while frame is not None and errors.is_internal_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_name, frame.f_lineno)
+
+
+def without_thunks(exc):
+    """`exc` with the thunk entries at the calling user frame's line removed."""
+    user = _user_line()
+    entries = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not (transpiler.is_generated_thunk(code) and (code.co_name, tb.tb_lineno) == user):
+            entries.append(tb)
+        tb = tb.tb_next
+    rebuilt = None
+    for entry in reversed(entries):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return exc.with_traceback(rebuilt)
