@@ -16,6 +16,7 @@ its `__class__` cell and module globals stay live.
 
 import __future__
 import ast
+import inspect
 import logging
 import os
 import time
@@ -85,9 +86,11 @@ class Converted:
 
 
 def _code_ids(code):
+    """Ids of `code` and the functions nested in it, but not of class bodies
+    (left unconverted by the passes), whose methods converted_call converts."""
     yield id(code)
     for const in code.co_consts:
-        if isinstance(const, types.CodeType):
+        if isinstance(const, types.CodeType) and const.co_flags & inspect.CO_OPTIMIZED:
             yield from _code_ids(const)
 
 

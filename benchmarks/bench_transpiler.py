@@ -1,6 +1,6 @@
 """Transpiler benchmark over the test corpus (tests/corpus/programs.py).
 
-    python benchmarks/bench_transpiler.py [--quick]
+    python benchmarks/bench_transpiler.py [--quick] [--no-malt]
 
 Measures, in this one run (time.perf_counter_ns throughout):
   1. cold conversion time per corpus function: `ag.to_graph(f)` with the
@@ -53,7 +53,7 @@ TARGET_CALL_RATIO = 1.5         # converted / original per call
 
 
 def _load_malt():
-    if importlib.util.find_spec("malt") is None:
+    if "--no-malt" in sys.argv or importlib.util.find_spec("malt") is None:
         return None
     try:
         import malt
@@ -330,9 +330,9 @@ def main():
             row["malt_ns"] = timings[-1]
 
     header = (f"{'function':40} {'lines':>5} | {'ours ms min/med':>15} {'malt ms min/med':>15} "
-              f"{'malt/ours':>9} | {'orig us':>8} {'ours us':>8} {'ratio':>6} {'malt us':>8} {'ratio':>6}")
+              f"{'malt/ours':>9} | {'orig ns':>8} {'ours ns':>8} {'ratio':>6} {'malt ns':>8} {'ratio':>6}")
     print()
-    print("cold conversion (ms) and per-call time (us) per corpus function")
+    print("cold conversion (ms) and per-call time (ns) per corpus function")
     print(header)
     print("-" * len(header))
     for row in rows:
@@ -348,10 +348,10 @@ def main():
         row["malt_ratio"] = theirs / orig if isinstance(theirs, float) and orig else None
         print(f"{row['name'][:40]:40} {row['lines']:5d} | {ours_txt:>15} {malt_txt:>15} "
               f"{_fmt(speedup, '8.1f') + 'x' if speedup else '-':>9} | "
-              f"{_fmt(orig and orig / 1e3, '8.2f'):>8} "
-              f"{_fmt(mine / 1e3 if isinstance(mine, float) else mine, '8.2f'):>8} "
+              f"{_fmt(orig, '8.0f'):>8} "
+              f"{_fmt(mine, '8.0f'):>8} "
               f"{_fmt(row['ratio'], '6.2f'):>6} "
-              f"{_fmt(theirs / 1e3 if isinstance(theirs, float) else theirs, '8.2f'):>8} "
+              f"{_fmt(theirs, '8.0f'):>8} "
               f"{_fmt(row['malt_ratio'], '6.2f'):>6} {row['call_note']}")
 
     overhead = converted_call_overhead()
@@ -359,7 +359,8 @@ def main():
     print()
     print("summary (medians over the corpus, this run)")
     ours_ok = [r for r in rows if isinstance(r["ours"], tuple)]
-    failed = [f"{r['name']} ({r['ours']})" for r in rows if isinstance(r["ours"], str)]
+    failed = [f"{r['name']} ({r['ours']}{', rejected on purpose' if r['name'] in programs.REJECTED else ''})"
+              for r in rows if isinstance(r["ours"], str)]
     for label, selected in (("small (<= %d lines)" % SMALL_MAX_LINES,
                              [r for r in ours_ok if r["lines"] <= SMALL_MAX_LINES]),
                             ("larger (>= %d lines)" % LARGE_MIN_LINES,
@@ -409,7 +410,8 @@ def main():
     not_timed = [r["name"] for r in rows if r["call_note"]]
     print(f"  not timed per call ({len(not_timed)}, every argument set raises, is async or "
           f"mutates its arguments): {', '.join(not_timed)}")
-    errors = [f"{r['name']} ({r['ours_ns']})" for r in rows if isinstance(r["ours_ns"], str)]
+    errors = [f"{r['name']} ({r['ours_ns']})" for r in rows
+              if isinstance(r["ours_ns"], str) and r["name"] not in programs.REJECTED]
     if errors:
         print(f"  converted run failed for {len(errors)}: {', '.join(errors)}")
     print(f"  total benchmark time {(time.perf_counter_ns() - started_all) / 1e9:.1f} s "

@@ -19,8 +19,6 @@ from autograph.converters.conditional_expressions import can_defer
 
 class Transformer(base.Converter):
 
-    def visit_ClassDef(self, node):
-        return node
 
     def visit_Assert(self, node):
         self.generic_visit(node)

@@ -27,6 +27,11 @@ class Converter(gast.NodeTransformer):
     def where(self, node):
         return self.ctx.where(node)
 
+    def visit_ClassDef(self, node):
+        # A class body is not a function scope: its statements cannot become
+        # nested functions. Its methods are converted when they are called.
+        return node
+
 
 def copy_location(new_nodes, origin):
     """Gives generated nodes (that lack one) the location of `origin`."""

@@ -51,8 +51,6 @@ class Transformer(base.Converter):
         node.body = self.visit(node.body)
         return node
 
-    def visit_ClassDef(self, node):
-        return node
 
     def _statements(self, stmts):
         out = []

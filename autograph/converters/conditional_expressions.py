@@ -38,8 +38,6 @@ def source_text(node):
 
 class Transformer(base.Converter):
 
-    def visit_ClassDef(self, node):
-        return node
 
     def visit_IfExp(self, node):
         text = source_text(node.test)  # as the user wrote it, before inner rewrites

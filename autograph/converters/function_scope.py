@@ -67,8 +67,6 @@ class Transformer(base.Converter):
         self.generic_visit(node)
         return node
 
-    def visit_ClassDef(self, node):
-        return node  # a class body's locals() is its namespace: nothing generated there
 
     def visit_Call(self, node):
         self.generic_visit(node)

@@ -27,8 +27,6 @@ _OPERATORS = {
 
 class Transformer(base.Converter):
 
-    def visit_ClassDef(self, node):
-        return node
 
     def visit_For(self, node):
         # the jump passes leave a `for` loop's extra test (`not break_`) in an

@@ -2397,6 +2397,62 @@ def calls_via_containers(a, b):
     return results, value, method(), getattr(ops["add"], "__name__")
 
 
+@case(("shadowed",), ("unpack",), ("undefined_total",), ("deleted",), ("global_target",),
+      ("nonlocal_target",))
+def loop_variable_edge_cases(kind):
+    global counter
+    if kind == "shadowed":
+        for i in range(2):
+            for i in range(3):
+                pass
+        return i
+    if kind == "unpack":
+        pairs = []
+        for a, b in [(1, 2), (3,)]:
+            pairs.append(a + b)
+        return pairs
+    if kind == "undefined_total":
+        for x in [1, 2]:
+            total += x  # noqa: F821
+        return total
+    if kind == "deleted":
+        for x in [1, 2, 3]:
+            if x == 2:
+                del x
+        return x
+    if kind == "global_target":
+        for counter in range(4):
+            pass
+        return counter
+
+    def inner():
+        nonlocal kind
+        for kind in "xyz":
+            pass
+    inner()
+    return kind
+
+
+@case((5,), (-5,), ((1, 2),), ([3, 4, 5],))
+def match_guards_with_side_effects(subject):
+    log = Log()
+    while True:
+        match subject:
+            case int(n) if log.note("guard positive", n > 0) and n < 10:
+                result = ("small positive", n)
+            case int(n) if log.note("guard negative", n < 0):
+                subject = -n
+                continue
+            case (a, b):
+                result = ("pair", a + b)
+            case [first, *others] if others:
+                result = ("list", first, len(others))
+            case _:
+                result = None
+        break
+    return result, log.events
+
+
 # --- more larger functions ------------------------------------------------------------------
 
 @case(("aaabccddddde",), ("",), ("x",))
