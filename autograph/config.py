@@ -13,6 +13,7 @@ from autograph.runtime import call
 
 def _changed():
     call._function_targets.clear()
+    call._library_files.clear()
 
 
 def include(*module_prefixes):

@@ -123,8 +123,10 @@ def unparse(node):
 
 
 def _factory(node, fn):
+    # A function defined inside converted code may close over `ag__` already.
+    free = tuple(n for n in fn.__code__.co_freevars if n not in GENERATED_NAMES)
     params = [gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
-              for name in GENERATED_NAMES + tuple(fn.__code__.co_freevars)]
+              for name in GENERATED_NAMES + free]
     if isinstance(node, gast.Lambda):
         body = [gast.Return(value=node)]
     else:

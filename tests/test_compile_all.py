@@ -66,8 +66,18 @@ def _file_modules(pattern, prefix):
     return found
 
 
+def _corpus_programs():
+    # The name pytest gives it (tests/ is on sys.path, tests/corpus is a
+    # package), so test_corpus and this file share one copy of the module.
+    try:
+        from corpus import programs
+    except ImportError:
+        from tests.corpus import programs
+    return programs
+
+
 def _corpus_module():
-    from tests.corpus import programs  # noqa: F401 - imported for its functions
+    programs = _corpus_programs()
     return [(programs.__name__, programs)]
 
 
@@ -163,7 +173,7 @@ def test_collection_covers_every_kind_of_function():
 
 def _rejected_on_purpose(fn):
     """The corpus's functions that autograph refuses by design (programs.REJECTED)."""
-    from tests.corpus import programs
+    programs = _corpus_programs()
     if fn.__module__ != programs.__name__ or fn.__name__ not in programs.REJECTED:
         return None
     error_name, text, _ = programs.REJECTED[fn.__name__]

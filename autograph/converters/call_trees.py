@@ -1,9 +1,15 @@
-"""Calls go through `ag__.converted_call`, so user functions are converted too.
+"""Calls go through `ag__.converted`, so user functions are converted too.
 
-    y = f(a, *b, k=v, **kw)    ==>   y = ag__.converted_call(f, (a, *b), {'k': v, **kw}, fscope)
-    g(x)                       ==>   ag__.converted_call(g, (x,), None, fscope)
+    y = f(a, *b, k=v, **kw)    ==>   y = ag__.converted(f, fscope)(a, *b, k=v, **kw)
+    g(x)                       ==>   ag__.converted(g, fscope)(x)
     print(x, end='')           ==>   ag__.print_(x, end='')
     n = len(xs)                ==>   n = ag__.len_(xs)
+
+`ag__.converted(f, fscope)` returns what to call (the converted `f` when it
+is user code) and the call itself stays in the user's frame, as written: no
+frame of ours lies between caller and callee, so recursion depth, tracebacks,
+`warnings.warn(stacklevel=...)`, logging records and `sys._getframe(1)` are
+what they are without conversion.
 
 `print`, `len`, `range`, `enumerate` and `zip` -- when the name means the
 builtin (not bound in the function, not a global or closure value of another
@@ -20,15 +26,9 @@ import gast
 
 from autograph import templates
 from autograph.converters import base
-from autograph.converters.directives import resolve
 from autograph.converters.function_scope import bound_names, is_builtin
 
 _OPERATORS = frozenset({"print", "len", "range", "enumerate", "zip"})
-_FRAME_FUNCTIONS = {("sys", "_getframe"), ("inspect", "currentframe"), ("inspect", "stack")}
-
-
-def _is_frame_function(obj):
-    return (getattr(obj, "__module__", None), getattr(obj, "__name__", None)) in _FRAME_FUNCTIONS
 
 
 class Transformer(base.Converter):
@@ -51,7 +51,6 @@ class Transformer(base.Converter):
         node.body = self.visit(node.body)
         return node
 
-
     def _statements(self, stmts):
         out = []
         for stmt in stmts:
@@ -71,16 +70,9 @@ class Transformer(base.Converter):
             return templates.replace_as_expression(
                 f"ag__.{func.id}_(args)", origin=node, args=node.args or []) \
                 if not node.keywords else self._operator_call(node)
-        if _is_frame_function(resolve(func, self.ctx.info.namespace, self.bound)):
-            return node
-        args = gast.Tuple(elts=node.args, ctx=gast.Load())
-        kwargs = gast.Dict(keys=[gast.Constant(value=k.arg, kind=None) if k.arg else None
-                                 for k in node.keywords],
-                           values=[k.value for k in node.keywords]) if node.keywords \
-            else gast.Constant(value=None, kind=None)
-        return templates.replace_as_expression(
-            "ag__.converted_call(func, args, kwargs, fscope)", origin=node, func=func,
-            args=args, kwargs=kwargs, fscope="fscope")
+        node.func = templates.replace_as_expression(
+            "ag__.converted(func, fscope)", origin=node, func=func, fscope="fscope")
+        return node
 
     def _operator_call(self, node):
         call = templates.replace_as_expression(f"ag__.{node.func.id}_()", origin=node)

@@ -66,9 +66,6 @@ class Transformer(base.Converter):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
-    def visit_ClassDef(self, node):
-        node.body = [self.visit(s) if isinstance(s, _DEFS) else s for s in node.body]
-        return node
 
     def visit_Lambda(self, node):
         return node

@@ -1,6 +1,7 @@
-"""`converted_call`: calls in converted code, converting user functions on the way.
+"""Calls in converted code, converting user functions on the way.
 
-    ag__.converted_call(f, (x,), None, fscope)   means   f(x)
+    ag__.converted(f, fscope)(x)                 means   f(x)
+    ag__.converted_call(f, (x,), None, fscope)   means   f(x) too (functional form)
 
 with `f` replaced, the first time it is met, by its converted version when it
 is user code.  Library code (the standard library, installed packages, numpy,
@@ -75,20 +76,25 @@ class ConversionRules:
 RULES = ConversionRules()
 
 
+_library_files = {}  # co_filename -> bool
+
+
 def is_library_code(fn):
     ruled = RULES.decide(getattr(fn, "__module__", None))
     if ruled is not None:
         return not ruled
     filename = fn.__code__.co_filename
-    if filename.startswith("<frozen"):
-        return True
-    return os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+    library = _library_files.get(filename)
+    if library is None:
+        library = _library_files[filename] = (
+            filename.startswith("<frozen") or os.path.abspath(filename).startswith(_LIBRARY_DIRS))
+    return library
 
 
 # --- resolving a callee to what actually runs ---------------------------------
 
 _function_targets = {}   # options -> {id(fn): (weakref(fn), target)}
-_warned = set()          # ids of code objects we already warned about
+_unconvertible = {}      # id(code) -> code: conversion failed once, don't retry
 
 
 def _forget(key, options):
@@ -101,18 +107,20 @@ def _decide_function(fn, options):
     from autograph import transpiler
     if not options.recursive:
         return fn
-    if (transpiler.is_converted_code(fn.__code__) or getattr(fn, DO_NOT_CONVERT, False)
+    code = fn.__code__
+    if (transpiler.is_converted_code(code) or getattr(fn, DO_NOT_CONVERT, False)
             or is_library_code(fn)):
+        return fn
+    if id(code) in _unconvertible and not options.strict:
         return fn
     try:
         return transpiler.convert(fn, options)
     except errors.AutoGraphError as e:
         if options.strict:
             raise
-        if id(fn.__code__) not in _warned:
-            _warned.add(id(fn.__code__))
-            logger.warning("%s Calling it unconverted (set AUTOGRAPH_STRICT=1 to make this "
-                           "an error).", e)
+        _unconvertible[id(code)] = code  # holding it keeps the id unique
+        logger.warning("%s Calling it unconverted (set AUTOGRAPH_STRICT=1 to make this "
+                       "an error).", e)
         return fn
 
 
@@ -196,6 +204,14 @@ def resolve(f, options):
 
 
 _DEFAULT_OPTIONS = ConversionOptions()
+
+
+def converted(f, fscope=None):
+    """Python meaning: `f`. What converted code calls in place of `f`: its
+    converted version when `f` is user code. Generated code makes the call
+    itself, `ag__.converted(f, fscope)(x)`, so no frame of ours lies between
+    the caller and the callee."""
+    return resolve(f, fscope.options if fscope is not None else _DEFAULT_OPTIONS)
 
 
 def converted_call(f, args, kwargs=None, fscope=None):

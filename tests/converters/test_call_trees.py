@@ -23,9 +23,9 @@ def calls(x, b, kw):
 def test_golden_converted_call_forms():
     assert to_source(calls, CALLS) == dedent('''
         def calls(x, b, kw):
-            r = ag__.converted_call(helper, (x, *b), {'k': 1, **kw}, fscope)
-            s = ag__.converted_call(helper, (), None, fscope)
-            t = ag__.converted_call(helper, (x,), None, fscope)
+            r = ag__.converted(helper, fscope)(x, *b, k=1, **kw)
+            s = ag__.converted(helper, fscope)()
+            t = ag__.converted(helper, fscope)(x)
             return (r, s, t, isinstance(x, int), sorted(b, key=lambda v: -v))
     ''')
     check(calls, 1, [2, 3], {'z': 4}, passes=CALLS)
@@ -78,8 +78,8 @@ def test_shadowed_builtins_are_ordinary_calls():
     shadowed = make_shadowed()
     source = to_source(shadowed, CALLS)
     assert "ag__.len_" not in source and "ag__.range_" not in source
-    assert "ag__.converted_call(len, (xs,), None, fscope)" in source
-    assert "ag__.converted_call(range, (3,), None, fscope)" in source
+    assert "ag__.converted(len, fscope)(xs)" in source
+    assert "ag__.converted(range, fscope)(3)" in source
     check(shadowed, [1], passes=CALLS)
 
 
@@ -95,7 +95,7 @@ class Child(Base):
 
 def test_zero_argument_super_keeps_working():
     source = to_source(Child.m, CALLS)
-    assert "ag__.converted_call(super().m, (x,), None, fscope)" in source
+    assert "ag__.converted(super().m, fscope)(x)" in source
     assert ag.to_graph(Child().m)(1) == Child().m(1)
 
 
@@ -104,9 +104,11 @@ def frames():
     return here, inspect.currentframe().f_code.co_name, locals().keys() == {'here'}
 
 
-def test_frame_dependent_calls_are_left_alone():
+def test_frame_dependent_calls_see_the_users_frame():
+    # The callee is resolved first and then called from the user's own frame,
+    # so frame introspection needs no special case.
     source = to_source(frames, CALLS)
-    assert "sys._getframe()" in source and "converted_call" not in source.split('\n')[1]
+    assert "ag__.converted(sys._getframe, fscope)()" in source
     check(frames, passes=CALLS)
 
 
@@ -127,7 +129,7 @@ def decorated(x):
 def test_decorators_defaults_and_class_bodies_stay():
     source = to_source(decorated, CALLS)
     assert "@deco" in source and "y=helper(1)" in source and "value = helper(2)" in source
-    assert "return ag__.converted_call(helper, (y,), None, fscope)" in source
+    assert "return ag__.converted(helper, fscope)(y)" in source
     check(decorated, 0, passes=CALLS)
 
 

@@ -24,8 +24,11 @@ import dataclasses
 import functools
 import io
 import itertools
+import logging
+import os
 import sys
 import types
+import warnings
 
 import numpy as np
 
@@ -213,6 +216,29 @@ class GuardedCounter:
         if self.pulled > self.limit:
             raise RuntimeError("iterated past the point where the loop broke")
         return self.pulled - 1
+
+
+class ListHandler(logging.Handler):
+    """Keeps (file, line, function, message) of every record."""
+
+    def __init__(self):
+        super().__init__()
+        self.records = []
+
+    def emit(self, record):
+        self.records.append((record.filename, record.lineno, record.funcName, record.getMessage()))
+
+
+CORPUS_LOG_HANDLER = ListHandler()
+corpus_logger = logging.getLogger("autograph_corpus")
+corpus_logger.addHandler(CORPUS_LOG_HANDLER)
+corpus_logger.setLevel(logging.INFO)
+corpus_logger.propagate = False
+
+
+def who_called_me():
+    caller = sys._getframe(1)
+    return caller.f_code.co_name, caller.f_lineno
 
 
 class Shape:
@@ -1630,6 +1656,20 @@ def numpy_iteration_and_any_all(matrix):
     return flags, matrix.T @ matrix
 
 
+@case((np.array([1, 2, 3]),), (np.array([1, -2, 3]),), (np.array([0.0]),))
+def numpy_in_assert_not_and_while(arr):
+    flag = np.all(arr > 0)
+    steps = 0
+    while flag:
+        flag = np.bool_(False)
+        steps += 1
+    negated = not arr.sum()
+    assert np.all(arr != 0), f"zero in {arr}"
+    x = np.int32(5)
+    x += 1
+    return steps, negated, type(negated), flag, x, x.dtype
+
+
 # --- larger functions (several constructs together) --------------------------------------------
 
 @case(([5, 3, 8, 1, 9, 2],), ([],), ([1],))
@@ -2453,6 +2493,48 @@ def match_guards_with_side_effects(subject):
     return result, log.events
 
 
+@case((600,), (10,))
+def recursion_depth(n):
+    if n == 0:
+        return 0
+    return recursion_depth(n - 1) + 1
+
+
+@case((2,),)
+def warnings_point_at_user_line(n):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(n):
+            warnings.warn(f"careful {i}", UserWarning)
+    return [(os.path.basename(w.filename), w.lineno, str(w.message)) for w in caught]
+
+
+@case((3,),)
+def logging_records_user_location(x):
+    CORPUS_LOG_HANDLER.records.clear()
+    corpus_logger.info("value is %s", x)
+    if x > 1:
+        corpus_logger.warning("big value")
+    return list(CORPUS_LOG_HANDLER.records)
+
+
+@case((1,),)
+def caller_introspection(x):
+    return who_called_me(), sys._getframe().f_code.co_name, x
+
+
+@case((5,),)
+def calling_errors(x):
+    def takes_one(a):
+        return a
+
+    try:
+        takes_one(x, x)
+    except TypeError as e:
+        first = str(e)
+    return first, x()
+
+
 # --- more larger functions ------------------------------------------------------------------
 
 @case(("aaabccddddde",), ("",), ("x",))
@@ -2516,6 +2598,79 @@ def tiny_stack_machine(program):
             case _:
                 raise CorpusError(f"unknown op {op!r}", number, payload=instruction)
     return output, stack
+
+
+@case((0,), (13,), (23,), (99,))
+def long_elif_chain(code):
+    if code == 0:
+        name = "zero"
+    elif code == 1:
+        name = "code1"
+    elif code == 2:
+        name = "code2"
+    elif code == 3:
+        name = "code3"
+    elif code == 4:
+        name = "code4"
+    elif code == 5:
+        name = "code5"
+    elif code == 6:
+        name = "code6"
+    elif code == 7:
+        name = "code7"
+    elif code == 8:
+        name = "code8"
+    elif code == 9:
+        name = "code9"
+    elif code == 10:
+        name = "code10"
+    elif code == 11:
+        name = "code11"
+    elif code == 12:
+        name = "code12"
+    elif code == 13:
+        name = "code13"
+    elif code == 14:
+        name = "code14"
+    elif code == 15:
+        name = "code15"
+    elif code == 16:
+        name = "code16"
+    elif code == 17:
+        name = "code17"
+    elif code == 18:
+        name = "code18"
+    elif code == 19:
+        name = "code19"
+    elif code == 20:
+        name = "code20"
+    elif code == 21:
+        name = "code21"
+    elif code == 22:
+        name = "code22"
+    elif code == 23:
+        name = "code23"
+    else:
+        name = "unknown"
+    return name
+
+
+@case((2,),)
+def deeply_nested_loops(n):
+    total = 0
+    for a in range(n):
+        for b in range(n):
+            i = 0
+            while i < n:
+                for c in range(n):
+                    if (a + b + c + i) % 3 == 0:
+                        continue
+                    for d in range(n):
+                        if d > c:
+                            break
+                        total += a * b + c * d + i
+                i += 1
+    return total
 
 
 @case((100,), (7,))

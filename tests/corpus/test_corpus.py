@@ -27,7 +27,9 @@ What is compared, for each case, mode and run:
     operands (of `and`/`or`, conditional expressions, chained comparisons) in
     a generated function that carries the user's file, line and function
     name, which shows the user's line twice but points nowhere else;
-  * the kind of callable: generator/coroutine/async-generator function-ness.
+  * the kind of callable: generator/coroutine/async-generator function-ness;
+  * that autograph logged no warning (a callee it failed to convert and
+    called unconverted instead).
 
 Constructs the converters reject on purpose (REJECTED) must instead raise
 their catalog error, naming the user's file and a line of the function, at
@@ -52,6 +54,7 @@ import asyncio
 import copy
 import functools
 import inspect
+import logging
 import math
 import os
 import traceback
@@ -322,7 +325,7 @@ def assert_same_outcome(expected, actual):
             raise AssertionError(
                 f"the converted run raised {type(actual.error).__name__}: {actual.error}, "
                 f"expected a return of {expected.value!r}\n"
-                + "".join(traceback.format_exception(actual.error)))
+                + "".join(traceback.format_exception(actual.error, limit=-12)))
         assert_same_exception(expected.error, actual.error)
         assert_same_traceback(expected.error, actual.error)
     else:
@@ -382,8 +385,18 @@ def assert_rejected(mode, case, convert):
 # --- the test -------------------------------------------------------------------------
 
 
+def assert_no_autograph_warnings(caplog):
+    """A callee that cannot be converted is logged and called unconverted; in
+    the corpus every callee must convert, so such a fallback is a failure."""
+    warned = [r.getMessage() for r in caplog.records
+              if r.name.startswith("autograph") and r.levelno >= logging.WARNING]
+    caplog.clear()
+    assert not warned, "autograph logged: " + "\n".join(warned)
+
+
 @pytest.mark.parametrize("mode, case", _params())
-def test_converted_matches_original(mode, case, capsys):
+def test_converted_matches_original(mode, case, capsys, caplog):
+    caplog.set_level(logging.WARNING, logger="autograph")
     convert = CONVERT_BY_MODE[mode]
     expected = _run(case.entity, case.call, capsys)
     if (mode, case.name) in REJECTED:
@@ -393,7 +406,9 @@ def test_converted_matches_original(mode, case, capsys):
     first = convert(case.entity)
     check_conversion(mode, case.entity, first, None)
     assert_same_outcome(expected, _run(first, case.call, capsys))
+    assert_no_autograph_warnings(caplog)
 
     second = convert(case.entity)  # must come from the conversion cache
     check_conversion(mode, case.entity, second, first)
     assert_same_outcome(expected, _run(second, case.call, capsys))
+    assert_no_autograph_warnings(caplog)
