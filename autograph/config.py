@@ -12,8 +12,7 @@ from autograph.runtime import call
 
 
 def _changed():
-    call._function_targets.clear()
-    call._library_files.clear()
+    call.clear_caches()
 
 
 def include(*module_prefixes):

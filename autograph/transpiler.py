@@ -16,7 +16,7 @@ its `__class__` cell and module globals stay live.
 
 import __future__
 import ast
-import inspect
+import copy
 import logging
 import os
 import time
@@ -24,8 +24,9 @@ import types
 
 import gast
 
-from autograph import analysis, anno, context, errors, naming, source
+from autograph import analysis, anno, context, errors, naming, source, templates
 from autograph import converters as converters_pkg
+from autograph.converters import function_scope
 
 logger = logging.getLogger("autograph")
 
@@ -86,16 +87,29 @@ class Converted:
 
 
 def _code_ids(code):
-    """Ids of `code` and the functions nested in it, but not of class bodies
-    (left unconverted by the passes), whose methods converted_call converts."""
+    """Ids of `code` and of the converted functions nested in it: those that
+    close over `ag__`. Functions of the original body (and class bodies, which
+    the passes leave alone) are converted when called while tracing."""
     yield id(code)
     for const in code.co_consts:
-        if isinstance(const, types.CodeType) and const.co_flags & inspect.CO_OPTIMIZED:
+        if isinstance(const, types.CodeType) and "ag__" in const.co_freevars:
             yield from _code_ids(const)
 
 
 _cache = {}           # (code object, options) -> Converted
 _converted_code_ids = set()  # ids of every code object we produced (kept alive by _cache)
+
+
+def clear_caches():
+    """Forgets every conversion (for cold-conversion benchmarks and tests).
+
+    The id sets go with the cache: once the cached code objects are freed,
+    their ids may be reused by new code objects."""
+    from autograph.runtime import call
+    _cache.clear()
+    _converted_code_ids.clear()
+    _thunk_code_ids.clear()
+    call.clear_caches()
 
 
 def is_converted_code(code):
@@ -195,14 +209,75 @@ def is_generated_thunk(code):
     return id(code) in _thunk_code_ids
 
 
+class _Declarations(gast.NodeTransformer):
+    """Takes `global`/`nonlocal` statements out of a function body (not out of
+    nested scopes), so they can be declared once above both bodies."""
+
+    def __init__(self):
+        self.found = {gast.Global: [], gast.Nonlocal: []}
+
+    def visit_Global(self, node):
+        self.found[type(node)].extend(n for n in node.names if n not in self.found[type(node)])
+        return gast.Pass()
+
+    visit_Nonlocal = visit_Global
+
+    def _skip(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
+
+    def take(self, body):
+        return [self.visit(stmt) for stmt in body]
+
+
+def _docstring(body):
+    first = body[0] if body else None
+    if (isinstance(first, gast.Expr) and isinstance(first.value, gast.Constant)
+            and isinstance(first.value.value, str)):
+        return [first], body[1:]
+    return [], body
+
+
+def _guarded(converted, original):
+    """`converted` whose body runs only while something is traced; otherwise
+    the original body runs, exactly as the user wrote it (no staged value can
+    exist when nothing is traced)."""
+    if isinstance(converted, gast.Lambda):
+        converted.body = gast.IfExp(test=templates.replace_as_expression("ag__.tracing", origin=converted),
+                                    body=converted.body, orelse=original.body)
+        return converted
+    declarations = _Declarations()
+    docstring, staged_body = _docstring(declarations.take(converted.body))
+    _, plain_body = _docstring(declarations.take(original.body))
+    header = [stmt(names=names) for stmt, names in ((gast.Global, declarations.found[gast.Global]),
+                                                    (gast.Nonlocal, declarations.found[gast.Nonlocal]))
+              if names]
+    for stmt in header:
+        gast.copy_location(stmt, converted)
+    converted.body = docstring + header + templates.replace(
+        """
+        if ag__.tracing:
+            staged_body
+        else:
+            plain_body
+        """, origin=converted, staged_body=staged_body or [gast.Pass()],
+        plain_body=plain_body or [gast.Pass()])
+    return converted
+
+
 def transform(fn, options):
     """Converts `fn`'s source; returns (converted gast node, context)."""
     node, info = source.get_entity(fn)
     _strip_decorators(node)
     _mark_user_lambdas(node)
+    original = copy.deepcopy(node)
     taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
-    return run_pipeline(node, ctx), ctx
+    # The plain body stays as written but for `locals()`, which must not show
+    # the closure cells (`ag__`, `fscope`) both bodies share.
+    original = function_scope.Transformer.transform(original, ctx)
+    return _guarded(run_pipeline(node, ctx), original), ctx
 
 
 def _compile(fn, options):

@@ -71,14 +71,7 @@ MALT = _load_malt()
 # --- cache control ----------------------------------------------------------------
 
 def clear_autograph_caches():
-    # The id sets go with the cache: once the cached code objects are freed,
-    # their ids can be reused by new code objects.
-    for name in ("_cache", "_converted_code_ids", "_thunk_code_ids"):
-        table = getattr(transpiler, name, None)
-        if table is not None:
-            table.clear()
-    ag_call._function_targets.clear()
-    ag_call._warned.clear()
+    transpiler.clear_caches()
 
 
 def clear_malt_caches():

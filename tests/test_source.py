@@ -91,8 +91,9 @@ def test_converted_matches_original(make, args):
 
 
 def test_two_lambdas_on_one_line_each_convert_to_their_own_code():
-    assert ag.to_code(first).strip() == "lambda x: x + 1"
-    assert ag.to_code(second).strip() == "lambda x, y=2: x * y"
+    # A lambda's converted body runs while tracing, its own body otherwise.
+    assert ag.to_code(first).strip() == "lambda x: x + 1 if ag__.tracing else x + 1"
+    assert ag.to_code(second).strip() == "lambda x, y=2: x * y if ag__.tracing else x * y"
 
 
 def test_closure_late_binding_is_kept_after_conversion():

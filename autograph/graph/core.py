@@ -20,6 +20,7 @@ import threading
 import numpy as np
 
 from autograph import errors
+from autograph.runtime import registry
 
 
 class OpDef:
@@ -204,7 +205,9 @@ def scope(graph):
         stack = _scope.stack = []
     stack.append(graph)
     try:
-        yield graph
+        # Converted functions run their staged body only while something traces.
+        with registry.staging(graph):
+            yield graph
     finally:
         stack.pop()
 

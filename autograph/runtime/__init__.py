@@ -4,7 +4,7 @@ stage into a backend's graph when an operand is a staged value.
 """
 # Each runtime module adds its own import line below (owners: see docs).
 from autograph.runtime.call import FunctionScope, converted, converted_call
-from autograph.runtime.registry import backend_of, is_staged, register_backend  # noqa: E402,F401
+from autograph.runtime.registry import backend_of, is_staged, register_backend, tracing  # noqa: E402,F401
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld  # noqa: E402,F401
 from autograph.runtime.control_flow import for_stmt, if_stmt, python_only, while_stmt  # noqa: E402,F401
 from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_  # noqa: E402,F401

@@ -97,6 +97,12 @@ _function_targets = {}   # options -> {id(fn): (weakref(fn), target)}
 _unconvertible = {}      # id(code) -> code: conversion failed once, don't retry
 
 
+def clear_caches():
+    _function_targets.clear()
+    _unconvertible.clear()
+    _library_files.clear()
+
+
 def _forget(key, options):
     def callback(_, targets=_function_targets):  # bound now: module globals vanish at exit
         targets.get(options, {}).pop(key, None)

@@ -9,10 +9,30 @@ time a type misses, `autograph.backends.<name>` is imported for each known
 library found in `sys.modules` (a missing backend module is fine).
 """
 
+import contextlib
 import importlib
 import sys
 import warnings
 from typing import Protocol, runtime_checkable
+
+# What is being traced right now (on any thread): a staged value can only
+# exist while this is not empty. Converted functions test it on entry and,
+# when it is empty, run the user's original body exactly as written. The
+# generated code reads it as `ag__.tracing`.
+tracing = []
+
+
+@contextlib.contextmanager
+def staging(marker):
+    """Marks `marker` (a graph being traced, ...) as tracing while inside.
+
+    Backends wrap their tracing in it. Tests use it to run the converted body
+    of a function on plain Python values."""
+    tracing.append(marker)
+    try:
+        yield marker
+    finally:
+        tracing.remove(marker)
 
 
 @runtime_checkable
