@@ -6,7 +6,8 @@ PIPELINE fails loudly instead of producing wrong code.
 
 import enum
 
-_FIELD = "_ag_anno"
+FIELD = "_ag_anno"  # the attribute holding a node's annotations
+_FIELD = FIELD
 _MISSING = object()
 
 

@@ -10,7 +10,6 @@ the returned tree are the user's own (file line numbers and columns).
 import ast
 import builtins
 import collections
-import copy
 import inspect
 import linecache
 import types
@@ -18,6 +17,7 @@ import types
 import gast
 
 from autograph import context, errors
+from autograph import trees
 
 _PARSED_FILES = {}  # filename -> (lines tuple, gast module): for lambdas only
 
@@ -83,7 +83,7 @@ def _find_lambda(fn, lines):
         candidates = sorted(inside, key=lambda n: _span(n)[0], reverse=True)[:1] or candidates[:1]
     if not candidates:
         raise errors.SourceNotFoundError(errors.no_source_message(fn))
-    node = copy.deepcopy(candidates[0])  # passes mutate it; the parse is cached
+    node = trees.clone(candidates[0])  # passes mutate it; the parse is cached
     text = ast.get_source_segment("".join(lines), gast.gast_to_ast(node)) or ""
     return node, text
 
@@ -101,7 +101,7 @@ def _find_def(fn, lines):
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             if first == code.co_firstlineno:
                 text = ast.get_source_segment("".join(lines), gast.gast_to_ast(node)) or ""
-                return copy.deepcopy(node), text
+                return trees.clone(node), text
     raise errors.SourceNotFoundError(errors.no_source_message(fn))
 
 

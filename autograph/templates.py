@@ -16,10 +16,10 @@ Generated nodes take the source location of `origin` so tracebacks point at
 the user's line.
 """
 
-import copy
 import textwrap
 
 import gast
+from autograph import trees
 
 FIXED_NAMES = frozenset({"ag__"})
 
@@ -77,7 +77,7 @@ class _Replacer(gast.NodeTransformer):
                 if isinstance(value, (list, tuple)):
                     for item in value:
                         out.append(_as_name(item, ctx_of(node)) if isinstance(item, str)
-                                   else self._insert(_with_ctx(copy.deepcopy(item), ctx_of(node))))
+                                   else self._insert(_with_ctx(trees.clone(item), ctx_of(node))))
                     continue
             out.append(self.visit(node))
         return out
@@ -90,9 +90,9 @@ class _Replacer(gast.NodeTransformer):
             return _as_name(value, node.ctx)
         if isinstance(value, (list, tuple)):
             return gast.Tuple(elts=[_as_name(v, node.ctx) if isinstance(v, str)
-                                    else self._insert(_with_ctx(copy.deepcopy(v), node.ctx))
+                                    else self._insert(_with_ctx(trees.clone(v), node.ctx))
                                     for v in value], ctx=node.ctx)
-        return self._insert(_with_ctx(copy.deepcopy(value), node.ctx))
+        return self._insert(_with_ctx(trees.clone(value), node.ctx))
 
     def visit_Tuple(self, node):
         node.elts = self._expand(node.elts, lambda n: n.ctx)
@@ -166,9 +166,19 @@ def _locate(nodes, origin, inserted):
                                        if one_line else origin.col_offset)
 
 
+_parsed = {}  # template text -> its parsed statements (cloned per use)
+
+
+def _parse(template):
+    parsed = _parsed.get(template)
+    if parsed is None:
+        parsed = _parsed[template] = gast.parse(textwrap.dedent(template))
+    return trees.clone(parsed)
+
+
 def replace(template, origin=None, **replacements):
     """Parses `template`, fills its placeholders; returns a list of statements."""
-    tree = gast.parse(textwrap.dedent(template))
+    tree = _parse(template)
     replacer = _Replacer(replacements)
     body = replacer._visit_body(tree.body)
     if replacer.missing:

@@ -16,7 +16,6 @@ its `__class__` cell and module globals stay live.
 
 import __future__
 import ast
-import copy
 import logging
 import os
 import time
@@ -27,6 +26,7 @@ import gast
 from autograph import analysis, anno, context, errors, naming, source, templates
 from autograph import converters as converters_pkg
 from autograph.converters import function_scope
+from autograph import trees
 
 logger = logging.getLogger("autograph")
 
@@ -60,15 +60,23 @@ _configure_logging()
 class Converted:
     """One converted code object, ready to be bound to function objects."""
 
-    __slots__ = ("code", "source", "fscope_cell", "ag_cell", "nested_code_ids")
+    __slots__ = ("code", "_tree", "_source", "fscope_cell", "ag_cell", "nested_code_ids")
 
-    def __init__(self, code, source_text, fscope):
+    def __init__(self, code, tree, fscope):
         from autograph import runtime
         self.code = code
-        self.source = source_text
+        self._tree = tree  # unparsed on demand: to_code is rarely asked for
+        self._source = None
         self.ag_cell = types.CellType(runtime)
         self.fscope_cell = types.CellType(fscope)
         self.nested_code_ids = frozenset(_code_ids(code))
+
+    @property
+    def source(self):
+        if self._source is None:
+            self._source = unparse(self._tree)
+            self._tree = None
+        return self._source
 
     def instantiate(self, fn):
         original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
@@ -122,8 +130,14 @@ def _strip_decorators(node):
     return node
 
 
+def _contains(node, types_):
+    return any(isinstance(child, types_) for child in gast.walk(node))
+
+
 def run_pipeline(node, ctx):
     for transformer in converters_pkg.PIPELINE:
+        if transformer.HANDLES and not _contains(node, transformer.HANDLES):
+            continue  # nothing to rewrite: spare the pass and its analysis
         if transformer.NEEDS_ANALYSIS:
             analysis.resolve(node, ctx)
         node = transformer.transform(node, ctx)
@@ -271,7 +285,7 @@ def transform(fn, options):
     node, info = source.get_entity(fn)
     _strip_decorators(node)
     _mark_user_lambdas(node)
-    original = copy.deepcopy(node)
+    original = trees.clone(node)
     taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
     # The plain body stays as written but for `locals()`, which must not show
@@ -284,9 +298,10 @@ def _compile(fn, options):
     from autograph.runtime.call import FunctionScope
     started = time.perf_counter()
     node, ctx = transform(fn, options)
-    source_text = unparse(node)
-    _hide_generated_lambdas(node)
+    _hide_generated_lambdas(node)  # line numbers only: to_code's text is unchanged
     module = gast.gast_to_ast(_factory(node, fn))
+    if not isinstance(node, gast.Lambda):
+        node.name = fn.__code__.co_name  # the factory named it ENTITY
     ast.fix_missing_locations(module)
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
@@ -294,12 +309,12 @@ def _compile(fn, options):
     code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
     code = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname)
     fscope = FunctionScope(fn.__name__, options, frozenset(ctx.namer.generated))
-    converted = Converted(code, source_text, fscope)
+    converted = Converted(code, node, fscope)
     if verbosity() >= 1:
         logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, ctx.info.filename,
                     ctx.info.lineno, 1e3 * (time.perf_counter() - started))
     if verbosity() >= 3:
-        logger.info("generated code for %s:\n%s", fn.__qualname__, source_text)
+        logger.info("generated code for %s:\n%s", fn.__qualname__, converted.source)
     return converted
 
 

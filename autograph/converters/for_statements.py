@@ -30,17 +30,18 @@ unrolling with each body under a staged `if` on the test:
 A loop `else` (no native `break` is left in a stageable loop) runs after.
 """
 
-import copy
 
 import gast
 
 from autograph import anno, templates
 from autograph.analysis import activity
 from autograph.converters import base, staging
+from autograph import trees
 
 
 class Transformer(base.Converter):
 
+    HANDLES = (gast.For,)
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)
 
@@ -129,7 +130,7 @@ class Transformer(base.Converter):
             if loop_cond is not True and not ag__.is_staged(loop_cond) and not loop_cond:
                 break
             """, origin=node, loop_cond=loop_cond, body=body, guard=guard,
-            extra=copy.deepcopy(extra))
+            extra=trees.clone(extra))
         return stmts
 
     def _staged_path(self, node, iterated, names, body, state, defined, extra):
@@ -151,7 +152,7 @@ class Transformer(base.Converter):
                 def extra_test(state):
                     return extra
                 """, origin=node, extra_test=extra_test, state=list(state),
-                extra=staging.staged_copy([gast.Expr(value=copy.deepcopy(extra))])[0].value)
+                extra=staging.staged_copy([gast.Expr(value=trees.clone(extra))])[0].value)
             call.keywords.append(gast.keyword(arg="extra_test", value=staging.load(extra_test)))
         stmts.append(staging.function(loop_body, [item] + list(state), body, state, node))
         if state:

@@ -32,6 +32,7 @@ from autograph.converters import base, staging
 
 class Transformer(base.Converter):
 
+    HANDLES = (gast.If,)
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)
 

@@ -6,11 +6,11 @@ state as parameters and return it, the staged copy of a body, and the reason
 a statement cannot be staged at all.
 """
 
-import copy
 
 import gast
 
 from autograph import anno, templates
+from autograph import trees
 
 _COMPOUND = (gast.If, gast.While, gast.For)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -36,7 +36,7 @@ def staged_copy(stmts):
     """A copy of `stmts` for a staged path: nested control flow is marked
     STAGED_ONLY (functional form only), and statements already converted to
     the dual form keep only their staged path."""
-    stmts = copy.deepcopy(stmts)
+    stmts = trees.clone(stmts)
     return _StagedOnly().visit(gast.Module(body=stmts, type_ignores=[])).body
 
 
@@ -139,5 +139,5 @@ def opts_keywords(node):
     else:
         items = [(k.arg, k.value) for k in options]
     value = gast.Dict(keys=[gast.Constant(value=k, kind=None) for k, _ in items],
-                      values=[copy.deepcopy(v) for _, v in items])
+                      values=[trees.clone(v) for _, v in items])
     return [gast.keyword(arg="opts", value=value)]

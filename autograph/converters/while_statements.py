@@ -24,16 +24,17 @@ staged path is emitted; a loop that cannot be staged keeps its Python path
 with `ag__.python_only(test, why)`.
 """
 
-import copy
 
 import gast
 
 from autograph import anno, templates
 from autograph.converters import base, staging
+from autograph import trees
 
 
 class Transformer(base.Converter):
 
+    HANDLES = (gast.While,)
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)
 
@@ -94,7 +95,7 @@ class Transformer(base.Converter):
             def loop_test(state):
                 return test
             """, origin=node, loop_test=loop_test, state=list(state),
-            test=staging.staged_copy([gast.Expr(value=copy.deepcopy(node.test))])[0].value)
+            test=staging.staged_copy([gast.Expr(value=trees.clone(node.test))])[0].value)
         anno.setanno(test_fn[0], anno.Basic.STAGED_ONLY, True)
         call = templates.replace_as_expression(
             "ag__.while_stmt(loop_test, loop_body, state, names)", origin=node,

@@ -35,19 +35,22 @@ Constructs the converters reject on purpose (REJECTED) must instead raise
 their catalog error, naming the user's file and a line of the function, at
 conversion.
 
-Every case runs twice per mode: the second time through a fresh `ag.to_graph`
-call that must hit the conversion cache (in "python" mode: the very same code
+Every case runs twice per mode: the second time through a fresh conversion
+that must hit the conversion cache (for `ag.to_graph`: the very same code
 object as the first conversion) and give the same outcome again.
 
 Modes: CONVERT_BY_MODE maps each mode to a function `entity -> callable`
-giving the callable under test; MODES lists the modes that run.  By default
-only plain Python ("python": `ag.to_graph`) runs.  To plug in a mode (the
-built-in graph engine via `ag.function` is wired as "graph", opt-in with
-AUTOGRAPH_CORPUS_MODES=python,graph; a backend would be another entry), add
-its converter to CONVERT_BY_MODE and its name to the default MODES once cases
-that cannot run in it are in SKIP with a reason (say, "generators cannot be
-traced") and mode-specific conversion checks are in check_conversion.  Every
-(mode, case) pair becomes one test, with id "<mode>-<case name>[<index>](<args>)".
+giving the callable under test, SCOPE_BY_MODE to the context the call runs
+in; MODES lists the modes that run.  By default: "python" (`ag.to_graph`
+called normally: the plain path) and "converted" (the same function called
+inside `registry.staging(...)`, so its converted body runs, on plain values).
+The built-in graph engine via `ag.function` is wired as "graph", opt-in with
+AUTOGRAPH_CORPUS_MODES=python,converted,graph.  To plug in a mode (a backend
+would be another entry), add its converter (and scope) and its name to the
+default MODES once cases that cannot run in it are in SKIP with a reason (say,
+"generators cannot be traced") and mode-specific conversion checks are in
+check_conversion.  Every (mode, case) pair becomes one test, with id
+"<mode>-<case name>[<index>](<args>)".
 """
 
 import asyncio
@@ -372,7 +375,7 @@ def _kind(fn):
 
 
 def check_conversion(mode, entity, converted, previous):
-    if mode != "python":
+    if CONVERT_BY_MODE[mode] is not _convert_python:
         return
     original_fn, converted_fn = _function_of(entity), _function_of(converted)
     assert transpiler.is_converted_code(converted_fn.__code__), "to_graph returned unconverted code"
