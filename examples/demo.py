@@ -1,7 +1,9 @@
-"""autograph in one screen: plain Python control flow, converted.
+"""autograph in one screen: plain Python control flow, converted and staged.
 
 Run:  python examples/demo.py
 """
+
+import numpy as np
 
 import autograph as ag
 
@@ -18,23 +20,39 @@ def collatz(n):
     return count
 
 
-def sum_even(items):
-    total = 0
-    for x in items:
-        if x % 2 == 1:
-            continue
-        total += x
-    return total
+def count_up(n):
+    print("tracing count_up")          # a Python print: runs while tracing only
+    for i in range(n):                 # n is a graph tensor: one staged loop
+        print("step", i)               # prints on every call, from the graph
+    return n
+
+
+def section(title):
+    print()
+    print(f"== {title} " + "=" * (60 - len(title)))
 
 
 def main():
+    section("1. Plain Python: the converted function is the function")
     converted = ag.to_graph(collatz)
-    print("collatz(27), original :", collatz(27))
-    print("collatz(27), converted:", converted(27))
-    print()
-    print("What ag.to_graph(collatz) runs (ag.to_code):")
+    print("collatz(27)            ->", collatz(27))
+    print("to_graph(collatz)(27)  ->", converted(27))
+
+    section("2. What runs: ag.to_code(collatz)")
     print(ag.to_code(collatz))
-    print("sum_even([1, 2, 3, 4]) converted:", ag.to_graph(sum_even)([1, 2, 3, 4]))
+
+    section("3. Staged: ag.function traces once, then runs the graph")
+    staged = ag.function(collatz)
+    for n in (27, 97, 871):
+        print(f"staged(np.int64({n})) ->", staged(np.int64(n)))
+    print("traces:", staged.experimental_get_tracing_count())
+    print(staged.get_concrete_function(np.int64(27)).graph)
+
+    section("4. Side effects: Python print at trace time, graph print every call")
+    looped = ag.function(count_up)
+    looped(np.int64(3))
+    looped(np.int64(2))
+    print("traces:", looped.experimental_get_tracing_count())
 
 
 if __name__ == "__main__":

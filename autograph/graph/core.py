@@ -14,6 +14,7 @@ engine itself (function tracing and sub-graph tracing).
 
 import contextlib
 import os
+import re
 import sys
 import threading
 
@@ -102,19 +103,41 @@ class Graph:
         self.captures = {}  # id(outer tensor) -> (outer tensor, inner placeholder)
         self.captured = []  # [(outer tensor, inner placeholder)] in capture order
         self._name_counts = {}
+        self._used_names = set()
         self._constants = {}  # id(ndarray) -> const tensor; the node keeps it alive
 
     def unique_name(self, base):
-        count = self._name_counts.get(base)
-        if count is None:
-            self._name_counts[base] = 1
-            return base
+        """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
+        base = identifier(base)
+        count = self._name_counts.get(base, 0)
+        name = base if count == 0 else f"{base}_{count}"
+        while name in self._used_names:  # `x_1` may be a user's name too
+            count += 1
+            name = f"{base}_{count}"
         self._name_counts[base] = count + 1
-        return f"{base}_{count}"
+        self._used_names.add(name)
+        return name
 
-    def add_node(self, op, args, attrs, avals, subgraphs=(), name=None, stateful=None):
+    def rename(self, tensor, base):
+        """Gives `tensor` (an output of a node of this graph) a new unique name,
+        e.g. the user's variable it is assigned to."""
+        canonical = tensor.node.outputs[tensor.index]
+        if canonical.name == base or re.fullmatch(re.escape(base) + r"_\d+", canonical.name):
+            return  # already named after that variable
+        canonical.name = tensor.name = self.unique_name(base)
+
+    def add_node(self, op, args, attrs, avals, subgraphs=(), name=None, stateful=None,
+                 names=None):
+        """Appends a node; its outputs are named `names` (one per output, made
+        unique), else `name` (`name:0`, `name:1`, ... for several), else the op's."""
         from autograph.graph.tensor import Tensor
         node = Node(op, args, attrs, subgraphs, _location(), stateful)
+        if names is not None:
+            node.outputs = tuple(
+                Tensor(self, node, i, shape, dtype, self.unique_name(names[i]))
+                for i, (shape, dtype) in enumerate(avals))
+            self.nodes.append(node)
+            return node
         base = self.unique_name(name or op.name.rsplit(".", 1)[-1].strip("_") or "op")
         if len(avals) == 1:
             shape, dtype = avals[0]
@@ -153,8 +176,9 @@ class Graph:
         if self.parent is None:
             raise errors.GraphError(errors.leaked_tensor_message(tensor.name))
         outer = tensor if tensor.graph is self.parent else self.parent.capture(tensor)
+        # named like the outer tensor: a listing reads `captures n` (or `n_1=n`)
         node = self.add_node(PLACEHOLDER, (), {}, [(tensor.shape, tensor.dtype)],
-                             name=f"capture_{tensor.name.replace(':', '_')}")
+                             name=tensor.node.outputs[tensor.index].name)
         inner = tensor._like(node.outputs[0])
         self.captured.append((outer, inner))
         self.captures[id(tensor)] = (outer, inner)
@@ -171,6 +195,15 @@ class Graph:
 
     def __repr__(self):
         return f"<Graph {self.name!r}: {len(self.nodes)} nodes>"
+
+
+def identifier(text):
+    """`text` as a Python identifier, for tensor names made from variable
+    names such as `state[0]['k']` or `self.count`."""
+    name = re.sub(r"\W+", "_", str(text)).strip("_")
+    if not name:
+        return "v"
+    return f"v_{name}" if name[0].isdigit() else name
 
 
 def _dtype_of_value(value):
