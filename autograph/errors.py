@@ -128,6 +128,12 @@ def no_source_message(fn):
             "@autograph.do_not_convert to call it unconverted.")
 
 
+def source_changed_message(fn):
+    return (f"cannot convert {_describe(fn)}: its file no longer has this definition at "
+            "that line; the file was edited after the function was defined. Reload the "
+            "module (importlib.reload) or restart, so code and source agree again.")
+
+
 def not_convertible_message(fn, reason):
     return (f"cannot convert {_describe(fn)}: {reason}. "
             "Pass a Python function, method, lambda, functools.partial or callable object.")

@@ -102,7 +102,7 @@ def _find_def(fn, lines):
             if first == code.co_firstlineno:
                 text = ast.get_source_segment("".join(lines), gast.gast_to_ast(node)) or ""
                 return trees.clone(node), text
-    raise errors.SourceNotFoundError(errors.no_source_message(fn))
+    raise errors.SourceNotFoundError(errors.source_changed_message(fn))
 
 
 def namespace_of(fn):

@@ -163,3 +163,14 @@ def test_convert_decorator_and_do_not_convert():
         return x
 
     assert ag.to_graph(untouched) is untouched
+
+
+def test_a_file_edited_after_import_is_named_as_such(tmp_path, monkeypatch):
+    module_file = tmp_path / "edited_module.py"
+    module_file.write_text("def edited(x):\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import edited_module
+    module_file.write_text("# a new first line\n\n\nX = 1\n")
+    with pytest.raises(errors.SourceNotFoundError, match=re.escape(
+            "the file was edited after the function was defined. Reload the module")):
+        ag.to_graph(edited_module.edited)

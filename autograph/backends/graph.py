@@ -52,6 +52,31 @@ def _dim(x, axis=0):
     return base.record1(DIM, (x,), {"axis": axis})
 
 
+def _identity(i):
+    return i
+
+
+def _loop_target(body_fn):
+    """The name of the loop body's item parameter (the user's `for c in ...`
+    target), for naming the loop counter and item in graph listings; None when
+    it cannot be told.  The runtime may wrap the generated `loop_body` in a
+    checking closure, so closures are searched a few levels deep."""
+    fn = body_fn
+    for _ in range(4):
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            return None
+        if code.co_name.startswith("loop_body") and code.co_argcount:
+            name = code.co_varnames[0]
+            return name if name.isidentifier() and not name.startswith("itr") else None
+        cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+        inner = cells.get("loop_body") or cells.get("body_fn")
+        if inner is None:
+            return None
+        fn = inner.cell_contents
+    return None
+
+
 class _Promote(Exception):
     """A Python number in loop state got another dtype in the body: retrace."""
 
@@ -109,6 +134,7 @@ class GraphBackend:
                 elif type(f) is UndefinedReturnValue and type(t) is not UndefinedReturnValue:
                     stand_ins[k] = _checks.zeros_structure(t)
         sides = {}
+        leaf_names = []  # filled by the true branch; engine.cond reads it afterwards
 
         def branch(fn, side):
             def run():
@@ -117,12 +143,15 @@ class GraphBackend:
                     if type(out[k]) is UndefinedReturnValue:
                         out[k] = stand_in
                 leaves = sides[side] = flatten(out, names)
+                if side is True:
+                    leaf_names[:] = leaves.names
                 if side is False:
                     _checks.check_branches(sides[True], sides[False], location)
                 return tuple(leaves.values)
             return run
 
-        outputs = engine.cond(pred, branch(true_fn, True), branch(false_fn, False))
+        outputs = engine.cond(pred, branch(true_fn, True), branch(false_fn, False),
+                              names=leaf_names)
         return unflatten(sides[True].structure, outputs)
 
     def _dry_sides(self, true_fn, false_fn, entry):
@@ -176,7 +205,7 @@ class GraphBackend:
     def for_range(self, start, stop, step, body_fn, state, names, opts):
         opts = dict(opts or {})
         extra_test = opts.pop("extra_test", None)
-        return self._for_counter(start, stop, step, lambda i: i, body_fn, extra_test,
+        return self._for_counter(start, stop, step, _identity, body_fn, extra_test,
                                  state, names, opts)
 
     def for_each(self, iterable, body_fn, state, names, opts):
@@ -190,7 +219,9 @@ class GraphBackend:
         if isinstance(iterable, StagedEnumerate):
             inner = self._sequence(iterable.iterable)
             start = iterable.start
-            return _Sequence(inner.length, lambda i: (i + start, inner.get(i)), "enumerate")
+            def count(i):
+                return i if type(start) is int and start == 0 else i + start
+            return _Sequence(inner.length, lambda i: (count(i), inner.get(i)), "enumerate")
         if isinstance(iterable, StagedZip):
             inners = [self._sequence(it) for it in iterable.iterables]
             length = inners[0].length
@@ -239,11 +270,18 @@ class GraphBackend:
                 return keep_going if more else False
             return np.logical_and(keep_going, more)
 
+        target = _loop_target(body_fn)
+        counter_name = target if get_item is _identity and target else "index"
+
         def body(i, *rest):
-            out = body_fn(get_item(i), *rest)
+            item = get_item(i)
+            if target and isinstance(item, Tensor) and item.graph is engine.current_graph() \
+                    and item.node.op is not core.PLACEHOLDER:
+                item.graph.rename(item, target)  # `c = items[index]` reads as the user's `c`
+            out = body_fn(item, *rest)
             return (i + step, *out)
 
-        result = _Loop(self, "for", test, body, (counter, *state), ("<loop counter>", *names),
+        result = _Loop(self, "for", test, body, (counter, *state), (counter_name, *names),
                        opts).run()
         return tuple(result[1:])
 
@@ -381,7 +419,8 @@ class _Loop:
 
         final = engine.while_loop(
             test, body, initial, maximum_iterations=self.opts.get("maximum_iterations"),
-            shape_invariants=shapes if any(s is not None for s in shapes) else None)
+            shape_invariants=shapes if any(s is not None for s in shapes) else None,
+            names=[entry.names[i] for i in carried])
         out = list(values)
         for i, v in zip(carried, final):
             out[i] = v

@@ -96,8 +96,12 @@ class Context:
         if not isinstance(value, Tensor):
             return self.literal(value)
         expr = self.names[id(value)]
-        node = value.node
-        if node.op.aliasing:  # callers must not be able to mutate graph state
+        if value.shape == () and value.dtype.kind != "O":
+            # A scalar result is a numpy scalar, as eager numpy gives, whichever
+            # kernel, constant, input or variable it comes from (a scalar is
+            # immutable, so no copy either).
+            return f"_scalar({expr})"
+        if value.node.op.aliasing:  # callers must not be able to mutate graph state
             return f"_copy({expr})"
         return expr
 
@@ -110,10 +114,15 @@ def _copy(value):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
+def _scalar(value):
+    return value[()] if type(value) is np.ndarray else value
+
+
 def compile_graph(graph, name="graph_fn", arg_names=None):
     """Python function computing `graph.outputs` (a tuple) from its inputs."""
     ctx = Context()
     ctx.globals["_copy"] = _copy
+    ctx.globals["_scalar"] = _scalar
     params = []
     for i, tensor in enumerate(graph.inputs):
         param = f"a{i}"

@@ -36,7 +36,12 @@ class _ListSlot:
     def items(linked):
         items = []
         while linked is not None:  # (rest, last item, length); see ops/lists.py
-            items.append(linked[1])
+            item = linked[1]
+            if type(item) is np.ndarray:
+                # like any output: a scalar is a numpy scalar, and an array may
+                # be a graph constant the caller must not be able to mutate
+                item = item[()] if item.ndim == 0 else item.copy()
+            items.append(item)
             linked = linked[0]
         items.reverse()
         return items

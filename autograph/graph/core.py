@@ -104,16 +104,17 @@ class Graph:
         self.captured = []  # [(outer tensor, inner placeholder)] in capture order
         self._name_counts = {}
         self._used_names = set()
+        self._captured_by = {}  # id(tensor) -> [(sub-graph, its placeholder)]
         self._constants = {}  # id(ndarray) -> const tensor; the node keeps it alive
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
         base = identifier(base)
         count = self._name_counts.get(base, 0)
-        name = base if count == 0 else f"{base}_{count}"
+        name = base if count == 0 else _numbered(base, count)
         while name in self._used_names:  # `x_1` may be a user's name too
             count += 1
-            name = f"{base}_{count}"
+            name = _numbered(base, count)
         self._name_counts[base] = count + 1
         self._used_names.add(name)
         return name
@@ -122,9 +123,15 @@ class Graph:
         """Gives `tensor` (an output of a node of this graph) a new unique name,
         e.g. the user's variable it is assigned to."""
         canonical = tensor.node.outputs[tensor.index]
-        if canonical.name == base or re.fullmatch(re.escape(base) + r"_\d+", canonical.name):
+        base = identifier(base)
+        if canonical.name == base or re.fullmatch(re.escape(_numbered(base, "")) + r"\d+",
+                                                  canonical.name):
             return  # already named after that variable
+        old = canonical.name
         canonical.name = tensor.name = self.unique_name(base)
+        for sub, inner in self._captured_by.get(id(canonical), ()):
+            if inner.node.outputs[inner.index].name == old:  # named after the tensor
+                sub.rename(inner, base)
 
     def add_node(self, op, args, attrs, avals, subgraphs=(), name=None, stateful=None,
                  names=None):
@@ -180,6 +187,8 @@ class Graph:
         node = self.add_node(PLACEHOLDER, (), {}, [(tensor.shape, tensor.dtype)],
                              name=tensor.node.outputs[tensor.index].name)
         inner = tensor._like(node.outputs[0])
+        self.parent._captured_by.setdefault(id(outer.node.outputs[outer.index]), []).append(
+            (self, node.outputs[0]))
         self.captured.append((outer, inner))
         self.captures[id(tensor)] = (outer, inner)
         if outer is not tensor:
@@ -197,10 +206,18 @@ class Graph:
         return f"<Graph {self.name!r}: {len(self.nodes)} nodes>"
 
 
+def _numbered(base, count):
+    # `x_1`, but `break_1` rather than `break__1`
+    return f"{base}{count}" if base.endswith("_") else f"{base}_{count}"
+
+
 def identifier(text):
     """`text` as a Python identifier, for tensor names made from variable
     names such as `state[0]['k']` or `self.count`."""
-    name = re.sub(r"\W+", "_", str(text)).strip("_")
+    name = ""
+    for part in re.split(r"\W+", str(text)):
+        if part:  # `retval_[0]` -> `retval_0`
+            name += part if not name or name.endswith("_") else "_" + part
     if not name:
         return "v"
     return f"v_{name}" if name[0].isdigit() else name

@@ -46,9 +46,15 @@ def freeze(value):
 
 
 def _const_key(value):
-    if isinstance(value, (np.ndarray, np.generic)) and value.size <= _SMALL_CONST:
-        return (core.CONST, type(value), value.dtype.str, value.shape, value.tobytes())
-    return None
+    """Equal small constants share a key: same dtype, shape and bytes, whether
+    held as a numpy scalar or an array (`np.int64(0)` and `np.asarray(0)`).
+    Bytes, not `==`: NaN equals a NaN of the same bits, and 0.0 and -0.0 stay
+    apart.  Object arrays hold references and are never merged."""
+    if not isinstance(value, (np.ndarray, np.generic)) or value.size > _SMALL_CONST \
+            or value.dtype.hasobject:
+        return None
+    value = np.ascontiguousarray(value)
+    return (core.CONST, value.dtype.str, value.shape, value.tobytes())
 
 
 def optimize(graph, report=None, known=None):
@@ -83,7 +89,7 @@ def optimize(graph, report=None, known=None):
         if node.stateful:
             kept.append(node)
             continue
-        if op.foldable and _fold(graph, node, known, replace, kept, report):
+        if op.foldable and _fold(graph, node, known, replace, kept, report, seen):
             continue
         key = (op, tuple(id(a) if isinstance(a, Tensor) else freeze(a) for a in node.args),
                freeze(node.attrs) if node.attrs else None)
@@ -101,7 +107,7 @@ def optimize(graph, report=None, known=None):
     return report
 
 
-def _fold(graph, node, known, replace, kept, report):
+def _fold(graph, node, known, replace, kept, report, seen):
     values = []
     for a in node.args:
         if isinstance(a, Tensor):
@@ -126,6 +132,12 @@ def _fold(graph, node, known, replace, kept, report):
         tensor.node, tensor.index = const, 0
         const.outputs = (tensor,)
         known[id(tensor)] = value
+        key = _const_key(value)
+        if key is not None and key in seen:  # folded to a constant the graph has
+            replace[id(tensor)] = seen[key][0]
+            continue
+        if key is not None:
+            seen[key] = const.outputs
         kept.append(const)
     report.folded += 1
     return True
@@ -135,8 +147,9 @@ def _optimize_subgraphs(node, report, known):
     args = iter(node.args[node.attrs["explicit_args"]:])
     for sub in node.subgraphs:
         inner_known = {}
-        for outer, inner in sub.captured:
-            arg = next(args)
+        # node.args already point at merged tensors; keep `captured` in step
+        sub.captured = [(next(args), inner) for _, inner in sub.captured]
+        for arg, inner in sub.captured:
             if id(arg) in known:
                 inner_known[id(inner)] = known[id(arg)]
         optimize(sub, report, inner_known)

@@ -406,7 +406,8 @@ def assert_no_autograph_warnings(caplog):
     """A callee that cannot be converted is logged and called unconverted; in
     the corpus every callee must convert, so such a fallback is a failure."""
     warned = [r.getMessage() for r in caplog.records
-              if r.name.startswith("autograph") and r.levelno >= logging.WARNING]
+              if (r.name == "autograph" or r.name.startswith("autograph."))
+              and r.levelno >= logging.WARNING]
     caplog.clear()
     assert not warned, "autograph logged: " + "\n".join(warned)
 

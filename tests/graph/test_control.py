@@ -249,5 +249,6 @@ def test_tensor_list_captured_inside_a_branch():
 def test_graph_listing_shows_sub_graphs():
     f = staged(lambda x: cond(x[0] > 0, lambda: (x + 1,), lambda: (x - 1,)))
     listing = str(f.get_concrete_function(np.ones(2)).graph)
-    assert "graph cond_true(; captures" in listing and "graph cond_false" in listing
+    assert "graph cond_true(captures x)" in listing and "graph cond_false" in listing
+    assert "getitem: float64[] = x[0]" in listing
     assert "np.add(" in listing and "np.subtract(" in listing

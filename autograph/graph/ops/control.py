@@ -108,8 +108,13 @@ COND = core.register("cond", None, _cond_rule, emit=_emit_cond, foldable=False,
                      aliasing=True)
 
 
-def cond(pred, true_fn, false_fn):
+def cond(pred, true_fn, false_fn, names=None):
     """Stages `true_fn() if pred else false_fn()`; returns a tuple of Tensors.
+
+    `names` (optional, one per output) are the user's variable names: the
+    node's outputs and the values each branch computes for them are named
+    after them, so a listing reads `n = cond(equal)`.  They are read once both
+    branches are traced, so a caller may fill the list while they trace.
 
     Each branch takes no arguments and returns a tuple; it is traced into a
     sub-graph, so its ops (prints, asserts, variable writes included) run
@@ -129,11 +134,14 @@ def cond(pred, true_fn, false_fn):
     if len(t_out) != len(f_out):
         raise _error(f"cond: the true branch returns {len(t_out)} values, the false branch "
                      f"{len(f_out)}")
-    outputs, passthrough = [], {}
+    if names is not None and len(names) != len(t_out):
+        names = None
+    outputs, passthrough, output_names = [], {}, []
     for i, (t, f) in enumerate(zip(t_out, f_out)):
         t, f = _reconcile(i, t_graph, t, f_graph, f)
         if isinstance(t, Tensor):
             outputs.append((t, f))
+            output_names.append(names[i] if names is not None else None)
         else:
             passthrough[i] = t
     t_graph.outputs = [t for t, _ in outputs]
@@ -141,12 +149,28 @@ def cond(pred, true_fn, false_fn):
     avals = [(_merge_shapes(t, f, f"cond output #{i}"), t.dtype) for i, (t, f) in
              enumerate(outputs)]
     args = (pred, *[o for o, _ in t_graph.captured], *[o for o, _ in f_graph.captured])
+    if names is not None:
+        _name_results(t_graph, t_graph.outputs, output_names)
+        _name_results(f_graph, f_graph.outputs, output_names)
     node = graph.add_node(COND, args, {"explicit_args": 1}, avals,
                           subgraphs=(t_graph, f_graph),
-                          stateful=t_graph.is_stateful() or f_graph.is_stateful())
+                          stateful=t_graph.is_stateful() or f_graph.is_stateful(),
+                          names=output_names if names is not None else None)
     results = iter(_retype(node.outputs, [t for t, _ in outputs]))
     return tuple(passthrough[i] if i in passthrough else next(results)
                  for i in range(len(t_out)))
+
+
+def _name_results(sub, results, names):
+    """Names the tensors `sub` computes for its outputs after the variables
+    they are assigned to (inputs and captures passed through keep theirs)."""
+    done = set()
+    for tensor, name in zip(results, names):
+        key = (id(tensor.node), tensor.index) if isinstance(tensor, Tensor) else None
+        if key is not None and tensor.graph is sub and key not in done \
+                and tensor.node.op is not core.PLACEHOLDER:
+            done.add(key)
+            sub.rename(tensor, name)
 
 
 def _retype(outputs, likes):
@@ -202,15 +226,26 @@ def _loop_var(graph, value):
                  "Python number")
 
 
-def _placeholder_maker(init, shape):
+def _placeholder_maker(init, shape, name):
     def make(sub):
-        return init._like(sub.placeholder(shape, init.dtype, name=f"loop_{init.name}"),
-                          relax=True)
+        return init._like(sub.placeholder(shape, init.dtype, name=name), relax=True)
     return make
 
 
-def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invariants=None):
+def _loop_var_names(init, names):
+    if names is not None and len(names) == len(init):
+        return [core.identifier(name) for name in names]
+    return [f"v{i}" if var.node.op is core.CONST else var.node.outputs[var.index].name
+            for i, var in enumerate(init)]
+
+
+def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invariants=None,
+               names=None):
     """Stages `while cond_fn(*vs): vs = body_fn(*vs)`; returns the final vars.
+
+    `names` (optional, one per loop var) are the user's variable names: the
+    sub-graphs' parameters, the body's results and the node's outputs are
+    named after them, so a listing reads `n, count = while_loop(n, count=0)`.
 
     The body is traced once into a sub-graph.  Python numbers among the loop
     vars become tensors (int -> int64, float -> float64, bool -> bool).  A
@@ -231,7 +266,8 @@ def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invar
             raise _error(f"while_loop: loop var #{i} has shape {var.shape}, which its shape "
                          f"invariant {invariant} does not allow")
         shapes.append(invariant)
-    makers = [_placeholder_maker(v, s) for v, s in zip(init, shapes)]
+    var_names = _loop_var_names(init, names)
+    makers = [_placeholder_maker(v, s, n) for v, s, n in zip(init, shapes, var_names)]
     c_graph, _, c_out = _trace(graph, lambda *vs: (cond_fn(*vs),), makers, "while_cond")
     pred = c_out[0]
     if not isinstance(pred, Tensor):
@@ -264,6 +300,7 @@ def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invar
         ph._check_loop_output(out, i)
         outputs.append(out)
     b_graph.outputs = outputs
+    _name_results(b_graph, outputs, var_names)
     if maximum_iterations is not None:
         maximum_iterations = base.resolve(graph, maximum_iterations)
     args = (*init, maximum_iterations,
@@ -271,6 +308,7 @@ def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invar
     avals = [(ph.shape, ph.dtype) for ph in placeholders]
     node = graph.add_node(WHILE, args, {"explicit_args": len(init) + 1}, avals,
                           subgraphs=(c_graph, b_graph),
-                          stateful=c_graph.is_stateful() or b_graph.is_stateful())
+                          stateful=c_graph.is_stateful() or b_graph.is_stateful(),
+                          names=var_names)
     return tuple(ph._like(out, result=b) for ph, out, b in zip(placeholders, node.outputs,
                                                                outputs))
