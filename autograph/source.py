@@ -45,6 +45,8 @@ def _parse_block(lines, first):
         tree = gast.parse("if 1:\n" + text if indented else text)
     except SyntaxError:
         return None
+    if not tree.body:
+        return None  # no statement there (the file changed since the code was compiled)
     node = tree.body[0].body[0] if indented else tree.body[0]
     gast.increment_lineno(node, first - 1 - (1 if indented else 0))
     return node, "".join(block)
