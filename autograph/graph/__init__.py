@@ -6,9 +6,11 @@ graph; see each docstring):
 
     print_op(*values, sep=" ", end="\n", file=None) -> None
     assert_op(pred, message=None) -> None
-    cond(pred, true_fn, false_fn) -> tuple
+    cond(pred, true_fn, false_fn, names=None) -> tuple
     while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None,
-               shape_invariants=None) -> tuple
+               shape_invariants=None, names=None) -> tuple
+        (`names`: the user's variable names, one per output / loop var; the
+        graph listing names tensors after them)
     list_new(element_dtype=None, element_shape=None) -> TensorList
     list_append(lst, value) -> TensorList
     list_pop(lst) -> (TensorList, Tensor)
