@@ -11,7 +11,9 @@ Measures, in this one run (time.perf_counter_ns throughout):
      the first import of a module.
   2. the same with diastatic-malt (`malt.to_graph`, its transpiler cache and
      allowlist cache cleared) when it is installed, and the ratio malt/ours;
-  3. the added cost of a cached `ag__.converted_call(g, (x,), None, fscope)`
+  3. the added cost of a cached call of a converted function, in the form
+     generated code uses, `ag__.converted(g, fscope)(x)`, and in the
+     functional form `ag__.converted_call(g, (x,), None, fscope)`
      over a direct call, for a converted user function and for a builtin;
   4. per-call time of the converted vs the original function on the corpus's
      plain-Python arguments (min over repeats of a calibrated loop), and the
@@ -182,30 +184,40 @@ def _loop_ns(body, number):
 
 
 def converted_call_overhead():
+    """Added ns per call, for the two call forms: generated code calls
+    `ag__.converted(g, fscope)(x)` (the callee is resolved, then called from
+    the caller's frame); `ag__.converted_call(g, (x,), None, fscope)` is the
+    functional form of the runtime API."""
     clear_autograph_caches()
     from autograph import runtime as ag__
     fscope = ag_call.FunctionScope("bench", ConversionOptions(), frozenset())
     number = 20_000 if QUICK else 100_000
-    converted_call = ag__.converted_call
+    converted, converted_call = ag__.converted, ag__.converted_call
     rows = []
     for label, g in (("user function", user_increment), ("builtin abs", abs)):
         try:
             converted_call(g, (1,), None, fscope)  # warm the decision cache
         except Exception as e:  # noqa: BLE001 - reported in the summary
-            rows.append((label, None, None, f"{type(e).__name__}: {e}"))
+            rows.append((label, "", None, None, f"{type(e).__name__}: {e}"))
             continue
 
         def direct(n, g=g):
             for _ in range(n):
                 g(1)
 
-        def through(n, g=g):
+        def through_converted(n, g=g):
+            for _ in range(n):
+                converted(g, fscope)(1)
+
+        def through_converted_call(n, g=g):
             for _ in range(n):
                 converted_call(g, (1,), None, fscope)
 
         direct_ns = _loop_ns(direct, number)
-        through_ns = _loop_ns(through, number)
-        rows.append((label, direct_ns, through_ns, through_ns - direct_ns))
+        for form, run in (("converted(g, fscope)(x)", through_converted),
+                          ("converted_call(g, (x,), None, fscope)", through_converted_call)):
+            through_ns = _loop_ns(run, number)
+            rows.append((label, form, direct_ns, through_ns, through_ns - direct_ns))
     return rows
 
 
@@ -381,12 +393,12 @@ def main():
         if malt_failed:
             print(f"  malt could not convert {len(malt_failed)}: {', '.join(malt_failed)}")
 
-    for label, direct_ns, through_ns, added in overhead:
+    for label, form, direct_ns, through_ns, added in overhead:
         if isinstance(added, str):
-            print(f"  converted_call, {label:14}: failed, {added}")
+            print(f"  call overhead, {label:14}: failed, {added}")
             continue
-        print(f"  converted_call, {label:14}: direct {direct_ns:6.0f} ns, converted_call "
-              f"{through_ns:6.0f} ns, added {added:6.0f} ns/call "
+        print(f"  call overhead, {label:14}: direct {direct_ns:5.0f} ns, {form:38} "
+              f"{through_ns:5.0f} ns, added {added:5.0f} ns/call "
               f"[target < {TARGET_CALL_OVERHEAD_NS} ns: {_mark(added < TARGET_CALL_OVERHEAD_NS)}]")
 
     ratios = [r["ratio"] for r in rows if r["ratio"] is not None]

@@ -22,11 +22,7 @@ What is compared, for each case, mode and run:
     `autograph.errors.is_internal_file(co_filename)` is false, as
     (co_filename, f_lineno, co_name) tuples: the LAST user frame must be
     identical, and so must the whole sequence of user frames (both calls go
-    through the same `_invoke` helper, so the harness frames agree too) once
-    adjacent identical frames are counted once: converted code evaluates some
-    operands (of `and`/`or`, conditional expressions, chained comparisons) in
-    a generated function that carries the user's file, line and function
-    name, which shows the user's line twice but points nowhere else;
+    through the same `_invoke` helper, so the harness frames agree too);
   * the kind of callable: generator/coroutine/async-generator function-ness;
   * that autograph logged no warning (a callee it failed to convert and
     called unconverted instead).
@@ -318,17 +314,12 @@ def user_frames(exc):
             if not errors.is_internal_file(frame.f_code.co_filename)]
 
 
-def _collapse_repeats(frames):
-    """Adjacent identical frames as one (see the module doc)."""
-    return [f for i, f in enumerate(frames) if i == 0 or frames[i - 1] != f]
-
-
 def assert_same_traceback(expected, actual):
     expected_frames, actual_frames = user_frames(expected), user_frames(actual)
     assert actual_frames, "the converted run's traceback has no user frame"
     assert actual_frames[-1] == expected_frames[-1], (
         f"last user frame {actual_frames[-1]}, expected {expected_frames[-1]}")
-    assert _collapse_repeats(actual_frames) == _collapse_repeats(expected_frames), (
+    assert actual_frames == expected_frames, (
         "user frames differ:\n  converted: " + "\n             ".join(map(str, actual_frames))
         + "\n  original:  " + "\n             ".join(map(str, expected_frames)))
 
