@@ -19,12 +19,12 @@ unrolling with each body under a staged `if` on the test:
 
         loop_cond = not break_
         for x in iterated:
-            if loop_cond is True or not ag__.is_staged(loop_cond):
+            if not ag__.is_staged(loop_cond):
                 <body>
             else:
                 <ag__.if_stmt(loop_cond, if_true, if_false, ...) on a staged copy>
             loop_cond = not break_
-            if loop_cond is not True and not ag__.is_staged(loop_cond) and not loop_cond:
+            if not ag__.is_staged(loop_cond) and not loop_cond:
                 break
 
 A loop `else` (no native `break` is left in a stageable loop) runs after.
@@ -122,12 +122,12 @@ class Transformer(base.Converter):
             """, origin=node, loop_cond=loop_cond, extra=extra, for_loop=[node])
         node.body = templates.replace(
             """
-            if loop_cond is True or not ag__.is_staged(loop_cond):
+            if not ag__.is_staged(loop_cond):
                 body
             else:
                 guard
             loop_cond = extra
-            if loop_cond is not True and not ag__.is_staged(loop_cond) and not loop_cond:
+            if not ag__.is_staged(loop_cond) and not loop_cond:
                 break
             """, origin=node, loop_cond=loop_cond, body=body, guard=guard,
             extra=trees.clone(extra))

@@ -1,7 +1,7 @@
 """Converts `if` statements to a Python path and a staged path.
 
     if x > 0:                       if_cond = x > 0
-        y = x * 2                   if if_cond is not True and if_cond is not False and ag__.is_staged(if_cond):
+        y = x * 2                   if ag__.is_staged(if_cond):
     else:                               def if_true():
         y = -x                              y = x * 2
                             ==>             return (y,)
@@ -17,9 +17,9 @@
 Outputs are the names a branch modifies that are live after the `if`; the
 state (the branches' parameters) adds the modified names a branch may read
 before assigning.  A state name surely undefined before the `if` starts as
-`ag__.Undefined('y')`.  The identity checks against True/False spare plain
-Python tests (mostly bools) the call to `is_staged`.  Inside a staged copy (STAGED_ONLY) only the staged
-path is emitted, with the test inline.  An `if` that cannot be staged (it
+`ag__.Undefined('y')`.  (This converted body runs only while something is
+traced, so the check favours readability over nanoseconds.)  Inside a staged
+copy (STAGED_ONLY) only the staged path is emitted, with the test inline.  An `if` that cannot be staged (it
 contains `yield`, an outer loop's `break`, ...) keeps only its Python path,
 with `ag__.python_only(test, why)` raising if the test is staged.
 """
@@ -74,7 +74,7 @@ class Transformer(base.Converter):
         dual = templates.replace(
             """
             if_cond = test
-            if if_cond is not True and if_cond is not False and ag__.is_staged(if_cond):
+            if ag__.is_staged(if_cond):
                 staged
             """, origin=node, if_cond=if_cond, test=node.test, staged=staged)
         python_path = gast.If(test=staging.load(if_cond),

@@ -1,6 +1,6 @@
 """Converts `while` loops to a Python path and a staged path.
 
-    while n != 1:                   while (loop_cond := n != 1) is True or (not ag__.is_staged(loop_cond) and loop_cond):
+    while n != 1:                   while not ag__.is_staged(loop_cond := n != 1) and loop_cond:
         count += 1                      count += 1
         n = step(n)         ==>         n = step(n)
                                     else:
@@ -14,8 +14,7 @@
                                             (count, n) = ag__.while_stmt(loop_test, loop_body, (count, n), ('count', 'n'))
 
 The test is evaluated once per iteration, in the loop header, so the Python
-path is the native loop (exact even with a `continue` left in the body); a
-Python `True` costs one identity check.  When the test is (or becomes) a
+path is the native loop (exact even with a `continue` left in the body).  When the test is (or becomes) a
 staged value the loop leaves through its `else`, which hands the current
 state to `ag__.while_stmt`; the user's own `else` runs after it, as Python
 runs it after the test fails.  Loop state: names the body modifies that are
@@ -71,7 +70,7 @@ class Transformer(base.Converter):
         loop_cond = self.ctx.namer.new("loop_cond")
         dual = templates.replace(
             """
-            while (loop_cond := test) is True or (not ag__.is_staged(loop_cond) and loop_cond):
+            while not ag__.is_staged(loop_cond := test) and loop_cond:
                 body
             else:
                 if ag__.is_staged(loop_cond):

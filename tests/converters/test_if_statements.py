@@ -26,7 +26,7 @@ def test_golden_dual_form():
     assert got == textwrap.dedent("""\
         def f(x):
             if_cond = x > 0
-            if if_cond is not True and if_cond is not False and ag__.is_staged(if_cond):
+            if ag__.is_staged(if_cond):
 
                 def if_true():
                     tmp = x * 2
@@ -56,7 +56,7 @@ def test_golden_nested_if_in_staged_copy_is_functional_only():
     assert got == textwrap.dedent("""\
         def f(c, d, y):
             if_cond = c
-            if if_cond is not True and if_cond is not False and ag__.is_staged(if_cond):
+            if ag__.is_staged(if_cond):
 
                 def if_true(y):
 
@@ -74,7 +74,7 @@ def test_golden_nested_if_in_staged_copy_is_functional_only():
                 y, = ag__.if_stmt(if_cond, if_true, if_false, (y,), ('y',))
             elif if_cond:
                 if_cond_1 = d
-                if if_cond_1 is not True and if_cond_1 is not False and ag__.is_staged(if_cond_1):
+                if ag__.is_staged(if_cond_1):
 
                     def if_true_2(y):
                         y = y + 1

@@ -24,7 +24,7 @@ def test_golden_dual_form():
     assert got == textwrap.dedent("""\
         def f(n):
             count = 0
-            while (loop_cond := (n != 1)) is True or (not ag__.is_staged(loop_cond) and loop_cond):
+            while not ag__.is_staged((loop_cond := (n != 1))) and loop_cond:
                 count += 1
                 n = n // 2
             else:
