@@ -51,7 +51,7 @@ class _Replacer(gast.NodeTransformer):
         self.inserted = set()  # ids of user nodes spliced in: they keep their locations
 
     def _insert(self, node):
-        self.inserted.update(id(n) for n in gast.walk(node))
+        self.inserted.add(id(node))  # the root: _locate does not descend into it
         return node
 
     def visit(self, node):
@@ -151,19 +151,23 @@ def _locate(nodes, origin, inserted):
     """Template-born nodes take `origin`'s location; spliced user nodes keep theirs."""
     if origin is None or not hasattr(origin, "lineno"):
         return
-    for top in nodes:
-        for node in gast.walk(top):
-            if id(node) in inserted:
-                continue
-            if isinstance(node, (gast.expr, gast.stmt, gast.excepthandler)):
-                # One line: CPython 3.11 puts a method call (`ag__.f(...)`) on the
-                # END line of its attribute, so a multi-line span would move
-                # tracebacks off the origin's first line.
-                one_line = getattr(origin, "end_lineno", origin.lineno) == origin.lineno
-                node.lineno = node.end_lineno = origin.lineno
-                node.col_offset = origin.col_offset
-                node.end_col_offset = (getattr(origin, "end_col_offset", origin.col_offset)
-                                       if one_line else origin.col_offset)
+    # One line: CPython 3.11 puts a method call (`ag__.f(...)`) on the END line
+    # of its attribute, so a multi-line span would move tracebacks off the
+    # origin's first line.
+    lineno = origin.lineno
+    col_offset = origin.col_offset
+    one_line = getattr(origin, "end_lineno", lineno) == lineno
+    end_col_offset = getattr(origin, "end_col_offset", col_offset) if one_line else col_offset
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if id(node) in inserted:
+            continue  # spliced user code keeps its own locations
+        stack.extend(gast.iter_child_nodes(node))
+        if isinstance(node, (gast.expr, gast.stmt, gast.excepthandler)):
+            node.lineno = node.end_lineno = lineno
+            node.col_offset = col_offset
+            node.end_col_offset = end_col_offset
 
 
 _parsed = {}  # template text -> its parsed statements (cloned per use)
