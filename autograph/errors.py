@@ -201,9 +201,10 @@ def branch_structure_message(name, location, true_side, false_side):
 
 def undefined_loop_state_message(name, location, loop):
     return (
-        f"variable '{name}' is used across iterations of the staged `{loop}` "
-        f"loop at {location}, but it has no value before the loop. Assign "
-        f"{name} before the loop.")
+        f"variable '{name}' is carried by the staged `{loop}` loop at {location} "
+        f"(it is used after the loop, or by a later iteration), but it has no value "
+        f"before the loop: a staged loop may run zero times. Assign {name} before "
+        f"the loop (e.g. {name} = 0).")
 
 
 def loop_structure_message(name, location, loop, before, after):
@@ -298,6 +299,16 @@ def loop_python_value_message(name, location, loop, before, after):
         f"{location} changes (before the iteration: {before}; after it: {after}). "
         "A staged loop can only carry tensors, numbers and lists built with "
         "append; compute the Python value outside the loop.")
+
+
+def loop_python_value_becomes_tensor_message(name, location, loop, before, after):
+    return (
+        f"variable '{name}' is {before} before the staged `{loop}` loop at "
+        f"{location}, and the loop body makes it {after}. A staged loop carries "
+        f"each variable as one tensor type through all iterations: give {name} a "
+        "value of that dtype and shape before the loop (e.g. np.zeros(shape, dtype)), "
+        "and track a 'not set yet' state in a separate boolean instead of a "
+        "placeholder such as None.")
 
 
 def shape_invariant_message(what, location, loop):

@@ -196,8 +196,10 @@ def check_unchanged(name, before, after, location, loop):
     if is_carried(after) or not _same_python_value(before, after):
         if before is UNDEFINED_RETURN:
             return  # the dry run found no `return` in the body: nothing to carry
-        raise errors.StagingError(errors.loop_python_value_message(
-            name, location, loop, describe(before), describe(after)))
+        message = errors.loop_python_value_becomes_tensor_message if isinstance(
+            after, _ARRAYS) else errors.loop_python_value_message
+        raise errors.StagingError(message(name, location, loop, describe(before),
+                                          describe(after)))
 
 
 def changes_dtype(var, after):

@@ -195,7 +195,15 @@ class GraphBackend:
         return unflatten(t_side.structure, merged)
 
     def logical_not(self, value):
-        return np.logical_not(value)
+        """`not value`: one bool, like Python's truth test (numpy raises for an
+        array of several elements; elementwise np.logical_not would silently
+        give an array instead)."""
+        if value.size is not None and value.size != 1:
+            raise errors.GraphError(errors.graph_op_message(
+                "not", f"the operand has shape {value.shape}; it needs a single value "
+                "(use np.all(...) or np.any(...))", _checks.user_location()))
+        result = np.logical_not(value)
+        return result if not result.shape else np.reshape(result, ())
 
     # --- loops -------------------------------------------------------------------
 
@@ -303,7 +311,9 @@ class GraphBackend:
         return _dim(value)
 
     def range_len(self, start, stop, step):
-        span = (np.asarray(stop) - start + step - np.sign(step)) // step
+        # np.subtract, not `-`: stop may be a Python int (numpy-typed here, like
+        # the loop counter) or a Tensor (which np.asarray cannot take)
+        span = (np.subtract(stop, start) + step - np.sign(step)) // step
         return np.maximum(span, 0)
 
     def enumerate_(self, iterable, start=0):

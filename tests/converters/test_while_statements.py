@@ -134,5 +134,5 @@ def test_test_becoming_staged_hands_over_remaining_iterations():
 
 def test_staged_loop_state_undefined_before_loop():
     with pytest.raises(errors.StagingError, match=re.escape(
-            "variable 'last' is used across iterations of the staged `while` loop at ")):
+            "variable 'last' is carried by the staged `while` loop at ")):
         ag.to_graph(defined_in_loop)(Sym(3))

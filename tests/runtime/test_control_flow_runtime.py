@@ -131,7 +131,7 @@ def test_branch_structure_mismatch():
 
 def test_loop_state_undefined_before_staged_loop():
     with pytest.raises(errors.StagingError, match=re.escape(
-            "variable 'z' is used across iterations of the staged `while` loop")):
+            "variable 'z' is carried by the staged `while` loop")):
         cf.while_stmt(lambda z: Sym(True), lambda z: (1,), (Undefined("z"),), ("z",))
 
 

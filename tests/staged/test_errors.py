@@ -211,3 +211,31 @@ def test_staged_range_needs_integers():
 
     _raises(float_range, (np.float64(3.0),), errors.staged_range_message(
         "float64", _where(float_range, "for i in range(x):")))
+
+
+def test_not_of_a_multi_element_tensor():
+    def negate(x):
+        return not x  # line marker
+
+    with pytest.raises(errors.GraphError, match=re.escape(errors.graph_op_message(
+            "not", "the operand has shape (2,); it needs a single value "
+            "(use np.all(...) or np.any(...))", _where(negate, "return not x  # line marker")))):
+        ag.function(negate)(np.array([1, 2]))
+
+
+def test_loop_turns_a_python_placeholder_into_a_tensor():
+    # corpus numpy_moving_average: `current = None` then a tensor in the body;
+    # the message explains the fix instead of "compute the Python value
+    # outside the loop"
+    def running(signal):
+        current = None
+        for value in signal:
+            if current is None:
+                current = value
+            else:
+                current = 0.5 * (value + current)
+        return current
+
+    _raises(running, (np.array([1.0, 2.0]),), errors.loop_python_value_becomes_tensor_message(
+        "current", _where(running, "for value in signal:"), "for",
+        "the Python value None", "a tensor of dtype float64 and shape ()"))

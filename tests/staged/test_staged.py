@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from autograph import errors
 from . import programs
 from .programs import PROGRAMS, TICKS
 
@@ -263,3 +264,54 @@ def test_other_uses_of_a_staged_list_item_iterator_fail_clearly():
 
     with pytest.raises(ag.AutoGraphError, match=re.escape("np.concatenate() of a staged list")):
         ag.function(concatenated)(np.int64(2))
+
+
+def test_len_of_range_with_staged_bounds():
+    # regression (corpus range_with_numpy_bounds): len(range(t)) took
+    # np.asarray of the staged bound and failed with a TensorUsageError
+    def range_lengths(stop, step):
+        return len(range(stop)), len(range(stop, 0, step)), len(range(1, stop, 2))
+
+    staged = ag.function(range_lengths)
+    for stop, step in [(5, -1), (0, -1), (-3, -2), (6, -4)]:
+        args = (np.int64(stop), np.int32(step))
+        assert tuple(staged(*args)) == range_lengths(*args), (stop, step)
+    assert staged.experimental_get_tracing_count() == 1
+
+
+def test_not_of_a_staged_value_is_one_bool():
+    # regression (corpus numpy_truthiness_errors 'not'): `not t` gave the
+    # elementwise np.logical_not of a multi-element tensor, an array where
+    # Python raises; a one-element array gives a scalar, as Python's bool does
+    def negate(x):
+        return not x
+
+    staged = ag.function(negate)
+    for value in (np.array([3]), np.array([[0.0]]), np.int64(0), np.bool_(True)):
+        result = staged(value)
+        assert result.shape == () and result == negate(value), value
+
+
+def test_item_of_a_list_built_in_staged_loop():
+    # regression (corpus range_with_numpy_bounds): `out[0]` on the staged list
+    # failed with "too many indices for a tensor of shape ()"
+    def ends(stop, k):
+        out = []
+        for i in range(stop, 0, -1):
+            out.append(i * 10)
+        return out[0], out[-1], out[k], len(out)
+
+    staged = ag.function(ends)
+    assert tuple(staged(np.int64(5), np.int64(1))) == (50, 10, 40, 5)
+    with pytest.raises(IndexError):
+        staged(np.int64(0), np.int64(1))
+
+    def sliced(stop):
+        out = []
+        for i in range(stop):
+            out.append(i)
+        return out[1:]
+
+    with pytest.raises(errors.GraphError, match=re.escape(
+            "a staged list (built in a staged loop) is indexed with slice(1, None, None)")):
+        ag.function(sliced)(np.int64(3))

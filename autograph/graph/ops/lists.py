@@ -39,6 +39,21 @@ class TensorList(Tensor):
         # the call here (see _ItemsOfStagedList); nothing else can use it.
         return iter((_ItemsOfStagedList(self),))
 
+    def __getitem__(self, key):
+        # `lst[i]` after a staged loop built `lst`: item i of the stacked list
+        # (the shape () of the list value itself would make a plain getitem
+        # fail with a misleading "too many indices").  Slices would give an
+        # array rather than a list, so only single items are offered.
+        integral = isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
+        if isinstance(key, Tensor) and not isinstance(key, TensorList):
+            integral = key.shape == () and key.dtype.kind in "iu"
+        if not integral:
+            raise errors.GraphError(errors.graph_op_message(
+                "getitem", f"a staged list (built in a staged loop) is indexed with {key!r}; "
+                "it gives single items, lst[i] with an integer i: stack it with "
+                "ag.stack(lst) to slice the array", core.user_location()))
+        return list_stack(self)[key]
+
     def _check_loop_output(self, out, index):
         if not isinstance(out, TensorList):
             raise errors.GraphError(f"while_loop: loop var #{index} is a tensor list before "
