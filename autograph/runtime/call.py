@@ -27,15 +27,17 @@ DO_NOT_CONVERT = "__ag_do_not_convert__"
 
 
 class FunctionScope:
-    """Per converted function (not per call): its name, options and the names
-    the converters generated (hidden from `locals()`)."""
+    """Per converted function (not per call): its name, options, the names
+    the converters generated (hidden from `locals()`) and the callee
+    decisions for its options (held here so a call does not hash options)."""
 
-    __slots__ = ("name", "options", "internal_names")
+    __slots__ = ("name", "options", "internal_names", "targets")
 
     def __init__(self, name, options, internal_names=frozenset()):
         self.name = name
         self.options = options
         self.internal_names = internal_names
+        self.targets = Targets.of(options)
 
     def __repr__(self):
         return f"FunctionScope({self.name!r})"
@@ -93,20 +95,40 @@ def is_library_code(fn):
 
 # --- resolving a callee to what actually runs ---------------------------------
 
-_function_targets = {}   # options -> {id(fn): (weakref(fn), target)}
+class Targets:
+    """The callee decisions made under one ConversionOptions:
+    id(fn) -> (weakref(fn), what to call). One per options, kept forever."""
+
+    _by_options = {}
+    __slots__ = ("options", "table")
+
+    def __init__(self, options):
+        self.options = options
+        self.table = {}
+
+    @classmethod
+    def of(cls, options):
+        targets = cls._by_options.get(options)
+        if targets is None:
+            targets = cls._by_options[options] = cls(options)
+        return targets
+
+    def forget(self, key):
+        table = self.table  # bound now: module globals vanish at exit
+
+        def callback(_):
+            table.pop(key, None)
+        return callback
+
+
 _unconvertible = {}      # id(code) -> code: conversion failed once, don't retry
 
 
 def clear_caches():
-    _function_targets.clear()
+    for targets in Targets._by_options.values():
+        targets.table.clear()  # in place: FunctionScopes hold these objects
     _unconvertible.clear()
     _library_files.clear()
-
-
-def _forget(key, options):
-    def callback(_, targets=_function_targets):  # bound now: module globals vanish at exit
-        targets.get(options, {}).pop(key, None)
-    return callback
 
 
 def _decide_function(fn, options):
@@ -130,28 +152,25 @@ def _decide_function(fn, options):
         return fn
 
 
-def _function_target(fn, options):
-    table = _function_targets.get(options)
-    if table is None:
-        table = _function_targets[options] = {}
-    entry = table.get(id(fn))
+def _function_target(fn, targets):
+    entry = targets.table.get(id(fn))
     if entry is not None and entry[0]() is fn:
         return entry[1]
-    target = _decide_function(fn, options)
-    table[id(fn)] = (weakref.ref(fn, _forget(id(fn), options)), target)
+    target = _decide_function(fn, targets.options)
+    targets.table[id(fn)] = (weakref.ref(fn, targets.forget(id(fn))), target)
     return target
 
 
-def _method_target(method, options):
+def _method_target(method, targets):
     func = method.__func__
     if type(func) is not types.FunctionType:
         return method
-    target = _function_target(func, options)
+    target = _function_target(func, targets)
     return method if target is func else types.MethodType(target, method.__self__)
 
 
-def _partial_target(p, options):
-    target = resolve(p.func, options)
+def _partial_target(p, targets):
+    target = _resolve(p.func, targets)
     return p if target is p.func else functools.partial(target, *p.args, **p.keywords)
 
 
@@ -169,22 +188,22 @@ def _load_builtin_overrides():
     return table
 
 
-def _builtin_target(f, options):
+def _builtin_target(f, targets):
     global _builtin_overrides
     if _builtin_overrides is None:
         _builtin_overrides = _load_builtin_overrides()
     return _builtin_overrides.get(id(f), f)
 
 
-def _as_is(f, options):
+def _as_is(f, targets):
     return f
 
 
-def _callable_object_target(obj, options):
+def _callable_object_target(obj, targets):
     call = getattr(type(obj), "__call__", None)
     if type(call) is not types.FunctionType:
         return obj
-    target = _function_target(call, options)
+    target = _function_target(call, targets)
     return obj if target is call else types.MethodType(target, obj)
 
 
@@ -201,15 +220,20 @@ _TARGETS_BY_TYPE = {
 }
 
 
-def resolve(f, options):
-    """What `converted_call(f, ...)` calls: `f` itself or its converted version."""
+def _resolve(f, targets):
     handler = _TARGETS_BY_TYPE.get(type(f))
     if handler is None:
         handler = _as_is if isinstance(f, type) else _callable_object_target
-    return handler(f, options)
+    return handler(f, targets)
 
 
-_DEFAULT_OPTIONS = ConversionOptions()
+def resolve(f, options):
+    """What `converted_call(f, ...)` calls under `options`: `f` itself or its
+    converted version."""
+    return _resolve(f, Targets.of(options))
+
+
+_DEFAULT_TARGETS = Targets.of(ConversionOptions())
 
 
 def converted(f, fscope=None):
@@ -217,12 +241,12 @@ def converted(f, fscope=None):
     converted version when `f` is user code. Generated code makes the call
     itself, `ag__.converted(f, fscope)(x)`, so no frame of ours lies between
     the caller and the callee."""
-    return resolve(f, fscope.options if fscope is not None else _DEFAULT_OPTIONS)
+    return _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
 
 
 def converted_call(f, args, kwargs=None, fscope=None):
     """`f(*args, **kwargs)`, where `f` is converted first if it is user code."""
-    f = resolve(f, fscope.options if fscope is not None else _DEFAULT_OPTIONS)
+    f = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     if kwargs is None:
         return f(*args)
     return f(*args, **kwargs)
