@@ -57,17 +57,6 @@ def setanno(node, key, value):
     annos[key] = value
 
 
-def delanno(node, key):
-    annos = getattr(node, _FIELD, None)
-    if annos is not None:
-        annos.pop(key, None)
-
-
-def copyanno(src, dst, key):
-    if hasanno(src, key):
-        setanno(dst, key, getanno(src, key))
-
-
 def require(node, key, needed_by):
     """Asserts a pass ordering need: `key` must have been computed on `node`."""
     if not hasanno(node, key):

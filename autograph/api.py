@@ -28,6 +28,11 @@ def _convert_partial(p, options):
     return functools.partial(_convert_entity(p.func, options), *p.args, **p.keywords)
 
 
+def _convert_wrapped(descriptor, options):
+    """staticmethod/classmethod objects (as found in a class __dict__)."""
+    return type(descriptor)(_convert_entity(descriptor.__func__, options))
+
+
 def _convert_builtin(fn, options):
     raise errors.ConversionError(errors.not_convertible_message(
         fn, f"{type(fn).__name__} objects are implemented in C and have no Python source"))
@@ -37,6 +42,8 @@ _CONVERTERS = {
     types.FunctionType: _convert_function,
     types.MethodType: _convert_method,
     functools.partial: _convert_partial,
+    staticmethod: _convert_wrapped,
+    classmethod: _convert_wrapped,
     types.BuiltinFunctionType: _convert_builtin,
     types.MethodWrapperType: _convert_builtin,
     types.WrapperDescriptorType: _convert_builtin,
@@ -48,7 +55,8 @@ def _convert_callable_object(obj, options):
     call_method = getattr(type(obj), "__call__", None)
     if isinstance(obj, type) or type(call_method) is not types.FunctionType:
         raise errors.ConversionError(errors.not_convertible_message(
-            obj, f"a {type(obj).__name__} object is not a Python function"))
+            obj, f"{errors.article(type(obj).__name__)} {type(obj).__name__} object is not "
+                 "a Python function"))
     return types.MethodType(_convert_function(call_method, options), obj)
 
 

@@ -121,6 +121,10 @@ def _describe(fn):
     return name
 
 
+def article(word):
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def no_source_message(fn):
     return (f"cannot convert {_describe(fn)}: its source code is not available. "
             "autograph reads the source through linecache: define the function in a "
@@ -137,10 +141,6 @@ def source_changed_message(fn):
 def not_convertible_message(fn, reason):
     return (f"cannot convert {_describe(fn)}: {reason}. "
             "Pass a Python function, method, lambda, functools.partial or callable object.")
-
-
-def conversion_failed_message(fn, where_, construct, fix):
-    return f"cannot convert {_describe(fn)}: {construct} at {where_}. {fix}"
 
 
 def internal_conversion_error_message(fn, exc):

@@ -37,6 +37,3 @@ class Namer:
         self._taken.add(name)
         self.generated.add(name)
         return name
-
-    def reserve(self, names):
-        self._taken.update(names)

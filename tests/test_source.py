@@ -174,3 +174,26 @@ def test_a_file_edited_after_import_is_named_as_such(tmp_path, monkeypatch):
     with pytest.raises(errors.SourceNotFoundError, match=re.escape(
             "the file was edited after the function was defined. Reload the module")):
         ag.to_graph(edited_module.edited)
+
+
+class WithDescriptors:
+    @staticmethod
+    def twice(x):
+        return 2 * x
+
+    @classmethod
+    def name(cls, suffix):
+        return cls.__name__ + suffix
+
+
+def test_staticmethod_and_classmethod_objects_convert():
+    static = ag.to_graph(WithDescriptors.__dict__["twice"])
+    assert isinstance(static, staticmethod) and static.__func__(3) == 6
+    klass = ag.to_graph(WithDescriptors.__dict__["name"])
+    assert isinstance(klass, classmethod)
+    assert klass.__get__(None, WithDescriptors)("!") == "WithDescriptors!"
+
+
+def test_non_functions_are_named_with_the_right_article():
+    with pytest.raises(ag.AutoGraphError, match=re.escape("an int object is not a Python function")):
+        ag.to_graph(3)
