@@ -30,6 +30,9 @@ class EntityInfo:
     lineno: int          # first line of the definition (decorators included)
     source: str          # the definition's source text, as the user wrote it
     namespace: types.MappingProxyType  # globals overlaid with closure values
+    # The function's free variables: their values vary per function object of
+    # one code object (whose conversion is shared), so none means a builtin.
+    closure_names: frozenset = frozenset()
 
 
 @dataclasses.dataclass(frozen=True)

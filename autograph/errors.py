@@ -39,6 +39,82 @@ class UnsupportedNumpyFunctionError(GraphError, TypeError):
     """A numpy function outside the supported set was called on a tensor."""
 
 
+# The graph engine's errors that stand for a builtin one (what numpy or Python
+# would raise on arrays): a user's `except ValueError` still catches them.
+
+class GraphTypeError(GraphError, TypeError):
+    """An operation got an argument of the wrong type (numpy's TypeError)."""
+
+
+class GraphValueError(GraphError, ValueError):
+    """An operation got a value it cannot use (numpy's ValueError)."""
+
+
+class GraphIndexError(GraphError, IndexError):
+    """An index is out of range (numpy's or Python's IndexError)."""
+
+
+class GraphAxisError(GraphValueError, IndexError):
+    """An axis is out of range (numpy's AxisError is both ValueError and IndexError)."""
+
+
+class GraphOverflowError(GraphError, OverflowError):
+    """A value does not fit its dtype (numpy's OverflowError)."""
+
+
+def graph_error_like(builtin_type):
+    """The catalog class standing for the builtin exception class `builtin_type`
+    (e.g. numpy's ValueError) in the graph engine."""
+    for builtin, catalog in ((IndexError, GraphIndexError), (TypeError, GraphTypeError),
+                             (OverflowError, GraphOverflowError)):
+        if issubclass(builtin_type, builtin):
+            if catalog is GraphIndexError and issubclass(builtin_type, ValueError):
+                return GraphAxisError
+            return catalog
+    return GraphValueError if issubclass(builtin_type, ValueError) else GraphError
+
+
+class FunctionUsageError(AutoGraphError, TypeError):
+    """`ag.function`, or a staged op, was called with arguments it cannot take."""
+
+
+def not_callable_message(value, location):
+    return (f"ag.function needs a callable, got {value!r} (at {location}). Pass the "
+            "function itself (`ag.function(f)` or `@ag.function`), not its result.")
+
+
+def input_signature_spec_message(spec, location):
+    return (f"input_signature must hold ag.TensorSpec, got {spec!r} (at {location}). "
+            "Write input_signature=[ag.TensorSpec(shape, dtype), ...], one per array "
+            "argument, with None for dims that vary.")
+
+
+def signature_arity_message(name, expected, given, location):
+    return (f"{name}() takes {expected} arguments (its input_signature), got {given} "
+            f"(at {location}). Pass one array per ag.TensorSpec of the input_signature, "
+            "or change the input_signature.")
+
+
+class UnsupportedNumpyArgumentError(UnsupportedNumpyFunctionError):
+    """A supported numpy function got an argument graph tensors do not support."""
+
+
+def unsupported_argument_message(what, location, hint):
+    return f"{what} is not supported on graph tensors (at {location}). {hint}"
+
+
+def staged_list_empty_pop_message():
+    # Python's own text first; the graph op's user line is added as a note
+    return ("pop from empty list: a staged list popped more items than were appended "
+            "when the graph ran. Check len(lst) before popping.")
+
+
+def staged_list_empty_stack_message():
+    return ("cannot stack an empty staged list whose element shape is unknown: no item "
+            "was appended when the graph ran. Declare the element type with "
+            "ag.set_element_type(lst, dtype, shape) before the loop.")
+
+
 def is_internal_file(filename):
     """True for files of the autograph package itself (not user code)."""
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)

@@ -127,5 +127,6 @@ def get_entity(fn):
     node, text = finder(fn, lines)
     info = context.EntityInfo(
         name=fn.__name__, filename=fn.__code__.co_filename,
-        lineno=fn.__code__.co_firstlineno, source=text, namespace=namespace_of(fn))
+        lineno=fn.__code__.co_firstlineno, source=text, namespace=namespace_of(fn),
+        closure_names=frozenset(fn.__code__.co_freevars))
     return node, info

@@ -1,63 +1,110 @@
-"""Definedness: the names possibly defined before each statement.
+"""Definedness: the names possibly, and surely, defined before each statement.
 
-Forward over statement lists: parameters, then whatever was assigned on some
-path so far.  In a loop body, everything the loop assigns may already be
-defined (by an earlier iteration).  A name not in Static.DEFINED_IN is surely
-undefined there, so the converters start it as `ag__.Undefined(name)`.
+Forward over statement lists, from the parameters.  Static.DEFINED_IN holds
+the names assigned on SOME path so far (in a loop body, everything the loop
+assigns may already be defined by an earlier iteration; in an `except`
+handler, whatever the `try` body assigns may have been assigned before it
+raised).  A name not in it is surely undefined there, so the converters start
+it as `ag__.Undefined(name)`.
+
+SURELY_DEFINED_IN (below) holds the names assigned on EVERY path: only those
+may be loaded directly into the state of a staged statement.  A name possibly
+but not surely defined is loaded so that an unbound one becomes
+`ag__.Undefined(name)` (see converters/staging.py).  It is conservative: a
+loop body may run zero times, a `with` may suppress an exception, a `try`
+body may stop anywhere, no `match` case may match.
 """
+
+import enum
 
 from autograph import anno
 from autograph.analysis import activity
+
+
+class Facts(enum.Enum):
+    SURELY_DEFINED_IN = "frozenset of names surely defined before the statement"
+
+
+SURELY_DEFINED_IN = Facts.SURELY_DEFINED_IN
 
 
 def _modified(node):
     return anno.getanno(node, anno.Static.SCOPE).modified
 
 
+def surely_defined(node):
+    """The names surely defined before `node` (an analysed statement)."""
+    return anno.getanno(node, SURELY_DEFINED_IN)
+
+
 class Definedness:
+    """`block` and `statement` map (possibly, surely) defined names before to after."""
 
-    def block(self, stmts, defined):
+    def block(self, stmts, defined, surely):
         for stmt in stmts:
-            defined = self.statement(stmt, defined)
-        return defined
+            defined, surely = self.statement(stmt, defined, surely)
+        return defined, surely
 
-    def statement(self, node, defined):
+    def statement(self, node, defined, surely):
         anno.setanno(node, anno.Static.DEFINED_IN, defined)
+        anno.setanno(node, SURELY_DEFINED_IN, surely)
         visit = getattr(self, "_" + type(node).__name__, None)
         if visit is not None:
-            visit(node, defined)
-        return defined | _modified(node)
+            surely = visit(node, defined, surely)
+        else:
+            scope = anno.getanno(node, anno.Static.SCOPE)
+            surely = (surely - scope.modified) | scope.bound  # `del y` unbinds y
+        return defined | _modified(node), surely
 
-    def _If(self, node, defined):
+    def _If(self, node, defined, surely):
         defined |= activity.expression_scope(node.test).modified
-        self.block(node.body, defined)
-        self.block(node.orelse, defined)
+        _, body_surely = self.block(node.body, defined, surely)
+        _, orelse_surely = self.block(node.orelse, defined, surely)
+        return body_surely & orelse_surely
 
-    def _While(self, node, defined):
+    def _While(self, node, defined, surely):
         everything = defined | _modified(node)  # earlier iterations
-        self.block(node.body, everything)
-        self.block(node.orelse, everything)
+        self.block(node.body, everything, surely)
+        self.block(node.orelse, everything, surely)
+        return surely
 
-    _For = _AsyncFor = _While
+    def _For(self, node, defined, surely):
+        everything = defined | _modified(node)  # earlier iterations
+        target = activity.expression_scope(node.target).bound
+        self.block(node.body, everything, surely | target)
+        self.block(node.orelse, everything, surely)
+        return surely
 
-    def _With(self, node, defined):
-        self.block(node.body, defined | _modified(node))  # conservative
+    _AsyncFor = _For
+
+    def _With(self, node, defined, surely):
+        items = activity.expression_scope(*[i.optional_vars for i in node.items])
+        self.block(node.body, defined | items.modified, surely | items.bound)
+        return surely | items.bound  # the `with` may suppress an exception of its body
 
     _AsyncWith = _With
 
-    def _Try(self, node, defined):
-        everything = defined | _modified(node)
-        self.block(node.body, defined)
+    def _Try(self, node, defined, surely):
+        body_defined, body_surely = self.block(node.body, defined, surely)
+        completed = []
         for handler in node.handlers:
-            self.block(handler.body, everything)
-        self.block(node.orelse, everything)
-        self.block(node.finalbody, everything)
+            name = {handler.name.id} if handler.name is not None else set()
+            handler_surely = self.block(handler.body, body_defined | name, surely | name)[1]
+            completed.append(handler_surely - name)  # Python unbinds `e` after the handler
+        completed.append(self.block(node.orelse, body_defined, body_surely)[1])
+        after = frozenset.intersection(*completed)
+        _, final_surely = self.block(node.finalbody, defined | _modified(node), surely)
+        finally_modified = set().union(*[_modified(s) for s in node.finalbody])
+        return (after - finally_modified) | final_surely
 
     _TryStar = _Try
 
-    def _Match(self, node, defined):
+    def _Match(self, node, defined, surely):
         for case in node.cases:
-            self.block(case.body, defined | _modified(node))
+            bound = activity.pattern_captures(case.pattern)
+            bound |= activity.expression_scope(case.guard).modified
+            self.block(case.body, defined | bound, surely)
+        return surely
 
 
 def parameters(args):
@@ -66,5 +113,5 @@ def parameters(args):
 
 def function_definedness(node):
     if isinstance(node.body, list):
-        Definedness().block(node.body, parameters(node.args))
-
+        params = parameters(node.args)
+        Definedness().block(node.body, params, params)

@@ -56,27 +56,6 @@ def _identity(i):
     return i
 
 
-def _loop_target(body_fn):
-    """The name of the loop body's item parameter (the user's `for c in ...`
-    target), for naming the loop counter and item in graph listings; None when
-    it cannot be told.  The runtime may wrap the generated `loop_body` in a
-    checking closure, so closures are searched a few levels deep."""
-    fn = body_fn
-    for _ in range(4):
-        code = getattr(fn, "__code__", None)
-        if code is None:
-            return None
-        if code.co_name.startswith("loop_body") and code.co_argcount:
-            name = code.co_varnames[0]
-            return name if name.isidentifier() and not name.startswith("itr") else None
-        cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
-        inner = cells.get("loop_body") or cells.get("body_fn")
-        if inner is None:
-            return None
-        fn = inner.cell_contents
-    return None
-
-
 class _Promote(Exception):
     """A Python number in loop state got another dtype in the body: retrace."""
 
@@ -98,10 +77,23 @@ class StagedEnumerate:
 
 
 class StagedZip:
-    __slots__ = ("iterables",)
+    __slots__ = ("iterables", "strict")
 
-    def __init__(self, iterables):
-        self.iterables = iterables
+    def __init__(self, iterables, strict=False):
+        self.iterables, self.strict = iterables, strict
+
+
+def _zip_strict_message(lengths):
+    """Python's text for zip(..., strict=True) over iterables of `lengths`."""
+    n = min(lengths)
+    if lengths[0] == n:  # the first runs out: the first longer one is reported
+        j = next(j for j, length in enumerate(lengths) if length > n)
+        relation = "longer"
+    else:
+        j = next(j for j, length in enumerate(lengths) if length == n)
+        relation = "shorter"
+    others = "argument 1" if j == 1 else f"arguments 1-{j}"
+    return f"zip() argument {j + 1} is {relation} than {others}"
 
 
 class GraphBackend:
@@ -199,7 +191,7 @@ class GraphBackend:
         array of several elements; elementwise np.logical_not would silently
         give an array instead)."""
         if value.size is not None and value.size != 1:
-            raise errors.GraphError(errors.graph_op_message(
+            raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
                 "not", f"the operand has shape {value.shape}; it needs a single value "
                 "(use np.all(...) or np.any(...))", _checks.user_location()))
         result = np.logical_not(value)
@@ -214,14 +206,14 @@ class GraphBackend:
         opts = dict(opts or {})
         extra_test = opts.pop("extra_test", None)
         return self._for_counter(start, stop, step, _identity, body_fn, extra_test,
-                                 state, names, opts)
+                                 opts.pop("target", None), state, names, opts)
 
     def for_each(self, iterable, body_fn, state, names, opts):
         opts = dict(opts or {})
         extra_test = opts.pop("extra_test", None)
         sequence = self._sequence(iterable)
         return self._for_counter(0, sequence.length, 1, sequence.get, body_fn, extra_test,
-                                 state, names, opts)
+                                 opts.pop("target", None), state, names, opts)
 
     def _sequence(self, iterable):
         if isinstance(iterable, StagedEnumerate):
@@ -232,6 +224,8 @@ class GraphBackend:
             return _Sequence(inner.length, lambda i: (count(i), inner.get(i)), "enumerate")
         if isinstance(iterable, StagedZip):
             inners = [self._sequence(it) for it in iterable.iterables]
+            if iterable.strict:
+                self._check_zip_lengths([s.length for s in inners])
             length = inners[0].length
             for inner in inners[1:]:
                 length = np.minimum(length, inner.length) if isinstance(
@@ -247,15 +241,38 @@ class GraphBackend:
             tensor = iterable
             return _Sequence(_dim(tensor), lambda i: tensor[i], "tensor")
         if isinstance(iterable, (np.ndarray, list, tuple)):
-            items = list(iterable)
-            return _Sequence(len(items), lambda i: items[i], "python")
+            # zipped or enumerated with a staged iterable: its items are fetched
+            # by the staged loop counter, so the sequence becomes a tensor
+            try:
+                tensor = base.as_tensor(iterable)
+            except (ValueError, TypeError, errors.GraphError):
+                tensor = None
+            if tensor is None or tensor.dtype.kind == "O" or not tensor.shape:
+                raise errors.StagingError(errors.staged_iteration_message(
+                    f"the Python {type(iterable).__name__} {iterable!r} (its items do not "
+                    "make one array)", _checks.user_location()))
+            return _Sequence(tensor.shape[0], lambda i: tensor[i], "python")
         raise errors.StagingError(errors.staged_iteration_message(
             repr(iterable), _checks.user_location()))
 
-    def _for_counter(self, start, stop, step, get_item, body_fn, extra_test, state, names,
-                     opts):
+    def _check_zip_lengths(self, lengths):
+        """zip(..., strict=True): Python's ValueError when the lengths are known
+        now, else a staged assert (it fails when the graph runs)."""
+        if not any(isinstance(n, Tensor) for n in lengths):
+            if len(set(lengths)) > 1:
+                raise errors.GraphValueError(_zip_strict_message(lengths))
+            return
+        for j, length in enumerate(lengths[1:], 2):
+            engine.assert_op(np.equal(length, lengths[0]),
+                             f"zip() argument {j} has a different length than argument 1 "
+                             "(strict=True)")
+
+    def _for_counter(self, start, stop, step, get_item, body_fn, extra_test, target, state,
+                     names, opts):
         """`for i in range(start, stop, step): state = body(get_item(i), *state)`,
-        staged as a while_loop whose state is (i, *state)."""
+        staged as a while_loop whose state is (i, *state).  `target` (the user's
+        loop variable, from opts['target'], or None) names the counter and item
+        in graph listings."""
         dtype = np.result_type(*[v.dtype if isinstance(v, Tensor) else v
                                  for v in (start, stop, step)])
         if dtype.kind not in "iu":
@@ -278,7 +295,6 @@ class GraphBackend:
                 return keep_going if more else False
             return np.logical_and(keep_going, more)
 
-        target = _loop_target(body_fn)
         counter_name = target if get_item is _identity and target else "index"
 
         def body(i, *rest):
@@ -307,7 +323,7 @@ class GraphBackend:
         if isinstance(value, TensorList):
             return engine.list_length(value)
         if not value.shape:
-            raise TypeError("len() of unsized object")
+            raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         return _dim(value)
 
     def range_len(self, start, stop, step):
@@ -320,7 +336,7 @@ class GraphBackend:
         return StagedEnumerate(iterable, start)
 
     def zip_(self, *iterables, strict=False):
-        return StagedZip(iterables)
+        return StagedZip(iterables, strict)
 
     # --- lists -------------------------------------------------------------------------
 

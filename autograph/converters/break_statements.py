@@ -20,7 +20,7 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import base
-from autograph.converters.continue_statements import JumpLowering, find_jumps, if_not
+from autograph.converters.jumps import JumpLowering, find_jumps, if_not
 
 
 class Transformer(base.Converter):

@@ -5,17 +5,26 @@
                             ==>         def loop_body(x, s):
                                             s = s + x
                                             return (s,)
-                                        (s,) = ag__.for_stmt(iterated, loop_body, (s,), ('s',))
+                                        s, = ag__.for_stmt(iterated, loop_body, (s,), ('s',))
                                     else:
                                         for x in iterated:
                                             s = s + x
 
+This pass rewrites the converted body, which runs only while something is
+traced: when nothing is, the function runs its original body, the loop as
+written (docs/GENERATED_CODE.md, "Two bodies per function").
+
 The iterable is evaluated once.  The body function takes the item first
 (unpacked inside when the target is not a plain name, or when the target is
-itself loop state).  With a jump flag recorded as Basic.EXTRA_TEST (e.g.
-`not break_`), the Python path stops natively, before fetching the next item,
-once the test is a Python false; if the test has become staged it keeps
-unrolling with each body under a staged `if` on the test:
+itself loop state).  A state name surely undefined before the statement starts
+as `ag__.Undefined('y')`; one possibly but not surely defined (`if c: y = 1`
+before it) as `locals().get('y', ag__.Undefined('y'))`, so an unbound one is
+reported by the runtime's undefined-variable check, not as a raw
+UnboundLocalError (analysis/definedness.py).  With a jump flag recorded as
+Basic.EXTRA_TEST (e.g. `not break_`), the Python path stops natively, before
+fetching the next item, once the test is a Python false; if the test has
+become staged it keeps unrolling with each body under a staged `if` on the
+test:
 
         loop_cond = not break_
         for x in iterated:
@@ -29,7 +38,6 @@ unrolling with each body under a staged `if` on the test:
 
 A loop `else` (no native `break` is left in a stageable loop) runs after.
 """
-
 
 import gast
 

@@ -42,7 +42,7 @@ def bound_names(tree):
 def is_builtin(name, ctx, bound):
     """Whether `name` in the converted function means the builtin of that name."""
     builtin = getattr(builtins, name, _MISSING)
-    if builtin is _MISSING or name in bound:
+    if builtin is _MISSING or name in bound or name in ctx.info.closure_names:
         return False
     return ctx.info.namespace.get(name, builtin) is builtin
 

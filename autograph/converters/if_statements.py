@@ -8,20 +8,29 @@
                                         def if_false():
                                             y = -x
                                             return (y,)
-                                        (y,) = ag__.if_stmt(if_cond, if_true, if_false, (), ('y',))
+                                        y, = ag__.if_stmt(if_cond, if_true, if_false, (), ('y',))
                                     elif if_cond:
                                         y = x * 2
                                     else:
                                         y = -x
 
+This pass rewrites the converted body, which runs only while something is
+traced: when nothing is, the function runs its original body, the `if` as
+written (docs/GENERATED_CODE.md, "Two bodies per function").  The test is
+evaluated once; the Python path (`elif if_cond:`) is the original statement
+with its nested statements converted the same way.
+
 Outputs are the names a branch modifies that are live after the `if`; the
 state (the branches' parameters) adds the modified names a branch may read
-before assigning.  A state name surely undefined before the `if` starts as
-`ag__.Undefined('y')`.  (This converted body runs only while something is
-traced, so the check favours readability over nanoseconds.)  Inside a staged
-copy (STAGED_ONLY) only the staged path is emitted, with the test inline.  An `if` that cannot be staged (it
-contains `yield`, an outer loop's `break`, ...) keeps only its Python path,
-with `ag__.python_only(test, why)` raising if the test is staged.
+before assigning.  A state name surely undefined before the statement starts
+as `ag__.Undefined('y')`; one possibly but not surely defined (`if c: y = 1`
+before it) as `locals().get('y', ag__.Undefined('y'))`, so an unbound one is
+reported by the runtime's undefined-variable check, not as a raw
+UnboundLocalError (analysis/definedness.py).  Inside a staged copy
+(STAGED_ONLY) only the staged path is emitted, with the test inline.  An `if`
+that cannot be staged (it contains `yield`, an outer loop's `break`, ...)
+keeps only its Python path, with `ag__.python_only(test, why)` raising if the
+test is staged.
 """
 
 import gast

@@ -30,7 +30,7 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import base
-from autograph.converters.continue_statements import JumpLowering, find_jumps, is_docstring, scope_nodes
+from autograph.converters.jumps import JumpLowering, find_jumps, is_docstring, scope_nodes
 
 
 def _tail_returns(body):

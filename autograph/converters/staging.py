@@ -11,6 +11,7 @@ import gast
 
 from autograph import anno, templates
 from autograph import trees
+from autograph.analysis import definedness
 
 _COMPOUND = (gast.If, gast.While, gast.For)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -99,14 +100,26 @@ def load(name):
     return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
-def undefined_or_name(name, defined, origin):
-    if name in defined:
+def undefined_or_name(name, defined, surely, origin):
+    """How the staged path loads state `name` before `origin`: directly when
+    surely defined, `ag__.Undefined(name)` when surely undefined, else
+    whichever of the two holds (`if c: y = 1` then a staged `if` on `y`)."""
+    if name in surely:
         return load(name)
-    return templates.replace_as_expression(f"ag__.Undefined({name!r})", origin=origin)
+    if name not in defined:
+        return templates.replace_as_expression(f"ag__.Undefined({name!r})", origin=origin)
+    # A converted body is always a function body, so `locals()` holds every
+    # bound local; no runtime call stands between the user's frame and the name.
+    return templates.replace_as_expression(
+        f"locals().get({name!r}, ag__.Undefined({name!r}))", origin=origin, locals="locals")
 
 
 def state_tuple(names, defined, origin):
-    node = gast.Tuple(elts=[undefined_or_name(n, defined, origin) for n in names],
+    """The state loaded before `origin`; `defined` are the names possibly
+    defined there (Static.DEFINED_IN), the surely defined ones come from
+    `origin`'s analysis."""
+    surely = definedness.surely_defined(origin)
+    node = gast.Tuple(elts=[undefined_or_name(n, defined, surely, origin) for n in names],
                       ctx=gast.Load())
     anno.setanno(node, anno.Basic.SKIP, True)
     return node

@@ -1,28 +1,36 @@
 """Converts `while` loops to a Python path and a staged path.
 
-    while n != 1:                   while not ag__.is_staged(loop_cond := n != 1) and loop_cond:
-        count += 1                      count += 1
-        n = step(n)         ==>         n = step(n)
-                                    else:
-                                        if ag__.is_staged(loop_cond):
-                                            def loop_test(count, n):
-                                                return n != 1
-                                            def loop_body(count, n):
-                                                count += 1
-                                                n = step(n)
-                                                return (count, n)
-                                            (count, n) = ag__.while_stmt(loop_test, loop_body, (count, n), ('count', 'n'))
+    while n != 1:               while not ag__.is_staged((loop_cond := (n != 1))) and loop_cond:
+        count += 1                  count += 1
+        n = step(n)     ==>         n = ag__.converted(step, fscope)(n)
+                                else:
+                                    if ag__.is_staged(loop_cond):
+                                        def loop_test(n, count):
+                                            return n != 1
+                                        def loop_body(n, count):
+                                            count += 1
+                                            n = ag__.converted(step, fscope)(n)
+                                            return (n, count)
+                                        n, count = ag__.while_stmt(loop_test, loop_body, (n, count), ('n', 'count'))
+
+This pass rewrites the converted body, which runs only while something is
+traced: when nothing is, the function runs its original body, the loop as
+written (docs/GENERATED_CODE.md, "Two bodies per function").
 
 The test is evaluated once per iteration, in the loop header, so the Python
-path is the native loop (exact even with a `continue` left in the body).  When the test is (or becomes) a
-staged value the loop leaves through its `else`, which hands the current
-state to `ag__.while_stmt`; the user's own `else` runs after it, as Python
-runs it after the test fails.  Loop state: names the body modifies that are
-live at the loop head or after the loop.  Inside a staged copy only the
-staged path is emitted; a loop that cannot be staged keeps its Python path
-with `ag__.python_only(test, why)`.
+path is the native loop (exact even with a `continue` left in the body). When
+the test is (or becomes) a staged value the loop leaves through its `else`,
+which hands the current state to `ag__.while_stmt`; the user's own `else` runs
+after it, as Python runs it after the test fails.  Loop state: names the body
+modifies that are live at the loop head or after the loop. A state name surely
+undefined before the statement starts as `ag__.Undefined('y')`; one possibly
+but not surely defined (`if c: y = 1` before it) as `locals().get('y',
+ag__.Undefined('y'))`, so an unbound one is reported by the runtime's
+undefined-variable check, not as a raw UnboundLocalError
+(analysis/definedness.py).  Inside a staged copy only the staged path is
+emitted; a loop that cannot be staged keeps its Python path with
+`ag__.python_only(test, why)`.
 """
-
 
 import gast
 

@@ -10,11 +10,18 @@
 Kernels and non-literal constants are globals of the generated module.  The
 source is registered with `linecache`, so tracebacks and debuggers show the
 generated line.  Building the source is linear in the number of nodes.
+
+An exception raised while the compiled function runs (a failing assert op, a
+kernel error) keeps its type and message, and gets a `__notes__` entry naming
+the graph op and the user's file:line that recorded it: the body is wrapped in
+one try/except (free when nothing raises), and the failing generated line is
+mapped back to its node.
 """
 
 import itertools
 import linecache
 import math
+import re
 
 import numpy as np
 
@@ -22,6 +29,10 @@ from autograph.graph import core
 from autograph.graph.tensor import Tensor
 
 _module_ids = itertools.count()
+
+# Each emitted line carries a tag `  #@<k>` (k: the node that emitted it) until
+# compile_graph strips it and keeps a line -> node table instead.
+_TAG = re.compile(r"  #@(\d+)$")
 
 
 class Context:
@@ -33,6 +44,7 @@ class Context:
         self._global_ids = {}  # id(object) -> global name
         self._keep = []
         self._counter = itertools.count()
+        self.nodes = []  # tag -> node, for mapping a failing line back to its op
 
     def fresh(self, prefix="v"):
         return f"{prefix}{next(self._counter)}"
@@ -89,7 +101,10 @@ class Context:
                 call_args = args + [f"{k}={self.literal(v)}" for k, v in node.attrs.items()]
                 call = f"{self.kernel(op)}({', '.join(call_args)})"
                 emitted = [f"{', '.join(outs)} = {call}" if outs else call]
-            lines.extend(emitted)
+            tag = f"  #@{len(self.nodes)}"
+            self.nodes.append(node)
+            # lines of sub-graphs keep their own node's tag
+            lines.extend(line if _TAG.search(line) else line + tag for line in emitted)
         return lines
 
     def output(self, value):
@@ -118,6 +133,44 @@ def _scalar(value):
     return value[()] if type(value) is np.ndarray else value
 
 
+def _untag(lines, first_line, nodes):
+    """`lines` without their tags, and {line number: node} (numbered from first_line)."""
+    plain, by_line = [], {}
+    for number, line in enumerate(lines, first_line):
+        match = _TAG.search(line)
+        if match:
+            by_line[number] = nodes[int(match.group(1))]
+            line = line[:match.start()]
+        plain.append(line)
+    return plain, by_line
+
+
+def op_note(node):
+    """The note added to an exception raised by `node` at run time."""
+    filename, lineno = node.location
+    return (f"raised by the graph op `{node.op.name}` recorded at "
+            f"{filename}:{lineno}")
+
+
+def _annotator(filename, by_line):
+    def annotate(exc):
+        """Adds the failing op's user location to `exc` (once: an outer graph
+        calling this one sees the note already there)."""
+        tb, lineno = exc.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename:
+                lineno = tb.tb_lineno
+            tb = tb.tb_next
+        node = by_line.get(lineno)
+        if node is None or node.location is None:
+            return
+        note = op_note(node)
+        notes = getattr(exc, "__notes__", ())
+        if not any(n.startswith("raised by the graph op ") for n in notes):
+            exc.add_note(note)
+    return annotate
+
+
 def compile_graph(graph, name="graph_fn", arg_names=None):
     """Python function computing `graph.outputs` (a tuple) from its inputs."""
     ctx = Context()
@@ -131,8 +184,13 @@ def compile_graph(graph, name="graph_fn", arg_names=None):
     body = ctx.emit_graph(graph)
     outputs = [ctx.output(t) for t in graph.outputs]
     body.append(f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
-    source = "\n".join([f"def {name}({', '.join(params)}):"] + indent(body)) + "\n"
     filename = f"<autograph graph {name} #{next(_module_ids)}>"
+    body, by_line = _untag(body, 3, ctx.nodes)  # line 1: def, line 2: try
+    source = "\n".join([f"def {name}({', '.join(params)}):", "    try:"]
+                       + indent(body, "        ")
+                       + ["    except Exception as exc:", "        _annotate(exc)",
+                          "        raise"]) + "\n"
+    ctx.globals["_annotate"] = _annotator(filename, by_line)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(ctx.globals)
     exec(compile(source, filename, "exec"), namespace)

@@ -8,10 +8,11 @@
                          # optimises, compiles; then runs the compiled graph
     model(x2, w)         # same shapes/dtypes: runs the cached graph only
 
-Calls return numpy values in the function's own return structure; a 0-d
-result is what eager numpy gives (a numpy scalar from a reduction, a 0-d
-array where numpy keeps one).  Python values returned unchanged stay Python
-values.  See signature.py for the cache-key rules.
+Calls return numpy values in the function's own return structure; every 0-d
+result is a numpy scalar (`np.float64(2.0)`), even where eager numpy would
+give a 0-d array (`np.array(1) + 1`, an argument returned as it is): the
+compiler decides this once per output, so a result never depends on which
+kernel made it.  Python values returned unchanged stay Python values.  See signature.py for the cache-key rules.
 """
 
 import collections
@@ -50,7 +51,8 @@ class Function:
     def __init__(self, python_function, input_signature=None, autograph=True,
                  reduce_retracing=False):
         if not callable(python_function):
-            raise TypeError(f"ag.function needs a callable, got {python_function!r}")
+            raise errors.FunctionUsageError(
+                errors.not_callable_message(python_function, errors.where_user()))
         self.python_function = python_function
         self.input_signature = None if input_signature is None else list(input_signature)
         self._autograph = autograph
@@ -66,7 +68,8 @@ class Function:
         if self.input_signature is not None:
             for spec in self.input_signature:
                 if not isinstance(spec, TensorSpec):
-                    raise TypeError(f"input_signature must hold ag.TensorSpec, got {spec!r}")
+                    raise errors.FunctionUsageError(
+                        errors.input_signature_spec_message(spec, errors.where_user()))
 
     @property
     def __name__(self):
@@ -107,8 +110,8 @@ class Function:
     def _coerce(self, args):
         """Python values for TensorSpec arguments become arrays of its dtype."""
         if len(args) != len(self.input_signature):
-            raise TypeError(f"{self.__name__}() takes {len(self.input_signature)} arguments "
-                            f"(its input_signature), got {len(args)}")
+            raise errors.FunctionUsageError(errors.signature_arity_message(
+                self.__name__, len(self.input_signature), len(args), errors.where_user()))
         if all(type(a) is np.ndarray for a in args):
             return args
         return tuple(a if isinstance(a, (np.ndarray, np.generic)) else np.asarray(a, spec.dtype)

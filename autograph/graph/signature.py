@@ -1,7 +1,9 @@
 """Cache keys for `ag.function` calls, and rebuilding arguments for tracing.
 
 Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
-graph inputs ("leaves"); Python scalars and strings by type and value; lists,
+graph inputs ("leaves"); Python scalars and strings by type and value (floats
+and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
+matches itself; True and 1 differ by type); lists,
 tuples, namedtuples and dicts flattened; `ag.Variable` and any other object
 by identity.  `TensorSpec` stands for an array of that shape (None dims
 allowed) in `get_concrete_function`.
@@ -29,6 +31,32 @@ def _scalar(value, leaves, keep):
     return (type(value), value)
 
 
+class FloatBits(str):
+    """A float's key: its exact bit pattern (`float.hex`), shown as the float.
+    `0.0 == -0.0` and `nan != nan`, so the value itself would be a wrong key."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return repr(float.fromhex(self))
+
+
+class ComplexBits(str):
+    """A complex number's key: the bit patterns of both parts, shown as the value."""
+    __slots__ = ()
+
+    def __repr__(self):
+        real, imag = self.split(",")
+        return repr(complex(float.fromhex(real), float.fromhex(imag)))
+
+
+def _float(value, leaves, keep):
+    return (type(value), FloatBits(float.hex(value)))
+
+
+def _complex(value, leaves, keep):
+    return (type(value), ComplexBits(f"{float.hex(value.real)},{float.hex(value.imag)}"))
+
+
 def _sequence(value, leaves, keep):
     return (type(value), tuple(key_of(v, leaves, keep) for v in value))
 
@@ -38,7 +66,7 @@ def _dict(value, leaves, keep):
     return (dict, tuple((k, key_of(value[k], leaves, keep)) for k in keys))
 
 
-_HANDLERS = {int: _scalar, float: _scalar, bool: _scalar, str: _scalar, complex: _scalar,
+_HANDLERS = {int: _scalar, float: _float, bool: _scalar, str: _scalar, complex: _complex,
              bytes: _scalar, type(None): _scalar, list: _sequence, tuple: _sequence,
              dict: _dict}
 

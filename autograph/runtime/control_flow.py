@@ -86,6 +86,9 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None):
         return _python_for(iterated, loop_body, state, names, extra_test)
     location = _user_location()
     _check_defined(state, names, location, "for")
+    target = _loop_target(loop_body)  # read before the body gets wrapped
+    if target is not None:
+        opts = dict(opts or {}, target=target)
     body = _checked_body(loop_body, state, names, location, "for", with_item=True)
     if extra_test is not None:
         if getattr(_owner_of_bounds(iterated, backend), "folds_extra_test", False):
@@ -97,6 +100,17 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None):
         start, stop, step = parts(iterated)
         return backend.for_range(start, stop, step, body, state, names, opts)
     return backend.for_each(iterated, body, state, names, opts)
+
+
+def _loop_target(loop_body):
+    """The user's loop variable (`for c in ...` -> 'c'): the converters name the
+    generated loop body's first parameter after it; a tuple target (`for a, b
+    in ...`) comes in as a generated `itr...` parameter, so there is none."""
+    code = getattr(loop_body, "__code__", None)
+    if code is None or not code.co_argcount or not code.co_name.startswith("loop_body"):
+        return None  # not a generated body (the runtime called directly)
+    name = code.co_varnames[0]
+    return None if name.startswith("itr") else name
 
 
 def _owner_of_bounds(iterated, backend):

@@ -55,7 +55,9 @@ class Backend(Protocol):
         """Stages `while test_fn(*state): state = body_fn(*state)`."""
 
     def for_range(self, start, stop, step, body_fn, state, names, opts) -> tuple:
-        """Stages `for i in range(start, stop, step): state = body_fn(i, *state)`."""
+        """Stages `for i in range(start, stop, step): state = body_fn(i, *state)`.
+        `opts['target']`, when present, is the user's loop variable name (for
+        for_each too); other opts: extra_test, maximum_iterations, shape_invariants."""
 
     def for_each(self, iterable, body_fn, state, names, opts) -> tuple:
         """Stages `for item in iterable: state = body_fn(item, *state)` (a staged array)."""

@@ -182,3 +182,65 @@ def test_resolve_handles_lambdas_and_marks_analyzed():
     analysis.resolve(node, None)
     assert anno.getanno(node, S.ANALYZED)
     assert anno.getanno(node, S.SCOPE).read == set()  # x is its parameter
+
+
+def test_definedness_with_try_match_bodies_see_only_what_ran_before():
+    fn = _fn("""
+        def f(p, cm):
+            with cm as v:
+                a = 1
+            try:
+                b = 1
+            except E as e:
+                c = b
+            else:
+                d = b
+            finally:
+                g = 1
+            match p:
+                case [h]:
+                    k = h
+            return a
+    """)
+    with_, try_, match = fn.body[:3]
+    assert anno.getanno(with_.body[0], S.DEFINED_IN) == {"p", "cm", "v"}
+    assert anno.getanno(try_.handlers[0].body[0], S.DEFINED_IN) == {"p", "cm", "v", "a", "b", "e"}
+    assert anno.getanno(try_.orelse[0], S.DEFINED_IN) == {"p", "cm", "v", "a", "b"}
+    assert "k" not in anno.getanno(match.cases[0].body[0], S.DEFINED_IN)
+    assert "h" in anno.getanno(match.cases[0].body[0], S.DEFINED_IN)
+
+
+def test_surely_defined_is_what_every_path_assigned():
+    from autograph.analysis.definedness import surely_defined
+    fn = _fn("""
+        def f(p, cm):
+            if p:
+                a = 1
+                b = 1
+            else:
+                b = 2
+            for i in p:
+                c = 1
+            with cm as v:
+                d = 1
+            try:
+                e = 1
+                h = 1
+            except E:
+                e = 2
+            finally:
+                g = 1
+            del b
+            return a
+    """)
+    if_, for_, with_, try_, del_, return_ = fn.body
+    assert surely_defined(if_) == {"p", "cm"}
+    assert surely_defined(if_.body[1]) == {"p", "cm", "a"}
+    assert surely_defined(for_) == {"p", "cm", "b"}
+    assert surely_defined(for_.body[0]) == {"p", "cm", "b", "i"}
+    assert surely_defined(with_) == {"p", "cm", "b"}  # the loop may not run
+    assert surely_defined(with_.body[0]) == {"p", "cm", "b", "v"}
+    assert surely_defined(try_) == {"p", "cm", "b", "v"}  # the `with` may suppress
+    assert surely_defined(try_.handlers[0].body[0]) == {"p", "cm", "b", "v"}
+    assert surely_defined(del_) == {"p", "cm", "b", "v", "e", "g"}
+    assert surely_defined(return_) == {"p", "cm", "v", "e", "g"}

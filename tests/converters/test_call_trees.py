@@ -173,3 +173,23 @@ def global_print(x):
 
 def test_a_name_declared_global_is_not_assumed_builtin():
     assert "ag__.print_" not in to_source(global_print, CALLS)
+
+
+def make_reporter(print):
+    def report(x):
+        print(x)
+        return len([x])
+    return report
+
+
+def test_a_free_variable_named_like_a_builtin_is_never_the_builtin(capsys):
+    # Both closures share one code object, hence one conversion: whether
+    # `print` means the builtin must not depend on which closure came first.
+    builtin_first = make_reporter(print)
+    custom = make_reporter(lambda v: sys.stdout.write(f"custom {v}\n"))
+    source = to_source(builtin_first, CALLS)
+    assert "ag__.converted(print, fscope)(x)" in source
+    assert "ag__.len_([x])" in source  # a global/builtin name keeps the static rewrite
+    assert ag.to_graph(builtin_first)(1) == 1
+    assert ag.to_graph(custom)(2) == 1
+    assert capsys.readouterr().out == "1\ncustom 2\n"

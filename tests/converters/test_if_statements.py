@@ -1,5 +1,6 @@
 """if_statements: golden output of the pass, and converted-vs-original behaviour."""
 
+import contextlib
 import re
 import textwrap
 import traceback
@@ -190,3 +191,76 @@ def test_python_if_in_staged_copy_runs_exactly():
                 s = 2
         return s
     assert value(ag.to_graph(f)(Sym(1), False)) == 2
+
+
+def test_golden_state_possibly_defined_is_loaded_as_undefined_when_unbound():
+    got = run_passes("""
+        def f(x, c, cm):
+            if c:
+                y = 1
+            if x > 0:
+                y = 2
+            with cm:
+                if x > 0:
+                    z = 1
+                else:
+                    z = 2
+            return y, z
+    """, if_statements)
+    assert "(locals().get('y', ag__.Undefined('y')),), ('y',))" in got
+    # Before a `with` body ran, what it assigns is surely undefined.
+    assert "(ag__.Undefined('z'),), ('z',))" in got
+    got = run_passes("""
+        def g(x, y):
+            if x > 0:
+                y = 2
+            return y
+    """, if_statements)
+    assert "ag__.if_stmt(if_cond, if_true, if_false, (y,), ('y',))" in got
+
+
+def possibly_defined(x, c):
+    if c:
+        y = 1
+    if x > 0:
+        y = 2
+    return y
+
+
+def staged_if_in_with(x):
+    with contextlib.nullcontext():
+        if x > 0:
+            y = x + 1
+        else:
+            y = x
+    return y
+
+
+def staged_if_in_handler(x):
+    try:
+        {}["missing"]
+    except KeyError:
+        if x > 0:
+            y = x + 1
+        else:
+            y = x
+    return y
+
+
+@pytest.mark.parametrize("fn", [staged_if_in_with, staged_if_in_handler])
+def test_staged_if_in_with_or_handler_carries_state_never_assigned_before(fn):
+    assert value(ag.to_graph(fn)(Sym(3))) == 4
+    assert_same(fn, 3)
+    assert_same(fn, -3)
+
+
+def test_staged_if_on_a_possibly_defined_name():
+    assert value(ag.to_graph(possibly_defined)(Sym(-3), True)) == 1
+    assert value(ag.to_graph(possibly_defined)(Sym(3), True)) == 2
+    with pytest.raises(errors.StagingError, match=re.escape(
+            "variable 'y' is undefined in a branch of the staged `if` at "
+            f"{__file__}:{possibly_defined.__code__.co_firstlineno + 3} (true branch: 2; "
+            "false branch: undefined). Assign y before the if, or in both branches.")):
+        ag.to_graph(possibly_defined)(Sym(3), False)
+    for args in [(3, True), (-3, True), (3, False), (-3, False)]:
+        assert_same(possibly_defined, *args)

@@ -1,5 +1,6 @@
 """while_statements: golden output of the pass, and converted-vs-original behaviour."""
 
+import inspect
 import re
 import textwrap
 
@@ -136,3 +137,20 @@ def test_staged_loop_state_undefined_before_loop():
     with pytest.raises(errors.StagingError, match=re.escape(
             "variable 'last' is carried by the staged `while` loop at ")):
         ag.to_graph(defined_in_loop)(Sym(3))
+
+
+def counter_possibly_started(n, c):
+    if c:
+        i = 0
+    while i < n:
+        i += 1
+    return i
+
+
+def test_staged_while_on_a_possibly_defined_name():
+    got = run_passes(textwrap.dedent(inspect.getsource(counter_possibly_started)),
+                     while_statements)
+    assert "(locals().get('i', ag__.Undefined('i')),), ('i',))" in got
+    assert value(ag.to_graph(counter_possibly_started)(Sym(3), True)) == 3
+    assert_same(counter_possibly_started, 3, True)
+    assert_same(counter_possibly_started, 3, False)

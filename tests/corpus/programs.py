@@ -2703,3 +2703,48 @@ register(Polynomial(2, 0, -1), "callable_object_entry", (3,), (0,))
 register(Square(3).describe, "bound_method_entry", ())
 register(Square.of_area, "classmethod_entry", (10,))
 register(greet_twice, "decorated_entry", (2,))
+
+
+# --- staged statements in `with`/`except` bodies; possibly-defined state; free `print` ---------
+
+@case((np.float64(2.0),), (np.float64(-1.0),))
+def staged_if_inside_with(x):
+    with np.errstate(all="ignore"):
+        if x > 0:
+            y = np.log(x)
+        else:
+            y = x
+    return y
+
+
+@case((np.float64(2.0),), (np.float64(-1.0),))
+def staged_if_inside_except_handler(x):
+    try:
+        {}["missing"]
+    except KeyError:
+        if x > 0:
+            y = x * 2
+        else:
+            y = -x
+    return y
+
+
+@case((np.int64(3), True), (np.int64(-3), 1))
+def staged_if_on_possibly_defined_name(x, c):
+    if c:
+        y = 1
+    if x > 0:
+        y = 2
+    return y
+
+
+def _make_reporter(print):
+    def reporter(x):
+        print("value", x)
+        return x + 1
+    return reporter
+
+
+register(_make_reporter(print), "closure_print_is_the_builtin", (1,))
+register(_make_reporter(lambda *a: sys.stdout.write(f"custom {a}\n")),
+         "closure_print_is_not_the_builtin", (2,))

@@ -246,3 +246,83 @@ def test_generated_source_calls_kernels_directly():
     f = function(lambda x, w: np.tanh(x @ w) + 1, autograph=False)
     source = f.get_concrete_function(np.ones((2, 3)), np.ones((3, 4))).source
     assert "a0 @ a1" in source and "tanh" in source and "for " not in source
+
+
+# --- cache keys of Python floats and complex numbers: by bit pattern -------------
+
+
+def test_negative_zero_gets_its_own_trace():
+    import math
+
+    f = function(lambda x, s: x * 0 + math.copysign(1.0, s))
+    assert f(np.zeros(()), 0.0) == 1.0
+    assert f(np.zeros(()), -0.0) == -1.0  # not the 0.0 trace: 0.0 == -0.0 in Python
+    assert f(np.zeros(()), 0.0) == 1.0
+    assert f.experimental_get_tracing_count() == 2
+    assert "s=-0.0" in f.pretty_printed_concrete_signatures()
+
+
+def test_nan_reuses_its_trace():
+    f = function(lambda x, s: x + s)
+    for nan in (float("nan"), float("nan"), np.nan):  # distinct NaN objects
+        assert np.isnan(f(np.zeros(()), nan))
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_complex_keys_by_bits_and_numbers_by_type():
+    f = function(lambda x, s: x + s)
+    f(np.zeros(()), complex(0.0, 0.0))
+    f(np.zeros(()), complex(0.0, -0.0))
+    f(np.zeros(()), complex(0.0, float("nan")))
+    f(np.zeros(()), complex(0.0, float("nan")))
+    assert f.experimental_get_tracing_count() == 3
+    g = function(lambda x, s: x + s)
+    for value in (True, 1, 1.0, 1, True):  # equal in Python, different keys
+        g(np.zeros(()), value)
+    assert g.experimental_get_tracing_count() == 3
+
+
+# --- ag.function usage errors are catalog errors, with the user's line ---------
+
+
+def test_function_of_a_non_callable_is_a_catalog_type_error():
+    with pytest.raises(errors.FunctionUsageError) as e:
+        function(3)
+    assert isinstance(e.value, TypeError) and isinstance(e.value, errors.AutoGraphError)
+    assert str(e.value) == errors.not_callable_message(3, f"{__file__}:{_line_of('function(3)')}")
+    assert re.search(re.escape("ag.function needs a callable, got 3 (at ") + r".*test_function\.py:\d+"
+                     + re.escape("). Pass the function itself"), str(e.value))
+
+
+def test_input_signature_must_hold_tensor_specs():
+    with pytest.raises(TypeError, match=re.escape(
+            "input_signature must hold ag.TensorSpec, got (2,) (at "
+            f"{__file__}:{_line_of('input_signature=[(2,)]')}). Write input_signature=[")):
+        function(lambda x: x, input_signature=[(2,)])
+
+
+def test_call_with_the_wrong_number_of_arguments_for_the_input_signature():
+    f = function(lambda x: x, input_signature=[TensorSpec((2,), np.float64)])
+    with pytest.raises(errors.FunctionUsageError, match=re.escape(
+            f"<lambda>() takes 1 arguments (its input_signature), got 2 (at "
+            f"{__file__}:{_line_of('f([1.0, 2.0], 3)')}). Pass one array per ag.TensorSpec")):
+        f([1.0, 2.0], 3)
+
+
+def _line_of(text):
+    """The line of this file holding `text` (once)."""
+    with open(__file__) as source:
+        found = [i for i, line in enumerate(source, 1) if text in line and "_line_of" not in line]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_scalar_results_are_numpy_scalars_even_where_numpy_keeps_a_0d_array():
+    # documented in graph/function.py: the compiler makes every 0-d output a scalar
+    for fn in (lambda x: x, lambda x: x + 1):
+        got = function(fn)(np.array(1))
+        assert type(got) is np.int64 and got == fn(np.array(1))
+    import sys
+
+    assert "every 0-d result is a numpy scalar" in " ".join(
+        sys.modules[Function.__module__].__doc__.split())

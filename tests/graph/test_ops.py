@@ -173,3 +173,72 @@ def test_numpy_array_indexed_by_tensor_explains_the_alternative():
     with pytest.raises(errors.TensorUsageError, match=re.escape("t[:, None] == np.arange(k)")) as e:
         function(f, autograph=False)(I)
     assert f"test_ops.py:{line}" in str(e.value)
+
+
+# --- trace-time errors keep numpy's builtin type (a catalog subclass of it) --------
+
+
+def _line(marker):
+    with open(__file__) as source:
+        found = [i for i, line in enumerate(source, 1) if line.rstrip().endswith(marker)]
+    assert len(found) == 1, found
+    return f"{__file__}:{found[0]}"
+
+
+@pytest.mark.parametrize("fn, catalog, builtin, message", [
+    (lambda x: np.reshape(x, (7,)), errors.GraphValueError, ValueError,  # reshape-line
+     "np.reshape: cannot reshape a tensor of shape (4, 5) into shape (7,) (at {reshape-line})"),
+    (lambda x: x.sum(axis=4), errors.GraphAxisError, (ValueError, IndexError),  # axis-line
+     "np.sum: axis 4 is out of bounds for a tensor of rank 2 (at {axis-line})"),
+    (lambda x: x[9], errors.GraphIndexError, IndexError,  # index-line
+     "getitem: index 9 is out of bounds for axis 0 with size 4 (at {index-line})"),
+    (lambda x: x.sum(axis=1.5), errors.GraphTypeError, TypeError,  # type-line
+     "np.sum: axis must be a Python int, got 1.5 (at {type-line})"),
+])
+def test_shape_errors_derive_from_the_builtin_numpy_raises(fn, catalog, builtin, message):
+    builtins = builtin if isinstance(builtin, tuple) else (builtin,)
+    with pytest.raises(builtins) as eager:
+        fn(X)
+    assert all(isinstance(eager.value, b) for b in builtins)
+    with pytest.raises(catalog) as staged:
+        function(fn, autograph=False)(X)
+    assert all(isinstance(staged.value, b) for b in builtins)
+    assert type(staged.value) is catalog and issubclass(catalog, errors.GraphError)
+    for marker in ("reshape-line", "axis-line", "index-line", "type-line"):
+        message = message.replace("{%s}" % marker, _line("# " + marker))
+    assert str(staged.value) == message, eager.value
+
+
+def test_numpy_errors_in_a_rule_keep_their_type_and_message():
+    from autograph.graph import core
+    from autograph.graph.ops import base
+
+    def rule(x):
+        raise IndexError("numpy says no")
+
+    op = core.register("test.raises_index_error", lambda x: x, rule)
+    try:
+        with pytest.raises(IndexError) as e:
+            function(lambda x: base.record1(op, (x,)), autograph=False)(X)  # rule-line
+    finally:
+        del core.REGISTRY["test.raises_index_error"]
+    assert type(e.value) is errors.GraphIndexError
+    assert str(e.value) == ("test.raises_index_error: IndexError: numpy says no "
+                            f"(at {_line('# rule-line')})")
+
+
+@pytest.mark.parametrize("fn, what, hint", [
+    (lambda x: np.zeros_like(x, order="F"), "np.zeros_like() with order= or subok=",  # like
+     "Pass only dtype= and shape=, or call it outside the ag.function."),
+    (lambda x: np.linspace(x[0, 0], x[0, 1], retstep=True), "np.linspace(retstep=True)",  # ls
+     "Compute the step as (stop - start) / (num - 1) instead."),
+    (lambda x: np.sort(x, order="a"), "sorting by field (order=...)",  # sort
+     "Graph tensors have no fields: drop order=, or sort outside the ag.function."),
+])
+def test_unsupported_arguments_are_catalog_type_errors(fn, what, hint):
+    marker = {"np.zeros_like": "# like", "np.linspace": "# ls", "sorting": "# sort"}[
+        what.split("(")[0].split(" ")[0]]
+    with pytest.raises(errors.UnsupportedNumpyArgumentError, match="^" + re.escape(
+            f"{what} is not supported on graph tensors (at {_line(marker)}). {hint}") + "$"):
+        function(fn, autograph=False)(X)
+    assert issubclass(errors.UnsupportedNumpyArgumentError, TypeError)

@@ -239,3 +239,183 @@ def test_loop_turns_a_python_placeholder_into_a_tensor():
     _raises(running, (np.array([1.0, 2.0]),), errors.loop_python_value_becomes_tensor_message(
         "current", _where(running, "for value in signal:"), "for",
         "the Python value None", "a tensor of dtype float64 and shape ()"))
+
+
+# --- run-time failures point at the user's line (a note on the exception) ----------
+
+
+def test_failing_staged_assert_keeps_the_message_and_names_the_user_line():
+    def positive(x):
+        assert x > 0, "must be positive"
+        return x
+
+    f = ag.function(positive)
+    assert f(np.array(1)) == 1
+    with pytest.raises(AssertionError) as e:
+        f(np.array(-1))
+    assert type(e.value) is AssertionError and str(e.value) == "must be positive"
+    where = _where(positive, 'assert x > 0, "must be positive"')
+    assert e.value.__notes__ == [f"raised by the graph op `assert` recorded at {where}"]
+
+
+def test_popping_an_empty_staged_list_at_run_time():
+    def pop_last(x):
+        items = []
+        for v in x:
+            items.append(v)
+        items.pop()
+        return ag.stack(items)
+
+    f = ag.function(pop_last, input_signature=[ag.TensorSpec([None], np.float64)])
+    np.testing.assert_array_equal(f(np.ones(3)), np.ones(2))
+    with pytest.raises(IndexError) as e:
+        f(np.ones(0))
+    assert type(e.value) is errors.GraphIndexError
+    assert str(e.value) == errors.staged_list_empty_pop_message()
+    assert str(e.value).startswith("pop from empty list")  # Python's own words first
+    assert e.value.__notes__ == [
+        f"raised by the graph op `list_pop` recorded at {_where(pop_last, 'items.pop()')}"]
+
+
+# --- the builtin type numpy would raise, as a catalog subclass --------------------
+
+
+def test_truth_of_a_multi_element_tensor_is_a_value_error_as_in_numpy():
+    def branch(x):
+        if x > 0:
+            x = x + 1
+        return x
+
+    def loop(x):
+        while x > 0:
+            x = x - 1
+        return x
+
+    with pytest.raises(ValueError):
+        branch(np.ones(2))
+    for fn, marker, op in ((branch, "if x > 0:", "cond"), (loop, "while x > 0:", "while_loop")):
+        with pytest.raises(ValueError, match=re.escape(
+                f"{op}: the condition has shape (2,); it needs a single value (use "
+                f"np.all(...) or np.any(...)) (at {_where(fn, marker)})")) as e:
+            ag.function(fn)(np.ones(2))
+        assert type(e.value) is errors.GraphValueError
+
+
+# --- zip in a staged loop --------------------------------------------------------------
+
+
+def test_zip_of_a_tensor_and_a_python_list():
+    def weighted(x):
+        s = 0.
+        for a, b in zip(x, [1., 2., 3.]):
+            s += a * b
+        return s
+
+    def pairs(x):
+        s = 0
+        for i, (a, b) in enumerate(zip((10, 20, 30, 40), x)):
+            s += i * a * b
+        return s
+
+    assert ag.function(weighted)(np.arange(3.)) == weighted(np.arange(3.)) == 8.0
+    assert ag.function(pairs)(np.arange(3)) == pairs(np.arange(3)) == 140
+
+
+def test_zip_of_a_python_list_that_is_not_one_array():
+    def mixed(x):
+        s = 0.
+        for a, b in zip(x, [1., "a", None]):
+            s += a
+        return s
+
+    where = _where(mixed, 'for a, b in zip(x, [1., "a", None]):')
+    with pytest.raises(errors.StagingError, match=re.escape(
+            "cannot iterate over the Python list [1.0, 'a', None] (its items do not make one "
+            f"array) at {where} in a staged loop")):
+        ag.function(mixed)(np.arange(3.))
+
+
+def test_zip_strict_with_known_lengths_raises_pythons_value_error():
+    def strict(x):
+        s = 0.
+        for a, b in zip(x, x[:2], strict=True):
+            s += a * b
+        return s
+
+    def three(x):
+        s = 0.
+        for a, b, c in zip(x, x, np.concatenate([x, x]), strict=True):
+            s += a * b * c
+        return s
+
+    for fn, arg in ((strict, np.arange(3.)), (three, np.arange(3.))):
+        with pytest.raises(ValueError) as python:
+            fn(arg)
+        with pytest.raises(ValueError) as staged:
+            ag.function(fn)(arg)
+        assert str(staged.value) == str(python.value)
+        assert isinstance(staged.value, ag.AutoGraphError)
+    assert str(python.value) == "zip() argument 3 is longer than arguments 1-2"
+    assert ag.function(strict)(np.arange(2.)) == strict(np.arange(2.)) == 1.0
+
+
+def test_zip_strict_with_staged_lengths_fails_when_the_graph_runs():
+    def strict(x, y):
+        s = 0.
+        for a, b in zip(x, y, strict=True):
+            s += a * b
+        return s
+
+    spec = ag.TensorSpec([None], np.float64)
+    f = ag.function(strict, input_signature=[spec, spec])
+    assert f(np.ones(2), np.ones(2)) == 2.0
+    with pytest.raises(AssertionError, match=re.escape(
+            "zip() argument 2 has a different length than argument 1 (strict=True)")):
+        f(np.ones(2), np.ones(3))
+
+
+# --- the loop target is handed to the backend explicitly -----------------------------
+
+
+def test_for_stmt_hands_the_user_loop_variable_to_the_backend(monkeypatch):
+    from autograph.backends import graph as graph_backend
+
+    seen = []
+    for_each = graph_backend.GraphBackend.for_each
+    for_range = graph_backend.GraphBackend.for_range
+
+    def spy_each(self, iterable, body_fn, state, names, opts):
+        seen.append(("each", (opts or {}).get("target")))
+        return for_each(self, iterable, body_fn, state, names, opts)
+
+    def spy_range(self, start, stop, step, body_fn, state, names, opts):
+        seen.append(("range", (opts or {}).get("target")))
+        return for_range(self, start, stop, step, body_fn, state, names, opts)
+
+    monkeypatch.setattr(graph_backend.GraphBackend, "for_each", spy_each)
+    monkeypatch.setattr(graph_backend.GraphBackend, "for_range", spy_range)
+
+    def loops(x):
+        s = x[0] * 0
+        for c in x:
+            s += c
+        for k in range(x.shape[0] + s.astype(int) * 0):
+            s += k
+        for a, b in zip(x, x):
+            s += a * b
+        return s
+
+    f = ag.function(loops)
+    assert f(np.arange(3.)) == loops(np.arange(3.))
+    assert seen == [("each", "c"), ("range", "k"), ("each", None)]
+    listing = str(f.get_concrete_function(np.arange(3.)).graph)
+    assert "c: float64[] = x[index]" in listing and "k: int64[]" in listing
+
+
+@pytest.mark.parametrize("lengths", [(2, 1), (1, 2), (2, 2, 1), (2, 2, 3), (3, 1, 1), (1, 1, 0, 2)])
+def test_zip_strict_message_is_pythons(lengths):
+    from autograph.backends.graph import _zip_strict_message
+
+    with pytest.raises(ValueError) as python:
+        list(zip(*[range(n) for n in lengths], strict=True))
+    assert _zip_strict_message(list(lengths)) == str(python.value)

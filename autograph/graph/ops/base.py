@@ -14,7 +14,13 @@ from autograph.graph.tensor import Tensor
 
 
 class RuleError(Exception):
-    """Raised by a shape/dtype rule; `record` turns it into a GraphError."""
+    """Raised by a shape/dtype rule; `record` turns it into the catalog error
+    standing for `like`, the builtin error numpy raises for the same mistake
+    (ValueError for shapes, IndexError for indices, ...)."""
+
+    def __init__(self, detail, like=ValueError):
+        super().__init__(detail)
+        self.like = like
 
 
 def graph_for(args):
@@ -45,13 +51,14 @@ def resolve(graph, value):
 def as_tensor(value, graph=None):
     """`value` as a Tensor of the current graph (Python values -> const)."""
     graph = graph or graph_for((value,))
+    if isinstance(value, (list, tuple)):  # (resolve() sends sequences back here)
+        if any(isinstance(v, Tensor) or hasattr(v, "_as_graph_tensor") for v in value):
+            from autograph.graph.ops import shaping
+            return shaping.stack(list(value))
+        return graph.constant(np.asarray(value))
     value = resolve(graph, value)
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, (list, tuple)) and any(
-            isinstance(v, Tensor) or hasattr(v, "_as_graph_tensor") for v in value):
-        from autograph.graph.ops import shaping
-        return shaping.stack(list(value))
     return graph.constant(np.asarray(value))
 
 
@@ -63,10 +70,11 @@ def record(op, args, attrs=None, graph=None, name=None):
     try:
         avals = op.infer(*args, **attrs)
     except RuleError as e:
-        raise errors.GraphError(
+        raise errors.graph_error_like(e.like)(
             errors.graph_op_message(op.name, str(e), core.user_location())) from None
     except (TypeError, ValueError, IndexError, OverflowError, np.exceptions.AxisError) as e:
-        raise errors.GraphError(errors.graph_op_message(
+        # the catalog class that is also e's builtin type: `except ValueError` works
+        raise errors.graph_error_like(type(e))(errors.graph_op_message(
             op.name, f"{type(e).__name__}: {e}", core.user_location())) from e
     return graph.add_node(op, args, attrs, avals, name=name).outputs
 
@@ -129,9 +137,10 @@ def broadcast_shapes(*shapes):
 
 def normalize_axis(axis, ndim):
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
-        raise RuleError(f"axis must be a Python int, got {axis!r}")
+        raise RuleError(f"axis must be a Python int, got {axis!r}", like=TypeError)
     if not -ndim <= axis < ndim:
-        raise RuleError(f"axis {axis} is out of bounds for a tensor of rank {ndim}")
+        raise RuleError(f"axis {axis} is out of bounds for a tensor of rank {ndim}",
+                        like=np.exceptions.AxisError)
     return int(axis) % ndim
 
 

@@ -16,8 +16,8 @@ from autograph.graph.tensor import Tensor
 _NUMBERS = (bool, int, float, complex)
 
 
-def _error(detail):
-    return errors.GraphError(detail + f" (at {core.user_location()})")
+def _error(detail, kind=errors.GraphError):
+    return kind(detail + f" (at {core.user_location()})")
 
 
 def _describe(value):
@@ -128,7 +128,8 @@ def cond(pred, true_fn, false_fn, names=None):
     pred = base.resolve(graph, pred)
     if pred.size is not None and pred.size != 1:
         raise _error(f"cond: the condition has shape {pred.shape}; it needs a single value "
-                     "(use np.all(...) or np.any(...))")
+                     "(use np.all(...) or np.any(...))",
+                     errors.GraphValueError)  # numpy: ValueError (ambiguous truth)
     t_graph, _, t_out = _trace(graph, true_fn, (), "cond_true")
     f_graph, _, f_out = _trace(graph, false_fn, (), "cond_false")
     if len(t_out) != len(f_out):
@@ -274,7 +275,8 @@ def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invar
         pred = c_graph.constant(np.asarray(bool(pred)))
     elif pred.size is not None and pred.size != 1:
         raise _error(f"while_loop: the condition has shape {pred.shape}; it needs a single "
-                     "value (use np.all(...) or np.any(...))")
+                     "value (use np.all(...) or np.any(...))",
+                     errors.GraphValueError)  # numpy: ValueError (ambiguous truth)
     c_graph.outputs = [pred]
     b_graph, placeholders, b_out = _trace(graph, lambda *vs: tuple(body_fn(*vs)), makers,
                                           "while_body")

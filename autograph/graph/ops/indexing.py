@@ -83,7 +83,7 @@ def _getitem_rule(x, *tensors, template):
             t = tensors[item[1]]
             consumed += t.ndim if t.dtype == np.bool_ else 1
     if consumed > len(x.shape):
-        raise base.RuleError(f"too many indices for a tensor of shape {x.shape}")
+        raise base.RuleError(f"too many indices for a tensor of shape {x.shape}", like=IndexError)
     expanded = []
     for item in template:
         if item[0] == "e":
@@ -103,7 +103,7 @@ def _getitem_rule(x, *tensors, template):
             dim = x.shape[pos]
             if dim is not None and not -dim <= item[1] < dim:
                 raise base.RuleError(
-                    f"index {item[1]} is out of bounds for axis {pos} with size {dim}")
+                    f"index {item[1]} is out of bounds for axis {pos} with size {dim}", like=IndexError)
             pos += 1
             if has_advanced:
                 advanced.append(())
@@ -112,7 +112,7 @@ def _getitem_rule(x, *tensors, template):
             t = tensors[item[1]]
             if t.dtype == np.bool_:
                 if t.ndim == 0:
-                    raise base.RuleError("a 0-d boolean tensor is not a valid index")
+                    raise base.RuleError("a 0-d boolean tensor is not a valid index", like=IndexError)
                 base.broadcast_shapes(t.shape, x.shape[pos:pos + t.ndim])
                 pos += t.ndim
                 advanced.append((None,))
@@ -121,7 +121,7 @@ def _getitem_rule(x, *tensors, template):
                 advanced.append(t.shape)
             else:
                 raise base.RuleError(
-                    f"only integer and boolean tensors are valid indices, got {t.dtype}")
+                    f"only integer and boolean tensors are valid indices, got {t.dtype}", like=IndexError)
             positions.append(len(result))
     result.extend(x.shape[pos:])
     if advanced:
@@ -168,7 +168,8 @@ def getitem(x, key):
 
 def _index_error(detail):
     from autograph import errors
-    return errors.GraphError(errors.graph_op_message("getitem", detail, core.user_location()))
+    return errors.GraphIndexError(  # numpy raises IndexError for these
+        errors.graph_op_message("getitem", detail, core.user_location()))
 
 
 # --- np.take --------------------------------------------------------------------

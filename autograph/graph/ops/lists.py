@@ -123,7 +123,7 @@ def _append_kernel(lst, value):
 
 def _pop_kernel(lst):
     if lst is None:
-        raise IndexError("pop from empty list")
+        raise errors.GraphIndexError(errors.staged_list_empty_pop_message())
     return lst[0], lst[1]
 
 
@@ -138,7 +138,7 @@ def _stack_kernel(lst, dtype, shape):
         lst = lst[0]
     if not items:
         if shape is None or None in shape:
-            raise ValueError("cannot stack an empty tensor list whose element shape is unknown")
+            raise errors.GraphValueError(errors.staged_list_empty_stack_message())
         return np.zeros((0,) + shape, dtype)
     items.reverse()
     return np.stack(items).astype(dtype, copy=False)

@@ -3,8 +3,14 @@ linspace), sorting, tile/repeat, rounding, triangles, isclose/allclose."""
 
 import numpy as np
 
+from autograph import errors
 from autograph.graph import core
 from autograph.graph.ops import base
+
+
+def _unsupported(what, hint):
+    return errors.UnsupportedNumpyArgumentError(
+        errors.unsupported_argument_message(what, core.user_location(), hint))
 
 
 def _like_rule(a, *fill, dtype=None, shape=None):
@@ -19,7 +25,8 @@ LIKE = {name: core.register(f"np.{name}", getattr(np, name), _like_rule)
 def like(name, a, *fill, dtype=None, shape=None, **unsupported):
     if unsupported.pop("order", "K") != "K" or unsupported.pop("subok", True) is not True \
             or unsupported:
-        raise TypeError(f"np.{name}: only dtype= and shape= are supported on graph tensors")
+        raise _unsupported(f"np.{name}() with order= or subok=",
+                           "Pass only dtype= and shape=, or call it outside the ag.function.")
     attrs = {}
     if dtype is not None:
         attrs["dtype"] = np.dtype(dtype)
@@ -42,7 +49,8 @@ LINSPACE = core.register("np.linspace", np.linspace, _linspace_rule)
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     if retstep:
-        raise TypeError("np.linspace(retstep=True) is not supported on graph tensors")
+        raise _unsupported("np.linspace(retstep=True)",
+                           "Compute the step as (stop - start) / (num - 1) instead.")
     attrs = {"num": int(num), "endpoint": bool(endpoint), "axis": axis}
     if dtype is not None:
         attrs["dtype"] = np.dtype(dtype)
@@ -64,7 +72,9 @@ ARGSORT = core.register("np.argsort", np.argsort, _sort_rule(np.dtype(np.intp)))
 
 def sort(op, a, axis=-1, kind=None, order=None, stable=None):
     if order is not None:
-        raise TypeError("sorting by field order is not supported on graph tensors")
+        raise _unsupported("sorting by field (order=...)",
+                           "Graph tensors have no fields: drop order=, or sort outside "
+                           "the ag.function.")
     attrs = {"axis": axis}
     if kind is not None:
         attrs["kind"] = kind

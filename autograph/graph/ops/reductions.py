@@ -31,7 +31,8 @@ def _reduction_rule(func, single_axis):
     def infer(x, axis=None, keepdims=False, **kwargs):
         ndim = len(x.shape)
         if single_axis and isinstance(axis, (tuple, list)):
-            raise base.RuleError(f"axis must be an int or None, got {axis!r}")
+            raise base.RuleError(f"axis must be an int or None, got {axis!r}",
+                                 like=TypeError)  # numpy's argmax(axis=(0, 1))
         axes = base.normalize_axes(axis, ndim)
         with np.errstate(all="ignore"):
             sample = func(np.ones((1,) * ndim, x.dtype), axis=axis, keepdims=keepdims, **kwargs)

@@ -69,7 +69,7 @@ def assert_op(pred, message=None):
         _assert_kernel(pred, message)
         return
     if pred.size is not None and pred.size > 1:
-        raise errors.GraphError(errors.graph_op_message(
+        raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
             "assert", f"the condition has shape {pred.shape}; it needs a single value "
             "(use np.all(...) or np.any(...))", core.user_location()))
     args = (pred,) if message is None else (pred, message)

@@ -1,0 +1,171 @@
+"""Jump lowering shared by the return, break and continue passes.
+
+Not a pass.  `JumpLowering` rewrites one kind of jump in a block: a jump
+becomes `flag = True`; what follows a statement that may have jumped runs
+under `if not flag:` (or, when an `if` branch always jumps, moves into the
+other branch); a `try` body that may jump guards its `else` clause, as Python
+skips it after a jump.  `find_jumps` finds the jumps that leave a block.
+"""
+
+import gast
+
+from autograph import errors, templates
+
+SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+LOOPS = (gast.For, gast.AsyncFor, gast.While)
+
+
+def scope_nodes(stmts):
+    """Every node under `stmts` in their own scope (not in nested defs, lambdas, classes)."""
+    stack = [s for s in stmts if not isinstance(s, SCOPES)]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, SCOPES))
+
+
+def find_jumps(stmts, jump_type, loops_are_boundaries):
+    """The `jump_type` statements under `stmts` that leave `stmts`' scope (or loop)."""
+    found, stack = [], list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SCOPES):
+            continue
+        if isinstance(node, jump_type):
+            found.append(node)
+        elif loops_are_boundaries and isinstance(node, LOOPS):
+            stack.extend(node.orelse)  # a loop's `else` jumps on behalf of the outer loop
+        elif isinstance(node, gast.stmt) or isinstance(node, gast.excepthandler):
+            stack.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, SCOPES))
+        elif isinstance(node, gast.match_case):
+            stack.extend(node.body)
+    return found
+
+
+def if_not(flag, body, origin):
+    """`if not flag: body`, located at `origin`."""
+    test = templates.replace_as_expression("not flag", origin=origin, flag=flag)
+    return gast.copy_location(gast.If(test=test, body=body, orelse=[]), origin)
+
+
+def is_docstring(stmt):
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
+            and isinstance(stmt.value.value, str))
+
+
+class _Dropper(gast.NodeTransformer):
+    def __init__(self, ids):
+        self.ids = ids
+
+    def block(self, stmts):
+        kept = [self.visit(s) for s in stmts if id(s) not in self.ids]
+        return kept
+
+    def generic_visit(self, node):
+        if isinstance(node, SCOPES):
+            return node
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], gast.stmt):
+                kept = self.block(stmts)
+                setattr(node, field, kept or ([gast.Pass()] if field == "body" else []))
+        for child in getattr(node, "handlers", []) + getattr(node, "cases", []):
+            child.body = self.block(child.body) or [gast.Pass()]
+        return node
+
+
+class JumpLowering:
+    """Rewrites one kind of jump in a block into `flag = True` plus guards.
+
+    before_flag(jump) -> statements to run before the flag is set (a return's
+    value); lower_loop(loop) -> (statements, code that now follows the loop)
+    for loops the jump crosses (only `return` does; break/continue stop at
+    loops).  `drop_unread_flag` removes the flag when no guard ended up
+    reading it (every jump was the last thing on its path).
+    """
+
+    def __init__(self, ctx, jump_type, flag, statement, before_flag=None, lower_loop=None):
+        self.ctx, self.jump_type, self.flag, self.statement = ctx, jump_type, flag, statement
+        self.before_flag, self.lower_loop = before_flag or (lambda jump: []), lower_loop
+        self.reads, self._flag_sets = 0, set()
+
+    def replace(self, jump):
+        flag_set = templates.replace("flag = True", origin=jump, flag=self.flag)
+        self._flag_sets.add(id(flag_set[0]))
+        return self.before_flag(jump) + flag_set
+
+    def drop_unread_flag(self, stmts):
+        if self.reads:
+            return stmts
+        dropper = _Dropper(self._flag_sets)
+        return dropper.block(stmts) or [gast.Pass()]
+
+    def contains(self, stmts):
+        return bool(find_jumps(stmts, self.jump_type, self.lower_loop is None))
+
+    def always_jumps(self, stmts):
+        return any(isinstance(s, self.jump_type)
+                   or (isinstance(s, gast.If) and self.always_jumps(s.body)
+                       and self.always_jumps(s.orelse))
+                   for s in stmts)
+
+    def not_flag(self, origin):
+        self.reads += 1
+        return templates.replace_as_expression("not flag", origin=origin, flag=self.flag)
+
+    def guard(self, stmts):
+        """`if not flag: <stmts, lowered>`."""
+        body = self.lower_block(stmts)
+        return gast.copy_location(gast.If(test=self.not_flag(stmts[0]), body=body, orelse=[]),
+                                  stmts[0])
+
+    def lower_block(self, stmts):
+        pending, out = list(stmts), []
+        while pending:
+            stmt = pending.pop(0)
+            if isinstance(stmt, self.jump_type):
+                out.extend(self.replace(stmt))
+                break  # what follows is dead code; it stays, guarded (its names stay local)
+            if not self.contains([stmt]):
+                out.append(stmt)
+                continue
+            if isinstance(stmt, gast.If) and pending:
+                if self.always_jumps(stmt.body):
+                    stmt.orelse, pending = stmt.orelse + pending, []
+                elif stmt.orelse and self.always_jumps(stmt.orelse):
+                    stmt.body, pending = stmt.body + pending, []
+            lowered, after = self._lower_compound(stmt)
+            out.extend(lowered)
+            pending = after + pending
+            break
+        if pending:
+            out.append(self.guard(pending))
+        return out
+
+    def _lower_compound(self, stmt):
+        if isinstance(stmt, LOOPS):
+            if self.lower_loop is not None:
+                return self.lower_loop(stmt)
+            stmt.orelse = self.lower_block(stmt.orelse)
+        elif isinstance(stmt, (gast.Try, gast.TryStar)):
+            self._check_finally(stmt.finalbody)
+            may_jump = self.contains(stmt.body)
+            stmt.body = self.lower_block(stmt.body)
+            for handler in stmt.handlers:
+                handler.body = self.lower_block(handler.body)
+            if stmt.orelse:
+                stmt.orelse = [self.guard(stmt.orelse)] if may_jump else self.lower_block(stmt.orelse)
+        elif isinstance(stmt, gast.Match):
+            for case in stmt.cases:
+                case.body = self.lower_block(case.body)
+        else:  # If, With, AsyncWith
+            stmt.body = self.lower_block(stmt.body)
+            if isinstance(stmt, gast.If):
+                stmt.orelse = self.lower_block(stmt.orelse)
+        return [stmt], []
+
+    def _check_finally(self, finalbody):
+        jumps = find_jumps(finalbody, self.jump_type, self.lower_loop is None)
+        if jumps:
+            raise errors.ConversionError(errors.jump_in_finally_message(
+                self.statement, self.ctx.where(jumps[0])))
