@@ -15,17 +15,11 @@ loop body may run zero times, a `with` may suppress an exception, a `try`
 body may stop anywhere, no `match` case may match.
 """
 
-import enum
-
 from autograph import anno
 from autograph.analysis import activity
 
 
-class Facts(enum.Enum):
-    SURELY_DEFINED_IN = "frozenset of names surely defined before the statement"
-
-
-SURELY_DEFINED_IN = Facts.SURELY_DEFINED_IN
+SURELY_DEFINED_IN = anno.Static.SURELY_DEFINED_IN
 
 
 def _modified(node):
