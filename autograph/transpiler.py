@@ -290,7 +290,8 @@ def transform(fn, options):
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
     # The plain body stays as written but for `locals()`, which must not show
     # the closure cells (`ag__`, `fscope`) both bodies share.
-    original = function_scope.Transformer.transform(original, ctx)
+    if {"locals", "vars"} & set(fn.__code__.co_names):
+        original = function_scope.Transformer.transform(original, ctx)
     return _guarded(run_pipeline(node, ctx), original), ctx
 
 

@@ -26,7 +26,7 @@ import gast
 
 from autograph import templates
 from autograph.converters import base
-from autograph.converters.function_scope import bound_names, is_builtin
+from autograph.converters.function_scope import LazyBoundNames, is_builtin
 
 _OPERATORS = frozenset({"print", "len", "range", "enumerate", "zip"})
 
@@ -39,7 +39,7 @@ class Transformer(base.Converter):
 
     def visit_FunctionDef(self, node):
         if self.bound is None:
-            self.bound = bound_names(node)
+            self.bound = LazyBoundNames(node)
         node.body = self._statements(node.body)  # not decorators, defaults, annotations
         return node
 
@@ -47,7 +47,7 @@ class Transformer(base.Converter):
 
     def visit_Lambda(self, node):
         if self.bound is None:
-            self.bound = bound_names(node)
+            self.bound = LazyBoundNames(node)
         node.body = self.visit(node.body)
         return node
 

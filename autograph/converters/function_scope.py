@@ -39,6 +39,20 @@ def bound_names(tree):
     return names
 
 
+class LazyBoundNames:
+    """`bound_names(tree)`, computed on the first membership test: most
+    functions never ask (no call of a builtin-named function)."""
+
+    def __init__(self, tree):
+        self._tree = tree
+        self._names = None
+
+    def __contains__(self, name):
+        if self._names is None:
+            self._names = bound_names(self._tree)
+        return name in self._names
+
+
 def is_builtin(name, ctx, bound):
     """Whether `name` in the converted function means the builtin of that name."""
     builtin = getattr(builtins, name, _MISSING)
@@ -55,18 +69,11 @@ class Transformer(base.Converter):
 
     def visit_FunctionDef(self, node):
         if self.bound is None:
-            self.bound = bound_names(node)
+            self.bound = LazyBoundNames(node)
         self.generic_visit(node)
         return node
 
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_Lambda(self, node):
-        if self.bound is None:
-            self.bound = bound_names(node)
-        self.generic_visit(node)
-        return node
-
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
 
     def visit_Call(self, node):
         self.generic_visit(node)
