@@ -353,6 +353,14 @@ def loop_dtype_message(name, location, loop, before, after):
         "with .astype(...) or np.zeros(..., dtype).")
 
 
+def loop_promotion_message(name, location, loop, before, after, detail):
+    return (
+        f"variable '{name}' starts as {before} before the staged `{loop}` loop at "
+        f"{location} and the body makes it {after}; the loop cannot carry that dtype "
+        f"({detail}). Give {name} the dtype before the loop that the body gives it, "
+        "e.g. 0.0 instead of 0, or np.zeros((), dtype).")
+
+
 def loop_shape_message(name, location, loop, before, after):
     return (
         f"variable '{name}' changes shape in the staged `{loop}` loop at "

@@ -195,7 +195,7 @@ def check_unchanged(name, before, after, location, loop):
     """A leaf that is not carried by the loop (a Python value) must stay put."""
     if is_carried(after) or not _same_python_value(before, after):
         if before is UNDEFINED_RETURN:
-            return  # the dry run found no `return` in the body: nothing to carry
+            return  # retval_ is carried only if the body sets it (see _Loop)
         message = errors.loop_python_value_becomes_tensor_message if isinstance(
             after, _ARRAYS) else errors.loop_python_value_message
         raise errors.StagingError(message(name, location, loop, describe(before),

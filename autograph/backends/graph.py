@@ -15,7 +15,27 @@ dtype numpy gives after one iteration (`s = 0; s += x_f32` carries float32).
 An empty Python list in loop state becomes a TensorList, so `lst.append(x)`
 in a staged loop builds a list at run time (`ag.stack(lst)` stacks it).
 A `return` inside a staged loop (`retval_` still UndefinedReturnValue on
-entry) gets its dtype and shape from a dry run of the body.
+entry) becomes loop state with the dtype and shape the body gives it.
+
+Python code runs once per trace (DESIGN.md §6): each branch and loop body is
+traced exactly once.  What only that trace reveals is fixed up in the
+recorded sub-graphs, never by calling the Python body again: a promoted
+Python number re-types its loop variable (autograph/graph/retype.py re-infers
+the ops downstream with the op registry's rules), a `return` value becomes a
+new loop variable, and a `return` in one branch only gets a stand-in of the
+other branch's type in the branch without it.  No per-trace state lives on
+the backend object.
+
+One case still runs a loop body's Python code more than once per trace: a
+Python number in loop state that a *nested* staged loop or branch promotes
+(`s = 0; for v in x: for w in x: s += w * 0.5`, or one branch leaving it
+alone while the other makes it float).  The outer body is traced with `s` as
+an int64 tensor, so the nested statement sees a tensor, not a Python number,
+and rejects the dtype change; the outer body is then traced again into a
+throwaway graph with `s` kept as a Python number to learn its dtype
+(`_Loop._promote_by_retrace`), and a third time for real.  Side effects in
+that body run three times (tests/staged/test_trace_once.py, xfail strict).
+Write `s = 0.0` to avoid it.
 """
 
 import numpy as np
@@ -25,6 +45,7 @@ from autograph import graph as engine
 from autograph.graph import core
 from autograph.graph.ops import base
 from autograph.graph.ops.lists import TensorList
+from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.backends import _checks
@@ -54,10 +75,6 @@ def _dim(x, axis=0):
 
 def _identity(i):
     return i
-
-
-class _Promote(Exception):
-    """A Python number in loop state got another dtype in the body: retrace."""
 
 
 class _Sequence:
@@ -102,9 +119,6 @@ class GraphBackend:
     name = "graph"
     folds_extra_test = True  # for_range/for_each take opts['extra_test'] as a loop test
 
-    def __init__(self):
-        self._dry_runs = 0  # > 0 while a loop body is traced only to learn its types
-
     def owns(self, value):
         return isinstance(value, (Tensor, StagedEnumerate, StagedZip))
 
@@ -113,78 +127,35 @@ class GraphBackend:
     def cond(self, pred, true_fn, false_fn, state, names):
         location = _checks.user_location()
         entry = flatten(state, _checks.input_names(state))
-        if self._dry_runs:
-            return self._dry_cond(true_fn, false_fn, entry, names)
-        stand_ins = {}
-        if any(v is UNDEFINED_RETURN for v in entry.values):
-            # `return` in one branch only: the other gets a stand-in of the same
-            # type (the do_return flag, also an output, says which one is real)
-            true_out, false_out = self._dry_sides(true_fn, false_fn, entry)
-            for k, (t, f) in enumerate(zip(true_out, false_out)):
-                if type(t) is UndefinedReturnValue and type(f) is not UndefinedReturnValue:
-                    stand_ins[k] = _checks.zeros_structure(f)
-                elif type(f) is UndefinedReturnValue and type(t) is not UndefinedReturnValue:
-                    stand_ins[k] = _checks.zeros_structure(t)
-        sides = {}
-        leaf_names = []  # filled by the true branch; engine.cond reads it afterwards
+        undefined_return = any(v is UNDEFINED_RETURN for v in entry.values)
+        leaf_names = []  # filled by `finish`; engine.cond reads it afterwards
+        sides = []
 
-        def branch(fn, side):
+        def branch(fn):
             def run():
-                out = list(fn(*unflatten(entry.structure, entry.values)))
-                for k, stand_in in stand_ins.items():
-                    if type(out[k]) is UndefinedReturnValue:
-                        out[k] = stand_in
-                leaves = sides[side] = flatten(out, names)
-                if side is True:
-                    leaf_names[:] = leaves.names
-                if side is False:
-                    _checks.check_branches(sides[True], sides[False], location)
-                return tuple(leaves.values)
+                return tuple(fn(*unflatten(entry.structure, entry.values)))
             return run
 
-        outputs = engine.cond(pred, branch(true_fn, True), branch(false_fn, False),
-                              names=leaf_names)
-        return unflatten(sides[True].structure, outputs)
+        def finish(true_out, false_out):
+            # each branch is traced once; a `return` in one branch only gets,
+            # in the other, a stand-in of the same type (the do_return flag,
+            # also an output, says which one is real)
+            true_out, false_out = list(true_out), list(false_out)
+            if undefined_return:
+                for k, (t, f) in enumerate(zip(true_out, false_out)):
+                    if type(t) is UndefinedReturnValue and type(f) is not UndefinedReturnValue:
+                        true_out[k] = _checks.zeros_structure(f)
+                    elif type(f) is UndefinedReturnValue and type(t) is not UndefinedReturnValue:
+                        false_out[k] = _checks.zeros_structure(t)
+            t_side, f_side = flatten(true_out, names), flatten(false_out, names)
+            _checks.check_branches(t_side, f_side, location)
+            leaf_names[:] = t_side.names
+            sides.append(t_side)
+            return t_side.values, f_side.values
 
-    def _dry_sides(self, true_fn, false_fn, entry):
-        """Both branches' outputs, traced into throwaway graphs (a dry run)."""
-        graph = engine.current_graph()
-        sides = []
-        self._dry_runs += 1
-        try:
-            for fn in (true_fn, false_fn):
-                with core.scope(core.Graph("dry_run", graph)):
-                    sides.append(tuple(fn(*unflatten(entry.structure, entry.values))))
-        finally:
-            self._dry_runs -= 1
-        return sides
-
-    def _dry_cond(self, true_fn, false_fn, entry, names):
-        """A cond while dry-running a loop body or branch, to learn types only:
-        each output a stand-in merging both sides (an UndefinedReturnValue
-        side adopts the other side)."""
-        graph = engine.current_graph()
-        true_out, false_out = self._dry_sides(true_fn, false_fn, entry)
-        true_out = [f if type(t) is UndefinedReturnValue else t
-                    for t, f in zip(true_out, false_out)]
-        false_out = [t if type(f) is UndefinedReturnValue else f
-                     for t, f in zip(true_out, false_out)]
-        t_side, f_side = flatten(true_out, names), flatten(false_out, names)
-        if t_side.structure != f_side.structure:
-            f_side = t_side
-        merged = []
-        for t, f in zip(t_side.values, f_side.values):
-            if not isinstance(t, Tensor) and isinstance(f, Tensor):
-                t, f = f, t
-            if isinstance(t, Tensor):
-                shape = t.shape
-                if isinstance(f, Tensor) and len(f.shape) == len(shape):
-                    shape = tuple(a if a == b else None for a, b in zip(shape, f.shape))
-                node = graph.add_node(core.PLACEHOLDER, (), {}, [(shape, t.dtype)], name="dry")
-                merged.append(t._like(node.outputs[0]))
-            else:
-                merged.append(t)
-        return unflatten(t_side.structure, merged)
+        outputs = engine.cond(pred, branch(true_fn), branch(false_fn), names=leaf_names,
+                              finish=finish)
+        return unflatten(sides[0].structure, outputs)
 
     def logical_not(self, value):
         """`not value`: one bool, like Python's truth test (numpy raises for an
@@ -372,9 +343,17 @@ class GraphBackend:
         return self.set_element_type(target, dtype, shape)
 
 
+def _canonical(value):
+    """The Tensor object its node keeps (re-typing updates that one)."""
+    return value.node.outputs[value.index] if isinstance(value, Tensor) else value
+
+
 class _Loop:
     """One staged loop: its state split into carried leaves (tensors, numbers,
-    lists that become TensorLists) and leaves that must stay put."""
+    lists that become TensorLists) and leaves that must stay put.  The test
+    and the body are traced once; what that trace reveals (a Python number
+    that numpy promotes, a `return` value) is fixed up in the recorded
+    sub-graphs (the engine's LoopTrace), never by tracing the body again."""
 
     def __init__(self, backend, kind, test_fn, body_fn, state, names, opts):
         self.backend, self.kind = backend, kind
@@ -384,90 +363,142 @@ class _Loop:
         self.opts = opts or {}
 
     def run(self):
-        relaxed = {}
-        if any(type(v) is UndefinedReturnValue for v in self.state):
-            # a `return` inside the loop: learn the returned value's type from
-            # a dry run, and start from a stand-in of that type
-            self.entry = flatten(self.state, self.names, lists_become_tensor_lists=True)
-            out = self._dry_run(self.entry.values, keep=())
-            for k, value in enumerate(self.state):
-                if type(value) is UndefinedReturnValue and \
-                        type(out[k]) is not UndefinedReturnValue:
-                    self.state[k] = _checks.zeros_structure(out[k], relaxed)
-        self.entry = entry = flatten(self.state, self.names, lists_become_tensor_lists=True)
-        self.invariants = _checks.invariants_by_leaf(
+        entry = self.entry = flatten(self.state, self.names, lists_become_tensor_lists=True)
+        invariants = _checks.invariants_by_leaf(
             entry, self.opts.get("shape_invariants"), self.location, self.kind)
-        for i, leaf in enumerate(entry.values):
-            if id(leaf) in relaxed:
-                self.invariants.setdefault(i, relaxed[id(leaf)])
         values = list(entry.values)
         weak = {i for i, v in enumerate(values) if is_number(v)}
+        # a `return` inside the loop: retval_ goes in as UndefinedReturnValue;
+        # what the body makes of it becomes loop state after the trace
+        deferred = [k for k, v in enumerate(self.state) if type(v) is UndefinedReturnValue]
+        carried = [i for i, v in enumerate(values) if _checks.is_carried(v)]
+        shapes = [invariants.get(i) for i in carried]
+        traced = {}
+
+        def test(*loop_vars):
+            return self._call(self.test_fn, values, carried, loop_vars)
+
+        def body(*loop_vars):
+            raw = list(self._call(self.body_fn, values, carried, loop_vars))
+            traced["returns"] = {k: raw[k] for k in deferred}
+            for k in deferred:
+                raw[k] = UNDEFINED_RETURN
+            out = traced["out"] = flatten(raw, entry.names)
+            _checks.check_same_structure(entry, out, self.location, self.kind)
+            for i, (before, after) in enumerate(zip(values, out.values)):
+                if i not in carried:
+                    _checks.check_unchanged(entry.names[i], before, after, self.location,
+                                            self.kind)
+            return tuple(out.values[i] for i in carried)
+
+        def trace_loop():
+            return engine.trace_while_loop(
+                test, body, [values[i] for i in carried],
+                shape_invariants=shapes if any(s is not None for s in shapes) else None,
+                names=[entry.names[i] for i in carried])
+
         try:
-            return self._stage(values, weak)
-        except _Promote:
-            pass
-        out = flatten(self._dry_run(values, keep=weak), entry.names).values
+            trace = trace_loop()
+        except errors.StagingError:
+            # The one case traced twice (see the module docstring): a Python
+            # number that only a nested staged loop or branch promotes.
+            if not weak or not self._promote_by_retrace(values, weak, carried, invariants):
+                raise
+            trace = trace_loop()
+        out = traced["out"]
+        self._promote(trace, values, out, carried, weak)
+        for j, i in enumerate(carried):
+            _checks.check_loop_leaf(entry.names[i], trace.placeholders[j],
+                                    _canonical(out.values[i]), self.location, self.kind)
+        returned = self._carry_returns(trace, traced["returns"])
+        final = trace.finish(self.opts.get("maximum_iterations"))
+        result = list(values)
+        for j, i in enumerate(carried):
+            result[i] = final[j]
+        result = list(unflatten(entry.structure, result))
+        for k, leaves, positions in returned:
+            items = [final[p] if isinstance(p, int) else p[0] for p in positions]
+            result[k] = unflatten(leaves.structure, items)[0]
+        return tuple(result)
+
+    def _promote(self, trace, values, out, carried, weak):
+        """A Python number in loop state takes the dtype numpy gives it after
+        one iteration (`s = 0; s += x_f32` carries float32): its loop var is
+        re-typed in the recorded test and body.  Repeated because one
+        promotion can promote another variable computed from it."""
+        names = self.entry.names
+        changed = True
+        while changed:
+            changed = False
+            for j, i in enumerate(carried):
+                after = _canonical(out.values[i])
+                if i not in weak or not _checks.changes_dtype(trace.placeholders[j], after):
+                    continue
+                before = _checks.describe(values[i])
+                try:
+                    trace.first_iteration(j, values[i])
+                    after = _canonical(out.values[i])
+                    new = _checks.promoted(names[i], values[i], after, self.location,
+                                           self.kind)
+                    trace.retype_var(j, new)
+                except RetypeError as e:
+                    raise errors.StagingError(errors.loop_promotion_message(
+                        names[i], self.location, self.kind, before,
+                        _checks.describe(after), str(e))) from None
+                values[i] = new
+                weak.discard(i)
+                changed = True
+
+    def _promote_by_retrace(self, values, weak, carried, invariants):
+        """Traces the body once more into a throwaway graph with the Python
+        numbers in loop state kept as Python numbers (so nested staged loops
+        and branches promote them as numpy would), and types them as that
+        iteration leaves them.  True if that changed a dtype."""
+        graph = engine.current_graph()
+        try:
+            with core.scope(core.Graph("first_iteration", graph)) as sub:
+                args = [v if i in weak or i not in carried
+                        else _checks.stand_in(sub, v, invariants.get(i))
+                        for i, v in enumerate(values)]
+                raw = list(self._call(self.body_fn, args, [], []))
+                out = flatten([UNDEFINED_RETURN if type(self.state[k]) is
+                               UndefinedReturnValue else v for k, v in enumerate(raw)],
+                              self.entry.names).values
+        except errors.AutoGraphError:
+            return False
+        promoted = False
         for i in sorted(weak):
-            values[i] = _checks.promoted(entry.names[i], values[i], out[i], self.location,
-                                         self.kind)
-        return self._stage(values, set())
+            if _checks.is_carried(out[i]) and not is_number(out[i]):
+                values[i] = _checks.promoted(self.entry.names[i], values[i], out[i],
+                                             self.location, self.kind)
+                weak.discard(i)
+                promoted = True
+        return promoted
+
+    def _carry_returns(self, trace, returns):
+        """Each `retval_` the body sets becomes new loop state (its leaves start
+        as zeros of their type; the loop ends as soon as it is set)."""
+        returned = []
+        for k, value in returns.items():
+            if type(value) is UndefinedReturnValue:
+                continue  # no `return` was staged in the body
+            leaves = flatten([value], [self.names[k]])
+            positions = []
+            for name, leaf in zip(leaves.names, leaves.values):
+                if not _checks.is_carried(leaf) and not isinstance(leaf, TensorList):
+                    positions.append((leaf,))  # a Python value (None) stays put
+                    continue
+                shape = leaf.shape if isinstance(leaf, Tensor) else None
+                positions.append(len(trace.placeholders))
+                trace.add_var(_checks.zeros_like_leaf(leaf), leaf, name, shape)
+            returned.append((k, leaves, positions))
+        return returned
 
     def _call(self, fn, values, carried, loop_vars):
         current = list(values)
         for i, v in zip(carried, loop_vars):
             current[i] = v
         return fn(*unflatten(self.entry.structure, current))
-
-    def _stage(self, values, weak):
-        entry = self.entry
-        carried = [i for i, v in enumerate(values) if _checks.is_carried(v)]
-        initial = [values[i] for i in carried]
-        shapes = [self.invariants.get(i) for i in carried]
-
-        def test(*loop_vars):
-            return self._call(self.test_fn, values, carried, loop_vars)
-
-        def body(*loop_vars):
-            out = flatten(self._call(self.body_fn, values, carried, loop_vars), entry.names)
-            _checks.check_same_structure(entry, out, self.location, self.kind)
-            for i, (before, after) in enumerate(zip(values, out.values)):
-                if i not in carried:
-                    _checks.check_unchanged(entry.names[i], before, after, self.location,
-                                            self.kind)
-            result = []
-            for i, var in zip(carried, loop_vars):
-                after = out.values[i]
-                if i in weak and _checks.changes_dtype(var, after):
-                    raise _Promote()
-                _checks.check_loop_leaf(entry.names[i], var, after, self.location, self.kind)
-                result.append(after)
-            return tuple(result)
-
-        final = engine.while_loop(
-            test, body, initial, maximum_iterations=self.opts.get("maximum_iterations"),
-            shape_invariants=shapes if any(s is not None for s in shapes) else None,
-            names=[entry.names[i] for i in carried])
-        out = list(values)
-        for i, v in zip(carried, final):
-            out[i] = v
-        return unflatten(entry.structure, out)
-
-    def _dry_run(self, values, keep):
-        """The body's outputs, traced once into a throwaway graph to learn
-        types: leaves in `keep` (Python numbers) go in as they are, other
-        carried leaves as stand-ins of their type."""
-        graph = engine.current_graph()
-        backend = self.backend
-        backend._dry_runs += 1
-        try:
-            with core.scope(core.Graph("dry_run", graph)) as sub:
-                args = [v if i in keep or not _checks.is_carried(v)
-                        else _checks.stand_in(sub, v, self.invariants.get(i)
-                                              if hasattr(self, "invariants") else None)
-                        for i, v in enumerate(values)]
-                return tuple(self._call(self.body_fn, args, [], []))
-        finally:
-            backend._dry_runs -= 1
 
 
 BACKEND = GraphBackend()

@@ -108,7 +108,7 @@ COND = core.register("cond", None, _cond_rule, emit=_emit_cond, foldable=False,
                      aliasing=True)
 
 
-def cond(pred, true_fn, false_fn, names=None):
+def cond(pred, true_fn, false_fn, names=None, finish=None):
     """Stages `true_fn() if pred else false_fn()`; returns a tuple of Tensors.
 
     `names` (optional, one per output) are the user's variable names: the
@@ -121,6 +121,10 @@ def cond(pred, true_fn, false_fn, names=None):
     only when the branch is taken.  Output #i must have the same dtype in
     both branches (a Python number adopts the other side's dtype when numpy
     would keep it); its shape is per-dim the same or None.
+
+    `finish(t_out, f_out)` (optional) sees both branches' results once both
+    are traced and returns them completed (a caller fills in one branch's
+    value from the other's type without tracing either again).
     """
     if not isinstance(pred, Tensor):
         return tuple(true_fn() if pred else false_fn())
@@ -132,6 +136,10 @@ def cond(pred, true_fn, false_fn, names=None):
                      errors.GraphValueError)  # numpy: ValueError (ambiguous truth)
     t_graph, _, t_out = _trace(graph, true_fn, (), "cond_true")
     f_graph, _, f_out = _trace(graph, false_fn, (), "cond_false")
+    if finish is not None:
+        t_out, f_out = finish(t_out, f_out)
+        t_out = [_to_graph(t_graph, v) for v in t_out]
+        f_out = [_to_graph(f_graph, v) for v in f_out]
     if len(t_out) != len(f_out):
         raise _error(f"cond: the true branch returns {len(t_out)} values, the false branch "
                      f"{len(f_out)}")
@@ -252,7 +260,103 @@ def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invar
     vars become tensors (int -> int64, float -> float64, bool -> bool).  A
     var's dtype may not change; its shape may only change within its
     `shape_invariants` entry (None dims, or None for "any shape of that rank").
+    (`trace_while_loop` + `LoopTrace.finish` is the same in two steps, for a
+    caller that fixes up the traced loop in between.)
     """
+    trace = trace_while_loop(cond_fn, body_fn, loop_vars, shape_invariants, names)
+    return trace.finish(maximum_iterations)
+
+
+class LoopTrace:
+    """A while_loop whose test and body are traced but whose node is not
+    made yet.  Between the two, without running any Python body again:
+
+        first_iteration(i, number) # the body's output types when loop var i
+                                   # is the Python number `number`
+        retype_var(i, init)        # loop var i starts as `init` (another dtype):
+                                   # both sub-graphs are re-inferred
+        add_var(init, result, name, shape)  # a new loop var the test and body
+                                   # do not read; the body computes `result`
+    """
+
+    def __init__(self, graph, init, shapes, var_names, c_graph, b_graph, placeholders, b_out):
+        self.graph, self.init, self.shapes, self.var_names = graph, init, shapes, var_names
+        self.c_graph, self.b_graph = c_graph, b_graph
+        self.placeholders, self.body_outputs = placeholders, b_out
+
+    def first_iteration(self, i, number):
+        """The body's outputs typed as in the loop's first iteration when loop
+        var i is the Python number `number` there (numpy types a Python
+        number weakly: `0 + float32` is float32).  Follow with retype_var."""
+        from autograph.graph import retype
+        retype.retype(self.b_graph, {}, literals={self.b_graph.inputs[i]: number})
+        return self.body_outputs
+
+    def retype_var(self, i, value):
+        from autograph.graph import retype
+        init = _loop_var(self.graph, value)
+        self.init[i] = init
+        shape = self.placeholders[i].shape if len(self.placeholders[i].shape) == len(
+            init.shape) else init.shape
+        for sub in (self.c_graph, self.b_graph):
+            retype.retype(sub, {sub.inputs[i]: (shape, init.dtype)})
+
+    def add_var(self, value, result, name, shape=None):
+        init = _loop_var(self.graph, value)
+        shape = init.shape if shape is None else tuple(shape)
+        name = core.identifier(name)
+        self.init.append(init)
+        self.shapes.append(shape)
+        self.var_names.append(name)
+        placeholder = None
+        for sub in (self.c_graph, self.b_graph):
+            placeholder = _placeholder_maker(init, shape, name)(sub)
+        self.placeholders.append(placeholder)
+        self.body_outputs.append(_to_graph(self.b_graph, result))
+
+    def finish(self, maximum_iterations=None):
+        graph, init, c_graph, b_graph = self.graph, self.init, self.c_graph, self.b_graph
+        placeholders, b_out, var_names = self.placeholders, self.body_outputs, self.var_names
+        if len(b_out) != len(init):
+            raise _error(f"while_loop: the body returns {len(b_out)} values for {len(init)} "
+                         "loop vars")
+        outputs = []
+        for i, (var, ph, out) in enumerate(zip(init, placeholders, b_out)):
+            if not isinstance(out, Tensor):
+                out = _const_like(b_graph, out, var.dtype) if isinstance(out, _NUMBERS) \
+                    else None
+                if out is None:
+                    raise _error(f"while_loop: loop var #{i} is {_describe(var)} before the "
+                                 f"loop but the body makes it {_describe(b_out[i])}")
+            if out.dtype != var.dtype:
+                raise _error(f"while_loop: loop var #{i} is {_describe(var)} before the loop "
+                             f"but {_describe(out)} after an iteration; keep its dtype (cast "
+                             "with .astype)")
+            if len(out.shape) != len(ph.shape) or any(
+                    p is not None and p != o for p, o in zip(ph.shape, out.shape)):
+                raise _error(f"while_loop: loop var #{i} has shape {ph.shape} before an "
+                             f"iteration and {out.shape} after; pass shape_invariants with "
+                             "None for the dims that change")
+            ph._check_loop_output(out, i)
+            outputs.append(out)
+        b_graph.outputs = outputs
+        _name_results(b_graph, outputs, var_names)
+        if maximum_iterations is not None:
+            maximum_iterations = base.resolve(graph, maximum_iterations)
+        args = (*init, maximum_iterations,
+                *[o for o, _ in c_graph.captured], *[o for o, _ in b_graph.captured])
+        avals = [(ph.shape, ph.dtype) for ph in placeholders]
+        node = graph.add_node(WHILE, args, {"explicit_args": len(init) + 1}, avals,
+                              subgraphs=(c_graph, b_graph),
+                              stateful=c_graph.is_stateful() or b_graph.is_stateful(),
+                              names=var_names)
+        return tuple(ph._like(out, result=b) for ph, out, b in zip(placeholders, node.outputs,
+                                                                   outputs))
+
+
+def trace_while_loop(cond_fn, body_fn, loop_vars, shape_invariants=None, names=None):
+    """Traces the test and the body of `while_loop` (each once); returns a
+    LoopTrace, whose `finish()` makes the node."""
     graph = base.graph_for(loop_vars)
     init = [_loop_var(graph, v) for v in loop_vars]
     shapes = []
@@ -280,37 +384,4 @@ def while_loop(cond_fn, body_fn, loop_vars, maximum_iterations=None, shape_invar
     c_graph.outputs = [pred]
     b_graph, placeholders, b_out = _trace(graph, lambda *vs: tuple(body_fn(*vs)), makers,
                                           "while_body")
-    if len(b_out) != len(init):
-        raise _error(f"while_loop: the body returns {len(b_out)} values for {len(init)} "
-                     "loop vars")
-    outputs = []
-    for i, (var, ph, out) in enumerate(zip(init, placeholders, b_out)):
-        if not isinstance(out, Tensor):
-            out = _const_like(b_graph, out, var.dtype) if isinstance(out, _NUMBERS) else None
-            if out is None:
-                raise _error(f"while_loop: loop var #{i} is {_describe(var)} before the "
-                             f"loop but the body makes it {_describe(b_out[i])}")
-        if out.dtype != var.dtype:
-            raise _error(f"while_loop: loop var #{i} is {_describe(var)} before the loop "
-                         f"but {_describe(out)} after an iteration; keep its dtype (cast "
-                         "with .astype)")
-        if len(out.shape) != len(ph.shape) or any(
-                p is not None and p != o for p, o in zip(ph.shape, out.shape)):
-            raise _error(f"while_loop: loop var #{i} has shape {ph.shape} before an "
-                         f"iteration and {out.shape} after; pass shape_invariants with "
-                         "None for the dims that change")
-        ph._check_loop_output(out, i)
-        outputs.append(out)
-    b_graph.outputs = outputs
-    _name_results(b_graph, outputs, var_names)
-    if maximum_iterations is not None:
-        maximum_iterations = base.resolve(graph, maximum_iterations)
-    args = (*init, maximum_iterations,
-            *[o for o, _ in c_graph.captured], *[o for o, _ in b_graph.captured])
-    avals = [(ph.shape, ph.dtype) for ph in placeholders]
-    node = graph.add_node(WHILE, args, {"explicit_args": len(init) + 1}, avals,
-                          subgraphs=(c_graph, b_graph),
-                          stateful=c_graph.is_stateful() or b_graph.is_stateful(),
-                          names=var_names)
-    return tuple(ph._like(out, result=b) for ph, out, b in zip(placeholders, node.outputs,
-                                                               outputs))
+    return LoopTrace(graph, init, shapes, var_names, c_graph, b_graph, placeholders, b_out)

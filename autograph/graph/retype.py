@@ -1,0 +1,143 @@
+"""Re-typing a traced sub-graph without running its Python code again.
+
+A loop body is traced once (Python side effects -- `print('tracing')`,
+`log.append(...)` -- must run once per trace, DESIGN.md §6).  When that trace
+shows that a loop variable needs another dtype than the one it was traced
+with (`s = 0; s += v * 0.5`: the Python int 0 is carried as float64), the
+recorded sub-graphs are fixed up instead: the placeholder gets the new dtype
+and every node downstream gets the shapes and dtypes its op's rule gives for
+the new arguments.  Nested cond / while_loop nodes are re-typed recursively
+(their captured placeholders and loop variables follow their outer values).
+
+    retype(graph, {placeholder: (shape, dtype)})  # in place
+
+A change that the recorded graph cannot follow (a cond whose branches now
+disagree, a nested loop variable whose dtype would change) raises
+`RetypeError`; the caller turns it into the catalog error for the user.
+"""
+
+from autograph.graph import core
+from autograph.graph.tensor import Tensor
+
+
+class RetypeError(Exception):
+    """The recorded graph cannot take the new dtypes (`detail` says why)."""
+
+
+def _key(tensor):
+    return id(tensor.node), tensor.index
+
+
+def _canonical(tensor):
+    return tensor.node.outputs[tensor.index]
+
+
+def _set(tensor, aval):
+    shape, dtype = aval
+    tensor.shape, tensor.dtype = tuple(shape), dtype
+
+
+def retype(graph, changes, literals=None):
+    """Gives the placeholders in `changes` ({tensor: (shape, dtype)}) their new
+    avals and re-infers every node of `graph` that depends on them.
+
+    `literals` ({placeholder: Python number}) makes the rules of the ops that
+    use such a placeholder directly see the number itself, as numpy sees a
+    Python number (weakly typed: `0 + float32` is float32): the types of the
+    first iteration of a loop whose variable starts as a Python number."""
+    changed = set()
+    literal_values = {}
+    for tensor, aval in changes.items():
+        canonical = _canonical(tensor)
+        _set(canonical, aval)
+        if tensor is not canonical:
+            _set(tensor, aval)
+        changed.add(_key(canonical))
+    for tensor, value in (literals or {}).items():
+        literal_values[_key(tensor)] = value
+        changed.add(_key(tensor))
+    _reinfer(graph, changed, literal_values)
+
+
+def _sync_args(node, changed):
+    """Arguments that are other Tensor objects for a changed output follow it."""
+    touched = False
+    for arg in node.args:
+        if isinstance(arg, Tensor) and _key(arg) in changed:
+            touched = True
+            canonical = _canonical(arg)
+            if arg is not canonical:
+                arg.shape, arg.dtype = canonical.shape, canonical.dtype
+    return touched
+
+
+def _reinfer(graph, changed, literals=None):
+    literals = literals or {}
+    for node in graph.nodes:
+        if node.op is core.PLACEHOLDER:
+            _follow_capture(graph, node, changed, literals)
+            continue
+        if node.op is core.CONST or not _sync_args(node, changed):
+            continue
+        if node.subgraphs:
+            avals = _reinfer_control(node, changed, literals)
+        else:
+            args = [literals.get(_key(a), a) if isinstance(a, Tensor) else a
+                    for a in node.args]
+            try:
+                avals = node.op.infer(*args, **node.attrs)
+            except Exception as e:  # the op's rule rejects the new arguments
+                raise RetypeError(f"{node.op.name}: {e}") from None
+        for out, aval in zip(node.outputs, avals):
+            if (out.shape, out.dtype) != (tuple(aval[0]), aval[1]):
+                _set(out, aval)
+                changed.add(_key(out))
+
+
+def _follow_capture(graph, node, changed, literals):
+    """A captured placeholder of a sub-graph takes its outer tensor's aval."""
+    for outer, inner in graph.captured:
+        if inner.node is node and _key(outer) in changed:
+            canonical = _canonical(outer)
+            _set(node.outputs[0], (canonical.shape, canonical.dtype))
+            changed.add(_key(node.outputs[0]))
+            if _key(outer) in literals:
+                literals[_key(node.outputs[0])] = literals[_key(outer)]
+
+
+def _reinfer_control(node, changed, literals):
+    from autograph.graph.ops import control
+    for sub in node.subgraphs:
+        _reinfer(sub, changed, literals)
+    if node.op is control.COND:
+        t_graph, f_graph = node.subgraphs
+        avals = []
+        for i, (t, f) in enumerate(zip(t_graph.outputs, f_graph.outputs)):
+            if t.dtype != f.dtype:
+                raise RetypeError(f"cond output #{i} would be {t.dtype} in the true branch "
+                                  f"and {f.dtype} in the false branch")
+            avals.append((control._merge_shapes(t, f, f"cond output #{i}"), t.dtype))
+        return avals
+    # while_loop: loop variables take their initial values' dtypes
+    n_vars = len(node.outputs)
+    for sub in node.subgraphs:
+        updates = {ph: (ph.shape, init.dtype) for ph, init in zip(sub.inputs,
+                                                                  node.args[:n_vars])}
+        _reinfer_placeholders(sub, updates, changed)
+    body = node.subgraphs[1]
+    for i, (ph, out) in enumerate(zip(body.inputs, body.outputs)):
+        if out.dtype != ph.dtype:
+            raise RetypeError(f"while_loop variable #{i} would be {ph.dtype} before an "
+                              f"iteration and {out.dtype} after")
+    return [(ph.shape, ph.dtype) for ph in body.inputs]
+
+
+def _reinfer_placeholders(sub, updates, changed):
+    fresh = set()
+    for ph, aval in updates.items():
+        if ph.dtype != aval[1]:
+            _set(_canonical(ph), aval)
+            fresh.add(_key(ph))
+    if fresh:
+        changed |= fresh
+        _reinfer(sub, changed)
