@@ -160,11 +160,15 @@ def tensor_usage_message(what, tensor_name, location):
         "are staged, or compute this value outside the function.")
 
 
-def leaked_tensor_message(tensor_name):
+def leaked_tensor_message(tensor_name, made_at, use):
+    """`use`: 'used at file.py:12' or 'returned by the traced function'."""
     return (
-        f"graph tensor '{tensor_name}' is used outside the graph that made it "
-        "(a tensor kept from an earlier trace or another function). Pass it in "
-        "as an argument, or return it and use the returned numpy value.")
+        f"graph tensor '{tensor_name}' (made at {made_at}) is {use}, outside "
+        "the graph that made it. A tensor computed inside a staged `if` or loop and stored "
+        "into a container element or an attribute (d['a'] = ..., self.v = ...) leaves its "
+        "branch this way: assign it to a local variable inside the if/loop and store it "
+        "after. A tensor kept from an earlier trace or another function does too: pass it "
+        "in as an argument, or return it and use the returned numpy value.")
 
 
 def unsupported_numpy_function_message(function_name, location):

@@ -51,12 +51,12 @@ def _flatten_output(value, graph, outputs):
     """The template of `value` with graph outputs replaced by _Slots."""
     if isinstance(value, TensorList):
         if value.graph is not graph:
-            raise errors.GraphError(errors.leaked_tensor_message(value.name))
+            raise core.leaked_tensor_error(value, returned=True)
         outputs.append(value)
         return _ListSlot(len(outputs) - 1)
     if isinstance(value, Tensor):
         if value.graph is not graph:
-            raise errors.GraphError(errors.leaked_tensor_message(value.name))
+            raise core.leaked_tensor_error(value, returned=True)
         outputs.append(value)
         return _Slot(len(outputs) - 1)
     if isinstance(value, (np.ndarray, np.generic)):

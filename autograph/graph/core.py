@@ -181,7 +181,7 @@ class Graph:
         if entry is not None:
             return entry[1]
         if self.parent is None:
-            raise errors.GraphError(errors.leaked_tensor_message(tensor.name))
+            raise leaked_tensor_error(tensor)
         outer = tensor if tensor.graph is self.parent else self.parent.capture(tensor)
         # named like the outer tensor: a listing reads `captures n` (or `n_1=n`)
         node = self.add_node(PLACEHOLDER, (), {}, [(tensor.shape, tensor.dtype)],
@@ -276,6 +276,16 @@ def user_location():
             return errors.where(filename, frame.f_lineno)
         frame = frame.f_back
     return errors.where("<unknown>", 0)
+
+def leaked_tensor_error(tensor, returned=False):
+    """The error for `tensor` met outside the graph (and sub-graphs) that made it:
+    used by an op (at the user's current line) or `returned` by the function."""
+    node = getattr(tensor, "node", None)
+    made = node.location if node is not None else None
+    made_at = errors.where(*made) if made else "an unknown place"
+    use = "returned by the traced function" if returned else f"used at {user_location()}"
+    return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
+
 
 _internal_files = {}
 

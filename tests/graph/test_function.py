@@ -1,3 +1,4 @@
+import inspect
 """ag.function: tracing rules, cache keys, signatures, methods, results."""
 
 import collections
@@ -238,7 +239,9 @@ def test_leaked_tensor_is_reported():
     f = function(lambda x: kept.append(x) or x, autograph=False)
     f(np.ones(1))
     g = function(lambda x: x + kept[0], autograph=False)
-    with pytest.raises(errors.GraphError, match="used outside the graph that made it"):
+    used_line = inspect.currentframe().f_lineno - 1  # the lambda's line: where `+` runs
+    with pytest.raises(errors.GraphError, match=re.escape(
+            f"is used at {__file__}:{used_line}, outside the graph that made it")):
         g(np.ones(1))
 
 

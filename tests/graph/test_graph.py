@@ -47,7 +47,8 @@ def test_ops_outside_tracing_are_rejected():
     g = Graph("gone")
     with scope(g):
         x = g.placeholder((2,), np.float64)
-    with pytest.raises(errors.GraphError, match="used outside the graph that made it"):
+    with pytest.raises(errors.GraphError, match=r"\(made at .*test_graph\.py:\d+\) is used at "
+                       r".*test_graph\.py:\d+, outside the graph that made it"):
         x + 1
 
 

@@ -419,3 +419,24 @@ def test_zip_strict_message_is_pythons(lengths):
     with pytest.raises(ValueError) as python:
         list(zip(*[range(n) for n in lengths], strict=True))
     assert _zip_strict_message(list(lengths)) == str(python.value)
+
+
+def _store_in_container_inside_staged_if(x):
+    box = [x]
+    if x.sum() > 0:
+        box[0] = box[0] + 1  # the branch's tensor leaves the branch in `box`
+    return box[0]
+
+
+def test_tensor_stored_into_a_container_in_a_branch_names_both_lines():
+    import inspect
+    import re as re_module
+    first = inspect.getsourcelines(_store_in_container_inside_staged_if)[1]
+    where = inspect.getsourcefile(_store_in_container_inside_staged_if)
+    expected = (f"graph tensor 'add' (made at {where}:{first + 3}) is returned by the "
+                "traced function, outside the graph that made it. A tensor computed "
+                "inside a staged `if` or loop and stored into a container element or an "
+                "attribute (d['a'] = ..., self.v = ...) leaves its branch this way: assign "
+                "it to a local variable inside the if/loop and store it after.")
+    with pytest.raises(ag.AutoGraphError, match=re_module.escape(expected)):
+        ag.function(_store_in_container_inside_staged_if)(np.array([1, 2]))

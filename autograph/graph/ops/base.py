@@ -28,7 +28,7 @@ def graph_for(args):
     if graph is None:
         for a in args:
             if isinstance(a, Tensor):
-                raise errors.GraphError(errors.leaked_tensor_message(a.name))
+                raise core.leaked_tensor_error(a)
         raise errors.GraphError("graph ops can only be recorded while tracing")
     return graph
 
