@@ -6,7 +6,6 @@ statement with Static.LIVE_IN (before it) and Static.LIVE_OUT (after it).
 exception (or a suppressed one) may lead is live throughout their bodies.
 """
 
-import gast
 
 from autograph import anno
 from autograph.analysis import activity

@@ -18,9 +18,9 @@ breaks), so later passes never see a loop with an `else`.
 
 import gast
 
-from autograph import anno, templates
+from autograph import templates
 from autograph.converters import base
-from autograph.converters.jumps import JumpLowering, find_jumps, if_not
+from autograph.converters.jumps import JumpLowering, find_jumps, if_not, stop_loop_unless
 
 
 class Transformer(base.Converter):
@@ -33,16 +33,7 @@ class Transformer(base.Converter):
         flag = self.ctx.namer.new("break_")
         lowering = JumpLowering(self.ctx, gast.Break, flag, "break")
         node.body = lowering.lower_block(node.body)
-        not_broken = lowering.not_flag(node)
-        if isinstance(node, gast.While):
-            node.test = gast.BoolOp(op=gast.And(), values=[not_broken, node.test])
-            gast.copy_location(node.test, node)
-        else:
-            extra = anno.getanno(node, anno.Basic.EXTRA_TEST, None)
-            if extra is not None:
-                not_broken = gast.BoolOp(op=gast.And(), values=[extra, not_broken])
-                gast.copy_location(not_broken, node)
-            anno.setanno(node, anno.Basic.EXTRA_TEST, not_broken)
+        stop_loop_unless(node, lowering.not_flag(node))
         init = templates.replace("flag = False", origin=node, flag=flag)
         # The `else` runs only when the loop was not left by `break` (a `break` in it
         # belongs to an outer loop, so it is not lowered here).

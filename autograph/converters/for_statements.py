@@ -67,9 +67,7 @@ class Transformer(base.Converter):
         why = staging.unstageable(node.body, modified, "a `for` loop")
         if why is not None:
             self.generic_visit(node)
-            node.iter = templates.replace_as_expression(
-                "ag__.python_only(iterated, why)", origin=node, iterated=node.iter,
-                why=gast.Constant(value=why, kind=None))
+            node.iter = staging.python_only(node.iter, why, origin=node)
             return node
 
         names = (self.ctx.namer.new("extra_test") if extra is not None else None,

@@ -61,9 +61,7 @@ class Transformer(base.Converter):
         why = staging.unstageable(node.body + node.orelse, modified, "an `if` statement")
         if why is not None:
             self.generic_visit(node)
-            node.test = templates.replace_as_expression(
-                "ag__.python_only(test, why)", origin=node, test=node.test,
-                why=gast.Constant(value=why, kind=None))
+            node.test = staging.python_only(node.test, why, origin=node)
             return node
 
         if staging.is_staged_only(node):

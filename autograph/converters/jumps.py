@@ -9,7 +9,7 @@ skips it after a jump.  `find_jumps` finds the jumps that leave a block.
 
 import gast
 
-from autograph import errors, templates
+from autograph import anno, errors, templates
 
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 LOOPS = (gast.For, gast.AsyncFor, gast.While)
@@ -46,6 +46,21 @@ def if_not(flag, body, origin):
     """`if not flag: body`, located at `origin`."""
     test = templates.replace_as_expression("not flag", origin=origin, flag=flag)
     return gast.copy_location(gast.If(test=test, body=body, orelse=[]), origin)
+
+
+def stop_loop_unless(loop, keep_going):
+    """Makes `loop` stop once `keep_going` (a flag test such as `not break_`)
+    is false: folded into a `while` test, or into a `for` loop's extra test
+    (anno EXTRA_TEST, checked before each item is fetched)."""
+    if isinstance(loop, gast.While):
+        loop.test = gast.BoolOp(op=gast.And(), values=[keep_going, loop.test])
+        gast.copy_location(loop.test, loop)
+        return
+    extra = anno.getanno(loop, anno.Basic.EXTRA_TEST, None)
+    if extra is not None:
+        keep_going = gast.BoolOp(op=gast.And(), values=[extra, keep_going])
+        gast.copy_location(keep_going, loop)
+    anno.setanno(loop, anno.Basic.EXTRA_TEST, keep_going)
 
 
 def is_docstring(stmt):

@@ -28,9 +28,10 @@ through `with` blocks), and generators.  Nested functions get their own flags.
 
 import gast
 
-from autograph import anno, templates
+from autograph import templates
 from autograph.converters import base
-from autograph.converters.jumps import JumpLowering, find_jumps, is_docstring, scope_nodes
+from autograph.converters.jumps import (JumpLowering, find_jumps, is_docstring, scope_nodes,
+                                        stop_loop_unless)
 
 
 def _tail_returns(body):
@@ -85,16 +86,7 @@ class Transformer(base.Converter):
     def _lower_loop(self, loop, lowering):
         """A loop that may return: stop it on the flag; returns (stmts, code after it)."""
         loop.body = lowering.lower_block(loop.body)
-        not_returned = lowering.not_flag(loop)
-        if isinstance(loop, gast.While):
-            loop.test = gast.BoolOp(op=gast.And(), values=[not_returned, loop.test])
-            gast.copy_location(loop.test, loop)
-        else:
-            extra = anno.getanno(loop, anno.Basic.EXTRA_TEST, None)
-            if extra is not None:
-                not_returned = gast.BoolOp(op=gast.And(), values=[not_returned, extra])
-                gast.copy_location(not_returned, loop)
-            anno.setanno(loop, anno.Basic.EXTRA_TEST, not_returned)
+        stop_loop_unless(loop, lowering.not_flag(loop))
         orelse, loop.orelse = loop.orelse, []
         if not orelse:
             return [loop], []

@@ -154,3 +154,11 @@ def opts_keywords(node):
     value = gast.Dict(keys=[gast.Constant(value=k, kind=None) for k, _ in items],
                       values=[trees.clone(v) for _, v in items])
     return [gast.keyword(arg="opts", value=value)]
+
+
+def python_only(expr, why, origin):
+    """`ag__.python_only(expr, why)`: the test (or iterable) of a statement that
+    keeps only its Python path; a staged value there raises, naming `why`."""
+    return templates.replace_as_expression(
+        "ag__.python_only(expr, why)", origin=origin, expr=expr,
+        why=gast.Constant(value=why, kind=None))

@@ -59,9 +59,7 @@ class Transformer(base.Converter):
             why = "a `while` loop whose test assigns (walrus), yields or awaits"
         if why is not None:
             self.generic_visit(node)
-            node.test = templates.replace_as_expression(
-                "ag__.python_only(test, why)", origin=node, test=node.test,
-                why=gast.Constant(value=why, kind=None))
+            node.test = staging.python_only(node.test, why, origin=node)
             return node
 
         names = self.ctx.namer.new("loop_test"), self.ctx.namer.new("loop_body")

@@ -2,14 +2,48 @@
 values is exactly the Python statement or expression they replace, and which
 stage into a backend's graph when an operand is a staged value.
 """
-# Each runtime module adds its own import line below (owners: see docs).
 from autograph.runtime.call import FunctionScope, converted, converted_call
-from autograph.runtime.registry import backend_of, is_staged, register_backend, tracing  # noqa: E402,F401
-from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld  # noqa: E402,F401
-from autograph.runtime.control_flow import for_stmt, if_stmt, python_only, while_stmt  # noqa: E402,F401
-from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_  # noqa: E402,F401
-from autograph.runtime.lists import list_append, list_pop, set_element_type, stack  # noqa: E402,F401
-from autograph.runtime.builtins import (  # noqa: E402,F401
+from autograph.runtime.registry import backend_of, is_staged, register_backend, tracing
+from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld
+from autograph.runtime.control_flow import for_stmt, if_stmt, python_only, while_stmt
+from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
+from autograph.runtime.lists import list_append, list_pop, set_element_type, stack
+from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
-from autograph.runtime.exceptions import assert_stmt  # noqa: E402,F401
-from autograph.runtime.directives import set_loop_options  # noqa: E402,F401
+from autograph.runtime.exceptions import assert_stmt
+from autograph.runtime.directives import set_loop_options
+
+__all__ = [
+    "FunctionScope",
+    "StagedRange",
+    "Undefined",
+    "UndefinedReturnValue",
+    "and_",
+    "assert_stmt",
+    "backend_of",
+    "compare_chain",
+    "converted",
+    "converted_call",
+    "enumerate_",
+    "for_stmt",
+    "if_exp",
+    "if_stmt",
+    "is_staged",
+    "ld",
+    "len_",
+    "list_append",
+    "list_pop",
+    "not_",
+    "or_",
+    "print_",
+    "python_only",
+    "range_",
+    "register_backend",
+    "set_element_type",
+    "set_loop_options",
+    "stack",
+    "tracing",
+    "user_locals",
+    "while_stmt",
+    "zip_",
+]
