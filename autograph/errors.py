@@ -205,8 +205,17 @@ def article(word):
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
+_UNKEPT_SOURCES = {
+    "<stdin>": "code piped into `python -` is read and discarded by Python before it runs",
+    "<string>": "code run by `python -c` or exec() of a string keeps no source",
+}
+
+
 def no_source_message(fn):
-    return (f"cannot convert {_describe(fn)}: its source code is not available. "
+    code = getattr(fn, "__code__", None)
+    why = _UNKEPT_SOURCES.get(getattr(code, "co_filename", None))
+    return (f"cannot convert {_describe(fn)}: its source code is not available"
+            f"{f' ({why})' if why else ''}. "
             "autograph reads the source through linecache: define the function in a "
             "file, or register the text of exec'd code in linecache, or mark it "
             "@autograph.do_not_convert to call it unconverted.")

@@ -197,3 +197,18 @@ def test_staticmethod_and_classmethod_objects_convert():
 def test_non_functions_are_named_with_the_right_article():
     with pytest.raises(ag.AutoGraphError, match=re.escape("an int object is not a Python function")):
         ag.to_graph(3)
+
+
+def test_a_function_piped_into_python_stdin_says_why_it_has_no_source():
+    import subprocess
+    import sys
+    script = ("import autograph as ag\n"
+              "def piped(n):\n"
+              "    return n\n"
+              "ag.to_graph(piped)\n")
+    result = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert ("SourceNotFoundError: cannot convert piped (<stdin>:2): its source code is not "
+            "available (code piped into `python -` is read and discarded by Python before it "
+            "runs). autograph reads the source through linecache: define the function in a "
+            "file") in result.stderr
