@@ -133,6 +133,7 @@ def function(name, params, body, outputs, origin):
     """`def name(*params): body; return (*outputs,)`, marked STAGED_ONLY."""
     returned = templates.replace("return outputs", origin=origin, outputs=list(outputs))
     anno.setanno(returned[0], anno.Basic.SKIP, True)
+    body = [stmt for stmt in body if not isinstance(stmt, gast.Pass)]  # the return follows
     fn = templates.replace(
         """
         def fn(params):
