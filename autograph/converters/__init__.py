@@ -32,17 +32,5 @@ _PASS_MODULES = (
 )
 
 
-def _load():
-    passes = []
-    for name in _PASS_MODULES:
-        try:
-            module = importlib.import_module(f"autograph.converters.{name}")
-        except ModuleNotFoundError as e:  # pragma: no cover - only while building
-            if e.name != f"autograph.converters.{name}":
-                raise
-            continue
-        passes.append(module.Transformer)
-    return passes
-
-
-PIPELINE = _load()
+PIPELINE = [importlib.import_module(f"autograph.converters.{name}").Transformer
+            for name in _PASS_MODULES]
