@@ -24,14 +24,16 @@ def _run_example():
 
 def test_readme_example_runs_and_gives_what_it_says():
     namespace = _run_example()
-    collatz = namespace["collatz"]
-    assert ag.to_graph(collatz)(27) == 111
-    assert namespace["staged"](namespace["np"].int64(27)) == 111
+    np = namespace["np"]
+    assert ag.to_graph(namespace["clip"])(5, 3) == 3
+    assert namespace["staged"](np.float64(5.0), np.float64(3.0)) == 3.0
+    assert namespace["staged"](np.float64(1.0), np.float64(3.0)) == 1.0
+    assert namespace["staged"].experimental_get_tracing_count() == 1
 
 
 def test_readme_shows_the_real_to_code_output():
     shown = _python_blocks(README.read_text())[1]
-    assert shown == ag.to_code(_run_example()["collatz"])
+    assert shown == ag.to_code(_run_example()["clip"])
 
 
 def test_readme_has_the_two_setup_commands():
