@@ -39,24 +39,29 @@ def _parse_block(lines, first):
         return None
     text = "".join(block)
     indented = text[:1] in (" ", "\t")
+    # Blank lines in front put the block on its own line numbers as it is
+    # parsed (no pass over the tree to move them afterwards).
+    offset = first - 1 - (1 if indented else 0)
+    padding = "\n" * offset if offset > 0 else ""
     try:
         # An indented block (a method, a nested def) parses under `if 1:` with
         # its own columns intact, so carets in tracebacks stay right.
-        tree = gast.parse("if 1:\n" + text if indented else text)
+        tree = trees.parse(padding + ("if 1:\n" + text if indented else text))
     except SyntaxError:
         return None
     if not tree.body:
         return None  # no statement there (the file changed since the code was compiled)
     node = tree.body[0].body[0] if indented else tree.body[0]
-    gast.increment_lineno(node, first - 1 - (1 if indented else 0))
-    return node, "".join(block)
+    if offset < 0:
+        gast.increment_lineno(node, offset)
+    return node, text
 
 
 def _parsed_file(filename, lines):
     cached = _PARSED_FILES.get(filename)
     key = tuple(lines)
     if cached is None or cached[0] != key:
-        cached = _PARSED_FILES[filename] = (key, gast.parse("".join(lines)))
+        cached = _PARSED_FILES[filename] = (key, trees.parse("".join(lines)))
     return cached[1]
 
 
@@ -86,7 +91,7 @@ def _find_lambda(fn, lines):
     if not candidates:
         raise errors.SourceNotFoundError(errors.no_source_message(fn))
     node = trees.clone(candidates[0])  # passes mutate it; the parse is cached
-    text = ast.get_source_segment("".join(lines), gast.gast_to_ast(node)) or ""
+    text = ast.get_source_segment("".join(lines), trees.gast_to_ast(node)) or ""
     return node, text
 
 
@@ -102,7 +107,7 @@ def _find_def(fn, lines):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == code.co_name:
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             if first == code.co_firstlineno:
-                text = ast.get_source_segment("".join(lines), gast.gast_to_ast(node)) or ""
+                text = ast.get_source_segment("".join(lines), trees.gast_to_ast(node)) or ""
                 return trees.clone(node), text
     raise errors.SourceNotFoundError(errors.source_changed_message(fn))
 

@@ -54,10 +54,18 @@ class _Replacer(gast.NodeTransformer):
         self.inserted.add(id(node))  # the root: _locate does not descend into it
         return node
 
+    _dispatch = {}  # node class -> visitor function (shared: the class is fixed)
+
     def visit(self, node):
         if id(node) in self.inserted:  # spliced user code holds no placeholders
             return node
-        return super().visit(node)
+        visitor = self._dispatch.get(node.__class__)
+        if visitor is None:
+            visitor = getattr(_Replacer, "visit_" + node.__class__.__name__, None)
+            if visitor is None or visitor is gast.NodeTransformer.visit_Constant:
+                visitor = _Replacer.generic_visit  # (no deprecated visit_Num & co here)
+            self._dispatch[node.__class__] = visitor
+        return visitor(self, node)
 
     def _value_for(self, name):
         if name in FIXED_NAMES:
@@ -141,10 +149,45 @@ class _Replacer(gast.NodeTransformer):
             if isinstance(getattr(node, field, None), list):
                 bodies[field] = self._visit_body(getattr(node, field))
                 setattr(node, field, [])  # visited once: not again below
-        node = super().generic_visit(node)
+        node = self._visit_fields(node)
         for field, stmts in bodies.items():
             setattr(node, field, stmts)
         return node
+
+
+    def _visit_fields(self, node):
+        """`ast.NodeTransformer.generic_visit`, without its generic field iteration."""
+        attrs = node.__dict__
+        for field in node._fields:
+            value = attrs.get(field, _MISSING)
+            if value is _MISSING:
+                continue
+            if isinstance(value, list):
+                if not value:
+                    continue
+                new_values = []
+                for item in value:
+                    if isinstance(item, _AST):
+                        item = self.visit(item)
+                        if item is None:
+                            continue
+                        if not isinstance(item, _AST):
+                            new_values.extend(item)
+                            continue
+                    new_values.append(item)
+                value[:] = new_values
+            elif isinstance(value, _AST):
+                new_node = self.visit(value)
+                if new_node is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new_node)
+        return node
+
+
+_AST = gast.AST
+_MISSING = object()
+_LOCATED = (gast.expr, gast.stmt, gast.excepthandler)
 
 
 def _locate(nodes, origin, inserted):
@@ -159,12 +202,21 @@ def _locate(nodes, origin, inserted):
     one_line = getattr(origin, "end_lineno", lineno) == lineno
     end_col_offset = getattr(origin, "end_col_offset", col_offset) if one_line else col_offset
     stack = list(nodes)
+    pop, push = stack.pop, stack.append
     while stack:
-        node = stack.pop()
+        node = pop()
         if id(node) in inserted:
             continue  # spliced user code keeps its own locations
-        stack.extend(gast.iter_child_nodes(node))
-        if isinstance(node, (gast.expr, gast.stmt, gast.excepthandler)):
+        attrs = node.__dict__
+        for field in node._fields:
+            value = attrs.get(field)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _AST):
+                        push(item)
+            elif isinstance(value, _AST):
+                push(value)
+        if isinstance(node, _LOCATED):
             node.lineno = node.end_lineno = lineno
             node.col_offset = col_offset
             node.end_col_offset = end_col_offset

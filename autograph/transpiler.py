@@ -130,14 +130,15 @@ def _strip_decorators(node):
     return node
 
 
-def _contains(node, types_):
-    return any(isinstance(child, types_) for child in gast.walk(node))
-
-
 def run_pipeline(node, ctx):
+    present = None  # node types in the tree, until a pass runs and changes it
     for transformer in converters_pkg.PIPELINE:
-        if transformer.HANDLES and not _contains(node, transformer.HANDLES):
-            continue  # nothing to rewrite: spare the pass and its analysis
+        if transformer.HANDLES:
+            if present is None:
+                present = trees.node_types(node)
+            if not any(issubclass(t, transformer.HANDLES) for t in present):
+                continue  # nothing to rewrite: spare the pass and its analysis
+        present = None
         if transformer.NEEDS_ANALYSIS:
             analysis.resolve(node, ctx)
         node = transformer.transform(node, ctx)
@@ -147,7 +148,7 @@ def run_pipeline(node, ctx):
 
 
 def unparse(node):
-    return ast.unparse(gast.gast_to_ast(node))
+    return ast.unparse(trees.gast_to_ast(node))
 
 
 def _factory(node, fn):
@@ -196,7 +197,7 @@ def _renamed(code, name, prefix, qualname, thunk=False):
 
 
 def _mark_user_lambdas(node):
-    for child in gast.walk(node):
+    for child in trees.nodes(node):
         if isinstance(child, gast.Lambda):
             anno.setanno(child, anno.Basic.USER_LAMBDA, True)
 
@@ -205,7 +206,7 @@ def _hide_generated_lambdas(node):
     """Generated thunks (`lambda: b` of `a and b`) get line 0, which no user
     code has: `_renamed` finds them after compiling and gives their frames the
     user function's name. Their bodies keep the user's locations."""
-    for child in gast.walk(node):
+    for child in trees.nodes(node):
         if isinstance(child, gast.Lambda) and not anno.hasanno(child, anno.Basic.USER_LAMBDA):
             child.lineno = child.end_lineno = 0
             child.col_offset = child.end_col_offset = 0
@@ -242,6 +243,8 @@ class _Declarations(gast.NodeTransformer):
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
 
     def take(self, body):
+        if not any(trees.contains(stmt, (gast.Global, gast.Nonlocal)) for stmt in body):
+            return list(body)  # nothing to take: the walk below would change nothing
         return [self.visit(stmt) for stmt in body]
 
 
@@ -300,10 +303,10 @@ def _compile(fn, options):
     started = time.perf_counter()
     node, ctx = transform(fn, options)
     _hide_generated_lambdas(node)  # line numbers only: to_code's text is unchanged
-    module = gast.gast_to_ast(_factory(node, fn))
+    module = trees.gast_to_ast(_factory(node, fn))
     if not isinstance(node, gast.Lambda):
         node.name = fn.__code__.co_name  # the factory named it ENTITY
-    ast.fix_missing_locations(module)
+    trees.fix_missing_locations(module)
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
     lambda_ = isinstance(node, gast.Lambda)

@@ -1,12 +1,20 @@
-"""Fast copies of gast trees.
+"""Fast tree helpers: copies, walks, gast <-> ast translation.
 
-`copy.deepcopy` is generic and slow (slower than parsing the source again);
-converters copy subtrees often (staged copies, templates), so this copy knows
-the shape of gast nodes: fields, locations and the annotation dict (copied
-one level deep: annotation values are shared, facts about the same code).
+Conversion time is mostly tree work in pure Python, so these know the shape
+of the nodes instead of going through generic machinery:
+  - `clone`: `copy.deepcopy` is slower than parsing the source again; this
+    copies fields, locations and the annotation dict (one level deep:
+    annotation values are shared facts about the same code);
+  - `nodes`, `contains`, `node_types`: walks for searching and marking;
+  - `gast_to_ast`, `ast_to_gast`, `parse`, `fix_missing_locations`: gast's
+    and the stdlib's, with cheaper dispatch. The translators subclass gast's
+    own (`gast.ast3`), so pyproject pins gast to the minor version tested.
 """
 
+import ast
+
 import gast
+from gast import ast3 as _gast3  # gast's own translators, specialised below
 
 from autograph import anno
 
@@ -36,3 +44,171 @@ def clone(node):
 
 
 _ANNO = anno.FIELD
+
+
+def nodes(node):
+    """Every gast node in `node` (a node or a list of them), in no set order.
+
+    Like `gast.walk` without its generic field iteration and deque: passes
+    that only look at each node once (marking, searching) use this."""
+    found = []
+    stack = node[:] if isinstance(node, list) else [node]
+    pop, push, extend, append = stack.pop, stack.append, stack.extend, found.append
+    while stack:
+        current = pop()
+        if not isinstance(current, _AST):
+            continue  # a list of names (Global) or of constants
+        append(current)
+        attrs = current.__dict__
+        for field in current._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                extend(value)
+            elif isinstance(value, _AST):
+                push(value)
+    return found
+
+
+def contains(node, types):
+    """Whether `node` or any node inside it is an instance of `types`."""
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        current = pop()
+        if not isinstance(current, _AST):
+            continue
+        if isinstance(current, types):
+            return True
+        attrs = current.__dict__
+        for field in current._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                extend(value)
+            elif isinstance(value, _AST):
+                push(value)
+    return False
+
+
+# --- gast <-> ast -------------------------------------------------------------------
+#
+# gast's translators look every visitor up by name, build each node through a
+# dict comprehension with `hasattr` + `getattr`, and send each Constant
+# through `ast.NodeVisitor.visit_Constant`'s deprecated-visitor search.  These
+# subclasses keep every special visitor of gast's and produce the same nodes;
+# only the dispatch (cached per node class) and the generic copy are cheaper.
+
+_MISSING = object()
+
+
+def _fast_translator(base, target_module):
+    class Translator(base):
+        _dispatch = {}
+        _targets = {}
+
+        def visit(self, node):
+            visitor = self._dispatch.get(node.__class__)
+            if visitor is None:
+                visitor = getattr(type(self), "visit_" + node.__class__.__name__, None)
+                if visitor is None or visitor is ast.NodeVisitor.visit_Constant:
+                    # No visit_Num/visit_Str... here: that search ends in generic_visit.
+                    visitor = type(self).generic_visit
+                self._dispatch[node.__class__] = visitor
+            return visitor(self, node)
+
+        def _visit(self, node):
+            if isinstance(node, _AST):
+                return self.visit(node)
+            if isinstance(node, list):
+                visit = self._visit
+                return [visit(n) for n in node]
+            return node
+
+        def generic_visit(self, node):
+            cls = node.__class__
+            target = self._targets.get(cls, _MISSING)
+            if target is _MISSING:
+                target = self._targets[cls] = getattr(target_module, cls.__name__, None)
+            if target is None:
+                return None  # not part of the target's AST
+            kwargs = {}
+            visit = self._visit
+            for field in node._fields:
+                value = getattr(node, field, _MISSING)
+                if value is not _MISSING:
+                    kwargs[field] = visit(value)
+            new_node = target(**kwargs)
+            for attr in node._attributes:
+                try:
+                    setattr(new_node, attr, getattr(node, attr))
+                except AttributeError:
+                    pass
+            return new_node
+
+    return Translator
+
+
+_ToAst = _fast_translator(_gast3.GAstToAst3, ast)
+_ToGast = _fast_translator(_gast3.Ast3ToGAst, gast)
+
+
+def gast_to_ast(node):
+    """`gast.gast_to_ast(node)`, faster."""
+    return _ToAst().visit(node)
+
+
+def ast_to_gast(node):
+    """`gast.ast_to_gast(node)`, faster."""
+    return _ToGast().visit(node)
+
+
+def parse(text):
+    """`gast.parse(text)`, faster."""
+    return ast_to_gast(ast.parse(text))
+
+
+def fix_missing_locations(node):
+    """`ast.fix_missing_locations(node)` without its recursion and generic
+    field iteration: a node lacking a location takes its parent's."""
+    stack = [(node, 1, 0, 1, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        current, lineno, col_offset, end_lineno, end_col_offset = pop()
+        attributes = current._attributes
+        if attributes:
+            attrs = current.__dict__
+            if "lineno" in attributes:
+                if "lineno" in attrs:
+                    lineno = attrs["lineno"]
+                else:
+                    current.lineno = lineno
+            if "end_lineno" in attributes:
+                if attrs.get("end_lineno") is None:
+                    current.end_lineno = end_lineno
+                else:
+                    end_lineno = attrs["end_lineno"]
+            if "col_offset" in attributes:
+                if "col_offset" in attrs:
+                    col_offset = attrs["col_offset"]
+                else:
+                    current.col_offset = col_offset
+            if "end_col_offset" in attributes:
+                if attrs.get("end_col_offset") is None:
+                    current.end_col_offset = end_col_offset
+                else:
+                    end_col_offset = attrs["end_col_offset"]
+        else:
+            attrs = current.__dict__
+        for field in current._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push((item, lineno, col_offset, end_lineno, end_col_offset))
+            elif isinstance(value, ast.AST):
+                push((value, lineno, col_offset, end_lineno, end_col_offset))
+    return node
+
+
+def node_types(node):
+    """The set of classes of the gast nodes in `node`."""
+    return {n.__class__ for n in nodes(node)}

@@ -4,6 +4,12 @@ import gast
 
 from autograph import anno
 
+_AST = gast.AST
+
+
+def _unchanged(self, node):
+    return node
+
 
 class Converter(gast.NodeTransformer):
     """Base of every pass. `transform(tree, ctx)` runs the pass on a function.
@@ -16,9 +22,11 @@ class Converter(gast.NodeTransformer):
     NEEDS_ANALYSIS = False  # the transpiler re-runs static analysis first
     HANDLES = ()       # node types the pass rewrites: without any, it is skipped
 
+    _visitor_tables = {}  # pass class -> {node class: visitor function}
+
     def __init__(self, ctx):
         self.ctx = ctx
-        self._visitors = {}
+        self._visitors = Converter._visitor_tables.setdefault(type(self), {})
 
     # `ast.NodeTransformer` looks the visitor up by name and walks fields
     # through generic helpers for every node; 14 passes do that over every
@@ -27,31 +35,61 @@ class Converter(gast.NodeTransformer):
     def visit(self, node):
         visitor = self._visitors.get(node.__class__)
         if visitor is None:
-            visitor = getattr(self, "visit_" + node.__class__.__name__, self.generic_visit)
-            self._visitors[node.__class__] = visitor
-        return visitor(node)
+            visitor = self._visitor_for(node.__class__)
+        return visitor(self, node)
+
+    def _visitor_for(self, cls):
+        # Looked up on the pass's class (once per node type for all
+        # conversions), so a visitor is a plain function called with self.
+        owner = type(self)
+        visitor = getattr(owner, "visit_" + cls.__name__, None)
+        if visitor is None:
+            # A node without fields (Load, Store, operators) has nothing for
+            # the generic walk to do: it comes back unchanged, at no cost.
+            if not cls._fields and owner.generic_visit is Converter.generic_visit:
+                visitor = _unchanged
+            else:
+                visitor = owner.generic_visit
+        self._visitors[cls] = visitor
+        return visitor
 
     def generic_visit(self, node):
         attrs = node.__dict__
+        visit = self.visit
         for field in node._fields:
             value = attrs.get(field)
-            if isinstance(value, list):
+            if value.__class__ is list:
+                if not value:
+                    continue
                 new_items = []
+                append = new_items.append
                 for item in value:
-                    if isinstance(item, gast.AST):
-                        item = self.visit(item)
+                    if isinstance(item, _AST):
+                        item = visit(item)
                         if item is None:
                             continue
-                        if not isinstance(item, gast.AST):
+                        if not isinstance(item, _AST):
+                            new_items.extend(item)
+                            continue
+                    append(item)
+                value[:] = new_items
+            elif isinstance(value, list):
+                new_items = []
+                for item in value:
+                    if isinstance(item, _AST):
+                        item = visit(item)
+                        if item is None:
+                            continue
+                        if not isinstance(item, _AST):
                             new_items.extend(item)
                             continue
                     new_items.append(item)
                 value[:] = new_items
-            elif isinstance(value, gast.AST):
-                new_node = self.visit(value)
+            elif isinstance(value, _AST):
+                new_node = visit(value)
                 if new_node is None:
                     delattr(node, field)
-                else:
+                elif new_node is not value:
                     setattr(node, field, new_node)
         return node
 
