@@ -5,7 +5,8 @@ of the nodes instead of going through generic machinery:
   - `clone`: `copy.deepcopy` is slower than parsing the source again; this
     copies fields, locations and the annotation dict (one level deep:
     annotation values are shared facts about the same code);
-  - `nodes`, `contains`, `node_types`: walks for searching and marking;
+  - `nodes`, `child_nodes`, `contains`, `node_types`: walks for searching
+    and marking;
   - `gast_to_ast`, `ast_to_gast`, `parse`, `fix_missing_locations`: gast's
     and the stdlib's, with cheaper dispatch. The translators subclass gast's
     own (`gast.ast3`), so pyproject pins gast to the minor version tested.
@@ -66,6 +67,20 @@ def nodes(node):
                 extend(value)
             elif isinstance(value, _AST):
                 push(value)
+    return found
+
+
+def child_nodes(node):
+    """`gast.iter_child_nodes(node)` as a list, in the same order, without the
+    generic field iteration (searches call this for every node they visit)."""
+    found = []
+    attrs = node.__dict__
+    for field in node._fields:
+        value = attrs.get(field)
+        if value.__class__ is list:
+            found.extend(item for item in value if isinstance(item, _AST))
+        elif isinstance(value, _AST):
+            found.append(value)
     return found
 
 

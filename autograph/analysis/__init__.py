@@ -9,7 +9,7 @@ lambda nested in it, the annotations in `anno.Static`:
 
 import gast
 
-from autograph import anno
+from autograph import anno, trees
 from autograph.analysis import activity, definedness, liveness
 
 
@@ -20,7 +20,7 @@ def _functions(node):
         child = stack.pop()
         if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
             found.append(child)
-        stack.extend(reversed(list(gast.iter_child_nodes(child))))
+        stack.extend(reversed(trees.child_nodes(child)))
     return found
 
 

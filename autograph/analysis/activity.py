@@ -12,7 +12,8 @@ import dataclasses
 
 import gast
 
-from autograph import anno
+from autograph import anno, trees
+from autograph.trees import child_nodes
 
 _EMPTY = frozenset()
 
@@ -203,7 +204,7 @@ class Activity:
 def pattern_captures(pattern):
     """Names a match pattern binds."""
     names = set()
-    for n in gast.walk(pattern):
+    for n in trees.nodes(pattern):
         if isinstance(n, (gast.MatchAs, gast.MatchStar)) and n.name:
             names.add(n.name)
         elif isinstance(n, gast.MatchMapping) and n.rest:
@@ -213,6 +214,7 @@ def pattern_captures(pattern):
 
 def pattern_values(pattern):
     return [n.value for n in gast.walk(pattern) if isinstance(n, gast.MatchValue)]
+
 
 
 def declared_names(body, kinds=(gast.Global, gast.Nonlocal)):
@@ -225,7 +227,7 @@ def declared_names(body, kinds=(gast.Global, gast.Nonlocal)):
             found.update(node.names)
         elif not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef,
                                    gast.Lambda)):
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
     return found
 
 

@@ -12,12 +12,15 @@ test becomes a run-time assertion of its backend (the lambda gives it the
 message), and the native statement then sees True.
 """
 
+import gast
+
 from autograph import templates
 from autograph.converters import base
 from autograph.converters.conditional_expressions import can_defer
 
 
 class Transformer(base.Converter):
+    HANDLES = (gast.Assert,)
 
 
     def visit_Assert(self, node):

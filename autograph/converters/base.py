@@ -2,7 +2,7 @@
 
 import gast
 
-from autograph import anno
+from autograph import anno, trees
 
 _AST = gast.AST
 
@@ -108,10 +108,11 @@ class Converter(gast.NodeTransformer):
         return node
 
 
+
 def copy_location(new_nodes, origin):
     """Gives generated nodes (that lack one) the location of `origin`."""
     for top in new_nodes if isinstance(new_nodes, list) else [new_nodes]:
-        for node in gast.walk(top):
+        for node in trees.nodes(top):
             if isinstance(node, (gast.expr, gast.stmt)) and not hasattr(node, "lineno"):
                 gast.copy_location(node, origin)
     return new_nodes

@@ -24,6 +24,7 @@ from autograph.converters.jumps import JumpLowering, find_jumps, if_not, stop_lo
 
 
 class Transformer(base.Converter):
+    HANDLES = (gast.For, gast.AsyncFor, gast.While)
 
     def visit_For(self, node):
         self.generic_visit(node)  # inner loops first: their breaks are theirs

@@ -15,7 +15,7 @@ import ast
 
 import gast
 
-from autograph import templates
+from autograph import templates, trees
 from autograph.converters import base
 
 _FRAME_CALLS = frozenset({"super", "locals", "vars", "dir", "eval", "exec"})
@@ -23,7 +23,7 @@ _FRAME_CALLS = frozenset({"super", "locals", "vars", "dir", "eval", "exec"})
 
 def can_defer(node):
     """Whether `node` means the same inside `lambda: node` (evaluated right away)."""
-    for child in gast.walk(node):
+    for child in trees.nodes(node):
         if isinstance(child, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)):
             return False
         if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name)
@@ -37,6 +37,7 @@ def source_text(node):
 
 
 class Transformer(base.Converter):
+    HANDLES = (gast.IfExp,)
 
 
     def visit_IfExp(self, node):

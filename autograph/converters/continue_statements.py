@@ -20,6 +20,7 @@ from autograph.converters.jumps import JumpLowering, find_jumps
 
 
 class Transformer(base.Converter):
+    HANDLES = (gast.Continue,)
 
     def visit_For(self, node):
         self.generic_visit(node)  # inner loops first: their continues are theirs

@@ -19,9 +19,9 @@ import types
 
 import gast
 
-from autograph import anno, errors, templates
+from autograph import anno, errors, templates, trees
 from autograph.converters import base
-from autograph.converters.lists import local_names
+from autograph.converters.lists import LazyLocalNames, local_names
 
 _LOOPS = (gast.For, gast.AsyncFor, gast.While)
 # What autograph.runtime.directives defines (converters do not import the runtime).
@@ -48,15 +48,29 @@ def resolve(node, namespace, local_names):
     return None
 
 
+class _NamesBoundInTree:
+    """Names bound in any function of `tree`, computed on the first
+    membership test: only a call that might be a directive asks."""
+
+    def __init__(self, tree):
+        self._tree = tree
+        self._names = None
+
+    def __contains__(self, name):
+        if self._names is None:
+            self._names = set()
+            for child in trees.nodes(self._tree):
+                if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                    self._names |= local_names(child)
+        return name in self._names
+
+
 class Transformer(base.Converter):
 
     def visit_FunctionDef(self, node):
         # a name bound anywhere in the converted function may shadow a global
-        self.locals = set()
-        for child in gast.walk(node):
-            if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
-                self.locals |= local_names(child)
-        self.function_locals = [local_names(node)]
+        self.locals = _NamesBoundInTree(node)
+        self.function_locals = [LazyLocalNames(node)]
         node.body = self._block(node.body, loop=None)
         return node
 
@@ -78,7 +92,7 @@ class Transformer(base.Converter):
         if isinstance(stmt, gast.ClassDef):
             return stmt
         if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            self.function_locals.append(local_names(stmt))
+            self.function_locals.append(LazyLocalNames(stmt))
             stmt.body = self._block(stmt.body, loop=None)
             self.function_locals.pop()
             return stmt

@@ -17,7 +17,7 @@ import builtins
 
 import gast
 
-from autograph import templates
+from autograph import templates, trees
 from autograph.converters import base
 from autograph.converters.lists import local_names
 
@@ -27,7 +27,7 @@ _MISSING = object()
 def bound_names(tree):
     """Every name bound in any function of the converted tree."""
     names = set()
-    for node in gast.walk(tree):
+    for node in trees.nodes(tree):
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
             names |= local_names(node)
         elif isinstance(node, gast.Lambda):
@@ -74,6 +74,13 @@ class Transformer(base.Converter):
         return node
 
     visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+    @classmethod
+    def transform(cls, node, ctx):
+        if not any(n.__class__ is gast.Name and n.id in ("locals", "vars")
+                   for n in trees.nodes(node)):
+            return node  # no `locals` or `vars` anywhere: nothing to rewrite
+        return super().transform(node, ctx)
 
     def visit_Call(self, node):
         self.generic_visit(node)

@@ -10,6 +10,7 @@ skips it after a jump.  `find_jumps` finds the jumps that leave a block.
 import gast
 
 from autograph import anno, errors, templates
+from autograph.trees import child_nodes
 
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 LOOPS = (gast.For, gast.AsyncFor, gast.While)
@@ -21,7 +22,7 @@ def scope_nodes(stmts):
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, SCOPES))
+        stack.extend(c for c in child_nodes(node) if not isinstance(c, SCOPES))
 
 
 def find_jumps(stmts, jump_type, loops_are_boundaries):
@@ -36,7 +37,7 @@ def find_jumps(stmts, jump_type, loops_are_boundaries):
         elif loops_are_boundaries and isinstance(node, LOOPS):
             stack.extend(node.orelse)  # a loop's `else` jumps on behalf of the outer loop
         elif isinstance(node, gast.stmt) or isinstance(node, gast.excepthandler):
-            stack.extend(c for c in gast.iter_child_nodes(node) if not isinstance(c, SCOPES))
+            stack.extend(c for c in child_nodes(node) if not isinstance(c, SCOPES))
         elif isinstance(node, gast.match_case):
             stack.extend(node.body)
     return found

@@ -13,7 +13,7 @@ object's own `append` and returns it, so user classes keep their behaviour.
 
 import gast
 
-from autograph import templates
+from autograph import templates, trees
 from autograph.converters import base
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -35,7 +35,7 @@ def local_names(fn):
         if isinstance(node, gast.Lambda):
             continue
         if isinstance(node, _COMPREHENSIONS):  # only a walrus binds outside of them
-            names.update(n.target.id for n in gast.walk(node) if isinstance(n, gast.NamedExpr))
+            names.update(n.target.id for n in trees.nodes(node) if isinstance(n, gast.NamedExpr))
             continue
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             declared.update(node.names)
@@ -47,8 +47,25 @@ def local_names(fn):
             names.add(node.name)
         elif isinstance(node, gast.MatchMapping) and node.rest:
             names.add(node.rest)
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(trees.child_nodes(node))
     return names - declared
+
+
+class LazyLocalNames:
+    """`local_names(fn)`, computed on the first membership test: most
+    functions call no `append`/`pop` on a name."""
+
+    def __init__(self, fn):
+        self._fn = fn
+        self._names = None
+
+    def __contains__(self, name):
+        if self._names is None:
+            self._names = local_names(self._fn)
+        return name in self._names
+
+
+_METHODS = ("append", "pop")
 
 
 class Transformer(base.Converter):
@@ -57,8 +74,15 @@ class Transformer(base.Converter):
         super().__init__(ctx)
         self.locals = frozenset()
 
+    @classmethod
+    def transform(cls, node, ctx):
+        if not any(n.__class__ is gast.Attribute and n.attr in _METHODS
+                   for n in trees.nodes(node)):
+            return node  # no `.append`/`.pop` anywhere: nothing to rewrite
+        return super().transform(node, ctx)
+
     def visit_FunctionDef(self, node):
-        outer, self.locals = self.locals, local_names(node)
+        outer, self.locals = self.locals, LazyLocalNames(node)
         node.body = [self.visit(s) for s in node.body]  # decorators and defaults: outer scope
         node.body = [s for item in node.body for s in (item if isinstance(item, list) else [item])]
         self.locals = outer
@@ -74,9 +98,9 @@ class Transformer(base.Converter):
         """The receiver's name when `call` is `<local name>.<method>(<= max_args args)`."""
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
                 and call.func.attr == method and isinstance(call.func.value, gast.Name)
-                and call.func.value.id in self.locals and not call.keywords
-                and len(call.args) <= max_args
-                and not any(isinstance(a, gast.Starred) for a in call.args)):
+                and not call.keywords and len(call.args) <= max_args
+                and not any(isinstance(a, gast.Starred) for a in call.args)
+                and call.func.value.id in self.locals):
             return call.func.value.id
         return None
 

@@ -26,6 +26,8 @@ _OPERATORS = {
 
 
 class Transformer(base.Converter):
+    # `for` loops: their EXTRA_TEST annotation may hold a logical expression
+    HANDLES = (gast.BoolOp, gast.Not, gast.Compare, gast.For, gast.AsyncFor)
 
 
     def visit_For(self, node):

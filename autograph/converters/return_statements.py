@@ -28,7 +28,7 @@ through `with` blocks), and generators.  Nested functions get their own flags.
 
 import gast
 
-from autograph import templates
+from autograph import templates, trees
 from autograph.converters import base
 from autograph.converters.jumps import (JumpLowering, find_jumps, is_docstring, scope_nodes,
                                         stop_loop_unless)
@@ -46,14 +46,30 @@ def _needs_lowering(body):
     return any(id(r) not in _tail_returns(body) for r in returns)
 
 
+def _nested_functions(node):
+    """The functions defined directly in `node` (not in nested functions or
+    classes), in the order `generic_visit` meets them."""
+    found = []
+    stack = trees.child_nodes(node)[::-1]
+    while stack:
+        child = stack.pop()
+        if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            found.append(child)
+        elif not isinstance(child, gast.ClassDef):
+            stack.extend(trees.child_nodes(child)[::-1])
+    return found
+
+
 def _is_generator(node):
     return any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in scope_nodes(node.body))
 
 
 class Transformer(base.Converter):
+    HANDLES = (gast.Return,)
 
     def visit_FunctionDef(self, node):
-        self.generic_visit(node)  # nested functions first, each with its own flags
+        for nested in _nested_functions(node):  # first, each with its own flags
+            self.visit_FunctionDef(nested)
         if _is_generator(node) or not _needs_lowering(node.body):
             return node
         do_return = self.ctx.namer.new("do_return")

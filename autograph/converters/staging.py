@@ -9,8 +9,7 @@ a statement cannot be staged at all.
 
 import gast
 
-from autograph import anno, templates
-from autograph import trees
+from autograph import anno, templates, trees
 from autograph.analysis import definedness
 
 _COMPOUND = (gast.If, gast.While, gast.For)
@@ -25,7 +24,7 @@ def source_order(node, names):
         child = stack.pop()
         if isinstance(child, gast.Name) and child.id in names and child.id not in seen:
             seen.append(child.id)
-        stack.extend(reversed(list(gast.iter_child_nodes(child))))
+        stack.extend(reversed(trees.child_nodes(child)))
     return seen + sorted(set(names) - set(seen))
 
 
@@ -90,10 +89,10 @@ def _walk(nodes, in_loop):
             continue
         if isinstance(node, (gast.For, gast.AsyncFor, gast.While)):
             yield from _walk(node.body, True)
-            yield from _walk([c for c in gast.iter_child_nodes(node)
+            yield from _walk([c for c in trees.child_nodes(node)
                               if c not in node.body], in_loop)
         else:
-            yield from _walk(gast.iter_child_nodes(node), in_loop)
+            yield from _walk(trees.child_nodes(node), in_loop)
 
 
 def load(name):

@@ -22,14 +22,14 @@ unbound variable is simply unbound, and Python raises by itself.
 
 import gast
 
-from autograph import anno, templates
+from autograph import anno, templates, trees
 from autograph.converters import base
 
 
 def undefined_names(node):
     """Names the converters start as `ag__.Undefined('name')` in `node`."""
     found = set()
-    for child in gast.walk(node):
+    for child in trees.nodes(node):
         if (isinstance(child, gast.Call) and isinstance(child.func, gast.Attribute)
                 and child.func.attr == "Undefined"
                 and isinstance(child.func.value, gast.Name) and child.func.value.id == "ag__"
@@ -44,6 +44,15 @@ class Transformer(base.Converter):
         super().__init__(ctx)
         self.maybe_undefined = None
         self.staged = False
+
+    @classmethod
+    def transform(cls, node, ctx):
+        maybe_undefined = undefined_names(node)
+        if not maybe_undefined:
+            return node  # no name can hold an Undefined: nothing to wrap
+        transformer = cls(ctx)
+        transformer.maybe_undefined = maybe_undefined
+        return transformer.visit(node)
 
     def visit(self, node):
         if anno.hasanno(node, anno.Basic.SKIP):

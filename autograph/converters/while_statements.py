@@ -55,7 +55,7 @@ class Transformer(base.Converter):
 
         why = staging.unstageable(node.body, modified, "a `while` loop")
         if why is None and any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom,
-                                              gast.Await)) for n in gast.walk(node.test)):
+                                              gast.Await)) for n in trees.nodes(node.test)):
             why = "a `while` loop whose test assigns (walrus), yields or awaits"
         if why is not None:
             self.generic_visit(node)
