@@ -181,46 +181,32 @@ def parse(text):
     return ast_to_gast(ast.parse(text))
 
 
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
 def fix_missing_locations(node):
     """`ast.fix_missing_locations(node)` without its recursion and generic
-    field iteration: a node lacking a location takes its parent's."""
-    stack = [(node, 1, 0, 1, 0)]
+    field iteration: a node lacking a position takes its parent's."""
+    stack = [(node, (1, 0, 1, 0))]
     pop, push = stack.pop, stack.append
     while stack:
-        current, lineno, col_offset, end_lineno, end_col_offset = pop()
-        attributes = current._attributes
-        if attributes:
-            attrs = current.__dict__
-            if "lineno" in attributes:
-                if "lineno" in attrs:
-                    lineno = attrs["lineno"]
-                else:
-                    current.lineno = lineno
-            if "end_lineno" in attributes:
-                if attrs.get("end_lineno") is None:
-                    current.end_lineno = end_lineno
-                else:
-                    end_lineno = attrs["end_lineno"]
-            if "col_offset" in attributes:
-                if "col_offset" in attrs:
-                    col_offset = attrs["col_offset"]
-                else:
-                    current.col_offset = col_offset
-            if "end_col_offset" in attributes:
-                if attrs.get("end_col_offset") is None:
-                    current.end_col_offset = end_col_offset
-                else:
-                    end_col_offset = attrs["end_col_offset"]
-        else:
-            attrs = current.__dict__
+        current, inherited = pop()
+        attrs = current.__dict__
+        if current._attributes:
+            positions = []
+            for name, parents in zip(_POSITIONS, inherited):
+                if name in current._attributes and attrs.get(name) is None:
+                    setattr(current, name, parents)
+                positions.append(attrs.get(name, parents))
+            inherited = tuple(positions)
         for field in current._fields:
             value = attrs.get(field)
             if value.__class__ is list:
                 for item in value:
                     if isinstance(item, ast.AST):
-                        push((item, lineno, col_offset, end_lineno, end_col_offset))
+                        push((item, inherited))
             elif isinstance(value, ast.AST):
-                push((value, lineno, col_offset, end_lineno, end_col_offset))
+                push((value, inherited))
     return node
 
 
