@@ -6,6 +6,7 @@ from autograph.errors import AutoGraphError
 from autograph.graph import (Function, TensorSpec, Variable, function,
                              run_functions_eagerly)
 from autograph.runtime import set_element_type, set_loop_options, stack
+from autograph import wiring  # noqa: F401  (sets the hooks between the layers)
 
 __all__ = [
     "AutoGraphError",

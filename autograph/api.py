@@ -7,6 +7,8 @@ from autograph import errors, transpiler
 from autograph.context import ConversionOptions
 from autograph.runtime import call
 
+call.set_converter(transpiler)  # the runtime converts callees through this hook
+
 
 def _options(recursive, strict=None):
     if strict is None:

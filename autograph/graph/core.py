@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import registry
+from autograph.graph.tensor import Tensor
 
 
 class OpDef:
@@ -47,6 +47,9 @@ class OpDef:
 
 
 REGISTRY = {}
+
+# listing.format_graph, set by autograph/graph/__init__.py (listing builds on this module).
+format_graph = repr
 
 
 def register(name, kernel, infer, **options):
@@ -137,7 +140,6 @@ class Graph:
                  names=None):
         """Appends a node; its outputs are named `names` (one per output, made
         unique), else `name` (`name:0`, `name:1`, ... for several), else the op's."""
-        from autograph.graph.tensor import Tensor
         node = Node(op, args, attrs, subgraphs, _location(), stateful)
         if names is not None:
             node.outputs = tuple(
@@ -199,7 +201,6 @@ class Graph:
         return any(node.stateful for node in self.nodes)
 
     def __str__(self):
-        from autograph.graph.listing import format_graph
         return format_graph(self)
 
     def __repr__(self):
@@ -241,6 +242,11 @@ CONST = register("const", _no_kernel, None, foldable=False, aliasing=True)
 
 _scope = threading.local()
 
+# Entered around every trace as `trace_hook(graph)`. autograph/wiring.py sets it
+# to the runtime's `staging`, so converted functions run their staged body while
+# a graph traces; the engine itself never imports the runtime.
+trace_hook = contextlib.nullcontext
+
 
 def current_graph():
     """The graph ops are recorded into, or None outside tracing."""
@@ -255,8 +261,7 @@ def scope(graph):
         stack = _scope.stack = []
     stack.append(graph)
     try:
-        # Converted functions run their staged body only while something traces.
-        with registry.staging(graph):
+        with trace_hook(graph):
             yield graph
     finally:
         stack.pop()

@@ -268,12 +268,19 @@ def _relaxed(old_specs, leaves):
     return specs
 
 
+# What `autograph=True` applies to the traced function: autograph/wiring.py sets
+# it to autograph.api.to_graph (the engine never imports the transpiler); while
+# it is None, functions are traced as written.
+converter = None
+
+
+def set_converter(convert):
+    global converter
+    converter = convert
+
+
 def _convert(fn):
-    try:
-        from autograph import api
-    except ImportError:  # the transpiler is not in this tree yet: trace as written
-        return fn
-    return api.to_graph(fn)
+    return fn if converter is None else converter(fn)
 
 
 def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False):

@@ -123,6 +123,16 @@ class Targets:
 
 _unconvertible = {}      # id(code) -> code: conversion failed once, don't retry
 
+# The transpiler, handed over by autograph.api (the runtime never imports it):
+# an object with convert(fn, options), is_converted_code(code) and
+# is_generated_thunk(code). While it is None, nothing is converted.
+converter = None
+
+
+def set_converter(transpiler):
+    global converter
+    converter = transpiler
+
 
 def clear_caches():
     for targets in Targets._by_options.values():
@@ -132,8 +142,8 @@ def clear_caches():
 
 
 def _decide_function(fn, options):
-    from autograph import transpiler
-    if not options.recursive:
+    transpiler = converter
+    if not options.recursive or transpiler is None:
         return fn
     code = fn.__code__
     if (transpiler.is_converted_code(code) or getattr(fn, DO_NOT_CONVERT, False)

@@ -5,8 +5,10 @@ offered to every registered backend's `owns(value)`; the answer (a backend or
 None) is cached per type, so plain Python values cost one dict lookup.
 
 Backends of libraries the user has imported are registered lazily: the first
-time a type misses, `autograph.backends.<name>` is imported for each known
-library found in `sys.modules` (a missing backend module is fine).
+time a type misses, each backend module announced with
+`register_backend_module(library, module)` (autograph/wiring.py announces
+those of autograph/backends/) is imported if its library is in `sys.modules`.
+The runtime itself names no backend.
 """
 
 import contextlib
@@ -72,12 +74,16 @@ class Backend(Protocol):
         """Stacks a Python list of staged values into one staged value."""
 
 
-# The library whose presence (in sys.modules) makes a backend worth importing.
-_KNOWN_BACKENDS = {
-    "autograph.graph": "autograph.backends.graph",
-    "jax": "autograph.backends.jax",
-    "tensorflow": "autograph.backends.tensorflow",
-}
+# library -> backend module: the library's presence (in sys.modules) makes the
+# backend worth importing.
+_KNOWN_BACKENDS = {}
+
+
+def register_backend_module(library, module_name):
+    """Imports `module_name` and registers its `BACKEND` once `library` is imported."""
+    _KNOWN_BACKENDS[library] = module_name
+    _backend_by_type.clear()  # a type cached as "not staged" may now have an owner
+    _staged_by_type.clear()
 
 _backends = []
 _backend_by_type = {}   # type -> backend, or None for "not staged"

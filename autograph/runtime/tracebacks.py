@@ -10,7 +10,8 @@ re-raise with those frames removed. This runs only when something raised.
 import sys
 import types
 
-from autograph import errors, transpiler
+from autograph import errors
+from autograph.runtime import call
 
 
 def _user_line():
@@ -27,7 +28,7 @@ def without_thunks(exc):
     tb = exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
-        if not (transpiler.is_generated_thunk(code) and (code.co_name, tb.tb_lineno) == user):
+        if not (call.converter.is_generated_thunk(code) and (code.co_name, tb.tb_lineno) == user):
             entries.append(tb)
         tb = tb.tb_next
     rebuilt = None

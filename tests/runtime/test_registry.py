@@ -3,8 +3,6 @@
 import sys
 import types
 
-import pytest
-
 from autograph.runtime import registry
 
 from cf_fake_backend import BACKEND, Sym

@@ -6,7 +6,7 @@ import re
 import numpy as np
 
 from autograph.graph import core
-from autograph.graph.ops import base
+from autograph.graph.ops import base, elementwise
 
 _gufunc_ops = {}
 
@@ -191,3 +191,6 @@ OUTER = core.register("np.outer", np.outer, _outer_rule)
 
 def outer(a, b):
     return base.record1(OUTER, (base.as_tensor(a), base.as_tensor(b)))
+
+
+elementwise.apply_gufunc = gufunc  # ufuncs with a signature (np.matmul) come here

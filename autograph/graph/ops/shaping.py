@@ -275,3 +275,6 @@ FLIP = core.register("np.flip", np.flip, _flip_rule)
 
 def flip(x, axis=None):
     return base.record1(FLIP, (x,), {} if axis is None else {"axis": axis})
+
+
+base.stack = stack  # as_tensor stacks a list holding tensors with it
