@@ -432,3 +432,13 @@ def staged_list_pop_message(location):
     return (
         f"list.pop(index) on a staged list at {location}: a staged list can only "
         "pop its last item. Call pop() without an index.")
+
+
+class BackendProtocolError(AutoGraphError, TypeError):
+    """A backend registered with the runtime does not implement the protocol."""
+
+
+def backend_protocol_message(backend):
+    return (f"register_backend() got {backend!r}, which is not a backend: a backend "
+            "subclasses autograph.runtime.backend.Backend and overrides what it can stage "
+            "(see docs/BACKENDS.md).")

@@ -47,6 +47,7 @@ from autograph.graph.ops import base
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
+from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.backends import _checks
 from autograph.backends._checks import (
@@ -113,11 +114,11 @@ def _zip_strict_message(lengths):
     return f"zip() argument {j + 1} is {relation} than {others}"
 
 
-class GraphBackend:
+class GraphBackend(Backend):
     """Stages control flow, prints, asserts and lists into autograph.graph."""
 
     name = "graph"
-    folds_extra_test = True  # for_range/for_each take opts['extra_test'] as a loop test
+    folds_extra_test = True  # for_range/for_each test extra_test before each iteration
 
     def owns(self, value):
         return isinstance(value, (Tensor, StagedEnumerate, StagedZip))
@@ -173,18 +174,15 @@ class GraphBackend:
     def while_loop(self, test_fn, body_fn, state, names, opts):
         return _Loop(self, "while", test_fn, body_fn, state, names, opts).run()
 
-    def for_range(self, start, stop, step, body_fn, state, names, opts):
-        opts = dict(opts or {})
-        extra_test = opts.pop("extra_test", None)
+    def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
+                  extra_test=None):
         return self._for_counter(start, stop, step, _identity, body_fn, extra_test,
-                                 opts.pop("target", None), state, names, opts)
+                                 target, state, names, opts)
 
-    def for_each(self, iterable, body_fn, state, names, opts):
-        opts = dict(opts or {})
-        extra_test = opts.pop("extra_test", None)
+    def for_each(self, iterable, body_fn, state, names, opts, target=None, extra_test=None):
         sequence = self._sequence(iterable)
         return self._for_counter(0, sequence.length, 1, sequence.get, body_fn, extra_test,
-                                 opts.pop("target", None), state, names, opts)
+                                 target, state, names, opts)
 
     def _sequence(self, iterable):
         if isinstance(iterable, StagedEnumerate):
@@ -242,8 +240,7 @@ class GraphBackend:
                      names, opts):
         """`for i in range(start, stop, step): state = body(get_item(i), *state)`,
         staged as a while_loop whose state is (i, *state).  `target` (the user's
-        loop variable, from opts['target'], or None) names the counter and item
-        in graph listings."""
+        loop variable, or None) names the counter and item in graph listings."""
         dtype = np.result_type(*[v.dtype if isinstance(v, Tensor) else v
                                  for v in (start, stop, step)])
         if dtype.kind not in "iu":

@@ -69,7 +69,7 @@ def while_stmt(loop_test, loop_body, state, names, opts=None):
         state = loop_body(*state)
 
 
-def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None):
+def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, target=None):
     """Python meaning:
 
         for item in iterated:
@@ -79,33 +79,37 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None):
 
     (with `extra_test` also checked before the first item, so the loop never
     fetches an item once it is false).  Over a Python iterable, a staged
-    extra_test keeps unrolling with each body guarded by it.
+    extra_test keeps unrolling with each body guarded by it.  `target` is the
+    user's loop variable name (None for a tuple target); the backend gets it.
     """
     backend = backend_of(iterated)
     if backend is None:
         return _python_for(iterated, loop_body, state, names, extra_test)
     location = _user_location()
     _check_defined(state, names, location, "for")
-    target = _loop_target(loop_body)  # read before the body gets wrapped
-    if target is not None:
-        opts = dict(opts or {}, target=target)
+    if target is None:
+        target = _loop_target(loop_body)  # read before the body gets wrapped
     body = _checked_body(loop_body, state, names, location, "for", with_item=True)
+    folded_test = None
     if extra_test is not None:
-        if getattr(_owner_of_bounds(iterated, backend), "folds_extra_test", False):
-            opts = dict(opts or {}, extra_test=extra_test)  # the backend tests it each iteration
+        if _owner_of_bounds(iterated, backend).folds_extra_test:
+            folded_test = extra_test  # the backend tests it before each iteration
         else:
             body = _guarded_body(body, extra_test, names)
     parts = _range_types.get(type(iterated))
     if parts is not None:
         start, stop, step = parts(iterated)
-        return backend.for_range(start, stop, step, body, state, names, opts)
-    return backend.for_each(iterated, body, state, names, opts)
+        return backend.for_range(start, stop, step, body, state, names, opts,
+                                 target=target, extra_test=folded_test)
+    return backend.for_each(iterated, body, state, names, opts, target=target,
+                            extra_test=folded_test)
 
 
 def _loop_target(loop_body):
-    """The user's loop variable (`for c in ...` -> 'c'): the converters name the
-    generated loop body's first parameter after it; a tuple target (`for a, b
-    in ...`) comes in as a generated `itr...` parameter, so there is none."""
+    """Fallback until generated code passes `target=` to for_stmt: the user's
+    loop variable (`for c in ...` -> 'c') as the converters name the generated
+    loop body's first parameter; a tuple target (`for a, b in ...`) comes in as
+    a generated `itr...` parameter, so there is none."""
     code = getattr(loop_body, "__code__", None)
     if code is None or not code.co_argcount or not code.co_name.startswith("loop_body"):
         return None  # not a generated body (the runtime called directly)

@@ -3,7 +3,11 @@
 import sys
 import types
 
+import pytest
+
+from autograph import errors
 from autograph.runtime import registry
+from autograph.runtime.backend import Backend
 
 from cf_fake_backend import BACKEND, Sym
 
@@ -12,7 +16,7 @@ class _Owned:
     pass
 
 
-class _CountingBackend:
+class _CountingBackend(Backend):
     name = "counting"
 
     def __init__(self):
@@ -47,7 +51,7 @@ def test_known_backend_is_imported_lazily_when_its_library_is_loaded(monkeypatch
     class Tracer:
         pass
 
-    class LazyBackend:
+    class LazyBackend(Backend):
         name = "lazy"
 
         def owns(self, value):
@@ -75,5 +79,29 @@ def test_known_backend_is_imported_lazily_when_its_library_is_loaded(monkeypatch
     registry._staged_by_type.clear()
 
 
-def test_protocol_is_runtime_checkable():
+def test_backends_subclass_the_protocol_base():
     assert isinstance(BACKEND, registry.Backend)
+
+    class NotABackend:
+        name = "duck"
+
+        def owns(self, value):
+            return False
+
+    with pytest.raises(errors.BackendProtocolError, match="subclasses autograph.runtime"):
+        registry.register_backend(NotABackend())
+
+
+def test_protocol_defaults_raise_catalog_errors_naming_the_operation():
+    class CondOnly(Backend):
+        name = "cond-only"
+
+    backend = CondOnly()
+    for call, operation in [(lambda: backend.print_(1), "print()"),
+                            (lambda: backend.len_(1), "len()"),
+                            (lambda: backend.list_append([], 1), "list.append()"),
+                            (lambda: backend.while_loop(None, None, (), (), {}), "while")]:
+        with pytest.raises(errors.StagingError, match="backend 'cond-only'") as info:
+            call()
+        assert str(info.value).startswith(operation + " at ")
+    assert backend.set_element_type([1], "f") == [1]  # no typed lists: a no-op
