@@ -120,15 +120,31 @@ def is_internal_file(filename):
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
+_skipped_files = {}  # co_filename -> bool: a frame there is not the user's
+
+
+def _not_users(filename):
+    skipped = _skipped_files.get(filename)
+    if skipped is None:
+        numpy = sys.modules.get("numpy")  # numpy's own Python frames dispatch to ours
+        numpy_dir = os.path.dirname(numpy.__file__) + os.sep if numpy is not None else None
+        skipped = _skipped_files[filename] = is_internal_file(filename) or (
+            numpy_dir is not None and filename.startswith(numpy_dir))
+    return skipped
+
+
 def user_frame(depth=1):
-    """The innermost frame of the caller's stack that is not autograph code.
+    """The user's frame: the innermost frame of the caller's stack that is
+    neither autograph nor numpy code. The one user-frame locator: every
+    "at file.py:12" in a message, every node's location and the traceback
+    clean-up find the user's line here. `depth` frames are skipped first.
 
     Returns (filename, lineno, function name), or ('<unknown>', 0, '?').
     """
     frame = sys._getframe(depth)
     while frame is not None:
         code = frame.f_code
-        if not is_internal_file(code.co_filename):
+        if not _not_users(code.co_filename):
             return code.co_filename, frame.f_lineno, code.co_name
         frame = frame.f_back
     return "<unknown>", 0, "?"

@@ -30,9 +30,7 @@ def is_carried(value):
     return isinstance(value, _ARRAYS) or type(value) in _NUMBERS
 
 
-def user_location():
-    filename, lineno, _ = errors.user_frame(2)
-    return errors.where(filename, lineno)
+user_location = errors.where_user
 
 
 # --- flattening ---------------------------------------------------------------

@@ -13,9 +13,7 @@ engine itself (function tracing and sub-graph tracing).
 """
 
 import contextlib
-import os
 import re
-import sys
 import threading
 
 import numpy as np
@@ -269,18 +267,10 @@ def scope(graph):
 
 # --- user locations, cheap enough to record for every node ----------------
 
-_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
-
-
 def user_location():
-    """'file.py:12' of the innermost frame that is neither autograph nor numpy."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not errors.is_internal_file(filename) and not filename.startswith(_NUMPY_DIR):
-            return errors.where(filename, frame.f_lineno)
-        frame = frame.f_back
-    return errors.where("<unknown>", 0)
+    """'file.py:12' of the user's line (errors.user_frame, the one locator)."""
+    return errors.where(*errors.user_frame(2)[:2])
+
 
 def leaked_tensor_error(tensor, returned=False):
     """The error for `tensor` met outside the graph (and sub-graphs) that made it:
@@ -292,17 +282,7 @@ def leaked_tensor_error(tensor, returned=False):
     return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
 
 
-_internal_files = {}
-
-
 def _location():
-    frame = sys._getframe(2)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        internal = _internal_files.get(filename)
-        if internal is None:
-            internal = _internal_files[filename] = errors.is_internal_file(filename)
-        if not internal:
-            return filename, frame.f_lineno
-        frame = frame.f_back
-    return None
+    """(filename, lineno) of the user's line, or None; kept on every node."""
+    filename, lineno, _ = errors.user_frame(3)
+    return (filename, lineno) if lineno else None

@@ -153,9 +153,7 @@ def _guarded_body(body, extra_test, names):
 
 # --- the checks shared by all backends ---------------------------------------
 
-def _user_location():
-    filename, lineno, _ = errors.user_frame(2)
-    return errors.where(filename, lineno)
+_user_location = errors.where_user
 
 
 def _structure(value):

@@ -7,23 +7,16 @@ Python would show the user's frame alone, so operators that call thunks
 re-raise with those frames removed. This runs only when something raised.
 """
 
-import sys
 import types
 
 from autograph import errors
 from autograph.runtime import call
 
 
-def _user_line():
-    frame = sys._getframe(2)
-    while frame is not None and errors.is_internal_file(frame.f_code.co_filename):
-        frame = frame.f_back
-    return None if frame is None else (frame.f_code.co_name, frame.f_lineno)
-
-
 def without_thunks(exc):
     """`exc` with the thunk entries at the calling user frame's line removed."""
-    user = _user_line()
+    _, lineno, name = errors.user_frame(2)
+    user = (name, lineno)
     entries = []
     tb = exc.__traceback__
     while tb is not None:
