@@ -333,7 +333,7 @@ def staged_print_file_message(location):
             "the value after running the graph.")
 
 
-# --- graph backend checks (autograph/backends/graph.py, _checks.py) ---------
+# --- staging checks (autograph/runtime/staging.py, backends/graph.py) -------
 
 def branch_dtype_message(name, location, true_side, false_side):
     return (

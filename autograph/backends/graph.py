@@ -49,9 +49,9 @@ from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
 from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import UndefinedReturnValue
-from autograph.backends import _checks
-from autograph.backends._checks import (
-    UNDEFINED_RETURN, flatten, is_number, unflatten)
+from autograph.runtime import staging
+from autograph.runtime.staging import is_number
+from autograph.runtime.structure import UNDEFINED_RETURN, flatten, map_leaves, unflatten
 
 _INDEX = np.dtype(np.intp)
 
@@ -126,8 +126,8 @@ class GraphBackend(Backend):
     # --- if / conditional expressions ------------------------------------------
 
     def cond(self, pred, true_fn, false_fn, state, names):
-        location = _checks.user_location()
-        entry = flatten(state, _checks.input_names(state))
+        location = staging.user_location()
+        entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
         undefined_return = any(v is UNDEFINED_RETURN for v in entry.values)
         leaf_names = []  # filled by `finish`; engine.cond reads it afterwards
         sides = []
@@ -145,11 +145,11 @@ class GraphBackend(Backend):
             if undefined_return:
                 for k, (t, f) in enumerate(zip(true_out, false_out)):
                     if type(t) is UndefinedReturnValue and type(f) is not UndefinedReturnValue:
-                        true_out[k] = _checks.zeros_structure(f)
+                        true_out[k] = _zeros_structure(f)
                     elif type(f) is UndefinedReturnValue and type(t) is not UndefinedReturnValue:
-                        false_out[k] = _checks.zeros_structure(t)
+                        false_out[k] = _zeros_structure(t)
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
-            _checks.check_branches(t_side, f_side, location)
+            staging.check_branches(t_side, f_side, location)
             leaf_names[:] = t_side.names
             sides.append(t_side)
             return t_side.values, f_side.values
@@ -165,7 +165,7 @@ class GraphBackend(Backend):
         if value.size is not None and value.size != 1:
             raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
                 "not", f"the operand has shape {value.shape}; it needs a single value "
-                "(use np.all(...) or np.any(...))", _checks.user_location()))
+                "(use np.all(...) or np.any(...))", staging.user_location()))
         result = np.logical_not(value)
         return result if not result.shape else np.reshape(result, ())
 
@@ -206,7 +206,7 @@ class GraphBackend(Backend):
         if isinstance(iterable, Tensor):
             if not iterable.shape:
                 raise errors.StagingError(errors.staged_iteration_message(
-                    iterable.name, _checks.user_location()))
+                    iterable.name, staging.user_location()))
             tensor = iterable
             return _Sequence(_dim(tensor), lambda i: tensor[i], "tensor")
         if isinstance(iterable, (np.ndarray, list, tuple)):
@@ -219,10 +219,10 @@ class GraphBackend(Backend):
             if tensor is None or tensor.dtype.kind == "O" or not tensor.shape:
                 raise errors.StagingError(errors.staged_iteration_message(
                     f"the Python {type(iterable).__name__} {iterable!r} (its items do not "
-                    "make one array)", _checks.user_location()))
+                    "make one array)", staging.user_location()))
             return _Sequence(tensor.shape[0], lambda i: tensor[i], "python")
         raise errors.StagingError(errors.staged_iteration_message(
-            repr(iterable), _checks.user_location()))
+            repr(iterable), staging.user_location()))
 
     def _check_zip_lengths(self, lengths):
         """zip(..., strict=True): Python's ValueError when the lengths are known
@@ -245,7 +245,7 @@ class GraphBackend(Backend):
                                  for v in (start, stop, step)])
         if dtype.kind not in "iu":
             raise errors.StagingError(errors.staged_range_message(
-                str(dtype), _checks.user_location()))
+                str(dtype), staging.user_location()))
         counter = np.asarray(start, dtype)[()] if not isinstance(start, Tensor) else (
             start.astype(dtype) if start.dtype != dtype else start)
 
@@ -318,8 +318,13 @@ class GraphBackend(Backend):
 
     def list_pop(self, target, index=None):
         if index is not None:
-            raise errors.StagingError(errors.staged_list_pop_message(_checks.user_location()))
+            raise errors.StagingError(errors.staged_list_pop_message(staging.user_location()))
         return engine.list_pop(target)
+
+    def list_element_type(self, value):
+        if isinstance(value, TensorList):
+            return value.element_dtype, value.element_shape
+        return None
 
     def set_element_type(self, target, dtype, shape=None):
         """A staged list gets its element dtype/shape; a Python list being
@@ -356,19 +361,19 @@ class _Loop:
         self.backend, self.kind = backend, kind
         self.test_fn, self.body_fn = test_fn, body_fn
         self.state, self.names = list(state), names
-        self.location = _checks.user_location()
+        self.location = staging.user_location()
         self.opts = opts or {}
 
     def run(self):
-        entry = self.entry = flatten(self.state, self.names, lists_become_tensor_lists=True)
-        invariants = _checks.invariants_by_leaf(
+        entry = self.entry = flatten(self.state, self.names, empty_list=engine.list_new)
+        invariants = staging.invariants_by_leaf(
             entry, self.opts.get("shape_invariants"), self.location, self.kind)
         values = list(entry.values)
         weak = {i for i, v in enumerate(values) if is_number(v)}
         # a `return` inside the loop: retval_ goes in as UndefinedReturnValue;
         # what the body makes of it becomes loop state after the trace
         deferred = [k for k, v in enumerate(self.state) if type(v) is UndefinedReturnValue]
-        carried = [i for i, v in enumerate(values) if _checks.is_carried(v)]
+        carried = [i for i, v in enumerate(values) if staging.is_carried(v)]
         shapes = [invariants.get(i) for i in carried]
         traced = {}
 
@@ -381,10 +386,10 @@ class _Loop:
             for k in deferred:
                 raw[k] = UNDEFINED_RETURN
             out = traced["out"] = flatten(raw, entry.names)
-            _checks.check_same_structure(entry, out, self.location, self.kind)
+            staging.check_same_structure(entry, out, self.location, self.kind)
             for i, (before, after) in enumerate(zip(values, out.values)):
                 if i not in carried:
-                    _checks.check_unchanged(entry.names[i], before, after, self.location,
+                    staging.check_unchanged(entry.names[i], before, after, self.location,
                                             self.kind)
             return tuple(out.values[i] for i in carried)
 
@@ -405,7 +410,7 @@ class _Loop:
         out = traced["out"]
         self._promote(trace, values, out, carried, weak)
         for j, i in enumerate(carried):
-            _checks.check_loop_leaf(entry.names[i], trace.placeholders[j],
+            staging.check_loop_leaf(entry.names[i], trace.placeholders[j],
                                     _canonical(out.values[i]), self.location, self.kind)
         returned = self._carry_returns(trace, traced["returns"])
         final = trace.finish(self.opts.get("maximum_iterations"))
@@ -429,19 +434,19 @@ class _Loop:
             changed = False
             for j, i in enumerate(carried):
                 after = _canonical(out.values[i])
-                if i not in weak or not _checks.changes_dtype(trace.placeholders[j], after):
+                if i not in weak or not staging.changes_dtype(trace.placeholders[j], after):
                     continue
-                before = _checks.describe(values[i])
+                before = staging.describe(values[i])
                 try:
                     trace.first_iteration(j, values[i])
                     after = _canonical(out.values[i])
-                    new = _checks.promoted(names[i], values[i], after, self.location,
+                    new = staging.promoted(names[i], values[i], after, self.location,
                                            self.kind)
                     trace.retype_var(j, new)
                 except RetypeError as e:
                     raise errors.StagingError(errors.loop_promotion_message(
                         names[i], self.location, self.kind, before,
-                        _checks.describe(after), str(e))) from None
+                        staging.describe(after), str(e))) from None
                 values[i] = new
                 weak.discard(i)
                 changed = True
@@ -455,7 +460,7 @@ class _Loop:
         try:
             with core.scope(core.Graph("first_iteration", graph)) as sub:
                 args = [v if i in weak or i not in carried
-                        else _checks.stand_in(sub, v, invariants.get(i))
+                        else _stand_in(sub, v, invariants.get(i))
                         for i, v in enumerate(values)]
                 raw = list(self._call(self.body_fn, args, [], []))
                 out = flatten([UNDEFINED_RETURN if type(self.state[k]) is
@@ -465,8 +470,8 @@ class _Loop:
             return False
         promoted = False
         for i in sorted(weak):
-            if _checks.is_carried(out[i]) and not is_number(out[i]):
-                values[i] = _checks.promoted(self.entry.names[i], values[i], out[i],
+            if staging.is_carried(out[i]) and not is_number(out[i]):
+                values[i] = staging.promoted(self.entry.names[i], values[i], out[i],
                                              self.location, self.kind)
                 weak.discard(i)
                 promoted = True
@@ -482,12 +487,12 @@ class _Loop:
             leaves = flatten([value], [self.names[k]])
             positions = []
             for name, leaf in zip(leaves.names, leaves.values):
-                if not _checks.is_carried(leaf) and not isinstance(leaf, TensorList):
+                if not staging.is_carried(leaf) and not isinstance(leaf, TensorList):
                     positions.append((leaf,))  # a Python value (None) stays put
                     continue
                 shape = leaf.shape if isinstance(leaf, Tensor) else None
                 positions.append(len(trace.placeholders))
-                trace.add_var(_checks.zeros_like_leaf(leaf), leaf, name, shape)
+                trace.add_var(_zeros_like_leaf(leaf), leaf, name, shape)
             returned.append((k, leaves, positions))
         return returned
 
@@ -496,6 +501,39 @@ class _Loop:
         for i, v in zip(carried, loop_vars):
             current[i] = v
         return fn(*unflatten(self.entry.structure, current))
+
+
+# --- stand-ins of the graph's own types ----------------------------------------------
+
+def _stand_in(graph, value, shape=None):
+    """A placeholder-like tensor of `graph` with `value`'s dtype and shape
+    (for a dry run of a loop body; it is never executed)."""
+    if isinstance(value, Tensor):
+        dtype, shape = value.dtype, value.shape if shape is None else shape
+    else:
+        dtype = np.asarray(value).dtype
+        shape = np.shape(value) if shape is None else shape
+    node = graph.add_node(core.PLACEHOLDER, (), {}, [(tuple(shape), dtype)], name="stand_in")
+    return value._like(node.outputs[0]) if isinstance(value, Tensor) else node.outputs[0]
+
+
+def _zeros_structure(value):
+    """`value` with each array leaf replaced by zeros of its dtype (a stand-in
+    for a return value not set yet)."""
+    return map_leaves(_zeros_like_leaf, value)
+
+
+def _zeros_like_leaf(value):
+    """The loop's initial value for a `retval_` that the body may set."""
+    if isinstance(value, TensorList):
+        return engine.list_new(value.element_dtype, value.element_shape)
+    if isinstance(value, Tensor):
+        return np.zeros(tuple(0 if d is None else d for d in value.shape), value.dtype)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.zeros(np.shape(value), value.dtype)
+    if is_number(value):
+        return np.zeros((), np.asarray(value).dtype)
+    return value
 
 
 BACKEND = GraphBackend()

@@ -135,6 +135,13 @@ class Backend:
         """`target.pop(index)` on a staged list; returns (new list, item)."""
         raise _unsupported(self, "list.pop()")
 
+    def list_element_type(self, value):
+        """(dtype, shape) of the items of `value` if it is a staged list of this
+        backend (either None while not known yet), else None. The runtime's
+        checks tell staged lists from arrays with it. Default: None (no
+        staged lists)."""
+        return None
+
     def set_element_type(self, target, dtype, shape=None):
         """`ag.set_element_type` on a staged list of this backend. Default: no-op."""
         return target
