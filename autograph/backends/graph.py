@@ -51,7 +51,7 @@ from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime import staging
 from autograph.runtime.staging import is_number
-from autograph.runtime.structure import UNDEFINED_RETURN, flatten, map_leaves, unflatten
+from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
 
 _INDEX = np.dtype(np.intp)
 
@@ -138,16 +138,10 @@ class GraphBackend(Backend):
             return run
 
         def finish(true_out, false_out):
-            # each branch is traced once; a `return` in one branch only gets,
-            # in the other, a stand-in of the same type (the do_return flag,
-            # also an output, says which one is real)
-            true_out, false_out = list(true_out), list(false_out)
+            # each branch is traced once
             if undefined_return:
-                for k, (t, f) in enumerate(zip(true_out, false_out)):
-                    if type(t) is UndefinedReturnValue and type(f) is not UndefinedReturnValue:
-                        true_out[k] = _zeros_structure(f)
-                    elif type(f) is UndefinedReturnValue and type(t) is not UndefinedReturnValue:
-                        false_out[k] = _zeros_structure(t)
+                true_out, false_out = staging.return_stand_ins(true_out, false_out,
+                                                               _zeros_like_leaf)
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
             staging.check_branches(t_side, f_side, location)
             leaf_names[:] = t_side.names
@@ -515,12 +509,6 @@ def _stand_in(graph, value, shape=None):
         shape = np.shape(value) if shape is None else shape
     node = graph.add_node(core.PLACEHOLDER, (), {}, [(tuple(shape), dtype)], name="stand_in")
     return value._like(node.outputs[0]) if isinstance(value, Tensor) else node.outputs[0]
-
-
-def _zeros_structure(value):
-    """`value` with each array leaf replaced by zeros of its dtype (a stand-in
-    for a return value not set yet)."""
-    return map_leaves(_zeros_like_leaf, value)
 
 
 def _zeros_like_leaf(value):

@@ -217,6 +217,20 @@ def _check_branch_leaf(name, a, b, location):
         fail(errors.branch_python_value_message)
 
 
+def return_stand_ins(true_out, false_out, zeros_like):
+    """Branch outputs where a `return` ran in one branch only: the other gets,
+    in place of its UndefinedReturnValue, a stand-in of the same structure
+    and types (`zeros_like(leaf)` per leaf); the do_return flag, also an
+    output, says which one is real."""
+    true_out, false_out = list(true_out), list(false_out)
+    for k, (t, f) in enumerate(zip(true_out, false_out)):
+        if type(t) is UndefinedReturnValue and type(f) is not UndefinedReturnValue:
+            true_out[k] = structure.map_leaves(zeros_like, f)
+        elif type(f) is UndefinedReturnValue and type(t) is not UndefinedReturnValue:
+            false_out[k] = structure.map_leaves(zeros_like, t)
+    return true_out, false_out
+
+
 # --- loops -----------------------------------------------------------------------
 
 def check_same_structure(entry, out, location, loop):
