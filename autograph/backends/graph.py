@@ -345,137 +345,111 @@ def _canonical(value):
 
 
 class _Loop:
-    """One staged loop: its state split into carried leaves (tensors, numbers,
-    lists that become TensorLists) and leaves that must stay put.  The test
-    and the body are traced once; what that trace reveals (a Python number
-    that numpy promotes, a `return` value) is fixed up in the recorded
-    sub-graphs (the engine's LoopTrace), never by tracing the body again."""
+    """One staged loop (its state as leaves: staging.LoopState).  The test and
+    the body are traced once; what that trace reveals (a Python number that
+    numpy promotes, a `return` value) is fixed up in the recorded sub-graphs
+    (the engine's LoopTrace), never by tracing the body again."""
 
     def __init__(self, backend, kind, test_fn, body_fn, state, names, opts):
         self.backend, self.kind = backend, kind
         self.test_fn, self.body_fn = test_fn, body_fn
-        self.state, self.names = list(state), names
+        self.names = names
         self.location = staging.user_location()
         self.opts = opts or {}
+        self.st = staging.LoopState(state, names, self.location, kind, self.opts,
+                                    empty_list=engine.list_new)
 
     def run(self):
-        entry = self.entry = flatten(self.state, self.names, empty_list=engine.list_new)
-        invariants = staging.invariants_by_leaf(
-            entry, self.opts.get("shape_invariants"), self.location, self.kind)
-        values = list(entry.values)
-        weak = {i for i, v in enumerate(values) if is_number(v)}
-        # a `return` inside the loop: retval_ goes in as UndefinedReturnValue;
-        # what the body makes of it becomes loop state after the trace
-        deferred = [k for k, v in enumerate(self.state) if type(v) is UndefinedReturnValue]
-        carried = [i for i, v in enumerate(values) if staging.is_carried(v)]
-        shapes = [invariants.get(i) for i in carried]
-        traced = {}
+        st = self.st
+        shapes = st.carried_shapes()
 
         def test(*loop_vars):
-            return self._call(self.test_fn, values, carried, loop_vars)
+            return st.call(self.test_fn, loop_vars)
 
         def body(*loop_vars):
-            raw = list(self._call(self.body_fn, values, carried, loop_vars))
-            traced["returns"] = {k: raw[k] for k in deferred}
-            for k in deferred:
-                raw[k] = UNDEFINED_RETURN
-            out = traced["out"] = flatten(raw, entry.names)
-            staging.check_same_structure(entry, out, self.location, self.kind)
-            for i, (before, after) in enumerate(zip(values, out.values)):
-                if i not in carried:
-                    staging.check_unchanged(entry.names[i], before, after, self.location,
-                                            self.kind)
-            return tuple(out.values[i] for i in carried)
+            return st.body_outputs(st.call(self.body_fn, loop_vars))
 
         def trace_loop():
             return engine.trace_while_loop(
-                test, body, [values[i] for i in carried],
+                test, body, st.initial(),
                 shape_invariants=shapes if any(s is not None for s in shapes) else None,
-                names=[entry.names[i] for i in carried])
+                names=st.carried_names())
 
         try:
             trace = trace_loop()
         except errors.StagingError:
             # The one case traced twice (see the module docstring): a Python
             # number that only a nested staged loop or branch promotes.
-            if not weak or not self._promote_by_retrace(values, weak, carried, invariants):
+            if not st.weak or not self._promote_by_retrace():
                 raise
             trace = trace_loop()
-        out = traced["out"]
-        self._promote(trace, values, out, carried, weak)
-        for j, i in enumerate(carried):
-            staging.check_loop_leaf(entry.names[i], trace.placeholders[j],
-                                    _canonical(out.values[i]), self.location, self.kind)
-        returned = self._carry_returns(trace, traced["returns"])
+        self._promote(trace)
+        for j, i in enumerate(st.carried):
+            staging.check_loop_leaf(st.names[i], trace.placeholders[j],
+                                    _canonical(st.out.values[i]), self.location, self.kind)
+        returned = self._carry_returns(trace)
         final = trace.finish(self.opts.get("maximum_iterations"))
-        result = list(values)
-        for j, i in enumerate(carried):
-            result[i] = final[j]
-        result = list(unflatten(entry.structure, result))
-        for k, leaves, positions in returned:
-            items = [final[p] if isinstance(p, int) else p[0] for p in positions]
-            result[k] = unflatten(leaves.structure, items)[0]
-        return tuple(result)
+        return st.result(final, [(k, leaves, [final[p] if isinstance(p, int) else p[0]
+                                              for p in positions])
+                                 for k, leaves, positions in returned])
 
-    def _promote(self, trace, values, out, carried, weak):
+    def _promote(self, trace):
         """A Python number in loop state takes the dtype numpy gives it after
         one iteration (`s = 0; s += x_f32` carries float32): its loop var is
         re-typed in the recorded test and body.  Repeated because one
         promotion can promote another variable computed from it."""
-        names = self.entry.names
+        st = self.st
         changed = True
         while changed:
             changed = False
-            for j, i in enumerate(carried):
-                after = _canonical(out.values[i])
-                if i not in weak or not staging.changes_dtype(trace.placeholders[j], after):
+            for j, i in enumerate(st.carried):
+                after = _canonical(st.out.values[i])
+                if i not in st.weak or not staging.changes_dtype(trace.placeholders[j], after):
                     continue
-                before = staging.describe(values[i])
+                before = staging.describe(st.values[i])
                 try:
-                    trace.first_iteration(j, values[i])
-                    after = _canonical(out.values[i])
-                    new = staging.promoted(names[i], values[i], after, self.location,
+                    trace.first_iteration(j, st.values[i])
+                    after = _canonical(st.out.values[i])
+                    new = staging.promoted(st.names[i], st.values[i], after, self.location,
                                            self.kind)
                     trace.retype_var(j, new)
                 except RetypeError as e:
                     raise errors.StagingError(errors.loop_promotion_message(
-                        names[i], self.location, self.kind, before,
+                        st.names[i], self.location, self.kind, before,
                         staging.describe(after), str(e))) from None
-                values[i] = new
-                weak.discard(i)
+                st.values[i] = new
+                st.weak.discard(i)
                 changed = True
 
-    def _promote_by_retrace(self, values, weak, carried, invariants):
+    def _promote_by_retrace(self):
         """Traces the body once more into a throwaway graph with the Python
         numbers in loop state kept as Python numbers (so nested staged loops
         and branches promote them as numpy would), and types them as that
         iteration leaves them.  True if that changed a dtype."""
+        st = self.st
         graph = engine.current_graph()
         try:
             with core.scope(core.Graph("first_iteration", graph)) as sub:
-                args = [v if i in weak or i not in carried
-                        else _stand_in(sub, v, invariants.get(i))
-                        for i, v in enumerate(values)]
-                raw = list(self._call(self.body_fn, args, [], []))
-                out = flatten([UNDEFINED_RETURN if type(self.state[k]) is
-                               UndefinedReturnValue else v for k, v in enumerate(raw)],
-                              self.entry.names).values
+                args = [v if i in st.weak or i not in st.carried
+                        else _stand_in(sub, v, st.invariants.get(i))
+                        for i, v in enumerate(st.values)]
+                out = st.flatten_outputs(st.call(self.body_fn, (), args)).values
         except errors.AutoGraphError:
             return False
         promoted = False
-        for i in sorted(weak):
+        for i in sorted(st.weak):
             if staging.is_carried(out[i]) and not is_number(out[i]):
-                values[i] = staging.promoted(self.entry.names[i], values[i], out[i],
-                                             self.location, self.kind)
-                weak.discard(i)
+                st.values[i] = staging.promoted(st.names[i], st.values[i], out[i],
+                                                self.location, self.kind)
+                st.weak.discard(i)
                 promoted = True
         return promoted
 
-    def _carry_returns(self, trace, returns):
+    def _carry_returns(self, trace):
         """Each `retval_` the body sets becomes new loop state (its leaves start
         as zeros of their type; the loop ends as soon as it is set)."""
         returned = []
-        for k, value in returns.items():
+        for k, value in self.st.returns.items():
             if type(value) is UndefinedReturnValue:
                 continue  # no `return` was staged in the body
             leaves = flatten([value], [self.names[k]])
@@ -489,12 +463,6 @@ class _Loop:
                 trace.add_var(_zeros_like_leaf(leaf), leaf, name, shape)
             returned.append((k, leaves, positions))
         return returned
-
-    def _call(self, fn, values, carried, loop_vars):
-        current = list(values)
-        for i, v in zip(carried, loop_vars):
-            current[i] = v
-        return fn(*unflatten(self.entry.structure, current))
 
 
 # --- stand-ins of the graph's own types ----------------------------------------------

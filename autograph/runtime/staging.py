@@ -315,3 +315,91 @@ def promoted(name, before, after, location, loop):
         raise errors.StagingError(errors.loop_dtype_message(
             name, location, loop, describe(before), describe(after)))
     return np.asarray(before, dtype)
+
+
+# --- a staged loop's state -----------------------------------------------------------
+
+class LoopState:
+    """A staged loop's state as leaves, for any backend.
+
+    The state (one entry per name) is flattened; leaves that are arrays or
+    numbers are `carried` (they become the backend's loop variables), the
+    others must stay put (checked after the body). An empty Python list
+    becomes `empty_list()` (a backend's staged list) if given. A state entry
+    that enters as UndefinedReturnValue is a `return` value the body may set
+    (`deferred`); the body's value for it is kept in `returns`, not carried,
+    and the backend adds it as loop state once it knows its type. Python
+    numbers (`weak`) take the dtype numpy gives them after one iteration
+    (the backend decides how: `promoted`).
+
+    A backend's loop calls the user's functions through `call` and hands the
+    body's result to `body_outputs`; `result` rebuilds the state from the
+    final carried leaves:
+
+        st = LoopState(state, names, location, "while", opts)
+        final = my_while(lambda *v: st.call(test_fn, v),
+                         lambda *v: st.body_outputs(st.call(body_fn, v)), st.initial())
+        return st.result(final)
+    """
+
+    def __init__(self, state, names, location, loop, opts=None, empty_list=None):
+        self.state, self.location, self.loop = list(state), location, loop
+        entry = self.entry = structure.flatten(self.state, names, empty_list)
+        self.names = entry.names
+        self.values = list(entry.values)  # the leaves on entry (promotion updates them)
+        self.invariants = invariants_by_leaf(entry, (opts or {}).get("shape_invariants"),
+                                             location, loop)
+        self.weak = {i for i, v in enumerate(self.values) if is_number(v)}
+        self.deferred = [k for k, v in enumerate(self.state) if type(v) is UndefinedReturnValue]
+        self.carried = [i for i, v in enumerate(self.values) if is_carried(v)]
+        self.out = None      # the body's flattened outputs (after it ran)
+        self.returns = {}    # state index -> what the body set its `return` value to
+
+    def initial(self):
+        """The carried leaves on entry: the backend's initial loop variables."""
+        return [self.values[i] for i in self.carried]
+
+    def carried_names(self):
+        return [self.names[i] for i in self.carried]
+
+    def carried_shapes(self):
+        """Per carried leaf, its relaxed shape from shape_invariants, or None."""
+        return [self.invariants.get(i) for i in self.carried]
+
+    def call(self, fn, loop_vars, values=None, carried=None):
+        """`fn(*state)` with the carried leaves set to `loop_vars`."""
+        current = list(self.values if values is None else values)
+        for i, v in zip(self.carried if carried is None else carried, loop_vars):
+            current[i] = v
+        return fn(*structure.unflatten(self.entry.structure, current))
+
+    def flatten_outputs(self, raw):
+        """The body's outputs as Leaves, `return` values set aside as UNDEFINED_RETURN."""
+        raw = list(raw)
+        for k in self.deferred:
+            raw[k] = UNDEFINED_RETURN
+        return structure.flatten(raw, self.names)
+
+    def body_outputs(self, raw):
+        """Checks what the body returned (same structure; leaves not carried
+        unchanged) and returns its carried leaves."""
+        self.returns = {k: raw[k] for k in self.deferred}
+        out = self.out = self.flatten_outputs(raw)
+        check_same_structure(self.entry, out, self.location, self.loop)
+        carried = set(self.carried)
+        for i, (before, after) in enumerate(zip(self.values, out.values)):
+            if i not in carried:
+                check_unchanged(self.names[i], before, after, self.location, self.loop)
+        return tuple(out.values[i] for i in self.carried)
+
+    def result(self, final, returned=()):
+        """The state after the loop: `final` carried leaves; `returned` holds
+        (state index, Leaves, leaf values) for `return` values the backend
+        carried."""
+        leaves = list(self.values)
+        for j, i in enumerate(self.carried):
+            leaves[i] = final[j]
+        state = list(structure.unflatten(self.entry.structure, leaves))
+        for k, value_leaves, items in returned:
+            state[k] = structure.unflatten(value_leaves.structure, items)[0]
+        return tuple(state)
