@@ -1,15 +1,16 @@
 """The backend for autograph's built-in graph engine (`autograph.graph`).
 
-The runtime hands staged statements here (DESIGN.md §3):
+The runtime hands staged statements here (docs/BACKENDS.md):
 
     if_stmt(t > 0, ...)        -> cond: both branches traced as sub-graphs
     while_stmt(test, body, ...) -> while_loop: the body traced once
     for_stmt(range_(t), ...)   -> for_range: a while_loop over a counter
     for_stmt(t, ...)           -> for_each: a while_loop over t's first axis
 
-Branch outputs and loop state are nested lists/tuples/dicts; they are
-flattened to leaves, and each leaf is checked here (dtype, shape, Python
-values that must stay put) with an error naming the user's variable.
+Branch outputs and loop state are flattened to leaves and checked by the
+runtime's backend-neutral helpers (runtime/structure.py, runtime/staging.py:
+structure, dtype, shape, Python values that must stay put, each error naming
+the user's variable); what is left here is about the graph.
 Python numbers in loop state start as numpy would type them, and take the
 dtype numpy gives after one iteration (`s = 0; s += x_f32` carries float32).
 An empty Python list in loop state becomes a TensorList, so `lst.append(x)`
@@ -17,8 +18,8 @@ in a staged loop builds a list at run time (`ag.stack(lst)` stacks it).
 A `return` inside a staged loop (`retval_` still UndefinedReturnValue on
 entry) becomes loop state with the dtype and shape the body gives it.
 
-Python code runs once per trace (DESIGN.md §6): each branch and loop body is
-traced exactly once.  What only that trace reveals is fixed up in the
+Python code runs once per trace (docs/ARCHITECTURE.md §6): each branch and
+loop body is traced exactly once.  What only that trace reveals is fixed up in the
 recorded sub-graphs, never by calling the Python body again: a promoted
 Python number re-types its loop variable (autograph/graph/retype.py re-infers
 the ops downstream with the op registry's rules), a `return` value becomes a

@@ -1,7 +1,7 @@
 """Re-typing a traced sub-graph without running its Python code again.
 
 A loop body is traced once (Python side effects -- `print('tracing')`,
-`log.append(...)` -- must run once per trace, DESIGN.md §6).  When that trace
+`log.append(...)` -- must run once per trace, docs/ARCHITECTURE.md §6).  When that trace
 shows that a loop variable needs another dtype than the one it was traced
 with (`s = 0; s += v * 0.5`: the Python int 0 is carried as float64), the
 recorded sub-graphs are fixed up instead: the placeholder gets the new dtype

@@ -121,7 +121,7 @@ NUMPY_RESULT_MODES = {"graph"}
 # (mode, case name or case id) -> reason.  A name skips all of its argument sets.
 # Every entry must say why; an entry for a case that does not exist is an error.
 # "graph" entries are differences of traced semantics that tf.function users
-# expect (DESIGN.md §6), never engine bugs; each says which one applies.
+# expect (docs/ARCHITECTURE.md §6), never engine bugs; each says which one applies.
 _TRACED_TRUTH = (
     "truth value of a traced array with {} elements: the staged `{}` raises the engine's "
     "GraphError ('... needs a single value (use np.all(...) or np.any(...))') at tracing, "
