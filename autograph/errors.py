@@ -142,9 +142,13 @@ def user_frame(depth=1):
     Returns (filename, lineno, function name), or ('<unknown>', 0, '?').
     """
     frame = sys._getframe(depth)
+    skipped_files = _skipped_files  # (cheap enough to run for every graph node)
     while frame is not None:
         code = frame.f_code
-        if not _not_users(code.co_filename):
+        skipped = skipped_files.get(code.co_filename)
+        if skipped is None:
+            skipped = _not_users(code.co_filename)
+        if not skipped:
             return code.co_filename, frame.f_lineno, code.co_name
         frame = frame.f_back
     return "<unknown>", 0, "?"
