@@ -39,17 +39,6 @@ def staging(marker):
         tracing.remove(marker)
 
 
-# library -> backend module: the library's presence (in sys.modules) makes the
-# backend worth importing.
-_KNOWN_BACKENDS = {}
-
-
-def register_backend_module(library, module_name):
-    """Imports `module_name` and registers its `BACKEND` once `library` is imported."""
-    _KNOWN_BACKENDS[library] = module_name
-    _backend_by_type.clear()  # a type cached as "not staged" may now have an owner
-    _staged_by_type.clear()
-
 _backends = []
 _backend_by_type = {}   # type -> backend, or None for "not staged"
 _staged_by_type = {}    # type -> bool; the same answer, for is_staged
@@ -65,6 +54,18 @@ def register_backend(backend):
     _backend_by_type.clear()
     _staged_by_type.clear()
     return backend
+
+
+# library -> backend module: the library's presence (in sys.modules) makes the
+# backend worth importing.
+_KNOWN_BACKENDS = {}
+
+
+def register_backend_module(library, module_name):
+    """Imports `module_name` and registers its `BACKEND` once `library` is imported."""
+    _KNOWN_BACKENDS[library] = module_name
+    _backend_by_type.clear()  # a type cached as "not staged" may now have an owner
+    _staged_by_type.clear()
 
 
 def registered_backends():
