@@ -105,3 +105,31 @@ def test_protocol_defaults_raise_catalog_errors_naming_the_operation():
             call()
         assert str(info.value).startswith(operation + " at ")
     assert backend.set_element_type([1], "f") == [1]  # no typed lists: a no-op
+
+
+def test_the_runtime_asks_backends_only_for_protocol_methods():
+    """Every attribute the runtime reads from a backend (`backend.x`, or
+    `_owner_of_bounds(...).x`) is defined by the Backend base class, and no
+    runtime module probes a backend with getattr/hasattr."""
+    import ast
+    import pathlib
+
+    import autograph.runtime
+
+    asked = set()
+    for path in pathlib.Path(autograph.runtime.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and (
+                    isinstance(node.value, ast.Name) and node.value.id == "backend"
+                    or isinstance(node.value, ast.Call) and getattr(
+                        node.value.func, "id", None) == "_owner_of_bounds"):
+                asked.add(node.attr)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+                    "getattr", "hasattr") and node.args and isinstance(
+                        node.args[0], ast.Name) and node.args[0].id == "backend":
+                raise AssertionError(f"{path.name}:{node.lineno} probes a backend with "
+                                     f"{node.func.id}")
+    assert {"cond", "while_loop", "for_range", "print_", "folds_extra_test"} <= asked
+    missing = {name for name in asked if not hasattr(Backend, name)}
+    assert not missing, f"the runtime asks backends for {missing}, not in the protocol"
