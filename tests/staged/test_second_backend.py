@@ -95,3 +95,17 @@ def test_for_loop_target_reaches_the_eager_backend(monkeypatch):
     with BACKEND.run():
         assert value_of(ag.to_graph(f)(Eager(np.int64(4)))) == 6
     assert "k" in seen
+
+
+def test_default_for_range_handles_a_staged_step_of_either_sign():
+    def f(start, stop, step):
+        total = 0
+        for k in range(start, stop, step):
+            total += k
+        return total
+
+    converted = ag.to_graph(f)
+    for args in [(0, 7, 2), (7, 0, -2), (3, 3, 1)]:
+        with BACKEND.run():
+            actual = value_of(converted(*(Eager(np.int64(a)) for a in args)))
+        assert actual == f(*args), args
