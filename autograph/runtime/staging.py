@@ -85,6 +85,8 @@ def _return_pending(a, b):
 
 
 def check_branch_structure(true_out, false_out, names, location):
+    """Both branches of a staged `if` give each variable a value of the same
+    nesting, and neither leaves it undefined (if_stmt runs it)."""
     for name, a, b in zip(names, true_out, false_out):
         if type(a) is Undefined or type(b) is Undefined:
             raise errors.StagingError(errors.undefined_branch_message(
@@ -95,12 +97,14 @@ def check_branch_structure(true_out, false_out, names, location):
 
 
 def check_defined(state, names, location, loop):
+    """No variable of a staged loop's state is undefined on entry."""
     for name, value in zip(names, state):
         if type(value) is Undefined:
             raise errors.StagingError(errors.undefined_loop_state_message(name, location, loop))
 
 
 def checked_body(loop_body, initial, names, location, loop, with_item):
+    """`loop_body` checked after each run: same nesting, nothing undefined."""
     # Compared with the state the body is given, taken before the body runs
     # (which may mutate it): a backend may carry a value in its own form,
     # e.g. an empty Python list as a staged list.
