@@ -13,7 +13,8 @@ Conventions (docs/BACKENDS.md tells the whole story):
 - State entries are nested lists/tuples/dicts/namedtuples/dataclasses of
   leaves; `autograph.runtime.structure` flattens them, and
   `autograph.runtime.staging` checks them (structure, dtype, shape, Python
-  values that must stay put) with messages naming the variable. Before a
+  values that must stay put) with messages naming the variable, and its
+  `LoopState` is the backend-neutral part of a staged loop. Before a
   backend's `cond` or loop sees them, the runtime has already checked that
   both branches give the same structure and that no loop variable is
   undefined.
