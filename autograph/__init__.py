@@ -6,6 +6,7 @@ from autograph.errors import AutoGraphError
 from autograph.graph import (Function, TensorSpec, Variable, function,
                              run_functions_eagerly)
 from autograph.runtime import set_element_type, set_loop_options, stack
+from autograph.graph.loading import load
 
 __all__ = [
     "AutoGraphError",
@@ -15,6 +16,7 @@ __all__ = [
     "convert",
     "do_not_convert",
     "function",
+    "load",
     "run_functions_eagerly",
     "set_element_type",
     "set_loop_options",

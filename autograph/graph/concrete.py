@@ -121,6 +121,7 @@ class ConcreteFunction:
         self.report = optimize.optimize(graph)
         self._fn, self.source = compiler.compile_graph(graph, name=_identifier(graph.name))
         self._build = _builder(template)
+        self._template = template  # the output structure, for save()
         self._prefix = ()
 
     def bind(self, instance):
@@ -185,6 +186,22 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.pretty_signature()}>"
+
+    def save(self, path):
+        """Writes this graph to directory `path` as JSON + .npz (no code);
+        `ag.load(path)` runs it without this Python function.  See saving.py."""
+        from autograph.graph import saving
+        return saving.save([self], path, self.graph.name)
+
+    def to_dot(self):
+        """The graph as Graphviz text (see dot.py)."""
+        from autograph.graph import dot
+        return dot.to_dot(self)
+
+    def _repr_svg_(self):
+        """Jupyter's picture of the graph; None (the text repr) without Graphviz."""
+        from autograph.graph import dot
+        return dot.render_svg(self.to_dot())
 
 
 def _identifier(name):

@@ -232,6 +232,15 @@ class Function:
     def concrete_functions(self):
         return list(self._concrete)
 
+    def save(self, path, input_signature=None):
+        """Writes every graph traced so far (or the one for `input_signature`,
+        a list of TensorSpecs, tracing it if needed) to directory `path`;
+        `ag.load(path)` runs them without this Python function."""
+        from autograph.graph import saving
+        concrete = self._concrete if input_signature is None else [
+            self.get_concrete_function(*input_signature)]
+        return saving.save(list(concrete), path, self.__name__)
+
 
 class BoundFunction:
     """A Function accessed on an instance: the instance is the first argument
