@@ -29,6 +29,7 @@ from autograph import errors
 from autograph.graph import concrete, core, saving, schemas, signature
 from autograph.graph.ops.lists import OBJECT, TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
+from autograph.graph.schemas import is_int
 from autograph.graph.variables import Variable
 
 _DTYPE_TEXT = re.compile(r"[<>|=]?[biufcUS]\d{1,3}")
@@ -179,6 +180,17 @@ class _Reader:
             _need(isinstance(content, list), f"{tag} {_short(content)} is not a list")
             items = [self.value(v, allowed, depth + 1) for v in content]
             return tuple(items) if tag == "tuple" else items
+        if tag in ("set", "frozenset"):
+            _need(isinstance(content, list), f"{tag} {_short(content)} is not a list")
+            items = [self.value(v, allowed - {"list", "dict", "set"}, depth + 1)
+                     for v in content]
+            _need(not any(isinstance(v, (list, dict, set)) for v in items),
+                  f"{tag} {_short(content)} holds unhashable items")
+            return set(items) if tag == "set" else frozenset(items)
+        if tag == "range":
+            _need(isinstance(content, list) and len(content) == 3 and all(
+                is_int(v) for v in content) and content[2] != 0, f"range {_short(content)}")
+            return range(*content)
         if tag == "dict":
             _need(isinstance(content, list) and all(
                 isinstance(p, list) and len(p) == 2 for p in content), "bad dict")
@@ -244,7 +256,8 @@ class _Reader:
         _need(isinstance(entry["args"], list) and isinstance(entry["attrs"], dict)
               and isinstance(entry["outputs"], list) and isinstance(entry["subgraphs"], list),
               f"a node of op {name!r} is malformed")
-        literal = {"float", "complex", "tuple", "list", "dict", "bytes", "array", "scalar"}
+        literal = {"float", "complex", "tuple", "list", "dict", "bytes", "dtype", "array",
+                   "scalar"}
         args = tuple(self.value(a, literal | {"tensor"}) for a in entry["args"])
         for a in args:
             _need(not isinstance(a, Tensor) or a.graph is graph,
@@ -352,7 +365,8 @@ class _Reader:
                   and (placeholder.shape, placeholder.dtype) == (spec.shape, spec.dtype),
                   f"an input of '{graph.name}' differs from its signature")
         template = self.value(entry["template"], {"float", "complex", "tuple", "list", "dict",
-                                                  "bytes", "slot", "list_slot"})
+                                                  "bytes", "dtype", "set", "frozenset",
+                                                  "range", "slot", "list_slot"})
         _check_template(template, graph.outputs)
         return graph, key, specs, template, names
 

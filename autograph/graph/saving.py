@@ -43,7 +43,7 @@ VALUE_TAGS = {
     "list": {"list"}, "dict": {"dict"}, "bytes": {"bytes"}, "dtype": {"dtype"},
     "array": {"array", "dtype", "shape"}, "scalar": {"scalar", "dtype", "shape"},
     "variable": {"variable"}, "stream": {"stream"}, "slot": {"slot"},
-    "list_slot": {"list_slot"},
+    "list_slot": {"list_slot"}, "set": {"set"}, "frozenset": {"frozenset"}, "range": {"range"},
 }
 # dtype kinds an array or tensor may have: numbers, bools, strings (no objects)
 ARRAY_KINDS = "biufcUS"
@@ -106,6 +106,10 @@ class _Writer:
             return {kind.__name__: [self.value(v) for v in value]}
         if kind is dict:
             return {"dict": [[self.value(k), self.value(v)] for k, v in value.items()]}
+        if kind in (set, frozenset):  # returned as they are: in the output template
+            return {kind.__name__: [self.value(v) for v in value]}
+        if kind is range:
+            return {"range": [value.start, value.stop, value.step]}
         if isinstance(value, np.dtype):
             return {"dtype": value.str}
         if kind is np.ndarray:
