@@ -5,8 +5,8 @@ from autograph.api import convert, do_not_convert, to_code, to_graph
 from autograph.errors import AutoGraphError
 from autograph.graph import (Function, TensorSpec, Variable, function,
                              run_functions_eagerly)
-from autograph.runtime import set_element_type, set_loop_options, stack
 from autograph.graph.loading import load
+from autograph.runtime import set_element_type, set_loop_options, stack
 
 __all__ = [
     "AutoGraphError",

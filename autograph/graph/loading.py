@@ -28,8 +28,8 @@ import numpy as np
 from autograph import errors
 from autograph.graph import concrete, core, saving, schemas, signature
 from autograph.graph.ops.lists import OBJECT, TensorList
-from autograph.graph.tensor import Tensor, TensorSpec
 from autograph.graph.schemas import is_int
+from autograph.graph.tensor import Tensor, TensorSpec
 from autograph.graph.variables import Variable
 
 _DTYPE_TEXT = re.compile(r"[<>|=]?[biufcUS]\d{1,3}")
@@ -419,7 +419,7 @@ def _check_node(node, name):
         return
     try:
         avals = op.infer(*args, **node.attrs)
-    except Exception as e:  # a rule rejecting the arguments, however it says so
+    except Exception as e:  # noqa: BLE001 - a rule rejecting the arguments, however it says so
         raise _Refused(f"op {name!r} does not accept its arguments "
                        f"({type(e).__name__}: {e})") from None
     _need(len(avals) == len(outputs), f"op {name!r} declares {len(outputs)} outputs, its "

@@ -22,10 +22,9 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 import autograph as ag
 from autograph import errors
+
 from . import programs, test_corpus
 
 MODE = "graph"

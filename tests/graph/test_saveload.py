@@ -164,7 +164,7 @@ def test_round_trip_in_a_fresh_process_without_the_source(tmp_path, capsys):
                    cwd=tmp_path, env=dict(os.environ, PYTHONPATH=ROOT), check=True, timeout=120)
     results = pickle.loads((tmp_path / "results.pickle").read_bytes())
     for name, want in expected.items():
-        outcomes, unsaved, listing, variables = results[name]
+        outcomes, unsaved, listing, _ = results[name]
         assert len(outcomes) == len(want)
         for (got, out, err), (exp, exp_out, exp_err) in zip(outcomes, want):
             assert got[0] == exp[0], (name, got, exp)
