@@ -417,6 +417,9 @@ def _check_node(node, name):
         _need(args[count] is None or isinstance(args[count], Tensor),
               "a while_loop's maximum_iterations is not a tensor")
         return
+    if op.name == "assert":  # its rule takes anything; its emitter needs (pred[, message])
+        _need(len(args) in (1, 2) and isinstance(args[0], Tensor),
+              "an assert node needs a condition tensor and at most a message")
     try:
         avals = op.infer(*args, **node.attrs)
     except Exception as e:  # noqa: BLE001 - a rule rejecting the arguments, however it says so
@@ -509,8 +512,12 @@ def load(path):
     except OSError as e:
         raise errors.SavedGraphError(errors.saved_graph_message(
             current, f"it cannot be read ({e.strerror or e})")) from None
-    functions = [concrete.ConcreteFunction(graph, key, specs, template, names, [])
-                 for graph, key, specs, template, names in decoded]
+    try:  # optimises (folding only pure ops on constants) and compiles; runs no op
+        functions = [concrete.ConcreteFunction(graph, key, specs, template, names, [])
+                     for graph, key, specs, template, names in decoded]
+    except Exception as e:  # noqa: BLE001 - a checked graph the compiler still rejects
+        raise errors.SavedGraphError(errors.saved_graph_message(
+            json_path, f"its graph cannot be compiled ({type(e).__name__}: {e})")) from None
     return LoadedFunction(path, functions, variables)
 
 

@@ -147,7 +147,9 @@ SCHEMAS = {
 
 
 def _ufunc(name):
-    value = getattr(np, name, None) if name.isidentifier() else None
+    # numpy's namespace dict, not getattr: a name from a file must not import
+    # numpy's lazy submodules or trigger its deprecation hooks
+    value = vars(np).get(name)
     return value if isinstance(value, np.ufunc) else None
 
 

@@ -459,3 +459,52 @@ def test_random_byte_flips_never_run_code_nor_crash(which, flips, tmp_path_facto
         pass
     assert capsys.readouterr().out == ""  # loading never runs the graph's print
     shutil.rmtree(path)
+
+
+_MUTANTS = [None, True, 0, -1, 1, 2 ** 70, 1.5, "x", "np.add", "<f8", "|O", [], [1], {},
+            {"tensor": 0}, {"tensor": 10 ** 6}, {"float": "zz"}, {"dtype": "<f8"},
+            {"array": "a0", "dtype": "<f8", "shape": [3]}, {"tuple": [1, {"tensor": 1}]},
+            {"variable": 0}, {"stream": "stdout"}, {"slot": 99}, ["a", 1], {"range": [0, 5, 0]},
+            {"set": [[1]]}, {"dict": [[{"list": []}, 1]]}, {"__reduce__": "os.system"}]
+
+
+def _json_paths(value, path=()):
+    yield path
+    items = value.items() if isinstance(value, dict) else (
+        enumerate(value) if isinstance(value, list) else ())
+    for key, item in items:
+        yield from _json_paths(item, path + (key,))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(st.floats(0, 1, exclude_max=True),
+                                st.sampled_from(range(len(_MUTANTS) + 2))),
+                      min_size=1, max_size=3))
+def test_valid_json_with_wrong_content_only_raises_autograph_errors(edits, tmp_path_factory,
+                                                                    capsys):
+    """Edits that keep the JSON valid reach the checks behind the parser."""
+    files = _pristine(tmp_path_factory)
+    capsys.readouterr()
+    document = json.loads(files["graph.json"])
+    for position, choice in edits:
+        paths = list(_json_paths(document))[1:]
+        path = paths[int(position * len(paths))]
+        parent = document
+        for key in path[:-1]:
+            parent = parent[key]
+        if choice == len(_MUTANTS) and isinstance(parent, dict):
+            del parent[path[-1]]
+        elif choice == len(_MUTANTS) + 1 and type(parent[path[-1]]) is int:
+            parent[path[-1]] += 1
+        else:
+            parent[path[-1]] = json.loads(json.dumps(_MUTANTS[choice % len(_MUTANTS)]))
+    path = tmp_path_factory.mktemp("edited")
+    (path / "graph.json").write_text(json.dumps(document))
+    (path / "arrays.npz").write_bytes(files["arrays.npz"])
+    try:
+        ag.load(str(path))
+    except ag.AutoGraphError:
+        pass
+    assert capsys.readouterr().out == ""
+    shutil.rmtree(path)
