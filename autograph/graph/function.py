@@ -237,8 +237,12 @@ class Function:
         a list of TensorSpecs, tracing it if needed) to directory `path`;
         `ag.load(path)` runs them without this Python function."""
         from autograph.graph import saving
-        concrete = self._concrete if input_signature is None else [
-            self.get_concrete_function(*input_signature)]
+        if input_signature is not None:
+            concrete = [self.get_concrete_function(*input_signature)]
+        elif not self._concrete and self.input_signature is not None:
+            concrete = [self._signature_function()]  # traced now: its signature is known
+        else:
+            concrete = self._concrete
         return saving.save(list(concrete), path, self.__name__)
 
 

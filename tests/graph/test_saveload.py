@@ -220,6 +220,16 @@ def test_function_save_for_an_input_signature(tmp_path):
         loaded(np.ones(3))
 
 
+def test_function_with_input_signature_saves_before_any_call(tmp_path):
+    @ag.function(input_signature=[ag.TensorSpec([None, 2], np.int32)])
+    def total(x):
+        return np.sum(x, axis=1)
+
+    total.save(str(tmp_path / "total"))
+    loaded = ag.load(str(tmp_path / "total"))
+    assert loaded(np.array([[1, 2], [3, 4]], np.int32)).tolist() == [3, 7]
+
+
 def test_saving_what_is_not_data_is_refused(tmp_path):
     class Box:
         pass
