@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import autograph as ag  # noqa: E402
+import autograph as ag
 
 
 def chain(layers):
