@@ -13,6 +13,8 @@ them, through the same functions tracing uses (`op_named`).  An op that has
 no schema here is refused: add its entry when adding the op.
 """
 
+import importlib
+
 import numpy as np
 
 from autograph.graph import core
@@ -50,7 +52,8 @@ def is_element_shape(v):
 
 
 def is_axes(v):
-    return v is None or is_int(v) or type(v) is tuple and all(is_int(a) for a in v)
+    # a recorder may keep the user's list (np.flip(x, axis=[0, 1]))
+    return v is None or is_int(v) or type(v) in (tuple, list) and all(is_int(a) for a in v)
 
 
 def is_count(v):
@@ -62,8 +65,8 @@ def _one_of(*predicates):
 
 
 def _tensordot_axes(v):
-    return is_int(v) or type(v) is tuple and len(v) == 2 and all(
-        is_int(a) or type(a) is tuple and all(is_int(x) for x in a) for a in v)
+    return is_int(v) or type(v) in (tuple, list) and len(v) == 2 and all(
+        is_int(a) or type(a) in (tuple, list) and all(is_int(x) for x in a) for a in v)
 
 
 def _template_part(p):
@@ -131,7 +134,7 @@ SCHEMAS = {
     "np.sort": {"axis": _one_of(is_int, lambda v: v is None), "kind": is_str},
     "np.argsort": {"axis": _one_of(is_int, lambda v: v is None), "kind": is_str},
     "np.round": {"decimals": is_int}, "np.triu": {"k": is_int}, "np.tril": {"k": is_int},
-    "np.tile": {"reps": _one_of(is_int, is_shape)},
+    "np.tile": {"reps": _one_of(is_int, is_shape, lambda v: type(v) is list and is_shape(tuple(v)))},
     "np.repeat": {"repeats": is_int, "axis": is_int},
     "np.isclose": {"rtol": is_number, "atol": is_number, "equal_nan": is_bool},
     "np.allclose": {"rtol": is_number, "atol": is_number, "equal_nan": is_bool},
@@ -143,7 +146,12 @@ SCHEMAS = {
     "np.cumprod": {"axis": is_int, "dtype": is_dtype},
     "np.linalg.norm": {"ord": _one_of(is_number, is_str), "axis": is_axes,
                        "keepdims": is_bool},
+    "backend.dim": {"axis": is_int},
 }
+
+# Ops registered outside the engine, by the module that registers them: a
+# fresh process that only loads a graph has not imported it yet.
+_REGISTERED_IN = {"backend.dim": "autograph.backends.graph"}
 
 
 def _ufunc(name):
@@ -181,6 +189,9 @@ def op_named(op_name):
     op = core.REGISTRY.get(op_name)
     if op is not None:
         return op
+    if op_name in _REGISTERED_IN:
+        importlib.import_module(_REGISTERED_IN[op_name])  # a name from this table, not the file
+        return core.REGISTRY.get(op_name)
     parts = op_name.split(".")
     if len(parts) == 2 and parts[1] in reductions._KWARGS:
         return reductions._op(parts[1])

@@ -64,6 +64,13 @@ USER_MODULE = textwrap.dedent("""
         h = np.tanh(x @ w)
         return h[:, ::-1], h.sum(axis=0), np.argmax(h, axis=1)
 
+    @ag.function(input_signature=[ag.TensorSpec([None], np.float64)])
+    def dynamic_sum(x):
+        total = 0.0
+        for i in range(len(x)):  # a staged range over a dim known at run time
+            total += x[i]
+        return total
+
     @ag.function
     def scaled(x, factor, mode="up"):
         if mode == "up":
@@ -83,6 +90,7 @@ def _calls(m):
         "running_squares": (m.running_squares, [(np.int64(5),), (np.int64(0),)]),
         "accumulate": (m.accumulate, [(np.ones(3, np.float32),), (np.arange(3, dtype=np.float32),)]),
         "layer": (m.layer, [(x8, w), (x8[:3], w)]),
+        "dynamic_sum": (m.dynamic_sum, [(np.arange(4.0),), (np.arange(7.0),)]),
         "scaled": (m.scaled, [(np.float64(3.0), 2), (np.float64(3.0), 2, "down")]),
     }
 
@@ -518,3 +526,46 @@ def test_valid_json_with_wrong_content_only_raises_autograph_errors(edits, tmp_p
         pass
     assert capsys.readouterr().out == ""
     shutil.rmtree(path)
+
+
+def _many_ops(x, idx):
+    a = x.reshape(4, 3).T
+    b = np.squeeze(np.expand_dims(a, 0), axis=0)
+    c = np.concatenate([b, b], axis=1) + np.stack([b[0], b[1]], axis=0).sum()
+    d = np.broadcast_to(np.flip(x[:3], axis=[0]), (2, 3))
+    e = np.zeros_like(x, dtype=np.float32) + np.full_like(x, 2.0) + np.ones_like(x)
+    f = np.linspace(x[0], x[1], 5, dtype=np.float64)
+    g = np.sort(x, kind="stable") + np.argsort(x) + np.round(x, 1)
+    h = np.triu(a @ a.T, k=1) + np.tril(a @ a.T) + np.tile(x[:2], [3]).sum()
+    i = np.repeat(x, 2, axis=0) * np.isclose(x, 1.0, rtol=1e-3).sum() + np.allclose(x, x)
+    j = np.where(x > 5, x, -x) + np.clip(x, 1, 4) + np.nonzero(a > 3)[1].sum()
+    k = np.dot(a, x[:4]) + np.tensordot(a, a, axes=([1], [1])).sum() + np.einsum("ij->i", a)
+    m = np.outer(x[:2], x[:3]) + np.cumsum(x).sum() + np.cumprod(x[:3], axis=0).sum()
+    n = np.linalg.norm(a, axis=1) + np.std(a, axis=1) + np.var(a) + np.argmax(a, axis=1)
+    o = np.take(x, idx, axis=0) + x[idx] + x[1:-1:2].sum() + x[None, ..., 0]
+    p = np.add.reduce(a, axis=0) + np.multiply.accumulate(x)[:4] \
+        + np.subtract.outer(x[:2], x[:2]).sum()
+    q, r = np.divmod(x, 3)
+    s = x.astype(np.int32).mean(keepdims=True) + np.max(a, axis=0) + np.amin(a)
+    return a, b, c, d, e, f, g, h, i, j, k, m, n, o, p, q, r, s
+
+
+def test_every_kind_of_op_round_trips_in_process(tmp_path):
+    function = ag.function(_many_ops)
+    x = np.arange(12, dtype=np.float64) / 2
+    idx = np.array([0, 3, 5])
+    expected = function(x, idx)
+    function.save(str(tmp_path / "ops"))
+    for got, want in zip(ag.load(str(tmp_path / "ops"))(x, idx), expected):
+        _assert_equal(got, want)
+
+
+def test_every_registered_op_has_an_attribute_schema():
+    """A saved graph may only hold ops the loader can check: an op added to
+    the engine needs its entry in autograph/graph/schemas.py."""
+    from autograph.graph import core, schemas
+    _many_ops_graph = ag.function(_many_ops).get_concrete_function(
+        np.arange(12.0), np.array([0, 3, 5]))  # registers ops made on first use
+    assert _many_ops_graph is not None
+    missing = sorted(name for name in core.REGISTRY if schemas.schema_for(name) is None)
+    assert not missing, f"ops without an attribute schema in schemas.py: {missing}"
