@@ -36,6 +36,7 @@ _DTYPE_TEXT = re.compile(r"[<>|=]?[biufcUS]\d{1,3}")
 _KEY_TYPES = {name: kind for kind, name in saving._KEY_TYPES.items()}
 MAX_ARRAYS = 1 << 20
 MAX_JSON_BYTES = 1 << 30
+MAX_FOLDED_ELEMENTS = 1 << 26
 
 
 class _Refused(Exception):
@@ -427,6 +428,13 @@ def _check_node(node, name):
                        f"({type(e).__name__}: {e})") from None
     _need(len(avals) == len(outputs), f"op {name!r} declares {len(outputs)} outputs, its "
           f"rule gives {len(avals)}")
+    if op.foldable and all(a.node.op is core.CONST for a in args if isinstance(a, Tensor)):
+        # the optimiser computes this while loading (constant folding): its
+        # size must not come from a file asking for gigabytes
+        size = sum(int(np.prod(out.shape, dtype=np.float64)) for out in outputs
+                   if None not in out.shape)
+        _need(size <= MAX_FOLDED_ELEMENTS, f"op {name!r} on constants makes {size} elements, "
+              f"more than the {MAX_FOLDED_ELEMENTS} loading computes")
     for (shape, dtype), out in zip(avals, outputs):
         shape = tuple(shape)
         _need(np.dtype(dtype) == out.dtype and len(shape) == len(out.shape) and all(

@@ -347,6 +347,24 @@ def test_output_type_differing_from_the_op_rule_is_refused(saved, capsys):
     _refused(saved / "graph.json", capsys, "its rule gives float32")
 
 
+def test_constant_expression_too_big_to_compute_while_loading_is_refused(tmp_path, capsys):
+    @ag.function
+    def big(x):
+        return x * np.float64(2.0) + np.zeros_like(x, shape=(3, 3))
+
+    big(np.ones(3))
+    big.save(str(tmp_path / "big"))
+
+    def edit(document):  # zeros_like of the constant 2.0, in a shape of 10**10 elements
+        const = next(n for n in _nodes(document) if n["op"] == "const")
+        node = next(n for n in _nodes(document) if n["op"] == "np.zeros_like")
+        node["args"] = [{"tensor": const["outputs"][0]["id"]}]
+        node["attrs"]["shape"] = {"tuple": [100000, 100000]}
+        node["outputs"][0]["shape"] = [100000, 100000]
+    _edit_json(tmp_path / "big", edit)
+    _refused(tmp_path / "big" / "graph.json", capsys, "on constants makes 10000000000 elements")
+
+
 def _rewrite_npz(path, members):
     """Replaces arrays.npz by a stored zip of {member name: raw .npy bytes}."""
     with zipfile.ZipFile(path / "arrays.npz", "w", zipfile.ZIP_STORED) as archive:
