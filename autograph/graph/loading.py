@@ -242,9 +242,14 @@ class _Reader:
             inner = self.tensor_of(pair[1], graph, "a capture's placeholder")
             graph.captured.append((outer, inner))
             graph.captures[id(outer)] = (outer, inner)
-        for t in graph.inputs + [inner for _, inner in graph.captured]:
+        params = graph.inputs + [inner for _, inner in graph.captured]
+        for t in params:
             _need(t.node.op is core.PLACEHOLDER,
                   f"input '{t.name}' of graph '{graph.name}' is not a placeholder")
+        # each placeholder is exactly one input or capture: the compiler names it so
+        placeholders = [n.outputs[0] for n in graph.nodes if n.op is core.PLACEHOLDER]
+        _need(len({id(t) for t in params}) == len(params) == len(placeholders),
+              f"the placeholders of graph '{graph.name}' are not its inputs and captures")
         graph.outputs = [self.tensor_of(t, graph, "an output") for t in entry["outputs"]]
         return graph
 
