@@ -20,459 +20,17 @@ single op runs; then the graphs are compiled as traced ones are.
 
 import json
 import os
-import re
-import zipfile
 
 import numpy as np
 
 from autograph import errors
-from autograph.graph import concrete, core, saving, schemas, signature
-from autograph.graph.ops.lists import OBJECT, TensorList
-from autograph.graph.schemas import is_int
-from autograph.graph.tensor import Tensor, TensorSpec
+from autograph.graph import concrete, saving, signature
+from autograph.graph.reading import Reader, fields, short
+from autograph.graph.saved_arrays import read_arrays
+from autograph.graph.schemas import Refused, need
 from autograph.graph.variables import Variable
 
-_DTYPE_TEXT = re.compile(r"[<>|=]?[biufcUS]\d{1,3}")
-_KEY_TYPES = {name: kind for kind, name in saving._KEY_TYPES.items()}
-MAX_ARRAYS = 1 << 20
 MAX_JSON_BYTES = 1 << 30
-MAX_FOLDED_ELEMENTS = 1 << 26
-
-
-class _Refused(Exception):
-    """Internal: what is wrong; `load` turns it into SavedGraphError."""
-
-
-def _need(condition, problem):
-    if not condition:
-        raise _Refused(problem)
-
-
-# --- the .npz --------------------------------------------------------------------
-
-
-def read_arrays(path):
-    """{name: array} of the .npz at `path`, every member checked (see module doc)."""
-    file_size = os.path.getsize(path)
-    arrays = {}
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-            _need(len(members) <= MAX_ARRAYS, f"{len(members)} arrays is too many")
-            for info in members:
-                name = info.filename
-                _need(name.endswith(".npy") and name[:-4] not in arrays,
-                      f"member {name!r} is not a (new) .npy array")
-                _need(info.compress_type == zipfile.ZIP_STORED,
-                      f"array {name!r} is compressed; saved graphs store arrays as they are")
-                _need(info.file_size == info.compress_size
-                      and info.header_offset + info.compress_size <= file_size,
-                      f"array {name!r} claims {info.file_size} bytes, more than the "
-                      f"{file_size}-byte file holds (truncated or oversized)")
-                arrays[name[:-4]] = _read_member(archive, info)
-    except _Refused:
-        raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError,
-            KeyError, IndexError, TypeError, NotImplementedError, RuntimeError,
-            OverflowError) as e:
-        raise _Refused(f"it is not a readable .npz archive ({type(e).__name__}: {e})") from None
-    return arrays
-
-
-def _read_member(archive, info):
-    name = info.filename
-    with archive.open(info) as member:
-        version = np.lib.format.read_magic(member)
-        _need(version in ((1, 0), (2, 0), (3, 0)), f"array {name!r} has .npy version {version}")
-        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                       else np.lib.format.read_array_header_2_0)
-        shape, fortran_order, dtype = read_header(member, max_header_size=10000)
-        _need(dtype.kind in schemas.DTYPE_KINDS and not dtype.hasobject
-              and dtype.fields is None and dtype.subdtype is None,
-              f"array {name!r} has dtype {dtype}, which a saved graph may not hold "
-              "(pickled Python objects are never loaded)")
-        _need(all(type(d) is int and d >= 0 for d in shape), f"array {name!r} has shape {shape}")
-        count = 1
-        for d in shape:
-            count *= d
-        expected = count * dtype.itemsize
-        remaining = info.file_size - member.tell()
-        _need(expected == remaining,
-              f"array {name!r} of shape {shape} and dtype {dtype} needs {expected} bytes, "
-              f"the file has {remaining} (truncated or oversized)")
-        data = member.read(expected)  # zipfile checks the CRC at the end
-        _need(len(data) == expected, f"array {name!r} is truncated")
-    array = np.frombuffer(data, dtype=dtype, count=count)
-    return array.reshape(shape, order="F" if fortran_order else "C").copy()
-
-
-# --- the JSON --------------------------------------------------------------------
-
-
-def _dtype(text, allow_object=False):
-    if allow_object and text == "|O":
-        return OBJECT
-    _need(isinstance(text, str) and _DTYPE_TEXT.fullmatch(text), f"dtype {text!r} is not allowed")
-    dtype = np.dtype(text)
-    _need(schemas.is_dtype(dtype), f"dtype {text!r} is not allowed")
-    return dtype
-
-
-def _shape(value, what):
-    _need(isinstance(value, list) and len(value) <= 64 and all(
-        d is None or type(d) is int and d >= 0 for d in value), f"{what} {value!r} is not a shape")
-    return tuple(value)
-
-
-def _fields(entry, required, what, optional=()):
-    _need(isinstance(entry, dict), f"{what} is not a JSON object")
-    keys = set(entry)
-    _need(required <= keys <= required | set(optional),
-          f"{what} has fields {sorted(keys)}, expected {sorted(required)}")
-    return entry
-
-
-class _Reader:
-    """Decodes one graph.json against its arrays."""
-
-    def __init__(self, arrays):
-        self.arrays = arrays
-        self.variables = []
-        self.tensors = []  # tensor id -> Tensor
-
-    def array(self, entry, tag):
-        name = entry[tag]
-        _need(isinstance(name, str) and name in self.arrays,
-              f"array {name!r} is not in {saving.ARRAYS_FILE}")
-        value = self.arrays[name]
-        declared = _dtype(entry["dtype"])
-        shape = _shape(entry["shape"], f"the shape of array {name!r}")
-        _need(value.dtype == declared,
-              f"array {name!r} has dtype {value.dtype} in {saving.ARRAYS_FILE}, the graph "
-              f"says {declared}")
-        _need(value.shape == shape, f"array {name!r} has shape {value.shape} in "
-              f"{saving.ARRAYS_FILE}, the graph says {shape}")
-        if tag == "scalar":
-            _need(value.ndim == 0, f"scalar {name!r} has shape {value.shape}")
-            return value[()]
-        return value
-
-    def value(self, entry, allowed, depth=0):
-        """A JSON value as the Python value it encodes; tags outside `allowed`
-        (and anything else: code, objects) are refused."""
-        _need(depth < 100, "values are nested too deeply")
-        if entry is None or type(entry) in (bool, int, str):
-            return entry
-        _need(isinstance(entry, dict) and len(entry) >= 1,
-              f"value {_short(entry)} is not a saved value")
-        tag = next((t for t, keys in saving.VALUE_TAGS.items() if keys == set(entry)), None)
-        _need(tag in allowed, f"value {_short(entry)} is not data a saved graph may hold here")
-        content = entry[tag]
-        if tag == "tensor":
-            _need(type(content) is int and 0 <= content < len(self.tensors),
-                  f"tensor reference {content!r} does not name an earlier tensor")
-            return self.tensors[content]
-        if tag == "float":
-            return _float(content)
-        if tag == "complex":
-            _need(isinstance(content, list) and len(content) == 2, "bad complex number")
-            return complex(_float(content[0]), _float(content[1]))
-        if tag in ("tuple", "list"):
-            _need(isinstance(content, list), f"{tag} {_short(content)} is not a list")
-            items = [self.value(v, allowed, depth + 1) for v in content]
-            return tuple(items) if tag == "tuple" else items
-        if tag in ("set", "frozenset"):
-            _need(isinstance(content, list), f"{tag} {_short(content)} is not a list")
-            items = [self.value(v, allowed - {"list", "dict", "set"}, depth + 1)
-                     for v in content]
-            _need(not any(isinstance(v, (list, dict, set)) for v in items),
-                  f"{tag} {_short(content)} holds unhashable items")
-            return set(items) if tag == "set" else frozenset(items)
-        if tag == "range":
-            _need(isinstance(content, list) and len(content) == 3 and all(
-                is_int(v) for v in content) and content[2] != 0, f"range {_short(content)}")
-            return range(*content)
-        if tag == "dict":
-            _need(isinstance(content, list) and all(
-                isinstance(p, list) and len(p) == 2 for p in content), "bad dict")
-            result = {}
-            for k, v in content:
-                k = self.value(k, allowed - {"list", "dict", "tensor"}, depth + 1)
-                _need(not isinstance(k, (list, dict)), "unhashable dict key")
-                result[k] = self.value(v, allowed, depth + 1)
-            return result
-        if tag == "bytes":
-            _need(isinstance(content, str) and re.fullmatch(r"(?:[0-9a-f]{2})*", content),
-                  "bad bytes")
-            return bytes.fromhex(content)
-        if tag == "dtype":
-            return _dtype(content)
-        if tag in ("array", "scalar"):
-            return self.array(entry, tag)
-        if tag == "variable":
-            _need(type(content) is int and 0 <= content < len(self.variables),
-                  f"variable reference {content!r} names no saved variable")
-            return self.variables[content]
-        if tag == "stream":
-            _need(content in saving.STREAMS, f"stream {content!r} is not stdout or stderr")
-            return saving.Stream(content)
-        _need(type(content) is int and content >= 0, f"bad {tag} {content!r}")
-        return (concrete._Slot if tag == "slot" else concrete._ListSlot)(content)
-
-    def tensor_of(self, entry, graph, what):
-        value = self.value(entry, {"tensor"})
-        _need(isinstance(value, Tensor) and value.graph is graph,
-              f"{what} is not a tensor of graph '{graph.name}'")
-        return value
-
-    def graph(self, entry, parent=None):
-        _fields(entry, {"name", "inputs", "captured", "outputs", "nodes"}, "a graph")
-        _need(isinstance(entry["name"], str), "a graph name is not a string")
-        graph = core.Graph(entry["name"], parent)
-        _need(isinstance(entry["nodes"], list), "a graph's nodes are not a list")
-        for node in entry["nodes"]:
-            graph.nodes.append(self.node(node, graph))
-        for key in ("inputs", "captured", "outputs"):
-            _need(isinstance(entry[key], list), f"a graph's {key} are not a list")
-        graph.inputs = [self.tensor_of(t, graph, "an input") for t in entry["inputs"]]
-        for pair in entry["captured"]:
-            _need(parent is not None and isinstance(pair, list) and len(pair) == 2,
-                  f"graph '{graph.name}' captures {_short(pair)}")
-            outer = self.tensor_of(pair[0], parent, "a captured tensor")
-            inner = self.tensor_of(pair[1], graph, "a capture's placeholder")
-            graph.captured.append((outer, inner))
-            graph.captures[id(outer)] = (outer, inner)
-        params = graph.inputs + [inner for _, inner in graph.captured]
-        for t in params:
-            _need(t.node.op is core.PLACEHOLDER,
-                  f"input '{t.name}' of graph '{graph.name}' is not a placeholder")
-        # each placeholder is exactly one input or capture: the compiler names it so
-        placeholders = [n.outputs[0] for n in graph.nodes if n.op is core.PLACEHOLDER]
-        _need(len({id(t) for t in params}) == len(params) == len(placeholders),
-              f"the placeholders of graph '{graph.name}' are not its inputs and captures")
-        graph.outputs = [self.tensor_of(t, graph, "an output") for t in entry["outputs"]]
-        return graph
-
-    def node(self, entry, graph):
-        _fields(entry, {"op", "args", "attrs", "outputs", "location", "stateful", "subgraphs"},
-                "a node")
-        name = entry["op"]
-        op = schemas.op_named(name) if isinstance(name, str) else None
-        _need(op is not None, f"op {_short(name)} is not an op of the graph engine")
-        _need(isinstance(entry["args"], list) and isinstance(entry["attrs"], dict)
-              and isinstance(entry["outputs"], list) and isinstance(entry["subgraphs"], list),
-              f"a node of op {name!r} is malformed")
-        literal = {"float", "complex", "tuple", "list", "dict", "bytes", "dtype", "array",
-                   "scalar"}
-        args = tuple(self.value(a, literal | {"tensor"}) for a in entry["args"])
-        for a in args:
-            _need(not isinstance(a, Tensor) or a.graph is graph,
-                  f"op {name!r} uses tensor '{getattr(a, 'name', a)}' of another graph")
-        attrs = {k: self.value(v, literal | {"dtype", "variable", "stream"})
-                 for k, v in entry["attrs"].items()}
-        problem = schemas.check_attrs(name, attrs)
-        _need(problem is None, problem)
-        location = entry["location"]
-        _need(location is None or isinstance(location, list) and len(location) == 2
-              and isinstance(location[0], str) and type(location[1]) is int,
-              f"op {name!r} has location {_short(location)}")
-        node = core.Node(op, args, attrs, (), tuple(location) if location else None)
-        outputs = []
-        for index, out in enumerate(entry["outputs"]):
-            _fields(out, {"id", "name", "shape", "dtype"}, "a node output", ("list",))
-            _need(out["id"] == len(self.tensors), f"tensor id {out['id']!r} is out of order")
-            _need(isinstance(out["name"], str), "a tensor name is not a string")
-            shape = _shape(out["shape"], "a tensor shape")
-            if "list" in out:
-                _fields(out["list"], {"dtype", "shape"}, "a tensor list")
-                tensor = TensorList(graph, node, index, (), _dtype(out["dtype"], True), out["name"])
-                _need(tensor.dtype == OBJECT and shape == (), "a tensor list has a shape")
-                element = out["list"]
-                tensor.element_dtype = None if element["dtype"] is None else _dtype(
-                    element["dtype"])
-                tensor.element_shape = None if element["shape"] is None else _shape(
-                    element["shape"], "an element shape")
-            else:
-                tensor = Tensor(graph, node, index, shape, _dtype(out["dtype"]), out["name"])
-            outputs.append(tensor)
-            self.tensors.append(tensor)
-        node.outputs = tuple(outputs)
-        # numbered after the node's outputs, as saving.py numbers them
-        node.subgraphs = tuple(self.graph(sub, graph) for sub in entry["subgraphs"])
-        node.stateful = op.stateful or any(sub.is_stateful() for sub in node.subgraphs)
-        _check_node(node, name)
-        return node
-
-    def key(self, entry, depth=0):
-        """A call signature (see saving._Writer.key) as signature.call_key makes it."""
-        _need(depth < 100 and isinstance(entry, dict), f"signature part {_short(entry)}")
-        if "leaf" in entry:
-            _fields(entry, {"leaf"}, "a signature leaf")
-            _need(isinstance(entry["leaf"], list) and len(entry["leaf"]) == 2, "bad leaf")
-            shape = _shape(entry["leaf"][0], "a leaf shape")
-            return (signature.ARRAY, shape, _dtype(entry["leaf"][1]))
-        if "py" in entry:
-            _fields(entry, {"py", "value"}, "a Python argument")
-            kind = _KEY_TYPES.get(entry["py"]) if isinstance(entry["py"], str) else None
-            _need(kind is not None, f"argument type {_short(entry['py'])}")
-            value = self.value(entry["value"], {"bytes"})
-            if kind is float:
-                _need(isinstance(value, str), "bad float argument")
-                float.fromhex(value)
-                return (float, signature.FloatBits(value))
-            if kind is complex:
-                _need(isinstance(value, str) and value.count(",") == 1, "bad complex argument")
-                for part in value.split(","):
-                    float.fromhex(part)
-                return (complex, signature.ComplexBits(value))
-            _need(type(value) is kind, f"argument {_short(value)} is not a {kind.__name__}")
-            return (kind, value)
-        if "seq" in entry:
-            _fields(entry, {"seq", "items"}, "a sequence argument")
-            _need(entry["seq"] in ("list", "tuple") and isinstance(entry["items"], list),
-                  "bad sequence argument")
-            kind = list if entry["seq"] == "list" else tuple
-            return (kind, tuple(self.key(k, depth + 1) for k in entry["items"]))
-        _fields(entry, {"dict"}, "a dict argument")
-        _need(isinstance(entry["dict"], list) and all(
-            isinstance(p, list) and len(p) == 2 for p in entry["dict"]), "bad dict argument")
-        items = []
-        for k, v in entry["dict"]:
-            k = self.value(k, {"float", "complex", "tuple", "bytes"})
-            items.append((k, self.key(v, depth + 1)))
-        return (dict, tuple(items))
-
-    def function(self, entry):
-        _fields(entry, {"name", "arg_names", "signature", "leaf_specs", "template", "graph"},
-                "a function")
-        graph = self.graph(entry["graph"])
-        _need(isinstance(entry["name"], str) and entry["name"] == graph.name,
-              "a function's name differs from its graph's")
-        names = entry["arg_names"]
-        _need(isinstance(names, list) and all(isinstance(n, str) for n in names),
-              "bad argument names")
-        sig = entry["signature"]
-        _need(isinstance(sig, list) and len(sig) == 2 and isinstance(sig[0], list),
-              "bad signature")
-        key = (tuple(self.key(k) for k in sig[0]), None if sig[1] is None else self.key(sig[1]))
-        _need(key[1] is None or key[1][0] is dict, "keyword arguments are not a dict")
-        _need(len(names) == len(key[0]), "argument names and signature differ in length")
-        specs = []
-        _need(isinstance(entry["leaf_specs"], list), "bad leaf specs")
-        for spec in entry["leaf_specs"]:
-            _fields(spec, {"shape", "dtype"}, "a leaf spec")
-            specs.append(TensorSpec(_shape(spec["shape"], "a spec shape"), _dtype(spec["dtype"])))
-        leaves = concrete._array_entries(key, [])
-        _need(len(specs) == len(leaves) == len(graph.inputs),
-              f"function '{graph.name}' has {len(graph.inputs)} inputs, {len(specs)} specs "
-              f"and {len(leaves)} array arguments")
-        for spec, leaf, placeholder in zip(specs, leaves, graph.inputs):
-            _need(spec.is_compatible_with(leaf[1], leaf[2])
-                  and (placeholder.shape, placeholder.dtype) == (spec.shape, spec.dtype),
-                  f"an input of '{graph.name}' differs from its signature")
-        template = self.value(entry["template"], {"float", "complex", "tuple", "list", "dict",
-                                                  "bytes", "dtype", "set", "frozenset",
-                                                  "range", "slot", "list_slot"})
-        _check_template(template, graph.outputs)
-        return graph, key, specs, template, names
-
-
-def _check_template(template, outputs):
-    if isinstance(template, (concrete._Slot, concrete._ListSlot)):
-        _need(template.index < len(outputs), f"output slot {template.index} is out of range")
-        _need(isinstance(template, concrete._ListSlot)
-              == isinstance(outputs[template.index], TensorList),
-              f"output slot {template.index} and its tensor disagree about being a list")
-    elif isinstance(template, (list, tuple)):
-        for t in template:
-            _check_template(t, outputs)
-    elif isinstance(template, dict):
-        for t in template.values():
-            _check_template(t, outputs)
-
-
-def _check_node(node, name):
-    """The node's structure and declared types agree with its op."""
-    op, args, outputs = node.op, node.args, node.outputs
-    _need(not node.subgraphs or op.name in ("cond", "while_loop"),
-          f"op {name!r} has sub-graphs")
-    if op is core.PLACEHOLDER:
-        _need(not args and len(outputs) == 1, "a placeholder has arguments")
-        return
-    if op is core.CONST:
-        _need(not args and len(outputs) == 1 and "value" in node.attrs, "bad constant")
-        value = node.attrs["value"]
-        _need(outputs[0].dtype == core._dtype_of_value(value)
-              and outputs[0].shape == np.shape(value),
-              f"constant '{outputs[0].name}' is declared {outputs[0].dtype}"
-              f"{list(outputs[0].shape)} but holds {core._dtype_of_value(value)}"
-              f"{list(np.shape(value))}")
-        return
-    if op.name == "cond":
-        _check_control(node, 1, 2, 0, 1)
-        _need(all(len(sub.outputs) == len(outputs) and not sub.inputs for sub in node.subgraphs),
-              "a cond branch does not match its node")
-        return
-    if op.name == "while_loop":
-        count = len(outputs)
-        _check_control(node, count + 1, 2, count, count + 1)
-        test, body = node.subgraphs
-        _need(len(test.outputs) == 1 and len(body.outputs) == count
-              and len(test.inputs) == len(body.inputs) == count,
-              "a while_loop's test or body does not match its node")
-        _need(args[count] is None or isinstance(args[count], Tensor),
-              "a while_loop's maximum_iterations is not a tensor")
-        return
-    if op.name == "assert":  # its rule takes anything; its emitter needs (pred[, message])
-        _need(len(args) in (1, 2) and isinstance(args[0], Tensor),
-              "an assert node needs a condition tensor and at most a message")
-    try:
-        avals = op.infer(*args, **node.attrs)
-    except Exception as e:  # noqa: BLE001 - a rule rejecting the arguments, however it says so
-        raise _Refused(f"op {name!r} does not accept its arguments "
-                       f"({type(e).__name__}: {e})") from None
-    _need(len(avals) == len(outputs), f"op {name!r} declares {len(outputs)} outputs, its "
-          f"rule gives {len(avals)}")
-    if op.foldable and all(a.node.op is core.CONST for a in args if isinstance(a, Tensor)):
-        # the optimiser computes this while loading (constant folding): its
-        # size must not come from a file asking for gigabytes
-        size = sum(int(np.prod(out.shape, dtype=np.float64)) for out in outputs
-                   if None not in out.shape)
-        _need(size <= MAX_FOLDED_ELEMENTS, f"op {name!r} on constants makes {size} elements, "
-              f"more than the {MAX_FOLDED_ELEMENTS} loading computes")
-    for (shape, dtype), out in zip(avals, outputs):
-        shape = tuple(shape)
-        _need(np.dtype(dtype) == out.dtype and len(shape) == len(out.shape) and all(
-            a is None or b is None or a == b for a, b in zip(shape, out.shape)),
-            f"op {name!r} declares '{out.name}' as {out.dtype}{list(out.shape)}, its rule "
-            f"gives {np.dtype(dtype)}{list(shape)}")
-
-
-def _check_control(node, explicit, n_subgraphs, first_capture_arg, at_least):
-    _need(node.attrs.get("explicit_args") == explicit and len(node.subgraphs) == n_subgraphs,
-          f"a {node.op.name} node is malformed")
-    captured = sum(len(sub.captured) for sub in node.subgraphs)
-    _need(len(node.args) == explicit + captured and len(node.args) >= at_least,
-          f"a {node.op.name} node has {len(node.args)} arguments for {captured} captures")
-    for i, a in enumerate(node.args):
-        _need(i == first_capture_arg or isinstance(a, Tensor),
-              f"argument {i} of a {node.op.name} node is not a tensor")
-
-
-def _float(text):
-    _need(isinstance(text, str), f"float {_short(text)} is not hex text")
-    try:
-        return float.fromhex(text)
-    except (ValueError, OverflowError):
-        raise _Refused(f"float {_short(text)} is not hex text") from None
-
-
-def _short(value):
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-# --- the loaded callable ------------------------------------------------------------
 
 
 class LoadedFunction:
@@ -520,7 +78,7 @@ def load(path):
         arrays = read_arrays(npz_path)
         current = json_path
         decoded, variables = _decode(document, arrays)
-    except _Refused as e:
+    except Refused as e:
         raise errors.SavedGraphError(errors.saved_graph_message(current, str(e))) from None
     except OSError as e:
         raise errors.SavedGraphError(errors.saved_graph_message(
@@ -535,40 +93,40 @@ def load(path):
 
 
 def _read_json(path):
-    _need(os.path.getsize(path) <= MAX_JSON_BYTES, "it is larger than 1 GiB")
+    need(os.path.getsize(path) <= MAX_JSON_BYTES, "it is larger than 1 GiB")
     with open(path, "rb") as f:
         data = f.read()
     try:
         return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise _Refused(f"it is not valid JSON ({type(e).__name__}: {e})") from None
+        raise Refused(f"it is not valid JSON ({type(e).__name__}: {e})") from None
 
 
 def _no_constant(name):
-    raise _Refused(f"it holds the non-JSON constant {name}")
+    raise Refused(f"it holds the non-JSON constant {name}")
 
 
 def _decode(document, arrays):
-    _fields(document, {"format", "version", "variables", "functions"}, "the file")
-    _need(document["format"] == saving.FORMAT, f"its format is {_short(document['format'])}, "
-          f"not {saving.FORMAT!r}")
+    fields(document, {"format", "version", "variables", "functions"}, "the file")
+    need(document["format"] == saving.FORMAT, f"its format is {short(document['format'])}, "
+         f"not {saving.FORMAT!r}")
     version = document["version"]
-    _need(type(version) is int, f"its format version {_short(version)} is not a number")
-    _need(version <= saving.VERSION, f"it has format version {version}, newer than the "
-          f"version this autograph reads ({saving.VERSION}); upgrade autograph")
-    _need(version >= 1, f"it has format version {version}, older than any version this "
-          f"autograph reads (1 to {saving.VERSION})")
-    reader = _Reader(arrays)
-    _need(isinstance(document["variables"], list), "its variables are not a list")
+    need(type(version) is int, f"its format version {short(version)} is not a number")
+    need(version <= saving.VERSION, f"it has format version {version}, newer than the "
+         f"version this autograph reads ({saving.VERSION}); upgrade autograph")
+    need(version >= 1, f"it has format version {version}, older than any version this "
+         f"autograph reads (1 to {saving.VERSION})")
+    reader = Reader(arrays)
+    need(isinstance(document["variables"], list), "its variables are not a list")
     for entry in document["variables"]:
-        _fields(entry, {"name", "value"}, "a variable")
-        _need(isinstance(entry["name"], str), "a variable name is not a string")
+        fields(entry, {"name", "value"}, "a variable")
+        need(isinstance(entry["name"], str), "a variable name is not a string")
         value = reader.value(entry["value"], {"array"})
-        _need(isinstance(value, np.ndarray), "a variable's value is not an array")
+        need(isinstance(value, np.ndarray), "a variable's value is not an array")
         reader.variables.append(Variable(value, name=entry["name"]))
     functions = document["functions"]
-    _need(isinstance(functions, list) and functions, "it holds no function")
+    need(isinstance(functions, list) and functions, "it holds no function")
     try:
         return [reader.function(f) for f in functions], reader.variables
     except RecursionError:
-        raise _Refused("its graphs are nested too deeply") from None
+        raise Refused("its graphs are nested too deeply") from None

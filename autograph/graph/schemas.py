@@ -23,6 +23,16 @@ from autograph.graph.ops import elementwise, linalg, reductions
 DTYPE_KINDS = "biufcUS"  # numbers, bools and strings; never Python objects
 
 
+class Refused(Exception):
+    """What is wrong with a saved graph; `loading.load` turns it into
+    SavedGraphError naming the file."""
+
+
+def need(condition, problem):
+    if not condition:
+        raise Refused(problem)
+
+
 def is_int(v):
     return type(v) is int
 
