@@ -253,8 +253,8 @@ class Reader:
         return (dict, tuple(items))
 
     def function(self, entry):
-        fields(entry, {"name", "arg_names", "signature", "leaf_specs", "template", "graph"},
-                "a function")
+        fields(entry, {"name", "arg_names", "signature", "leaf_specs", "output_specs",
+                       "template", "graph"}, "a function")
         graph = self.graph(entry["graph"])
         need(isinstance(entry["name"], str) and entry["name"] == graph.name,
              "a function's name differs from its graph's")
@@ -280,6 +280,14 @@ class Reader:
             need(spec.is_compatible_with(leaf[1], leaf[2])
                  and (placeholder.shape, placeholder.dtype) == (spec.shape, spec.dtype),
                  f"an input of '{graph.name}' differs from its signature")
+        outputs = entry["output_specs"]
+        need(isinstance(outputs, list) and len(outputs) == len(graph.outputs),
+             f"function '{graph.name}' declares {short(outputs)} as its outputs")
+        for spec, tensor in zip(outputs, graph.outputs):
+            fields(spec, {"shape", "dtype"}, "an output spec")
+            need(_shape(spec["shape"], "an output shape") == tuple(tensor.shape)
+                 and _dtype(spec["dtype"], True) == tensor.dtype,
+                 f"an output of '{graph.name}' differs from its declared spec")
         template = self.value(entry["template"], {"float", "complex", "tuple", "list", "dict",
                                                   "bytes", "dtype", "set", "frozenset",
                                                   "range", "slot", "list_slot"})

@@ -4,7 +4,7 @@ A saved graph is a directory with two files and no code:
 
     graph.json   {"format": "autograph-graph", "version": 1,
                   "variables": [{"name", "value": <array ref>}],
-                  "functions": [{"name", "arg_names", "signature", "leaf_specs",
+                  "functions": [{"name", "arg_names", "signature", "leaf_specs", "output_specs",
                                  "template", "graph"}]}
     arrays.npz   every constant and variable value (np.savez, stored, no pickle)
 
@@ -194,6 +194,9 @@ class _Writer:
                               None if key[1] is None else self.key(key[1])],
                 "leaf_specs": [{"shape": list(s.shape), "dtype": s.dtype.str}
                                for s in function.leaf_specs],
+                # repeated from the graph's output tensors, for readers of the file
+                "output_specs": [{"shape": list(t.shape), "dtype": t.dtype.str}
+                                 for t in function.graph.outputs],
                 "template": self.value(function._template),
                 "graph": self.graph(function.graph)}
 
