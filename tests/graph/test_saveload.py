@@ -462,13 +462,31 @@ def test_missing_directory_is_refused(tmp_path, capsys):
 # --- random damage ----------------------------------------------------------------------
 
 _PRISTINE = {}
+_STEPS = ag.Variable(np.int64(0), name="steps")
+
+
+@ag.function
+def _everything(n, x):
+    """A graph with a while_loop, a cond, a staged list, print, assert, a
+    Variable and array constants: the file the property tests damage."""
+    seen = []
+    while n > 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        seen.append(n)
+        _STEPS.assign_add(1)
+    print("steps", _STEPS.read_value())
+    assert np.all(x > -10), "x too small"
+    return ag.stack(seen), np.tanh(x @ np.eye(3, dtype=np.float32)) + np.arange(3)
 
 
 def _pristine(tmp_path_factory):
     if not _PRISTINE:
-        _printing(np.ones(3, np.float32))
-        path = tmp_path_factory.mktemp("pristine") / "printing"
-        _printing.save(str(path))
+        _everything(np.int64(6), np.ones(3, np.float32))
+        path = tmp_path_factory.mktemp("pristine") / "everything"
+        _everything.save(str(path))
         _PRISTINE.update({name: (path / name).read_bytes()
                           for name in ("graph.json", "arrays.npz")})
     return _PRISTINE
