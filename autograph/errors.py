@@ -462,3 +462,36 @@ def backend_protocol_message(backend):
     return (f"register_backend() got {backend!r}, which is not a backend: a backend "
             "subclasses autograph.runtime.backend.Backend and overrides what it can stage "
             "(see docs/BACKENDS.md).")
+
+
+# --- saved graphs (autograph/graph/saving.py, loading.py) -------------------
+
+
+class GraphSaveError(GraphError):
+    """A traced graph holds something that cannot be written as data."""
+
+
+class SavedGraphError(GraphError, ValueError):
+    """A saved graph directory is malformed or unsafe; nothing of it ran."""
+
+
+class SavedSignatureError(GraphError, TypeError):
+    """A loaded graph was called with arguments no saved signature accepts."""
+
+
+def graph_save_message(function_name, what, fix):
+    return (f"cannot save the graph of '{function_name}': it holds {what}, which is not "
+            f"data (a saved graph is JSON and numpy arrays, never code). {fix}")
+
+
+def saved_graph_message(path, problem):
+    return (f"refusing to load the saved graph {path}: {problem}. Nothing of it was run; "
+            "save the function again with ConcreteFunction.save / Function.save.")
+
+
+def saved_signature_message(name, given, saved, location):
+    listing = "\n  ".join(saved)
+    return (f"the loaded graph '{name}' was called at {location} with ({given}), which "
+            f"matches none of its saved signatures:\n  {listing}\n"
+            "Call it with arrays of one of these dtypes and shapes (None dims accept any "
+            "size) and the same Python values, or save a trace for this signature.")

@@ -19,6 +19,7 @@ EXPECTED_SIGNATURES = {
     "set_loop_options": "(*, maximum_iterations=None, shape_invariants=None)",
     "set_element_type": "(target, dtype, shape=None)",
     "stack": "(items)",
+    "load": "(path)",
 }
 
 

@@ -44,7 +44,7 @@ import numpy as np
 from autograph import errors
 from autograph import graph as engine
 from autograph.graph import core
-from autograph.graph.ops import base
+from autograph.graph.ops import base, shaping
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
@@ -54,25 +54,7 @@ from autograph.runtime import staging
 from autograph.runtime.staging import is_number
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
 
-_INDEX = np.dtype(np.intp)
-
-
-def _dim_rule(x, axis):
-    return [((), _INDEX)]
-
-
-def _dim_kernel(x, axis):
-    return np.intp(x.shape[axis])
-
-
-DIM = core.register("backend.dim", _dim_kernel, _dim_rule)
-
-
-def _dim(x, axis=0):
-    """x.shape[axis]: a Python int when static, else a staged intp scalar."""
-    if x.shape[axis] is not None:
-        return x.shape[axis]
-    return base.record1(DIM, (x,), {"axis": axis})
+_dim = shaping.dim
 
 
 def _identity(i):

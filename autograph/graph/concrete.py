@@ -14,37 +14,9 @@ import numpy as np
 from autograph import errors
 from autograph.graph import compiler, core, optimize, signature
 from autograph.graph.listing import type_string
+from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
-
-
-class _Slot:
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-
-class _ListSlot:
-    """A staged list (TensorList) output: returned as a Python list of its items."""
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-    @staticmethod
-    def items(linked):
-        items = []
-        while linked is not None:  # (rest, last item, length); see ops/lists.py
-            item = linked[1]
-            if type(item) is np.ndarray:
-                # like any output: a scalar is a numpy scalar, and an array may
-                # be a graph constant the caller must not be able to mutate
-                item = item[()] if item.ndim == 0 else item.copy()
-            items.append(item)
-            linked = linked[0]
-        items.reverse()
-        return items
 
 
 def _flatten_output(value, graph, outputs):
@@ -121,6 +93,7 @@ class ConcreteFunction:
         self.report = optimize.optimize(graph)
         self._fn, self.source = compiler.compile_graph(graph, name=_identifier(graph.name))
         self._build = _builder(template)
+        self._template = template  # the output structure, for save()
         self._prefix = ()
 
     def bind(self, instance):
@@ -185,6 +158,22 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.pretty_signature()}>"
+
+    def save(self, path):
+        """Writes this graph to directory `path` as JSON + .npz (no code);
+        `ag.load(path)` runs it without this Python function.  See saving.py."""
+        from autograph.graph import saving
+        return saving.save([self], path, self.graph.name)
+
+    def to_dot(self):
+        """The graph as Graphviz text (see dot.py)."""
+        from autograph.graph import dot
+        return dot.to_dot(self)
+
+    def _repr_svg_(self):
+        """Jupyter's picture of the graph; None (the text repr) without Graphviz."""
+        from autograph.graph import dot
+        return dot.render_svg(self.to_dot())
 
 
 def _identifier(name):

@@ -232,6 +232,19 @@ class Function:
     def concrete_functions(self):
         return list(self._concrete)
 
+    def save(self, path, input_signature=None):
+        """Writes every graph traced so far (or the one for `input_signature`,
+        a list of TensorSpecs, tracing it if needed) to directory `path`;
+        `ag.load(path)` runs them without this Python function."""
+        from autograph.graph import saving
+        if input_signature is not None:
+            concrete = [self.get_concrete_function(*input_signature)]
+        elif not self._concrete and self.input_signature is not None:
+            concrete = [self._signature_function()]  # traced now: its signature is known
+        else:
+            concrete = self._concrete
+        return saving.save(list(concrete), path, self.__name__)
+
 
 class BoundFunction:
     """A Function accessed on an instance: the instance is the first argument
