@@ -6,6 +6,7 @@ from autograph.errors import AutoGraphError
 from autograph.graph import (Function, TensorSpec, Variable, function,
                              run_functions_eagerly)
 from autograph.runtime import set_element_type, set_loop_options, stack
+from autograph.graph.gradients import grad, value_and_grad
 
 __all__ = [
     "AutoGraphError",
@@ -15,10 +16,12 @@ __all__ = [
     "convert",
     "do_not_convert",
     "function",
+    "grad",
     "run_functions_eagerly",
     "set_element_type",
     "set_loop_options",
     "stack",
     "to_code",
     "to_graph",
+    "value_and_grad",
 ]

@@ -432,3 +432,39 @@ def staged_list_pop_message(location):
     return (
         f"list.pop(index) on a staged list at {location}: a staged list can only "
         "pop its last item. Call pop() without an index.")
+
+
+# --- gradients (ag.grad, ag.value_and_grad) ----------------------------------------
+
+class GradientError(GraphError, TypeError):
+    """ag.grad / ag.value_and_grad cannot differentiate what it was given."""
+
+
+def no_gradient_rule_message(op_name, location, detail=None):
+    return (
+        f"no gradient for the graph op `{op_name}` recorded at {location}"
+        + (f": {detail}" if detail else "")
+        + ". The gradient flows through it to the differentiated value. Compute that "
+        "part with differentiable numpy operations, or keep it out of the function "
+        "passed to ag.grad (pass its result in as an argument).")
+
+
+def gradient_output_message(function_name, what, location):
+    return (
+        f"ag.grad({function_name}) at {location}: the function returns {what}; it must "
+        "return one float scalar (the loss). Reduce it, e.g. np.sum(...) or np.mean(...), "
+        "or return (loss, extra) with has_aux=True.")
+
+
+def gradient_argument_message(function_name, what, location):
+    return (
+        f"ag.grad({function_name}) at {location}: cannot differentiate with respect to "
+        f"{what}. Pass float arrays (or Python floats) at the positions named by "
+        "argnums, or ag.Variables in wrt=[...].")
+
+
+def gradient_assign_message(variable_name, location):
+    return (
+        f"variable '{variable_name}' is assigned at {location} inside a function that "
+        f"ag.grad differentiates with respect to it (wrt=...). Update it after taking "
+        "the gradient, outside the differentiated function.")
