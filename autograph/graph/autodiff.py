@@ -158,7 +158,7 @@ class View:
     `y(i)` its output i (as tensors of the graph being recorded into; literal
     arguments as they are), `node.args[i].shape` for static shapes."""
 
-    __slots__ = ("ctx", "node", "attrs")
+    __slots__ = ("attrs", "ctx", "node")
 
     def __init__(self, ctx, node):
         self.ctx, self.node, self.attrs = ctx, node, node.attrs
@@ -313,7 +313,7 @@ def _constant_before(graph, value, node):
 
 def _while_adjoint(ctx, node, cotangents):
     graph = node.outputs[0].graph
-    c_graph, b_graph = node.subgraphs
+    b_graph = node.subgraphs[1]
     n_vars = len(node.outputs)
     variables = [j for j in range(n_vars) if differentiable(node.outputs[j])]
     captured = [(o, i) for o, i in b_graph.captured if differentiable(o)]
