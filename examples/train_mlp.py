@@ -10,6 +10,7 @@ traces it once; the call runs the compiled graph.  The same loop then runs
 eagerly with hand-written gradients, and the two loss curves must agree.
 """
 
+import itertools
 import sys
 import time
 
@@ -35,7 +36,7 @@ def spirals(points_per_class=150, seed=0):
 
 def init_params(sizes=(2, 32, 32, 1), seed=1):
     rng = np.random.default_rng(seed)
-    return {f"{name}{i}": value for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:]))
+    return {f"{name}{i}": value for i, (n_in, n_out) in enumerate(itertools.pairwise(sizes))
             for name, value in (("w", rng.normal(0.0, 1.0 / np.sqrt(n_in), (n_in, n_out))),
                                 ("b", np.zeros(n_out)))}
 

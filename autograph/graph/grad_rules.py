@@ -50,7 +50,7 @@ def _sum_to_kernel(g, like):
     return np.sum(g, axis=axes, keepdims=True).reshape(shape)
 
 
-def _like_rule(g, like, **attrs):
+def _like_rule(g, like, *rest, **attrs):
     return [(like.shape, g.dtype)]
 
 

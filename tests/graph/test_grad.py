@@ -1,0 +1,282 @@
+"""ag.grad / ag.value_and_grad against central finite differences: every op
+with a gradient rule (shapes with broadcasting drawn by hypothesis), staged
+control flow (cond, while/for with break/continue/return, nested loops),
+argument structures, ag.Variables, and the errors."""
+
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import autograph as ag
+from autograph.graph import grad_rules
+
+
+def numeric_grad(fn, args, i, eps=1e-6):
+    """Central differences of scalar fn(*args) with respect to args[i]."""
+    args = [np.array(a, dtype=np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+            else a for a in args]
+    x = args[i]
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[index] += eps
+        minus[index] -= eps
+        high = fn(*args[:i], plus, *args[i + 1:])
+        low = fn(*args[:i], minus, *args[i + 1:])
+        grad[index] = (high - low) / (2 * eps)
+    return grad
+
+
+def check(fn, args, argnums=None, rtol=1e-5, atol=1e-6):
+    argnums = tuple(i for i, a in enumerate(args) if isinstance(a, np.ndarray)
+                    and a.dtype.kind == "f") if argnums is None else argnums
+    grads = ag.grad(fn, argnums=argnums)(*args)
+    for i, g in zip(argnums, grads):
+        expected = numeric_grad(fn, args, i)
+        assert np.shape(g) == expected.shape
+        np.testing.assert_allclose(g, expected, rtol=rtol, atol=atol)
+
+
+def smooth(out):
+    """A scalar of `out` with a cotangent that differs per element."""
+    return np.sum(np.sin(out) + out)
+
+
+# --- elementwise ops, with broadcasting ---------------------------------------------
+
+POSITIVE = (0.3, 2.0)
+ANY = (-2.0, 2.0)
+UNIT = (-0.8, 0.8)
+
+UNARY = {
+    "np.exp": (np.exp, ANY), "np.exp2": (np.exp2, ANY), "np.expm1": (np.expm1, ANY),
+    "np.log": (np.log, POSITIVE), "np.log2": (np.log2, POSITIVE),
+    "np.log10": (np.log10, POSITIVE), "np.log1p": (np.log1p, POSITIVE),
+    "np.sqrt": (np.sqrt, POSITIVE), "np.cbrt": (np.cbrt, POSITIVE),
+    "np.square": (np.square, ANY), "np.reciprocal": (np.reciprocal, POSITIVE),
+    "np.sin": (np.sin, ANY), "np.cos": (np.cos, ANY), "np.tan": (np.tan, UNIT),
+    "np.arcsin": (np.arcsin, UNIT), "np.arccos": (np.arccos, UNIT),
+    "np.arctan": (np.arctan, ANY), "np.sinh": (np.sinh, ANY), "np.cosh": (np.cosh, ANY),
+    "np.tanh": (np.tanh, ANY), "np.arcsinh": (np.arcsinh, ANY),
+    "np.arccosh": (np.arccosh, (1.2, 3.0)), "np.arctanh": (np.arctanh, UNIT),
+    "np.absolute": (np.abs, POSITIVE), "np.fabs": (lambda x: np.fabs(-x), POSITIVE),
+    "np.negative": (np.negative, ANY), "np.positive": (np.positive, ANY),
+    "np.conjugate": (np.conjugate, ANY),
+}
+
+BINARY = {
+    "np.add": (np.add, ANY, ANY), "np.subtract": (np.subtract, ANY, ANY),
+    "np.multiply": (np.multiply, ANY, ANY), "np.divide": (np.divide, ANY, POSITIVE),
+    "np.power": (np.power, POSITIVE, ANY), "np.hypot": (np.hypot, POSITIVE, POSITIVE),
+    "np.logaddexp": (np.logaddexp, ANY, ANY), "np.logaddexp2": (np.logaddexp2, ANY, ANY),
+    "np.arctan2": (np.arctan2, POSITIVE, POSITIVE),
+    "np.remainder": (np.remainder, (0.1, 0.4), (1.0, 1.5)),
+    "np.fmod": (np.fmod, (0.1, 0.4), (1.0, 1.5)),
+}
+
+
+def _values(rng, shape, domain):
+    low, high = domain
+    return rng.uniform(low, high, shape)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@settings(max_examples=5, deadline=None)
+@given(shape=hnp.array_shapes(min_dims=0, max_dims=3, max_side=3), seed=st.integers(0, 99))
+def test_unary_op_gradient(name, shape, seed):
+    op, domain = UNARY[name]
+    check(lambda x: smooth(op(x)), [_values(np.random.default_rng(seed), shape, domain)])
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@settings(max_examples=5, deadline=None)
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3),
+       seed=st.integers(0, 99))
+def test_binary_op_gradient_with_broadcasting(name, shapes, seed):
+    op, x_domain, y_domain = BINARY[name]
+    rng = np.random.default_rng(seed)
+    x = _values(rng, shapes.input_shapes[0], x_domain)
+    y = _values(rng, shapes.input_shapes[1], y_domain)
+    check(lambda x, y: smooth(op(x, y)), [x, y])
+
+
+@pytest.mark.parametrize("op", [np.maximum, np.minimum, np.fmax, np.fmin])
+@settings(max_examples=5, deadline=None)
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3),
+       seed=st.integers(0, 99))
+def test_extremum_gradient_goes_to_the_winner(op, shapes, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-2, 2, shapes.input_shapes[0])
+    y = rng.uniform(-2, 2, shapes.input_shapes[1])
+    check(lambda x, y: smooth(op(x, y)), [x, y])
+
+
+def test_extremum_tie_shares_the_gradient():
+    gx, gy = ag.grad(lambda x, y: np.sum(np.maximum(x, y)), argnums=(0, 1))(
+        np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+    np.testing.assert_array_equal(gx, [0.5, 1.0])
+    np.testing.assert_array_equal(gy, [0.5, 0.0])
+
+
+@settings(max_examples=8, deadline=None)
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3),
+       seed=st.integers(0, 99))
+def test_where_gradient(shapes, seed):
+    rng = np.random.default_rng(seed)
+    c, x, y = (rng.uniform(-1, 1, s) for s in shapes.input_shapes)
+    check(lambda c, x, y: smooth(np.where(c > 0, x * 2.0, y ** 2)), [c, x, y],
+          argnums=(1, 2))
+
+
+def test_clip_gradient_passes_inside_the_bounds():
+    x = np.array([-2.0, -0.5, 0.25, 0.9, 3.0])
+    check(lambda x: smooth(np.clip(x, -1.0, 1.0)), [x])
+    check(lambda x: smooth(x.clip(None, 0.5)), [x])
+    low, high = np.array(-1.0), np.array([0.0, 0.0, 0.5, 0.5, 2.0])
+    check(lambda x, low, high: smooth(np.clip(x, low, high)), [x, low, high])
+
+
+# --- reductions ---------------------------------------------------------------------------
+
+REDUCTIONS = {
+    "np.sum": np.sum, "np.mean": np.mean, "np.max": np.max, "np.min": np.min,
+    "np.amax": np.amax, "np.amin": np.amin, "np.prod": np.prod, "np.var": np.var,
+    "np.std": np.std,
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduction_gradient(name, axis, keepdims):
+    x = np.random.default_rng(3).uniform(0.5, 2.0, (2, 3, 4))
+    reduce = REDUCTIONS[name]
+    check(lambda x: smooth(reduce(x, axis=axis, keepdims=keepdims)), [x])
+
+
+@pytest.mark.filterwarnings("ignore:Degrees of freedom")  # the engine's ddof shape probe
+def test_reduction_methods_ddof_and_add_reduce():
+    x = np.random.default_rng(4).uniform(0.5, 2.0, (3, 4))
+    check(lambda x: smooth(x.sum(axis=1)) + x.mean() + x.max(axis=0).sum(), [x])
+    check(lambda x: smooth(np.std(x, axis=0, ddof=1)) + np.var(x, ddof=1), [x])
+    check(lambda x: smooth(np.add.reduce(x)), [x])
+
+
+def test_norm_and_cumsum_gradients():
+    x = np.random.default_rng(5).uniform(-2.0, 2.0, (3, 4))
+    check(lambda x: np.linalg.norm(x), [x])
+    check(lambda x: smooth(np.linalg.norm(x, axis=1)), [x])
+    check(lambda x: smooth(np.cumsum(x, axis=1)), [x])
+    check(lambda x: smooth(np.cumsum(x)), [x])
+
+
+# --- products --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((3, 4), (4, 2)), ((2, 3, 4), (4, 2)), ((3, 4), (2, 4, 5)), ((4,), (4, 3)),
+    ((3, 4), (4,)), ((4,), (4,)), ((2, 1, 3, 4), (5, 4, 2))])
+def test_matmul_gradient(a_shape, b_shape):
+    rng = np.random.default_rng(6)
+    a, b = rng.normal(size=a_shape), rng.normal(size=b_shape)
+    check(lambda a, b: smooth(a @ b), [a, b])
+
+
+def test_dot_outer_einsum_gradients():
+    rng = np.random.default_rng(7)
+    a, b, v = rng.normal(size=(3, 4)), rng.normal(size=(4, 2)), rng.normal(size=4)
+    check(lambda a, b: smooth(np.dot(a, b)), [a, b])
+    check(lambda a, v: smooth(a.dot(v)), [a, v])
+    check(lambda v, b: smooth(np.outer(v, b)), [v, b])
+    check(lambda a, b: smooth(np.einsum("ij,jk->ik", a, b)), [a, b])
+    check(lambda a, v: smooth(np.einsum("ij,j->i", a, v)), [a, v])
+    check(lambda a, b: smooth(np.einsum("ij,kl->ik", a, b)), [a, b])  # summed in one only
+
+
+# --- indexing and shapes ------------------------------------------------------------------------
+
+def test_indexing_gradients():
+    x = np.random.default_rng(8).normal(size=(4, 5))
+    check(lambda x: smooth(x[1:3, ::2]), [x])
+    check(lambda x: smooth(x[2]) + smooth(x[:, -1]), [x])
+    check(lambda x: smooth(x[None, ..., 1]), [x])
+    index = np.array([0, 2, 2, 3])  # a repeated row adds up
+    check(lambda x: smooth(x[index]), [x])
+    check(lambda x: smooth(x[x > 0]), [x])
+    check(lambda x: smooth(np.take(x, index, axis=1)), [x])
+    check(lambda x: smooth(np.take(x, index)), [x])
+
+
+def test_tensor_index_gradient():
+    def pick(x, i):
+        return smooth(x[i])
+    x = np.random.default_rng(9).normal(size=5)
+    check(pick, [x, np.array([4, 0, 4])], argnums=(0,))
+
+
+def test_shape_op_gradients():
+    rng = np.random.default_rng(10)
+    x, y = rng.normal(size=(2, 3)), rng.normal(size=(2, 4))
+    check(lambda x: smooth(x.reshape(3, 2) * np.arange(6.0).reshape(3, 2)), [x])
+    check(lambda x: smooth(np.reshape(x, (-1,)) * np.arange(6.0)), [x])
+    check(lambda x: smooth(x.T @ np.ones((2, 2))), [x])
+    check(lambda x: smooth(np.transpose(x[None], (2, 0, 1)) * np.arange(6.0).reshape(3, 1, 2)),
+          [x])
+    check(lambda x: smooth(np.expand_dims(x, 1) * np.arange(3.0)), [x])
+    check(lambda x: smooth(np.squeeze(x[:, None, :], axis=1) * np.arange(3.0)), [x])
+    check(lambda x: smooth(np.flip(x, 1) * np.arange(3.0)), [x])
+    check(lambda x, y: smooth(np.concatenate([x, y, x], axis=1) * np.arange(10.0)), [x, y])
+    check(lambda x, y: smooth(np.stack([x[:, :2], y[:, 1:3]], axis=1) * np.arange(2.0)),
+          [x, y])
+    check(lambda x: smooth(np.broadcast_to(x, (4, 2, 3)) * np.arange(3.0)), [x])
+    check(lambda x: smooth(np.triu(x) + np.tril(x, -1) * 3.0), [x])
+    check(lambda x: smooth(x.astype(np.float64) + np.copy(x)), [x])
+    check(lambda x: smooth(np.full_like(x, x[0, 1]) * np.arange(3.0)), [x])
+    check(lambda x: smooth(np.hstack([x, x]) + np.vstack([x, x]).sum(axis=0).sum()), [x])
+
+
+def test_float32_gradients_stay_float32():
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    g = ag.grad(lambda x: np.sum(np.sin(x.astype(np.float64)) * 2.0))(x)
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g, 2.0 * np.cos(x.astype(np.float64)), rtol=1e-6)
+    g = ag.grad(lambda x: np.sum(x * x * 0.5))(x)
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(g, x)
+
+
+def test_softmax_and_log_sum_exp_compositions():
+    rng = np.random.default_rng(11)
+    logits, labels = rng.normal(size=(5, 3)), np.eye(3)[[0, 2, 1, 1, 0]]
+
+    def cross_entropy(z):
+        z = z - np.max(z, axis=1, keepdims=True)
+        log_softmax = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+        return -np.mean(np.sum(labels * log_softmax, axis=1))
+    check(cross_entropy, [logits])
+    expected = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(ag.grad(cross_entropy)(logits), (expected - labels) / 5,
+                               atol=1e-12)
+
+
+def test_non_differentiable_ops_give_zero_gradient():
+    x = np.array([-1.5, 0.5, 2.0, -0.25])
+    g = ag.grad(lambda x: np.sum(x * (x > 0)) + np.sum(np.floor(x)) + np.sum(np.sign(x)))(x)
+    np.testing.assert_array_equal(g, [0.0, 1.0, 1.0, 0.0])
+    g = ag.grad(lambda x: x[np.argmax(x)] * 3.0)(x)
+    np.testing.assert_array_equal(g, [0.0, 0.0, 3.0, 0.0])
+    g = ag.grad(lambda x: np.sum(np.zeros_like(x) + np.round(x)))(x)
+    np.testing.assert_array_equal(g, np.zeros(4))
+
+
+def test_every_rule_is_tested_here():
+    tested = set(UNARY) | set(BINARY) | set(REDUCTIONS) | {
+        "np.maximum", "np.minimum", "np.fmax", "np.fmin", "np.where", "np.clip",
+        "np.add.reduce", "np.linalg.norm", "np.cumsum", "np.matmul", "np.dot", "np.outer",
+        "np.einsum", "getitem", "np.take", "np.reshape", "np.squeeze", "np.expand_dims",
+        "np.transpose", ".T", "np.flip", "np.concatenate", "np.stack", "np.broadcast_to",
+        "np.triu", "np.tril", "astype", "np.copy", "np.full_like", "grad.watch"}
+    zero = set(grad_rules.ZERO)
+    assert set(grad_rules.RULES) - zero <= tested, set(grad_rules.RULES) - zero - tested
