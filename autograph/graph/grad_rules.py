@@ -55,9 +55,12 @@ def _like_rule(g, like, *rest, **attrs):
 
 
 def _spread_kernel(g, like, axes, keepdims):
-    if not keepdims:
-        g = np.expand_dims(g, axes)
-    return np.broadcast_to(g, np.shape(like))
+    shape = np.shape(like)
+    result = np.empty(shape, g.dtype)
+    if not keepdims and np.ndim(g):
+        g = g.reshape(tuple(1 if i in axes else d for i, d in enumerate(shape)))
+    result[...] = g  # (faster than np.broadcast_to, and a fresh array)
+    return result
 
 
 def _count_kernel(like, axes, ddof):
@@ -104,7 +107,7 @@ def _part_rule(g, *parts, axis, index):
 
 
 SUM_TO = core.register("grad.sum_to", _sum_to_kernel, _like_rule)
-SPREAD = core.register("grad.spread", _spread_kernel, _like_rule, aliasing=True)
+SPREAD = core.register("grad.spread", _spread_kernel, _like_rule)
 COUNT = core.register("grad.count", _count_kernel,
                       lambda like, axes, ddof: [((), like.dtype)])
 RESHAPE_LIKE = core.register("grad.reshape_like", _reshape_like_kernel, _like_rule)

@@ -346,3 +346,16 @@ def test_train_mlp_example_runs():
     assert accuracy >= 0.95
     difference = float(re.search(r"loss curves: ([\d.e+-]+)", out).group(1))
     assert difference < 1e-6
+
+
+def test_readme_shows_the_example_training_loop_as_written():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "README.md")) as f:
+        readme = f.read()
+    with open(os.path.join(root, "examples", "train_mlp.py")) as f:
+        example = f.read()
+    shown = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S)
+                 if "def train(" in block)
+    position = 0
+    for line in shown.split("\n\n")[0].splitlines():  # the function, in order
+        position = example.index(line + "\n", position)
