@@ -106,12 +106,33 @@ def _part_rule(g, *parts, axis, index):
     return [(parts[index].shape, g.dtype)]
 
 
+def _emit_spread(node, outs, args, ctx):
+    """A scalar cotangent spread over a static shape: one np.full."""
+    g, like = node.args[0], node.args[1]
+    if g.shape != () or not _static(like.shape):
+        return None
+    return [f"{outs[0]} = np.full({ctx.literal(tuple(like.shape))}, {args[0]})"]
+
+
+def _emit_scatter(node, outs, args, ctx):
+    """Basic indexing (no index tensors) into a static shape: zeros, then one
+    slice assignment, written out (`d[:, 0] = g`)."""
+    from autograph.graph.ops.indexing import _emit_getitem
+    like = node.args[1]
+    if len(node.args) > 2 or not _static(like.shape):
+        return None
+    read = _emit_getitem(node, [outs[0]], args[1:], ctx)[0]  # `out = like[...]`
+    subscript = read[len(f"{outs[0]} = {args[1]}"):]
+    return [f"{outs[0]} = np.zeros({ctx.literal(tuple(like.shape))}, {args[0]}.dtype)",
+            f"{outs[0]}{subscript} = {args[0]}"]
+
+
 SUM_TO = core.register("grad.sum_to", _sum_to_kernel, _like_rule)
-SPREAD = core.register("grad.spread", _spread_kernel, _like_rule)
+SPREAD = core.register("grad.spread", _spread_kernel, _like_rule, emit=_emit_spread)
 COUNT = core.register("grad.count", _count_kernel,
                       lambda like, axes, ddof: [((), like.dtype)])
 RESHAPE_LIKE = core.register("grad.reshape_like", _reshape_like_kernel, _like_rule)
-SCATTER = core.register("grad.scatter", _scatter_kernel, _like_rule)
+SCATTER = core.register("grad.scatter", _scatter_kernel, _like_rule, emit=_emit_scatter)
 TAKE_SCATTER = core.register("grad.take_scatter", _take_scatter_kernel, _like_rule)
 PART = core.register("grad.part", _part_kernel, _part_rule)
 WATCH = core.register("grad.watch", lambda x: x, lambda x: [(x.shape, x.dtype)],
@@ -277,7 +298,7 @@ def _sum(v, g):
 @rule("np.mean")
 def _mean(v, g):
     axes = _axes(v)
-    return [spread(g, v.x(0), axes, v.attrs.get("keepdims", False)) / count(v, axes)]
+    return [spread(g / count(v, axes), v.x(0), axes, v.attrs.get("keepdims", False))]
 
 
 @rule("np.max", "np.amax", "np.min", "np.amin")
@@ -329,7 +350,7 @@ def _cumsum(v, g):
 
 
 def _swap(x):
-    return np.swapaxes(x, -1, -2)
+    return x.T if x.ndim == 2 else np.swapaxes(x, -1, -2)
 
 
 @rule("np.matmul")
@@ -409,8 +430,31 @@ def _reshape_like(g, like):
     return base.record1(RESHAPE_LIKE, (g, like))
 
 
+def _drops_only_unit_dims(template, shape):
+    """True when x[template] only adds or removes dims of size 1 (`x[:, 0]`
+    of an (n, 1) array): the gradient is then a reshape, not a scatter."""
+    position = 0
+    for item in template:
+        kind = item[0]
+        if kind == "t" or kind == "e":
+            return False
+        if kind == "s":
+            if item[1:] != (None, None, None):
+                return False
+            position += 1
+        elif kind == "i":
+            if shape[position] != 1:
+                return False
+            position += 1
+    return True
+
+
 @rule("getitem")
 def _getitem(v, g):
+    x = v.node.args[0]
+    if len(v.node.args) == 1 and _static(x.shape) and _drops_only_unit_dims(
+            v.attrs["template"], x.shape):
+        return [np.reshape(g, x.shape)]
     tensors = [v.x(i) for i in range(1, len(v.node.args))]
     return [base.record1(SCATTER, (g, v.x(0), *tensors),
                          {"template": v.attrs["template"]})] + [None] * len(tensors)

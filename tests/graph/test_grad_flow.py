@@ -354,7 +354,7 @@ def test_readme_shows_the_example_training_loop_as_written():
         readme = f.read()
     with open(os.path.join(root, "examples", "train_mlp.py")) as f:
         example = f.read()
-    shown = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.S)
+    shown = next(block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                  if "def train(" in block)
     position = 0
     for line in shown.split("\n\n")[0].splitlines():  # the function, in order
