@@ -153,8 +153,8 @@ def fit(ctx, grad, arg):
     if tuple(grad.shape) != shape or not _static(shape):
         if _static(shape) and _static(grad.shape) and len(grad.shape) >= len(shape):
             lead = len(grad.shape) - len(shape)
-            if lead:
-                grad = np.sum(grad, axis=tuple(range(lead)))
+            if lead:  # (an int axis takes numpy's faster path)
+                grad = np.sum(grad, axis=tuple(range(lead)) if lead > 1 else 0)
             ones = tuple(i for i, d in enumerate(shape) if d == 1 and grad.shape[i] != 1)
             if ones:
                 grad = np.sum(grad, axis=ones, keepdims=True)
@@ -221,7 +221,7 @@ rule("np.arccos")(lambda v, g: [-g / np.sqrt(1.0 - v.x(0) * v.x(0))])
 rule("np.arctan")(lambda v, g: [g / (1.0 + v.x(0) * v.x(0))])
 rule("np.sinh")(lambda v, g: [g * np.cosh(v.x(0))])
 rule("np.cosh")(lambda v, g: [g * np.sinh(v.x(0))])
-rule("np.tanh")(lambda v, g: [g * (1.0 - v.y() * v.y())])
+rule("np.tanh")(lambda v, g: [g * (1.0 - np.square(v.y()))])
 rule("np.arcsinh")(lambda v, g: [g / np.sqrt(v.x(0) * v.x(0) + 1.0)])
 rule("np.arccosh")(lambda v, g: [g / np.sqrt(v.x(0) * v.x(0) - 1.0)])
 rule("np.arctanh")(lambda v, g: [g / (1.0 - v.x(0) * v.x(0))])
