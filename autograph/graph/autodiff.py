@@ -41,7 +41,7 @@ def key(tensor):
 
 
 def differentiable(tensor):
-    return isinstance(tensor, Tensor) and tensor.dtype.kind in "fc"
+    return isinstance(tensor, Tensor) and tensor.dtype.kind == "f"
 
 
 # --- tape ops ----------------------------------------------------------------------
@@ -75,6 +75,7 @@ def _nonempty_kernel(tape):
     return tape is not None
 
 
+TAPE_NEW = core.register("grad.tape_new", lambda: None, _object_rule, foldable=False)
 PACK = core.register("grad.pack", _pack_kernel, _object_rule, foldable=False)
 TAPE_GET = core.register("grad.tape_get", _tape_get_kernel, _tape_get_rule, foldable=False)
 TAPE_PUSH = core.register("grad.tape_push", _push_kernel, _object_rule, foldable=False)
@@ -201,7 +202,11 @@ def backprop(ctx, nodes, seeds, targets):
             view = View(ctx, node)
             grads = rule(view, cotangents[0] if len(cotangents) == 1 else cotangents)
         for arg, grad in zip(node.args, grads):
-            if grad is None or not differentiable(arg) or key(arg) not in live:
+            if grad is None or not isinstance(arg, Tensor) or key(arg) not in live:
+                continue
+            if arg.dtype.kind == "c":  # rules are written for real values
+                raise no_rule_error(node, "complex values are not differentiated")
+            if not differentiable(arg):
                 continue
             grad = fit(ctx, grad, arg)
             k = key(arg)
@@ -302,13 +307,12 @@ def _add_loop_var(node, graph, init, name):
     return placeholder, _add_output(node, graph, name)
 
 
-def _constant_before(graph, value, node):
-    """A const of `graph` placed before `node` (dead-code elimination walks
-    backwards and keeps only what later nodes use)."""
-    const = graph.constant(value)
-    graph.nodes.remove(const.node)
-    graph.nodes.insert(graph.nodes.index(node), const.node)
-    return const
+def _empty_tape_before(graph, node):
+    """An empty tape made just before `node` (which reads it)."""
+    empty = graph.add_node(TAPE_NEW, (), {}, [((), OBJECT)], name="tape")
+    graph.nodes.pop()
+    graph.nodes.insert(graph.nodes.index(node), empty)
+    return empty.outputs[0]
 
 
 def _while_adjoint(ctx, node, cotangents):
@@ -319,7 +323,7 @@ def _while_adjoint(ctx, node, cotangents):
     captured = [(o, i) for o, i in b_graph.captured if differentiable(o)]
     # the forward loop pushes one tuple of body values per iteration
     tape = _Tape(b_graph)
-    empty = _constant_before(graph, None, node)
+    empty = _empty_tape_before(graph, node)
     tape_in, tape_out = _add_loop_var(node, graph, empty, "tape")
     pushed = b_graph.add_node(TAPE_PUSH, (tape_in, tape.pack.outputs[0]), {},
                               [((), OBJECT)], name="tape").outputs[0]

@@ -25,7 +25,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core, signature
 from autograph.graph.autodiff import Backward, backprop, key
-from autograph.graph.function import Function, _convert
+from autograph.graph.function import Function, _convert, functions_run_eagerly
 from autograph.graph.grad_rules import WATCH
 from autograph.graph.ops import base
 from autograph.graph.tensor import Tensor
@@ -64,6 +64,10 @@ class Gradient:
     def __call__(self, *args, **kwargs):
         if core.current_graph() is not None:
             return self._trace(*args, **kwargs)
+        if functions_run_eagerly():
+            # gradients need the graph: fn is still traced (once per signature)
+            concrete = self._function.get_concrete_function(*args, **kwargs)
+            return concrete(*args, **kwargs)
         return self._function(*args, **kwargs)
 
     def _trace(self, *args, **kwargs):
@@ -96,11 +100,11 @@ class Gradient:
         finally:
             for variable, old in zip(variables, saved):
                 variable._watched = old
-        value, aux = result if self.has_aux else (result, None)
         if self.has_aux and not (isinstance(result, (tuple, list)) and len(result) == 2):
             raise errors.GradientError(errors.gradient_output_message(
                 self.__name__, f"{type(result).__name__} {result!r}, not a (loss, aux) pair",
                 location))
+        value, aux = result if self.has_aux else (result, None)
         loss = self._loss(value, location)
         seed = graph.constant(np.ones((), loss.dtype))
         grads = backprop(Backward(), graph.nodes[start:], {key(loss): seed}, watched)
@@ -122,12 +126,18 @@ class Gradient:
         return (result_grads, aux) if self.has_aux else result_grads
 
     def _watch(self, value, watched, location):
-        if isinstance(value, float):
+        if type(value) is float:
             value = np.asarray(value)
+        number = _python_number_in(value)
+        if number is not None:
+            raise errors.GradientError(errors.gradient_argument_message(
+                self.__name__, f"the Python {type(number).__name__} {number!r} (a gradient "
+                "of a Python int is undefined, and Python floats inside lists/dicts are "
+                "not traced: pass np.float64(...) or an array)", location))
 
         def make_leaf(leaf, path):
             tensor = base.as_tensor(leaf)
-            if tensor.dtype.kind not in "fc":
+            if tensor.dtype.kind != "f":
                 raise errors.GradientError(errors.gradient_argument_message(
                     self.__name__, f"an argument of dtype {tensor.dtype}", location))
             watch = base.record1(WATCH, (tensor,), name=f"d_{path.lstrip('_')}" if path
@@ -151,6 +161,19 @@ class Gradient:
         return loss
 
 
+def _python_number_in(value):
+    """The first Python number in `value` (nested lists/tuples/dicts), else None."""
+    if type(value) in (int, float, bool, complex):
+        return value
+    items = value.values() if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else ()
+    for item in items:
+        found = _python_number_in(item)
+        if found is not None:
+            return found
+    return None
+
+
 def _map_variables(wrt, fn):
     if hasattr(wrt, "_as_graph_tensor"):
         return fn(wrt)
@@ -165,7 +188,7 @@ def _variables(wrt, name, location):
     found = []
 
     def collect(v):
-        if not hasattr(v, "_as_graph_tensor") or v.dtype.kind not in "fc":
+        if not hasattr(v, "_as_graph_tensor") or v.dtype.kind != "f":
             raise errors.GradientError(errors.gradient_argument_message(
                 name, f"{v!r} in wrt (it takes float ag.Variables)", location))
         if all(v is not f for f in found):

@@ -359,3 +359,29 @@ def test_readme_shows_the_example_training_loop_as_written():
     position = 0
     for line in shown.split("\n\n")[0].splitlines():  # the function, in order
         position = example.index(line + "\n", position)
+
+
+def test_python_numbers_as_arguments():
+    assert ag.grad(lambda x, y: x * x * y)(3.0, np.float64(2.0)) == 12.0
+    with pytest.raises(errors.GradientError, match="Python int 3"):
+        ag.grad(lambda x: x * 2.0)(3)
+    with pytest.raises(errors.GradientError, match="Python float 2.0"):
+        ag.grad(lambda p: p[0] * p[1])([np.float64(1.0), 2.0])
+
+
+def test_has_aux_needs_a_pair():
+    with pytest.raises(errors.GradientError, match="not a \\(loss, aux\\) pair"):
+        ag.grad(lambda x: np.sum(x), has_aux=True)(X)
+
+
+def test_complex_values_on_the_path_are_an_error():
+    with pytest.raises(errors.GradientError, match="complex values"):
+        ag.grad(lambda x: np.sum(np.abs(x.astype(np.complex128) * 1j)))(X)
+
+
+def test_gradients_work_with_functions_run_eagerly():
+    ag.run_functions_eagerly(True)
+    try:
+        np.testing.assert_allclose(ag.grad(lambda x: np.sum(x ** 3))(X), 3 * X ** 2)
+    finally:
+        ag.run_functions_eagerly(False)
