@@ -110,6 +110,17 @@ def test_gradient_through_nested_loops():
     check(lambda x: f(x, np.int64(4)), [X])
 
 
+def test_gradient_through_a_while_inside_a_for():
+    def f(x, n):
+        for i in range(n):
+            j = 0
+            while j < i:
+                x = np.tanh(x * 1.1) + 0.05 * i
+                j += 1
+        return np.sum(x * x)
+    check(lambda x: f(x, np.int64(4)), [X])
+
+
 def test_gradient_through_a_loop_inside_a_branch():
     def f(x, n):
         if np.sum(x) > 0:
