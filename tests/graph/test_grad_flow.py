@@ -279,6 +279,26 @@ def test_callable_model_trained_with_variables_in_one_graph():
     assert train.experimental_get_tracing_count() == 1
 
 
+def test_callable_object_and_bound_method_holding_numpy_weights():
+    class Linear:
+        def __init__(self):
+            self.w = np.array([[1.0, -1.0], [0.5, 2.0]])
+
+        def __call__(self, x):
+            return x @ self.w
+
+        def loss(self, w, x):
+            return np.sum(np.tanh(x @ w))
+
+    model = Linear()
+    x = np.array([[1.0, 2.0]])
+    np.testing.assert_allclose(ag.function(model)(x), x @ model.w)
+    step = ag.function(model.loss)
+    np.testing.assert_allclose(step(model.w, x), np.sum(np.tanh(x @ model.w)))
+    grad = ag.grad(model.loss)(model.w, x)  # argnums=0 is w: the method is bound
+    np.testing.assert_allclose(grad, numeric_grad(model.loss, [model.w, x], 0), rtol=1e-6)
+
+
 def test_bound_method_ag_function_and_assign_in_program_order():
     class Counter:
         def __init__(self):
