@@ -172,12 +172,14 @@ class View:
         return self.ctx.value(self.node.outputs[i])
 
 
-def backprop(ctx, nodes, seeds, targets):
+def backprop(ctx, nodes, seeds, targets, opaque=()):
     """Adjoints of `targets` (forward tensors) given `seeds` ({key: cotangent})
     for outputs of `nodes` (a program-ordered list); None where no gradient
-    flows.  The gradient ops are recorded into the current graph."""
+    flows.  The gradient ops are recorded into the current graph.  `opaque`
+    tensors (object values: lists, tapes) depend on the targets too: the ops
+    reading them are on the path, so a float they yield needs a rule."""
     from autograph.graph.grad_rules import RULES, fit
-    live = {key(t) for t in targets}
+    live = {key(t) for t in targets} | {key(t) for t in opaque}
     path = []
     for node in nodes:
         if node.op is core.PLACEHOLDER or node.op is core.CONST:
@@ -192,9 +194,9 @@ def backprop(ctx, nodes, seeds, targets):
         if all(g is None for g in cotangents):
             continue
         if node.op is control.COND:
-            grads = _cond_adjoint(ctx, node, cotangents)
+            grads = _cond_adjoint(ctx, node, cotangents, live)
         elif node.op is control.WHILE:
-            grads = _while_adjoint(ctx, node, cotangents)
+            grads = _while_adjoint(ctx, node, cotangents, live)
         else:
             rule = RULES.get(node.op.name)
             if rule is None:
@@ -234,7 +236,13 @@ def _add_output(node, graph, name):
     return tensor
 
 
-def _cond_adjoint(ctx, node, cotangents):
+def _opaque_captures(sub, live):
+    """The placeholders of `sub` for live outer values that carry no adjoint."""
+    return [inner for outer, inner in sub.captured
+            if not differentiable(outer) and key(outer) in live]
+
+
+def _cond_adjoint(ctx, node, cotangents, live):
     graph = node.outputs[0].graph
     branches = node.subgraphs
     tapes = [_Tape(sub) for sub in branches]
@@ -263,7 +271,7 @@ def _cond_adjoint(ctx, node, cotangents):
                 if g is not None and differentiable(out):
                     seeds[key(out)] = base.resolve(core.current_graph(), g)
             targets = [i for o, i in sub.captured if key(o) in positions]
-            grads = backprop(inner, sub.nodes, seeds, targets)
+            grads = backprop(inner, sub.nodes, seeds, targets, _opaque_captures(sub, live))
             by_outer = {}
             for target, grad in zip(targets, grads):
                 by_outer[_outer_key(sub, target)] = grad
@@ -315,7 +323,7 @@ def _empty_tape_before(graph, node):
     return empty.outputs[0]
 
 
-def _while_adjoint(ctx, node, cotangents):
+def _while_adjoint(ctx, node, cotangents, live):
     graph = node.outputs[0].graph
     b_graph = node.subgraphs[1]
     n_vars = len(node.outputs)
@@ -330,6 +338,8 @@ def _while_adjoint(ctx, node, cotangents):
     b_graph.outputs = list(b_graph.outputs) + [pushed]
 
     placeholders = [b_graph.inputs[j] for j in variables]
+    opaque = [b_graph.inputs[j] for j in range(n_vars) if j not in variables
+              and key(node.args[j]) in live] + _opaque_captures(b_graph, live)
     results = [b_graph.outputs[j] for j in variables]
     init = [ctx.value(tape_out)]
     for j in variables:
@@ -353,7 +363,7 @@ def _while_adjoint(ctx, node, cotangents):
             if differentiable(out):
                 seeds[key(out)] = g
         targets = placeholders + [i for _, i in captured]
-        grads = backprop(inner, b_graph.nodes, seeds, targets)
+        grads = backprop(inner, b_graph.nodes, seeds, targets, opaque)
         new_vars = [g if g is not None else _zeros_like(inner.value(ph))
                     for g, ph in zip(grads[:n_adj], placeholders)]
         new_acc = [acc if g is None else acc + g

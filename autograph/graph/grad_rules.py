@@ -513,3 +513,54 @@ def _triangle(v, g):
 @rule("np.full_like")
 def _full_like(v, g):
     return [None] + [np.sum(g)] * (len(v.node.args) - 1)
+
+
+# --- the gradient ops themselves (so a gradient can be differentiated again) ----------
+
+RULES["grad.count"] = _zero
+
+
+@rule("grad.tape_get")
+def _tape_get(v, g):
+    from autograph.graph.autodiff import no_rule_error
+    raise no_rule_error(v.node, "a gradient of a gradient through a staged loop or branch "
+                                "is not supported (the first gradient's tape is not "
+                                "differentiated); unroll the loop with a Python range, or "
+                                "take the second derivative by finite differences")
+
+
+@rule("grad.spread")
+def _spread(v, g):
+    """spread broadcasts; its adjoint sums back over the spread axes."""
+    source = v.node.args[0]
+    summed = np.sum(g, axis=v.attrs["axes"], keepdims=v.attrs["keepdims"]) \
+        if v.attrs["axes"] else g
+    if len(summed.shape) != len(source.shape):  # a 0-d cotangent spread over all axes
+        summed = np.reshape(summed, source.shape) if _static(source.shape) \
+            else base.record1(RESHAPE_LIKE, (summed, v.x(0)))
+    return [summed, None]
+
+
+@rule("grad.sum_to")
+def _sum_to(v, g):
+    """sum_to sums over broadcast axes; its adjoint broadcasts back."""
+    return [base.record1(SPREAD, (g, v.x(0)), {"axes": (), "keepdims": True}), None]
+
+
+@rule("grad.reshape_like")
+def _reshape_like_rule(v, g):
+    return [_reshape_like(g, v.x(0)), None]
+
+
+@rule("grad.scatter")
+def _scatter(v, g):
+    """scatter writes g's values at the index; its adjoint reads them there."""
+    from autograph.graph.ops.indexing import GETITEM
+    tensors = [v.x(i) for i in range(2, len(v.node.args))]
+    picked = base.record1(GETITEM, (g, *tensors), {"template": v.attrs["template"]})
+    return [picked, None] + [None] * len(tensors)
+
+
+@rule("grad.take_scatter")
+def _take_scatter(v, g):
+    return [np.take(g, v.x(2), axis=v.attrs.get("axis")), None, None]

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import autograph as ag
+from autograph import errors
 from autograph.graph import grad_rules
 
 
@@ -277,6 +278,67 @@ def test_every_rule_is_tested_here():
         "np.add.reduce", "np.linalg.norm", "np.cumsum", "np.matmul", "np.dot", "np.outer",
         "np.einsum", "getitem", "np.take", "np.reshape", "np.squeeze", "np.expand_dims",
         "np.transpose", ".T", "np.flip", "np.concatenate", "np.stack", "np.broadcast_to",
-        "np.triu", "np.tril", "astype", "np.copy", "np.full_like", "grad.watch"}
+        "np.triu", "np.tril", "astype", "np.copy", "np.full_like", "grad.watch",
+        # the gradient ops: second-order and unknown-dims tests below
+        "grad.spread", "grad.sum_to", "grad.reshape_like", "grad.scatter",
+        "grad.take_scatter", "grad.count", "grad.tape_get"}
     zero = set(grad_rules.ZERO)
     assert set(grad_rules.RULES) - zero <= tested, set(grad_rules.RULES) - zero - tested
+
+
+# --- unknown dims (input_signature) and gradients of gradients --------------------------
+
+
+def test_gradients_with_dims_known_only_at_run_time():
+    rng = np.random.default_rng(12)
+
+    def f(x, y):
+        z = x[:, None] * y  # (n, 1) against (n, 3): broadcast back by grad.sum_to
+        parts = np.concatenate([x, x[1:] * 2.0])  # split by grad.part
+        return (np.mean(np.sin(z)) + np.sum(np.reshape(y, (-1,)) ** 2)
+                + np.sum(parts ** 3) + np.max(y, axis=0).sum())
+
+    @ag.function(input_signature=[ag.TensorSpec((None,)), ag.TensorSpec((None, 3))])
+    def staged(x, y):
+        return ag.grad(f, argnums=(0, 1))(x, y)
+    for n in (2, 5):
+        x, y = rng.normal(size=n), rng.normal(size=(n, 3))
+        gx, gy = staged(x, y)
+        np.testing.assert_allclose(gx, numeric_grad(f, [x, y], 0), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(gy, numeric_grad(f, [x, y], 1), rtol=1e-5, atol=1e-7)
+    assert staged.experimental_get_tracing_count() == 1
+
+
+def test_hessian_vector_products():
+    def f(x):
+        return (np.sum(np.tanh(x) ** 2 * np.arange(1.0, 5.0)) + np.mean(x[1:] ** 3)
+                + np.max(x) * np.sum(np.take(x, [0, 2, 2]) ** 2))
+    x, v = np.array([0.3, -0.5, 0.8, 0.1]), np.array([1.0, 0.5, -2.0, 0.25])
+    first = ag.grad(f)
+    hvp = ag.grad(lambda x, v: np.sum(ag.grad(f)(x) * v))(x, v)
+    eps = 1e-5
+    np.testing.assert_allclose(hvp, (first(x + eps * v) - first(x - eps * v)) / (2 * eps),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_vector_product_with_unknown_dims():
+    def f(x, y):
+        return np.sum(np.sin(x[:, None] * y) ** 2)
+
+    @ag.function(input_signature=[ag.TensorSpec((None,)), ag.TensorSpec((None, 2))])
+    def hvp(x, y):
+        return ag.grad(lambda x: np.sum(ag.grad(f)(x, y) * np.cos(x)))(x)
+    rng = np.random.default_rng(13)
+    x, y = rng.normal(size=3), rng.normal(size=(3, 2))
+    first = ag.grad(f)
+    expected = numeric_grad(lambda x: np.sum(first(x, y) * np.cos(x)), [x], 0)
+    np.testing.assert_allclose(hvp(x, y), expected, rtol=1e-5, atol=1e-7)
+
+
+def test_gradient_of_a_gradient_through_a_staged_loop_is_an_error():
+    def f(x, n):
+        for i in range(n):
+            x = np.sin(x)
+        return np.sum(x)
+    with pytest.raises(errors.GradientError, match="gradient of a gradient through a staged"):
+        ag.grad(lambda x, n: np.sum(ag.grad(f)(x, n)))(np.ones(2), np.int64(2))
