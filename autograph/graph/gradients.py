@@ -25,7 +25,12 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core, signature
 from autograph.graph.autodiff import Backward, backprop, key
-from autograph.graph.function import Function, _convert, functions_run_eagerly
+from autograph.graph.function import (
+    BoundFunction,
+    Function,
+    _convert,
+    functions_run_eagerly,
+)
 from autograph.graph.grad_rules import WATCH
 from autograph.graph.ops import base
 from autograph.graph.tensor import Tensor
@@ -75,7 +80,7 @@ class Gradient:
         graph = core.current_graph()
         location = core.user_location()
         if self._converted is None:
-            self._converted = _convert(self.fn)
+            self._converted = _traceable(self.fn)
         start = len(graph.nodes)
         watched, args = [], list(args)
         positions = () if self.wrt is not None else (
@@ -159,6 +164,16 @@ class Gradient:
                 self.__name__, f"a value of dtype {loss.dtype} and shape {loss.shape}",
                 location))
         return loss
+
+
+def _traceable(fn):
+    """What runs while tracing `fn`: its autograph conversion; an ag.function's
+    own (converted) Python function, not the ag.function object."""
+    if isinstance(fn, Function):
+        return fn._python_for_tracing()
+    if isinstance(fn, BoundFunction):
+        return functools.partial(fn._function._python_for_tracing(), fn._instance)
+    return _convert(fn)
 
 
 def _python_number_in(value):

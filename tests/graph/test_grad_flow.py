@@ -299,6 +299,22 @@ def test_callable_object_and_bound_method_holding_numpy_weights():
     np.testing.assert_allclose(grad, numeric_grad(model.loss, [model.w, x], 0), rtol=1e-6)
 
 
+def test_grad_of_an_ag_function_and_of_a_bound_one():
+    class Model:
+        scale = 3.0
+
+        @ag.function
+        def loss(self, x):
+            return np.sum(np.sin(x)) * self.scale
+
+    @ag.function
+    def loss(x):
+        return np.sum(np.sin(x))
+    np.testing.assert_allclose(ag.grad(loss)(X), np.cos(X))
+    np.testing.assert_allclose(ag.grad(Model().loss)(X), 3.0 * np.cos(X))
+    assert loss.experimental_get_tracing_count() == 0  # traced inside the gradient's graph
+
+
 def test_bound_method_ag_function_and_assign_in_program_order():
     class Counter:
         def __init__(self):
