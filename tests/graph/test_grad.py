@@ -6,6 +6,7 @@ argument structures, ag.Variables, and the errors."""
 
 import numpy as np
 import pytest
+from grad_check import check, numeric_grad, smooth
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -13,38 +14,6 @@ from hypothesis.extra import numpy as hnp
 import autograph as ag
 from autograph import errors
 from autograph.graph import grad_rules
-
-
-def numeric_grad(fn, args, i, eps=1e-6):
-    """Central differences of scalar fn(*args) with respect to args[i]."""
-    args = [np.array(a, dtype=np.float64) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
-            else a for a in args]
-    x = args[i]
-    grad = np.zeros_like(x)
-    for index in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[index] += eps
-        minus[index] -= eps
-        high = fn(*args[:i], plus, *args[i + 1:])
-        low = fn(*args[:i], minus, *args[i + 1:])
-        grad[index] = (high - low) / (2 * eps)
-    return grad
-
-
-def check(fn, args, argnums=None, rtol=1e-5, atol=1e-6):
-    argnums = tuple(i for i, a in enumerate(args) if isinstance(a, np.ndarray)
-                    and a.dtype.kind == "f") if argnums is None else argnums
-    grads = ag.grad(fn, argnums=argnums)(*args)
-    for i, g in zip(argnums, grads):
-        expected = numeric_grad(fn, args, i)
-        assert np.shape(g) == expected.shape
-        np.testing.assert_allclose(g, expected, rtol=rtol, atol=atol)
-
-
-def smooth(out):
-    """A scalar of `out` with a cotangent that differs per element."""
-    return np.sum(np.sin(out) + out)
-
 
 # --- elementwise ops, with broadcasting ---------------------------------------------
 

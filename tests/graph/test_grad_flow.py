@@ -10,10 +10,10 @@ import sys
 
 import numpy as np
 import pytest
+from grad_check import check, numeric_grad
 
 import autograph as ag
 from autograph import errors
-from tests.graph.test_grad import check, numeric_grad
 
 X = np.array([0.5, 0.7, -0.3])
 
