@@ -178,7 +178,9 @@ def count(v, axes, ddof=0):
     return base.record1(COUNT, (v.x(0),), {"axes": axes, "ddof": ddof})
 
 
-def _axes(v, default=None):
+def _axes(v):
+    # ufunc methods (np.add.reduce) reduce axis 0 by default, functions all axes
+    default = 0 if v.node.op.name.endswith(".reduce") else None
     return base.normalize_axes(v.attrs.get("axis", default), len(v.node.args[0].shape))
 
 
@@ -291,8 +293,7 @@ def _clip(v, g):
 
 @rule("np.sum", "np.add.reduce")
 def _sum(v, g):
-    default = 0 if v.node.op.name == "np.add.reduce" else None
-    return [spread(g, v.x(0), _axes(v, default), v.attrs.get("keepdims", False))]
+    return [spread(g, v.x(0), _axes(v), v.attrs.get("keepdims", False))]
 
 
 @rule("np.mean")
@@ -564,3 +565,128 @@ def _scatter(v, g):
 @rule("grad.take_scatter")
 def _take_scatter(v, g):
     return [np.take(g, v.x(2), axis=v.attrs.get("axis")), None, None]
+
+
+# --- more numpy: angles, sorting, repeating, tensordot, scans, method reductions ---------
+
+rule("np.deg2rad", "np.radians")(lambda v, g: [g * (math.pi / 180.0)])
+rule("np.rad2deg", "np.degrees")(lambda v, g: [g * (180.0 / math.pi)])
+rule("np.float_power")(_power)
+rule("np.copysign")(lambda v, g: [g * np.sign(v.x(0)) * np.sign(v.y()), None])
+rule("np.ldexp")(lambda v, g: [g * np.ldexp(1.0, v.x(1)), None])
+rule("np.modf")(lambda v, g: [g[0]])
+
+
+@rule("np.divmod")
+def _divmod(v, g):
+    remainder = g[1]
+    if remainder is None:
+        return [None, None]
+    return [remainder, -remainder * v.y(0)]
+
+
+def _unsort_kernel(g, x, axis=-1, kind=None):
+    if axis is None:
+        result = np.empty(np.size(x), g.dtype)
+        result[np.argsort(np.reshape(x, -1), kind=kind)] = g
+        return result.reshape(np.shape(x))
+    result = np.empty_like(g)
+    np.put_along_axis(result, np.argsort(x, axis=axis, kind=kind), g, axis)
+    return result
+
+
+def _untile_kernel(g, x, reps):
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    ndim = max(np.ndim(x), len(reps))
+    shape = (1,) * (ndim - np.ndim(x)) + np.shape(x)
+    reps = (1,) * (ndim - len(reps)) + reps
+    split = [d for pair in zip(reps, shape) for d in pair]
+    summed = np.reshape(g, split).sum(axis=tuple(range(0, 2 * ndim, 2)))
+    return summed.reshape(np.shape(x))
+
+
+def _unrepeat_kernel(g, x, repeats, axis=None):
+    if axis is None:
+        return np.reshape(g, (-1, repeats)).sum(axis=1).reshape(np.shape(x))
+    axis %= np.ndim(x)
+    shape = np.shape(x)
+    return np.reshape(g, shape[:axis] + (shape[axis], repeats) + shape[axis + 1:]).sum(
+        axis=axis + 1)
+
+
+UNSORT = core.register("grad.unsort", _unsort_kernel, _like_rule)
+UNTILE = core.register("grad.untile", _untile_kernel, _like_rule)
+UNREPEAT = core.register("grad.unrepeat", _unrepeat_kernel, _like_rule)
+
+
+@rule("np.sort")
+def _sort(v, g):
+    return [base.record1(UNSORT, (g, v.x(0)), dict(v.attrs))]
+
+
+@rule("np.tile")
+def _tile(v, g):
+    return [base.record1(UNTILE, (g, v.x(0)), dict(v.attrs))]
+
+
+@rule("np.repeat")
+def _repeat(v, g):
+    return [base.record1(UNREPEAT, (g, v.x(0)), dict(v.attrs))]
+
+
+@rule("np.tensordot")
+def _tensordot(v, g):
+    """As an einsum: each operand's gradient contracts g with the other one."""
+    a, b = v.node.args
+    axes = v.attrs.get("axes", 2)
+    if isinstance(axes, int):
+        pairs = (tuple(range(a.ndim - axes, a.ndim)), tuple(range(axes)))
+    else:
+        pairs = tuple(tuple(x) if isinstance(x, (tuple, list)) else (x,) for x in axes)
+    ax_a = base.normalize_axes(pairs[0], a.ndim)
+    ax_b = base.normalize_axes(pairs[1], b.ndim)
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    a_term = [next(letters) for _ in range(a.ndim)]
+    b_term = [None] * b.ndim
+    for i, j in zip(ax_a, ax_b):
+        b_term[j] = a_term[i]
+    b_term = [t if t is not None else next(letters) for t in b_term]
+    out = [t for i, t in enumerate(a_term) if i not in ax_a] + \
+        [t for j, t in enumerate(b_term) if j not in ax_b]
+    a_term, b_term, out = "".join(a_term), "".join(b_term), "".join(out)
+    return [np.einsum(f"{out},{b_term}->{a_term}", g, v.x(1)),
+            np.einsum(f"{out},{a_term}->{b_term}", g, v.x(0))]
+
+
+@rule("np.cumprod")
+def _cumprod(v, g):
+    x, axis = v.x(0), v.attrs.get("axis")
+    if axis is None:
+        flat = np.reshape(x, (-1,))
+        reverse = np.flip(np.cumsum(np.flip(g * v.y())))
+        return [_reshape_like(reverse / flat, x)]
+    return [np.flip(np.cumsum(np.flip(g * v.y(), axis), axis=axis), axis) / x]
+
+
+@rule("np.add.accumulate")
+def _add_accumulate(v, g):
+    axis = v.attrs.get("axis", 0)
+    return [np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)]
+
+
+@rule("np.ptp")
+def _ptp(v, g):
+    x, axes, keepdims = v.x(0), _axes(v), v.attrs.get("keepdims", False)
+    spread_g = spread(g, x, axes, keepdims)
+    grad = None
+    for extreme, sign in ((np.max, 1.0), (np.min, -1.0)):
+        winners = x == extreme(x, axis=axes, keepdims=True)
+        ties = np.sum(winners, axis=axes, keepdims=True).astype(g.dtype)
+        part = np.where(winners, sign * spread_g / ties, 0.0)
+        grad = part if grad is None else grad + part
+    return [grad]
+
+
+rule("np.maximum.reduce", "np.minimum.reduce", "np.fmax.reduce", "np.fmin.reduce")(
+    lambda v, g: _max(v, g))
+rule("np.multiply.reduce")(lambda v, g: _prod(v, g))

@@ -217,6 +217,26 @@ def test_float32_gradients_stay_float32():
     np.testing.assert_array_equal(g, x)
 
 
+def test_more_numpy_gradients():
+    rng = np.random.default_rng(14)
+    x, y = rng.uniform(0.2, 1.0, (3, 4)), rng.uniform(1.2, 2.0, (3, 4))
+    check(lambda x: smooth(np.deg2rad(x) + np.rad2deg(x) * 0.01 + np.radians(x)), [x])
+    check(lambda x, y: smooth(np.float_power(x, y)), [x, y])
+    check(lambda x: smooth(np.copysign(x, -1.0) + np.ldexp(x, 3)), [x])
+    check(lambda x, y: smooth(np.divmod(x, y)[1] + np.modf(x * 3.0)[0]), [x, y])
+    check(lambda x: smooth(np.sort(x, axis=1) * np.arange(4.0)), [x])
+    check(lambda x: smooth(np.sort(x, axis=None) * np.arange(12.0)), [x])
+    check(lambda x: smooth(np.tile(x, (2, 1, 2)) * np.arange(8.0)), [x])
+    check(lambda x: smooth(np.repeat(x, 2, axis=1) * np.arange(8.0)), [x])
+    check(lambda x: smooth(np.repeat(x, 3) * np.arange(36.0)), [x])
+    check(lambda x, y: smooth(np.tensordot(x, y, axes=([1], [1]))), [x, y])
+    check(lambda x: smooth(np.tensordot(x, x.T * 2.0, axes=1)), [x])
+    check(lambda x: smooth(np.cumprod(x, axis=0)) + smooth(np.cumprod(x)), [x])
+    check(lambda x: smooth(np.add.accumulate(x)) + smooth(np.ptp(x, axis=1)), [x])
+    check(lambda x: smooth(np.maximum.reduce(x) + np.minimum.reduce(x, axis=1).sum()
+                           + np.multiply.reduce(x)), [x])
+
+
 def test_softmax_and_log_sum_exp_compositions():
     rng = np.random.default_rng(11)
     logits, labels = rng.normal(size=(5, 3)), np.eye(3)[[0, 2, 1, 1, 0]]
@@ -250,7 +270,12 @@ def test_every_rule_is_tested_here():
         "np.triu", "np.tril", "astype", "np.copy", "np.full_like", "grad.watch",
         # the gradient ops: second-order and unknown-dims tests below
         "grad.spread", "grad.sum_to", "grad.reshape_like", "grad.scatter",
-        "grad.take_scatter", "grad.count", "grad.tape_get"}
+        "grad.take_scatter", "grad.count", "grad.tape_get",
+        # test_more_numpy_gradients
+        "np.deg2rad", "np.radians", "np.rad2deg", "np.degrees", "np.float_power",
+        "np.copysign", "np.ldexp", "np.modf", "np.divmod", "np.sort", "np.tile", "np.repeat",
+        "np.tensordot", "np.cumprod", "np.add.accumulate", "np.ptp", "np.maximum.reduce",
+        "np.minimum.reduce", "np.fmax.reduce", "np.fmin.reduce", "np.multiply.reduce"}
     zero = set(grad_rules.ZERO)
     assert set(grad_rules.RULES) - zero <= tested, set(grad_rules.RULES) - zero - tested
 
