@@ -31,6 +31,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core
 from autograph.graph.ops import base, control
+from autograph.graph.ops.lists import LIST_STACK, TensorList
 from autograph.graph.tensor import Tensor
 
 OBJECT = np.dtype(object)
@@ -41,7 +42,18 @@ def key(tensor):
 
 
 def differentiable(tensor):
+    """Float tensors, and staged lists of float items (whose adjoint is an
+    array: row i the adjoint of item i)."""
+    if isinstance(tensor, TensorList):
+        return tensor.element_dtype is not None and tensor.element_dtype.kind == "f"
     return isinstance(tensor, Tensor) and tensor.dtype.kind == "f"
+
+
+def adjoint_shape(tensor):
+    """The static shape of `tensor`'s adjoint."""
+    if isinstance(tensor, TensorList):
+        return (None,) + tuple(tensor.element_shape or ())
+    return tensor.shape
 
 
 # --- tape ops ----------------------------------------------------------------------
@@ -102,8 +114,9 @@ class _Tape:
         if position is None:
             position = self.index[k] = len(self.pack.args)
             self.pack.args = self.pack.args + (tensor,)
-        return base.record1(TAPE_GET, (self.packed,), {
+        value = base.record1(TAPE_GET, (self.packed,), {
             "index": position, "shape": tensor.shape, "dtype": tensor.dtype})
+        return tensor._like(value)  # a staged list stays one (item type kept)
 
 
 # --- the context of one backward pass -------------------------------------------
@@ -222,6 +235,10 @@ def no_rule_error(node, detail=None):
 
 
 def _zeros_like(tensor):
+    """A zero adjoint for `tensor` (for a staged list: one zero row per item)."""
+    if isinstance(tensor, TensorList):
+        tensor = base.record1(LIST_STACK, (tensor,), {"dtype": tensor.element_dtype,
+                                                     "shape": tensor.element_shape})
     return np.zeros_like(tensor)
 
 
@@ -329,6 +346,11 @@ def _while_adjoint(ctx, node, cotangents, live):
     n_vars = len(node.outputs)
     variables = [j for j in range(n_vars) if differentiable(node.outputs[j])]
     captured = [(o, i) for o, i in b_graph.captured if differentiable(o)]
+    for j in variables:  # a list that starts empty: its items' type is known by now
+        for sub in node.subgraphs:
+            if isinstance(sub.inputs[j], TensorList) and sub.inputs[j].element_dtype is None:
+                sub.inputs[j].element_dtype = node.outputs[j].element_dtype
+                sub.inputs[j].element_shape = node.outputs[j].element_shape
     # the forward loop pushes one tuple of body values per iteration
     tape = _Tape(b_graph)
     empty = _empty_tape_before(graph, node)
@@ -347,7 +369,7 @@ def _while_adjoint(ctx, node, cotangents, live):
         init.append(g if g is not None else _zeros_like(ctx.value(node.outputs[j])))
     for outer, _ in captured:
         init.append(_zeros_like(ctx.value(outer)))
-    invariants = [()] + [b_graph.inputs[j].shape for j in variables] + \
+    invariants = [()] + [adjoint_shape(node.outputs[j]) for j in variables] + \
         [outer.shape for outer, _ in captured]
     n_adj = len(variables)
 

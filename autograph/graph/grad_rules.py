@@ -22,6 +22,7 @@ import numpy as np
 
 from autograph.graph import core
 from autograph.graph.ops import base
+from autograph.graph.ops.lists import LIST_LENGTH, TensorList
 from autograph.graph.tensor import Tensor
 
 RULES = {}
@@ -147,6 +148,8 @@ def _static(shape):
 def fit(ctx, grad, arg):
     """`grad` as the cotangent of `arg`: summed over the axes `arg` was
     broadcast along, in `arg`'s dtype."""
+    if isinstance(arg, TensorList):  # its adjoint: one row per item, as rules made it
+        return grad
     if not isinstance(grad, Tensor):
         grad = base.as_tensor(np.asarray(grad, arg.dtype))
     shape = tuple(arg.shape)
@@ -690,3 +693,16 @@ def _ptp(v, g):
 rule("np.maximum.reduce", "np.minimum.reduce", "np.fmax.reduce", "np.fmin.reduce")(
     lambda v, g: _max(v, g))
 rule("np.multiply.reduce")(lambda v, g: _prod(v, g))
+
+
+# --- staged lists (their adjoint is an array: row i the adjoint of item i) -------------
+
+rule("list_stack")(lambda v, g: [g])
+
+
+@rule("list_append")
+def _list_append(v, g):
+    """The appended item's adjoint is the row at the old length; the rows
+    before it are the adjoint of the list appended to."""
+    length = base.record1(LIST_LENGTH, (v.x(0),))
+    return [g[:length], g[length]]

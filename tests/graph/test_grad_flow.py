@@ -133,6 +133,25 @@ def test_gradient_through_a_loop_inside_a_branch():
     check(lambda x: f(x, np.int64(3)), [-X])
 
 
+def test_gradient_through_staged_lists():
+    def rnn(w, x, n):
+        h = np.zeros(3)
+        states = []
+        for i in range(n):
+            h = np.tanh(w * h + x[i])
+            states.append(h)
+            if np.sum(h) > 2.5:
+                break
+        total = 0.0
+        for s in states:  # a staged loop over the staged list
+            total = total + np.sum(s * s)
+        return total + np.sum(ag.stack(states)[-1]) + np.sum(states[0] * 3.0)
+    rng = np.random.default_rng(4)
+    w, x = rng.normal(size=3), rng.normal(size=(5, 3))
+    check(rnn, [w, x, np.int64(5)])
+    check(rnn, [w, x * 3.0 + 1.0, np.int64(5)])  # breaks early
+
+
 def test_loop_with_print_prints_once_per_iteration(capsys):
     def f(x, n):
         for i in range(n):
@@ -351,13 +370,17 @@ def test_op_without_rule_names_the_op_and_the_line():
         ag.grad(f)(X)
 
 
-def test_staged_list_on_the_gradient_path_is_an_error():
+def test_list_popped_on_the_gradient_path_is_an_error():
     def f(x, n):
         items = []
+        ag.set_element_type(items, np.float64, (3,))
         for i in range(n):
             items.append(x * i)
-        return np.sum(ag.stack(items))
-    with pytest.raises(errors.GradientError, match="list_stack"):
+        last = np.zeros(3)
+        for i in range(n):
+            last = items.pop()
+        return np.sum(last)
+    with pytest.raises(errors.GradientError, match="list_pop"):
         ag.grad(f)(X, np.int64(3))
 
 
