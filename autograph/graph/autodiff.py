@@ -262,10 +262,6 @@ def _opaque_captures(sub, live):
 def _cond_adjoint(ctx, node, cotangents, live):
     graph = node.outputs[0].graph
     branches = node.subgraphs
-    tapes = [_Tape(sub) for sub in branches]
-    for sub, tape in zip(branches, tapes):
-        sub.outputs = list(sub.outputs) + [tape.pack.outputs[0]]
-    tape_out = _add_output(node, graph, "cond_tape")
     # the outer tensors either branch captures, each once
     outers, positions = [], {}
     for sub in branches:
@@ -275,6 +271,10 @@ def _cond_adjoint(ctx, node, cotangents, live):
                 outers.append(outer)
     if not outers:
         return [None] * len(node.args)
+    tapes = [_Tape(sub) for sub in branches]
+    for sub, tape in zip(branches, tapes):
+        sub.outputs = list(sub.outputs) + [tape.pack.outputs[0]]
+    tape_out = _add_output(node, graph, "cond_tape")
     packed = ctx.value(tape_out)
     pred = ctx.value(node.args[0])
     outer_cotangents = list(cotangents)
@@ -351,6 +351,8 @@ def _while_adjoint(ctx, node, cotangents, live):
             if isinstance(sub.inputs[j], TensorList) and sub.inputs[j].element_dtype is None:
                 sub.inputs[j].element_dtype = node.outputs[j].element_dtype
                 sub.inputs[j].element_shape = node.outputs[j].element_shape
+    if not variables and not captured:
+        return [None] * len(node.args)
     # the forward loop pushes one tuple of body values per iteration
     tape = _Tape(b_graph)
     empty = _empty_tape_before(graph, node)
