@@ -468,3 +468,16 @@ def gradient_assign_message(variable_name, location):
         f"variable '{variable_name}' is assigned at {location} inside a function that "
         f"ag.grad differentiates with respect to it (wrt=...). Update it after taking "
         "the gradient, outside the differentiated function.")
+
+
+def gradient_argnums_message(argnums, location):
+    return (
+        f"ag.grad at {location}: argnums must be an int or a tuple of ints, got "
+        f"{argnums!r}. Pass e.g. argnums=0 or argnums=(0, 2).")
+
+
+def gradient_argnums_range_message(function_name, argnums, index, count, location):
+    return (
+        f"ag.grad({function_name}) at {location}: argnums {argnums!r} names argument "
+        f"{index}, but the function was called with {count} positional arguments. Pass "
+        "the differentiated arguments positionally, or change argnums.")

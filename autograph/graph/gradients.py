@@ -46,8 +46,7 @@ class Gradient:
                 isinstance(argnums, tuple) and not all(
                     isinstance(i, int) and not isinstance(i, bool) for i in argnums)):
             raise errors.FunctionUsageError(
-                f"ag.grad: argnums must be an int or a tuple of ints, got {argnums!r} "
-                f"(at {errors.where_user()})")
+                errors.gradient_argnums_message(argnums, errors.where_user()))
         self.fn, self.argnums, self.has_aux, self.with_value = fn, argnums, has_aux, with_value
         self.wrt = wrt
         self._converted = None
@@ -87,10 +86,8 @@ class Gradient:
             self.argnums if isinstance(self.argnums, tuple) else (self.argnums,))
         for i in positions:
             if not -len(args) <= i < len(args):
-                raise errors.FunctionUsageError(
-                    f"ag.grad({self.__name__}): argnums {self.argnums!r} names argument "
-                    f"{i}, but it was called with {len(args)} positional arguments (at "
-                    f"{location})")
+                raise errors.FunctionUsageError(errors.gradient_argnums_range_message(
+                    self.__name__, self.argnums, i, len(args), location))
             args[i] = self._watch(args[i], watched, location)
         variables = []
         if self.wrt is not None:
@@ -145,12 +142,17 @@ class Gradient:
             if tensor.dtype.kind != "f":
                 raise errors.GradientError(errors.gradient_argument_message(
                     self.__name__, f"an argument of dtype {tensor.dtype}", location))
-            watch = base.record1(WATCH, (tensor,), name=f"d_{path.lstrip('_')}" if path
-                                 else None)
+            watch = base.record1(WATCH, (tensor,))
             watched.append(watch)
             return watch
 
-        return signature.rebuild(value, make_leaf, "")
+        before = len(watched)
+        rebuilt = signature.rebuild(value, make_leaf, "")
+        if len(watched) == before and not isinstance(value, (list, tuple, dict)):
+            raise errors.GradientError(errors.gradient_argument_message(
+                self.__name__, f"{errors.article(type(value).__name__)} "
+                f"{type(value).__name__} (it holds no float arrays)", location))
+        return rebuilt
 
     def _loss(self, value, location):
         if hasattr(value, "_as_graph_tensor"):

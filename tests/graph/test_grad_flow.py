@@ -455,3 +455,12 @@ def test_gradients_work_with_functions_run_eagerly():
         np.testing.assert_allclose(ag.grad(lambda x: np.sum(x ** 3))(X), 3 * X ** 2)
     finally:
         ag.run_functions_eagerly(False)
+
+
+def test_argument_without_arrays_and_argnums_out_of_range_are_errors():
+    class Holder:
+        pass
+    with pytest.raises(errors.GradientError, match="a Holder \\(it holds no float arrays\\)"):
+        ag.grad(lambda h, x: np.sum(x))(Holder(), X)
+    with pytest.raises(errors.FunctionUsageError, match="names argument 2"):
+        ag.grad(lambda x: np.sum(x), argnums=(0, 2))(X)
