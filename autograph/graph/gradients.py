@@ -19,6 +19,8 @@ lists/tuples/dicts of float arrays; their gradients have the same structure.
 """
 
 import functools
+import types
+import weakref
 
 import numpy as np
 
@@ -220,15 +222,40 @@ def _variables(wrt, name, location):
     return found
 
 
+# fn -> {options: Gradient}: `ag.grad(loss)(x)` written inside a Python loop
+# makes one Gradient (one cache of graphs), not one per iteration.
+_GRADIENTS = weakref.WeakKeyDictionary()
+
+
+def _gradient(fn, argnums, has_aux, wrt, with_value):
+    if not isinstance(fn, (types.FunctionType, Function)) or not isinstance(
+            argnums, (int, tuple)):
+        return Gradient(fn, argnums, has_aux, wrt, with_value)  # (which checks them)
+    options = (argnums, bool(has_aux), with_value,
+               None if wrt is None else repr(_map_variables_or_none(wrt)))
+    table = _GRADIENTS.setdefault(fn, {})
+    gradient = table.get(options)
+    if gradient is None:
+        gradient = table[options] = Gradient(fn, argnums, has_aux, wrt, with_value)
+    return gradient
+
+
+def _map_variables_or_none(wrt):
+    try:
+        return _map_variables(wrt, id)
+    except TypeError:
+        return id(wrt)  # an invalid wrt: Gradient reports it when called
+
+
 def grad(fn, argnums=0, has_aux=False, *, wrt=None):
     """The gradient of `fn` (returning a float scalar) with respect to its
     arguments at `argnums` (an int or a tuple), or to the ag.Variables in
     `wrt`.  With has_aux=True, fn returns (loss, aux) and the result is
     (gradients, aux)."""
-    return Gradient(fn, argnums, has_aux, wrt, with_value=False)
+    return _gradient(fn, argnums, has_aux, wrt, with_value=False)
 
 
 def value_and_grad(fn, argnums=0, has_aux=False, *, wrt=None):
     """Like `grad`, returning (fn's value, gradients); with has_aux=True,
     ((loss, aux), gradients)."""
-    return Gradient(fn, argnums, has_aux, wrt, with_value=True)
+    return _gradient(fn, argnums, has_aux, wrt, with_value=True)

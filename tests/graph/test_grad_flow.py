@@ -464,3 +464,14 @@ def test_argument_without_arrays_and_argnums_out_of_range_are_errors():
         ag.grad(lambda h, x: np.sum(x))(Holder(), X)
     with pytest.raises(errors.FunctionUsageError, match="names argument 2"):
         ag.grad(lambda x: np.sum(x), argnums=(0, 2))(X)
+
+
+def test_grad_of_the_same_function_is_one_cache_of_graphs():
+    def loss(x):
+        return np.sum(x * x)
+    assert ag.grad(loss) is ag.grad(loss)
+    assert ag.grad(loss) is not ag.grad(loss, argnums=(0,))
+    assert ag.grad(loss) is not ag.value_and_grad(loss)
+    for _ in range(3):  # the JAX idiom in a Python loop: traced once
+        ag.grad(loss)(X)
+    assert ag.grad(loss)._function.experimental_get_tracing_count() == 1
