@@ -475,3 +475,30 @@ def test_grad_of_the_same_function_is_one_cache_of_graphs():
     for _ in range(3):  # the JAX idiom in a Python loop: traced once
         ag.grad(loss)(X)
     assert ag.grad(loss)._function.experimental_get_tracing_count() == 1
+
+
+def test_training_loop_whose_loss_has_its_own_staged_loop():
+    def loss(w, x, n):
+        i = 0
+        while i < n:
+            x = np.tanh(x * w)
+            i += 1
+        return np.sum(x)
+
+    @ag.function
+    def train(w, x, n, steps):
+        total = 0  # a Python int the loop promotes to float: the body is re-typed
+        for _ in range(steps):
+            value, g = ag.value_and_grad(loss)(w, x, n)
+            w = w - 0.1 * g
+            total += value
+        return w, total
+
+    w0, x = np.array([0.5, 1.0]), np.array([1.0, 2.0])
+    w_staged, total_staged = train(w0, x, np.int64(3), np.int64(4))
+    w, total = w0.copy(), 0.0
+    for _ in range(4):
+        total += loss(w, x, 3)
+        w = w - 0.1 * numeric_grad(lambda w: loss(w, x, 3), [w], 0)
+    np.testing.assert_allclose(w_staged, w, rtol=1e-7)
+    np.testing.assert_allclose(total_staged, total, rtol=1e-9)
