@@ -46,6 +46,7 @@ from autograph.api import convert, do_not_convert, to_code, to_graph
 from autograph.errors import AutoGraphError
 from autograph.graph import (Function, TensorSpec, Variable, function,
                              run_functions_eagerly)
+from autograph.graph.gradients import grad, value_and_grad
 from autograph.graph.loading import load
 from autograph.runtime import set_element_type, set_loop_options, stack
 from autograph import wiring  # noqa: F401  (sets the hooks between the layers)
@@ -58,6 +59,7 @@ __all__ = [
     "convert",
     "do_not_convert",
     "function",
+    "grad",
     "load",
     "run_functions_eagerly",
     "set_element_type",
@@ -65,4 +67,5 @@ __all__ = [
     "stack",
     "to_code",
     "to_graph",
+    "value_and_grad",
 ]

@@ -495,3 +495,52 @@ def saved_signature_message(name, given, saved, location):
             f"matches none of its saved signatures:\n  {listing}\n"
             "Call it with arrays of one of these dtypes and shapes (None dims accept any "
             "size) and the same Python values, or save a trace for this signature.")
+
+
+# --- gradients (ag.grad, ag.value_and_grad) ----------------------------------------
+
+class GradientError(GraphError, TypeError):
+    """ag.grad / ag.value_and_grad cannot differentiate what it was given."""
+
+
+def no_gradient_rule_message(op_name, location, detail=None):
+    return (
+        f"no gradient for the graph op `{op_name}` recorded at {location}"
+        + (f": {detail}" if detail else "")
+        + ". The gradient flows through it to the differentiated value. Compute that "
+        "part with differentiable numpy operations, or keep it out of the function "
+        "passed to ag.grad (pass its result in as an argument).")
+
+
+def gradient_output_message(function_name, what, location):
+    return (
+        f"ag.grad({function_name}) at {location}: the function returns {what}; it must "
+        "return one float scalar (the loss). Reduce it, e.g. np.sum(...) or np.mean(...), "
+        "or return (loss, extra) with has_aux=True.")
+
+
+def gradient_argument_message(function_name, what, location):
+    return (
+        f"ag.grad({function_name}) at {location}: cannot differentiate with respect to "
+        f"{what}. Pass float arrays (or Python floats) at the positions named by "
+        "argnums, or ag.Variables in wrt=[...].")
+
+
+def gradient_assign_message(variable_name, location):
+    return (
+        f"variable '{variable_name}' is assigned at {location} inside a function that "
+        f"ag.grad differentiates with respect to it (wrt=...). Update it after taking "
+        "the gradient, outside the differentiated function.")
+
+
+def gradient_argnums_message(argnums, location):
+    return (
+        f"ag.grad at {location}: argnums must be an int or a tuple of ints, got "
+        f"{argnums!r}. Pass e.g. argnums=0 or argnums=(0, 2).")
+
+
+def gradient_argnums_range_message(function_name, argnums, index, count, location):
+    return (
+        f"ag.grad({function_name}) at {location}: argnums {argnums!r} names argument "
+        f"{index}, but the function was called with {count} positional arguments. Pass "
+        "the differentiated arguments positionally, or change argnums.")

@@ -20,6 +20,8 @@ EXPECTED_SIGNATURES = {
     "set_element_type": "(target, dtype, shape=None)",
     "stack": "(items)",
     "load": "(path)",
+    "grad": "(fn, argnums=0, has_aux=False, *, wrt=None)",
+    "value_and_grad": "(fn, argnums=0, has_aux=False, *, wrt=None)",
 }
 
 

@@ -6,6 +6,7 @@ statement with Static.LIVE_IN (before it) and Static.LIVE_OUT (after it).
 exception (or a suppressed one) may lead is live throughout their bodies.
 """
 
+import gast
 
 from autograph import anno
 from autograph.analysis import activity
@@ -15,6 +16,39 @@ _EMPTY = frozenset()
 
 def _reads(*nodes):
     return activity.expression_scope(*nodes).read
+
+
+def _bound_before_read(test):
+    """Names a walrus in `test` binds on every evaluation before any read of
+    them (binds in `and`/`or` operands after the first, in `x if c else y`
+    branches and in nested scopes may not happen, so they do not count)."""
+    bound, read = set(), set()
+
+    def walk(node, certain):
+        if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                             gast.GeneratorExp)):
+            read.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+        elif isinstance(node, gast.NamedExpr):
+            walk(node.value, certain)
+            if certain and node.target.id not in read:
+                bound.add(node.target.id)
+        elif isinstance(node, gast.Name):
+            if node.id not in bound:
+                read.add(node.id)
+        elif isinstance(node, gast.BoolOp):
+            walk(node.values[0], certain)
+            for value in node.values[1:]:
+                walk(value, False)
+        elif isinstance(node, gast.IfExp):
+            walk(node.test, certain)
+            walk(node.body, False)
+            walk(node.orelse, False)
+        else:
+            for child in gast.iter_child_nodes(node):
+                walk(child, certain)
+
+    walk(test, True)
+    return frozenset(bound)
 
 
 class Liveness:
@@ -71,8 +105,18 @@ class Liveness:
             head = new_head
 
     def _While(self, node, live_out, always):
-        test = _reads(node.test)
-        return self._loop(node, live_out, always, lambda body_in: test | body_in)
+        # A name the test surely binds before reading it (the converter's
+        # `not ag__.is_staged((loop_cond := t)) and loop_cond`) is not live
+        # at the head: the test, the body and the `else` read the value the
+        # test gave it.
+        bound = _bound_before_read(node.test)
+        test = _reads(node.test) - bound
+        if not bound:
+            return self._loop(node, live_out, always, lambda body_in: test | body_in)
+        after_loop = self.block(node.orelse, live_out, always) - bound
+        return self._loop(node, live_out, always,
+                          lambda body_in: test | (body_in - bound) | after_loop) - (
+                              bound - always)
 
     def _For(self, node, live_out, always):
         target = activity.expression_scope(node.target)

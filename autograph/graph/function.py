@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 from autograph import errors
-from autograph.graph import signature
+from autograph.graph import core, signature
 from autograph.graph.concrete import trace
 from autograph.graph.tensor import TensorSpec
 
@@ -88,6 +88,10 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _run_eagerly:
             return self.python_function(*args, **kwargs)
+        if core.current_graph() is not None:
+            # called while another function traces (a model inside a training
+            # step): its ops join that graph, they are not a graph of their own
+            return self._python_for_tracing()(*args, **kwargs)
         if not kwargs:  # fast path: only arrays, positionally
             parts = []
             for a in args:

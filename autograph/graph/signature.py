@@ -11,7 +11,7 @@ allowed) in `get_concrete_function`.
 
 import numpy as np
 
-from autograph.graph.tensor import TensorSpec
+from autograph.graph.tensor import Tensor, TensorSpec
 
 
 class _Marker:
@@ -121,7 +121,7 @@ def structure_of(key):
 
 def rebuild(value, make_leaf, path):
     """`value` with array leaves replaced by `make_leaf(leaf, path)`."""
-    if isinstance(value, (np.ndarray, np.generic, TensorSpec)):
+    if isinstance(value, (np.ndarray, np.generic, TensorSpec, Tensor)):
         return make_leaf(value, path)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(rebuild(v, make_leaf, f"{path}.{f}")
