@@ -115,8 +115,8 @@ class Reader:
             need(isinstance(content, str) and re.fullmatch(r"(?:[0-9a-f]{2})*", content),
                  "bad bytes")
             return bytes.fromhex(content)
-        if tag == "dtype":
-            return _dtype(content)
+        if tag == "dtype":  # object only where a schema allows it (a tape's list)
+            return _dtype(content, True)
         if tag in ("array", "scalar"):
             return self.array(entry, tag)
         if tag == "variable":
@@ -203,7 +203,12 @@ class Reader:
                 tensor.element_shape = None if element["shape"] is None else _shape(
                     element["shape"], "an element shape")
             else:
-                tensor = Tensor(graph, node, index, shape, _dtype(out["dtype"]), out["name"])
+                # object without "list": a tape (autodiff.py), made and read at
+                # run time by the grad.tape_* ops; the op's rule, or for control
+                # flow its sub-graphs (_check_node), must say so too
+                tensor = Tensor(graph, node, index, shape, _dtype(out["dtype"], True),
+                                out["name"])
+                need(tensor.dtype != OBJECT or shape == (), "a tape has a shape")
             outputs.append(tensor)
             self.tensors.append(tensor)
         node.outputs = tuple(outputs)
@@ -301,6 +306,8 @@ def _check_template(template, outputs):
         need(isinstance(template, slots.ListSlot)
              == isinstance(outputs[template.index], TensorList),
              f"output slot {template.index} and its tensor disagree about being a list")
+        need(isinstance(template, slots.ListSlot) or outputs[template.index].dtype != OBJECT,
+             f"output slot {template.index} is a tape, not a value to return")
     elif isinstance(template, (list, tuple)):
         for t in template:
             _check_template(t, outputs)
@@ -330,6 +337,7 @@ def _check_node(node, name):
         _check_control(node, 1, 2, 0, 1)
         need(all(len(sub.outputs) == len(outputs) and not sub.inputs for sub in node.subgraphs),
              "a cond branch does not match its node")
+        _check_dtypes(outputs, *(sub.outputs for sub in node.subgraphs))
         return
     if op.name == "while_loop":
         count = len(outputs)
@@ -338,6 +346,7 @@ def _check_node(node, name):
         need(len(test.outputs) == 1 and len(body.outputs) == count
              and len(test.inputs) == len(body.inputs) == count,
              "a while_loop's test or body does not match its node")
+        _check_dtypes(outputs, test.inputs, body.inputs, body.outputs)
         need(args[count] is None or isinstance(args[count], Tensor),
              "a while_loop's maximum_iterations is not a tensor")
         return
@@ -364,6 +373,15 @@ def _check_node(node, name):
             a is None or b is None or a == b for a, b in zip(shape, out.shape)),
             f"op {name!r} declares '{out.name}' as {out.dtype}{list(out.shape)}, its rule "
             f"gives {np.dtype(dtype)}{list(shape)}")
+
+
+def _check_dtypes(outputs, *others):
+    """A control-flow node's outputs have the dtypes its sub-graphs give
+    (so an object value, a tape, flows only where the tracer put one)."""
+    for tensors in others:
+        need([t.dtype for t in tensors] == [t.dtype for t in outputs],
+             f"the sub-graphs of '{outputs[0].name if outputs else '?'}' disagree with "
+             f"its outputs' dtypes")
 
 
 def _check_control(node, explicit, n_subgraphs, first_capture_arg, at_least):

@@ -158,6 +158,39 @@ SCHEMAS = {
     "dim": {"axis": is_int},
 }
 
+
+def is_normal_axes(v):
+    """Axes as the gradient rules normalise them: distinct non-negative ints."""
+    return type(v) is tuple and all(is_count(a) for a in v) and len(set(v)) == len(v)
+
+
+def is_static_or_unknown_shape(v):
+    return type(v) is tuple and all(d is None or is_count(d) for d in v)
+
+
+def is_tape_dtype(v):
+    # a tape may carry a staged list (its value a Python list, its dtype object)
+    return is_dtype(v) or v == np.dtype(object)
+
+
+# the gradient ops (grad_rules.py, autodiff.py); an op whose recorder copies
+# another op's attributes shares that op's schema
+SCHEMAS.update({
+    "grad.sum_to": {}, "grad.reshape_like": {}, "grad.watch": {},
+    "grad.spread": {"axes": is_normal_axes, "keepdims": is_bool},
+    "grad.count": {"axes": is_normal_axes, "ddof": is_number},
+    "grad.part": {"axis": SCHEMAS["np.concatenate"]["axis"], "index": is_count},
+    "grad.scatter": SCHEMAS["getitem"], "grad.take_scatter": SCHEMAS["np.take"],
+    "grad.unsort": SCHEMAS["np.sort"], "grad.untile": SCHEMAS["np.tile"],
+    "grad.unrepeat": SCHEMAS["np.repeat"],
+    # a tape's value is a Python object (None or nested tuples of arrays) made
+    # at run time; the ops making and reading it hold data only
+    "grad.tape_new": {}, "grad.pack": {}, "grad.tape_push": {}, "grad.tape_pop": {},
+    "grad.tape_nonempty": {},
+    "grad.tape_get": {"index": is_count, "shape": is_static_or_unknown_shape,
+                      "dtype": is_tape_dtype},
+})
+
 def _ufunc(name):
     # numpy's namespace dict, not getattr: a name from a file must not import
     # numpy's lazy submodules or trigger its deprecation hooks
