@@ -83,6 +83,22 @@ def train(params, x, y, steps):
     return params, losses
 
 
+def one_layer_loss(params, x, y):
+    """loss_fn of a smaller sibling of the model: one hidden layer."""
+    h = np.tanh(x @ params["w0"] + params["b0"])
+    z = (h @ params["w1"] + params["b1"])[:, 0]
+    return np.mean(np.logaddexp(0.0, z) - y * z)
+
+
+def one_layer_step(w0, b0, w1, b1, x, y):
+    """One gradient-descent step of the one-hidden-layer model, on its arrays:
+    forward, loss, value_and_grad, update.  The README draws its graph (the
+    two-layer model's step has twice the nodes, too many to read)."""
+    params = {"w0": w0, "b0": b0, "w1": w1, "b1": b1}
+    loss, grads = ag.value_and_grad(one_layer_loss)(params, x, y)
+    return loss, {k: params[k] - LEARNING_RATE * grads[k] for k in params}
+
+
 # --- the same loop, eagerly, with hand-written gradients -------------------------------
 
 

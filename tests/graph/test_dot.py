@@ -165,3 +165,28 @@ def test_cli_rejects_a_bad_argument_spec(tmp_path):
     result = _cli(tmp_path, "--arg", "float32[8,")
     assert result.returncode != 0
     assert "neither DTYPE[DIMS]" in result.stderr
+
+
+def test_readme_pictures_are_what_their_commands_draw(tmp_path):
+    """Each docs/*.svg the README shows is the drawing of the command above it."""
+    import html
+    import shlex
+    with open(os.path.join(ROOT, "README.md")) as f:
+        blocks = re.findall(r"```sh\n(.*?)```", f.read(), re.S)
+    drawn = [shlex.split(b.replace("\\\n", " ")) for b in blocks if "autograph graph" in b]
+    assert {words[-1] for words in drawn} >= {"docs/collatz.svg", "docs/mlp_step.svg"}
+    for words in drawn:
+        assert words[:4] == ["python", "-m", "autograph", "graph"] and words[-2] == "-o"
+        result = subprocess.run([sys.executable, *words[1:-2]], capture_output=True, text=True,
+                                cwd=ROOT, check=False, env={**os.environ, "PYTHONPATH": ROOT})
+        assert result.returncode == 0, result.stderr
+        labels = re.findall(r'^ +n\d+ \[label="([^"\\]*)', result.stdout, re.M)
+        with open(os.path.join(ROOT, words[-1])) as f:
+            svg = f.read()
+        assert svg.count('class="node"') == len(labels), words[-1]
+        texts = {html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)}
+        # each node's first line (up to an escape) begins one of the picture's texts
+        missing = [a for a in labels if not any(t.startswith(a) for t in texts)]
+        assert not missing, (words[-1], missing)
+        title = re.search(r'^  label="([^"\\]*)" labelloc', result.stdout, re.M).group(1)
+        assert title in texts, (words[-1], title)  # the signature: the shapes drawn for

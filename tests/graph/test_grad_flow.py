@@ -502,3 +502,25 @@ def test_training_loop_whose_loss_has_its_own_staged_loop():
         w = w - 0.1 * numeric_grad(lambda w: loss(w, x, 3), [w], 0)
     np.testing.assert_allclose(w_staged, w, rtol=1e-7)
     np.testing.assert_allclose(total_staged, total, rtol=1e-9)
+
+
+def test_train_mlp_one_layer_step_is_a_gradient_step():
+    """The step the README draws: loss and params - rate * gradient, as a graph."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.insert(0, os.path.join(root, "examples"))
+    try:
+        import train_mlp
+    finally:
+        sys.path.remove(os.path.join(root, "examples"))
+    rng = np.random.default_rng(5)
+    arrays = [rng.normal(size=(2, 4)), rng.normal(size=4), rng.normal(size=(4, 1)),
+              rng.normal(size=1)]
+    x, y = train_mlp.spirals(6)
+    loss, new = ag.function(train_mlp.one_layer_step)(*arrays, x, y)
+
+    def plain_loss(*values):
+        return train_mlp.one_layer_loss(dict(zip(("w0", "b0", "w1", "b1"), values)), x, y)
+    assert np.isclose(loss, plain_loss(*arrays))
+    for i, name in enumerate(("w0", "b0", "w1", "b1")):
+        expected = arrays[i] - train_mlp.LEARNING_RATE * numeric_grad(plain_loss, arrays, i)
+        np.testing.assert_allclose(new[name], expected, rtol=1e-7, atol=1e-9)
