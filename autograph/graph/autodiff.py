@@ -63,6 +63,13 @@ def _object_rule(*args, **attrs):
     return [((), OBJECT)]
 
 
+def _need_tapes(*tapes):
+    # (a loaded file's graph could otherwise hand a tape op an array)
+    for tape in tapes:
+        if tape.dtype != OBJECT or tape.shape != ():
+            raise base.RuleError(f"a tape op was given a {tape.dtype} value, not a tape")
+
+
 def _pack_kernel(*values):
     return values
 
@@ -72,7 +79,23 @@ def _tape_get_kernel(packed, index, shape, dtype):
 
 
 def _tape_get_rule(packed, index, shape, dtype):
+    _need_tapes(packed)
     return [(shape, dtype)]
+
+
+def _push_rule(tape, item):
+    _need_tapes(tape, item)
+    return [((), OBJECT)]
+
+
+def _pop_rule(tape):
+    _need_tapes(tape)
+    return [((), OBJECT), ((), OBJECT)]
+
+
+def _nonempty_rule(tape):
+    _need_tapes(tape)
+    return [((), np.dtype(np.bool_))]
 
 
 def _push_kernel(tape, item):
@@ -90,11 +113,10 @@ def _nonempty_kernel(tape):
 TAPE_NEW = core.register("grad.tape_new", lambda: None, _object_rule, foldable=False)
 PACK = core.register("grad.pack", _pack_kernel, _object_rule, foldable=False)
 TAPE_GET = core.register("grad.tape_get", _tape_get_kernel, _tape_get_rule, foldable=False)
-TAPE_PUSH = core.register("grad.tape_push", _push_kernel, _object_rule, foldable=False)
-TAPE_POP = core.register("grad.tape_pop", _pop_kernel,
-                         lambda tape: [((), OBJECT), ((), OBJECT)], foldable=False)
-TAPE_NONEMPTY = core.register("grad.tape_nonempty", _nonempty_kernel,
-                              lambda tape: [((), np.dtype(np.bool_))], foldable=False)
+TAPE_PUSH = core.register("grad.tape_push", _push_kernel, _push_rule, foldable=False)
+TAPE_POP = core.register("grad.tape_pop", _pop_kernel, _pop_rule, foldable=False)
+TAPE_NONEMPTY = core.register("grad.tape_nonempty", _nonempty_kernel, _nonempty_rule,
+                              foldable=False)
 
 
 class _Tape:

@@ -483,23 +483,49 @@ def _everything(n, x):
     return ag.stack(seen), np.tanh(x @ np.eye(3, dtype=np.float32)) + np.arange(3)
 
 
-def _pristine(tmp_path_factory):
-    if not _PRISTINE:
-        _everything(np.int64(6), np.ones(3, np.float32))
-        path = tmp_path_factory.mktemp("pristine") / "everything"
-        _everything.save(str(path))
-        _PRISTINE.update({name: (path / name).read_bytes()
-                          for name in ("graph.json", "arrays.npz")})
-    return _PRISTINE
+def _learned(w, x, n):
+    total = 0.0
+    i = 0
+    while i < n:
+        total = total + np.sum(np.tanh(x * w))
+        if total > 3.0:
+            break
+        w = w * 1.1
+        i += 1
+    return total
+
+
+@ag.function
+def _learning(w, x, n):
+    """A gradient through a staged loop: tapes, the second file the property
+    tests damage."""
+    return ag.value_and_grad(_learned)(w, x, n)
+
+
+_SAVED_FOR_DAMAGE = {"everything": (_everything, (np.int64(6), np.ones(3, np.float32))),
+                     "learning": (_learning, (np.float64(0.3), np.ones(3), np.int64(4)))}
+
+
+def _pristine(tmp_path_factory, which="everything"):
+    if which not in _PRISTINE:
+        function, args = _SAVED_FOR_DAMAGE[which]
+        function(*args)
+        path = tmp_path_factory.mktemp("pristine") / which
+        function.save(str(path))
+        _PRISTINE[which] = {name: (path / name).read_bytes()
+                            for name in ("graph.json", "arrays.npz")}
+    return _PRISTINE[which]
 
 
 @settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(which=st.sampled_from(["graph.json", "arrays.npz"]),
        flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)),
-                      min_size=1, max_size=4))
-def test_random_byte_flips_never_run_code_nor_crash(which, flips, tmp_path_factory, capsys):
-    files = _pristine(tmp_path_factory)
+                      min_size=1, max_size=4),
+       saved=st.sampled_from(sorted(_SAVED_FOR_DAMAGE)))
+def test_random_byte_flips_never_run_code_nor_crash(which, flips, saved, tmp_path_factory,
+                                                     capsys):
+    files = _pristine(tmp_path_factory, saved)
     capsys.readouterr()
     path = tmp_path_factory.mktemp("flipped")
     for name, data in files.items():
@@ -535,11 +561,12 @@ def _json_paths(value, path=()):
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(edits=st.lists(st.tuples(st.floats(0, 1, exclude_max=True),
                                 st.sampled_from(range(len(_MUTANTS) + 2))),
-                      min_size=1, max_size=3))
-def test_valid_json_with_wrong_content_only_raises_autograph_errors(edits, tmp_path_factory,
-                                                                    capsys):
+                      min_size=1, max_size=3),
+       saved=st.sampled_from(sorted(_SAVED_FOR_DAMAGE)))
+def test_valid_json_with_wrong_content_only_raises_autograph_errors(edits, saved,
+                                                                    tmp_path_factory, capsys):
     """Edits that keep the JSON valid reach the checks behind the parser."""
-    files = _pristine(tmp_path_factory)
+    files = _pristine(tmp_path_factory, saved)
     capsys.readouterr()
     document = json.loads(files["graph.json"])
     for position, choice in edits:
@@ -716,3 +743,29 @@ def test_a_tape_where_its_loop_has_a_number_is_refused(tmp_path, capsys):
         tape["dtype"] = "<f8"
     _edit_json(path, edit)
     _refused(path / "graph.json", capsys, "disagree with its outputs' dtypes")
+
+
+def _graphs(graph):
+    yield graph
+    for node in graph["nodes"]:
+        for sub in node["subgraphs"]:
+            yield from _graphs(sub)
+
+
+def test_a_tape_op_reading_an_array_is_refused(tmp_path, capsys):
+    path = tmp_path / "learning"
+    _learning(np.float64(0.3), np.ones(3), np.int64(4))
+    _learning.save(str(path))
+
+    def edit(document):
+        for graph in _graphs(document["functions"][0]["graph"]):
+            floats = []
+            for node in graph["nodes"]:
+                if node["op"] == "grad.tape_get" and floats:
+                    node["args"][0] = {"tensor": floats[0]}
+                    return
+                floats += [o["id"] for o in node["outputs"] if o["dtype"] == "<f8"]
+        raise AssertionError("no tape_get after a float tensor")
+    _edit_json(path, edit)
+    _refused(path / "graph.json", capsys, "op 'grad.tape_get' does not accept its arguments",
+             "not a tape")
