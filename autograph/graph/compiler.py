@@ -39,12 +39,13 @@ class Context:
     """Names and globals of one generated module."""
 
     def __init__(self):
-        self.globals = {"np": np}
+        self.globals = {"np": np, "_int64": np.int64}
         self.names = {}  # id(Tensor) -> source expression
         self._global_ids = {}  # id(object) -> global name
         self._keep = []
         self._counter = itertools.count()
         self.nodes = []  # tag -> node, for mapping a failing line back to its op
+        self.emitted = set()  # id(node): computed by its parent's code (names set)
 
     def fresh(self, prefix="v"):
         return f"{prefix}{next(self._counter)}"
@@ -90,7 +91,7 @@ class Context:
         cache gets each dead buffer back at once (a graph holding every
         intermediate alive is slower than eager numpy).  An elementwise ufunc
         whose input is a dead fresh array of the output's shape and dtype
-        writes into it (`k_add(v1, c2, v1)`): the same ufunc loop, no new
+        writes into it (`k_add(v1, c2, out=v1)`): the same ufunc loop, no new
         array.  Placeholders, constants, captured values and anything an
         aliasing op returns are never written into."""
         lines = []
@@ -101,7 +102,7 @@ class Context:
         free = []  # names of dead temporaries
         for position, node in enumerate(nodes):
             op = node.op
-            if op is core.PLACEHOLDER:
+            if op is core.PLACEHOLDER or id(node) in self.emitted:
                 continue
             if op is core.CONST:
                 self.names[id(node.outputs[0])] = self.bind_global(node.attrs["value"])
@@ -116,7 +117,7 @@ class Context:
                     name = temporaries[id(target)]
                     dying.remove(target)
                     outs = [name]
-                    emitted = [f"{name} = {self.kernel(op)}({', '.join(args)}, {name})"]
+                    emitted = [f"{name} = {self.kernel(op)}({', '.join(args)}, out={name})"]
             if emitted is None:
                 outs = [self.fresh() for _ in node.outputs]
                 for tensor, name in zip(node.outputs, outs):

@@ -190,33 +190,176 @@ def _retype(outputs, likes):
 # --- while_loop ------------------------------------------------------------------
 
 
+# Loop specialisations, chosen when the while node is compiled (see
+# tests/graph/test_specialise.py, which checks each against eager numpy):
+#
+# * Python counter.  An int64 loop var that starts at a constant (|init| <
+#   2**40), grows by a Python int step (|step| <= 16) each iteration, and is
+#   read only by comparisons with Python ints or int64 values (results used
+#   only as loop or branch tests) and as an index (`x[i]`), runs as a Python
+#   int.  Each of those uses gives what the int64 gives (a comparison's truth,
+#   the indexed item), and the counter cannot leave int64's range in fewer than
+#   2**59 iterations, so no wrap-around is lost.  It leaves the loop as np.int64.
+# * Element loop.  A counter from 0 by 1 whose test is `i < len(x)` (a known
+#   length) and whose body takes `x[i]` iterates `for item in x:` instead:
+#   ndarray iteration yields exactly `x[i]` for each i.
+
+_COMPARISONS = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal,
+                np.not_equal}
+_COUNTER_INIT_LIMIT = 1 << 40
+_COUNTER_STEP_LIMIT = 16
+
+
+def _uses(graph):
+    """id(tensor) -> [(node, argument position)] over the nodes of `graph`."""
+    uses = {}
+    for node in graph.nodes:
+        for position, a in enumerate(node.args):
+            if isinstance(a, Tensor):
+                uses.setdefault(id(a), []).append((node, position))
+    return uses
+
+
+def _is_int64_or_python_int(value):
+    if isinstance(value, Tensor):
+        return value.dtype == np.int64 and value.shape == ()
+    return type(value) is int and -_COUNTER_INIT_LIMIT < value < _COUNTER_INIT_LIMIT
+
+
+def _only_tests(tensor, uses):
+    """`tensor` is read by nothing but branch conditions."""
+    return all(user.op is COND and position == 0 for user, position in
+               uses.get(id(tensor), ()))
+
+
+def _counter_reads_ok(placeholder, graph, uses, step_node=None):
+    """Every read of the counter's placeholder in `graph` gives the same
+    result for a Python int as for an int64 (see the note above)."""
+    for user, position in uses.get(id(placeholder), ()):
+        if user is step_node:
+            continue
+        if user.op.kernel in _COMPARISONS and not user.attrs:
+            result = user.outputs[0]
+            # a comparison result may only be tested: the loop test (the test
+            # graph's output) or a branch condition, never a value
+            is_loop_test = step_node is None and graph.outputs[0] is result
+            if not _is_int64_or_python_int(user.args[1 - position]) or \
+                    not _only_tests(result, uses) or (
+                    any(result is t for t in graph.outputs) and not is_loop_test):
+                return False
+        elif user.op.name != "getitem" or position == 0:
+            return False
+    # passed on as it is (another loop var, a branch result), it would leak
+    return not any(out is placeholder for out in graph.outputs)
+
+
+def _counter_step(b_graph, i):
+    """(step node, step) when body output #i is `input #i + Python int`."""
+    out = b_graph.outputs[i]
+    node = out.node
+    if node.op.kernel is not np.add or node.attrs or len(node.args) != 2:
+        return None
+    a, b = node.args
+    if b is b_graph.inputs[i] and type(a) is int:
+        a, b = b, a
+    if a is not b_graph.inputs[i] or type(b) is not int or \
+            not 0 < abs(b) <= _COUNTER_STEP_LIMIT:
+        return None
+    return node, b
+
+
+def _python_counters(node):
+    """{loop var index: (initial Python int, step)} for the counters above."""
+    c_graph, b_graph = node.subgraphs
+    c_uses, b_uses = _uses(c_graph), _uses(b_graph)
+    counters = {}
+    for i, out in enumerate(node.outputs):
+        init = node.args[i]
+        if out.dtype != np.int64 or out.shape != () or not isinstance(init, Tensor) \
+                or init.node.op is not core.CONST:
+            continue
+        value = init.node.attrs["value"]
+        if np.shape(value) != () or np.asarray(value).dtype != np.int64:
+            continue
+        value = int(value)
+        step = _counter_step(b_graph, i)
+        if step is None or not -_COUNTER_INIT_LIMIT < value < _COUNTER_INIT_LIMIT:
+            continue
+        if _counter_reads_ok(c_graph.inputs[i], c_graph, c_uses) and \
+                _counter_reads_ok(b_graph.inputs[i], b_graph, b_uses, step[0]):
+            counters[i] = (value, step[1])
+    return counters
+
+
+def _element_loop(node, counters):
+    """(counter index, item getter node, captured array) when the loop is
+    `for item in x` over a known length, else None."""
+    c_graph, b_graph = node.subgraphs
+    if node.args[len(node.outputs)] is not None:  # maximum_iterations
+        return None
+    for i, (start, step) in counters.items():
+        if start != 0 or step != 1:
+            continue
+        tests = [n for n in c_graph.nodes if n.op is not core.PLACEHOLDER]
+        if len(tests) != 1 or tests[0].op.kernel is not np.less or \
+                tests[0].args[0] is not c_graph.inputs[i] or \
+                type(tests[0].args[1]) is not int or c_graph.outputs[0] is not \
+                tests[0].outputs[0]:
+            continue
+        length = tests[0].args[1]
+        for getter in b_graph.nodes:
+            if getter.op.name != "getitem" or len(getter.args) != 2 or \
+                    getter.args[1] is not b_graph.inputs[i] or \
+                    getter.attrs["template"] != (("t", 0),):
+                continue
+            array = getter.args[0]
+            if not any(array is inner for _, inner in b_graph.captured) or \
+                    not array.shape or array.shape[0] != length:
+                continue
+            return i, getter, array
+    return None
+
+
 def _emit_while(node, outs, args, ctx):
     n_vars = len(outs)
     targets = ", ".join(outs) + ("," if n_vars == 1 else "")
-    lines = [f"{targets} = {', '.join(args[:n_vars])}" + ("," if n_vars == 1 else "")]
+    counters = _python_counters(node)
+    init = [repr(counters[i][0]) if i in counters else a for i, a in enumerate(args[:n_vars])]
+    lines = [f"{targets} = {', '.join(init)}" + ("," if n_vars == 1 else "")]
     max_iterations = args[n_vars]
     counter = ctx.fresh("n") if max_iterations != "None" else None
     if counter:
         lines.append(f"{counter} = 0")
     captured = iter(args[node.attrs["explicit_args"]:])
+    element_loop = _element_loop(node, counters) if counters else None
     loop = []
+    header = "while True:"
     for i, sub in enumerate(node.subgraphs):
         for tensor, name in zip(sub.inputs, outs):
             ctx.names[id(tensor)] = name
         for _, inner in sub.captured:
             ctx.names[id(inner)] = next(captured)
         if i == 0:
+            if element_loop is not None:
+                continue  # the `for` statement is the test
             if counter:
                 loop += [f"if {counter} >= {max_iterations}:", "    break",
                          f"{counter} += 1"]
             loop += ctx.emit_graph(sub)
             loop += [f"if not {ctx.arg(sub.outputs[0])}:", "    break"]
         else:
+            if element_loop is not None:
+                _, getter, array = element_loop
+                item = ctx.fresh()
+                ctx.names[id(getter.outputs[0])] = item
+                ctx.emitted.add(id(getter))
+                header = f"for {item} in {ctx.names[id(array)]}:"
             loop += ctx.emit_graph(sub)
             loop.append(f"{targets} = {', '.join(ctx.arg(t) for t in sub.outputs)}"
                         + ("," if n_vars == 1 else ""))
-    lines.append("while True:")
+    lines.append(header)
     lines.extend(compiler.indent(loop))
+    lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters)
     return lines
 
 

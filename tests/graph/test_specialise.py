@@ -1,0 +1,180 @@
+"""Loop specialisations of the compiler (ops/control.py: Python counter,
+element loop; compiler.py: name reuse and in-place ufuncs) give bit-identical
+results to eager numpy, on edge values: int64 overflow, NaN/inf, -0.0,
+float32 rounding, empty arrays.  Each test also checks the specialisation was
+(or was not) chosen, from the generated source, so a test cannot pass by the
+specialisation silently not applying."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+
+def _staged(fn, *args):
+    staged = ag.function(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # overflow warnings, both sides
+        result = staged(*args)
+        expected = fn(*args)
+    return result, expected, staged.get_concrete_function(*args).source
+
+
+def _same(result, expected):
+    """Equal dtype and bits (NaN equals NaN of the same bits, -0.0 != 0.0)."""
+    result, expected = np.asarray(result), np.asarray(expected)
+    assert result.dtype == expected.dtype, (result.dtype, expected.dtype)
+    assert result.shape == expected.shape
+    assert result.tobytes() == expected.tobytes(), (result, expected)
+
+
+def sum_items(items):
+    s = items[0] * 0
+    for c in items:
+        s += c
+    return s
+
+
+def count_and_sum_even(items):
+    s = 0
+    n = 0
+    for c in items:
+        if c % 2 > 0:
+            continue
+        s += c
+        n += 1
+    return s, n
+
+
+def collatz(n):
+    count = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        count += 1
+    return count
+
+
+def indexed_sum(x, n):
+    s = x[0] * 0
+    i = 0
+    while i < n:
+        s = s + x[i] * x[i:][0]
+        i += 1
+    return s, i
+
+
+def counter_as_value(x, n):
+    s = x * 0
+    for i in range(n):
+        s = s + i  # the counter is a value here: stays int64
+    return s
+
+
+INT64_EDGES = np.array([2**62, 2**62, 2**62, -(2**63), -1, 2**63 - 1], np.int64)
+FLOAT_EDGES = np.array([1e308, 1e308, -np.inf, 0.5, np.nan, -0.0], np.float64)
+FLOAT32_EDGES = np.array([1e38, 3e38, 1 / 3, 16777217, -0.0, 1e-45], np.float32)
+
+
+@pytest.mark.parametrize("items", [
+    INT64_EDGES, FLOAT_EDGES, FLOAT32_EDGES, np.arange(1000),
+    np.array([True, False, True]), np.array([-0.0, -0.0]), np.array([np.inf, -np.inf]),
+    np.array([1, 2], np.uint8) * 200, np.array([2**31 - 1, 1], np.int32),
+])
+def test_element_loop_matches_eager(items):
+    result, expected, source = _staged(sum_items, items)
+    assert "for " in source and " in a0:" in source  # the element loop was used
+    _same(result, expected)
+
+
+@pytest.mark.parametrize("items", [np.arange(10), INT64_EDGES, np.zeros(0, np.int64),
+                                   np.array([3, 5, -7, -8, 2**63 - 2], np.int64)])
+def test_element_loop_with_continue_and_counter(items):
+    result, expected, source = _staged(count_and_sum_even, items)
+    assert " in a0:" in source
+    for r, e in zip(result, expected):
+        _same(r, e)
+
+
+def test_empty_array_runs_no_iteration():
+    items = np.zeros((0,), np.float32)
+    staged = ag.function(lambda items: count_and_sum_even(items))
+    s, n = staged(items)
+    assert s == 0 and n == 0 and type(n) is np.int64
+
+
+@pytest.mark.parametrize("start", [27, 97, 871, 1, 2**40 + 1])
+def test_python_counter_in_collatz(start):
+    n = np.int64(start)
+    result, expected, source = _staged(collatz, n)
+    assert "v1, v2 = a0, 0" in source  # the count runs as a Python int
+    assert type(result) is np.int64 and result == expected
+
+
+def wrapping_accumulator(x, n):
+    i = 0
+    while i < n:
+        x = x * 3 + 1  # int64 overflow wraps, as eager numpy does
+        i += 1
+    return x, i
+
+
+@pytest.mark.parametrize("x", [np.int64(2**62), np.int64(-(2**63)), np.int64(7)])
+def test_counter_next_to_wrapping_int64(x):
+    result, expected, source = _staged(wrapping_accumulator, x, np.int64(70))
+    assert "_int64(" in source
+    _same(result[0], expected[0])
+    assert type(result[1]) is np.int64 and result[1] == expected[1] == 70
+
+
+def test_python_counter_as_index_gives_int64_results():
+    x = np.array([1.5, -0.0, np.nan, 2.0], np.float64)
+    result, expected, source = _staged(indexed_sum, x, np.int64(4))
+    assert "= 0," in source or ", 0\n" in source  # counter started as a Python int
+    _same(result[0], expected[0])
+    assert type(result[1]) is np.int64 and result[1] == expected[1]
+
+
+def test_counter_used_as_a_value_is_not_specialised():
+    x = np.float64(0.5)
+    result, expected, source = _staged(counter_as_value, x, np.int64(5))
+    assert "_int64(" not in source  # int64 counter kept: `s + i` promotes as numpy does
+    _same(result, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8])
+def test_in_place_chain_matches_eager(dtype):
+    def chain(x, w):
+        y = x @ w
+        y = y + x
+        y = y * y - x
+        return np.maximum(y, y // 3) if np.dtype(dtype).kind in "iu" else np.tanh(y) / (y + 2)
+    x = (np.arange(16).reshape(4, 4) - 7).astype(dtype)
+    w = np.eye(4, dtype=dtype) * 3
+    with np.errstate(all="ignore"):
+        result, expected, source = _staged(chain, x, w)
+    assert "out=v" in source  # some ufunc wrote into a temporary
+    _same(result, expected)
+    np.testing.assert_array_equal(x, (np.arange(16).reshape(4, 4) - 7).astype(dtype))
+
+
+def test_in_place_never_writes_inputs_or_constants():
+    const = np.ones(3)
+
+    def f(x):
+        y = x + const
+        return y, x * 2, const * 1
+
+    x = np.arange(3.0)
+    staged = ag.function(f)
+    for _ in range(3):
+        y, x2, c = staged(x)
+    np.testing.assert_array_equal(x, np.arange(3.0))
+    np.testing.assert_array_equal(const, np.ones(3))
+    np.testing.assert_array_equal(y, np.arange(3.0) + 1)
+    c[0] = 99  # a returned array is the caller's
+    np.testing.assert_array_equal(staged(x)[2], np.ones(3))
