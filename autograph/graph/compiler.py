@@ -46,6 +46,7 @@ class Context:
         self._counter = itertools.count()
         self.nodes = []  # tag -> node, for mapping a failing line back to its op
         self.emitted = set()  # id(node): computed by its parent's code (names set)
+        self.unread = set()  # output positions of the node being emitted nothing reads
 
     def fresh(self, prefix="v"):
         return f"{prefix}{next(self._counter)}"
@@ -122,6 +123,7 @@ class Context:
                 outs = [self.fresh() for _ in node.outputs]
                 for tensor, name in zip(node.outputs, outs):
                     self.names[id(tensor)] = name
+                self.unread = _unread_outputs(node, last_use)
                 emitted = op.emit(node, outs, args, self) if op.emit is not None else None
                 if emitted is None:
                     call_args = args + [f"{k}={self.literal(v)}" for k, v in node.attrs.items()]
@@ -170,6 +172,11 @@ def _last_uses(graph):
         if isinstance(t, Tensor):
             last[id(t)] = len(graph.nodes)
     return last
+
+
+def _unread_outputs(node, last_use):
+    """Positions of `node`'s outputs that nothing reads (an emitter may skip them)."""
+    return {i for i, t in enumerate(node.outputs) if id(t) not in last_use}
 
 
 def _dying(node, position, last_use, temporaries):

@@ -139,6 +139,22 @@ def test_python_counter_as_index_gives_int64_results():
     assert type(result[1]) is np.int64 and result[1] == expected[1]
 
 
+def next_count_as_value(x, n):
+    s = x * 0
+    i = 0
+    while i < n:
+        i = i + 1
+        s = s + i  # `i + 1` is the step and also a value: stays int64
+    return s
+
+
+def test_next_count_used_as_a_value_is_not_specialised():
+    x = np.float64(0.5)
+    result, expected, source = _staged(next_count_as_value, x, np.int64(5))
+    assert "_int64(" not in source
+    _same(result, expected)
+
+
 def test_counter_used_as_a_value_is_not_specialised():
     x = np.float64(0.5)
     result, expected, source = _staged(counter_as_value, x, np.int64(5))
@@ -172,7 +188,7 @@ def test_in_place_never_writes_inputs_or_constants():
     x = np.arange(3.0)
     staged = ag.function(f)
     for _ in range(3):
-        y, x2, c = staged(x)
+        y, _, c = staged(x)
     np.testing.assert_array_equal(x, np.arange(3.0))
     np.testing.assert_array_equal(const, np.ones(3))
     np.testing.assert_array_equal(y, np.arange(3.0) + 1)

@@ -285,6 +285,9 @@ def _python_counters(node):
         step = _counter_step(b_graph, i)
         if step is None or not -_COUNTER_INIT_LIMIT < value < _COUNTER_INIT_LIMIT:
             continue
+        next_count = step[0].outputs[0]
+        if b_uses.get(id(next_count)) or sum(t is next_count for t in b_graph.outputs) != 1:
+            continue  # `i + 1` read as a value in the body: it must stay int64
         if _counter_reads_ok(c_graph.inputs[i], c_graph, c_uses) and \
                 _counter_reads_ok(b_graph.inputs[i], b_graph, b_uses, step[0]):
             counters[i] = (value, step[1])
@@ -321,17 +324,24 @@ def _element_loop(node, counters):
 
 
 def _emit_while(node, outs, args, ctx):
-    n_vars = len(outs)
-    targets = ", ".join(outs) + ("," if n_vars == 1 else "")
+    unread = ctx.unread
     counters = _python_counters(node)
-    init = [repr(counters[i][0]) if i in counters else a for i, a in enumerate(args[:n_vars])]
-    lines = [f"{targets} = {', '.join(init)}" + ("," if n_vars == 1 else "")]
-    max_iterations = args[n_vars]
+    element_loop = _element_loop(node, counters) if counters else None
+    kept = range(len(outs))
+    if element_loop is not None and element_loop[0] in unread and \
+            _counter_only_indexes(node, element_loop):
+        # `for item in x` does the counting: a counter nobody reads is dropped
+        kept = [i for i in kept if i != element_loop[0]]
+        ctx.emitted.add(id(node.subgraphs[1].outputs[element_loop[0]].node))
+    comma = "," if len(kept) == 1 else ""
+    targets = ", ".join(outs[i] for i in kept) + comma
+    init = [repr(counters[i][0]) if i in counters else args[i] for i in kept]
+    lines = [f"{targets} = {', '.join(init)}{comma}"] if kept else []
+    max_iterations = args[len(outs)]
     counter = ctx.fresh("n") if max_iterations != "None" else None
     if counter:
         lines.append(f"{counter} = 0")
     captured = iter(args[node.attrs["explicit_args"]:])
-    element_loop = _element_loop(node, counters) if counters else None
     loop = []
     header = "while True:"
     for i, sub in enumerate(node.subgraphs):
@@ -355,12 +365,25 @@ def _emit_while(node, outs, args, ctx):
                 ctx.emitted.add(id(getter))
                 header = f"for {item} in {ctx.names[id(array)]}:"
             loop += ctx.emit_graph(sub)
-            loop.append(f"{targets} = {', '.join(ctx.arg(t) for t in sub.outputs)}"
-                        + ("," if n_vars == 1 else ""))
+            if kept:
+                loop.append(f"{targets} = {', '.join(ctx.arg(sub.outputs[j]) for j in kept)}"
+                            + comma)
     lines.append(header)
-    lines.extend(compiler.indent(loop))
-    lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters)
+    lines.extend(compiler.indent(loop or ["pass"]))
+    lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters if i in kept)
     return lines
+
+
+def _counter_only_indexes(node, element_loop):
+    """The body reads the counter only to take the item and to count."""
+    index, getter, _ = element_loop
+    body = node.subgraphs[1]
+    step = body.outputs[index].node
+    uses = _uses(body)
+    if uses.get(id(step.outputs[0])) or sum(t is step.outputs[0] for t in body.outputs) != 1:
+        return False  # the next count is read in the body (or twice as a result)
+    return all(user is getter or user is step
+               for user, _ in uses.get(id(body.inputs[index]), ()))
 
 
 WHILE = core.register("while_loop", None, _cond_rule, emit=_emit_while, foldable=False,
