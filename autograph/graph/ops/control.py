@@ -355,8 +355,12 @@ def _emit_while(node, outs, args, ctx):
             if counter:
                 loop += [f"if {counter} >= {max_iterations}:", "    break",
                          f"{counter} += 1"]
-            loop += ctx.emit_graph(sub)
-            loop += [f"if not {ctx.arg(sub.outputs[0])}:", "    break"]
+            test = ctx.emit_graph(sub)
+            inline = _inline_test(test, ctx.arg(sub.outputs[0]))
+            if inline is not None and not counter:
+                header = f"while {inline}"  # the test is one expression
+            else:
+                loop += test + [f"if not {ctx.arg(sub.outputs[0])}:", "    break"]
         else:
             if element_loop is not None:
                 _, getter, array = element_loop
@@ -372,6 +376,15 @@ def _emit_while(node, outs, args, ctx):
     lines.extend(compiler.indent(loop or ["pass"]))
     lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters if i in kept)
     return lines
+
+
+def _inline_test(lines, result):
+    """`EXPR:` (with the line's node tag) when the test graph compiled to the
+    single line `result = EXPR`, so the loop can read `while EXPR:`."""
+    if len(lines) != 1 or not lines[0].startswith(f"{result} = "):
+        return None
+    expr, tagged, tag = lines[0][len(result) + 3:].partition("  #@")
+    return f"{expr}:" + (f"  #@{tag}" if tagged else "")
 
 
 def _counter_only_indexes(node, element_loop):
