@@ -135,6 +135,7 @@ def test_python_counter_as_index_gives_int64_results():
     x = np.array([1.5, -0.0, np.nan, 2.0], np.float64)
     result, expected, source = _staged(indexed_sum, x, np.int64(4))
     assert "= 0," in source or ", 0\n" in source  # counter started as a Python int
+    assert "= int(a1)" in source  # the bound is compared as a Python int
     _same(result[0], expected[0])
     assert type(result[1]) is np.int64 and result[1] == expected[1]
 
@@ -152,6 +153,18 @@ def test_next_count_used_as_a_value_is_not_specialised():
     x = np.float64(0.5)
     result, expected, source = _staged(next_count_as_value, x, np.int64(5))
     assert "_int64(" not in source
+    _same(result, expected)
+
+
+@pytest.mark.parametrize("n", [0, -5, 3, 1000, -(2**63)])
+def test_range_loop_with_int64_bound(n):
+    def count(n):
+        total = np.int8(0)
+        for _ in range(n):
+            total += np.int8(1)  # wraps at 128, as eager numpy does
+        return total
+    result, expected, source = _staged(count, np.int64(n))
+    assert "int(a0)" in source
     _same(result, expected)
 
 

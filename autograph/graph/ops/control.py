@@ -352,6 +352,12 @@ def _emit_while(node, outs, args, ctx):
         if i == 0:
             if element_loop is not None:
                 continue  # the `for` statement is the test
+            for bound in _int_bounds(sub, counters):
+                # compared with a Python counter only: compare Python ints
+                # (int() of an int64 is exact; int < np.int64 is the slow path)
+                name = ctx.fresh("u")
+                lines.append(f"{name} = int({ctx.names[id(bound)]})")
+                ctx.names[id(bound)] = name
             if counter:
                 loop += [f"if {counter} >= {max_iterations}:", "    break",
                          f"{counter} += 1"]
@@ -376,6 +382,22 @@ def _emit_while(node, outs, args, ctx):
     lines.extend(compiler.indent(loop or ["pass"]))
     lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters if i in kept)
     return lines
+
+
+def _int_bounds(c_graph, counters):
+    """Captured 0-d int64 values the test graph only compares with counters
+    (loop invariants: converted to Python ints once, before the loop)."""
+    counter_inputs = {id(c_graph.inputs[i]) for i in counters}
+    uses = _uses(c_graph)
+    bounds = []
+    for _, inner in c_graph.captured:
+        reads = uses.get(id(inner), ())
+        if inner.dtype == np.int64 and inner.shape == () and reads and all(
+                user.op.kernel in _COMPARISONS and not user.attrs and isinstance(
+                    user.args[1 - position], Tensor) and id(user.args[1 - position])
+                in counter_inputs for user, position in reads):
+            bounds.append(inner)
+    return bounds
 
 
 def _inline_test(lines, result):
