@@ -39,7 +39,7 @@ class Context:
     """Names and globals of one generated module."""
 
     def __init__(self):
-        self.globals = {"np": np, "_int64": np.int64}
+        self.globals = {"np": np, "_int64": np.int64, "_float64": np.float64}
         self.names = {}  # id(Tensor) -> source expression
         self._global_ids = {}  # id(object) -> global name
         self._keep = []

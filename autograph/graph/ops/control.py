@@ -9,7 +9,7 @@ Python `while` loop whose loop variables are the node's output names.
 import numpy as np
 
 from autograph import errors
-from autograph.graph import compiler, core
+from autograph.graph import compiler, core, scalar_loops
 from autograph.graph.ops import base
 from autograph.graph.tensor import Tensor
 
@@ -325,6 +325,7 @@ def _element_loop(node, counters):
 
 def _emit_while(node, outs, args, ctx):
     unread = ctx.unread
+    kinds = scalar_loops.analyse(node)  # None: the loop runs on numpy values
     counters = _python_counters(node)
     element_loop = _element_loop(node, counters) if counters else None
     kept = range(len(outs))
@@ -335,33 +336,44 @@ def _emit_while(node, outs, args, ctx):
         ctx.emitted.add(id(node.subgraphs[1].outputs[element_loop[0]].node))
     comma = "," if len(kept) == 1 else ""
     targets = ", ".join(outs[i] for i in kept) + comma
-    init = [repr(counters[i][0]) if i in counters else args[i] for i in kept]
+    init = [_initial_value(node, i, args[i], counters, kinds, ctx) for i in kept]
     lines = [f"{targets} = {', '.join(init)}{comma}"] if kept else []
     max_iterations = args[len(outs)]
     counter = ctx.fresh("n") if max_iterations != "None" else None
     if counter:
         lines.append(f"{counter} = 0")
     captured = iter(args[node.attrs["explicit_args"]:])
+    unboxed = {}  # outer name -> its Python value's name (scalar loops)
     loop = []
     header = "while True:"
     for i, sub in enumerate(node.subgraphs):
         for tensor, name in zip(sub.inputs, outs):
             ctx.names[id(tensor)] = name
         for _, inner in sub.captured:
-            ctx.names[id(inner)] = next(captured)
+            name = next(captured)
+            if kinds is not None and kinds[id(inner)] in "if":
+                if name not in unboxed:
+                    unboxed[name] = ctx.fresh("u")
+                    lines.append(f"{unboxed[name]} = "
+                                 f"{scalar_loops.unbox(kinds[id(inner)], name)}")
+                name = unboxed[name]
+            ctx.names[id(inner)] = name
+        emit = ctx.emit_graph if kinds is None else (
+            lambda graph: scalar_loops.emit_graph(graph, kinds, ctx))
         if i == 0:
             if element_loop is not None:
                 continue  # the `for` statement is the test
-            for bound in _int_bounds(sub, counters):
-                # compared with a Python counter only: compare Python ints
-                # (int() of an int64 is exact; int < np.int64 is the slow path)
-                name = ctx.fresh("u")
-                lines.append(f"{name} = int({ctx.names[id(bound)]})")
-                ctx.names[id(bound)] = name
+            if kinds is None:
+                for bound in _int_bounds(sub, counters):
+                    # compared with a Python counter only: compare Python ints
+                    # (int() of an int64 is exact; int < np.int64 is the slow path)
+                    name = ctx.fresh("u")
+                    lines.append(f"{name} = int({ctx.names[id(bound)]})")
+                    ctx.names[id(bound)] = name
             if counter:
                 loop += [f"if {counter} >= {max_iterations}:", "    break",
                          f"{counter} += 1"]
-            test = ctx.emit_graph(sub)
+            test = emit(sub)
             inline = _inline_test(test, ctx.arg(sub.outputs[0]))
             if inline is not None and not counter:
                 header = f"while {inline}"  # the test is one expression
@@ -373,15 +385,36 @@ def _emit_while(node, outs, args, ctx):
                 item = ctx.fresh()
                 ctx.names[id(getter.outputs[0])] = item
                 ctx.emitted.add(id(getter))
-                header = f"for {item} in {ctx.names[id(array)]}:"
-            loop += ctx.emit_graph(sub)
+                items = ctx.names[id(array)]
+                if kinds is not None:  # Python scalars, as x.item(i) gives
+                    items = f"{items}.tolist()"
+                header = f"for {item} in {items}:"
+            loop += emit(sub)
             if kept:
                 loop.append(f"{targets} = {', '.join(ctx.arg(sub.outputs[j]) for j in kept)}"
                             + comma)
     lines.append(header)
     lines.extend(compiler.indent(loop or ["pass"]))
-    lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters if i in kept)
+    if kinds is not None:
+        lines.extend(f"{outs[i]} = {scalar_loops.box(kinds[id(node.outputs[i])])}({outs[i]})"
+                     for i in kept)
+    else:
+        lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters if i in kept)
     return lines
+
+
+def _initial_value(node, i, arg, counters, kinds, ctx):
+    """Source of loop var #i's value before the loop."""
+    init = node.args[i]
+    if kinds is not None:
+        kind = kinds[id(node.outputs[i])]
+        if isinstance(init, Tensor) and init.node.op is core.CONST:
+            value = init.node.attrs["value"]
+            return ctx.literal(int(value) if kind == "i" else float(value))
+        return scalar_loops.unbox(kind, arg)
+    if i in counters:
+        return repr(counters[i][0])
+    return arg
 
 
 def _int_bounds(c_graph, counters):
