@@ -160,23 +160,119 @@ def issue_table():
     return rows
 
 
+# --- the same programs in jax.jit (when jax is installed) ---------------------------
+
+
+def jax_programs():
+    """{workload name: (jitted function, its arguments)}: each program written
+    with jax.numpy and lax loops (the same algorithm, per element/iteration),
+    int64 and float64 enabled to match numpy's dtypes."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+    jax.config.update("jax_enable_x64", True)
+    dense = [(jnp.asarray(w), jnp.asarray(b)) for w, b in DENSE]
+
+    def dense_jax(images):
+        x = images.reshape(images.shape[0], -1)
+        for i, (w, b) in enumerate(dense):
+            x = x @ w + b
+            if i < len(dense) - 1:
+                x = jnp.maximum(x, 0)
+        z = x - x.max(axis=1, keepdims=True)
+        e = jnp.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def mlp_jax(x, weights):
+        for i in range(0, len(weights), 2):
+            x = jnp.tanh(x @ weights[i] + weights[i + 1])
+        return x
+
+    def collatz_jax(n):
+        def body(state):
+            n, count = state
+            n = jnp.where(n % 2 == 0, n // 2, 3 * n + 1)
+            return n, count + 1
+        return lax.while_loop(lambda s: s[0] != 1, body, (n, jnp.int64(0)))[1]
+
+    def sum_even_jax(items):
+        def body(i, s):
+            c = items[i]
+            return jnp.where(c % 2 > 0, s, s + c)
+        return lax.fori_loop(0, items.shape[0], body, jnp.int64(0))
+
+    def linreg_jax(x, y, w, b, steps, lr):
+        scale = 2.0 / x.shape[0]
+
+        def body(_, state):
+            w, b = state
+            err = x @ w + b - y
+            return w - lr * (scale * (x.T @ err)), b - lr * (scale * err.sum())
+        return lax.fori_loop(0, steps, body, (w, b))
+
+    jitted = [jax.jit(dense_jax), jax.jit(mlp_jax), jax.jit(collatz_jax),
+              jax.jit(sum_even_jax), jax.jit(linreg_jax)]
+    programs = {}
+    for (name, _, args), fn in zip(WORKLOADS, jitted):
+        jax_args = tuple(jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else
+                         [jnp.asarray(w) for w in a] if isinstance(a, list) else a
+                         for a in args)
+        programs[name] = (fn, jax_args)
+    return programs
+
+
+def _jax_timing(name, programs):
+    fn, args = programs[name]
+
+    def run():
+        return jax_block(fn(*args))
+    run()  # compile
+    start = time.perf_counter()
+    count = 0
+    while time.perf_counter() - start < 0.3:
+        run()
+        count += 1
+    best = float("inf")
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(count):
+            run()
+        best = min(best, (time.perf_counter() - t) / count)
+    return best
+
+
+def jax_block(result):
+    import jax
+    return jax.block_until_ready(result)
+
+
 def print_issue_table():
+    have_jax = importlib.util.find_spec("jax") is not None
+    rows = issue_table()  # before jax is imported (its threads share the cores)
+    programs = jax_programs() if have_jax else {}
     print("Issue 10 workloads: eager numpy vs ag.function (same code, one run)")
     print(f"{'workload':<32}{'eager':>11}{'staged':>11}{'ratio':>7}{'first call':>12}"
-          f"{'(graph)':>10}")
-    for name, eager_t, staged_t, ratio, (cold, warm) in issue_table():
-        print(f"{name:<32}{eager_t * 1e6:>9.1f}us{staged_t * 1e6:>9.1f}us{ratio:>7.2f}"
-              f"{cold * 1e3:>10.2f}ms{warm * 1e3:>8.2f}ms")
+          f"{'(graph)':>10}" + (f"{'jax.jit':>11}{'jax/eager':>10}" if have_jax else ""))
+    for name, eager_t, staged_t, ratio, (cold, warm) in rows:
+        line = (f"{name:<32}{eager_t * 1e6:>9.1f}us{staged_t * 1e6:>9.1f}us{ratio:>7.2f}"
+                f"{cold * 1e3:>10.2f}ms{warm * 1e3:>8.2f}ms")
+        if have_jax:
+            jax_t = _jax_timing(name, programs)
+            line += f"{jax_t * 1e6:>9.1f}us{jax_t / eager_t:>10.2f}"
+        print(line)
     print("ratio = staged / eager (target <= 1).  first call = convert + trace + optimise +")
     print("compile + run (target <= 5 ms); (graph) = the same without conversion.")
     print("The training loop is linear regression with hand-written gradients (issue 9's")
     print("training step needs gradients from another branch).")
-    for module, label in (("jax", "jax.jit"), ("tensorflow", "tf.function")):
-        if importlib.util.find_spec(module) is None:
-            print(f"{label}: skipped ({module} is not installed)")
-        else:
-            print(f"{label}: skipped (installed, but no {label} versions of these "
-                  "programs are written yet)")
+    if have_jax:
+        print("jax.jit: same algorithms in jax.numpy/lax (float64/int64), block_until_ready "
+              "per call")
+    else:
+        print("jax.jit: skipped (jax is not installed)")
+    if importlib.util.find_spec("tensorflow") is None:
+        print("tf.function: skipped (tensorflow is not installed)")
+    else:
+        print("tf.function: skipped (installed, but no tf.function versions written yet)")
 
 
 if __name__ == "__main__":
