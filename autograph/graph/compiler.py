@@ -116,7 +116,7 @@ class Context:
                 target = _writable_input(node, dying, fresh)
                 if target is not None:
                     name = temporaries[id(target)]
-                    dying.remove(target)
+                    dying = [t for t in dying if t is not target]  # (== is an op)
                     outs = [name]
                     emitted = [f"{name} = {self.kernel(op)}({', '.join(args)}, out={name})"]
             if emitted is None:

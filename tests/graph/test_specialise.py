@@ -195,6 +195,19 @@ def test_in_place_chain_matches_eager(dtype):
     np.testing.assert_array_equal(x, (np.arange(16).reshape(4, 4) - 7).astype(dtype))
 
 
+def test_in_place_target_after_another_dying_input():
+    w = np.eye(3) * 2
+
+    def f(x):
+        total = x.sum(axis=1, keepdims=True)  # dies here too, but is not fresh
+        return total + np.tanh(x @ w)
+
+    x = np.arange(6.0).reshape(2, 3)
+    result, expected, source = _staged(f, x)
+    assert "out=v" in source
+    _same(result, expected)
+
+
 def test_in_place_never_writes_inputs_or_constants():
     const = np.ones(3)
 
