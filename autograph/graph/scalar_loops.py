@@ -214,8 +214,10 @@ def box(kind):
     return "_int64" if kind == "i" else "_float64"
 
 
-def emit_graph(graph, kinds, ctx):
-    """Lines computing `graph` on Python scalars (names set in ctx.names)."""
+def emit_graph(graph, kinds, ctx, in_range=frozenset()):
+    """Lines computing `graph` on Python scalars (names set in ctx.names).
+    `in_range`: ids of int nodes whose result cannot leave int64's range (loop
+    counters, see ops/control.py), emitted without the range check."""
     lines = []
     for node in graph.nodes:
         op = node.op
@@ -229,11 +231,13 @@ def emit_graph(graph, kinds, ctx):
             continue
         args = [ctx.arg(a) for a in node.args]
         if op.name == "cond":
-            emitted = _emit_cond(node, args, kinds, ctx)
+            emitted = _emit_cond(node, args, kinds, ctx, in_range)
         else:
             name = ctx.fresh()
             ctx.names[id(out)] = name
             emitted = _emit_op(node, name, args, kinds, ctx)
+            if id(node) in in_range:
+                emitted = emitted[:1]  # the operation itself, no range check
         tag = f"  #@{len(ctx.nodes)}"
         ctx.nodes.append(node)
         lines.extend(line if "  #@" in line else line + tag for line in emitted)
@@ -273,7 +277,7 @@ def _emit_op(node, name, args, kinds, ctx):
     return [line, f"if {name} - {name} != 0.0:", f"    {fallback}"]
 
 
-def _emit_cond(node, args, kinds, ctx):
+def _emit_cond(node, args, kinds, ctx, in_range):
     outs = [ctx.fresh() for _ in node.outputs]
     for tensor, name in zip(node.outputs, outs):
         ctx.names[id(tensor)] = name
@@ -282,7 +286,7 @@ def _emit_cond(node, args, kinds, ctx):
     for i, sub in enumerate(node.subgraphs):
         for _, inner in sub.captured:
             ctx.names[id(inner)] = next(captured)
-        body = emit_graph(sub, kinds, ctx)
+        body = emit_graph(sub, kinds, ctx, in_range)
         if outs:
             body.append(f"{', '.join(outs)} = {', '.join(ctx.arg(t) for t in sub.outputs)}")
         if i == 1:

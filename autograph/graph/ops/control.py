@@ -358,8 +358,9 @@ def _emit_while(node, outs, args, ctx):
                                  f"{scalar_loops.unbox(kinds[id(inner)], name)}")
                 name = unboxed[name]
             ctx.names[id(inner)] = name
+        in_range = {id(_counter_step(node.subgraphs[1], j)[0]) for j in counters}
         emit = ctx.emit_graph if kinds is None else (
-            lambda graph: scalar_loops.emit_graph(graph, kinds, ctx))
+            lambda graph: scalar_loops.emit_graph(graph, kinds, ctx, in_range))
         if i == 0:
             if element_loop is not None:
                 continue  # the `for` statement is the test
