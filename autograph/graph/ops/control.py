@@ -344,6 +344,13 @@ def _emit_while(node, outs, args, ctx):
         lines.append(f"{counter} = 0")
     captured = iter(args[node.attrs["explicit_args"]:])
     unboxed = {}  # outer name -> its Python value's name (scalar loops)
+    in_range = {id(_counter_step(node.subgraphs[1], j)[0]) for j in counters}
+
+    def emit(graph):
+        if kinds is None:
+            return ctx.emit_graph(graph)
+        return scalar_loops.emit_graph(graph, kinds, ctx, in_range)
+
     loop = []
     header = "while True:"
     for i, sub in enumerate(node.subgraphs):
@@ -358,9 +365,6 @@ def _emit_while(node, outs, args, ctx):
                                  f"{scalar_loops.unbox(kinds[id(inner)], name)}")
                 name = unboxed[name]
             ctx.names[id(inner)] = name
-        in_range = {id(_counter_step(node.subgraphs[1], j)[0]) for j in counters}
-        emit = ctx.emit_graph if kinds is None else (
-            lambda graph: scalar_loops.emit_graph(graph, kinds, ctx, in_range))
         if i == 0:
             if element_loop is not None:
                 continue  # the `for` statement is the test
