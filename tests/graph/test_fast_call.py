@@ -41,6 +41,7 @@ def test_python_scalars_key_by_type_and_bits(first, second):
     assert staged.experimental_get_tracing_count() == 2
 
 
+@pytest.mark.filterwarnings("ignore::autograph.errors.RetracingWarning")  # retraces on purpose
 def test_lists_of_arrays_are_checked_leaf_by_leaf():
     staged = _traced(first_plus)
     xs = [np.ones(3), np.ones(2)]
