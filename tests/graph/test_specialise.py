@@ -334,3 +334,15 @@ def test_scalar_loop_reads_array_items_exactly():
         assert ".item(" in source
         _same(result, expected)
         assert got == wanted
+
+
+def test_transpose_of_a_loop_invariant_is_hoisted():
+    def steps(x, w, n):
+        for _ in range(n):
+            w = w - 0.1 * (x.T @ (x @ w))
+        return w
+    x = np.arange(6.0).reshape(3, 2) / 7
+    for n in (0, 1, 5):
+        result, expected, source = _staged(steps, x, np.ones(2), np.int64(n))
+        assert source.index("= a0.T") < source.index("while")
+        _same(result, expected)

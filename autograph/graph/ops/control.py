@@ -394,6 +394,7 @@ def _emit_while(node, outs, args, ctx):
                 if kinds is not None:  # Python scalars, as x.item(i) gives
                     items = f"{items}.tolist()"
                 header = f"for {item} in {items}:"
+            lines += _hoist_views(sub, ctx)
             loop += emit(sub)
             if kept:
                 loop.append(f"{targets} = {', '.join(ctx.arg(sub.outputs[j]) for j in kept)}"
@@ -405,6 +406,25 @@ def _emit_while(node, outs, args, ctx):
                      for i in kept)
     else:
         lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters if i in kept)
+    return lines
+
+
+_VIEWS = (".T", "np.transpose")  # cannot fail, warn or write: safe to run once
+
+
+def _hoist_views(body, ctx):
+    """Lines computing, once before the loop, the body's transposes of values
+    that do not change in the loop (`x.T` of a captured x)."""
+    invariant = {id(inner) for _, inner in body.captured}
+    lines = []
+    for node in body.nodes:
+        if node.op.name in _VIEWS and all(
+                id(a) in invariant for a in node.args if isinstance(a, Tensor)):
+            name = ctx.fresh()
+            args = [ctx.arg(a) for a in node.args]
+            lines += node.op.emit(node, [name], args, ctx)
+            ctx.names[id(node.outputs[0])] = name
+            ctx.emitted.add(id(node))
     return lines
 
 
