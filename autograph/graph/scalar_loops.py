@@ -217,7 +217,7 @@ def box(kind):
 def emit_graph(graph, kinds, ctx, in_range=frozenset()):
     """Lines computing `graph` on Python scalars (names set in ctx.names).
     `in_range`: ids of int nodes whose result cannot leave int64's range (loop
-    counters, see ops/control.py), emitted without the range check."""
+    counters, see graph/loops.py), emitted without the range check."""
     lines = []
     for node in graph.nodes:
         op = node.op

@@ -1,4 +1,4 @@
-"""Loop specialisations of the compiler (ops/control.py: Python counter,
+"""Loop specialisations of the compiler (graph/loops.py: Python counter,
 element loop; compiler.py: name reuse and in-place ufuncs) give bit-identical
 results to eager numpy, on edge values: int64 overflow, NaN/inf, -0.0,
 float32 rounding, empty arrays.  Each test also checks the specialisation was
