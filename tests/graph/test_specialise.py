@@ -10,6 +10,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import autograph as ag
 
@@ -346,3 +348,34 @@ def test_transpose_of_a_loop_invariant_is_hoisted():
         result, expected, source = _staged(steps, x, np.ones(2), np.int64(n))
         assert source.index("= a0.T") < source.index("while")
         _same(result, expected)
+
+
+# --- random values: the scalar loop against eager numpy ------------------------------
+
+_STAGED = {fn: ag.function(fn) for fn in (loop_mul_sub, loop_div_mod, loop_neg_add,
+                                          loop_branch)}
+_INT64 = st.integers(-(2**63), 2**63 - 1)
+
+
+def _both_quiet(fn, *args):
+    with np.errstate(all="ignore"):
+        return _STAGED[fn](*args), fn(*args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(x=_INT64, y=st.one_of(_INT64, st.integers(-3, 3)), n=st.integers(0, 4),
+       fn=st.sampled_from(list(_STAGED)))
+def test_int64_scalar_loop_random_values(x, y, n, fn):
+    result, expected = _both_quiet(fn, np.int64(x), np.int64(y), np.int64(n))
+    _same(result, expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(x=st.floats(allow_nan=True, allow_infinity=True),
+       y=st.floats(allow_nan=True, allow_infinity=True), n=st.integers(0, 4),
+       fn=st.sampled_from([loop_mul_sub, loop_neg_add, loop_branch]))
+def test_float64_scalar_loop_random_values(x, y, n, fn):
+    result, expected = _both_quiet(fn, np.float64(x), np.float64(y), np.int64(n))
+    _same(result, expected)
+    assert "float(a0)" in _STAGED[fn].get_concrete_function(
+        np.float64(x), np.float64(y), np.int64(n)).source
