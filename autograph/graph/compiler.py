@@ -92,7 +92,7 @@ class Context:
         cache gets each dead buffer back at once (a graph holding every
         intermediate alive is slower than eager numpy).  An elementwise ufunc
         whose input is a dead fresh array of the output's shape and dtype
-        writes into it (`k_add(v1, c2, out=v1)`): the same ufunc loop, no new
+        writes into it (`k_add(v1, c2, v1)`): the same ufunc loop, no new
         array.  Placeholders, constants, captured values and anything an
         aliasing op returns are never written into."""
         lines = []
@@ -118,7 +118,8 @@ class Context:
                     name = temporaries[id(target)]
                     dying = [t for t in dying if t is not target]  # (== is an op)
                     outs = [name]
-                    emitted = [f"{name} = {self.kernel(op)}({', '.join(args)}, out={name})"]
+                    out = name if op.kernel not in _KEYWORD_OUT else f"out={name}"
+                    emitted = [f"{name} = {self.kernel(op)}({', '.join(args)}, {out})"]
             if emitted is None:
                 outs = [self.fresh() for _ in node.outputs]
                 for tensor, name in zip(node.outputs, outs):
@@ -159,6 +160,11 @@ class Context:
         if value.node.op.aliasing:  # callers must not be able to mutate graph state
             return f"_copy({expr})"
         return expr
+
+
+# ufuncs whose output array must be passed as `out=` (numpy deprecates a third
+# positional argument there); the others take it positionally, which is cheaper
+_KEYWORD_OUT = {np.maximum, np.minimum, np.fmax, np.fmin}
 
 
 def _last_uses(graph):
