@@ -70,6 +70,19 @@ def _builder(template):
     return lambda outs: build(template, outs)
 
 
+MISS = object()  # what an entry returns for arguments its guard does not accept
+
+
+def _output_expression(template, call):
+    """Source building the user's result from `call` (the flat output tuple)."""
+    if isinstance(template, _Slot):
+        return f"{call}[{template.index}]"
+    if type(template) is tuple and all(isinstance(t, _Slot) for t in template) and \
+            [t.index for t in template] == list(range(len(template))):
+        return call
+    return f"_build({call})"
+
+
 def _array_entries(key, found):
     if type(key) is tuple:
         if key and key[0] is signature.ARRAY:
@@ -95,11 +108,29 @@ class ConcreteFunction:
         self._build = _builder(template)
         self._template = template  # the output structure, for save()
         self._prefix = ()
+        self._entry = None
+
+    def entry(self, args):
+        """A fast call for arguments like `args` (a tuple): `entry(args)` runs
+        the graph when a compiled guard accepts `args` (same key as `args`
+        has now), else returns MISS.  None when no guard can be made."""
+        try:
+            condition, leaves, namespace = signature.guard(args)
+        except signature.NoGuard:
+            return None
+        call = f"_fn({', '.join(leaves)})"
+        source = (f"def entry(args):\n    if {condition}:\n"
+                  f"        return {_output_expression(self._template, call)}\n"
+                  "    return _MISS\n")
+        namespace.update(_fn=self._fn, _build=self._build, _MISS=MISS)
+        exec(compile(source, f"<autograph entry {self.graph.name}>", "exec"), namespace)  # noqa: S102 (source built here)
+        return namespace["entry"]
 
     def bind(self, instance):
         """This function with `instance` as its first argument (for methods)."""
         bound = copy.copy(self)
         bound._prefix = (instance,)
+        bound._entry = None
         return bound
 
     @property
@@ -134,11 +165,19 @@ class ConcreteFunction:
             "Python values.")
 
     def __call__(self, *args, **kwargs):
-        args = self._prefix + args
+        if self._prefix:
+            args = self._prefix + args
+        entry = self._entry
+        if entry is not None and not kwargs:
+            result = entry(args)
+            if result is not MISS:
+                return result
         leaves = []
         key = signature.call_key(args, kwargs, leaves, [])
         if not self.accepts(key):
             self.check_call(key)
+        if entry is None and not kwargs:
+            self._entry = self.entry(args)
         return self.call_flat(leaves)
 
     def pretty_signature(self):

@@ -24,12 +24,13 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core, signature
-from autograph.graph.concrete import trace
+from autograph.graph.concrete import MISS, trace
 from autograph.graph.tensor import TensorSpec
 
 _ARRAY = signature.ARRAY
 RETRACE_LIMIT = 5  # retraces ...
 RETRACE_WINDOW = 10.0  # ... within this many seconds trigger one warning
+ENTRIES = 4  # compiled guards tried per call before computing the cache key
 
 _run_eagerly = False
 
@@ -59,6 +60,8 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._traced_function = None
         self._cache = {}
+        self._entries = []  # fast calls (ConcreteFunction.entry), most recent first
+        self._entry_for = {}  # cache key -> its fast call (None: arguments untestable)
         self._by_structure = collections.defaultdict(list)
         self._concrete = []
         self._retraces = collections.deque(maxlen=RETRACE_LIMIT + 1)
@@ -92,16 +95,12 @@ class Function:
             # called while another function traces (a model inside a training
             # step): its ops join that graph, they are not a graph of their own
             return self._python_for_tracing()(*args, **kwargs)
-        if not kwargs:  # fast path: only arrays, positionally
-            parts = []
-            for a in args:
-                if type(a) is not np.ndarray:
-                    break
-                parts.append((_ARRAY, a.shape, a.dtype))
-            else:
-                concrete = self._cache.get((tuple(parts), None))
-                if concrete is not None:
-                    return concrete._build(concrete._fn(*args))
+        if not kwargs:
+            for entry in self._entries:
+                result = entry(args)
+                if result is not MISS:
+                    return result
+        given = args
         if self.input_signature is not None:
             args = self._coerce(args)
         leaves, keep = [], []
@@ -109,7 +108,20 @@ class Function:
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+        if not kwargs and args is given:  # (coerced arguments: no guard)
+            self._add_entry(key, concrete, args)
         return concrete.call_flat(leaves)
+
+    def _add_entry(self, key, concrete, args):
+        """Puts the fast call for `key` first among those tried (made once per key)."""
+        entry = self._entry_for.get(key, MISS)
+        if entry is MISS:
+            entry = self._entry_for[key] = concrete.entry(args)
+        if entry is not None:
+            if entry in self._entries:
+                self._entries.remove(entry)
+            self._entries.insert(0, entry)
+            del self._entries[ENTRIES:]
 
     def _coerce(self, args):
         """Python values for TensorSpec arguments become arrays of its dtype."""
