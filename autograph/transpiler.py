@@ -27,6 +27,7 @@ from autograph import analysis, anno, context, errors, naming, source, templates
 from autograph import converters as converters_pkg
 from autograph.converters import function_scope
 from autograph import trees
+from autograph.runtime import tracebacks
 
 logger = logging.getLogger("autograph")
 
@@ -117,6 +118,7 @@ def clear_caches():
     _cache.clear()
     _converted_code_ids.clear()
     _thunk_code_ids.clear()
+    tracebacks.forget_generated()
     call.clear_caches()
 
 
@@ -182,18 +184,33 @@ def _inner_code(module_code, name):
                 if isinstance(c, types.CodeType) and c.co_name == name)
 
 
-def _renamed(code, name, prefix, qualname, thunk=False):
+def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=False):
     """`code` (and nested code) with the factory's names replaced by the user's:
-    `name` for the entity itself, `qualname` for the `prefix` of qualnames;
-    generated thunks take the name of the function they are in."""
-    consts = tuple(_renamed(c, name if _is_generated_thunk(c) else c.co_name, prefix, qualname,
-                            _is_generated_thunk(c))
-                   if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    `name` for the entity itself, `qualname` for the `prefix` of qualnames.
+    Functions the converters generated (named in `generated`, or thunks) take
+    the name and qualname of the user function they are in, so a traceback
+    through them reads like the user's function (runtime/tracebacks.py), which
+    records them.  Returns (renamed code, the generated code in it whose user
+    function is `code`'s own or, for generated `code`, an enclosing one)."""
+    consts, pending = [], []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            is_thunk = _is_generated_thunk(const)
+            if is_thunk or const.co_name in generated:
+                const, inner = _renamed(const, name, prefix, qualname, generated, is_thunk, True)
+                pending += inner + [const]
+            else:
+                const, _ = _renamed(const, const.co_name, prefix, qualname, generated)
+        consts.append(const)
     renamed = code.replace(co_name=name, co_qualname=code.co_qualname.replace(prefix, qualname, 1),
-                           co_consts=consts)
+                           co_consts=tuple(consts))
     if thunk:
         _thunk_code_ids.add(id(renamed))
-    return renamed
+    if is_generated:
+        return renamed, pending  # generated: its user function is further out
+    for inner in pending:
+        tracebacks.register_generated(inner, renamed)
+    return renamed, []
 
 
 def _mark_user_lambdas(node):
@@ -311,7 +328,8 @@ def _compile(fn, options):
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
     lambda_ = isinstance(node, gast.Lambda)
     code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
-    code = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname)
+    code, _ = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname,
+                       ctx.namer.generated)
     fscope = FunctionScope(fn.__name__, options, frozenset(ctx.namer.generated))
     converted = Converted(code, node, fscope)
     if verbosity() >= 1:

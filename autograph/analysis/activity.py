@@ -46,6 +46,12 @@ class _Names(gast.NodeVisitor):
             self.read.add(node.id)
             self.modified.add(node.id)
 
+    def visit_Call(self, node):
+        loaded = anno.getanno(node, anno.Basic.LOADS, None)
+        if loaded is not None:
+            self.read.add(loaded)
+        self.generic_visit(node)
+
     def visit_NamedExpr(self, node):
         self.visit(node.value)
         self.modified.add(node.target.id)  # conditional (and/or): not surely bound

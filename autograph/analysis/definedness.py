@@ -10,7 +10,7 @@ it as `ag__.Undefined(name)`.
 SURELY_DEFINED_IN (below) holds the names assigned on EVERY path: only those
 may be loaded directly into the state of a staged statement.  A name possibly
 but not surely defined is loaded so that an unbound one becomes
-`ag__.Undefined(name)` (see converters/staging.py).  It is conservative: a
+`ag__.Undefined(name)` (see converters/support/staging.py).  It is conservative: a
 loop body may run zero times, a `with` may suppress an exception, a `try`
 body may stop anywhere, no `match` case may match.
 """

@@ -15,7 +15,7 @@ message), and the native statement then sees True.
 import gast
 
 from autograph import templates
-from autograph.converters import base
+from autograph.converters.support import base
 from autograph.converters.conditional_expressions import can_defer
 
 

@@ -19,8 +19,8 @@ breaks), so later passes never see a loop with an `else`.
 import gast
 
 from autograph import templates
-from autograph.converters import base
-from autograph.converters.jumps import JumpLowering, find_jumps, if_not, stop_loop_unless
+from autograph.converters.support import base
+from autograph.converters.support.jumps import JumpLowering, find_jumps, if_not, stop_loop_unless
 
 
 class Transformer(base.Converter):

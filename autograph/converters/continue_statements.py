@@ -15,8 +15,8 @@ The flag is reset at the top of every iteration.  The block lowering itself
 import gast
 
 from autograph import templates
-from autograph.converters import base
-from autograph.converters.jumps import JumpLowering, find_jumps
+from autograph.converters.support import base
+from autograph.converters.support.jumps import JumpLowering, find_jumps
 
 
 class Transformer(base.Converter):

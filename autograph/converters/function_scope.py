@@ -18,7 +18,7 @@ import builtins
 import gast
 
 from autograph import templates, trees
-from autograph.converters import base
+from autograph.converters.support import base
 from autograph.converters.lists import local_names
 
 _MISSING = object()

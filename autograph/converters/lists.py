@@ -14,7 +14,7 @@ object's own `append` and returns it, so user classes keep their behaviour.
 import gast
 
 from autograph import templates, trees
-from autograph.converters import base
+from autograph.converters.support import base
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)

@@ -16,7 +16,7 @@ do nested class bodies.
 import gast
 
 from autograph import anno, templates
-from autograph.converters import base
+from autograph.converters.support import base
 from autograph.converters.conditional_expressions import can_defer
 
 _OPERATORS = {

@@ -29,8 +29,8 @@ through `with` blocks), and generators.  Nested functions get their own flags.
 import gast
 
 from autograph import templates, trees
-from autograph.converters import base
-from autograph.converters.jumps import (JumpLowering, find_jumps, is_docstring, scope_nodes,
+from autograph.converters.support import base
+from autograph.converters.support.jumps import (JumpLowering, find_jumps, is_docstring, scope_nodes,
                                         stop_loop_unless)
 
 

@@ -69,7 +69,7 @@ def while_stmt(loop_test, loop_body, state, names, opts=None):
         state = loop_body(*state)
 
 
-def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None):
+def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, target=None):
     """Python meaning:
 
         for item in iterated:
@@ -86,7 +86,8 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None):
         return _python_for(iterated, loop_body, state, names, extra_test)
     location = _user_location()
     _check_defined(state, names, location, "for")
-    target = _loop_target(loop_body)  # read before the body gets wrapped
+    if target is None:
+        target = _loop_target(loop_body)  # read before the body gets wrapped
     if target is not None:
         opts = dict(opts or {}, target=target)
     body = _checked_body(loop_body, state, names, location, "for", with_item=True)

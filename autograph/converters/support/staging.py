@@ -1,18 +1,18 @@
 """Helpers shared by the control-flow converters (if, while, for).
 
-Not a pass.  Builds the pieces of the functional (staged) form of a
-statement: its state from the analysis, the nested functions that take the
-state as parameters and return it, the staged copy of a body, and the reason
-a statement cannot be staged at all.
+Not a pass.  Builds the pieces of the functional form of a statement: its
+state from the analysis, the nested functions that take the state as
+parameters and return it, and the reason a statement cannot be staged at all
+(it then stays a native statement).
 """
 
 
 import gast
 
 from autograph import anno, templates, trees
-from autograph.analysis import definedness
+from autograph.analysis import activity, definedness
+from autograph.converters.support import base
 
-_COMPOUND = (gast.If, gast.While, gast.For)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
@@ -32,67 +32,94 @@ def live_in(stmts, live_out):
     return anno.getanno(stmts[0], anno.Static.LIVE_IN) if stmts else live_out
 
 
-def staged_copy(stmts):
-    """A copy of `stmts` for a staged path: nested control flow is marked
-    STAGED_ONLY (functional form only), and statements already converted to
-    the dual form keep only their staged path."""
-    stmts = trees.clone(stmts)
-    return _StagedOnly().visit(gast.Module(body=stmts, type_ignores=[])).body
+class Converter(base.Converter):
+    """Base of the if, while and for passes.
+
+    `all_live`: the function reads `locals()` (or `vars()`), which shows every
+    bound variable, so every name a statement modifies is an output of its
+    functional form (the liveness analysis cannot see those reads).
+    """
+
+    all_live = False
+
+    @classmethod
+    def transform(cls, node, ctx):
+        for key in cls.REQUIRES:
+            anno.require(node, key, cls.__name__)
+        converter = cls(ctx)
+        converter.all_live = reads_all_locals(node)
+        return converter.visit(node)
+
+    def all_live_names(self, names):
+        """`names` if the function reads `locals()`, else nothing."""
+        return frozenset(names) if self.all_live else frozenset()
 
 
-class _StagedOnly(gast.NodeTransformer):
-    def generic_visit(self, node):
-        node = super().generic_visit(node)
-        anno.setanno(node, anno.Basic.STAGED_ONLY, True)
-        return node
-
-    def visit_If(self, node):
-        staged_form = anno.getanno(node, anno.Basic.STAGED_FORM, None)
-        if staged_form is not None:
-            return [self.visit(stmt) for stmt in staged_form]
-        return self.generic_visit(node)
-
-    visit_While = visit_For = visit_If
+def reads_all_locals(node):
+    """Whether `node` calls `ag__.user_locals` (the function_scope pass's `locals()`)."""
+    return any(child.__class__ is gast.Attribute and child.attr == "user_locals"
+               and isinstance(child.value, gast.Name) and child.value.id == "ag__"
+               for child in trees.nodes(node))
 
 
-def is_staged_only(node):
-    return anno.hasanno(node, anno.Basic.STAGED_ONLY)
-
-
-def mark_dual(dispatch, staged_stmts):
-    """Records the staged path of a dual-form statement (see staged_copy)."""
-    anno.setanno(dispatch, anno.Basic.STAGED_FORM, staged_stmts)
-    for stmt in staged_stmts:
-        anno.setanno(stmt, anno.Basic.STAGED_ONLY, True)
-
-
-def unstageable(stmts, modified, kind):
+def unstageable(stmts, modified, kind, generated):
     """Why `stmts` cannot move into a nested function, or None.  `kind` names
-    the statement for the message, e.g. "a `while` loop"."""
+    the statement for the message, e.g. "a `while` loop"; `generated` holds
+    the names of the functions earlier passes generated (part of `stmts`)."""
     declared = anno.getanno(stmts[0], anno.Static.SCOPE).declared if stmts else ()
     assigned = sorted(set(modified) & set(declared))
     if assigned:
         return f"{kind} assigning the global/nonlocal variable '{assigned[0]}'"
-    for node, in_loop in _walk(stmts, in_loop=False):
+    for node, in_loop in _walk(stmts, False, generated):
+        if isinstance(node, gast.Return) and in_loop == "generated":
+            continue  # a generated function returns its outputs
         if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await, gast.Return)):
             return f"{kind} containing `{type(node).__name__.lower().replace('from', ' from')}`"
         if isinstance(node, (gast.Break, gast.Continue)) and not in_loop:
             return f"{kind} containing `{type(node).__name__.lower()}`"
+        if isinstance(node, gast.Delete):
+            # In a nested function the variable would be deleted there only.
+            deleted = [t.id for t in node.targets if isinstance(t, gast.Name)]
+            if deleted:
+                return f"{kind} deleting the variable '{deleted[0]}'"
+        captured = sorted(_free_reads(node, generated) & set(modified))
+        if captured:
+            # Python's closure sees the function's variable, later values
+            # included; in a nested function it would see the nested copy.
+            return (f"{kind} defining a function that reads '{captured[0]}', "
+                    f"which the {kind.split(' ', 1)[1]} assigns")
     return None
 
 
-def _walk(nodes, in_loop):
-    """Nodes outside nested functions/classes, with "inside a nested loop"."""
+def _free_reads(node, generated):
+    """The names a user function, lambda or class defined by `node` reads from outside."""
+    if isinstance(node, gast.Lambda):
+        return activity.expression_scope(node).read if anno.hasanno(
+            node, anno.Basic.USER_LAMBDA) else frozenset()  # thunks run at once
+    if isinstance(node, gast.FunctionDef) and node.name in generated:
+        return frozenset()
+    if isinstance(node, _SCOPES):
+        return anno.getanno(node, anno.Static.SCOPE).read
+    return frozenset()
+
+
+def _walk(nodes, in_loop, generated):
+    """Nodes outside user functions/classes, with "inside a nested loop" (true,
+    or "generated" in functions earlier passes generated, which lie on the
+    statement's own paths: they are walked into)."""
     for node in nodes:
         yield node, in_loop
+        if isinstance(node, gast.FunctionDef) and node.name in generated:
+            yield from _walk(node.body, "generated", generated)
+            continue
         if isinstance(node, _SCOPES):
             continue
         if isinstance(node, (gast.For, gast.AsyncFor, gast.While)):
-            yield from _walk(node.body, True)
+            yield from _walk(node.body, in_loop or True, generated)
             yield from _walk([c for c in trees.child_nodes(node)
-                              if c not in node.body], in_loop)
+                              if c not in node.body], in_loop, generated)
         else:
-            yield from _walk(trees.child_nodes(node), in_loop)
+            yield from _walk(trees.child_nodes(node), in_loop, generated)
 
 
 def load(name):
@@ -109,8 +136,10 @@ def undefined_or_name(name, defined, surely, origin):
         return templates.replace_as_expression(f"ag__.Undefined({name!r})", origin=origin)
     # A converted body is always a function body, so `locals()` holds every
     # bound local; no runtime call stands between the user's frame and the name.
-    return templates.replace_as_expression(
+    maybe = templates.replace_as_expression(
         f"locals().get({name!r}, ag__.Undefined({name!r}))", origin=origin, locals="locals")
+    anno.setanno(maybe, anno.Basic.LOADS, name)  # a read of `name` for the analysis
+    return maybe
 
 
 def state_tuple(names, defined, origin):
@@ -129,7 +158,7 @@ def names_tuple(names):
 
 
 def function(name, params, body, outputs, origin):
-    """`def name(*params): body; return (*outputs,)`, marked STAGED_ONLY."""
+    """`def name(*params): body; return (*outputs,)`."""
     returned = templates.replace("return outputs", origin=origin, outputs=list(outputs))
     anno.setanno(returned[0], anno.Basic.SKIP, True)
     body = [stmt for stmt in body if not isinstance(stmt, gast.Pass)]  # the return follows
@@ -138,7 +167,6 @@ def function(name, params, body, outputs, origin):
         def fn(params):
             body
         """, origin=origin, fn=name, params=list(params), body=body + returned)
-    anno.setanno(fn[0], anno.Basic.STAGED_ONLY, True)
     return fn[0]
 
 
