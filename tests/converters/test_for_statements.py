@@ -10,7 +10,7 @@ from autograph.converters import for_statements
 from cf_support import BACKEND, Sym, SymRange, assert_same, run_passes, value
 
 
-def test_golden_dual_form():
+def test_golden_functional_form():
     got = run_passes("""
         def f(xs):
             s = 0
@@ -21,16 +21,11 @@ def test_golden_dual_form():
     assert got == textwrap.dedent("""\
         def f(xs):
             s = 0
-            iterated = xs
-            if ag__.is_staged(iterated):
 
-                def loop_body(x, s):
-                    s = s + x
-                    return (s,)
-                s, = ag__.for_stmt(iterated, loop_body, (s,), ('s',))
-            else:
-                for x in iterated:
-                    s = s + x
+            def loop_body(x, s):
+                s = s + x
+                return (s,)
+            s, = ag__.for_stmt(xs, loop_body, (s,), ('s',), target='x')
             return s""")
 
 
@@ -42,7 +37,8 @@ def test_golden_tuple_target_is_unpacked_inside():
                 n = n + v
             return n
     """, for_statements)
-    assert "def loop_body(itr, n):\n            k, v = itr\n" in got
+    assert "def loop_body(itr, n):\n        k, v = itr\n" in got
+    assert "target=" not in got  # a tuple target has no single name
 
 
 def sums(xs):
