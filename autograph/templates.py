@@ -43,7 +43,7 @@ def _with_ctx(node, ctx):
     return node
 
 
-class _Replacer(gast.NodeTransformer):
+class _Replacer(trees.CachedDispatch, gast.NodeTransformer):
     def __init__(self, replacements):
         self.replacements = replacements
         self.used = set()
@@ -54,18 +54,10 @@ class _Replacer(gast.NodeTransformer):
         self.inserted.add(id(node))  # the root: _locate does not descend into it
         return node
 
-    _dispatch = {}  # node class -> visitor function (shared: the class is fixed)
-
     def visit(self, node):
         if id(node) in self.inserted:  # spliced user code holds no placeholders
             return node
-        visitor = self._dispatch.get(node.__class__)
-        if visitor is None:
-            visitor = getattr(_Replacer, "visit_" + node.__class__.__name__, None)
-            if visitor is None or visitor is gast.NodeTransformer.visit_Constant:
-                visitor = _Replacer.generic_visit  # (no deprecated visit_Num & co here)
-            self._dispatch[node.__class__] = visitor
-        return visitor(self, node)
+        return trees.CachedDispatch.visit(self, node)
 
     def _value_for(self, name):
         if name in FIXED_NAMES:

@@ -30,7 +30,7 @@ class Scope:
                      _EMPTY, self.declared | other.declared)
 
 
-class _Names(gast.NodeVisitor):
+class _Names(trees.CachedDispatch, gast.NodeVisitor):
     """Reads and writes of one expression (or assignment target)."""
 
     def __init__(self):
@@ -106,7 +106,7 @@ def expression_scope(*nodes):
     return Scope(frozenset(names.read), frozenset(names.modified), frozenset(names.bound))
 
 
-class Activity:
+class Activity(trees.CachedDispatch):
     """Annotates the statements of one function (not of nested functions)."""
 
     def __init__(self, declared):
@@ -119,11 +119,16 @@ class Activity:
         return total
 
     def statement(self, node):
-        visit = getattr(self, "_" + type(node).__name__, None)
-        scope = visit(node) if visit else self._simple(node)
+        scope = self.dispatch(node)
         scope = dataclasses.replace(scope, declared=self.declared)
         anno.setanno(node, anno.Static.SCOPE, scope)
         return scope
+
+    VISIT_PREFIX = "_"  # `_If(node)`, ...; other statements: `_simple`
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        return cls._simple
 
     def _simple(self, node):
         return expression_scope(node)

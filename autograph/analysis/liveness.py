@@ -7,7 +7,7 @@ exception (or a suppressed one) may lead is live throughout their bodies.
 """
 
 
-from autograph import anno
+from autograph import anno, trees
 from autograph.analysis import activity
 
 _EMPTY = frozenset()
@@ -17,7 +17,7 @@ def _reads(*nodes):
     return activity.expression_scope(*nodes).read
 
 
-class Liveness:
+class Liveness(trees.CachedDispatch):
     """Runs on one function; nested functions are analysed on their own."""
 
     def __init__(self):
@@ -30,14 +30,19 @@ class Liveness:
         return live
 
     def statement(self, node, live_out, always):
-        visit = getattr(self, "_" + type(node).__name__, None)
-        live_in = visit(node, live_out, always) if visit else self._simple(node, live_out)
+        live_in = self.dispatch(node, live_out, always)
         live_in = frozenset(live_in | always)
         anno.setanno(node, anno.Static.LIVE_OUT, frozenset(live_out | always))
         anno.setanno(node, anno.Static.LIVE_IN, live_in)
         return live_in
 
-    def _simple(self, node, live_out):
+    VISIT_PREFIX = "_"  # `_If(node, live_out, always)`, ...; other statements: `_simple`
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        return cls._simple
+
+    def _simple(self, node, live_out, always=_EMPTY):
         scope = anno.getanno(node, anno.Static.SCOPE)
         return (live_out - scope.bound) | scope.read
 

@@ -21,6 +21,7 @@ from autograph.converters.conditional_expressions import can_defer
 
 class Transformer(base.Converter):
     HANDLES = (gast.Assert,)
+    STATEMENTS_ONLY = True
 
 
     def visit_Assert(self, node):

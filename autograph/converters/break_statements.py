@@ -25,6 +25,7 @@ from autograph.converters.support.jumps import JumpLowering, find_jumps, if_not,
 
 class Transformer(base.Converter):
     HANDLES = (gast.For, gast.AsyncFor, gast.While)
+    STATEMENTS_ONLY = True
 
     def visit_For(self, node):
         self.generic_visit(node)  # inner loops first: their breaks are theirs

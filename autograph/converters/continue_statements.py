@@ -21,6 +21,7 @@ from autograph.converters.support.jumps import JumpLowering, find_jumps
 
 class Transformer(base.Converter):
     HANDLES = (gast.Continue,)
+    STATEMENTS_ONLY = True
 
     def visit_For(self, node):
         self.generic_visit(node)  # inner loops first: their continues are theirs

@@ -34,6 +34,7 @@ from autograph.converters.support import staging
 class Transformer(staging.Converter):
 
     HANDLES = (gast.For,)
+    STATEMENTS_ONLY = True
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)
 
@@ -70,7 +71,7 @@ class Transformer(staging.Converter):
         call = templates.replace_as_expression(
             "ag__.for_stmt(iterated, loop_body, state, names)", origin=node,
             iterated=node.iter, loop_body=loop_body,
-            state=staging.state_tuple(state, defined, node), names=staging.names_tuple(state))
+            state=self.state(state, defined, node), names=staging.names_tuple(state))
         call.keywords = staging.opts_keywords(node)
         if user_name is not None:
             call.keywords.append(gast.keyword(arg="target",

@@ -77,8 +77,8 @@ class Transformer(base.Converter):
 
     @classmethod
     def transform(cls, node, ctx):
-        if not any(n.__class__ is gast.Name and n.id in ("locals", "vars")
-                   for n in trees.nodes(node)):
+        if not base.may_call_locals(ctx) or not any(
+                n.__class__ is gast.Name and n.id in ("locals", "vars") for n in trees.nodes(node)):
             return node  # no `locals` or `vars` anywhere: nothing to rewrite
         return super().transform(node, ctx)
 

@@ -37,6 +37,7 @@ from autograph.converters.support import staging
 class Transformer(staging.Converter):
 
     HANDLES = (gast.If,)
+    STATEMENTS_ONLY = True
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)
 
@@ -68,7 +69,7 @@ class Transformer(staging.Converter):
         call = templates.replace_as_expression(
             "ag__.if_stmt(test, if_true, if_false, state, names)", origin=node,
             test=node.test, if_true=if_true, if_false=if_false,
-            state=staging.state_tuple(state, defined, node), names=staging.names_tuple(outputs))
+            state=self.state(state, defined, node), names=staging.names_tuple(outputs))
         if outputs:
             assign = templates.replace("(outputs,) = call", origin=node,
                                        outputs=outputs, call=call)

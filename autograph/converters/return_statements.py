@@ -66,6 +66,7 @@ def _is_generator(node):
 
 class Transformer(base.Converter):
     HANDLES = (gast.Return,)
+    STATEMENTS_ONLY = True
 
     def visit_FunctionDef(self, node):
         for nested in _nested_functions(node):  # first, each with its own flags

@@ -32,7 +32,7 @@ _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
 class Transformer(base.Converter):
 
-    HANDLES = _FUNCTIONS
+    STATEMENTS_ONLY = True  # every tree has a function: no HANDLES check
 
     def visit_FunctionDef(self, node):
         self.generic_visit(node)  # nested user functions get their own

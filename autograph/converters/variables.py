@@ -44,7 +44,9 @@ class Transformer(base.Converter):
 
     @classmethod
     def transform(cls, node, ctx):
-        maybe_undefined = undefined_names(node)
+        maybe_undefined = anno.getanno(node, anno.Basic.MAYBE_UNDEFINED, None)
+        if maybe_undefined is None:  # control flow did not run: a partial pipeline
+            maybe_undefined = undefined_names(node)
         if not maybe_undefined:
             return node  # no name can hold an Undefined: nothing to wrap
         transformer = cls(ctx)

@@ -34,6 +34,7 @@ from autograph.converters.support import staging
 class Transformer(staging.Converter):
 
     HANDLES = (gast.While,)
+    STATEMENTS_ONLY = True
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)
 
@@ -65,7 +66,7 @@ class Transformer(staging.Converter):
         call = templates.replace_as_expression(
             "ag__.while_stmt(loop_test, loop_body, state, names)", origin=node,
             loop_test=loop_test, loop_body=loop_body,
-            state=staging.state_tuple(state, defined, node), names=staging.names_tuple(state))
+            state=self.state(state, defined, node), names=staging.names_tuple(state))
         call.keywords = staging.opts_keywords(node)
         if state:
             assign = templates.replace("(state,) = call", origin=node, state=state, call=call)

@@ -47,8 +47,19 @@ class Converter(base.Converter):
         for key in cls.REQUIRES:
             anno.require(node, key, cls.__name__)
         converter = cls(ctx)
-        converter.all_live = reads_all_locals(node)
-        return converter.visit(node)
+        converter.all_live = base.may_call_locals(ctx) and reads_all_locals(node)
+        converter.maybe_undefined = set()
+        node = converter.visit(node)
+        # For the variables pass: the names that may now hold an Undefined.
+        anno.setanno(node, anno.Basic.MAYBE_UNDEFINED, converter.maybe_undefined
+                     | anno.getanno(node, anno.Basic.MAYBE_UNDEFINED, frozenset()))
+        return node
+
+    def state(self, names, defined, origin):
+        """`state_tuple(...)`, noting which names may be loaded as Undefined."""
+        surely = definedness.surely_defined(origin)
+        self.maybe_undefined.update(name for name in names if name not in surely)
+        return state_tuple(names, defined, origin)
 
     def all_live_names(self, names):
         """`names` if the function reads `locals()`, else nothing."""
