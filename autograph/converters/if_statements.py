@@ -1,18 +1,25 @@
 """Converts `if` statements to their functional form, `ag__.if_stmt`.
 
-    if x > 0:                       def if_true(y):
+    if x > 0:                       def if_true():
         y = x * 2                       y = x * 2
     else:                               return (y,)
-        y = -x              ==>     def if_false(y):
+        y = -x              ==>     def if_false():
                                         y = -x
                                         return (y,)
-                                    (y,) = ag__.if_stmt(x > 0, if_true, if_false, (y,), ('y',))
+                                    (y,) = ag__.if_stmt(x > 0, if_true, if_false, (), ('y',))
+
+    if x > limit:                   def if_true(x):
+        x = limit           ==>         x = limit
+                                        return (x,)
+                                    (x,) = ag__.if_stmt(x > limit, if_true, None, (x,), ('x',))
 
 This pass rewrites the converted body, which runs only while something is
 traced: when nothing is, the function runs its original body, the `if` as
 written (docs/GENERATED_CODE.md, "Two bodies per function").  The functional
 form is the only form: for a Python test `ag__.if_stmt` calls one branch,
-exactly as the `if` would; for a staged test it stages both.  Nested
+exactly as the `if` would; for a staged test it stages both.  An `if`
+without `else` whose outputs are its state passes None for the false branch
+(the state comes out unchanged).  Nested
 statements are converted first and appear once, so the code grows linearly
 with nesting (an `elif` chain is an `if` in the `else` branch).
 
@@ -64,16 +71,22 @@ class Transformer(staging.Converter):
             return node
 
         # Named before the nested statements, so numbers follow the source order.
-        if_true, if_false = self.ctx.namer.new("if_true"), self.ctx.namer.new("if_false")
+        # Without `else`, a branch that returns its state unchanged is left out.
+        no_else = not node.orelse and state == outputs
+        if_true = self.ctx.namer.new("if_true")
+        if_false = None if no_else else self.ctx.namer.new("if_false")
         self.generic_visit(node)
         call = templates.replace_as_expression(
             "ag__.if_stmt(test, if_true, if_false, state, names)", origin=node,
-            test=node.test, if_true=if_true, if_false=if_false,
+            test=node.test, if_true=if_true,
+            if_false=if_false or gast.Constant(value=None, kind=None),
             state=self.state(state, defined, node), names=staging.names_tuple(outputs))
         if outputs:
             assign = templates.replace("(outputs,) = call", origin=node,
                                        outputs=outputs, call=call)
         else:
             assign = templates.replace("call", origin=node, call=call)
-        return [staging.function(if_true, state, node.body, outputs, node),
-                staging.function(if_false, state, node.orelse, outputs, node)] + assign
+        branches = [staging.function(if_true, state, node.body, outputs, node)]
+        if if_false is not None:
+            branches.append(staging.function(if_false, state, node.orelse, outputs, node))
+        return branches + assign

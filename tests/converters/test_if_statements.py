@@ -55,15 +55,9 @@ def test_golden_nested_if_appears_once():
                 def if_true_1(y):
                     y = y + 1
                     return (y,)
-
-                def if_false_1(y):
-                    return (y,)
-                y, = ag__.if_stmt(d, if_true_1, if_false_1, (y,), ('y',))
+                y, = ag__.if_stmt(d, if_true_1, None, (y,), ('y',))
                 return (y,)
-
-            def if_false(y):
-                return (y,)
-            y, = ag__.if_stmt(c, if_true, if_false, (y,), ('y',))
+            y, = ag__.if_stmt(c, if_true, None, (y,), ('y',))
             return y""")
 
 
@@ -205,7 +199,7 @@ def test_golden_state_possibly_defined_is_loaded_as_undefined_when_unbound():
                 y = 2
             return y
     """, if_statements)
-    assert "ag__.if_stmt(x > 0, if_true, if_false, (y,), ('y',))" in got
+    assert "ag__.if_stmt(x > 0, if_true, None, (y,), ('y',))" in got
 
 
 def possibly_defined(x, c):
