@@ -143,3 +143,19 @@ def test_python_list_with_staged_break_flag_unrolls_guarded():
         return total
     assert value(ag.to_graph(f)(Sym(2))) == 3
     assert f(2) == 3
+
+
+def closures_over_loop_variable(n):
+    fns = []
+    for i in range(n):
+        fns.append(lambda: i)
+    return [f() for f in fns]
+
+
+def test_loop_defining_a_closure_over_its_variable_stays_native():
+    got = ag.to_code(closures_over_loop_variable)
+    assert ("for i in ag__.python_only(ag__.range_(n), \"a `for` loop defining a function "
+            "that reads 'i', which the `for` loop assigns\"):") in got
+    assert_same(closures_over_loop_variable, 3)  # every closure sees the last i, as in Python
+    with pytest.raises(ag.AutoGraphError, match="defining a function that reads 'i'"):
+        ag.to_graph(closures_over_loop_variable)(Sym(3))

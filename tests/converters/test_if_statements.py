@@ -247,3 +247,24 @@ def test_staged_if_on_a_possibly_defined_name():
         ag.to_graph(possibly_defined)(Sym(3), False)
     for args in [(3, True), (-3, True), (3, False), (-3, False)]:
         assert_same(possibly_defined, *args)
+
+
+def deletes_in_branch(flag):
+    value = 10
+    if flag:
+        del value
+    return value
+
+
+def test_if_deleting_a_variable_stays_native():
+    got = run_passes("""
+        def f(flag, value):
+            if flag:
+                del value
+            return value
+    """, if_statements)
+    assert "if ag__.python_only(flag, \"an `if` statement deleting the variable 'value'\"):" in got
+    assert_same(deletes_in_branch, True)
+    assert_same(deletes_in_branch, False)
+    with pytest.raises(errors.NotStageableError, match="deleting the variable 'value'"):
+        ag.to_graph(deletes_in_branch)(Sym(True))
