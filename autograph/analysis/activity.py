@@ -228,26 +228,28 @@ def pattern_values(pattern):
 
 
 
-def declared_names(body, kinds=(gast.Global, gast.Nonlocal)):
-    """Names a function declares global/nonlocal (not looking into nested scopes)."""
-    found = set()
+def declared_names(body):
+    """Names a function declares global/nonlocal (not looking into nested
+    scopes): (all of them, the global ones)."""
+    found, global_names = set(), set()
     stack = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, kinds):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
             found.update(node.names)
+            if isinstance(node, gast.Global):
+                global_names.update(node.names)
         elif not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef,
                                    gast.Lambda)):
             stack.extend(child_nodes(node))
-    return found
+    return found, global_names
 
 
 def function_scope(node):
     """Annotates a (nested) function's statements; returns what it does to the
     enclosing function: its free reads, and its nonlocal writes."""
     body = node.body if isinstance(node.body, list) else [gast.Return(value=node.body)]
-    declared = declared_names(body)
-    global_names = declared_names(body, gast.Global)
+    declared, global_names = declared_names(body)
     scope = Activity(declared).block(body)
     local = (_params(node.args) | scope.modified) - declared
     return Scope(frozenset(scope.read - local - global_names),

@@ -46,11 +46,11 @@ class Transformer(staging.Converter):
         modified = anno.getanno(node, anno.Static.BODY_SCOPE).modified | target
         live = anno.getanno(node, anno.Static.LIVE_IN) | anno.getanno(node, anno.Static.LIVE_OUT)
         extra_reads = activity.expression_scope(extra).read if extra is not None else set()
-        state = staging.source_order(
-            node, modified & (live | extra_reads | self.all_live_names(modified)))
+        state = self.source_order(
+            modified & (live | extra_reads | self.all_live_names(modified)))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 
-        why = staging.unstageable(node.body, modified, "a `for` loop", self.ctx.namer.generated)
+        why = staging.unstageable(node.body, modified, "a `for` loop", self.findings)
         if why is not None:
             self.generic_visit(node)
             node.iter = staging.python_only(node.iter, why, origin=node)

@@ -54,17 +54,17 @@ class Transformer(staging.Converter):
         modified = (anno.getanno(node, anno.Static.BODY_SCOPE).modified
                     | anno.getanno(node, anno.Static.ORELSE_SCOPE).modified)
         live_out = anno.getanno(node, anno.Static.LIVE_OUT)
-        outputs = staging.source_order(node, modified & live_out)
+        outputs = self.source_order(modified & live_out)
         # An output a branch may leave as it is is live into that branch.
         read_first = (staging.live_in(node.body, live_out)
                       | staging.live_in(node.orelse, live_out))
-        state = staging.source_order(node, modified & read_first)
+        state = self.source_order(modified & read_first)
         if self.all_live:  # `locals()` reads every variable
-            outputs = state = staging.source_order(node, modified)
+            outputs = state = self.source_order(modified)
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 
         why = staging.unstageable(node.body + node.orelse, modified, "an `if` statement",
-                                   self.ctx.namer.generated)
+                                   self.findings)
         if why is not None:
             self.generic_visit(node)
             node.test = staging.python_only(node.test, why, origin=node)

@@ -71,7 +71,7 @@ class Transformer(base.Converter):
     def visit_FunctionDef(self, node):
         for nested in _nested_functions(node):  # first, each with its own flags
             self.visit_FunctionDef(nested)
-        if _is_generator(node) or not _needs_lowering(node.body):
+        if not _needs_lowering(node.body) or _is_generator(node):
             return node
         do_return = self.ctx.namer.new("do_return")
         retval = self.ctx.namer.new("retval_")

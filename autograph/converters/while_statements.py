@@ -43,10 +43,10 @@ class Transformer(staging.Converter):
             return self.generic_visit(node)
         modified = anno.getanno(node, anno.Static.BODY_SCOPE).modified
         live = anno.getanno(node, anno.Static.LIVE_IN) | anno.getanno(node, anno.Static.LIVE_OUT)
-        state = staging.source_order(node, modified & (live | self.all_live_names(modified)))
+        state = self.source_order(modified & (live | self.all_live_names(modified)))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 
-        why = staging.unstageable(node.body, modified, "a `while` loop", self.ctx.namer.generated)
+        why = staging.unstageable(node.body, modified, "a `while` loop", self.findings)
         if why is None and any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom,
                                               gast.Await)) for n in trees.nodes(node.test)):
             why = "a `while` loop whose test assigns (walrus), yields or awaits"

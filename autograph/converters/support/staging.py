@@ -16,16 +16,23 @@ from autograph.converters.support import base
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
-def source_order(node, names):
-    """`names` in the order they first appear in `node`'s source."""
-    seen = []
-    stack = [node]
-    while stack:
-        child = stack.pop()
-        if isinstance(child, gast.Name) and child.id in names and child.id not in seen:
-            seen.append(child.id)
-        stack.extend(reversed(trees.child_nodes(child)))
-    return seen + sorted(set(names) - set(seen))
+class SourceOrder:
+    """Orders names by where they first appear in the function (line, column),
+    indexed once per pass; names it has not seen (generated later) go last,
+    sorted."""
+
+    def __init__(self, root):
+        first = {}
+        for node in trees.nodes(root):
+            if node.__class__ is gast.Name:
+                key = (getattr(node, "lineno", None) or 1 << 30, getattr(node, "col_offset", 0))
+                if key < first.get(node.id, (1 << 31, 0)):
+                    first[node.id] = key
+        self._first = first
+
+    def __call__(self, names):
+        last = (1 << 31, 0)
+        return sorted(names, key=lambda name: (self._first.get(name, last), name))
 
 
 def live_in(stmts, live_out):
@@ -49,6 +56,8 @@ class Converter(base.Converter):
         converter = cls(ctx)
         converter.all_live = base.may_call_locals(ctx) and reads_all_locals(node)
         converter.maybe_undefined = set()
+        converter.findings = Findings(ctx.namer.generated)
+        converter.source_order = SourceOrder(node)
         node = converter.visit(node)
         # For the variables pass: the names that may now hold an Undefined.
         anno.setanno(node, anno.Basic.MAYBE_UNDEFINED, converter.maybe_undefined
@@ -73,27 +82,64 @@ def reads_all_locals(node):
                for child in trees.nodes(node))
 
 
-def unstageable(stmts, modified, kind, generated):
+_FINDINGS = (gast.Yield, gast.YieldFrom, gast.Await, gast.Return, gast.Break, gast.Continue,
+             gast.Delete) + _SCOPES
+_LOOPS = (gast.For, gast.AsyncFor, gast.While)
+
+
+class Findings:
+    """What in a statement can keep it from moving into a nested function:
+    `yield`/`await`, a `return`, `break` or `continue` leaving it, `del`,
+    functions and classes it defines.  Computed once per node for a whole
+    pass (memoised bottom-up), so nested statements are not walked again for
+    each enclosing one.  Valid while the pass has not rewritten the subtree:
+    the passes ask about a statement before converting what it contains."""
+
+    def __init__(self, generated):
+        self.generated = generated
+        self._memo = {}
+
+    def of(self, node):
+        found = self._memo.get(id(node))
+        if found is None:
+            found = self._memo[id(node)] = self._scan(node)
+        return found
+
+    def _scan(self, node):
+        if isinstance(node, gast.FunctionDef) and node.name in self.generated:
+            # Lies on the statement's own paths; its returns are its outputs.
+            return [f for child in node.body for f in self.of(child)
+                    if not isinstance(f, gast.Return)]
+        if isinstance(node, _SCOPES):
+            return [node]  # a user function or class: only its free reads matter
+        found = [node] if isinstance(node, _FINDINGS) else []
+        for child in trees.child_nodes(node):
+            inner = self.of(child)
+            if inner and isinstance(node, _LOOPS) and any(child is s for s in node.body):
+                inner = [f for f in inner if not isinstance(f, (gast.Break, gast.Continue))]
+            found.extend(inner)
+        return found
+
+
+def unstageable(stmts, modified, kind, findings):
     """Why `stmts` cannot move into a nested function, or None.  `kind` names
-    the statement for the message, e.g. "a `while` loop"; `generated` holds
-    the names of the functions earlier passes generated (part of `stmts`)."""
+    the statement for the message, e.g. "a `while` loop"; `findings` is the
+    pass's `Findings`."""
     declared = anno.getanno(stmts[0], anno.Static.SCOPE).declared if stmts else ()
     assigned = sorted(set(modified) & set(declared))
     if assigned:
         return f"{kind} assigning the global/nonlocal variable '{assigned[0]}'"
-    for node, in_loop in _walk(stmts, False, generated):
-        if isinstance(node, gast.Return) and in_loop == "generated":
-            continue  # a generated function returns its outputs
+    for node in (f for stmt in stmts for f in findings.of(stmt)):
         if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await, gast.Return)):
             return f"{kind} containing `{type(node).__name__.lower().replace('from', ' from')}`"
-        if isinstance(node, (gast.Break, gast.Continue)) and not in_loop:
+        if isinstance(node, (gast.Break, gast.Continue)):
             return f"{kind} containing `{type(node).__name__.lower()}`"
         if isinstance(node, gast.Delete):
             # In a nested function the variable would be deleted there only.
             deleted = [t.id for t in node.targets if isinstance(t, gast.Name)]
             if deleted:
                 return f"{kind} deleting the variable '{deleted[0]}'"
-        captured = sorted(_free_reads(node, generated) & set(modified))
+        captured = sorted(_free_reads(node) & set(modified))
         if captured:
             # Python's closure sees the function's variable, later values
             # included; in a nested function it would see the nested copy.
@@ -102,35 +148,14 @@ def unstageable(stmts, modified, kind, generated):
     return None
 
 
-def _free_reads(node, generated):
+def _free_reads(node):
     """The names a user function, lambda or class defined by `node` reads from outside."""
     if isinstance(node, gast.Lambda):
         return activity.expression_scope(node).read if anno.hasanno(
             node, anno.Basic.USER_LAMBDA) else frozenset()  # thunks run at once
-    if isinstance(node, gast.FunctionDef) and node.name in generated:
-        return frozenset()
     if isinstance(node, _SCOPES):
         return anno.getanno(node, anno.Static.SCOPE).read
     return frozenset()
-
-
-def _walk(nodes, in_loop, generated):
-    """Nodes outside user functions/classes, with "inside a nested loop" (true,
-    or "generated" in functions earlier passes generated, which lie on the
-    statement's own paths: they are walked into)."""
-    for node in nodes:
-        yield node, in_loop
-        if isinstance(node, gast.FunctionDef) and node.name in generated:
-            yield from _walk(node.body, "generated", generated)
-            continue
-        if isinstance(node, _SCOPES):
-            continue
-        if isinstance(node, (gast.For, gast.AsyncFor, gast.While)):
-            yield from _walk(node.body, in_loop or True, generated)
-            yield from _walk([c for c in trees.child_nodes(node)
-                              if c not in node.body], in_loop, generated)
-        else:
-            yield from _walk(trees.child_nodes(node), in_loop, generated)
 
 
 def load(name):
