@@ -143,15 +143,18 @@ CREATED_BY_PASSES = frozenset({gast.If, gast.BoolOp, gast.UnaryOp, gast.Not, gas
 
 def run_pipeline(node, ctx):
     present = None  # node types in the tree (a superset once passes have run)
+    analysed = False  # the annotations hold for the next pass that needs them
     for transformer in converters_pkg.PIPELINE:
         if transformer.HANDLES:
             if present is None:
                 present = trees.node_types(node)
             if not any(issubclass(t, transformer.HANDLES) for t in present):
                 continue  # nothing to rewrite: spare the pass and its analysis
-        if transformer.NEEDS_ANALYSIS:
+        if transformer.NEEDS_ANALYSIS and not analysed:
             analysis.resolve(node, ctx)
+            analysed = True
         node = transformer.transform(node, ctx)
+        analysed = analysed and getattr(transformer, "KEEPS_ANALYSIS", False)
         if present is not None:
             present |= CREATED_BY_PASSES
         if verbosity() >= 2:

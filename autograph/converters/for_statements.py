@@ -50,7 +50,7 @@ class Transformer(staging.Converter):
             modified & (live | extra_reads | self.all_live_names(modified)))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 
-        why = staging.unstageable(node.body, modified, "a `for` loop", self.findings)
+        why = staging.unstageable(node, node.body, modified, "a `for` loop", self.findings)
         if why is not None:
             self.generic_visit(node)
             node.iter = staging.python_only(node.iter, why, origin=node)

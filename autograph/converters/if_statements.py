@@ -63,7 +63,7 @@ class Transformer(staging.Converter):
             outputs = state = self.source_order(modified)
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 
-        why = staging.unstageable(node.body + node.orelse, modified, "an `if` statement",
+        why = staging.unstageable(node, node.body + node.orelse, modified, "an `if` statement",
                                    self.findings)
         if why is not None:
             self.generic_visit(node)

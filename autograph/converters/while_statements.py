@@ -46,7 +46,7 @@ class Transformer(staging.Converter):
         state = self.source_order(modified & (live | self.all_live_names(modified)))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 
-        why = staging.unstageable(node.body, modified, "a `while` loop", self.findings)
+        why = staging.unstageable(node, node.body, modified, "a `while` loop", self.findings)
         if why is None and any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom,
                                               gast.Await)) for n in trees.nodes(node.test)):
             why = "a `while` loop whose test assigns (walrus), yields or awaits"

@@ -42,12 +42,18 @@ def live_in(stmts, live_out):
 class Converter(base.Converter):
     """Base of the if, while and for passes.
 
+    KEEPS_ANALYSIS: what these passes read of the analysis (on the compound
+    statement itself: its scopes, liveness and definedness) stays true when
+    an earlier one moved the statement into a generated function, so the
+    transpiler analyses once for the three (tests/corpus checks the output).
+
     `all_live`: the function reads `locals()` (or `vars()`), which shows every
     bound variable, so every name a statement modifies is an output of its
     functional form (the liveness analysis cannot see those reads).
     """
 
     all_live = False
+    KEEPS_ANALYSIS = True
 
     @classmethod
     def transform(cls, node, ctx):
@@ -121,11 +127,11 @@ class Findings:
         return found
 
 
-def unstageable(stmts, modified, kind, findings):
-    """Why `stmts` cannot move into a nested function, or None.  `kind` names
-    the statement for the message, e.g. "a `while` loop"; `findings` is the
-    pass's `Findings`."""
-    declared = anno.getanno(stmts[0], anno.Static.SCOPE).declared if stmts else ()
+def unstageable(node, stmts, modified, kind, findings):
+    """Why `stmts` (of compound statement `node`) cannot move into a nested
+    function, or None.  `kind` names the statement for the message, e.g. "a
+    `while` loop"; `findings` is the pass's `Findings`."""
+    declared = anno.getanno(node, anno.Static.SCOPE).declared
     assigned = sorted(set(modified) & set(declared))
     if assigned:
         return f"{kind} assigning the global/nonlocal variable '{assigned[0]}'"
