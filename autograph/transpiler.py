@@ -226,7 +226,9 @@ def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=
     return renamed, []
 
 
-def _mark_user_lambdas(node):
+def _mark_user_lambdas(node, source_text):
+    if "lambda" not in source_text:
+        return  # no lambda to mark (a text search is cheaper than a walk)
     for child in trees.nodes(node):
         if isinstance(child, gast.Lambda):
             anno.setanno(child, anno.Basic.USER_LAMBDA, True)
@@ -272,8 +274,9 @@ class _Declarations(gast.NodeTransformer):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
 
-    def take(self, body):
-        if not any(trees.contains(stmt, (gast.Global, gast.Nonlocal)) for stmt in body):
+    def take(self, body, source_text):
+        if ("global" not in source_text and "nonlocal" not in source_text) or not any(
+                trees.contains(stmt, (gast.Global, gast.Nonlocal)) for stmt in body):
             return list(body)  # nothing to take: the walk below would change nothing
         return [self.visit(stmt) for stmt in body]
 
@@ -286,7 +289,7 @@ def _docstring(body):
     return [], body
 
 
-def _guarded(converted, original):
+def _guarded(converted, original, source_text):
     """`converted` whose body runs only while something is traced; otherwise
     the original body runs, exactly as the user wrote it (no staged value can
     exist when nothing is traced)."""
@@ -295,8 +298,8 @@ def _guarded(converted, original):
                                     body=converted.body, orelse=original.body)
         return converted
     declarations = _Declarations()
-    docstring, staged_body = _docstring(declarations.take(converted.body))
-    _, plain_body = _docstring(declarations.take(original.body))
+    docstring, staged_body = _docstring(declarations.take(converted.body, source_text))
+    _, plain_body = _docstring(declarations.take(original.body, source_text))
     header = [stmt(names=names) for stmt, names in ((gast.Global, declarations.found[gast.Global]),
                                                     (gast.Nonlocal, declarations.found[gast.Nonlocal]))
               if names]
@@ -317,7 +320,7 @@ def transform(fn, options):
     """Converts `fn`'s source; returns (converted gast node, context)."""
     node, info = source.get_entity(fn)
     _strip_decorators(node)
-    _mark_user_lambdas(node)
+    _mark_user_lambdas(node, info.source)
     original = trees.clone(node)
     taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
@@ -325,7 +328,7 @@ def transform(fn, options):
     # the closure cells (`ag__`, `fscope`) both bodies share.
     if {"locals", "vars"} & set(fn.__code__.co_names):
         original = function_scope.Transformer.transform(original, ctx)
-    return _guarded(run_pipeline(node, ctx), original), ctx
+    return _guarded(run_pipeline(node, ctx), original, info.source), ctx
 
 
 def _compile(fn, options):
