@@ -169,7 +169,7 @@ def load(name):
 
 
 def undefined_or_name(name, defined, surely, origin):
-    """How the staged path loads state `name` before `origin`: directly when
+    """How a functional form loads state `name` before `origin`: directly when
     surely defined, `ag__.Undefined(name)` when surely undefined, else
     whichever of the two holds (`if c: y = 1` then a staged `if` on `y`)."""
     if name in surely:
@@ -228,7 +228,7 @@ def opts_keywords(node):
 
 def python_only(expr, why, origin):
     """`ag__.python_only(expr, why)`: the test (or iterable) of a statement that
-    keeps only its Python path; a staged value there raises, naming `why`."""
+    stays native; a staged value there raises, naming `why`."""
     return templates.replace_as_expression(
         "ag__.python_only(expr, why)", origin=origin, expr=expr,
         why=gast.Constant(value=why, kind=None))
