@@ -112,7 +112,10 @@ class _UserTracebacks:
 
     def __exit__(self, kind, exc, tb):
         if exc is not None:
-            as_written(exc, sys._getframe(1))
+            try:
+                as_written(exc, sys._getframe(1))
+            except RecursionError:
+                pass  # no stack left to tidy with: the traceback stays as it is
         return False
 
 
