@@ -13,7 +13,7 @@ use. Replacements:
     a call's arguments or a function's parameters: spliced in place;
   - a list of statements where the placeholder stands alone as a statement.
 Generated nodes take the source location of `origin` so tracebacks point at
-the user's line.
+the user's line (a generated `lambda` itself takes line 0, see `_locate`).
 """
 
 import textwrap
@@ -208,7 +208,13 @@ def _locate(nodes, origin, inserted):
                         push(item)
             elif isinstance(value, _AST):
                 push(value)
-        if isinstance(node, _LOCATED):
+        if node.__class__ is gast.Lambda:
+            # A lambda a template writes is a generated thunk (`lambda: b` of
+            # `a and b`): line 0, which no user code has, lets the transpiler
+            # find its code after compiling and give its frames the user
+            # function's name. Its body keeps `origin`'s location.
+            node.lineno = node.end_lineno = node.col_offset = node.end_col_offset = 0
+        elif isinstance(node, _LOCATED):
             node.lineno = node.end_lineno = lineno
             node.col_offset = col_offset
             node.end_col_offset = end_col_offset

@@ -226,24 +226,6 @@ def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=
     return renamed, []
 
 
-def _mark_user_lambdas(node, source_text):
-    if "lambda" not in source_text:
-        return  # no lambda to mark (a text search is cheaper than a walk)
-    for child in trees.nodes(node):
-        if isinstance(child, gast.Lambda):
-            anno.setanno(child, anno.Basic.USER_LAMBDA, True)
-
-
-def _hide_generated_lambdas(node):
-    """Generated thunks (`lambda: b` of `a and b`) get line 0, which no user
-    code has: `_renamed` finds them after compiling and gives their frames the
-    user function's name. Their bodies keep the user's locations."""
-    for child in trees.nodes(node):
-        if isinstance(child, gast.Lambda) and not anno.hasanno(child, anno.Basic.USER_LAMBDA):
-            child.lineno = child.end_lineno = 0
-            child.col_offset = child.end_col_offset = 0
-
-
 def _is_generated_thunk(code):
     return code.co_name == "<lambda>" and any(
         line == 0 for line, _, _, _ in code.co_positions())
@@ -320,7 +302,6 @@ def transform(fn, options):
     """Converts `fn`'s source; returns (converted gast node, context)."""
     node, info = source.get_entity(fn)
     _strip_decorators(node)
-    _mark_user_lambdas(node, info.source)
     original = trees.clone(node)
     taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
@@ -335,7 +316,6 @@ def _compile(fn, options):
     from autograph.runtime.call import FunctionScope
     started = time.perf_counter()
     node, ctx = transform(fn, options)
-    _hide_generated_lambdas(node)  # line numbers only: to_code's text is unchanged
     module = trees.gast_to_ast(_factory(node, fn))
     if not isinstance(node, gast.Lambda):
         node.name = fn.__code__.co_name  # the factory named it ENTITY

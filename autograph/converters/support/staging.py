@@ -22,15 +22,23 @@ class SourceOrder:
     sorted."""
 
     def __init__(self, root):
+        self._root = root
+        self._first = None  # indexed when first needed: one name needs no order
+
+    def _index(self):
         first = {}
-        for node in trees.nodes(root):
+        for node in trees.nodes(self._root):
             if node.__class__ is gast.Name:
                 key = (getattr(node, "lineno", None) or 1 << 30, getattr(node, "col_offset", 0))
                 if key < first.get(node.id, (1 << 31, 0)):
                     first[node.id] = key
-        self._first = first
+        return first
 
     def __call__(self, names):
+        if len(names) < 2:
+            return list(names)
+        if self._first is None:
+            self._first = self._index()
         last = (1 << 31, 0)
         return sorted(names, key=lambda name: (self._first.get(name, last), name))
 
@@ -157,8 +165,9 @@ def unstageable(node, stmts, modified, kind, findings):
 def _free_reads(node):
     """The names a user function, lambda or class defined by `node` reads from outside."""
     if isinstance(node, gast.Lambda):
-        return activity.expression_scope(node).read if anno.hasanno(
-            node, anno.Basic.USER_LAMBDA) else frozenset()  # thunks run at once
+        if getattr(node, "lineno", None) == 0:
+            return frozenset()  # a generated thunk (templates.py): it runs at once
+        return activity.expression_scope(node).read
     if isinstance(node, _SCOPES):
         return anno.getanno(node, anno.Static.SCOPE).read
     return frozenset()
