@@ -215,32 +215,44 @@ def parse(text):
     return ast_to_gast(ast.parse(text))
 
 
-_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-
-
 def fix_missing_locations(node):
     """`ast.fix_missing_locations(node)` without its recursion and generic
     field iteration: a node lacking a position takes its parent's."""
-    stack = [(node, (1, 0, 1, 0))]
+    stack = [(node, 1, 0, 1, 0)]
     pop, push = stack.pop, stack.append
+    ast_node = ast.AST
     while stack:
-        current, inherited = pop()
+        current, lineno, col, end_lineno, end_col = pop()
         attrs = current.__dict__
-        if current._attributes:
-            positions = []
-            for name, parents in zip(_POSITIONS, inherited):
-                if name in current._attributes and attrs.get(name) is None:
-                    setattr(current, name, parents)
-                positions.append(attrs.get(name, parents))
-            inherited = tuple(positions)
+        if current._attributes:  # the four positions (expr, stmt, arg, keyword, ...)
+            value = attrs.get("lineno")
+            if value is None:
+                current.lineno = lineno
+            else:
+                lineno = value
+            value = attrs.get("col_offset")
+            if value is None:
+                current.col_offset = col
+            else:
+                col = value
+            value = attrs.get("end_lineno")
+            if value is None:
+                current.end_lineno = end_lineno
+            else:
+                end_lineno = value
+            value = attrs.get("end_col_offset")
+            if value is None:
+                current.end_col_offset = end_col
+            else:
+                end_col = value
         for field in current._fields:
             value = attrs.get(field)
             if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, ast.AST):
-                        push((item, inherited))
-            elif isinstance(value, ast.AST):
-                push((value, inherited))
+                    if isinstance(item, ast_node):
+                        push((item, lineno, col, end_lineno, end_col))
+            elif isinstance(value, ast_node):
+                push((value, lineno, col, end_lineno, end_col))
     return node
 
 
