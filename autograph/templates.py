@@ -8,7 +8,10 @@ Every name in a template other than `ag__` is a placeholder: a placeholder
 without a replacement raises, and so does a replacement the template does not
 use. Replacements:
   - str: a name (takes the context -- load/store/param -- of the placeholder);
-  - a gast expression node: spliced in (its ctx fixed to the placeholder's);
+  - a gast expression node: moved in, not copied (its ctx fixed to the
+    placeholder's): the caller hands it over, so it must not stay elsewhere
+    in the tree (pass `trees.clone(node)` to keep it); a placeholder used
+    twice gets a copy the second time;
   - a list of str or nodes where the placeholder is an element of a tuple,
     a call's arguments or a function's parameters: spliced in place;
   - a list of statements where the placeholder stands alone as a statement.
@@ -54,6 +57,13 @@ class _Replacer(trees.CachedDispatch, gast.NodeTransformer):
         self.inserted.add(id(node))  # the root: _locate does not descend into it
         return node
 
+    def _splice(self, value, ctx):
+        """A replacement node, moved into the template (the caller hands it
+        over); copied if the template uses it a second time."""
+        if id(value) in self.inserted:
+            value = trees.clone(value)
+        return self._insert(_with_ctx(value, ctx))
+
     def visit(self, node):
         if id(node) in self.inserted:  # spliced user code holds no placeholders
             return node
@@ -77,7 +87,7 @@ class _Replacer(trees.CachedDispatch, gast.NodeTransformer):
                 if isinstance(value, (list, tuple)):
                     for item in value:
                         out.append(_as_name(item, ctx_of(node)) if isinstance(item, str)
-                                   else self._insert(_with_ctx(trees.clone(item), ctx_of(node))))
+                                   else self._splice(item, ctx_of(node)))
                     continue
             out.append(self.visit(node))
         return out
@@ -90,9 +100,9 @@ class _Replacer(trees.CachedDispatch, gast.NodeTransformer):
             return _as_name(value, node.ctx)
         if isinstance(value, (list, tuple)):
             return gast.Tuple(elts=[_as_name(v, node.ctx) if isinstance(v, str)
-                                    else self._insert(_with_ctx(trees.clone(v), node.ctx))
+                                    else self._splice(v, node.ctx)
                                     for v in value], ctx=node.ctx)
-        return self._insert(_with_ctx(trees.clone(value), node.ctx))
+        return self._splice(value, node.ctx)
 
     def visit_Tuple(self, node):
         node.elts = self._expand(node.elts, lambda n: n.ctx)
