@@ -132,17 +132,12 @@ def _strip_decorators(node):
     return node
 
 
-# The node types of some pass's HANDLES that passes create (`if not flag:`,
-# `not break_ and test`, `return retval_`, `assert ag__.assert_stmt(...)`):
-# the types in the tree are computed once, and after a pass runs these are
-# added, so a later pass is skipped only when its nodes are surely absent.
-# tests/converters/test_pipeline.py checks the list against the corpus.
-CREATED_BY_PASSES = frozenset({gast.If, gast.BoolOp, gast.UnaryOp, gast.Not, gast.And,
-                               gast.Return, gast.Assert})
-
-
 def run_pipeline(node, ctx):
-    present = None  # node types in the tree (a superset once passes have run)
+    # The node types in the tree are computed once; after a pass runs, the
+    # handled types it may create (its CREATES, checked over the corpus by
+    # tests/converters/test_pipeline.py) are added, so a later pass is
+    # skipped only when its nodes are surely absent.
+    present = None
     analysed = False  # the annotations hold for the next pass that needs them
     for transformer in converters_pkg.PIPELINE:
         if transformer.HANDLES:
@@ -155,8 +150,8 @@ def run_pipeline(node, ctx):
             analysed = True
         node = transformer.transform(node, ctx)
         analysed = analysed and getattr(transformer, "KEEPS_ANALYSIS", False)
-        if present is not None:
-            present |= CREATED_BY_PASSES
+        if present is not None and transformer.CREATES:
+            present |= set(transformer.CREATES)
         if verbosity() >= 2:
             logger.debug("after %s:\n%s", transformer.__module__, unparse(node))
     return node

@@ -34,6 +34,7 @@ from autograph.converters.support import staging
 class Transformer(staging.Converter):
 
     HANDLES = (gast.For,)
+    CREATES = (gast.Return,)
     STATEMENTS_ONLY = True
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)

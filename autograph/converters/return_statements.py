@@ -66,6 +66,7 @@ def _is_generator(node):
 
 class Transformer(base.Converter):
     HANDLES = (gast.Return,)
+    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And, gast.Return)
     STATEMENTS_ONLY = True
 
     def visit_FunctionDef(self, node):

@@ -22,6 +22,7 @@ class Converter(trees.CachedDispatch, gast.NodeTransformer):
     REQUIRES = ()      # anno keys that must be on the function node
     NEEDS_ANALYSIS = False  # the transpiler re-runs static analysis first
     HANDLES = ()       # node types the pass rewrites: without any, it is skipped
+    CREATES = ()       # node types of some pass's HANDLES that this pass may create
     # A pass that rewrites statements only (no visitor for an expression
     # node) does not walk into expressions: none holds a statement.
     STATEMENTS_ONLY = False
