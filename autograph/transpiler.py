@@ -61,12 +61,14 @@ _configure_logging()
 class Converted:
     """One converted code object, ready to be bound to function objects."""
 
-    __slots__ = ("code", "_tree", "_source", "fscope_cell", "ag_cell", "nested_code_ids")
+    __slots__ = ("code", "_tree", "_plain", "_source", "fscope_cell", "ag_cell",
+                 "nested_code_ids")
 
-    def __init__(self, code, tree, fscope):
+    def __init__(self, code, tree, fscope, plain=None):
         from autograph import runtime
         self.code = code
         self._tree = tree  # unparsed on demand: to_code is rarely asked for
+        self._plain = plain  # the original body's stdlib nodes (see _parsed_plain_body)
         self._source = None
         self.ag_cell = types.CellType(runtime)
         self.fscope_cell = types.CellType(fscope)
@@ -75,8 +77,11 @@ class Converted:
     @property
     def source(self):
         if self._source is None:
-            self._source = unparse(self._tree)
-            self._tree = None
+            tree = trees.gast_to_ast(self._tree)
+            if self._plain is not None:
+                _attach_plain_body(tree, self._plain)
+            self._source = ast.unparse(tree)
+            self._tree = self._plain = None
         return self._source
 
     def instantiate(self, fn):
@@ -269,14 +274,18 @@ def _docstring(body):
 def _guarded(converted, original, source_text):
     """`converted` whose body runs only while something is traced; otherwise
     the original body runs, exactly as the user wrote it (no staged value can
-    exist when nothing is traced)."""
+    exist when nothing is traced).  `original` None: its body comes later,
+    as parsed (_parsed_plain_body)."""
     if isinstance(converted, gast.Lambda):
         converted.body = gast.IfExp(test=templates.replace_as_expression("ag__.tracing", origin=converted),
                                     body=converted.body, orelse=original.body)
         return converted
     declarations = _Declarations()
     docstring, staged_body = _docstring(declarations.take(converted.body, source_text))
-    _, plain_body = _docstring(declarations.take(original.body, source_text))
+    # Without `original`, the parsed original body replaces the `pass` after
+    # translation (_attach_plain_body).
+    _, plain_body = (_docstring(declarations.take(original.body, source_text))
+                     if original is not None else ([], []))
     header = [stmt(names=names) for stmt, names in ((gast.Global, declarations.found[gast.Global]),
                                                     (gast.Nonlocal, declarations.found[gast.Nonlocal]))
               if names]
@@ -293,28 +302,61 @@ def _guarded(converted, original, source_text):
     return converted
 
 
+def _parsed_plain_body(fn, node, info):
+    """The original body as the stdlib parsed it (anno PARSED_FROM), when it
+    compiles exactly as written: no `locals()`/`vars()` to rewrite, no
+    `global`/`nonlocal` to hoist, positions as in the gast tree.  Otherwise
+    None, and the plain body is the gast copy, translated like the rest.
+    Compiling does not change an AST, so the parse's nodes are used as they
+    are (they already carry their positions)."""
+    parsed = anno.getanno(node, anno.Basic.PARSED_FROM, None)
+    if (parsed is None or parsed.lineno != node.lineno
+            or {"locals", "vars"} & set(fn.__code__.co_names)
+            or "global" in info.source or "nonlocal" in info.source):
+        return None
+    body = parsed.body
+    first = body[0] if body else None
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        body = body[1:]  # the docstring is hoisted above both bodies
+    return body or None
+
+
+def _attach_plain_body(fn_tree, plain):
+    """Puts the parsed original body into the `else:` of the translated
+    function's `if ag__.tracing:` (its last statement, see _guarded)."""
+    guard = fn_tree.body[-1]
+    assert isinstance(guard, ast.If) and len(guard.orelse) == 1, "not the tracing guard"
+    guard.orelse = plain
+
+
 def transform(fn, options):
-    """Converts `fn`'s source; returns (converted gast node, context)."""
+    """Converts `fn`'s source; returns (converted gast node, context, the
+    original body's stdlib nodes or None: see _parsed_plain_body)."""
     node, info = source.get_entity(fn)
     _strip_decorators(node)
-    original = trees.clone(node)
+    plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
+    # Without parsed nodes, the plain body is a copy of the gast tree.
+    original = trees.clone(node) if plain is None else None
     taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
     # The plain body stays as written but for `locals()`, which must not show
     # the closure cells (`ag__`, `fscope`) both bodies share.
-    if {"locals", "vars"} & set(fn.__code__.co_names):
+    if original is not None and {"locals", "vars"} & set(fn.__code__.co_names):
         original = function_scope.Transformer.transform(original, ctx)
-    return _guarded(run_pipeline(node, ctx), original, info.source), ctx
+    return _guarded(run_pipeline(node, ctx), original, info.source), ctx, plain
 
 
 def _compile(fn, options):
     from autograph.runtime.call import FunctionScope
     started = time.perf_counter()
-    node, ctx = transform(fn, options)
+    node, ctx, plain = transform(fn, options)
     module = trees.gast_to_ast(_factory(node, fn))
     if not isinstance(node, gast.Lambda):
         node.name = fn.__code__.co_name  # the factory named it ENTITY
     trees.fix_missing_locations(module)
+    if plain is not None:
+        _attach_plain_body(module.body[0].body[0], plain)  # the factory's entity
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
     lambda_ = isinstance(node, gast.Lambda)
@@ -322,7 +364,7 @@ def _compile(fn, options):
     code, _ = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname,
                        ctx.namer.generated)
     fscope = FunctionScope(fn.__name__, options, frozenset(ctx.namer.generated))
-    converted = Converted(code, node, fscope)
+    converted = Converted(code, node, fscope, plain)
     if verbosity() >= 1:
         logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, ctx.info.filename,
                     ctx.info.lineno, 1e3 * (time.perf_counter() - started))

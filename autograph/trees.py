@@ -210,9 +210,25 @@ def ast_to_gast(node):
     return _ToGast().visit(node)
 
 
+class _ParseToGast(_ToGast):
+    """`_ToGast` that remembers, on each function node, the stdlib node it
+    came from (anno PARSED_FROM): the transpiler compiles the original body
+    of a converted function from it, without translating it back."""
+
+    def visit_FunctionDef(self, node):
+        new = super().visit_FunctionDef(node)
+        anno.setanno(new, anno.Basic.PARSED_FROM, node)
+        return new
+
+    def visit_AsyncFunctionDef(self, node):
+        new = super().visit_AsyncFunctionDef(node)
+        anno.setanno(new, anno.Basic.PARSED_FROM, node)
+        return new
+
+
 def parse(text):
-    """`gast.parse(text)`, faster."""
-    return ast_to_gast(ast.parse(text))
+    """`gast.parse(text)`, faster; function nodes keep their stdlib node."""
+    return _ParseToGast().visit(ast.parse(text))
 
 
 def fix_missing_locations(node):
