@@ -456,7 +456,7 @@ def main():
               f"{_fmt(row['malt_ratio'], '6.2f'):>6} {row['call_note']}")
 
     overhead = converted_call_overhead()
-    for row, (name, fn, call) in zip(rows, functions):
+    for row, (_, fn, _) in zip(rows, functions):
         row["code_ratio"] = code_ratio(fn)
     clear_autograph_caches()
     growth = growth_rows()
