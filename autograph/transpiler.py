@@ -143,7 +143,8 @@ def run_pipeline(node, ctx):
     # tests/converters/test_pipeline.py) are added, so a later pass is
     # skipped only when its nodes are surely absent.
     present = None
-    analysed = False  # the annotations hold for the next pass that needs them
+    analysed = False
+    log_passes = verbosity() >= 2  # the annotations hold for the next pass that needs them
     for transformer in converters_pkg.PIPELINE:
         if transformer.HANDLES:
             if present is None:
@@ -157,7 +158,7 @@ def run_pipeline(node, ctx):
         analysed = analysed and getattr(transformer, "KEEPS_ANALYSIS", False)
         if present is not None and transformer.CREATES:
             present |= set(transformer.CREATES)
-        if verbosity() >= 2:
+        if log_passes:
             logger.debug("after %s:\n%s", transformer.__module__, unparse(node))
     return node
 
