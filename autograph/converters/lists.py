@@ -76,8 +76,8 @@ class Transformer(base.Converter):
 
     @classmethod
     def transform(cls, node, ctx):
-        if not any(n.__class__ is gast.Attribute and n.attr in _METHODS
-                   for n in trees.nodes(node)):
+        if not any(method in ctx.info.source for method in _METHODS) or not any(
+                n.__class__ is gast.Attribute and n.attr in _METHODS for n in trees.nodes(node)):
             return node  # no `.append`/`.pop` anywhere: nothing to rewrite
         return super().transform(node, ctx)
 
