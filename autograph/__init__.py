@@ -20,7 +20,7 @@ traced, and a converted body in which the `if` calls the runtime, which
 stages it when its test is a graph value:
 
 >>> print(*[line.strip() for line in ag.to_code(clip).splitlines() if "if_stmt" in line])
-x, = ag__.if_stmt(..., if_true, if_false, (x,), ('x',))
+x, = ag__.if_stmt(x > limit, if_true, None, (x,), ('x',))
 
 `ag.function` traces it into a graph of the built-in engine, where the `if`
 is one `cond` op, and runs that graph:

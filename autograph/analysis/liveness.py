@@ -8,7 +8,7 @@ exception (or a suppressed one) may lead is live throughout their bodies.
 
 import gast
 
-from autograph import anno
+from autograph import anno, trees
 from autograph.analysis import activity
 
 _EMPTY = frozenset()
@@ -51,7 +51,7 @@ def _bound_before_read(test):
     return frozenset(bound)
 
 
-class Liveness:
+class Liveness(trees.CachedDispatch):
     """Runs on one function; nested functions are analysed on their own."""
 
     def __init__(self):
@@ -64,14 +64,19 @@ class Liveness:
         return live
 
     def statement(self, node, live_out, always):
-        visit = getattr(self, "_" + type(node).__name__, None)
-        live_in = visit(node, live_out, always) if visit else self._simple(node, live_out)
+        live_in = self.dispatch(node, live_out, always)
         live_in = frozenset(live_in | always)
         anno.setanno(node, anno.Static.LIVE_OUT, frozenset(live_out | always))
         anno.setanno(node, anno.Static.LIVE_IN, live_in)
         return live_in
 
-    def _simple(self, node, live_out):
+    VISIT_PREFIX = "_"  # `_If(node, live_out, always)`, ...; other statements: `_simple`
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        return cls._simple
+
+    def _simple(self, node, live_out, always=_EMPTY):
         scope = anno.getanno(node, anno.Static.SCOPE)
         return (live_out - scope.bound) | scope.read
 
@@ -105,10 +110,9 @@ class Liveness:
             head = new_head
 
     def _While(self, node, live_out, always):
-        # A name the test surely binds before reading it (the converter's
-        # `not ag__.is_staged((loop_cond := t)) and loop_cond`) is not live
-        # at the head: the test, the body and the `else` read the value the
-        # test gave it.
+        # A name the test surely binds before reading it (`while (line :=
+        # read()):`) is not live at the head: the test, the body and the
+        # `else` read the value the test gave it.
         bound = _bound_before_read(node.test)
         test = _reads(node.test) - bound
         if not bound:

@@ -34,7 +34,10 @@ def if_stmt(cond, if_true, if_false, state, names):
     """Python meaning: `if_true(*state) if cond else if_false(*state)`.
 
     Branches return a tuple of outputs; `names` are the outputs' variable names.
+    `if_false` None: an `if` without `else` whose outputs are its state.
     """
+    if if_false is None:
+        if_false = _unchanged
     backend = backend_of(cond)
     if backend is None:
         return if_true(*state) if cond else if_false(*state)
