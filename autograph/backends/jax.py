@@ -89,14 +89,6 @@ def _weak(v):
                                     getattr(_aval(v), "weak_type", False))
 
 
-def _for_checks(v):
-    """The leaf as the runtime's checks should see it: a weak-typed JAX value
-    is like a Python number of its kind (so it promotes, as JAX promotes it)."""
-    if isinstance(v, (Tracer, jax.Array)) and _weak(v):
-        return np.zeros((), v.dtype).item()
-    return v
-
-
 def _spec(v, dtype=None):
     aval = _aval(v)
     return jax.ShapeDtypeStruct(aval.shape, dtype or aval.dtype,
@@ -277,7 +269,9 @@ class JaxBackend(Backend):
         f_traced, f_out = trace(false_fn, "false")
         t_out, f_out = staging.return_stand_ins(t_out, f_out, _stand_in)
         t_side, f_side = flatten(t_out, names), flatten(f_out, names)
-        staging.check_branches(_checks_view(t_side), _checks_view(f_side), location)
+        _check_weak_pairs(t_side, f_side, location)
+        staging.check_branches(_checks_view(t_side, f_side), _checks_view(f_side, t_side),
+                               location)
 
         staged, results = [], []  # staged: (leaf index, dtype)
         for k, (name, a, b) in enumerate(zip(t_side.names, t_side.values, f_side.values)):
@@ -290,13 +284,7 @@ class JaxBackend(Backend):
             if a_aval.shape != b_aval.shape:
                 raise errors.StagingError(errors.branch_shape_message(
                     name, location, staging.describe(a), staging.describe(b)))
-            if _weak(a) and not _weak(b):
-                dtype = b_aval.dtype
-            elif _weak(b) and not _weak(a):
-                dtype = a_aval.dtype
-            else:
-                dtype = jnp.promote_types(a_aval.dtype, b_aval.dtype)
-            staged.append((k, dtype))
+            staged.append((k, jnp.result_type(a, b)))  # weak types promote as JAX does
             results.append(None)
 
         def side_fn(traced, leaves):
@@ -475,9 +463,35 @@ def _predicate(pred, location):
     return pred if pred.dtype == jnp.bool_ else pred != 0
 
 
-def _checks_view(leaves):
-    """Leaves with weak-typed JAX values shown to the runtime's checks as Python numbers."""
-    return type(leaves)(leaves.structure, [_for_checks(v) for v in leaves.values], leaves.names)
+def _is_weak_jax(v):
+    return isinstance(v, (Tracer, jax.Array)) and _weak(v)
+
+
+def _check_weak_pairs(t_side, f_side, location):
+    """A weak-typed JAX value against a strong array on the other side: it
+    must promote to that array's dtype, as JAX would promote it."""
+    for name, a, b in zip(t_side.names, t_side.values, f_side.values):
+        for weak, strong in ((a, b), (b, a)):
+            if _is_weak_jax(weak) and _is_value(strong) and not _weak(strong) and \
+                    jnp.result_type(strong.dtype, weak) != strong.dtype:
+                raise errors.StagingError(errors.branch_dtype_message(
+                    name, location, staging.describe(a), staging.describe(b)))
+
+
+def _checks_view(leaves, other):
+    """Leaves as the runtime's checks should see them: a weak-typed JAX value
+    is a Python number of its kind next to another weak value or number, and
+    an array of the other side's dtype next to a strong array (the pair was
+    checked by _check_weak_pairs), so weak types promote as JAX promotes them."""
+    view = []
+    for v, o in zip(leaves.values, other.values):
+        if _is_weak_jax(v):
+            if _is_value(o) and not _weak(o):
+                v = np.zeros(v.shape, o.dtype)
+            else:
+                v = np.zeros((), v.dtype).item()
+        view.append(v)
+    return type(leaves)(leaves.structure, view, leaves.names)
 
 
 def _stand_in(leaf):
@@ -541,20 +555,7 @@ class _Loop:
             raw = st.call(lambda *s: body_fn(item, *s), loop_vars)
         out = list(st.body_outputs(raw))
         for j, i in enumerate(st.carried):
-            spec, after = self.specs[j], out[j]
-            if spec.weak_type and _is_value(after) and not staging.is_number(after) \
-                    and after.dtype != spec.dtype \
-                    and jnp.promote_types(spec.dtype, after.dtype) == after.dtype:
-                self.promote[j] = after.dtype  # `s = 0; s += x_f32`: JAX's weak promotion
-                continue
-            var = _Spec(spec.dtype, spec.shape)
-            staging.check_loop_leaf(st.names[i], var, _for_checks(after), self.location,
-                                    self.kind)
-            if _is_value(after) and _aval(after).shape != spec.shape:
-                raise errors.StagingError(errors.loop_shape_message(
-                    st.names[i], self.location, self.kind, staging.describe(self.init[j]),
-                    staging.describe(after)))
-            out[j] = _cast(after, spec.dtype)
+            out[j] = self._checked_leaf(j, st.names[i], out[j])
         self.appended = []
         for (i, lst), n in zip(self.lists, lengths):
             new = lst.items[n:]
@@ -577,6 +578,30 @@ class _Loop:
             self.returned.append((k, leaves, positions))
         self.n_returned = len(returned_values)
         return out + returned_values + [chunk for _, chunk in self.appended]
+
+    def _checked_leaf(self, j, name, after):
+        """The body's value for carried leaf j, checked against its type on
+        entry (autograph's errors) and cast to it; a weak-typed start
+        (`s = 0`) that the body promotes is noted for a retrace instead."""
+        spec = self.specs[j]
+        if spec.weak_type and _is_value(after):
+            promoted = jnp.result_type(spec, after)  # JAX's promotion of a weak start
+            if promoted != spec.dtype:
+                self.promote[j] = promoted
+                return after
+        var = _Spec(spec.dtype, spec.shape)
+        if _weak(after) and not staging.is_number(after):
+            if jnp.result_type(spec.dtype, after) != spec.dtype:
+                raise errors.StagingError(errors.loop_dtype_message(
+                    name, self.location, self.kind, staging.describe(self.init[j]),
+                    staging.describe(after)))
+        else:
+            staging.check_loop_leaf(name, var, after, self.location, self.kind)
+        if _aval(after).shape != spec.shape:
+            raise errors.StagingError(errors.loop_shape_message(
+                name, self.location, self.kind, staging.describe(self.init[j]),
+                staging.describe(after)))
+        return _cast(after, spec.dtype)
 
     def _result(self, final):
         n = len(self.specs)
