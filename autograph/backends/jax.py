@@ -183,8 +183,19 @@ class JaxList:
     def __jax_array__(self):  # jnp.asarray(lst) stacks it, as it would a Python list
         return self.stacked()
 
+    def item_values(self):
+        """The items one by one (a block's items sliced out)."""
+        return [v for i in self.items for v in (
+            [i.array[k] for k in range(i.array.shape[0])] if type(i) is _Block else [i])]
+
     def __repr__(self):
         return f"JaxList(<{len(self)} items>)"
+
+
+# As a pytree (what jax.jit returns, jax.tree_util maps) a staged list is the
+# Python list of its items.
+jax.tree_util.register_pytree_node(JaxList, lambda lst: (lst.item_values(), None),
+                                   lambda _, items: list(items))
 
 
 class _Sequence:
