@@ -127,7 +127,11 @@ class _UnderJaxJit:
             result = structure.flatten((self.converted(*call_args, **call_kwargs),), ["result"])
             # a staged list (the JAX backend's; a pytree) comes back as the list of its items
             kept["result"] = result
-            kept["leaves"] = [jax.tree_util.tree_flatten(v) for v in result.values]
+            one_leaf = jax.tree_util.tree_structure(0)
+            kept["leaves"] = [
+                jax.tree_util.tree_flatten(v) if registry.backend_of(v) is not None
+                and not isinstance(v, jax.core.Tracer) else ([v], one_leaf)
+                for v in result.values]
             return [leaf for leaves, _ in kept["leaves"] for leaf in leaves
                     if isinstance(leaf, jax.core.Tracer)]
 
