@@ -48,17 +48,15 @@ from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
 
 Tracer = jax.core.Tracer
 
-try:  # the current trace, as JAX keeps it (thread-local); the eval trace when not tracing
-    from jax._src.core import eval_trace as _EVAL_TRACE
-    from jax._src.core import trace_state_strong_ref as _TRACE_REF
+# The current trace, as JAX keeps it (a thread-local config value): JAX's
+# eval trace when nothing is traced. (JAX has no public "am I tracing" yet;
+# this is what its own `trace_ctx.is_top_level()` reads.)
+from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
+from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
 
-    def _jax_is_tracing():
-        return _TRACE_REF.value is not _EVAL_TRACE
-except ImportError:  # pragma: no cover - another JAX layout: the slower public-ish way
-    from jax._src.core import trace_ctx as _TRACE_CTX
 
-    def _jax_is_tracing():
-        return not _TRACE_CTX.is_top_level()
+def _jax_is_tracing():
+    return _TRACE_REF.value is not _EVAL_TRACE
 
 
 def _current_trace_kind():
@@ -246,8 +244,8 @@ class JaxBackend(Backend):
     folds_extra_test = True
     detects_tracing = True
 
-    def is_tracing(self):
-        return _jax_is_tracing()
+    def is_tracing(self):  # (asked on every call of a converted function: one lookup)
+        return _TRACE_REF.value is not _EVAL_TRACE
 
     def owns(self, value):
         return isinstance(value, (Tracer, JaxList, StagedEnumerate, StagedZip))
