@@ -43,7 +43,6 @@ sys.path.insert(0, ROOT)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
 import autograph as ag  # noqa: E402
