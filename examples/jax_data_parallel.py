@@ -24,7 +24,8 @@ each host then passes its own part of the batch
 
 import os
 
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+if __name__ == "__main__":  # before jax is imported (not when imported as a module)
+    os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 
 import jax  # noqa: E402
 import numpy as np  # noqa: E402

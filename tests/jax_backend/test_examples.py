@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])")
+pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])",
+                              exc_type=ImportError)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

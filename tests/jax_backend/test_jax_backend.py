@@ -8,7 +8,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-jax = pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])")
+jax = pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])",
+                              exc_type=ImportError)
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 
