@@ -303,7 +303,7 @@ class JaxBackend(Backend):
                     index[k] = len(index)
 
             def run():
-                replayed = traced() if index else []
+                replayed = traced() if index or traced.effects else []  # (its prints too)
                 return [_cast(replayed[index[k]] if k in index else leaves.values[k], dtype)
                         for k, dtype in staged]
             return run

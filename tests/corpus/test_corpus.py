@@ -27,7 +27,7 @@ What is compared, for each case, mode and run:
   * that autograph logged no warning (a callee it failed to convert and
     called unconverted instead).
 
-In modes listed in NUMPY_RESULT_MODES ("graph") one type rule applies to the
+In modes listed in NUMPY_RESULT_MODES ("graph", "jax") one type rule applies to the
 result (not to arguments, output or exceptions): a Python bool/int/float may
 come back as the numpy scalar of numpy's dtype for it (bool, int64, float64)
 with the same value, since ag.function returns numpy values (e.g. a counter
@@ -51,7 +51,12 @@ plain values) and "graph" (the built-in graph engine: `ag.function(entity)`,
 traced on the arguments -- numpy values become Tensors -- then the graph run;
 its SKIP entries are the cases whose traced meaning legitimately differs:
 Python side effects at tracing only, type() of a traced value, truthiness of
-multi-element arrays).  AUTOGRAPH_CORPUS_MODES=python,converted runs a subset.
+multi-element arrays), and "jax" (`jax.jit(ag.to_graph(entity))`, the JAX
+backend: numpy arguments traced as jax arrays with x64 enabled, other
+arguments Python values; see _UnderJaxJit; skipped with a reason when jax is
+not installed; its SKIP entries are the same kind of traced-semantics
+differences, plus numpy functions called on traced values, which JAX cannot
+trace).  AUTOGRAPH_CORPUS_MODES=python,converted runs a subset.
 To plug in a mode (a backend would be another entry), add its converter (and
 scope) and its name to the default MODES once cases that cannot run in it are
 in SKIP with a reason (say, "generators cannot be traced") and mode-specific

@@ -198,6 +198,21 @@ def test_print_and_assert_run_when_the_program_runs(capsys):
         jax.effects_barrier()
 
 
+def test_a_branch_print_runs_when_its_outputs_are_python_numbers(capsys):
+    def f(x):
+        if x > 0:
+            print("positive")
+            y = 1
+        else:
+            y = 2
+        return y
+
+    g = jax.jit(ag.to_graph(f))
+    assert int(g(3.0)) == 1 and int(g(-3.0)) == 2
+    jax.effects_barrier()
+    assert capsys.readouterr().out == "positive\n"
+
+
 # --- gradients -----------------------------------------------------------------------------------
 
 def test_grad_through_scan_and_bounded_while():
