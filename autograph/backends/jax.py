@@ -60,11 +60,7 @@ def _jax_is_tracing():
 
 
 def _current_trace_kind():
-    try:
-        from jax._src.core import trace_ctx
-        return type(trace_ctx.trace).__name__
-    except (ImportError, AttributeError):  # pragma: no cover
-        return ""
+    return type(_TRACE_REF.value).__name__  # "LinearizeTrace" under jax.grad
 
 
 # --- values -----------------------------------------------------------------------
@@ -221,6 +217,8 @@ class StagedZip:
 
 
 def _printer(sep, end, template):
+    """The callback of a staged print: `template` holds the Python values, None
+    where the program's values go."""
     def emit(*arrays):
         values = iter(arrays)
         builtins.print(*[next(values) if slot is None else slot for slot in template],
@@ -393,10 +391,13 @@ class JaxBackend(Backend):
     # --- print, assert ---------------------------------------------------------------
 
     def print_(self, *values, sep=" ", end="\n"):
-        template = [None if _is_value(v) and not isinstance(v, (bool, str)) and not (
-            staging.is_number(v)) else v for v in values]
-        staged = [v for v, slot in zip(values, template) if slot is None]
-        jax.debug.callback(_printer(sep, end, template), *staged)
+        """Python's own print, of the values the program computes, when it runs:
+        traced values and arrays go through the callback, anything else is
+        printed as it is now."""
+        def staged(v):
+            return isinstance(v, (Tracer, jax.Array, np.ndarray))
+        template = [None if staged(v) else v for v in values]
+        jax.debug.callback(_printer(sep, end, template), *[v for v in values if staged(v)])
 
     def assert_(self, pred, message):
         jax.debug.callback(_asserter(message), _predicate(pred, staging.user_location()))
