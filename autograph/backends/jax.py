@@ -226,6 +226,11 @@ def _printer(sep, end, template):
     return emit
 
 
+def _range_step_check(step):
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")  # Python's own text
+
+
 def _asserter(message):
     def check(ok):
         if not bool(ok):
@@ -336,6 +341,9 @@ class JaxBackend(Backend):
                                   for v in (start, stop, step)])
         if not jnp.issubdtype(dtype, jnp.integer):
             raise errors.StagingError(errors.staged_range_message(str(dtype), location))
+
+        if isinstance(step, Tracer):  # Python's ValueError, when the program runs
+            jax.debug.callback(_range_step_check, step)
 
         def test(i, *rest):
             if isinstance(step, Tracer):

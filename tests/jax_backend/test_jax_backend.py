@@ -213,6 +213,20 @@ def test_a_branch_print_runs_when_its_outputs_are_python_numbers(capsys):
     assert capsys.readouterr().out == "positive\n"
 
 
+def test_a_traced_range_step_of_zero_fails_as_python_does_instead_of_looping_forever():
+    def f(n, step):
+        total = 0
+        for i in range(0, n, step):
+            total += i
+        return total
+
+    g = jax.jit(ag.to_graph(f))
+    assert int(g(7, 2)) == f(7, 2) and int(g(-7, -3)) == f(-7, -3)
+    with pytest.raises(Exception, match="must not be zero"):
+        jax.block_until_ready(g(3, 0))
+        jax.effects_barrier()
+
+
 # --- gradients -----------------------------------------------------------------------------------
 
 def test_grad_through_scan_and_bounded_while():
