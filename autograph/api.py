@@ -5,7 +5,7 @@ import types
 
 from autograph import errors, transpiler
 from autograph.context import ConversionOptions
-from autograph.runtime import call
+from autograph.runtime import call, registry
 
 call.set_converter(transpiler)  # the runtime converts callees through this hook
 
@@ -61,6 +61,7 @@ _CONVERTERS = call.dispatch_table({  # the runtime's table of callable kinds
 
 
 def _convert_entity(entity, options):
+    registry.load_backends()  # e.g. the JAX backend, which must see jax.jit's tracing
     converter = _CONVERTERS.get(type(entity), _convert_callable_object)
     return converter(entity, options)
 

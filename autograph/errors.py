@@ -544,3 +544,38 @@ def gradient_argnums_range_message(function_name, argnums, index, count, locatio
         f"ag.grad({function_name}) at {location}: argnums {argnums!r} names argument "
         f"{index}, but the function was called with {count} positional arguments. Pass "
         "the differentiated arguments positionally, or change argnums.")
+
+
+# --- the JAX backend (autograph/backends/jax.py) ------------------------------------
+
+def branch_shape_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' has a different shape in the two branches of the staged "
+        f"`if` at {location} (true branch: {true_side}; false branch: {false_side}); "
+        "jax.lax.cond needs the same shape on both sides. Pad or slice one side to "
+        "the other's shape, or compute the value outside the `if`.")
+
+
+def staged_condition_message(what, location):
+    return (
+        f"the condition at {location} is {what}; a staged condition must hold a "
+        "single value (as Python's truth test of an array does). Use jnp.all(...) "
+        "or jnp.any(...).")
+
+
+def staged_list_append_message(name, location, why):
+    return (
+        f"list '{name}' gets items appended at {location} {why}; a staged list "
+        "must have a length known when the function is traced. Append in a `for` "
+        "loop over an array or a Python range without `break`, or carry a "
+        "preallocated array and write into it with .at[i].set(...).")
+
+
+def reverse_mode_loop_message(location, loop):
+    return (
+        f"the staged `{loop}` loop at {location} becomes jax.lax.while_loop (its trip "
+        "count is not known when the function is traced), and JAX cannot "
+        "differentiate a while_loop in reverse mode (jax.grad). Put "
+        "`ag.set_loop_options(maximum_iterations=N)` at the top of the loop body "
+        "with an upper bound N: the loop then becomes a bounded, masked "
+        "jax.lax.scan that jax.grad differentiates.")

@@ -61,7 +61,14 @@ def _file_modules(pattern, prefix):
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            spec.loader.exec_module(module)
+            try:
+                spec.loader.exec_module(module)
+            except ImportError as e:  # an example of an optional extra (jax) not installed
+                del sys.modules[name]
+                missing = getattr(e, "name", None) or str(e)
+                if missing.split(".")[0] == "autograph":
+                    raise
+                module = f"optional dependency {missing!r} is not installed"
         found.append((name, module))
     return found
 

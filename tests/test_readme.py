@@ -40,6 +40,7 @@ def test_readme_has_the_two_setup_commands():
     commands = re.findall(r"```bash\n(.*?)```", README.read_text(), re.S)
     assert commands[0].strip().endswith("python examples/demo.py")
     assert commands[1].strip().endswith("python -m pytest -q")
+    assert "'.[test,jax]'" in commands[1]  # CI runs the JAX backend's tests too
 
 
 def test_package_docstring_tour_runs_and_shows_what_it_says():

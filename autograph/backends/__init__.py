@@ -7,4 +7,5 @@ it to the runtime's registry (the runtime names no backend itself).
 
 BY_LIBRARY = {
     "autograph.graph": "autograph.backends.graph",
+    "jax": "autograph.backends.jax",
 }

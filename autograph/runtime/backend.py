@@ -40,8 +40,20 @@ class Backend:
     # iteration's body with a cond on it instead.
     folds_extra_test = False
 
+    # True if this backend's library traces functions itself (`jax.jit`), so
+    # a converted function called by that trace must run its staged body:
+    # the registry then asks `is_tracing()` on every entry of a converted
+    # function (registry.tracing). Default: only autograph's own tracing counts.
+    detects_tracing = False
+
     def owns(self, value):
         """Is `value` a staged value of this backend? (Asked once per type.)"""
+        return False
+
+    def is_tracing(self):
+        """Is this backend's library tracing on this thread right now? Asked
+        only if `detects_tracing`, on every call of a converted function: keep
+        it to a few attribute lookups. Default: False."""
         return False
 
     # --- control flow (a backend stages at least `cond`) ----------------------

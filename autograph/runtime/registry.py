@@ -19,11 +19,38 @@ import warnings
 from autograph import errors
 from autograph.runtime.backend import Backend
 
-# What is being traced right now (on any thread): a staged value can only
-# exist while this is not empty. Converted functions test it on entry and,
-# when it is empty, run the user's original body exactly as written. The
-# generated code reads it as `ag__.tracing`.
-tracing = []
+class _Tracing(list):
+    """What autograph's own backends are tracing right now (on any thread).
+
+    Its truth value is what converted functions test on entry (`if
+    ag__.tracing:`): when false, the user's original body runs exactly as
+    written. It is true while the list is not empty and, once a backend whose
+    library traces functions itself (`jax.jit`) is registered
+    (`Backend.detects_tracing`), while that backend's `is_tracing()` says so.
+    Until then `__bool__` is list's own (no Python call per converted call)."""
+
+
+def _install_detectors(detectors):
+    """Makes `bool(tracing)` also ask `detectors` (zero-argument callables)."""
+    if not detectors:
+        if "__bool__" in _Tracing.__dict__:
+            del _Tracing.__bool__
+        return
+    length = list.__len__
+    if len(detectors) == 1:
+        (detector,) = detectors
+
+        def __bool__(self):
+            return length(self) != 0 or detector()
+    else:
+        def __bool__(self):
+            return length(self) != 0 or any(d() for d in detectors)
+    _Tracing.__bool__ = __bool__
+
+
+# A staged value can only exist while this is true. The generated code reads
+# it as `ag__.tracing`.
+tracing = _Tracing()
 
 
 @contextlib.contextmanager
@@ -51,6 +78,8 @@ def register_backend(backend):
     if any(b is backend for b in _backends):
         return backend
     _backends.append(backend)
+    if backend.detects_tracing:
+        _install_detectors(tuple(b.is_tracing for b in _backends if b.detects_tracing))
     _backend_by_type.clear()
     _staged_by_type.clear()
     return backend
@@ -92,6 +121,15 @@ def _import_known_backends():
         backend = getattr(module, "BACKEND", None)
         if backend is not None:
             register_backend(backend)
+
+
+def load_backends():
+    """Registers the backends of the libraries imported so far (the registry
+    otherwise does so the first time it meets an unknown type). Converting a
+    function calls it, so that a backend that detects its library's tracing
+    (`jax.jit(ag.to_graph(f))`) is registered before the function first runs."""
+    if _KNOWN_BACKENDS:
+        _import_known_backends()
 
 
 def _classify(value):

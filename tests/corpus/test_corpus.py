@@ -27,7 +27,7 @@ What is compared, for each case, mode and run:
   * that autograph logged no warning (a callee it failed to convert and
     called unconverted instead).
 
-In modes listed in NUMPY_RESULT_MODES ("graph") one type rule applies to the
+In modes listed in NUMPY_RESULT_MODES ("graph", "jax") one type rule applies to the
 result (not to arguments, output or exceptions): a Python bool/int/float may
 come back as the numpy scalar of numpy's dtype for it (bool, int64, float64)
 with the same value, since ag.function returns numpy values (e.g. a counter
@@ -51,7 +51,12 @@ plain values) and "graph" (the built-in graph engine: `ag.function(entity)`,
 traced on the arguments -- numpy values become Tensors -- then the graph run;
 its SKIP entries are the cases whose traced meaning legitimately differs:
 Python side effects at tracing only, type() of a traced value, truthiness of
-multi-element arrays).  AUTOGRAPH_CORPUS_MODES=python,converted runs a subset.
+multi-element arrays), and "jax" (`jax.jit(ag.to_graph(entity))`, the JAX
+backend: numpy arguments traced as jax arrays with x64 enabled, other
+arguments Python values; see _UnderJaxJit; skipped with a reason when jax is
+not installed; its SKIP entries are the same kind of traced-semantics
+differences, plus numpy functions called on traced values, which JAX cannot
+trace).  AUTOGRAPH_CORPUS_MODES=python,converted runs a subset.
 To plug in a mode (a backend would be another entry), add its converter (and
 scope) and its name to the default MODES once cases that cannot run in it are
 in SKIP with a reason (say, "generators cannot be traced") and mode-specific
@@ -75,7 +80,7 @@ import pytest
 
 import autograph as ag
 from autograph import errors, transpiler
-from autograph.runtime import registry
+from autograph.runtime import registry, structure
 from . import programs
 
 # --- modes --------------------------------------------------------------------
@@ -89,6 +94,70 @@ def _convert_graph(entity):
     return ag.function(entity)
 
 
+def _jax_or_none():
+    try:
+        import jax
+    except ImportError:
+        return None
+    return jax
+
+
+class _UnderJaxJit:
+    """The "jax" mode's callable: `jax.jit(ag.to_graph(entity))` called on the
+    case's arguments, with numpy arrays and scalars (top-level arguments)
+    passed as jax arrays, i.e. traced, and every other argument a Python value
+    the traced function closes over (so it keeps Python semantics, run by the
+    converted body while jax traces). Each call traces afresh, as one call
+    of the plain function runs its Python once. The result's leaves that are
+    traced come back as numpy values (0-d ones as numpy scalars: the
+    NUMPY_RESULT_MODES rule); the others are the Python values the traced run
+    returned. Staged prints have run when the call returns
+    (jax.effects_barrier)."""
+
+    def __init__(self, entity):
+        self.converted = ag.to_graph(entity)
+
+    def __call__(self, *args, **kwargs):
+        jax = _jax_or_none()
+        positions = [i for i, a in enumerate(args) if isinstance(a, (np.ndarray, np.generic))]
+        keys = [k for k, a in kwargs.items() if isinstance(a, (np.ndarray, np.generic))]
+        kept = {}
+
+        def traced(*arrays):
+            call_args, call_kwargs = list(args), dict(kwargs)
+            for i, a in zip(positions, arrays):
+                call_args[i] = a
+            for k, a in zip(keys, arrays[len(positions):]):
+                call_kwargs[k] = a
+            result = structure.flatten((self.converted(*call_args, **call_kwargs),), ["result"])
+            # a staged list (the JAX backend's; a pytree) comes back as the list of its items
+            kept["result"] = result
+            one_leaf = jax.tree_util.tree_structure(0)
+            kept["leaves"] = [
+                jax.tree_util.tree_flatten(v) if registry.backend_of(v) is not None
+                and not isinstance(v, jax.core.Tracer) else ([v], one_leaf)
+                for v in result.values]
+            return [leaf for leaves, _ in kept["leaves"] for leaf in leaves
+                    if isinstance(leaf, jax.core.Tracer)]
+
+        outputs = iter(jax.jit(traced)(*[args[i] for i in positions],
+                                       *[kwargs[k] for k in keys]))
+        jax.effects_barrier()
+        values = []
+        for value, (leaves, tree) in zip(kept["result"].values, kept["leaves"]):
+            leaves = [np.asarray(next(outputs))[()] if isinstance(leaf, jax.core.Tracer) else leaf
+                      for leaf in leaves]
+            values.append(jax.tree_util.tree_unflatten(tree, leaves))
+        return structure.unflatten(kept["result"].structure, values)[0]
+
+
+def _convert_jax(entity):
+    jax = _jax_or_none()
+    jax.config.update("jax_enable_x64", True)  # numpy's dtypes (int64, float64)
+    jax.config.update("jax_traceback_filtering", "off")  # the user's exception, untouched
+    return _UnderJaxJit(entity)
+
+
 CONVERT_BY_MODE = {
     "python": _convert_python,
     # The same converted function, run while tracing is marked: its converted
@@ -96,6 +165,8 @@ CONVERT_BY_MODE = {
     # exactly what Python gives too.
     "converted": _convert_python,
     "graph": _convert_graph,
+    # jax.jit(ag.to_graph(f)) (the JAX backend); runs only where jax is installed
+    "jax": _convert_jax,
 }
 # What each mode runs inside (the converted body runs only while tracing).
 SCOPE_BY_MODE = {
@@ -103,7 +174,7 @@ SCOPE_BY_MODE = {
 }
 # Modes run by default (AUTOGRAPH_CORPUS_MODES=python,... runs a subset).
 MODES = [m.strip() for m in
-         os.environ.get("AUTOGRAPH_CORPUS_MODES", "python,converted,graph").split(",")
+         os.environ.get("AUTOGRAPH_CORPUS_MODES", "python,converted,graph,jax").split(",")
          if m.strip()]
 assert set(MODES) <= set(CONVERT_BY_MODE), f"unknown corpus mode in {MODES}"
 
@@ -116,7 +187,7 @@ CONVERTS_AT_FIRST_CALL = {"graph"}
 # may come back as the numpy scalar of numpy's dtype for it (bool, int64,
 # float64) with the same value -- e.g. a counter carried through a staged
 # loop.  Only results; arguments, output and exceptions compare exactly.
-NUMPY_RESULT_MODES = {"graph"}
+NUMPY_RESULT_MODES = {"graph", "jax"}
 
 # (mode, case name or case id) -> reason.  A name skips all of its argument sets.
 # Every entry must say why; an entry for a case that does not exist is an error.
@@ -188,11 +259,58 @@ SKIP = {
         "plain Python's line for this error depends on CPython's specialization",
     ("graph", "loop_variable_edge_cases[2]('undefined_total')"):
         "plain Python's line for this error depends on CPython's specialization",
+    ("jax", "loop_variable_edge_cases[2]('undefined_total')"):
+        "plain Python's line for this error depends on CPython's specialization",
     ("graph", "numpy_moving_average"):
         "`current = None` becomes a tensor in a loop over a traced array: a staged loop "
         "carries each variable as one tensor type, so StagingError "
         "(loop_python_value_becomes_tensor_message, pinned in tests/staged/test_errors.py)",
 }
+
+# "jax" entries: the same differences of traced semantics, as JAX has them,
+# and what JAX cannot trace at all (numpy functions on traced values).
+_JAX_TRUTH = (
+    "truth value of a traced array with {} elements: the staged `{}` raises autograph's "
+    "StagingError (staged_condition_message, 'use jnp.all(...) or jnp.any(...)') at "
+    "tracing, where numpy raises ValueError at the call")
+_JAX_TYPE = (
+    "returns type() of a value computed in the trace: while jax traces it is a JAX "
+    "tracer, not the numpy/Python type the plain run sees")
+_JAX_NUMPY = (
+    "calls a numpy function ({}) on a traced value: JAX traces jax.numpy only, numpy "
+    "asks for a concrete array (TracerArrayConversionError); the JAX spelling of the "
+    "program (jnp.{}) runs")
+SKIP.update({
+    ("jax", "numpy_truthiness_in_and"): SKIP[("graph", "numpy_truthiness_in_and")].replace(
+        "the engine's GraphError 'needs a single value'", "StagingError 'must hold a single "
+        "value'"),
+    ("jax", "numpy_bools_logical_ops"): SKIP[("graph", "numpy_bools_logical_ops")],
+    ("jax", "print_numpy_values"):
+        "print(repr(scalar)): repr() of a traced argument runs at tracing and gives the "
+        "tracer's repr; print() of the traced values themselves prints their values "
+        "when the program runs (jax.debug.callback) and matches",
+    ("jax", "if_on_array_comparison"): _JAX_TRUTH.format(2, "if"),
+    ("jax", "if_on_single_element_array[2](array[]:int8)"): _JAX_TRUTH.format(0, "if"),
+    ("jax", "numpy_truthiness_errors"): _JAX_TRUTH.format(2, "if/while/not/ifexp/assert/and"),
+    ("jax", "numpy_float32_accumulation"): _JAX_TYPE + " (type(acc))",
+    ("jax", "numpy_zero_d_array_loop"): _JAX_TYPE + " (type(value))",
+    ("jax", "numpy_in_assert_not_and_while"):
+        _JAX_TYPE + " (type(negated)); the assert message f\"zero in {arr}\" is formatted "
+        "at tracing (it shows the tracer), and a staged assert that fails raises "
+        "JaxRuntimeError (the user's message inside) when the program runs, not "
+        "AssertionError",
+    ("jax", "range_with_numpy_bounds"):
+        "appends to a list in `for i in range(stop, 0, step)` with a traced stop: the "
+        "trip count is not known while tracing, so JAX cannot stack the items; autograph "
+        "raises its StagingError (staged_list_append_message)",
+    ("jax", "numpy_where_and_conditional_expression"): _JAX_NUMPY.format("np.where", "where"),
+    ("jax", "staged_if_inside_with"): _JAX_NUMPY.format("np.log", "log"),
+    ("jax", "numpy_iteration_and_any_all"):
+        "bool((row > 1).any()) inside a loop over a traced array: an explicit bool() "
+        "needs a concrete value, which a traced value only has when the program runs "
+        "(JAX's TracerBoolConversionError)",
+    ("jax", "numpy_moving_average"): SKIP[("graph", "numpy_moving_average")],
+})
 
 # (mode, case name or case id) -> reason: known converter bugs, reported to the
 # owner, expected to fail (strict: an XPASS fails, so fixed bugs get noticed).
@@ -207,6 +325,8 @@ XFAIL = {
         "recursion through an `if` while tracing: 3 frames per level (if_stmt, branch)",
     # The same limitation: ag.function traces the same converted body.
     ("graph", "recursion_depth[0](600)"):
+        "recursion through an `if` while tracing: 3 frames per level (if_stmt, branch)",
+    ("jax", "recursion_depth[0](600)"):
         "recursion through an `if` while tracing: 3 frames per level (if_stmt, branch)",
 }
 
@@ -227,7 +347,9 @@ def _params():
             marks = []
             skip_reason = _lookup(SKIP, mode, case)
             xfail_reason = _lookup(XFAIL, mode, case)
-            if skip_reason:
+            if mode == "jax" and _jax_or_none() is None:
+                marks.append(pytest.mark.skip(reason="the jax mode needs jax (pip install -e .[jax])"))
+            elif skip_reason:
                 marks.append(pytest.mark.skip(reason=skip_reason))
             elif xfail_reason:
                 marks.append(pytest.mark.xfail(strict=True, reason=xfail_reason))
@@ -447,11 +569,31 @@ def assert_same_exception(expected, actual, path="exception", depth=0):
                 assert_same_exception(e, a, f"{path}.{link}", depth + 1)
 
 
+def _harness_frame(code):
+    """A frame of the jax mode's wrapper or of jax itself (not in the plain run)."""
+    return code in _JAX_WRAPPER_CODES or any(
+        code.co_filename.startswith(d) for d in _jax_dirs())
+
+
+_JAX_WRAPPER_CODES = {_UnderJaxJit.__call__.__code__}
+_JAX_WRAPPER_CODES |= {c for c in _UnderJaxJit.__call__.__code__.co_consts
+                       if isinstance(c, types.CodeType)}
+
+
+@functools.lru_cache(maxsize=None)
+def _jax_dirs():
+    import sys
+    return tuple(os.path.dirname(m.__file__) + os.sep
+                 for m in (sys.modules.get("jax"), sys.modules.get("jaxlib")) if m is not None)
+
+
 def user_frames(exc):
-    """(file, line, function) of every traceback frame outside the autograph package."""
+    """(file, line, function) of every traceback frame outside the autograph
+    package (and outside the jax mode's wrapper and jax)."""
     return [(frame.f_code.co_filename, lineno, frame.f_code.co_name)
             for frame, lineno in traceback.walk_tb(exc.__traceback__)
-            if not errors.is_internal_file(frame.f_code.co_filename)]
+            if not errors.is_internal_file(frame.f_code.co_filename)
+            and not _harness_frame(frame.f_code)]
 
 
 def assert_same_traceback(expected, actual):

@@ -1,0 +1,716 @@
+"""The JAX backend: Python control flow of converted code under `jax.jit`,
+`jax.grad`, `jax.vmap` (docs/BACKENDS.md is the protocol).
+
+    jax.jit(ag.to_graph(f))(x)
+
+A converted function runs its staged body while JAX traces (`is_tracing`,
+which the registry asks on entry of every converted function once this
+backend is loaded), and the runtime hands each statement whose operand is a
+JAX tracer here:
+
+    if t > 0: ...                  -> lax.cond (lax.select when both sides are
+                                      a few cheap pure ops)
+    while t < n: ...               -> lax.while_loop
+    ... with maximum_iterations=N  -> a masked lax.scan of N steps (differentiable)
+    for x in t / enumerate / zip   -> lax.scan over the leading axis (differentiable)
+    for i in range(t)              -> lax.while_loop over a counter (or masked scan)
+    break / continue / return      -> flags in the loop state (the converters)
+    lst.append(x) in a scan        -> stacked scan outputs (`ag.stack(lst)`)
+    print(t) / assert t, msg       -> jax.debug.callback (prints / raises at run time)
+
+Each branch and loop body is traced ONCE into a jaxpr (`jax.make_jaxpr`),
+which tells the outputs' types before the lax primitive is built; the
+primitive's own functions then replay that jaxpr (`jax.core.eval_jaxpr`)
+instead of running the user's Python again. The one exception follows JAX's
+own rule for weak types: a loop variable that starts as a Python number
+(`s = 0`) and that the body makes a float32 (`s += x`) is traced once more
+with the promoted type, as lax.while_loop does.
+
+Branch outputs and loop state are flattened and checked with the runtime's
+helpers (runtime/structure.py, runtime/staging.py), so a dtype, shape or
+structure mismatch is autograph's own error naming the variable; weak-typed
+values (Python numbers, and JAX values derived only from them) are checked
+like Python numbers, so they promote as JAX promotes them.
+"""
+
+import builtins
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from autograph import errors
+from autograph.runtime import staging
+from autograph.runtime.backend import Backend
+from autograph.runtime.special_values import UndefinedReturnValue
+from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
+
+Tracer = jax.core.Tracer
+
+# The current trace, as JAX keeps it (a thread-local config value): JAX's
+# eval trace when nothing is traced. (JAX has no public "am I tracing" yet;
+# this is what its own `trace_ctx.is_top_level()` reads.)
+from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
+from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
+
+
+def _jax_is_tracing():
+    return _TRACE_REF.value is not _EVAL_TRACE
+
+
+def _current_trace_kind():
+    return type(_TRACE_REF.value).__name__  # "LinearizeTrace" under jax.grad
+
+
+# --- values -----------------------------------------------------------------------
+
+def _is_value(v):
+    """A leaf JAX can carry: a tracer, an array, a Python number."""
+    return isinstance(v, (Tracer, jax.Array)) or staging.is_carried(v)
+
+
+def _as_jax(v):
+    return v if isinstance(v, (Tracer, jax.Array)) else jnp.asarray(v)
+
+
+def _aval(v):
+    return jax.typeof(_as_jax(v) if not isinstance(v, (Tracer, jax.Array)) else v)
+
+
+def _weak(v):
+    return staging.is_number(v) or (isinstance(v, (Tracer, jax.Array)) and
+                                    getattr(_aval(v), "weak_type", False))
+
+
+def _spec(v, dtype=None):
+    aval = _aval(v)
+    return jax.ShapeDtypeStruct(aval.shape, dtype or aval.dtype,
+                                weak_type=dtype is None and getattr(aval, "weak_type", False))
+
+
+def _cast(v, dtype):
+    v = _as_jax(v)
+    return v if v.dtype == dtype else lax.convert_element_type(v, dtype)
+
+
+def _zeros(aval):
+    return jnp.zeros(aval.shape, aval.dtype)
+
+
+class _Spec:
+    """A loop variable's type, as staging.check_loop_leaf reads it."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype, shape):
+        self.dtype, self.shape = np.dtype(dtype), tuple(shape)
+
+
+# --- tracing once, replaying -------------------------------------------------------------
+
+class _Traced:
+    """`fn` traced once into a jaxpr: `fn(*args)` returns a list of values
+    (tracers, arrays, numbers), the jaxpr's outputs."""
+
+    def __init__(self, fn, specs):
+        closed = jax.make_jaxpr(lambda *args: [_as_jax(v) for v in fn(*args)])(*specs)
+        self.jaxpr, self.consts = closed.jaxpr, closed.consts
+        self.out_avals = closed.out_avals
+        self.effects = closed.jaxpr.effects
+
+    def __call__(self, *args):
+        return jax.core.eval_jaxpr(self.jaxpr, self.consts, *args)
+
+    def cheap_and_pure(self, limit=8):
+        """A few elementwise ops without effects: both sides of a select."""
+        if self.effects or len(self.jaxpr.eqns) > limit:
+            return False
+        return all(eqn.primitive.name in _SELECTABLE for eqn in self.jaxpr.eqns)
+
+
+# Ops that are cheap and cannot produce NaN/inf whose gradient would leak
+# through a select (`jnp.where(c, x, 1 / x)`): both sides may run.
+_SELECTABLE = frozenset({
+    "add", "sub", "mul", "neg", "max", "min", "abs", "sign", "select_n",
+    "convert_element_type", "broadcast_in_dim", "reshape", "squeeze",
+    "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "xor", "copy", "copy_p",
+})
+
+
+# --- staged lists and iterables ----------------------------------------------------------
+
+class _Block:
+    """Several list items stacked along a leading axis (a scan's outputs)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+class JaxList:
+    """A staged list: a Python list whose length is known while tracing and
+    whose items are JAX values (single items, or `_Block`s of stacked items
+    that a scan appended). Appends happen in place, as on a Python list."""
+
+    __slots__ = ("items", "element_dtype", "element_shape")
+
+    def __init__(self, items=(), element_dtype=None, element_shape=None):
+        self.items = list(items)
+        self.element_dtype = None if element_dtype is None else np.dtype(element_dtype)
+        self.element_shape = None if element_shape is None else tuple(element_shape)
+
+    def __len__(self):
+        return sum(int(i.array.shape[0]) if type(i) is _Block else 1 for i in self.items)
+
+    def stacked(self):
+        if not self.items:
+            if self.element_dtype is None:
+                raise errors.GraphValueError(errors.staged_list_empty_stack_message())
+            return jnp.zeros((0, *(self.element_shape or ())), self.element_dtype)
+        parts = [i.array if type(i) is _Block else jnp.expand_dims(_as_jax(i), 0)
+                 for i in self.items]
+        out = parts[0] if len(parts) == 1 else jnp.concatenate(parts)
+        return out if self.element_dtype is None else _cast(out, self.element_dtype)
+
+    def __jax_array__(self):  # jnp.asarray(lst) stacks it, as it would a Python list
+        return self.stacked()
+
+    def item_values(self):
+        """The items one by one (a block's items sliced out)."""
+        return [v for i in self.items for v in (
+            [i.array[k] for k in range(i.array.shape[0])] if type(i) is _Block else [i])]
+
+    def __repr__(self):
+        return f"JaxList(<{len(self)} items>)"
+
+
+# As a pytree (what jax.jit returns, jax.tree_util maps) a staged list is the
+# Python list of its items.
+jax.tree_util.register_pytree_node(JaxList, lambda lst: (lst.item_values(), None),
+                                   lambda _, items: list(items))
+
+
+class _Sequence:
+    """A staged iterable for `for_each`: `xs` scanned along their leading
+    axis (`length` items); `make_item(x_leaves)` builds one item."""
+
+    __slots__ = ("length", "xs", "make_item")
+
+    def __init__(self, length, xs, make_item):
+        self.length, self.xs, self.make_item = length, xs, make_item
+
+
+class StagedEnumerate:
+    __slots__ = ("iterable", "start")
+
+    def __init__(self, iterable, start):
+        self.iterable, self.start = iterable, start
+
+
+class StagedZip:
+    __slots__ = ("iterables", "strict")
+
+    def __init__(self, iterables, strict):
+        self.iterables, self.strict = iterables, strict
+
+
+def _printer(sep, end, template):
+    """The callback of a staged print: `template` holds the Python values, None
+    where the program's values go."""
+    def emit(*arrays):
+        values = iter(arrays)
+        builtins.print(*[next(values) if slot is None else slot for slot in template],
+                       sep=sep, end=end)
+    return emit
+
+
+def _range_step_check(step):
+    if step == 0:
+        raise ValueError("range() arg 3 must not be zero")  # Python's own text
+
+
+def _asserter(message):
+    def check(ok):
+        if not bool(ok):
+            raise AssertionError(message) if message is not None else AssertionError()
+    return check
+
+
+# --- the backend -------------------------------------------------------------------------
+
+class JaxBackend(Backend):
+    """Stages control flow into jax.lax; see the module docstring."""
+
+    name = "jax"
+    folds_extra_test = True
+    detects_tracing = True
+
+    def is_tracing(self):  # (asked on every call of a converted function: one lookup)
+        return _TRACE_REF.value is not _EVAL_TRACE
+
+    def owns(self, value):
+        return isinstance(value, (Tracer, JaxList, StagedEnumerate, StagedZip))
+
+    # --- if ------------------------------------------------------------------------
+
+    def cond(self, pred, true_fn, false_fn, state, names):
+        location = staging.user_location()
+        pred = _predicate(pred, location)
+        entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
+        lists = [v for v in entry.values if type(v) is JaxList]
+
+        def trace(fn, side):
+            outputs = []
+
+            def run():
+                lengths = [len(lst.items) for lst in lists]
+                out = tuple(fn(*unflatten(entry.structure, entry.values)))
+                for lst, n in zip(lists, lengths):
+                    if len(lst.items) != n:
+                        del lst.items[n:]
+                        raise errors.StagingError(errors.staged_list_append_message(
+                            "list", location, f"in the {side} branch of a staged `if`"))
+                outputs.append(out)
+                return [v for v in flatten(out, names).values if isinstance(v, Tracer)]
+            traced = _Traced(run, ())
+            return traced, outputs[0]
+
+        t_traced, t_out = trace(true_fn, "true")
+        f_traced, f_out = trace(false_fn, "false")
+        t_out, f_out = staging.return_stand_ins(t_out, f_out, _stand_in)
+        t_side, f_side = flatten(t_out, names), flatten(f_out, names)
+        _check_weak_pairs(t_side, f_side, location)
+        staging.check_branches(_checks_view(t_side, f_side), _checks_view(f_side, t_side),
+                               location)
+
+        staged, results = [], []  # staged: (leaf index, dtype)
+        for k, (name, a, b) in enumerate(zip(t_side.names, t_side.values, f_side.values)):
+            if not (_is_value(a) and _is_value(b)) or (
+                    staging.is_number(a) and staging.is_number(b) and type(a) is type(b)
+                    and a == b):
+                results.append(b if a is UNDEFINED_RETURN else a)  # a Python value, equal
+                continue
+            a_aval, b_aval = _aval(a), _aval(b)
+            if a_aval.shape != b_aval.shape:
+                raise errors.StagingError(errors.branch_shape_message(
+                    name, location, staging.describe(a), staging.describe(b)))
+            staged.append((k, jnp.result_type(a, b)))  # weak types promote as JAX does
+            results.append(None)
+
+        def side_fn(traced, leaves):
+            index = {}  # leaf position -> its output of the traced branch (its Tracers, in order)
+            for k, v in enumerate(leaves.values):
+                if isinstance(v, Tracer):
+                    index[k] = len(index)
+
+            def run():
+                replayed = traced() if index or traced.effects else []  # (its prints too)
+                return [_cast(replayed[index[k]] if k in index else leaves.values[k], dtype)
+                        for k, dtype in staged]
+            return run
+
+        if staged:
+            run_true, run_false = side_fn(t_traced, t_side), side_fn(f_traced, f_side)
+            if t_traced.cheap_and_pure() and f_traced.cheap_and_pure():
+                chosen = [jnp.where(pred, a, b) for a, b in zip(run_true(), run_false())]
+            else:
+                chosen = lax.cond(pred, run_true, run_false)
+            for (k, _), value in zip(staged, chosen):
+                results[k] = value
+        elif t_traced.effects or f_traced.effects:
+            lax.cond(pred, lambda: [t_traced()][:0], lambda: [f_traced()][:0])
+        return unflatten(t_side.structure, results)
+
+    def select(self, pred, if_true, if_false):
+        return jnp.where(pred, if_true, if_false)
+
+    def logical_not(self, value):
+        return jnp.logical_not(_predicate(value, staging.user_location()))
+
+    # --- loops ---------------------------------------------------------------------
+
+    def while_loop(self, test_fn, body_fn, state, names, opts):
+        return _Loop("while", state, names, opts).run(test_fn, body_fn)
+
+    def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
+                  extra_test=None):
+        location = staging.user_location()
+        dtype = jnp.result_type(*[_as_jax(v) if isinstance(v, Tracer) else v
+                                  for v in (start, stop, step)])
+        if not jnp.issubdtype(dtype, jnp.integer):
+            raise errors.StagingError(errors.staged_range_message(str(dtype), location))
+
+        if isinstance(step, Tracer):  # Python's ValueError, when the program runs
+            jax.debug.callback(_range_step_check, step)
+
+        def test(i, *rest):
+            if isinstance(step, Tracer):
+                in_range = jnp.where(step > 0, i < stop, i > stop)
+            else:
+                in_range = i < stop if step > 0 else i > stop
+            if extra_test is None:
+                return in_range
+            return jnp.logical_and(in_range, _as_jax(extra_test(*rest)))
+
+        def body(i, *rest):
+            return (i + step, *body_fn(i, *rest))
+
+        counter = _cast(start, dtype)
+        final = _Loop("for", (counter, *state), (target or "<range index>", *names),
+                      opts).run(test, body)
+        return tuple(final[1:])
+
+    def for_each(self, iterable, body_fn, state, names, opts, target=None, extra_test=None):
+        sequence = self._sequence(iterable, staging.user_location())
+        return _Loop("for", state, names, opts).run_scan(sequence, body_fn, extra_test)
+
+    def _sequence(self, iterable, location):
+        if type(iterable) is StagedEnumerate:
+            inner = self._sequence(iterable.iterable, location)
+            counter = jnp.arange(inner.length) + iterable.start
+            n = len(inner.xs)
+            return _Sequence(inner.length, [*inner.xs, counter],
+                             lambda xs: (xs[n], inner.make_item(xs[:n])))
+        if type(iterable) is StagedZip:
+            inners = [self._sequence(it, location) for it in iterable.iterables]
+            lengths = [s.length for s in inners]
+            if iterable.strict and len(set(lengths)) > 1:
+                raise ValueError(_zip_strict_message(lengths))
+            length = min(lengths)
+            xs, spans = [], []
+            for s in inners:
+                spans.append((len(xs), len(xs) + len(s.xs)))
+                xs.extend(x[:length] for x in s.xs)
+            return _Sequence(length, xs, lambda leaves: tuple(
+                s.make_item(leaves[a:b]) for s, (a, b) in zip(inners, spans)))
+        if type(iterable) is JaxList:
+            iterable = iterable.stacked()
+        if isinstance(iterable, (list, tuple, np.ndarray, jax.Array, Tracer)):
+            try:
+                array = _as_jax(iterable)
+            except (TypeError, ValueError):
+                array = None
+            if array is not None and array.shape:
+                return _Sequence(array.shape[0], [array], lambda xs: xs[0])
+        raise errors.StagingError(errors.staged_iteration_message(repr(iterable), location))
+
+    # --- print, assert ---------------------------------------------------------------
+
+    def print_(self, *values, sep=" ", end="\n"):
+        """Python's own print, of the values the program computes, when it runs:
+        traced values and arrays go through the callback, anything else is
+        printed as it is now."""
+        def staged(v):
+            return isinstance(v, (Tracer, jax.Array, np.ndarray))
+        template = [None if staged(v) else v for v in values]
+        jax.debug.callback(_printer(sep, end, template), *[v for v in values if staged(v)])
+
+    def assert_(self, pred, message):
+        jax.debug.callback(_asserter(message), _predicate(pred, staging.user_location()))
+
+    # --- builtins ---------------------------------------------------------------------
+
+    def len_(self, value):
+        if type(value) is JaxList:
+            return len(value)
+        if not value.shape:
+            raise TypeError("len() of unsized object")  # Python's own text
+        return value.shape[0]
+
+    def range_len(self, start, stop, step):
+        span = (jnp.subtract(stop, start) + step - jnp.sign(step)) // step
+        return jnp.maximum(span, 0)
+
+    def enumerate_(self, iterable, start=0):
+        return StagedEnumerate(iterable, start)
+
+    def zip_(self, *iterables, strict=False):
+        return StagedZip(iterables, strict)
+
+    # --- lists -------------------------------------------------------------------------
+
+    def stack(self, items):
+        if type(items) is JaxList:
+            return items.stacked()
+        return jnp.stack([_as_jax(v) for v in items])
+
+    def list_append(self, target, item):
+        target.items.append(item)
+        return target
+
+    def list_pop(self, target, index=None):
+        if index is not None or not target.items:
+            raise errors.StagingError(errors.staged_list_pop_message(staging.user_location()))
+        last = target.items[-1]
+        if type(last) is _Block:
+            rest = last.array[:-1]
+            target.items[-1:] = [_Block(rest)] if rest.shape[0] else []
+            return target, last.array[-1]
+        target.items.pop()
+        return target, last
+
+    def list_element_type(self, value):
+        if type(value) is JaxList:
+            return value.element_dtype, value.element_shape
+        return None
+
+    def set_element_type(self, target, dtype, shape=None):
+        if type(target) is JaxList:
+            target.element_dtype = np.dtype(dtype)
+            if shape is not None:
+                target.element_shape = tuple(shape)
+            return target
+        return JaxList(target, dtype, shape)
+
+    def python_list_element_type(self, target, dtype, shape=None):
+        if type(target) is not list or not _jax_is_tracing():
+            return target
+        return JaxList(target, dtype, shape)
+
+
+def _predicate(pred, location):
+    """A staged condition as one bool, as Python's truth test takes it."""
+    pred = _as_jax(pred)
+    if pred.shape:
+        if pred.size != 1:
+            raise errors.StagingError(errors.staged_condition_message(
+                f"{staging.describe(pred)}", location))
+        pred = pred.reshape(())
+    return pred if pred.dtype == jnp.bool_ else pred != 0
+
+
+def _is_weak_jax(v):
+    return isinstance(v, (Tracer, jax.Array)) and _weak(v)
+
+
+def _check_weak_pairs(t_side, f_side, location):
+    """A weak-typed JAX value against a strong array on the other side: it
+    must promote to that array's dtype, as JAX would promote it."""
+    for name, a, b in zip(t_side.names, t_side.values, f_side.values):
+        for weak, strong in ((a, b), (b, a)):
+            if _is_weak_jax(weak) and _is_value(strong) and not _weak(strong) and \
+                    jnp.result_type(strong.dtype, weak) != strong.dtype:
+                raise errors.StagingError(errors.branch_dtype_message(
+                    name, location, staging.describe(a), staging.describe(b)))
+
+
+def _checks_view(leaves, other):
+    """Leaves as the runtime's checks should see them: a weak-typed JAX value
+    is a Python number of its kind next to another weak value or number, and
+    an array of the other side's dtype next to a strong array (the pair was
+    checked by _check_weak_pairs), so weak types promote as JAX promotes them."""
+    view = []
+    for v, o in zip(leaves.values, other.values):
+        if _is_weak_jax(v):
+            if _is_value(o) and not _weak(o):
+                v = np.zeros(v.shape, o.dtype)
+            else:
+                v = np.zeros((), v.dtype).item()
+        view.append(v)
+    return type(leaves)(leaves.structure, view, leaves.names)
+
+
+def _stand_in(leaf):
+    """What a branch without `return` gives for the return value (the flag says it is unused)."""
+    if type(leaf) is JaxList:
+        return JaxList((), leaf.element_dtype, leaf.element_shape)
+    if _is_value(leaf):
+        aval = _aval(leaf)
+        return np.zeros(aval.shape, aval.dtype)
+    return leaf
+
+
+def _zip_strict_message(lengths):
+    j = next(j for j, n in enumerate(lengths) if n != lengths[0])
+    relation = "longer" if lengths[j] > lengths[0] else "shorter"
+    others = "argument 1" if j == 1 else f"arguments 1-{j}"
+    return f"zip() argument {j + 1} is {relation} than {others}"
+
+
+class _Loop:
+    """One staged loop: its state as leaves (staging.LoopState), its test and
+    body traced once into jaxprs, then built as lax.while_loop or lax.scan."""
+
+    def __init__(self, kind, state, names, opts):
+        self.kind, self.state_names = kind, list(names)
+        self.location = staging.user_location()
+        self.opts = opts or {}
+        self.st = staging.LoopState(state, names, self.location, kind, self.opts,
+                                    empty_list=JaxList)
+        self.lists = [(i, v) for i, v in enumerate(self.st.values) if type(v) is JaxList]
+        self.init = [_as_jax(v) for v in self.st.initial()]
+        self.specs = [_spec(v) for v in self.init]
+
+    # --- tracing ----------------------------------------------------------------------
+
+    def _trace(self, test_fn, body_fn, n_items, make_item):
+        """Traces the test (if any) and the body once each, retracing only
+        while a weak-typed loop variable gets promoted (as JAX does)."""
+        for _ in range(len(self.specs) + 1):
+            self.promote = {}
+            test = None if test_fn is None else _Traced(
+                lambda *v: [_predicate(self.st.call(test_fn, v), self.location)], self.specs)
+            item_specs = [] if make_item is None else list(self.item_specs)
+            body = _Traced(lambda *args: self._body(body_fn, args, n_items, make_item),
+                           item_specs + self.specs)
+            if not self.promote:
+                return test, body
+            for j, dtype in self.promote.items():
+                self.init[j] = _cast(self.init[j], dtype)
+                self.specs[j] = _spec(self.init[j], dtype)
+        raise AssertionError("weak-type promotion did not settle")  # pragma: no cover
+
+    def _body(self, body_fn, args, n_items, make_item):
+        st = self.st
+        items, loop_vars = args[:n_items], args[n_items:]
+        lengths = [len(lst.items) for _, lst in self.lists]
+        if make_item is None:
+            raw = st.call(body_fn, loop_vars)
+        else:
+            item = make_item(list(items))
+            raw = st.call(lambda *s: body_fn(item, *s), loop_vars)
+        out = list(st.body_outputs(raw))
+        for j, i in enumerate(st.carried):
+            out[j] = self._checked_leaf(j, st.names[i], out[j])
+        self.appended = []
+        for (i, lst), n in zip(self.lists, lengths):
+            new = lst.items[n:]
+            del lst.items[n:]  # their values are this trace's; the scan returns them
+            if new:
+                self.appended.append((lst, _chunk(new)))
+        self.returned = []
+        returned_values = []
+        for k, value in st.returns.items():
+            if type(value) is UndefinedReturnValue:
+                continue
+            leaves = flatten([value], [self.state_names[k]])
+            positions = []
+            for leaf in leaves.values:
+                if _is_value(leaf):
+                    positions.append(len(returned_values))
+                    returned_values.append(leaf)
+                else:
+                    positions.append((leaf,))
+            self.returned.append((k, leaves, positions))
+        self.n_returned = len(returned_values)
+        return out + returned_values + [chunk for _, chunk in self.appended]
+
+    def _checked_leaf(self, j, name, after):
+        """The body's value for carried leaf j, checked against its type on
+        entry (autograph's errors) and cast to it; a weak-typed start
+        (`s = 0`) that the body promotes is noted for a retrace instead."""
+        spec = self.specs[j]
+        if spec.weak_type and _is_value(after):
+            promoted = jnp.result_type(spec, after)  # JAX's promotion of a weak start
+            if promoted != spec.dtype:
+                self.promote[j] = promoted
+                return after
+        var = _Spec(spec.dtype, spec.shape)
+        if _weak(after) and not staging.is_number(after):
+            if jnp.result_type(spec.dtype, after) != spec.dtype:
+                raise errors.StagingError(errors.loop_dtype_message(
+                    name, self.location, self.kind, staging.describe(self.init[j]),
+                    staging.describe(after)))
+        else:
+            staging.check_loop_leaf(name, var, after, self.location, self.kind)
+        if _aval(after).shape != spec.shape:
+            raise errors.StagingError(errors.loop_shape_message(
+                name, self.location, self.kind, staging.describe(self.init[j]),
+                staging.describe(after)))
+        return _cast(after, spec.dtype)
+
+    def _result(self, final):
+        n = len(self.specs)
+        carried, returned = final[:n], final[n:n + self.n_returned]
+        return self.st.result(carried, [
+            (k, leaves, [returned[p] if isinstance(p, int) else p[0] for p in positions])
+            for k, leaves, positions in self.returned])
+
+    def _no_appends(self, why):
+        if self.appended:
+            raise errors.StagingError(errors.staged_list_append_message(
+                self.st.names[self.lists[0][0]], self.location, why))
+
+    # --- while_loop / masked scan -------------------------------------------------------
+
+    def run(self, test_fn, body_fn):
+        """`while test: body` as lax.while_loop, or a masked scan of
+        `maximum_iterations` steps (which reverse mode can differentiate)."""
+        test, body = self._trace(test_fn, body_fn, 0, None)
+        n = len(self.specs)
+        init = self.init + [_zeros(a) for a in body.out_avals[n:n + self.n_returned]]
+        limit = self.opts.get("maximum_iterations")
+        if limit is None:
+            self._no_appends(f"in a staged `{self.kind}` loop whose trip count is not known "
+                             "when the function is traced")
+            self._check_reverse_mode(body, init)
+            final = lax.while_loop(lambda c: test(*c[:n])[0],
+                                   lambda c: _cast_all(body(*c[:n])[:len(c)], c), init)
+            return self._result(final)
+        self._no_appends("in a loop that may stop early (maximum_iterations)")
+
+        def step(carry, _):
+            loop_vars, active = carry[:-1], carry[-1]
+            keep = jnp.logical_and(active, test(*loop_vars[:n])[0])
+            new = lax.cond(keep, lambda v: _cast_all(body(*v[:n])[:len(v)], v),
+                           lambda v: list(v), list(loop_vars))
+            return [*new, keep], None
+
+        final, _ = lax.scan(step, [*init, jnp.asarray(True)], None, length=int(limit))
+        return self._result(final[:-1])
+
+    def _check_reverse_mode(self, body, init):
+        """JAX fails later, deep inside jax.grad, on a while_loop that carries
+        a value being differentiated; say why and how to fix it here."""
+        if _current_trace_kind() != "LinearizeTrace":
+            return
+        inputs = list(init) + list(body.consts)
+        if any(isinstance(v, Tracer) and type(v).__name__ == "LinearizeTracer"
+               and jnp.issubdtype(v.dtype, jnp.inexact) for v in inputs):
+            raise errors.StagingError(errors.reverse_mode_loop_message(self.location, self.kind))
+
+    # --- scan over a sequence -------------------------------------------------------------
+
+    def run_scan(self, sequence, body_fn, extra_test):
+        """`for item in sequence: body` as lax.scan; a `break` (extra_test)
+        masks the iterations after it."""
+        self.item_specs = [jax.ShapeDtypeStruct(x.shape[1:], x.dtype) for x in sequence.xs]
+        test, body = self._trace(extra_test, body_fn, len(sequence.xs), sequence.make_item)
+        n, r = len(self.specs), self.n_returned
+        init = self.init + [_zeros(a) for a in body.out_avals[n:n + r]]
+        if test is not None:
+            self._no_appends("in a loop that may stop early (`break` or `return`)")
+
+        def step(carry, xs):
+            if test is None:
+                outs = body(*xs, *carry[:n])
+                return _cast_all(outs[:n + r], carry), outs[n + r:]
+            loop_vars, active = carry[:-1], carry[-1]
+            keep = jnp.logical_and(active, test(*loop_vars[:n])[0])
+            new = lax.cond(keep, lambda v: _cast_all(body(*xs, *v[:n])[:n + r], v),
+                           lambda v: list(v), list(loop_vars))
+            return [*new, keep], []
+
+        if test is not None:
+            init = [*init, jnp.asarray(True)]
+        final, ys = lax.scan(step, init, list(sequence.xs), length=sequence.length)
+        if test is not None:
+            final = final[:-1]
+        for (lst, _), stacked in zip(self.appended, ys):
+            lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
+        return self._result(final)
+
+
+def _chunk(items):
+    """The items one iteration appended, as one (m, ...) array."""
+    parts = [i.array if type(i) is _Block else jnp.expand_dims(_as_jax(i), 0) for i in items]
+    return parts[0] if len(parts) == 1 else jnp.concatenate(parts)
+
+
+def _cast_all(values, like):
+    return [_cast(v, _as_jax(c).dtype) for v, c in zip(values, like)]
+
+
+BACKEND = JaxBackend()

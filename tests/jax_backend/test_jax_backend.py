@@ -1,0 +1,352 @@
+"""The JAX backend (autograph/backends/jax.py): what each statement lowers to,
+gradients, the checks' messages, and how converted functions notice jax's
+tracing."""
+
+import collections
+import dataclasses
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])",
+                              exc_type=ImportError)
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+
+import autograph as ag  # noqa: E402
+from autograph import errors  # noqa: E402
+from autograph.runtime import registry  # noqa: E402
+
+
+def primitives(fn, *args):
+    """Names of the primitives in fn's jaxpr, nested jaxprs included."""
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            for param in eqn.params.values():
+                for sub in param if isinstance(param, (tuple, list)) else [param]:
+                    inner = getattr(sub, "jaxpr", sub)
+                    if hasattr(inner, "eqns"):
+                        walk(inner)
+    walk(jax.make_jaxpr(fn)(*args).jaxpr)
+    return names
+
+
+# --- tracing detection (the guard) -----------------------------------------------------------
+
+def test_converted_function_stages_under_jit_and_runs_python_otherwise():
+    calls = []
+
+    def f(x):
+        calls.append(type(x).__name__)
+        if x > 0:
+            return x * 2
+        return -x
+
+    g = ag.to_graph(f)
+    assert g(3) == 6 and g(-2) == 2  # plain Python: the original body
+    jitted = jax.jit(g)
+    assert float(jitted(3.0)) == 6.0 and float(jitted(-2.0)) == 2.0
+    assert not registry.tracing  # not tracing here: converted functions run the original
+
+
+def test_a_traced_global_is_noticed_without_traced_arguments():
+    holder = {}
+
+    def branch_on_global(y):
+        if holder["t"] > 0:
+            return y
+        return -y
+
+    @jax.jit
+    def outer(t):
+        holder["t"] = t
+        return ag.to_graph(branch_on_global)(2.0)
+
+    assert float(outer(-1.0)) == -2.0 and float(outer(1.0)) == 2.0
+
+
+def test_vmap_and_grad_without_jit():
+    def f(x):
+        if x > 0:
+            y = x * x
+        else:
+            y = -x
+        return y
+
+    g = ag.to_graph(f)
+    np.testing.assert_allclose(jax.vmap(g)(jnp.array([-1.0, 3.0])), [1.0, 9.0])
+    assert float(jax.grad(g)(3.0)) == 6.0 and float(jax.grad(g)(-3.0)) == -1.0
+
+
+# --- what each statement becomes -----------------------------------------------------------------
+
+def test_lowerings():
+    def cheap_if(x):
+        if x > 0:
+            y = x + 1
+        else:
+            y = x - 1
+        return y
+
+    def costly_if(x):
+        if x > 0:
+            y = jnp.sin(x)
+        else:
+            y = jnp.log(x * x)
+        return y
+
+    def while_(x):
+        while x < 100:
+            x = x * 2
+        return x
+
+    def for_array(xs):
+        s = 0.0
+        for v in xs:
+            s += v
+        return s
+
+    def python_range(x):
+        for i in range(3):
+            x = x * 2
+        return x
+
+    x, xs = jnp.float64(1.0), jnp.arange(3.0)
+    assert "select_n" in primitives(ag.to_graph(cheap_if), x)
+    assert "cond" in primitives(ag.to_graph(costly_if), x)
+    assert "while" in primitives(ag.to_graph(while_), x)
+    assert "scan" in primitives(ag.to_graph(for_array), xs)
+    assert not {"while", "scan"} & primitives(ag.to_graph(python_range), x)  # unrolled
+
+
+def test_break_continue_return_and_loop_else():
+    def f(xs, limit):
+        total = 0.0
+        for v in xs:
+            if v < 0:
+                continue
+            if total > limit:
+                break
+            total += v
+        else:
+            total = -total
+        return total
+
+    def first_above(xs, limit):
+        for i, v in enumerate(xs):
+            if v > limit:
+                return i
+        return -1
+
+    xs = np.array([1.0, -2.0, 3.0, 4.0, 5.0])
+    g, h = jax.jit(ag.to_graph(f)), jax.jit(ag.to_graph(first_above))
+    for limit in (2.0, 100.0):
+        assert float(g(jnp.asarray(xs), limit)) == f(list(xs), limit)
+        assert int(h(jnp.asarray(xs), limit)) == first_above(list(xs), limit)
+
+
+def test_lazy_and_or_and_pytrees_as_state():
+    Point = collections.namedtuple("Point", "x y")
+
+    @dataclasses.dataclass
+    class Box:
+        lo: object
+        hi: object
+
+    def f(p, n):
+        box = Box(p.x, {"hi": p.y})
+        i = 0
+        while i < n and box.lo < 100:
+            box = Box(box.lo * 2, {"hi": box.hi["hi"] + 1})
+            i += 1
+        ok = box.lo > 10 or box.hi["hi"] < 0
+        return box.lo, box.hi, ok  # (a dataclass is no pytree for jax.jit's outputs)
+
+    lo, hi, ok = jax.jit(ag.to_graph(f))(Point(1.0, 0.0), 5)
+    assert float(lo) == 32.0 and float(hi["hi"]) == 5.0 and bool(ok)
+
+
+def test_list_append_in_a_scan_becomes_stacked_outputs():
+    def f(xs):
+        out = []
+        for v in xs:
+            out.append(v * v)
+            out.append(-v)
+        return ag.stack(out), len(out)
+
+    stacked, n = jax.jit(ag.to_graph(f), static_argnums=())(jnp.arange(3.0))
+    np.testing.assert_array_equal(stacked, [0.0, -0.0, 1.0, -1.0, 4.0, -2.0])
+    assert int(n) == 6
+
+
+def test_print_and_assert_run_when_the_program_runs(capsys):
+    def f(x):
+        assert x > 0, "x must be positive"
+        for v in jnp.arange(2) + x:
+            print("v =", v)
+        return x
+
+    g = jax.jit(ag.to_graph(f))
+    g(1)
+    jax.effects_barrier()
+    assert capsys.readouterr().out == "v = 1\nv = 2\n"
+    with pytest.raises(Exception, match="x must be positive"):
+        g(-1)
+        jax.effects_barrier()
+
+
+def test_a_branch_print_runs_when_its_outputs_are_python_numbers(capsys):
+    def f(x):
+        if x > 0:
+            print("positive")
+            y = 1
+        else:
+            y = 2
+        return y
+
+    g = jax.jit(ag.to_graph(f))
+    assert int(g(3.0)) == 1 and int(g(-3.0)) == 2
+    jax.effects_barrier()
+    assert capsys.readouterr().out == "positive\n"
+
+
+def test_a_traced_range_step_of_zero_fails_as_python_does_instead_of_looping_forever():
+    def f(n, step):
+        total = 0
+        for i in range(0, n, step):
+            total += i
+        return total
+
+    g = jax.jit(ag.to_graph(f))
+    assert int(g(7, 2)) == f(7, 2) and int(g(-7, -3)) == f(-7, -3)
+    with pytest.raises(Exception, match="must not be zero"):
+        jax.block_until_ready(g(3, 0))
+        jax.effects_barrier()
+
+
+# --- gradients -----------------------------------------------------------------------------------
+
+def test_grad_through_scan_and_bounded_while():
+    def through_for(w, xs):
+        s = 0.0
+        for v in xs:
+            if v > 1:
+                break
+            s = s + w * v
+        return s
+
+    def bounded_while(w, n):
+        i = 0
+        while i < n:
+            ag.set_loop_options(maximum_iterations=10)
+            w = w * 1.5
+            i += 1
+        return w
+
+    xs = jnp.array([0.5, 1.0, 2.0, 3.0])
+    assert float(jax.jit(jax.grad(ag.to_graph(through_for)))(2.0, xs)) == 1.5
+    assert float(jax.jit(jax.grad(ag.to_graph(bounded_while)))(1.0, 3)) == pytest.approx(3.375)
+
+
+def test_reverse_mode_through_a_while_loop_explains_the_fix():
+    def f(w, n):
+        i = 0
+        while i < n:
+            w = w * 1.5
+            i += 1
+        return w
+
+    with pytest.raises(errors.StagingError, match="maximum_iterations") as info:
+        jax.jit(jax.grad(ag.to_graph(f)))(1.0, 3)
+    assert "test_jax_backend.py" in str(info.value)
+    assert float(jax.jit(ag.to_graph(f))(1.0, 2)) == 2.25  # forward: a while_loop is fine
+
+
+# --- the checks ------------------------------------------------------------------------------------
+
+def _staging_error(fn, *args):
+    with pytest.raises(errors.StagingError) as info:
+        jax.jit(ag.to_graph(fn))(*args)
+    return str(info.value)
+
+
+def test_branch_mismatches_are_autographs_errors():
+    def dtype(x):
+        if x > 0:
+            y = x
+        else:
+            y = jnp.int32(1)
+        return y
+
+    def shape(x):
+        if x > 0:
+            y = jnp.zeros(3)
+        else:
+            y = jnp.zeros(4)
+        return y
+
+    def undefined(x):
+        if x > 0:
+            y = x
+        return y
+
+    def structure(x):
+        if x > 0:
+            y = (x, x)
+        else:
+            y = x
+        return y
+
+    assert "'y'" in _staging_error(dtype, jnp.float32(1)) and "dtype" in _staging_error(
+        dtype, jnp.float32(1))
+    assert "different shape" in _staging_error(shape, 1.0)
+    assert "undefined" in _staging_error(undefined, 1.0)
+    assert "'y'" in _staging_error(structure, 1.0)
+
+
+def test_loop_mismatches_are_autographs_errors():
+    def dtype(xs):
+        s = jnp.int32(0)
+        for v in xs:
+            s = s + v
+        return s
+
+    def shape(x, n):
+        i = 0
+        while i < n:
+            x = jnp.concatenate([x, x])
+            i += 1
+        return x
+
+    def unknown_trip_count_append(n):
+        out = []
+        for i in range(n):
+            out.append(i)
+        return ag.stack(out)
+
+    assert "'s' changes dtype" in _staging_error(dtype, jnp.ones(3, jnp.float32))
+    assert "'x'" in _staging_error(shape, jnp.ones(2), 2)
+    assert "trip count is not known" in _staging_error(unknown_trip_count_append, 3)
+
+
+def test_weak_types_promote_as_jax_does():
+    def starts_as_python_int(xs):
+        s = 0
+        for v in xs:
+            s += v
+        return s
+
+    def python_number_in_one_branch(x):
+        if x > 0:
+            y = 1
+        else:
+            y = x
+        return y
+
+    result = jax.jit(ag.to_graph(starts_as_python_int))(jnp.ones(3, jnp.float32))
+    assert result.dtype == jnp.float32 and float(result) == 3.0
+    out = jax.jit(ag.to_graph(python_number_in_one_branch))(jnp.float32(-2.0))
+    assert out.dtype == jnp.float32 and float(out) == -2.0
