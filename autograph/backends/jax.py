@@ -3,10 +3,10 @@
 
     jax.jit(ag.to_graph(f))(x)
 
-A converted function runs its staged body while JAX traces (`is_tracing`,
-which the registry asks on entry of every converted function once this
-backend is loaded), and the runtime hands each statement whose operand is a
-JAX tracer here:
+A converted function runs its staged body while JAX traces (loading this
+backend wraps JAX's trace switch so that it marks `ag__.tracing` on the
+tracing thread), and the runtime hands each statement whose operand is a JAX
+tracer here:
 
     if t > 0: ...                  -> lax.cond (lax.select when both sides are
                                       a few cheap pure ops)
@@ -41,7 +41,7 @@ import numpy as np
 from jax import lax
 
 from autograph import errors
-from autograph.runtime import staging
+from autograph.runtime import registry, staging
 from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
@@ -51,12 +51,31 @@ Tracer = jax.core.Tracer
 # The current trace, as JAX keeps it (a thread-local config value): JAX's
 # eval trace when nothing is traced. (JAX has no public "am I tracing" yet;
 # this is what its own `trace_ctx.is_top_level()` reads.)
+from jax._src.core import TracingContext as _TracingContext  # noqa: E402
 from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
 from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
 
 
 def _jax_is_tracing():
     return _TRACE_REF.value is not _EVAL_TRACE
+
+
+def _report_trace_switches():
+    """Every trace JAX enters or leaves goes through `trace_ctx.set_trace`:
+    wrapped, it tells the registry (`registry.library_tracing`), so a converted
+    function's `if ag__.tracing:` costs nothing more on plain calls once JAX is
+    loaded, instead of a Python call asking JAX on every call."""
+    set_trace = _TracingContext.set_trace
+    if getattr(set_trace, "_autograph_reports", False):
+        return
+
+    def set_trace_and_report(self, trace):
+        set_trace(self, trace)
+        registry.library_tracing("jax", trace is not None and trace is not _EVAL_TRACE)
+
+    set_trace_and_report._autograph_reports = True
+    _TracingContext.set_trace = set_trace_and_report
+    registry.library_tracing("jax", _jax_is_tracing())  # loaded while a trace is on
 
 
 def _current_trace_kind():
@@ -245,10 +264,6 @@ class JaxBackend(Backend):
 
     name = "jax"
     folds_extra_test = True
-    detects_tracing = True
-
-    def is_tracing(self):  # (asked on every call of a converted function: one lookup)
-        return _TRACE_REF.value is not _EVAL_TRACE
 
     def owns(self, value):
         return isinstance(value, (Tracer, JaxList, StagedEnumerate, StagedZip))
@@ -714,3 +729,4 @@ def _cast_all(values, like):
 
 
 BACKEND = JaxBackend()
+_report_trace_switches()

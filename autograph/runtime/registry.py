@@ -14,6 +14,7 @@ The runtime itself names no backend.
 import contextlib
 import importlib
 import sys
+import threading
 import warnings
 
 from autograph import errors
@@ -51,6 +52,20 @@ def _install_detectors(detectors):
 # A staged value can only exist while this is true. The generated code reads
 # it as `ag__.tracing`.
 tracing = _Tracing()
+
+
+def library_tracing(library, active):
+    """Reports, as it happens, that `library` started (`active`) or stopped
+    tracing on this thread: a backend whose library traces functions itself
+    (`jax.jit`) calls it from a hook on the library's own trace switch, so
+    that converted functions see it in `tracing` at no cost per call (unlike
+    `Backend.is_tracing`, which is asked on every call)."""
+    marker = (library, threading.get_ident())
+    if active:
+        if marker not in tracing:
+            tracing.append(marker)
+    elif marker in tracing:
+        tracing.remove(marker)
 
 
 @contextlib.contextmanager

@@ -52,6 +52,29 @@ def test_converted_function_stages_under_jit_and_runs_python_otherwise():
     assert not registry.tracing  # not tracing here: converted functions run the original
 
 
+def test_jax_trace_switch_marks_tracing_on_the_tracing_thread_only():
+    import threading
+    seen = {}
+
+    def probe(x):
+        seen["inside"] = list(registry.tracing)
+        seen["other thread"] = None
+        thread = threading.Thread(target=lambda: seen.update(
+            {"other thread": bool(registry.tracing) and _thread_marked()}))
+        thread.start()
+        thread.join()
+        return x + 1
+
+    def _thread_marked():
+        return ("jax", threading.get_ident()) in registry.tracing
+
+    assert float(jax.jit(probe)(1.0)) == 2.0
+    assert seen["inside"] == [("jax", threading.get_ident())]
+    assert seen["other thread"] is False  # another thread's calls are not JAX's trace
+    assert not registry.tracing  # the trace ended: plain calls run the original body
+    assert not any(b.detects_tracing for b in registry.registered_backends())  # no polling
+
+
 def test_a_traced_global_is_noticed_without_traced_arguments():
     holder = {}
 
