@@ -6,6 +6,8 @@ them:
 
 - the graph engine enters the runtime's `staging` around every trace, so a
   converted function runs its staged body while `ag.function` traces it;
+- the engine takes apart returned containers it does not know (dataclasses)
+  with the runtime's one structure flattener;
 - `ag.function(autograph=True)` converts with `autograph.api.to_graph`;
 - the runtime's registry learns which backend module serves which library.
 
@@ -13,11 +15,12 @@ them:
 """
 
 from autograph import api, backends
-from autograph.graph import core
+from autograph.graph import core, slots
 from autograph.graph.function import set_converter
-from autograph.runtime import registry
+from autograph.runtime import registry, structure
 
 core.trace_hook = registry.staging
+slots.structure = structure  # returned dataclasses are taken apart by the one flattener
 set_converter(api.to_graph)
 for _library, _module in backends.BY_LIBRARY.items():
     registry.register_backend_module(_library, _module)

@@ -14,6 +14,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import compiler, core, optimize, signature
 from autograph.graph.listing import type_string
+from autograph.graph import slots
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
@@ -43,6 +44,9 @@ def _flatten_output(value, graph, outputs):
         return type(value)(_flatten_output(v, graph, outputs) for v in value)
     if isinstance(value, dict):
         return type(value)((k, _flatten_output(v, graph, outputs)) for k, v in value.items())
+    parts = slots.take_apart(value)  # a dataclass, ...
+    if parts is not None:
+        return slots.Rebuilt(parts[0], [_flatten_output(v, graph, outputs) for v in parts[1]])
     return value
 
 
@@ -65,6 +69,8 @@ def _builder(template):
             return type(value)(build(v, outs) for v in value)
         if isinstance(value, dict):
             return type(value)((k, build(v, outs)) for k, v in value.items())
+        if isinstance(value, slots.Rebuilt):
+            return value.build([build(v, outs) for v in value.parts])
         return value
 
     return lambda outs: build(template, outs)
