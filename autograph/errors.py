@@ -544,3 +544,13 @@ def gradient_argnums_range_message(function_name, argnums, index, count, locatio
         f"ag.grad({function_name}) at {location}: argnums {argnums!r} names argument "
         f"{index}, but the function was called with {count} positional arguments. Pass "
         "the differentiated arguments positionally, or change argnums.")
+
+
+def growing_python_list_message(name, location, loop, before, after):
+    return (
+        f"variable '{name}' is a Python list of length {before} that the staged "
+        f"`{loop}` loop at {location} changes to length {after}: a list can grow "
+        "in a staged loop only when it starts empty (it becomes a staged list, "
+        f"whose items all have one dtype and shape). Start with {name} = [] before "
+        "the loop (keep the items it held before in another list), or keep its "
+        "length fixed inside the loop.")

@@ -150,13 +150,18 @@ class ConcreteFunction:
     def pretty_signature(self):
         args = []
         specs = iter(self.graph.inputs)
-        for name, part in zip(self._arg_names, self._key[0] if self._key else ()):
+        named = list(zip(self._arg_names, self._key[0] if self._key else ()))
+        if self._key and self._key[1]:
+            named += list(self._key[1][1])  # keyword arguments: (name, key)
+        for name, part in named:
             if type(part) is tuple and part and part[0] is signature.ARRAY:
                 args.append(f"{name}: {type_string(next(specs))}")
             elif type(part) is tuple and len(part) == 2 and isinstance(part[0], type) \
                     and part[0] not in (list, tuple, dict):
                 args.append(f"{name}={part[1]!r}")
             else:
+                for _ in _array_entries(part, []):
+                    next(specs)  # the arrays inside a nested argument
                 args.append(f"{name}: {signature.describe(part)}")
         outs = ", ".join(type_string(t) if isinstance(t, Tensor) else repr(t)
                          for t in self.graph.outputs)

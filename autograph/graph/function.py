@@ -58,6 +58,7 @@ class Function:
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
         self._traced_function = None
+        self._signature = None  # inspect.signature(python_function), False if it has none
         self._cache = {}
         self._by_structure = collections.defaultdict(list)
         self._concrete = []
@@ -102,6 +103,8 @@ class Function:
                 concrete = self._cache.get((tuple(parts), None))
                 if concrete is not None:
                     return concrete._build(concrete._fn(*args))
+        if kwargs:
+            args, kwargs = self._canonical(args, kwargs)
         if self.input_signature is not None:
             args = self._coerce(args)
         leaves, keep = [], []
@@ -110,6 +113,24 @@ class Function:
         if concrete is None:
             concrete = self._concrete_for(args, kwargs, key, leaves, keep)
         return concrete.call_flat(leaves)
+
+    def _canonical(self, args, kwargs):
+        """One form per call: arguments named by keyword but accepted by
+        position move to their place, so `f(x, n=1)` and `f(x, 1)` share one
+        trace.  (Defaults are not filled in: a saved graph, which has no
+        Python signature, is called in the same form.)"""
+        if self._signature is None:
+            try:
+                self._signature = inspect.signature(self.python_function)
+            except (TypeError, ValueError):
+                self._signature = False
+        if self._signature is False or self.input_signature is not None:
+            return args, kwargs
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError:
+            return args, kwargs  # calling the function raises Python's own error
+        return bound.args, bound.kwargs
 
     def _coerce(self, args):
         """Python values for TensorSpec arguments become arrays of its dtype."""
@@ -219,6 +240,8 @@ class Function:
         tracing it if needed."""
         if self.input_signature is not None and not args and not kwargs:
             return self._signature_function()
+        if kwargs:
+            args, kwargs = self._canonical(args, kwargs)
         leaves, keep = [], []
         key = signature.call_key(args, kwargs, leaves, keep)
         concrete = self._cache.get(key)
