@@ -249,7 +249,7 @@ _TARGETS_BY_TYPE = dispatch_table({
     "partial": _partial_target,
     "static_or_class_method": _as_is,  # not callable before 3.10; called as is after
     "builtin": _builtin_target,
-    "class": _as_is,
+    "class": _builtin_target,  # range, enumerate, zip passed around as values
     "slot": _as_is,
 })
 

@@ -102,3 +102,57 @@ def test_a_dataclass_output_is_built_fresh_on_every_call():
     f = ag.function(returns_dataclass)
     first, second = f(np.float64(1.0)), f(np.float64(5.0))
     assert (first.a, second.a) == (2.0, 6.0) and first is not second
+
+
+# -- loops whose only state lives in ag.Variables -------------------------------
+
+def test_while_loop_whose_only_state_is_a_variable():
+    counter = ag.Variable(np.int64(0))
+
+    @ag.function
+    def count_to(n):
+        while counter < n:
+            counter.assign(counter + 1)
+        return counter + 0
+
+    assert count_to(np.int64(3)) == 3
+    assert count_to(np.int64(5)) == 5
+    assert count_to(np.int64(2)) == 5  # the loop runs zero times
+
+
+def test_for_loop_whose_only_state_is_a_variable():
+    total = ag.Variable(np.float64(0.0))
+
+    @ag.function
+    def add_up(xs):
+        for x in xs:
+            total.assign(total + x)
+        return total + 0
+
+    assert add_up(np.arange(4.0)) == 6.0
+    assert add_up(np.arange(3.0)) == 9.0
+
+
+# -- builtins passed as values ----------------------------------------------------
+
+def sum_over(make_range, n):
+    total = 0
+    for i in make_range(n):
+        total += i
+    return total
+
+
+def enumerate_twice(wrap, xs):
+    total = 0.0
+    for i, x in wrap(xs):
+        total += i * x
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_range_passed_as_an_argument_and_called_on_a_staged_bound(n):
+    _check(sum_over, range, np.int64(n))
+
+
+def test_enumerate_passed_as_an_argument_over_a_staged_array():
+    _check(enumerate_twice, enumerate, np.arange(4.0))

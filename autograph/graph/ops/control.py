@@ -193,7 +193,9 @@ def _retype(outputs, likes):
 def _emit_while(node, outs, args, ctx):
     n_vars = len(outs)
     targets = ", ".join(outs) + ("," if n_vars == 1 else "")
-    lines = [f"{targets} = {', '.join(args[:n_vars])}" + ("," if n_vars == 1 else "")]
+    # (no loop variables: a loop whose state lives only in Variables)
+    lines = [f"{targets} = {', '.join(args[:n_vars])}" + ("," if n_vars == 1 else "")
+             ] if n_vars else []
     max_iterations = args[n_vars]
     counter = ctx.fresh("n") if max_iterations != "None" else None
     if counter:
@@ -213,8 +215,9 @@ def _emit_while(node, outs, args, ctx):
             loop += [f"if not {ctx.arg(sub.outputs[0])}:", "    break"]
         else:
             loop += ctx.emit_graph(sub)
-            loop.append(f"{targets} = {', '.join(ctx.arg(t) for t in sub.outputs)}"
-                        + ("," if n_vars == 1 else ""))
+            if n_vars:
+                loop.append(f"{targets} = {', '.join(ctx.arg(t) for t in sub.outputs)}"
+                            + ("," if n_vars == 1 else ""))
     lines.append("while True:")
     lines.extend(compiler.indent(loop))
     return lines
