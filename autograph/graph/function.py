@@ -111,7 +111,10 @@ class Function:
         key = signature.call_key(args, kwargs, leaves, keep)
         concrete = self._cache.get(key)
         if concrete is None:
-            concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+            try:
+                concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+            except Exception as e:  # raised while tracing: show the user's frames
+                raise errors.without_internal_frames(e)  # (see the exception's note)
         return concrete.call_flat(leaves)
 
     def _canonical(self, args, kwargs):
@@ -246,7 +249,10 @@ class Function:
         key = signature.call_key(args, kwargs, leaves, keep)
         concrete = self._cache.get(key)
         if concrete is None:
-            concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+            try:
+                concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+            except Exception as e:  # raised while tracing: show the user's frames
+                raise errors.without_internal_frames(e)  # (see the exception's note)
         return concrete
 
     def pretty_printed_concrete_signatures(self):

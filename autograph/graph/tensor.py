@@ -66,7 +66,8 @@ class Tensor:
 
     def _usage_error(self, what):
         return errors.TensorUsageError(
-            errors.tensor_usage_message(what, self.name, errors.where_user()))
+            errors.tensor_usage_message(what, self.name, errors.where_user(),
+                                        errors.staged_value_fix(what)))
 
     def __bool__(self):
         raise self._usage_error("bool()")

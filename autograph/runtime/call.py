@@ -85,7 +85,11 @@ def is_library_code(fn):
     ruled = RULES.decide(getattr(fn, "__module__", None))
     if ruled is not None:
         return not ruled
-    filename = fn.__code__.co_filename
+    return is_library_file(fn.__code__.co_filename)
+
+
+def is_library_file(filename):
+    """Is this file the standard library's or an installed package's?"""
     library = _library_files.get(filename)
     if library is None:
         library = _library_files[filename] = (
