@@ -139,6 +139,7 @@ SCHEMAS = {
     "np.flip": {"axis": is_axes},
     "np.zeros_like": _LIKE, "np.ones_like": _LIKE, "np.empty_like": _LIKE,
     "np.full_like": _LIKE,
+    "np.full": {"shape": is_element_shape, "dtype": is_dtype}, "np.arange": {"dtype": is_dtype},
     "np.linspace": {"num": is_count, "endpoint": is_bool, "axis": is_int, "dtype": is_dtype},
     "np.sort": {"axis": _one_of(is_int, lambda v: v is None), "kind": is_str},
     "np.argsort": {"axis": _one_of(is_int, lambda v: v is None), "kind": is_str},

@@ -146,6 +146,9 @@ def clear_caches():
 
 
 def _decide_function(fn, options):
+    override = _overridden(fn)
+    if override is not None:
+        return override
     transpiler = converter
     if not options.recursive or transpiler is None:
         return fn
@@ -199,6 +202,8 @@ def _load_builtin_overrides():
         operator = getattr(overrides, name + "_", None)
         if operator is not None:
             table[id(getattr(builtins, name))] = operator
+    for function, operator in overrides.NUMPY_OVERRIDES.items():
+        table[id(function)] = operator  # (numpy's functions live as long as numpy)
     return table
 
 
@@ -207,6 +212,12 @@ def _builtin_target(f, targets):
     if _builtin_overrides is None:
         _builtin_overrides = _load_builtin_overrides()
     return _builtin_overrides.get(id(f), f)
+
+
+def _overridden(fn):
+    """The runtime's operator for `fn` (np.ones, ... are Python functions), or None."""
+    target = _builtin_target(fn, None)
+    return None if target is fn else target
 
 
 def _as_is(f, targets):

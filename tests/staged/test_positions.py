@@ -156,3 +156,108 @@ def test_range_passed_as_an_argument_and_called_on_a_staged_bound(n):
 
 def test_enumerate_passed_as_an_argument_over_a_staged_array():
     _check(enumerate_twice, enumerate, np.arange(4.0))
+
+
+# -- sizes known only when the graph runs ---------------------------------------------
+
+def zeros_of(n):
+    return np.zeros(n), np.ones((n, 2), np.int32), len(np.empty(n))
+
+
+def full_of(n, x):
+    return np.full(n, 2.5), np.full((2, n), x), np.full(n, x, np.float32)
+
+
+def arange_of(n):
+    return np.arange(n), np.arange(1, n), np.arange(n, 0, -2), np.arange(0.5, n, dtype=np.float32)
+
+
+def zeros_in_a_loop(n):
+    total = np.float64(0.0)
+    for i in range(n):
+        total += np.sum(np.ones(i + 1) * i)
+    return total
+
+
+def used_downstream(n, x):
+    a = np.zeros(n) + x
+    return a, len(a), np.sum(np.arange(n) * 2)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_creation_functions_with_a_staged_size(n):
+    for fn, args in ((zeros_of, (np.int64(n),)), (full_of, (np.int64(n), np.float64(1.5))),
+                     (arange_of, (np.int64(n),)), (zeros_in_a_loop, (np.int64(n),)),
+                     (used_downstream, (np.int64(n), np.float64(2.0)))):
+        expected, converted, staged = _three_ways(fn, *args)
+        _assert_same(expected, converted)
+        _assert_same(expected, staged)
+        for e, s in zip(np.atleast_1d(np.array(expected, dtype=object)),
+                        np.atleast_1d(np.array(staged, dtype=object))):
+            assert np.asarray(e).dtype == np.asarray(s).dtype, (fn.__name__, e, s)
+
+
+def test_the_graph_has_unknown_dims_for_staged_sizes():
+    concrete = ag.function(zeros_of).get_concrete_function(np.int64(3))
+    shapes = [t.shape for t in concrete.outputs]
+    assert shapes[0] == (None,) and shapes[1] == (None, 2)
+
+
+def test_negative_staged_size_raises_numpys_error():
+    with pytest.raises(ValueError, match="negative dimensions"):
+        ag.function(zeros_of)(np.int64(-1))
+
+
+def test_non_integer_staged_size_is_refused_at_trace_time():
+    with pytest.raises(TypeError, match="a size must be an integer scalar"):
+        ag.function(zeros_of)(np.float64(2.0))
+
+
+def grow_by_padding(x, n):
+    a = x
+    i = 0
+    while i < n:
+        ag.set_loop_options(shape_invariants=[(a, (None,))])
+        a = np.pad(a, (0, 1), constant_values=i)
+        i += 1
+    return a
+
+
+def grow_by_concatenating(x, n):
+    a = x
+    i = 0
+    while i < n:
+        ag.set_loop_options(shape_invariants=[(a, (None, 2))])
+        a = np.concatenate([a, np.full((1, 2), i)], axis=0)
+        i += 1
+    return a
+
+
+def pad_2d(x):
+    return np.pad(x, ((1, 0), (2, 1))), np.pad(x, 1, constant_values=7)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_array_grown_in_a_staged_loop_with_shape_invariants(n):
+    _check(grow_by_padding, np.ones(2), np.int64(n))
+    _check(grow_by_concatenating, np.ones((1, 2)), np.int64(n))
+
+
+def test_pad_in_constant_mode():
+    _check(pad_2d, np.arange(6.0).reshape(2, 3))
+
+
+def test_pad_modes_other_than_constant_are_refused():
+    with pytest.raises(TypeError, match=r"np.pad\(\.\.\., mode=\.\.\.\) is not supported"):
+        ag.function(lambda x: np.pad(x, 1, mode="edge"))(np.ones(2))
+
+
+def shape_of_unknown_dim(n):
+    return np.zeros(n).shape[0]
+
+
+@pytest.mark.xfail(strict=True, reason="Tensor.shape is the static shape: an unknown dim "
+                   "is None while tracing, so `.shape[0]` of a staged size returns None "
+                   "(len(a) is staged and right); needs a staged shape tuple in the engine")
+def test_shape_attribute_of_a_staged_size():
+    assert ag.function(shape_of_unknown_dim)(np.int64(3)) == 3
