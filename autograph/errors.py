@@ -594,6 +594,9 @@ def staged_value_fix(what):
     import linecache
     line = linecache.getline(code.co_filename, frame.f_lineno).strip()
     # (the first iterable of a comprehension is iterated in the enclosing frame)
+    if what == "`in`":
+        return ("`v in x` makes Python ask for a bool now, while tracing. Write "
+                "np.any(x == v) (what numpy's `in` computes), which is staged.")
     if code.co_name in _COMPREHENSIONS or (
             what == "iter()" and re.search(r"[\[{(][^\]})]*\bfor\b.+\bin\b", line)):
         return ("Comprehensions are not converted: Python runs them as they are, so "
@@ -658,3 +661,19 @@ def without_internal_frames(exc):
             _FILTERING_NOTE not in getattr(exc, "__notes__", ()):
         exc.add_note(_FILTERING_NOTE)
     return exc.with_traceback(rebuilt)
+
+
+def staged_list_setitem_message(location):
+    return (
+        f"item assignment `lst[i] = v` on a staged list (a list built in a staged loop) "
+        f"at {location}: a staged list only appends and pops its last item. Append the "
+        "final values instead, or stack it (`x = ag.stack(lst)`) and write "
+        "`x = np.where(np.arange(len(x)) == i, v, x)`.")
+
+
+def staged_list_method_message(method, location):
+    return (
+        f"`lst.{method}(...)` on a staged list (a list built in a staged loop) at "
+        f"{location} is not converted where it stands (inside an expression, or on "
+        f"another name for the list). Write it as a statement of its own on the list "
+        f"variable: `lst.append(x)`, `item = lst.pop()`.")

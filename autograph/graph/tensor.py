@@ -96,6 +96,9 @@ class Tensor:
             "tensor, `arr[t]` or `np.take(arr, t)`, cannot be staged: index a tensor, "
             "and write one-hot as `t[:, None] == np.arange(k)`)")
 
+    def __contains__(self, value):
+        raise self._usage_error("`in`")
+
     def __setitem__(self, key, value):
         raise self._usage_error("item assignment (tensors are immutable; build a new one)")
 

@@ -261,3 +261,104 @@ def shape_of_unknown_dim(n):
                    "(len(a) is staged and right); needs a staged shape tuple in the engine")
 def test_shape_attribute_of_a_staged_size():
     assert ag.function(shape_of_unknown_dim)(np.int64(3)) == 3
+
+
+# -- `in` on a staged array -------------------------------------------------------------
+
+def contains_two(x):
+    if 2.0 in x:
+        return 1
+    return 0
+
+
+def test_in_of_a_staged_array_says_how_to_stage_it():
+    with pytest.raises(ag.AutoGraphError, match=r"np\.any\(x == v\)"):
+        ag.function(lambda x: 2.0 in x, autograph=False)(np.arange(3.0))
+
+
+@pytest.mark.xfail(strict=True, reason="converter (issue 8, converter half): a single "
+                   "`v in x` comparison is left as Python's `in`, which asks for a bool; "
+                   "routing it through ag__.compare_chain (runtime.logical.contains, "
+                   "staged) makes it work")
+@pytest.mark.parametrize("x", [np.arange(3.0), np.arange(4.0, 6.0)])
+def test_in_of_a_staged_array_in_converted_code(x):
+    _check(contains_two, x)
+
+
+def test_membership_operators_stage_numpys_meaning():
+    from autograph.runtime import logical
+
+    def members(x):
+        return logical.contains(2.0, x), logical.not_contains(2.0, x), \
+            logical.compare_chain(1.0, "<", lambda: 2.0, "in", lambda: x)
+
+    for x in (np.arange(3.0), np.arange(4.0, 6.0), np.zeros((2, 2))):
+        expected = tuple(bool(v) for v in members(x))
+        staged = ag.function(members, autograph=False)(x)
+        assert tuple(bool(v) for v in staged) == expected
+
+
+# -- staged lists ----------------------------------------------------------------------
+
+def staged_list_setitem(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    items[0] = 5.0
+    return ag.stack(items)
+
+
+def staged_list_pop_in_expression(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    total = 0.0
+    while len(items) > 0:
+        total += items.pop()
+    return total
+
+
+def staged_list_pop_statement(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    total = 0.0
+    while len(items) > 0:
+        last = items.pop()
+        total += last
+    return total, len(items)
+
+
+def python_list_of_staged_values(x):
+    items = [x, 2 * x, 3 * x]
+    items[1] = -x
+    last = items.pop()
+    first = items.pop(0)
+    return last, first, items
+
+
+def test_python_list_holding_staged_values_supports_setitem_and_pop():
+    _check(python_list_of_staged_values, np.float64(2.0))
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_pop_statement_on_a_staged_list_in_a_staged_loop(n):
+    _check(staged_list_pop_statement, np.int64(n))
+
+
+def test_item_assignment_on_a_staged_list_is_refused_with_the_fix():
+    with pytest.raises(ag.AutoGraphError, match=r"item assignment `lst\[i\] = v` on a staged "
+                                                r"list .*np\.where"):
+        ag.function(staged_list_setitem)(np.int64(3))
+
+
+@pytest.mark.xfail(strict=True, reason="converter (issue 8, converter half): `lst.pop()` "
+                   "inside an expression is not rewritten into ag__.list_pop; today it "
+                   "raises a StagingError saying to make it a statement")
+def test_pop_inside_an_expression_on_a_staged_list():
+    _check(staged_list_pop_in_expression, np.int64(4))
+
+
+def test_pop_inside_an_expression_says_to_make_it_a_statement():
+    with pytest.raises(ag.AutoGraphError, match=r"`lst\.pop\(\.\.\.\)` on a staged list"):
+        ag.function(staged_list_pop_in_expression)(np.int64(4))

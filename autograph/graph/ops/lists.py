@@ -54,6 +54,18 @@ class TensorList(Tensor):
                 "ag.stack(lst) to slice the array", core.user_location()))
         return list_stack(self)[key]
 
+    def __setitem__(self, key, value):
+        raise errors.StagingError(errors.staged_list_setitem_message(core.user_location()))
+
+    # Converted code calls ag__.list_append / list_pop for these; reaching the
+    # methods means the call was not converted where it stands.
+    def append(self, *args):
+        raise errors.StagingError(errors.staged_list_method_message(
+            "append", core.user_location()))
+
+    def pop(self, *args):
+        raise errors.StagingError(errors.staged_list_method_message("pop", core.user_location()))
+
     def _check_loop_output(self, out, index):
         if not isinstance(out, TensorList):
             raise errors.GraphError(f"while_loop: loop var #{index} is a tensor list before "
