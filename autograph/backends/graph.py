@@ -300,9 +300,7 @@ class GraphBackend(Backend):
         return engine.list_append(target, item)
 
     def list_pop(self, target, index=None):
-        if index is not None:
-            raise errors.StagingError(errors.staged_list_pop_message(staging.user_location()))
-        return engine.list_pop(target)
+        return engine.list_pop(target, index)
 
     def list_element_type(self, value):
         if isinstance(value, TensorList):

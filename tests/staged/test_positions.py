@@ -415,3 +415,26 @@ def test_numpy_attribute_replaced_after_tracing():
     model(np.ones(2))
     model.w = np.full(2, 7.0)
     np.testing.assert_array_equal(model(np.ones(2)), [7.0, 7.0])
+
+
+def staged_list_pop_at(n, i):
+    items = []
+    for k in range(n):
+        items.append(k * 10.0)
+    first = items.pop(0)
+    picked = items.pop(i)
+    return first, picked, np.stack(items), len(items)
+
+
+@pytest.mark.parametrize("i", [0, 1, -1, -2])
+def test_pop_with_an_index_on_a_staged_list(i):
+    _check(staged_list_pop_at, np.int64(4), i)
+    _check(staged_list_pop_at, np.int64(4), np.int64(i))  # a staged index
+
+
+def test_pop_index_out_of_range_on_a_staged_list():
+    f = ag.function(staged_list_pop_at)
+    with pytest.raises(IndexError, match="pop index out of range"):
+        f(np.int64(4), np.int64(5))
+    with pytest.raises(IndexError, match="pop from empty list"):
+        f(np.int64(0), 0)
