@@ -438,3 +438,16 @@ def test_pop_index_out_of_range_on_a_staged_list():
         f(np.int64(4), np.int64(5))
     with pytest.raises(IndexError, match="pop from empty list"):
         f(np.int64(0), 0)
+
+
+def test_a_saved_graph_with_staged_sizes_runs_without_its_source(tmp_path):
+    @ag.function
+    def made(n, x):
+        return np.zeros(n) + x, np.arange(1, n), np.pad(np.ones(n), (1, 0))
+
+    made(np.int64(3), np.float64(1.0))
+    made.save(str(tmp_path / "made"))
+    loaded = ag.load(str(tmp_path / "made"))
+    expected = made.python_function(5, 2.0)
+    for e, a in zip(expected, loaded(np.int64(5), np.float64(2.0)), strict=True):
+        np.testing.assert_array_equal(a, e)
