@@ -451,3 +451,18 @@ def test_a_saved_graph_with_staged_sizes_runs_without_its_source(tmp_path):
     expected = made.python_function(5, 2.0)
     for e, a in zip(expected, loaded(np.int64(5), np.float64(2.0)), strict=True):
         np.testing.assert_array_equal(a, e)
+
+
+def dataclass_state_in_for_and_if(xs):
+    s = Pair(np.float64(0.0), Point(np.float64(1.0), 0))
+    for x in xs:
+        if x > 1:
+            s = Pair(s.a + x, Point(s.b.a * 2, 0))
+        else:
+            s = Pair(s.a - x, s.b)
+    return s
+
+
+@pytest.mark.parametrize("xs", [np.arange(4.0), np.zeros(0), np.array([3.0])])
+def test_dataclass_and_namedtuple_state_in_a_staged_for_and_if(xs):
+    _check(dataclass_state_in_for_and_if, xs)
