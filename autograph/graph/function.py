@@ -24,7 +24,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core, signature
-from autograph.graph.concrete import trace
+from autograph.graph.concrete import guards_hold, trace
 from autograph.graph.tensor import TensorSpec
 
 _ARRAY = signature.ARRAY
@@ -101,7 +101,7 @@ class Function:
                 parts.append((_ARRAY, a.shape, a.dtype))
             else:
                 concrete = self._cache.get((tuple(parts), None))
-                if concrete is not None:
+                if concrete is not None and (not concrete.guards or guards_hold(concrete.guards)):
                     return concrete._build(concrete._fn(*args))
         if kwargs:
             args, kwargs = self._canonical(args, kwargs)
@@ -110,12 +110,25 @@ class Function:
         leaves, keep = [], []
         key = signature.call_key(args, kwargs, leaves, keep)
         concrete = self._cache.get(key)
+        if concrete is not None and concrete.guards and not guards_hold(concrete.guards):
+            concrete = self._forget(key, concrete)  # an array it captured was replaced
         if concrete is None:
             try:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
             except Exception as e:  # raised while tracing: show the user's frames
                 raise errors.without_internal_frames(e)  # (see the exception's note)
         return concrete.call_flat(leaves)
+
+    def _forget(self, key, concrete):
+        """Stops calling a graph traced with a global, cell or attribute value
+        that has been replaced (concrete.guards_hold); returns None."""
+        del self._cache[key]
+        for cache_key in [k for k, c in self._cache.items() if c is concrete]:
+            del self._cache[cache_key]
+        candidates = self._by_structure[signature.structure_of(key)]
+        if concrete in candidates:
+            candidates.remove(concrete)
+        return None  # (it stays in concrete_functions: it was traced)
 
     def _canonical(self, args, kwargs):
         """One form per call: arguments named by keyword but accepted by
@@ -248,6 +261,8 @@ class Function:
         leaves, keep = [], []
         key = signature.call_key(args, kwargs, leaves, keep)
         concrete = self._cache.get(key)
+        if concrete is not None and concrete.guards and not guards_hold(concrete.guards):
+            concrete = self._forget(key, concrete)
         if concrete is None:
             try:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
