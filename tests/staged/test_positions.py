@@ -502,3 +502,39 @@ def dataclass_state_in_for_and_if(xs):
 @pytest.mark.parametrize("xs", [np.arange(4.0), np.zeros(0), np.array([3.0])])
 def test_dataclass_and_namedtuple_state_in_a_staged_for_and_if(xs):
     _check(dataclass_state_in_for_and_if, xs)
+
+
+def staged_list_pop_at(n, i):
+    items = []
+    for k in range(n):
+        items.append(k * 10.0)
+    first = items.pop(0)
+    picked = items.pop(i)
+    return first, picked, np.stack(items), len(items)
+
+
+@pytest.mark.parametrize("i", [0, 1, -1, -2])
+def test_pop_with_an_index_on_a_staged_list(i):
+    _check(staged_list_pop_at, np.int64(4), i)
+    _check(staged_list_pop_at, np.int64(4), np.int64(i))  # a staged index
+
+
+def test_pop_index_out_of_range_on_a_staged_list():
+    f = ag.function(staged_list_pop_at)
+    with pytest.raises(IndexError, match="pop index out of range"):
+        f(np.int64(4), np.int64(5))
+    with pytest.raises(IndexError, match="pop from empty list"):
+        f(np.int64(0), 0)
+
+
+def test_a_saved_graph_with_staged_sizes_runs_without_its_source(tmp_path):
+    @ag.function
+    def made(n, x):
+        return np.zeros(n) + x, np.arange(1, n), np.pad(np.ones(n), (1, 0))
+
+    made(np.int64(3), np.float64(1.0))
+    made.save(str(tmp_path / "made"))
+    loaded = ag.load(str(tmp_path / "made"))
+    expected = made.python_function(5, 2.0)
+    for e, a in zip(expected, loaded(np.int64(5), np.float64(2.0)), strict=True):
+        np.testing.assert_array_equal(a, e)
