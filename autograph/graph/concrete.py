@@ -15,6 +15,7 @@ from autograph import errors
 from autograph.graph import compiler, core, optimize, signature
 from autograph.graph.listing import type_string
 from autograph.graph import slots
+from autograph.graph.guards import guards_hold, guards_of
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
@@ -86,79 +87,11 @@ def _array_entries(key, found):
     return found
 
 
-_SCALARS = (int, float, complex, bool, str, np.generic)
-
-
-def _names_read(code, found):
-    """Every global or attribute name `code` (and the code nested in it) reads."""
-    found.update(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            _names_read(const, found)
-    return found
-
-
-def _guards(fn, objects):
-    """The values a trace may have baked into the graph as constants from
-    outside its arguments: numpy arrays and numbers held by the traced
-    function's globals and closure cells, and by the attributes of arguments
-    kept by identity (`self.w`), as far as the function's code names them.
-    Each guard is (holder, name, value); name None for a cell.  A later call
-    whose holder holds another array (or another number) traces again, where
-    the graph would run with the old one (function.py).  An array changed in
-    place is not noticed."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return ()
-    names = _names_read(code, set())
-    guards = []
-
-    def watch(holder, name, value):
-        if isinstance(value, np.ndarray) or type(value) in _SCALARS or \
-                isinstance(value, np.generic):
-            guards.append((holder, name, value))
-
-    for obj in objects:
-        attributes = getattr(obj, "__dict__", None)
-        if type(attributes) is dict:
-            for name in names.intersection(attributes):
-                watch(attributes, name, attributes[name])
-    namespace = getattr(fn, "__globals__", None)
-    if type(namespace) is dict:
-        for name in names.intersection(namespace):
-            watch(namespace, name, namespace[name])
-    for cell in getattr(fn, "__closure__", None) or ():
-        try:
-            watch(cell, None, cell.cell_contents)
-        except ValueError:  # an empty cell
-            pass
-    return tuple(guards)
-
-
-_MISSING = object()
-
-
-def guards_hold(guards):
-    """Does every holder still hold the value the graph was traced with?"""
-    for holder, name, value in guards:
-        if name is None:
-            try:
-                current = holder.cell_contents
-            except ValueError:
-                return False
-        else:
-            current = holder.get(name, _MISSING)
-        if current is not value and (type(current) is not type(value) or
-                                     isinstance(value, np.ndarray) or current != value):
-            return False
-    return True
-
-
 class ConcreteFunction:
     """A traced graph with its compiled Python function."""
 
-    # (holder, name, array) per numpy array captured from outside the arguments;
-    # ag.function traces again when one no longer holds (see _guards)
+    # values the trace read from outside its arguments (guards.py); ag.function
+    # traces again when one no longer holds
     guards = ()
 
     def __init__(self, graph, key, leaf_specs, template, arg_names, keep):
@@ -194,7 +127,7 @@ class ConcreteFunction:
     def accepts(self, key):
         if signature.structure_of(key) != self.structure:
             return False
-        if self.guards and not guards_hold(self.guards):
+        if self.guards and not guards_hold(self.guards):  # (see guards.py)
             return False
         entries = _array_entries(key, [])
         return all(spec.is_compatible_with(entry[1], entry[2])
@@ -291,7 +224,7 @@ def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=()):
         outputs = []
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
-    guards = _guards(fn, key_keep)
+    guards = guards_of(fn, key_keep)
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
     concrete.guards = guards
     return concrete

@@ -24,7 +24,8 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core, signature
-from autograph.graph.concrete import guards_hold, trace
+from autograph.graph.concrete import trace
+from autograph.graph.guards import guards_hold
 from autograph.graph.tensor import TensorSpec
 
 _ARRAY = signature.ARRAY
@@ -121,7 +122,7 @@ class Function:
 
     def _forget(self, key, concrete):
         """Stops calling a graph traced with a global, cell or attribute value
-        that has been replaced (concrete.guards_hold); returns None."""
+        that has been replaced (guards.py); returns None."""
         del self._cache[key]
         for cache_key in [k for k, c in self._cache.items() if c is concrete]:
             del self._cache[cache_key]

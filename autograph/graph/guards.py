@@ -1,0 +1,82 @@
+"""Values a trace read from outside its arguments, checked on every call.
+
+Tracing runs the Python function once; a numpy array or a number it reads
+from a global, a closure cell or an attribute of an argument kept by
+identity (`self.w`) becomes a graph constant.  If the user later rebinds
+that name to another array or number, running the old graph would return a
+wrong value, so `ag.function` keeps, per traced graph, which holder held
+which value (`guards_of`), checks them on each call (`guards_hold`) and
+traces again when one changed (function.py).  Only names the function's own
+code reads are watched, so an attribute the function never reads can change
+freely.  An array changed in place is seen where the graph uses it directly
+(the constant is that array), not where numpy work at tracing consumed it.
+"""
+
+import numpy as np
+
+
+_SCALARS = (int, float, complex, bool, str)
+
+
+def _names_read(code, found):
+    """Every global or attribute name `code` (and the code nested in it) reads."""
+    found.update(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            _names_read(const, found)
+    return found
+
+
+def guards_of(fn, objects):
+    """The values a trace may have baked into the graph as constants from
+    outside its arguments: numpy arrays and numbers held by the traced
+    function's globals and closure cells, and by the attributes of arguments
+    kept by identity (`self.w`), as far as the function's code names them.
+    Each guard is (holder, name, value); name None for a cell.  A later call
+    whose holder holds another array (or another number) traces again, where
+    the graph would run with the old one (function.py); in-place changes: see
+    the module docstring."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ()
+    names = _names_read(code, set())
+    guards = []
+
+    def watch(holder, name, value):
+        if isinstance(value, (np.ndarray, np.generic)) or type(value) in _SCALARS:
+            guards.append((holder, name, value))
+
+    for obj in objects:
+        attributes = getattr(obj, "__dict__", None)
+        if type(attributes) is dict:
+            for name in names.intersection(attributes):
+                watch(attributes, name, attributes[name])
+    namespace = getattr(fn, "__globals__", None)
+    if type(namespace) is dict:
+        for name in names.intersection(namespace):
+            watch(namespace, name, namespace[name])
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            watch(cell, None, cell.cell_contents)
+        except ValueError:  # an empty cell
+            pass
+    return tuple(guards)
+
+
+_MISSING = object()
+
+
+def guards_hold(guards):
+    """Does every holder still hold the value the graph was traced with?"""
+    for holder, name, value in guards:
+        if name is None:
+            try:
+                current = holder.cell_contents
+            except ValueError:
+                return False
+        else:
+            current = holder.get(name, _MISSING)
+        if current is not value and (type(current) is not type(value) or
+                                     isinstance(value, np.ndarray) or current != value):
+            return False
+    return True
