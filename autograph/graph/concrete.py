@@ -90,12 +90,11 @@ def _array_entries(key, found):
 class ConcreteFunction:
     """A traced graph with its compiled Python function."""
 
-    # values the trace read from outside its arguments (guards.py); ag.function
-    # traces again when one no longer holds
-    guards = ()
-
     def __init__(self, graph, key, leaf_specs, template, arg_names, keep):
         self.graph = graph
+        # values the trace read from outside its arguments (guards.py): set by
+        # trace(); ag.function traces again when one no longer holds
+        self.guards = ()
         self.structure = signature.structure_of(key)
         self.leaf_specs = leaf_specs
         self._key = key
