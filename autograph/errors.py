@@ -5,6 +5,7 @@ fix it.  Message texts are built by the small functions below so tests can pin
 them with `re.escape`.
 """
 
+import linecache
 import os
 import re
 import sys
@@ -142,7 +143,7 @@ def user_frame(depth=1, _want_frame=False):
     clean-up find the user's line here. `depth` frames are skipped first.
 
     Returns (filename, lineno, function name), or ('<unknown>', 0, '?');
-    the frame object itself (or None) with `_want_frame` (user_context).
+    the frame object itself (or None) with `_want_frame` (staged_value_fix).
     """
     frame = sys._getframe(depth)
     skipped_files = _skipped_files  # (cheap enough to run for every graph node)
@@ -591,12 +592,11 @@ def staged_value_fix(what):
     if frame is None:
         return None
     code = frame.f_code
-    import linecache
     line = linecache.getline(code.co_filename, frame.f_lineno).strip()
-    # (the first iterable of a comprehension is iterated in the enclosing frame)
     if what == "`in`":
         return ("`v in x` makes Python ask for a bool now, while tracing. Write "
                 "np.any(x == v) (what numpy's `in` computes), which is staged.")
+    # (the first iterable of a comprehension is iterated in the enclosing frame)
     if code.co_name in _COMPREHENSIONS or (
             what == "iter()" and re.search(r"[\[{(][^\]})]*\bfor\b.+\bin\b", line)):
         return ("Comprehensions are not converted: Python runs them as they are, so "
