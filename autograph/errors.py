@@ -677,3 +677,11 @@ def staged_list_method_message(method, location):
         f"{location} is not converted where it stands (inside an expression, or on "
         f"another name for the list). Write it as a statement of its own on the list "
         f"variable: `lst.append(x)`, `item = lst.pop()`.")
+
+
+def retracing_replaced_message(function_name, count, seconds, what):
+    return (
+        f"ag.function '{function_name}' was retraced {count} times in {seconds:.2f} s "
+        f"for the same arguments: its {what} held a new value each time, which the "
+        "graph holds as a constant. Hold that state in an ag.Variable and .assign() "
+        "new values to it, or pass the value as an argument.")

@@ -25,7 +25,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core, signature
 from autograph.graph.concrete import trace
-from autograph.graph.guards import guards_hold
+from autograph.graph.guards import guards_hold, replaced
 from autograph.graph.tensor import TensorSpec
 
 _ARRAY = signature.ARRAY
@@ -60,6 +60,7 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._traced_function = None
         self._signature = None  # inspect.signature(python_function), False if it has none
+        self._replaced = None  # what a guard saw replaced, last time one did (guards.py)
         self._cache = {}
         self._by_structure = collections.defaultdict(list)
         self._concrete = []
@@ -123,6 +124,7 @@ class Function:
     def _forget(self, key, concrete):
         """Stops calling a graph traced with a global, cell or attribute value
         that has been replaced (guards.py); returns None."""
+        self._replaced = replaced(concrete.guards)  # (for the retracing warning)
         del self._cache[key]
         for cache_key in [k for k, c in self._cache.items() if c is concrete]:
             del self._cache[cache_key]
@@ -225,7 +227,14 @@ class Function:
         if now - first > RETRACE_WINDOW:
             return
         self._warned = True
-        name, hint = self._changing_argument([k for _, k in self._retraces])
+        keys = [k for _, k in self._retraces]
+        if self._replaced is not None and len(set(map(repr, keys))) == 1:
+            # the same arguments each time: a value the graph holds was replaced
+            warnings.warn(errors.retracing_replaced_message(
+                self.__name__, len(self._retraces) - 1, now - first, self._replaced),
+                errors.RetracingWarning, stacklevel=4)
+            return
+        name, hint = self._changing_argument(keys)
         warnings.warn(errors.retracing_message(self.__name__, len(self._retraces) - 1,
                                                now - first, name, hint),
                       errors.RetracingWarning, stacklevel=4)

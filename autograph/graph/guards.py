@@ -32,7 +32,8 @@ def guards_of(fn, objects):
     outside its arguments: numpy arrays and numbers held by the traced
     function's globals and closure cells, and by the attributes of arguments
     kept by identity (`self.w`), as far as the function's code names them.
-    Each guard is (holder, name, value); name None for a cell.  A later call
+    Each guard is (holder, name, value, label); name None for a cell; label
+    says what it is, for messages ("global 'W'", "attribute 'w'", ...).  A later call
     whose holder holds another array (or another number) traces again, where
     the graph would run with the old one (function.py); in-place changes: see
     the module docstring."""
@@ -42,22 +43,23 @@ def guards_of(fn, objects):
     names = _names_read(code, set())
     guards = []
 
-    def watch(holder, name, value):
+    def watch(holder, name, value, label):
         if isinstance(value, (np.ndarray, np.generic)) or type(value) in _SCALARS:
-            guards.append((holder, name, value))
+            guards.append((holder, name, value, label))
 
     for obj in objects:
         attributes = getattr(obj, "__dict__", None)
         if type(attributes) is dict:
             for name in names.intersection(attributes):
-                watch(attributes, name, attributes[name])
+                watch(attributes, name, attributes[name], f"attribute '{name}'")
     namespace = getattr(fn, "__globals__", None)
     if type(namespace) is dict:
         for name in names.intersection(namespace):
-            watch(namespace, name, namespace[name])
-    for cell in getattr(fn, "__closure__", None) or ():
+            watch(namespace, name, namespace[name], f"global '{name}'")
+    free = getattr(code, "co_freevars", ())
+    for cell, name in zip(getattr(fn, "__closure__", None) or (), free):
         try:
-            watch(cell, None, cell.cell_contents)
+            watch(cell, None, cell.cell_contents, f"closure variable '{name}'")
         except ValueError:  # an empty cell
             pass
     return tuple(guards)
@@ -68,15 +70,20 @@ _MISSING = object()
 
 def guards_hold(guards):
     """Does every holder still hold the value the graph was traced with?"""
-    for holder, name, value in guards:
+    return replaced(guards) is None
+
+
+def replaced(guards):
+    """The label of the first guard whose holder holds another value, or None."""
+    for holder, name, value, label in guards:
         if name is None:
             try:
                 current = holder.cell_contents
             except ValueError:
-                return False
+                return label
         else:
             current = holder.get(name, _MISSING)
         if current is not value and (type(current) is not type(value) or
                                      isinstance(value, np.ndarray) or current != value):
-            return False
-    return True
+            return label
+    return None

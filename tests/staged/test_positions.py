@@ -538,3 +538,16 @@ def test_a_saved_graph_with_staged_sizes_runs_without_its_source(tmp_path):
     expected = made.python_function(5, 2.0)
     for e, a in zip(expected, loaded(np.int64(5), np.float64(2.0)), strict=True):
         np.testing.assert_array_equal(a, e)
+
+
+def test_replacing_a_read_global_on_every_call_warns_to_use_a_variable():
+    global WEIGHTS
+    f = ag.function(uses_globals)
+    try:
+        with pytest.warns(ag.errors.RetracingWarning, match="its global 'WEIGHTS' held a new "
+                                                           "value each time.*ag.Variable"):
+            for i in range(8):
+                WEIGHTS = np.full(2, float(i))
+                np.testing.assert_array_equal(f(np.ones(2)), uses_globals(np.ones(2)))
+    finally:
+        WEIGHTS = np.ones(2)
