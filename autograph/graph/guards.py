@@ -30,20 +30,27 @@ def _names_read(code, found):
 def guards_of(fn, objects):
     """The values a trace may have baked into the graph as constants from
     outside its arguments: numpy arrays and numbers held by the traced
-    function's globals and closure cells, and by the attributes of arguments
-    kept by identity (`self.w`), as far as the function's code names them.
+    function's globals and closure cells (and those of the functions it wraps,
+    `__wrapped__`: ag.grad traces a wrapper), and by the attributes of
+    arguments kept by identity (`self.w`), as far as the code names them.
     Each guard is (holder, name, value, label); name None for a cell; label
-    says what it is, for messages ("global 'W'", "attribute 'w'", ...).  A later call
-    whose holder holds another array (or another number) traces again, where
-    the graph would run with the old one (function.py); in-place changes: see
-    the module docstring."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return ()
-    names = _names_read(code, set())
-    guards = []
+    says what it is, for messages ("global 'W'", "attribute 'w'", ...).  A
+    later call whose holder holds another array (or another number) traces
+    again, where the graph would run with the old one (function.py); in-place
+    changes: see the module docstring."""
+    functions = []
+    while fn is not None and len(functions) < 8 and getattr(fn, "__code__", None) is not None:
+        functions.append(fn)
+        fn = getattr(fn, "__wrapped__", None)
+    names = set()
+    for function in functions:
+        _names_read(function.__code__, names)
+    guards, seen = [], set()
 
     def watch(holder, name, value, label):
+        if (id(holder), name) in seen:
+            return
+        seen.add((id(holder), name))
         if isinstance(value, (np.ndarray, np.generic)) or type(value) in _SCALARS:
             guards.append((holder, name, value, label))
 
@@ -52,16 +59,17 @@ def guards_of(fn, objects):
         if type(attributes) is dict:
             for name in names.intersection(attributes):
                 watch(attributes, name, attributes[name], f"attribute '{name}'")
-    namespace = getattr(fn, "__globals__", None)
-    if type(namespace) is dict:
-        for name in names.intersection(namespace):
-            watch(namespace, name, namespace[name], f"global '{name}'")
-    free = getattr(code, "co_freevars", ())
-    for cell, name in zip(getattr(fn, "__closure__", None) or (), free):
-        try:
-            watch(cell, None, cell.cell_contents, f"closure variable '{name}'")
-        except ValueError:  # an empty cell
-            pass
+    for function in functions:
+        namespace = getattr(function, "__globals__", None)
+        if type(namespace) is dict:
+            for name in names.intersection(namespace):
+                watch(namespace, name, namespace[name], f"global '{name}'")
+        free = function.__code__.co_freevars
+        for cell, name in zip(getattr(function, "__closure__", None) or (), free):
+            try:
+                watch(cell, None, cell.cell_contents, f"closure variable '{name}'")
+            except ValueError:  # an empty cell
+                pass
     return tuple(guards)
 
 

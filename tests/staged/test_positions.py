@@ -551,3 +551,19 @@ def test_replacing_a_read_global_on_every_call_warns_to_use_a_variable():
                 np.testing.assert_array_equal(f(np.ones(2)), uses_globals(np.ones(2)))
     finally:
         WEIGHTS = np.ones(2)
+
+
+def squared_error(w):
+    return np.sum((w * WEIGHTS - RATE) ** 2)
+
+
+def test_gradient_of_a_function_reading_a_replaced_global():
+    global WEIGHTS
+    g = ag.grad(squared_error)
+    w = np.full(2, 0.5)
+    try:
+        np.testing.assert_allclose(g(w), 2 * (w * WEIGHTS - RATE) * WEIGHTS)
+        WEIGHTS = np.full(2, 3.0)
+        np.testing.assert_allclose(g(w), 2 * (w * WEIGHTS - RATE) * WEIGHTS)
+    finally:
+        WEIGHTS = np.ones(2)
