@@ -60,8 +60,20 @@ _CONVERTERS = call.dispatch_table({  # the runtime's table of callable kinds
 })
 
 
+# Wrappers whose Python function is what to convert (`ag.function` objects):
+# type -> the function inside.  autograph/wiring.py fills it (api does not
+# import the graph engine).
+WRAPPED_FUNCTION = {}
+
+
+def _unwrapped(entity):
+    unwrap = WRAPPED_FUNCTION.get(type(entity))
+    return entity if unwrap is None else unwrap(entity)
+
+
 def _convert_entity(entity, options):
     registry.load_backends()  # e.g. the JAX backend, which must see jax.jit's tracing
+    entity = _unwrapped(entity)
     converter = _CONVERTERS.get(type(entity), _convert_callable_object)
     return converter(entity, options)
 
@@ -80,7 +92,7 @@ def to_graph(entity, *, recursive=True):
 def to_code(entity, *, recursive=True):
     """Returns the source code `to_graph(entity)` runs, as a string."""
     options = _options(recursive)
-    target = entity
+    target = _unwrapped(entity)
     while type(target) in (types.MethodType, functools.partial):
         target = target.__func__ if type(target) is types.MethodType else target.func
     if type(target) is not types.FunctionType:
@@ -90,11 +102,13 @@ def to_code(entity, *, recursive=True):
 
 
 def convert(recursive=True, strict=None):
-    """Decorator form of `to_graph`: `@ag.convert()`.
+    """Decorator form of `to_graph`: `@ag.convert()`, or bare `@ag.convert`.
 
     strict=True (or AUTOGRAPH_STRICT=1) makes a callee that cannot be
     converted an error instead of a logged warning.
     """
+    if callable(recursive):  # bare `@ag.convert`: the function came as `recursive`
+        return _convert_entity(recursive, _options(True, strict))
     options = _options(recursive, strict)
 
     def decorator(fn):

@@ -5,8 +5,11 @@ fix it.  Message texts are built by the small functions below so tests can pin
 them with `re.escape`.
 """
 
+import linecache
 import os
+import re
 import sys
+import types
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -133,13 +136,14 @@ def _not_users(filename):
     return skipped
 
 
-def user_frame(depth=1):
+def user_frame(depth=1, _want_frame=False):
     """The user's frame: the innermost frame of the caller's stack that is
     neither autograph nor numpy code. The one user-frame locator: every
     "at file.py:12" in a message, every node's location and the traceback
     clean-up find the user's line here. `depth` frames are skipped first.
 
-    Returns (filename, lineno, function name), or ('<unknown>', 0, '?').
+    Returns (filename, lineno, function name), or ('<unknown>', 0, '?');
+    the frame object itself (or None) with `_want_frame` (staged_value_fix).
     """
     frame = sys._getframe(depth)
     skipped_files = _skipped_files  # (cheap enough to run for every graph node)
@@ -149,9 +153,11 @@ def user_frame(depth=1):
         if skipped is None:
             skipped = _not_users(code.co_filename)
         if not skipped:
+            if _want_frame:
+                return frame
             return code.co_filename, frame.f_lineno, code.co_name
         frame = frame.f_back
-    return "<unknown>", 0, "?"
+    return None if _want_frame else ("<unknown>", 0, "?")
 
 
 def where(filename, lineno):
@@ -171,13 +177,14 @@ class RetracingWarning(UserWarning):
     """An ag.function keeps tracing new graphs for changing arguments."""
 
 
-def tensor_usage_message(what, tensor_name, location):
+def tensor_usage_message(what, tensor_name, location, fix=None):
+    """`fix`: what to do, when the user's code is known (staged_value_fix)."""
     return (
         f"{what} of graph tensor '{tensor_name}' at {location}: Python needs a "
         "concrete value here, but a graph tensor only has one when the graph "
-        "runs. Let autograph convert the function (ag.function(autograph=True), "
-        "the default, or ag.to_graph) so `if`/`while`/`for`/`len` on tensors "
-        "are staged, or compute this value outside the function.")
+        "runs. " + (fix or "Let autograph convert the function (ag.function(autograph="
+                    "True), the default, or ag.to_graph) so `if`/`while`/`for`/`len` on "
+                    "tensors are staged, or compute this value outside the function."))
 
 
 def leaked_tensor_message(tensor_name, made_at, use):
@@ -579,3 +586,137 @@ def reverse_mode_loop_message(location, loop):
         "`ag.set_loop_options(maximum_iterations=N)` at the top of the loop body "
         "with an upper bound N: the loop then becomes a bounded, masked "
         "jax.lax.scan that jax.grad differentiates.")
+
+
+def growing_python_list_message(name, location, loop, before, after):
+    return (
+        f"variable '{name}' is a Python list of length {before} that the staged "
+        f"`{loop}` loop at {location} changes to length {after}: a list can grow "
+        "in a staged loop only when it starts empty (it becomes a staged list, "
+        f"whose items all have one dtype and shape). Start with {name} = [] before "
+        "the loop (keep the items it held before in another list), or keep its "
+        "length fixed inside the loop.")
+
+
+# --- where a staged value was used as a Python value, and what to do -------------
+
+# Set by autograph/wiring.py (errors is the lowest layer: it imports neither):
+# the transpiler's is_converted_code(code) -- was this code made by autograph? --
+# and the runtime's is_library_file(filename) -- installed or standard library?
+is_converted_code = None
+is_library_file = None
+
+_COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+_NEEDS_A_NUMBER = {"int()": "x.astype(np.int64)", "float()": "x.astype(np.float64)",
+                   "complex()": "x.astype(np.complex128)", ".item()": "x (a 0-d tensor)",
+                   ".tolist()": "x", "use as a Python index or size": "x as the index"}
+
+
+def _library_module(filename, module):
+    """The top-level package of `module` when `filename` is library code."""
+    if is_library_file is not None and is_library_file(filename):
+        return (module or "?").split(".")[0]
+    return None
+
+
+def staged_value_fix(what):
+    """What to do about `what` (e.g. 'int()') of a staged value, judged from the
+    user's frame: a comprehension, a `match`, a call into an installed package,
+    converted code, or code autograph did not convert (None: the general hint)."""
+    frame = user_frame(2, _want_frame=True)
+    if frame is None:
+        return None
+    code = frame.f_code
+    line = linecache.getline(code.co_filename, frame.f_lineno).strip()
+    if what == "`in`":
+        return ("`v in x` makes Python ask for a bool now, while tracing. Write "
+                "np.any(x == v) (what numpy's `in` computes), which is staged.")
+    # (the first iterable of a comprehension is iterated in the enclosing frame)
+    if code.co_name in _COMPREHENSIONS or (
+            what == "iter()" and re.search(r"[\[{(][^\]})]*\bfor\b.+\bin\b", line)):
+        return ("Comprehensions are not converted: Python runs them as they are, so "
+                "they cannot loop over, or test, a staged value. Write a `for` loop "
+                "that appends to a list (it is staged), or one numpy expression on the "
+                "whole array (e.g. `x * 2` instead of `[v * 2 for v in x]`).")
+    if line.startswith(("match ", "case ")):
+        return ("A `match` statement on a staged value cannot be staged (its cases "
+                "are decided by Python while tracing). Write it as `if`/`elif` "
+                "comparisons on the value.")
+    package = _library_module(code.co_filename, frame.f_globals.get("__name__"))
+    if package is not None:
+        return (f"It happened in {frame.f_globals.get('__name__')}.{code.co_name}, "
+                "installed library code, which autograph calls as it is (unconverted). "
+                f"Convert it with autograph.config.include({package!r}) before the "
+                "first call, or call it outside the ag.function on numpy values.")
+    if is_converted_code is None or not is_converted_code(code):
+        return None  # not converted: the general hint says to convert it
+    if what in _NEEDS_A_NUMBER:
+        return (f"The function is converted, but {what} asks for the number now, "
+                f"while tracing. Keep it a staged value ({_NEEDS_A_NUMBER[what]}), or "
+                "pass the number in as a Python argument (one trace per value).")
+    if what in ("iter()", "len()"):
+        return ("Only a `for` statement (and len() in converted code) loops over a "
+                "staged array; unpacking it (`a, b = x`), list(x), zip(x, ...) or *x "
+                "are not staged. Index it (x[0], x[1]) or loop with `for`.")
+    if what == "bool()":
+        return ("The function is converted, but this expression is not staged (a "
+                "`bool()` call, `any()`/`all()`, a condition inside a call argument "
+                "or a comprehension). Use the tensor in an `if`/`while` statement, or "
+                "np.where / np.any / np.all.")
+    return "Compute this value outside the function, or keep it a staged value."
+
+
+# --- traceback filtering (errors escaping ag.function) ----------------------------
+
+TRACEBACK_FILTERING = "AUTOGRAPH_TRACEBACK_FILTERING"  # "off" shows every frame
+_FILTERING_NOTE = (f"(autograph's own frames are hidden from this traceback; set "
+                   f"{TRACEBACK_FILTERING}=off to show them)")
+
+
+def without_internal_frames(exc):
+    """`exc` with autograph's own frames (and numpy's dispatch frames: the
+    frames `user_frame` skips) removed from its traceback, so an error raised
+    while tracing shows the user's frames; unless AUTOGRAPH_TRACEBACK_FILTERING=off."""
+    if os.environ.get(TRACEBACK_FILTERING, "").lower() in ("off", "0", "false", "no"):
+        return exc
+    entries, total = [], 0
+    tb = exc.__traceback__
+    while tb is not None:
+        total += 1
+        if not _not_users(tb.tb_frame.f_code.co_filename):
+            entries.append(tb)
+        tb = tb.tb_next
+    if not entries or len(entries) == total:
+        return exc  # nothing of the user's to show, or nothing to hide
+    rebuilt = None
+    for entry in reversed(entries):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    # (the note only on our own errors: the user's exceptions stay as Python made them)
+    if isinstance(exc, AutoGraphError) and hasattr(exc, "add_note") and \
+            _FILTERING_NOTE not in getattr(exc, "__notes__", ()):
+        exc.add_note(_FILTERING_NOTE)
+    return exc.with_traceback(rebuilt)
+
+
+def staged_list_setitem_message(location):
+    return (
+        f"item assignment `lst[i] = v` on a staged list (a list built in a staged loop) "
+        f"at {location}: a staged list only appends and pops its last item. Append the "
+        "final values instead, or stack it (`x = ag.stack(lst)`) and write "
+        "`x = np.where(np.arange(len(x)) == i, v, x)`.")
+
+
+def staged_list_method_message(method, location):
+    return (
+        f"`lst.{method}(...)` on a staged list (a list built in a staged loop) at "
+        f"{location} is not converted where it stands (inside an expression, or on "
+        f"another name for the list). Write it as a statement of its own on the list "
+        f"variable: `lst.append(x)`, `item = lst.pop()`.")
+
+
+def retracing_replaced_message(function_name, count, seconds, what):
+    return (
+        f"ag.function '{function_name}' was retraced {count} times in {seconds:.2f} s "
+        f"for the same arguments: its {what} held a new value each time, which the "
+        "graph holds as a constant. Hold that state in an ag.Variable and .assign() "
+        "new values to it, or pass the value as an argument.")

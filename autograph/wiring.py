@@ -6,18 +6,30 @@ them:
 
 - the graph engine enters the runtime's `staging` around every trace, so a
   converted function runs its staged body while `ag.function` traces it;
+- the engine takes apart returned containers it does not know (dataclasses)
+  with the runtime's one structure flattener;
+- messages about staged values used as Python values say which fix applies
+  (converted code or not, library code);
+- `ag.to_graph`/`ag.to_code` of an `ag.function` convert its Python function;
 - `ag.function(autograph=True)` converts with `autograph.api.to_graph`;
 - the runtime's registry learns which backend module serves which library.
 
 (The API hands the runtime the transpiler itself: see autograph/api.py.)
 """
 
-from autograph import api, backends
-from autograph.graph import core
-from autograph.graph.function import set_converter
-from autograph.runtime import registry
+import operator
+
+from autograph import api, backends, errors, transpiler
+from autograph.graph import core, slots
+from autograph.graph.function import BoundFunction, Function, set_converter
+from autograph.runtime import call, registry, structure
 
 core.trace_hook = registry.staging
+slots.structure = structure  # returned dataclasses are taken apart by the one flattener
 set_converter(api.to_graph)
+errors.is_converted_code = transpiler.is_converted_code  # which fix a message names
+errors.is_library_file = call.is_library_file
+for _wrapper in (Function, BoundFunction):  # to_graph/to_code convert what they wrap
+    api.WRAPPED_FUNCTION[_wrapper] = operator.attrgetter("python_function")
 for _library, _module in backends.BY_LIBRARY.items():
     registry.register_backend_module(_library, _module)

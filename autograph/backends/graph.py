@@ -44,7 +44,7 @@ import numpy as np
 from autograph import errors
 from autograph import graph as engine
 from autograph.graph import core
-from autograph.graph.ops import base, shaping
+from autograph.graph.ops import base, misc, shaping
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
@@ -290,13 +290,17 @@ class GraphBackend(Backend):
             return engine.list_stack(items)
         return np.stack(list(items))
 
+    def full(self, shape, fill_value, dtype):
+        return misc.filled(shape, fill_value, dtype)
+
+    def arange(self, start, stop, step, dtype=None):
+        return misc.arange(start, stop, step, dtype)
+
     def list_append(self, target, item):
         return engine.list_append(target, item)
 
     def list_pop(self, target, index=None):
-        if index is not None:
-            raise errors.StagingError(errors.staged_list_pop_message(staging.user_location()))
-        return engine.list_pop(target)
+        return engine.list_pop(target, index)
 
     def list_element_type(self, value):
         if isinstance(value, TensorList):

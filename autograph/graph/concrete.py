@@ -14,6 +14,8 @@ import numpy as np
 from autograph import errors
 from autograph.graph import compiler, core, optimize, signature
 from autograph.graph.listing import type_string
+from autograph.graph import slots
+from autograph.graph.guards import guards_hold, guards_of
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
@@ -43,6 +45,9 @@ def _flatten_output(value, graph, outputs):
         return type(value)(_flatten_output(v, graph, outputs) for v in value)
     if isinstance(value, dict):
         return type(value)((k, _flatten_output(v, graph, outputs)) for k, v in value.items())
+    parts = slots.take_apart(value)  # a dataclass, ...
+    if parts is not None:
+        return slots.Rebuilt(parts[0], [_flatten_output(v, graph, outputs) for v in parts[1]])
     return value
 
 
@@ -65,6 +70,8 @@ def _builder(template):
             return type(value)(build(v, outs) for v in value)
         if isinstance(value, dict):
             return type(value)((k, build(v, outs)) for k, v in value.items())
+        if isinstance(value, slots.Rebuilt):
+            return value.build([build(v, outs) for v in value.parts])
         return value
 
     return lambda outs: build(template, outs)
@@ -98,6 +105,9 @@ class ConcreteFunction:
 
     def __init__(self, graph, key, leaf_specs, template, arg_names, keep):
         self.graph = graph
+        # values the trace read from outside its arguments (guards.py): set by
+        # trace(); ag.function traces again when one no longer holds
+        self.guards = ()
         self.structure = signature.structure_of(key)
         self.leaf_specs = leaf_specs
         self._key = key
@@ -147,6 +157,8 @@ class ConcreteFunction:
     def accepts(self, key):
         if signature.structure_of(key) != self.structure:
             return False
+        if self.guards and not guards_hold(self.guards):  # (see guards.py)
+            return False
         entries = _array_entries(key, [])
         return all(spec.is_compatible_with(entry[1], entry[2])
                    for spec, entry in zip(self.leaf_specs, entries))
@@ -183,13 +195,18 @@ class ConcreteFunction:
     def pretty_signature(self):
         args = []
         specs = iter(self.graph.inputs)
-        for name, part in zip(self._arg_names, self._key[0] if self._key else ()):
+        named = list(zip(self._arg_names, self._key[0] if self._key else ()))
+        if self._key and self._key[1]:
+            named += list(self._key[1][1])  # keyword arguments: (name, key)
+        for name, part in named:
             if type(part) is tuple and part and part[0] is signature.ARRAY:
                 args.append(f"{name}: {type_string(next(specs))}")
             elif type(part) is tuple and len(part) == 2 and isinstance(part[0], type) \
                     and part[0] not in (list, tuple, dict):
                 args.append(f"{name}={part[1]!r}")
             else:
+                for _ in _array_entries(part, []):
+                    next(specs)  # the arrays inside a nested argument
                 args.append(f"{name}: {signature.describe(part)}")
         outs = ", ".join(type_string(t) if isinstance(t, Tensor) else repr(t)
                          for t in self.graph.outputs)
@@ -245,4 +262,7 @@ def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=()):
         outputs = []
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
-    return ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
+    guards = guards_of(fn, key_keep)
+    concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
+    concrete.guards = guards
+    return concrete

@@ -25,6 +25,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core, signature
 from autograph.graph.concrete import MISS, trace
+from autograph.graph.guards import guards_hold, replaced
 from autograph.graph.tensor import TensorSpec
 
 _ARRAY = signature.ARRAY
@@ -59,6 +60,8 @@ class Function:
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
         self._traced_function = None
+        self._signature = None  # inspect.signature(python_function), False if it has none
+        self._replaced = None  # what a guard saw replaced, last time one did (guards.py)
         self._cache = {}
         self._entries = []  # fast calls (ConcreteFunction.entry), most recent first
         self._entry_for = {}  # cache key -> its fast call (None: arguments untestable)
@@ -100,15 +103,22 @@ class Function:
                 result = entry(args)
                 if result is not MISS:
                     return result
+        if kwargs:
+            args, kwargs = self._canonical(args, kwargs)
         given = args
         if self.input_signature is not None:
             args = self._coerce(args)
         leaves, keep = [], []
         key = signature.call_key(args, kwargs, leaves, keep)
         concrete = self._cache.get(key)
+        if concrete is not None and concrete.guards and not guards_hold(concrete.guards):
+            concrete = self._forget(key, concrete)  # an array it captured was replaced
         if concrete is None:
-            concrete = self._concrete_for(args, kwargs, key, leaves, keep)
-        if not kwargs and args is given:  # (coerced arguments: no guard)
+            try:
+                concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+            except Exception as e:  # raised while tracing: show the user's frames
+                raise errors.without_internal_frames(e)  # (see the exception's note)
+        if not kwargs and args is given and not concrete.guards:  # (coerced: no guard)
             self._add_entry(key, concrete, args)
         return concrete.call_flat(leaves)
 
@@ -122,6 +132,36 @@ class Function:
                 self._entries.remove(entry)
             self._entries.insert(0, entry)
             del self._entries[ENTRIES:]
+
+    def _forget(self, key, concrete):
+        """Stops calling a graph traced with a global, cell or attribute value
+        that has been replaced (guards.py); returns None."""
+        self._replaced = replaced(concrete.guards)  # (for the retracing warning)
+        del self._cache[key]
+        for cache_key in [k for k, c in self._cache.items() if c is concrete]:
+            del self._cache[cache_key]
+        candidates = self._by_structure[signature.structure_of(key)]
+        if concrete in candidates:
+            candidates.remove(concrete)
+        return None  # (it stays in concrete_functions: it was traced)
+
+    def _canonical(self, args, kwargs):
+        """One form per call: arguments named by keyword but accepted by
+        position move to their place, so `f(x, n=1)` and `f(x, 1)` share one
+        trace.  (Defaults are not filled in: a saved graph, which has no
+        Python signature, is called in the same form.)"""
+        if self._signature is None:
+            try:
+                self._signature = inspect.signature(self.python_function)
+            except (TypeError, ValueError):
+                self._signature = False
+        if self._signature is False or self.input_signature is not None:
+            return args, kwargs
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError:
+            return args, kwargs  # calling the function raises Python's own error
+        return bound.args, bound.kwargs
 
     def _coerce(self, args):
         """Python values for TensorSpec arguments become arrays of its dtype."""
@@ -199,7 +239,14 @@ class Function:
         if now - first > RETRACE_WINDOW:
             return
         self._warned = True
-        name, hint = self._changing_argument([k for _, k in self._retraces])
+        keys = [k for _, k in self._retraces]
+        if self._replaced is not None and len(set(map(repr, keys))) == 1:
+            # the same arguments each time: a value the graph holds was replaced
+            warnings.warn(errors.retracing_replaced_message(
+                self.__name__, len(self._retraces) - 1, now - first, self._replaced),
+                errors.RetracingWarning, stacklevel=4)
+            return
+        name, hint = self._changing_argument(keys)
         warnings.warn(errors.retracing_message(self.__name__, len(self._retraces) - 1,
                                                now - first, name, hint),
                       errors.RetracingWarning, stacklevel=4)
@@ -231,11 +278,18 @@ class Function:
         tracing it if needed."""
         if self.input_signature is not None and not args and not kwargs:
             return self._signature_function()
+        if kwargs:
+            args, kwargs = self._canonical(args, kwargs)
         leaves, keep = [], []
         key = signature.call_key(args, kwargs, leaves, keep)
         concrete = self._cache.get(key)
+        if concrete is not None and concrete.guards and not guards_hold(concrete.guards):
+            concrete = self._forget(key, concrete)
         if concrete is None:
-            concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+            try:
+                concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+            except Exception as e:  # raised while tracing: show the user's frames
+                raise errors.without_internal_frames(e)  # (see the exception's note)
         return concrete
 
     def pretty_printed_concrete_signatures(self):

@@ -7,8 +7,12 @@ it and the user's line.
 
 Creation functions that take only sizes (`np.zeros`, `np.ones`, `np.arange`,
 `np.eye`, ...) never see a tensor unless a size is one; with static sizes
-they simply make numpy constants, which is what ML code needs.  A tensor
-used as a size raises TensorUsageError.  Numpy gives no hook when a numpy
+they simply make numpy constants, which is what ML code needs.  Numpy calls
+no hook for a tensor used as a size: in converted code `np.zeros`, `np.ones`,
+`np.empty`, `np.full` and `np.arange` go through the runtime instead
+(runtime/builtins.py), which records `ops.misc.filled`/`ops.misc.arange`
+(dims unknown until the graph runs); elsewhere a tensor size raises
+TensorUsageError.  `np.pad` in "constant" mode is staged as concatenation.  Numpy gives no hook when a numpy
 array is indexed by a tensor (`np.eye(k)[labels]`, `np.take(array, labels)`),
 so those raise TensorUsageError; write one-hot encoding as
 `(labels[:, None] == np.arange(k)).astype(np.float32)`, and gather with the
@@ -21,7 +25,8 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
-from autograph.graph.ops import elementwise, indexing, linalg, misc, reductions, shaping
+from autograph.graph.ops import base, elementwise, indexing, linalg, misc, reductions, shaping
+from autograph.graph.tensor import Tensor
 
 
 def _reduction(name):
@@ -49,6 +54,34 @@ def _concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     _no_extra("stack", out=out, dtype=dtype)
     return shaping.stack(arrays, axis)
+
+
+def _pad(array, pad_width, mode="constant", **kwargs):
+    """np.pad in "constant" mode, with Python pad widths: blocks of the constant
+    concatenated on each side, so dims the graph knows only at run time work."""
+    values = kwargs.pop("constant_values", 0)
+    scalar = isinstance(values, (int, float, bool, np.generic)) or (
+        isinstance(values, Tensor) and values.shape == ())
+    if mode != "constant" or kwargs or not scalar:
+        _no_extra("pad", **({"mode": mode} if mode != "constant" else kwargs or
+                            {"constant_values": values}))
+    x = base.as_tensor(array)
+    ndim = len(x.shape)
+    if any(isinstance(w, Tensor) for w in np.ravel(np.array(pad_width, dtype=object))):
+        raise errors.UnsupportedNumpyArgumentError(errors.unsupported_argument_message(
+            "np.pad() with a staged pad width", core.user_location(),
+            "Pass Python ints as pad widths (grow by a fixed amount per iteration)."))
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2)).tolist()
+    for axis, (before, after) in enumerate(widths):
+        parts = []
+        for width in (before, after):
+            shape = [shaping.dim(x, i) for i in range(ndim)]
+            shape[axis] = width
+            parts.append(misc.filled(tuple(shape), values, x.dtype) if width else None)
+        pieces = [p for p in (parts[0], x, parts[1]) if p is not None]
+        if len(pieces) > 1:
+            x = shaping.concatenate(pieces, axis)
+    return x
 
 
 def _shape(a):
@@ -83,6 +116,7 @@ SUPPORTED = {
     # shapes
     np.reshape: _reshape, np.transpose: shaping.transpose,
     np.squeeze: shaping.squeeze, np.expand_dims: shaping.expand_dims,
+    np.pad: _pad,
     np.concatenate: _concatenate, np.stack: _stack, np.vstack: shaping.vstack,
     np.hstack: shaping.hstack, np.broadcast_to: shaping.broadcast_to,
     np.flip: shaping.flip, np.swapaxes: shaping.swapaxes, np.moveaxis: shaping.moveaxis,

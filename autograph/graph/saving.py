@@ -169,10 +169,11 @@ class _Writer:
         head = key[0]
         if head is signature.ARRAY:
             return {"leaf": [list(key[1]), key[2].str]}
-        if head is signature.OBJECT or head is signature.NAMEDTUPLE:
+        if head is signature.OBJECT or head is signature.NAMEDTUPLE or \
+                head is signature.FIELDS:
             return self.refuse(
-                "an argument keyed by identity (an object, a method's instance or a "
-                "namedtuple)", "Save a function whose arguments are arrays, numbers, "
+                "an argument keyed by identity or by its class (an object, a method's "
+                "instance, a namedtuple or a dataclass)", "Save a function whose arguments are arrays, numbers, "
                 "strings and lists, tuples or dicts of them.")
         if head in _KEY_TYPES:
             return {"py": _KEY_TYPES[head], "value": self.value(

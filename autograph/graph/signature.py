@@ -4,8 +4,9 @@ Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
 graph inputs ("leaves"); Python scalars and strings by type and value (floats
 and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
 matches itself; True and 1 differ by type); lists,
-tuples, namedtuples and dicts flattened; `ag.Variable` and any other object
-by identity.  `TensorSpec` stands for an array of that shape (None dims
+tuples, namedtuples, dicts and dataclass instances flattened (a dataclass
+argument reaches the traced function as a fresh instance around the
+placeholders); `ag.Variable` and any other object by identity.  `TensorSpec` stands for an array of that shape (None dims
 allowed) in `get_concrete_function`.
 """
 
@@ -13,6 +14,7 @@ import math
 
 import numpy as np
 
+from autograph.graph import slots
 from autograph.graph.tensor import Tensor, TensorSpec
 
 
@@ -27,6 +29,7 @@ class _Marker:
 ARRAY = _Marker("array")
 OBJECT = _Marker("object")
 NAMEDTUPLE = _Marker("namedtuple")
+FIELDS = _Marker("fields")  # a dataclass instance (slots.take_apart)
 
 
 def _scalar(value, leaves, keep):
@@ -95,6 +98,9 @@ def key_of(value, leaves, keep):
         return _sequence(value, leaves, keep)
     if isinstance(value, dict):
         return _dict(value, leaves, keep)
+    parts = slots.take_apart(value)  # a dataclass: by its fields, like a namedtuple
+    if parts is not None:
+        return (FIELDS, parts[0], tuple(key_of(v, leaves, keep) for v in parts[1]))
     keep.append(value)
     return (OBJECT, id(value))
 
@@ -135,6 +141,11 @@ def rebuild(value, make_leaf, path):
         rebuilt = {k: rebuild(value[k], make_leaf, f"{path}_{k}")
                    for k in sorted(value, key=repr)}
         return type(value)((k, rebuilt[k]) for k in value)
+    parts = slots.take_apart(value)  # a fresh dataclass around the new leaves
+    if parts is not None:
+        structure, leaves = parts
+        return slots.Rebuilt(structure, ()).build(
+            [rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(leaves)])
     return value
 
 
@@ -219,6 +230,8 @@ class _GuardWriter:
                 k_name = self.constant(k)
                 test(f"{k_name} in {name}")
                 self.visit(value[k], f"{name}[{k_name}]")
+        elif slots.take_apart(value) is not None:
+            raise NoGuard  # a dataclass is keyed by its fields: call_key takes it apart
         else:  # keyed by identity
             test(f"{source} is {self.constant(value)}")
 

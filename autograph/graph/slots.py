@@ -37,3 +37,32 @@ class ListSlot:
             linked = linked[0]
         items.reverse()
         return items
+
+
+# The one structure flattener (autograph/runtime/structure.py: `flatten`,
+# `unflatten`, `LEAF`), set by autograph/wiring.py -- the engine may not import
+# the runtime.  It takes apart the containers the engine does not know itself
+# (dataclass instances, ...), so a returned dataclass holding tensors comes
+# back holding arrays.
+structure = None
+
+
+class Rebuilt:
+    """A container of another kind: its structure, and the templates of its leaves."""
+    __slots__ = ("structure", "parts")
+
+    def __init__(self, structure, parts):
+        self.structure, self.parts = structure, parts
+
+    def build(self, leaves):
+        return structure.unflatten(self.structure, leaves)[0]
+
+
+def take_apart(value):
+    """(structure, leaves) of a container the hook knows, or None for a leaf."""
+    if structure is None or not hasattr(type(value), "__dataclass_fields__"):
+        return None  # (the only containers left to the hook: dataclasses; a fast no)
+    flat = structure.flatten((value,), ("output",))
+    if flat.structure[0] is structure.LEAF:
+        return None
+    return flat.structure, flat.values

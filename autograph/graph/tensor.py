@@ -66,7 +66,8 @@ class Tensor:
 
     def _usage_error(self, what):
         return errors.TensorUsageError(
-            errors.tensor_usage_message(what, self.name, errors.where_user()))
+            errors.tensor_usage_message(what, self.name, errors.where_user(),
+                                        errors.staged_value_fix(what)))
 
     def __bool__(self):
         raise self._usage_error("bool()")
@@ -94,6 +95,9 @@ class Tensor:
             "np.asarray() (numpy wants a concrete array; indexing a numpy array with a "
             "tensor, `arr[t]` or `np.take(arr, t)`, cannot be staged: index a tensor, "
             "and write one-hot as `t[:, None] == np.arange(k)`)")
+
+    def __contains__(self, value):
+        raise self._usage_error("`in`")
 
     def __setitem__(self, key, value):
         raise self._usage_error("item assignment (tensors are immutable; build a new one)")

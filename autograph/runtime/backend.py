@@ -140,6 +140,15 @@ class Backend:
         """Stacks a Python list of staged values (or a staged list) into one."""
         raise _unsupported(self, "ag.stack()")
 
+    def full(self, shape, fill_value, dtype):
+        """`np.full(shape, fill_value, dtype)` where a dim of `shape` (an int or
+        a tuple) or `fill_value` is staged (np.zeros/ones/empty come here too)."""
+        raise _unsupported(self, "np.zeros/ones/full() with a staged size")
+
+    def arange(self, start, stop, step, dtype=None):
+        """`np.arange(start, stop, step, dtype)` with a staged bound."""
+        raise _unsupported(self, "np.arange() with a staged bound")
+
     def list_append(self, target, item):
         """`target.append(item)` on a staged list; returns the new list."""
         raise _unsupported(self, "list.append()")

@@ -9,6 +9,8 @@ bound is a `StagedRange`, which `for_stmt` stages as one loop (`for_range`).
 
 import builtins
 
+import numpy as np
+
 from autograph import errors
 from autograph.runtime import control_flow, registry
 from autograph.runtime.backend import Backend
@@ -122,3 +124,54 @@ def user_locals(local_vars, fscope):
     hidden = fscope.internal_names
     return {name: value for name, value in local_vars.items()
             if name not in hidden and name not in _HIDDEN and type(value) is not Undefined}
+
+
+# --- numpy's creation functions with a staged size --------------------------------
+# numpy calls no hook when a size is a staged value (`np.zeros(n)` asks for
+# int(n)), so converted code's calls to these go here (runtime/call.py's table
+# of overrides): with Python sizes they are numpy's own functions.
+
+def _staged_size_backend(shape, *values):
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return _first_backend((*dims, *values))
+
+
+def _filled(numpy_function, fill):
+    def create(shape, dtype=float, order="C", **kwargs):
+        backend = _staged_size_backend(shape)
+        if backend is None or order != "C" or kwargs:
+            return numpy_function(shape, dtype, order, **kwargs)
+        return backend.full(shape, fill, np.dtype(dtype))
+    create.__name__ = f"{numpy_function.__name__}_"
+    create.__doc__ = f"Python meaning: `np.{numpy_function.__name__}(shape, dtype, order)`."
+    return create
+
+
+zeros_ = _filled(np.zeros, 0)
+ones_ = _filled(np.ones, 1)
+empty_ = _filled(np.empty, 0)  # (any values will do: zeros)
+
+
+def full_(shape, fill_value, dtype=None, order="C", **kwargs):
+    """Python meaning: `np.full(shape, fill_value, dtype, order)`."""
+    backend = _staged_size_backend(shape, fill_value)
+    if backend is None or order != "C" or kwargs:
+        return np.full(shape, fill_value, dtype, order, **kwargs)
+    if dtype is None:
+        staged = registry.backend_of(fill_value) is not None
+        dtype = fill_value.dtype if staged else np.asarray(fill_value).dtype
+    return backend.full(shape, fill_value, np.dtype(dtype))
+
+
+def arange_(*args, **kwargs):
+    """Python meaning: `np.arange(*args, **kwargs)`."""
+    backend = _first_backend(args + tuple(v for k, v in kwargs.items() if k != "dtype"))
+    if backend is None or not 1 <= len(args) <= 3 or set(kwargs) - {"dtype"}:
+        return np.arange(*args, **kwargs)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    return backend.arange(start, stop, step, kwargs.get("dtype"))
+
+
+# numpy function -> its operator above (call.py's override table reads this)
+NUMPY_OVERRIDES = {np.zeros: zeros_, np.ones: ones_, np.empty: empty_, np.full: full_,
+                   np.arange: arange_}

@@ -85,7 +85,11 @@ def is_library_code(fn):
     ruled = RULES.decide(getattr(fn, "__module__", None))
     if ruled is not None:
         return not ruled
-    filename = fn.__code__.co_filename
+    return is_library_file(fn.__code__.co_filename)
+
+
+def is_library_file(filename):
+    """Is this file the standard library's or an installed package's?"""
     library = _library_files.get(filename)
     if library is None:
         library = _library_files[filename] = (
@@ -142,6 +146,9 @@ def clear_caches():
 
 
 def _decide_function(fn, options):
+    override = _overridden(fn)
+    if override is not None:
+        return override
     transpiler = converter
     if not options.recursive or transpiler is None:
         return fn
@@ -195,6 +202,8 @@ def _load_builtin_overrides():
         operator = getattr(overrides, name + "_", None)
         if operator is not None:
             table[id(getattr(builtins, name))] = operator
+    for function, operator in overrides.NUMPY_OVERRIDES.items():
+        table[id(function)] = operator  # (numpy's functions live as long as numpy)
     return table
 
 
@@ -203,6 +212,12 @@ def _builtin_target(f, targets):
     if _builtin_overrides is None:
         _builtin_overrides = _load_builtin_overrides()
     return _builtin_overrides.get(id(f), f)
+
+
+def _overridden(fn):
+    """The runtime's operator for `fn` (np.ones, ... are Python functions), or None."""
+    target = _builtin_target(fn, None)
+    return None if target is fn else target
 
 
 def _as_is(f, targets):
@@ -249,7 +264,7 @@ _TARGETS_BY_TYPE = dispatch_table({
     "partial": _partial_target,
     "static_or_class_method": _as_is,  # not callable before 3.10; called as is after
     "builtin": _builtin_target,
-    "class": _as_is,
+    "class": _builtin_target,  # range, enumerate, zip passed around as values
     "slot": _as_is,
 })
 

@@ -6,6 +6,8 @@ Python lists and any other object with `append`/`pop` -- the operator calls
 the object's own method, exactly as the original statement did.
 """
 
+import numpy as np
+
 from autograph.runtime import registry
 from autograph.runtime.registry import backend_of
 
@@ -32,15 +34,20 @@ def stack(items):
     the owning backend stacks them into one staged value.
 
     A staged list (of a backend that has them) is stacked by its backend.
+    A list holding numpy arrays or scalars is stacked by `np.stack`, so a
+    function gives the same type run eagerly as staged (where those arrays
+    are staged values).
     """
     backend = backend_of(items)
     if backend is not None:
         return backend.stack(items)
+    holds_arrays = False
     for item in items:
         backend = backend_of(item)
         if backend is not None:
             return backend.stack(items)
-    return items
+        holds_arrays = holds_arrays or isinstance(item, (np.ndarray, np.generic))
+    return np.stack(items) if holds_arrays else items
 
 
 def set_element_type(target, dtype, shape=None):

@@ -56,10 +56,25 @@ def if_exp(cond, if_true, if_false, expr_text):
                    (f"<value of `... if {expr_text} else ...`>",))[0]
 
 
+def contains(a, b):
+    """Python meaning: `a in b`.  For a staged array `b`, numpy's meaning of
+    `in`, `(b == a).any()`, staged (Python would ask for its bool at once)."""
+    if backend_of(b) is None:
+        return a in b
+    return (b == a).any()
+
+
+def not_contains(a, b):
+    """Python meaning: `a not in b` (staged as `contains` is)."""
+    if backend_of(b) is None:
+        return a not in b
+    return not_(contains(a, b))
+
+
 _COMPARISONS = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    "in": contains, "not in": not_contains,
 }
 
 

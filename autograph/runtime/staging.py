@@ -110,12 +110,19 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
     # e.g. an empty Python list as a staged list.
     def run_checked(state, run):
         expected = [_structure(v) for v in state]
+        # described now: the body may append to a list it was given
+        outlines = [structure.describe_container(v) for v in state]
         result = run()
-        for name, before, value, shape in zip(names, state, result, expected):
+        for name, before, value, shape, outline in zip(names, state, result, expected,
+                                                       outlines):
             if type(value) is Undefined or (_structure(value) != shape
                                             and not _return_pending(before, value)):
+                if type(value) is list and type(before) is list and shape[1]:
+                    raise errors.StagingError(errors.growing_python_list_message(
+                        name, location, loop, len(shape[1]), len(value)))
                 raise errors.StagingError(errors.loop_structure_message(
-                    name, location, loop, _describe_outline(before), _describe_outline(value)))
+                    name, location, loop, outline or _describe_outline(before),
+                    _describe_outline(value)))
         return result
 
     if with_item:

@@ -54,6 +54,18 @@ class TensorList(Tensor):
                 "ag.stack(lst) to slice the array", core.user_location()))
         return list_stack(self)[key]
 
+    def __setitem__(self, key, value):
+        raise errors.StagingError(errors.staged_list_setitem_message(core.user_location()))
+
+    # Converted code calls ag__.list_append / list_pop for these; reaching the
+    # methods means the call was not converted where it stands.
+    def append(self, *args):
+        raise errors.StagingError(errors.staged_list_method_message(
+            "append", core.user_location()))
+
+    def pop(self, *args):
+        raise errors.StagingError(errors.staged_list_method_message("pop", core.user_location()))
+
     def _check_loop_output(self, out, index):
         if not isinstance(out, TensorList):
             raise errors.GraphError(f"while_loop: loop var #{index} is a tensor list before "
@@ -131,6 +143,29 @@ def _pop_rule(lst):
     return [((), OBJECT), (lst.element_shape, lst.element_dtype)]
 
 
+def _pop_at_kernel(lst, index):
+    items = []
+    while lst is not None:
+        items.append(lst[1])
+        lst = lst[0]
+    items.reverse()
+    try:
+        item = items.pop(int(index))
+    except IndexError:
+        raise errors.GraphIndexError(errors.staged_list_empty_pop_message() if not items
+                                     else "pop index out of range") from None
+    rest = None
+    for length, value in enumerate(items, 1):
+        rest = (rest, value, length)
+    return rest, item
+
+
+def _pop_at_rule(lst, index):
+    if index.shape != () or index.dtype.kind not in "iu":
+        raise base.RuleError(f"list indices must be integers, not {index!r}", TypeError)
+    return _pop_rule(lst)
+
+
 def _stack_kernel(lst, dtype, shape):
     items = []
     while lst is not None:
@@ -155,6 +190,7 @@ def _length_kernel(lst):
 LIST_NEW = core.register("list_new", _new_kernel, _list_rule, foldable=False)
 LIST_APPEND = core.register("list_append", _append_kernel, _list_rule, foldable=False)
 LIST_POP = core.register("list_pop", _pop_kernel, _pop_rule, foldable=False)
+LIST_POP_AT = core.register("list_pop_at", _pop_at_kernel, _pop_at_rule, foldable=False)
 LIST_STACK = core.register("list_stack", _stack_kernel, _stack_rule)
 LIST_LENGTH = core.register("list_length", _length_kernel,
                             lambda lst: [((), np.dtype(np.intp))], foldable=False)
@@ -192,14 +228,24 @@ def list_append(lst, value):
     return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.shape))
 
 
-def list_pop(lst):
-    """(the list without its last item, that item); IndexError when empty."""
+def list_pop(lst, index=None):
+    """(the list without its last item, or item `index` (Python's negative
+    indices too), that item); IndexError when there is none."""
     _check_list(lst, "list_pop")
     if lst.element_dtype is None or lst.element_shape is None:
         raise errors.GraphError(errors.graph_op_message(
             "list_pop", "the list's element dtype/shape is unknown; create it with "
             "list_new(element_dtype, element_shape) (ag.set_element_type)", core.user_location()))
-    rest, value = base.record(LIST_POP, (lst,))
+    if index is None:
+        rest, value = base.record(LIST_POP, (lst,))
+    else:  # walks the list when the graph runs: O(length)
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) \
+                and not isinstance(index, Tensor):
+            raise errors.GraphTypeError(
+                f"list indices must be integers, not {type(index).__name__}")
+        graph = base.graph_for((lst,))
+        index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
+        rest, value = base.record(LIST_POP_AT, (lst, index))
     return wrap(rest, lst.element_dtype, lst.element_shape), value
 
 

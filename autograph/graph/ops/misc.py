@@ -6,6 +6,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core
 from autograph.graph.ops import base
+from autograph.graph.tensor import Tensor
 
 
 def _unsupported(what, hint):
@@ -131,3 +132,54 @@ def _allclose_rule(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 ISCLOSE = core.register("np.isclose", np.isclose, _isclose_rule)
 ALLCLOSE = core.register("np.allclose", np.allclose, _allclose_rule)
+
+
+# --- arrays whose sizes are known only when the graph runs -------------------------
+# (np.zeros(n), np.full((n, 3), x), np.arange(n) with a tensor n: numpy calls
+# no hook for these, so the runtime routes them here: backends/graph.py)
+
+def _check_size(dim):
+    if base.shape_of(dim) != () or np.dtype(getattr(dim, "dtype", np.int64)).kind not in "iub":
+        raise base.RuleError(f"a size must be an integer scalar, got {dim!r}", TypeError)
+
+
+def _filled_rule(fill, *dims, shape, dtype):
+    for dim in dims:
+        _check_size(dim)
+    base.broadcast_shapes(base.shape_of(fill), shape)  # numpy's check, on known dims
+    return [(tuple(shape), dtype)]
+
+
+def _filled_kernel(fill, *dims, shape, dtype):
+    sizes = iter(dims)
+    return np.full(tuple(int(next(sizes)) if d is None else d for d in shape), fill, dtype)
+
+
+FILLED = core.register("np.full", _filled_kernel, _filled_rule)
+
+
+def filled(shape, fill, dtype):
+    """`np.full(shape, fill, dtype)` where dims of `shape` (ints or 0-d integer
+    tensors) may be tensors: those dims are unknown (None) in the graph."""
+    shape = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
+    template = tuple(None if isinstance(d, Tensor) else int(d) for d in shape)
+    dims = [d for d in shape if isinstance(d, Tensor)]
+    return base.record1(FILLED, (fill, *dims), {"shape": template, "dtype": np.dtype(dtype)})
+
+
+def _arange_rule(start, stop, step, dtype=None):
+    for bound in (start, stop, step):
+        if base.shape_of(bound) != ():
+            raise base.RuleError(f"np.arange takes scalars, got {bound!r}", TypeError)
+    sample = np.arange(base.example(start), base.example(start), base.example(step) or 1,
+                       dtype=dtype)
+    return [((None,), sample.dtype)]
+
+
+ARANGE = core.register("np.arange", np.arange, _arange_rule)
+
+
+def arange(start, stop, step, dtype=None):
+    """`np.arange(start, stop, step, dtype)` with tensor bounds: length unknown."""
+    attrs = {} if dtype is None else {"dtype": np.dtype(dtype)}
+    return base.record1(ARANGE, (start, stop, step), attrs)
