@@ -7,6 +7,8 @@ from autograph import errors, transpiler
 from autograph.context import ConversionOptions
 from autograph.runtime import call
 
+call.set_converter(transpiler)  # the runtime converts callees through this hook
+
 
 def _options(recursive, strict=None):
     if strict is None:
@@ -38,19 +40,6 @@ def _convert_builtin(fn, options):
         fn, f"{type(fn).__name__} objects are implemented in C and have no Python source"))
 
 
-_CONVERTERS = {
-    types.FunctionType: _convert_function,
-    types.MethodType: _convert_method,
-    functools.partial: _convert_partial,
-    staticmethod: _convert_wrapped,
-    classmethod: _convert_wrapped,
-    types.BuiltinFunctionType: _convert_builtin,
-    types.MethodWrapperType: _convert_builtin,
-    types.WrapperDescriptorType: _convert_builtin,
-    types.MethodDescriptorType: _convert_builtin,
-}
-
-
 def _convert_callable_object(obj, options):
     call_method = getattr(type(obj), "__call__", None)
     if isinstance(obj, type) or type(call_method) is not types.FunctionType:
@@ -58,6 +47,17 @@ def _convert_callable_object(obj, options):
             obj, f"{errors.article(type(obj).__name__)} {type(obj).__name__} object is not "
                  "a Python function"))
     return types.MethodType(_convert_function(call_method, options), obj)
+
+
+_CONVERTERS = call.dispatch_table({  # the runtime's table of callable kinds
+    "function": _convert_function,
+    "method": _convert_method,
+    "partial": _convert_partial,
+    "static_or_class_method": _convert_wrapped,
+    "builtin": _convert_builtin,
+    "class": _convert_callable_object,  # raises: a class is not a function
+    "slot": _convert_builtin,
+})
 
 
 def _convert_entity(entity, options):

@@ -120,15 +120,35 @@ def is_internal_file(filename):
     return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
 
 
+_skipped_files = {}  # co_filename -> bool: a frame there is not the user's
+
+
+def _not_users(filename):
+    skipped = _skipped_files.get(filename)
+    if skipped is None:
+        numpy = sys.modules.get("numpy")  # numpy's own Python frames dispatch to ours
+        numpy_dir = os.path.dirname(numpy.__file__) + os.sep if numpy is not None else None
+        skipped = _skipped_files[filename] = is_internal_file(filename) or (
+            numpy_dir is not None and filename.startswith(numpy_dir))
+    return skipped
+
+
 def user_frame(depth=1):
-    """The innermost frame of the caller's stack that is not autograph code.
+    """The user's frame: the innermost frame of the caller's stack that is
+    neither autograph nor numpy code. The one user-frame locator: every
+    "at file.py:12" in a message, every node's location and the traceback
+    clean-up find the user's line here. `depth` frames are skipped first.
 
     Returns (filename, lineno, function name), or ('<unknown>', 0, '?').
     """
     frame = sys._getframe(depth)
+    skipped_files = _skipped_files  # (cheap enough to run for every graph node)
     while frame is not None:
         code = frame.f_code
-        if not is_internal_file(code.co_filename):
+        skipped = skipped_files.get(code.co_filename)
+        if skipped is None:
+            skipped = _not_users(code.co_filename)
+        if not skipped:
             return code.co_filename, frame.f_lineno, code.co_name
         frame = frame.f_back
     return "<unknown>", 0, "?"
@@ -317,7 +337,7 @@ def staged_print_file_message(location):
             "the value after running the graph.")
 
 
-# --- graph backend checks (autograph/backends/graph.py, _checks.py) ---------
+# --- staging checks (autograph/runtime/staging.py, backends/graph.py) -------
 
 def branch_dtype_message(name, location, true_side, false_side):
     return (
@@ -432,3 +452,95 @@ def staged_list_pop_message(location):
     return (
         f"list.pop(index) on a staged list at {location}: a staged list can only "
         "pop its last item. Call pop() without an index.")
+
+
+class BackendProtocolError(AutoGraphError, TypeError):
+    """A backend registered with the runtime does not implement the protocol."""
+
+
+def backend_protocol_message(backend):
+    return (f"register_backend() got {backend!r}, which is not a backend: a backend "
+            "subclasses autograph.runtime.backend.Backend and overrides what it can stage "
+            "(see docs/BACKENDS.md).")
+
+
+# --- saved graphs (autograph/graph/saving.py, loading.py) -------------------
+
+
+class GraphSaveError(GraphError):
+    """A traced graph holds something that cannot be written as data."""
+
+
+class SavedGraphError(GraphError, ValueError):
+    """A saved graph directory is malformed or unsafe; nothing of it ran."""
+
+
+class SavedSignatureError(GraphError, TypeError):
+    """A loaded graph was called with arguments no saved signature accepts."""
+
+
+def graph_save_message(function_name, what, fix):
+    return (f"cannot save the graph of '{function_name}': it holds {what}, which is not "
+            f"data (a saved graph is JSON and numpy arrays, never code). {fix}")
+
+
+def saved_graph_message(path, problem):
+    return (f"refusing to load the saved graph {path}: {problem}. Nothing of it was run; "
+            "save the function again with ConcreteFunction.save / Function.save.")
+
+
+def saved_signature_message(name, given, saved, location):
+    listing = "\n  ".join(saved)
+    return (f"the loaded graph '{name}' was called at {location} with ({given}), which "
+            f"matches none of its saved signatures:\n  {listing}\n"
+            "Call it with arrays of one of these dtypes and shapes (None dims accept any "
+            "size) and the same Python values, or save a trace for this signature.")
+
+
+# --- gradients (ag.grad, ag.value_and_grad) ----------------------------------------
+
+class GradientError(GraphError, TypeError):
+    """ag.grad / ag.value_and_grad cannot differentiate what it was given."""
+
+
+def no_gradient_rule_message(op_name, location, detail=None):
+    return (
+        f"no gradient for the graph op `{op_name}` recorded at {location}"
+        + (f": {detail}" if detail else "")
+        + ". The gradient flows through it to the differentiated value. Compute that "
+        "part with differentiable numpy operations, or keep it out of the function "
+        "passed to ag.grad (pass its result in as an argument).")
+
+
+def gradient_output_message(function_name, what, location):
+    return (
+        f"ag.grad({function_name}) at {location}: the function returns {what}; it must "
+        "return one float scalar (the loss). Reduce it, e.g. np.sum(...) or np.mean(...), "
+        "or return (loss, extra) with has_aux=True.")
+
+
+def gradient_argument_message(function_name, what, location):
+    return (
+        f"ag.grad({function_name}) at {location}: cannot differentiate with respect to "
+        f"{what}. Pass float arrays (or Python floats) at the positions named by "
+        "argnums, or ag.Variables in wrt=[...].")
+
+
+def gradient_assign_message(variable_name, location):
+    return (
+        f"variable '{variable_name}' is assigned at {location} inside a function that "
+        f"ag.grad differentiates with respect to it (wrt=...). Update it after taking "
+        "the gradient, outside the differentiated function.")
+
+
+def gradient_argnums_message(argnums, location):
+    return (
+        f"ag.grad at {location}: argnums must be an int or a tuple of ints, got "
+        f"{argnums!r}. Pass e.g. argnums=0 or argnums=(0, 2).")
+
+
+def gradient_argnums_range_message(function_name, argnums, index, count, location):
+    return (
+        f"ag.grad({function_name}) at {location}: argnums {argnums!r} names argument "
+        f"{index}, but the function was called with {count} positional arguments. Pass "
+        "the differentiated arguments positionally, or change argnums.")

@@ -8,12 +8,15 @@ Every name in a template other than `ag__` is a placeholder: a placeholder
 without a replacement raises, and so does a replacement the template does not
 use. Replacements:
   - str: a name (takes the context -- load/store/param -- of the placeholder);
-  - a gast expression node: spliced in (its ctx fixed to the placeholder's);
+  - a gast expression node: moved in, not copied (its ctx fixed to the
+    placeholder's): the caller hands it over, so it must not stay elsewhere
+    in the tree (pass `trees.clone(node)` to keep it); a placeholder used
+    twice gets a copy the second time;
   - a list of str or nodes where the placeholder is an element of a tuple,
     a call's arguments or a function's parameters: spliced in place;
   - a list of statements where the placeholder stands alone as a statement.
 Generated nodes take the source location of `origin` so tracebacks point at
-the user's line.
+the user's line (a generated `lambda` itself takes line 0, see `_locate`).
 """
 
 import textwrap
@@ -43,7 +46,7 @@ def _with_ctx(node, ctx):
     return node
 
 
-class _Replacer(gast.NodeTransformer):
+class _Replacer(trees.CachedDispatch, gast.NodeTransformer):
     def __init__(self, replacements):
         self.replacements = replacements
         self.used = set()
@@ -54,18 +57,17 @@ class _Replacer(gast.NodeTransformer):
         self.inserted.add(id(node))  # the root: _locate does not descend into it
         return node
 
-    _dispatch = {}  # node class -> visitor function (shared: the class is fixed)
+    def _splice(self, value, ctx):
+        """A replacement node, moved into the template (the caller hands it
+        over); copied if the template uses it a second time."""
+        if id(value) in self.inserted:
+            value = trees.clone(value)
+        return self._insert(_with_ctx(value, ctx))
 
     def visit(self, node):
         if id(node) in self.inserted:  # spliced user code holds no placeholders
             return node
-        visitor = self._dispatch.get(node.__class__)
-        if visitor is None:
-            visitor = getattr(_Replacer, "visit_" + node.__class__.__name__, None)
-            if visitor is None or visitor is gast.NodeTransformer.visit_Constant:
-                visitor = _Replacer.generic_visit  # (no deprecated visit_Num & co here)
-            self._dispatch[node.__class__] = visitor
-        return visitor(self, node)
+        return trees.CachedDispatch.visit(self, node)
 
     def _value_for(self, name):
         if name in FIXED_NAMES:
@@ -85,7 +87,7 @@ class _Replacer(gast.NodeTransformer):
                 if isinstance(value, (list, tuple)):
                     for item in value:
                         out.append(_as_name(item, ctx_of(node)) if isinstance(item, str)
-                                   else self._insert(_with_ctx(trees.clone(item), ctx_of(node))))
+                                   else self._splice(item, ctx_of(node)))
                     continue
             out.append(self.visit(node))
         return out
@@ -98,9 +100,9 @@ class _Replacer(gast.NodeTransformer):
             return _as_name(value, node.ctx)
         if isinstance(value, (list, tuple)):
             return gast.Tuple(elts=[_as_name(v, node.ctx) if isinstance(v, str)
-                                    else self._insert(_with_ctx(trees.clone(v), node.ctx))
+                                    else self._splice(v, node.ctx)
                                     for v in value], ctx=node.ctx)
-        return self._insert(_with_ctx(trees.clone(value), node.ctx))
+        return self._splice(value, node.ctx)
 
     def visit_Tuple(self, node):
         node.elts = self._expand(node.elts, lambda n: n.ctx)
@@ -216,7 +218,13 @@ def _locate(nodes, origin, inserted):
                         push(item)
             elif isinstance(value, _AST):
                 push(value)
-        if isinstance(node, _LOCATED):
+        if node.__class__ is gast.Lambda:
+            # A lambda a template writes is a generated thunk (`lambda: b` of
+            # `a and b`): line 0, which no user code has, lets the transpiler
+            # find its code after compiling and give its frames the user
+            # function's name. Its body keeps `origin`'s location.
+            node.lineno = node.end_lineno = node.col_offset = node.end_col_offset = 0
+        elif isinstance(node, _LOCATED):
             node.lineno = node.end_lineno = lineno
             node.col_offset = col_offset
             node.end_col_offset = end_col_offset

@@ -27,6 +27,7 @@ from autograph import analysis, anno, context, errors, naming, source, templates
 from autograph import converters as converters_pkg
 from autograph.converters import function_scope
 from autograph import trees
+from autograph.runtime import tracebacks
 
 logger = logging.getLogger("autograph")
 
@@ -60,12 +61,14 @@ _configure_logging()
 class Converted:
     """One converted code object, ready to be bound to function objects."""
 
-    __slots__ = ("code", "_tree", "_source", "fscope_cell", "ag_cell", "nested_code_ids")
+    __slots__ = ("code", "_tree", "_plain", "_source", "fscope_cell", "ag_cell",
+                 "nested_code_ids")
 
-    def __init__(self, code, tree, fscope):
+    def __init__(self, code, tree, fscope, plain=None):
         from autograph import runtime
         self.code = code
         self._tree = tree  # unparsed on demand: to_code is rarely asked for
+        self._plain = plain  # the original body's stdlib nodes (see _parsed_plain_body)
         self._source = None
         self.ag_cell = types.CellType(runtime)
         self.fscope_cell = types.CellType(fscope)
@@ -74,8 +77,11 @@ class Converted:
     @property
     def source(self):
         if self._source is None:
-            self._source = unparse(self._tree)
-            self._tree = None
+            tree = trees.gast_to_ast(self._tree)
+            if self._plain is not None:
+                _attach_plain_body(tree, self._plain)
+            self._source = ast.unparse(tree)
+            self._tree = self._plain = None
         return self._source
 
     def instantiate(self, fn):
@@ -117,6 +123,7 @@ def clear_caches():
     _cache.clear()
     _converted_code_ids.clear()
     _thunk_code_ids.clear()
+    tracebacks.forget_generated()
     call.clear_caches()
 
 
@@ -131,18 +138,27 @@ def _strip_decorators(node):
 
 
 def run_pipeline(node, ctx):
-    present = None  # node types in the tree, until a pass runs and changes it
+    # The node types in the tree are computed once; after a pass runs, the
+    # handled types it may create (its CREATES, checked over the corpus by
+    # tests/converters/test_pipeline.py) are added, so a later pass is
+    # skipped only when its nodes are surely absent.
+    present = None
+    analysed = False
+    log_passes = verbosity() >= 2  # the annotations hold for the next pass that needs them
     for transformer in converters_pkg.PIPELINE:
         if transformer.HANDLES:
             if present is None:
                 present = trees.node_types(node)
             if not any(issubclass(t, transformer.HANDLES) for t in present):
                 continue  # nothing to rewrite: spare the pass and its analysis
-        present = None
-        if transformer.NEEDS_ANALYSIS:
+        if transformer.NEEDS_ANALYSIS and not analysed:
             analysis.resolve(node, ctx)
+            analysed = True
         node = transformer.transform(node, ctx)
-        if verbosity() >= 2:
+        analysed = analysed and getattr(transformer, "KEEPS_ANALYSIS", False)
+        if present is not None and transformer.CREATES:
+            present |= set(transformer.CREATES)
+        if log_passes:
             logger.debug("after %s:\n%s", transformer.__module__, unparse(node))
     return node
 
@@ -182,34 +198,33 @@ def _inner_code(module_code, name):
                 if isinstance(c, types.CodeType) and c.co_name == name)
 
 
-def _renamed(code, name, prefix, qualname, thunk=False):
+def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=False):
     """`code` (and nested code) with the factory's names replaced by the user's:
-    `name` for the entity itself, `qualname` for the `prefix` of qualnames;
-    generated thunks take the name of the function they are in."""
-    consts = tuple(_renamed(c, name if _is_generated_thunk(c) else c.co_name, prefix, qualname,
-                            _is_generated_thunk(c))
-                   if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    `name` for the entity itself, `qualname` for the `prefix` of qualnames.
+    Functions the converters generated (named in `generated`, or thunks) take
+    the name and qualname of the user function they are in, so a traceback
+    through them reads like the user's function (runtime/tracebacks.py), which
+    records them.  Returns (renamed code, the generated code in it whose user
+    function is `code`'s own or, for generated `code`, an enclosing one)."""
+    consts, pending = [], []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            is_thunk = _is_generated_thunk(const)
+            if is_thunk or const.co_name in generated:
+                const, inner = _renamed(const, name, prefix, qualname, generated, is_thunk, True)
+                pending += inner + [const]
+            else:
+                const, _ = _renamed(const, const.co_name, prefix, qualname, generated)
+        consts.append(const)
     renamed = code.replace(co_name=name, co_qualname=code.co_qualname.replace(prefix, qualname, 1),
-                           co_consts=consts)
+                           co_consts=tuple(consts))
     if thunk:
         _thunk_code_ids.add(id(renamed))
-    return renamed
-
-
-def _mark_user_lambdas(node):
-    for child in trees.nodes(node):
-        if isinstance(child, gast.Lambda):
-            anno.setanno(child, anno.Basic.USER_LAMBDA, True)
-
-
-def _hide_generated_lambdas(node):
-    """Generated thunks (`lambda: b` of `a and b`) get line 0, which no user
-    code has: `_renamed` finds them after compiling and gives their frames the
-    user function's name. Their bodies keep the user's locations."""
-    for child in trees.nodes(node):
-        if isinstance(child, gast.Lambda) and not anno.hasanno(child, anno.Basic.USER_LAMBDA):
-            child.lineno = child.end_lineno = 0
-            child.col_offset = child.end_col_offset = 0
+    if is_generated:
+        return renamed, pending  # generated: its user function is further out
+    for inner in pending:
+        tracebacks.register_generated(inner, renamed)
+    return renamed, []
 
 
 def _is_generated_thunk(code):
@@ -242,8 +257,9 @@ class _Declarations(gast.NodeTransformer):
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
 
-    def take(self, body):
-        if not any(trees.contains(stmt, (gast.Global, gast.Nonlocal)) for stmt in body):
+    def take(self, body, source_text):
+        if ("global" not in source_text and "nonlocal" not in source_text) or not any(
+                trees.contains(stmt, (gast.Global, gast.Nonlocal)) for stmt in body):
             return list(body)  # nothing to take: the walk below would change nothing
         return [self.visit(stmt) for stmt in body]
 
@@ -256,17 +272,21 @@ def _docstring(body):
     return [], body
 
 
-def _guarded(converted, original):
+def _guarded(converted, original, source_text):
     """`converted` whose body runs only while something is traced; otherwise
     the original body runs, exactly as the user wrote it (no staged value can
-    exist when nothing is traced)."""
+    exist when nothing is traced).  `original` None: its body comes later,
+    as parsed (_parsed_plain_body)."""
     if isinstance(converted, gast.Lambda):
         converted.body = gast.IfExp(test=templates.replace_as_expression("ag__.tracing", origin=converted),
                                     body=converted.body, orelse=original.body)
         return converted
     declarations = _Declarations()
-    docstring, staged_body = _docstring(declarations.take(converted.body))
-    _, plain_body = _docstring(declarations.take(original.body))
+    docstring, staged_body = _docstring(declarations.take(converted.body, source_text))
+    # Without `original`, the parsed original body replaces the `pass` after
+    # translation (_attach_plain_body).
+    _, plain_body = (_docstring(declarations.take(original.body, source_text))
+                     if original is not None else ([], []))
     header = [stmt(names=names) for stmt, names in ((gast.Global, declarations.found[gast.Global]),
                                                     (gast.Nonlocal, declarations.found[gast.Nonlocal]))
               if names]
@@ -283,37 +303,69 @@ def _guarded(converted, original):
     return converted
 
 
+def _parsed_plain_body(fn, node, info):
+    """The original body as the stdlib parsed it (anno PARSED_FROM), when it
+    compiles exactly as written: no `locals()`/`vars()` to rewrite, no
+    `global`/`nonlocal` to hoist, positions as in the gast tree.  Otherwise
+    None, and the plain body is the gast copy, translated like the rest.
+    Compiling does not change an AST, so the parse's nodes are used as they
+    are (they already carry their positions)."""
+    parsed = anno.getanno(node, anno.Basic.PARSED_FROM, None)
+    if (parsed is None or parsed.lineno != node.lineno
+            or {"locals", "vars"} & set(fn.__code__.co_names)
+            or "global" in info.source or "nonlocal" in info.source):
+        return None
+    body = parsed.body
+    first = body[0] if body else None
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        body = body[1:]  # the docstring is hoisted above both bodies
+    return body or None
+
+
+def _attach_plain_body(fn_tree, plain):
+    """Puts the parsed original body into the `else:` of the translated
+    function's `if ag__.tracing:` (its last statement, see _guarded)."""
+    guard = fn_tree.body[-1]
+    assert isinstance(guard, ast.If) and len(guard.orelse) == 1, "not the tracing guard"
+    guard.orelse = plain
+
+
 def transform(fn, options):
-    """Converts `fn`'s source; returns (converted gast node, context)."""
+    """Converts `fn`'s source; returns (converted gast node, context, the
+    original body's stdlib nodes or None: see _parsed_plain_body)."""
     node, info = source.get_entity(fn)
     _strip_decorators(node)
-    _mark_user_lambdas(node)
-    original = trees.clone(node)
+    plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
+    # Without parsed nodes, the plain body is a copy of the gast tree.
+    original = trees.clone(node) if plain is None else None
     taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
     # The plain body stays as written but for `locals()`, which must not show
     # the closure cells (`ag__`, `fscope`) both bodies share.
-    if {"locals", "vars"} & set(fn.__code__.co_names):
+    if original is not None and {"locals", "vars"} & set(fn.__code__.co_names):
         original = function_scope.Transformer.transform(original, ctx)
-    return _guarded(run_pipeline(node, ctx), original), ctx
+    return _guarded(run_pipeline(node, ctx), original, info.source), ctx, plain
 
 
 def _compile(fn, options):
     from autograph.runtime.call import FunctionScope
     started = time.perf_counter()
-    node, ctx = transform(fn, options)
-    _hide_generated_lambdas(node)  # line numbers only: to_code's text is unchanged
+    node, ctx, plain = transform(fn, options)
     module = trees.gast_to_ast(_factory(node, fn))
     if not isinstance(node, gast.Lambda):
         node.name = fn.__code__.co_name  # the factory named it ENTITY
     trees.fix_missing_locations(module)
+    if plain is not None:
+        _attach_plain_body(module.body[0].body[0], plain)  # the factory's entity
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
     lambda_ = isinstance(node, gast.Lambda)
     code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
-    code = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname)
+    code, _ = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname,
+                       ctx.namer.generated)
     fscope = FunctionScope(fn.__name__, options, frozenset(ctx.namer.generated))
-    converted = Converted(code, node, fscope)
+    converted = Converted(code, node, fscope, plain)
     if verbosity() >= 1:
         logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, ctx.info.filename,
                     ctx.info.lineno, 1e3 * (time.perf_counter() - started))

@@ -9,7 +9,9 @@ of the nodes instead of going through generic machinery:
     and marking;
   - `gast_to_ast`, `ast_to_gast`, `parse`, `fix_missing_locations`: gast's
     and the stdlib's, with cheaper dispatch. The translators subclass gast's
-    own (`gast.ast3`), so pyproject pins gast to the minor version tested.
+    own (`gast.ast3`), so pyproject pins gast to the minor version tested;
+  - `CachedDispatch`: the one visitor base with dispatch cached per node
+    class (passes, templates, translators and the analysis use it).
 """
 
 import ast
@@ -45,6 +47,49 @@ def clone(node):
 
 
 _ANNO = anno.FIELD
+
+
+class CachedDispatch:
+    """Visitor dispatch by node class, looked up once per (visitor class,
+    node class) instead of by name on every node.
+
+    `visit(node)` calls the method `VISIT_PREFIX + type(node).__name__`, or
+    `default_visitor(node class)` (by default `generic_visit`) when there is
+    none; `dispatch(node, *args)` does the same with extra arguments.  Put it
+    first among the bases, before `ast.NodeVisitor`/`NodeTransformer`.
+    """
+
+    VISIT_PREFIX = "visit_"
+    _visitors = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._visitors = {}  # node class -> function; one table per visitor class
+
+    def visit(self, node):
+        visitor = self._visitors.get(node.__class__)
+        if visitor is None:
+            visitor = self.visitor_for(node.__class__)
+        return visitor(self, node)
+
+    def dispatch(self, node, *args):
+        visitor = self._visitors.get(node.__class__)
+        if visitor is None:
+            visitor = self.visitor_for(node.__class__)
+        return visitor(self, node, *args)
+
+    @classmethod
+    def visitor_for(cls, node_class):
+        visitor = getattr(cls, cls.VISIT_PREFIX + node_class.__name__, None)
+        if visitor is None or visitor is ast.NodeVisitor.visit_Constant:
+            # (ast's visit_Constant only searches for deprecated visit_Num & co.)
+            visitor = cls.default_visitor(node_class)
+        cls._visitors[node_class] = visitor
+        return visitor
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        return cls.generic_visit
 
 
 def nodes(node):
@@ -116,19 +161,8 @@ _MISSING = object()
 
 
 def _fast_translator(base, target_module):
-    class Translator(base):
-        _dispatch = {}
+    class Translator(CachedDispatch, base):
         _targets = {}
-
-        def visit(self, node):
-            visitor = self._dispatch.get(node.__class__)
-            if visitor is None:
-                visitor = getattr(type(self), "visit_" + node.__class__.__name__, None)
-                if visitor is None or visitor is ast.NodeVisitor.visit_Constant:
-                    # No visit_Num/visit_Str... here: that search ends in generic_visit.
-                    visitor = type(self).generic_visit
-                self._dispatch[node.__class__] = visitor
-            return visitor(self, node)
 
         def _visit(self, node):
             if isinstance(node, _AST):
@@ -176,40 +210,84 @@ def ast_to_gast(node):
     return _ToGast().visit(node)
 
 
+class _ParseToGast(_ToGast):
+    """`_ToGast` that remembers, on each function node, the stdlib node it
+    came from (anno PARSED_FROM): the transpiler compiles the original body
+    of a converted function from it, without translating it back."""
+
+    def visit_FunctionDef(self, node):
+        new = super().visit_FunctionDef(node)
+        anno.setanno(new, anno.Basic.PARSED_FROM, node)
+        return new
+
+    def visit_AsyncFunctionDef(self, node):
+        new = super().visit_AsyncFunctionDef(node)
+        anno.setanno(new, anno.Basic.PARSED_FROM, node)
+        return new
+
+
 def parse(text):
-    """`gast.parse(text)`, faster."""
-    return ast_to_gast(ast.parse(text))
-
-
-_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+    """`gast.parse(text)`, faster; function nodes keep their stdlib node."""
+    return _ParseToGast().visit(ast.parse(text))
 
 
 def fix_missing_locations(node):
     """`ast.fix_missing_locations(node)` without its recursion and generic
     field iteration: a node lacking a position takes its parent's."""
-    stack = [(node, (1, 0, 1, 0))]
+    stack = [(node, 1, 0, 1, 0)]
     pop, push = stack.pop, stack.append
+    ast_node = ast.AST
     while stack:
-        current, inherited = pop()
+        current, lineno, col, end_lineno, end_col = pop()
         attrs = current.__dict__
-        if current._attributes:
-            positions = []
-            for name, parents in zip(_POSITIONS, inherited):
-                if name in current._attributes and attrs.get(name) is None:
-                    setattr(current, name, parents)
-                positions.append(attrs.get(name, parents))
-            inherited = tuple(positions)
+        if current._attributes:  # the four positions (expr, stmt, arg, keyword, ...)
+            value = attrs.get("lineno")
+            if value is None:
+                current.lineno = lineno
+            else:
+                lineno = value
+            value = attrs.get("col_offset")
+            if value is None:
+                current.col_offset = col
+            else:
+                col = value
+            value = attrs.get("end_lineno")
+            if value is None:
+                current.end_lineno = end_lineno
+            else:
+                end_lineno = value
+            value = attrs.get("end_col_offset")
+            if value is None:
+                current.end_col_offset = end_col
+            else:
+                end_col = value
         for field in current._fields:
             value = attrs.get(field)
             if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, ast.AST):
-                        push((item, inherited))
-            elif isinstance(value, ast.AST):
-                push((value, inherited))
+                    if isinstance(item, ast_node):
+                        push((item, lineno, col, end_lineno, end_col))
+            elif isinstance(value, ast_node):
+                push((value, lineno, col, end_lineno, end_col))
     return node
 
 
 def node_types(node):
     """The set of classes of the gast nodes in `node`."""
-    return {n.__class__ for n in nodes(node)}
+    found = set()
+    add = found.add
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        current = pop()
+        if not isinstance(current, _AST):
+            continue  # a list of names (Global) or of constants
+        add(current.__class__)
+        attrs = current.__dict__
+        for field in current._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                extend(value)
+            elif isinstance(value, _AST):
+                push(value)
+    return found

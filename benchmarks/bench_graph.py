@@ -14,7 +14,9 @@ function closes over, so the graph holds them as constants):
 * repeated_subexpr: a function that recomputes the same matmul/tanh several
   times, as code written for readability does; CSE computes it once.
 
-Reports steady-state time per call (eager and staged runs alternate; the
+First the issue-10 table (benchmarks/workloads.py: every workload of the
+issue, eager and staged side by side, with ratios and first-call times), then
+steady-state time per call (eager and staged runs alternate; the
 best of 30 rounds counts, which filters out load from other processes), the ratio staged/eager (target: <= 1.1 on the first two), and
 first-call latency (trace + optimise + compile) for chains of 10 to 10,000
 ops with the time per op, which must stay flat (linear growth).
@@ -29,7 +31,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from autograph.graph import function  # noqa: E402
+from autograph.graph import function
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import workloads
 
 RNG = np.random.default_rng(0)
 
@@ -136,6 +141,8 @@ def first_call_latency(sizes=(10, 100, 1000, 10000)):
 
 def main():
     start = time.perf_counter()
+    workloads.print_issue_table()
+    print()
     print("Steady-state time per call (eager numpy vs ag.function, same numpy code)")
     print(f"{'model':<18}{'eager':>12}{'ag.function':>14}{'ratio':>8}  {'graph':>7}  optimiser")
     for name, eager_t, staged_t, ratio, nodes, report in steady_state():

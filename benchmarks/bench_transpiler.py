@@ -17,7 +17,13 @@ Measures, in this one run (time.perf_counter_ns throughout):
      over a direct call, for a converted user function and for a builtin;
   4. per-call time of the converted vs the original function on the corpus's
      plain-Python arguments (min over repeats of a calibrated loop), and the
-     median ratio; malt's too when installed.
+     median ratio; malt's too when installed;
+  5. the size of the generated code: `to_code` lines over source lines
+     (decorators excluded) per corpus function, and the median;
+  6. growth with nesting: lines of `to_code` and cold conversion time (ours,
+     and malt's when installed) for functions with nested `if`s of depth 1-6
+     and `elif` chains of 5-40 arms, written to a temporary module; the lines
+     and milliseconds each added level/arm costs show whether growth is linear.
 Targets are printed next to the figures with PASS/MISS; nothing is asserted.
 """
 
@@ -28,8 +34,10 @@ import importlib.util
 import inspect
 import io
 import os
+import importlib
 import statistics
 import sys
+import tempfile
 import time
 import types
 
@@ -51,7 +59,10 @@ LARGE_MIN_LINES = 15
 
 TARGET_COLD_SPEEDUP = 10.0      # malt cold time / ours
 TARGET_CALL_OVERHEAD_NS = 1000  # converted_call over a direct call
-TARGET_CALL_RATIO = 1.5         # converted / original per call
+TARGET_CALL_RATIO = 1.1         # converted / original per call (plain Python)
+TARGET_CODE_RATIO = 3.0         # to_code lines / source lines, median
+NESTED_DEPTHS = (1, 2, 3, 4, 5, 6)
+ELIF_ARMS = (5, 10, 20, 40)
 
 
 def _load_malt():
@@ -272,6 +283,87 @@ def _converted_or_error(convert, fn, call):
     return converted, None
 
 
+# --- 5: generated code size -----------------------------------------------------------------
+
+def code_ratio(fn):
+    """to_code lines / source lines (both from the `def` line on), or None."""
+    try:
+        generated = ag.to_code(fn)
+    except Exception:  # noqa: BLE001 - rejected on purpose; reported with conversion
+        return None
+    return len(generated.splitlines()) / body_lines(fn)
+
+
+# --- 6: growth with nesting ---------------------------------------------------------------
+
+def nested_ifs_source(depth):
+    lines = ["def f(x, y):"]
+    for level in range(depth):
+        lines.append("    " * (level + 1) + f"if x > {level}:")
+        lines.append("    " * (level + 2) + f"y = y + {level}")
+    return "\n".join(lines + ["    return y", ""])
+
+
+def elif_chain_source(arms):
+    lines = ["def f(x):", "    if x == 0:", "        y = 0"]
+    for arm in range(1, arms):
+        lines += [f"    elif x == {arm}:", f"        y = {arm} * x"]
+    return "\n".join(lines + ["    else:", "        y = -1", "    return y", ""])
+
+
+def load_shape(directory, name, source):
+    """`f` of a module written to `directory` (inspect needs a real file)."""
+    path = os.path.join(directory, name + ".py")
+    with open(path, "w") as file:
+        file.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+def growth_rows():
+    rows = []
+    with tempfile.TemporaryDirectory() as directory:
+        for kind, make, sizes in (("nested ifs, depth", nested_ifs_source, NESTED_DEPTHS),
+                                  ("elif chain, arms", elif_chain_source, ELIF_ARMS)):
+            for size in sizes:
+                name = f"bench_{kind.split()[0]}_{size}"
+                fn = load_shape(directory, name, make(size))
+                ours = cold_times_ms(ours_convert, clear_autograph_caches, fn)
+                malt = cold_times_ms(malt_convert, clear_malt_caches, fn) if MALT else None
+                clear_autograph_caches()
+                rows.append((kind, size, body_lines(fn), len(ag.to_code(fn).splitlines()),
+                             ours, malt))
+    return rows
+
+
+def print_growth(rows):
+    print()
+    print("growth with nesting: to_code lines and cold conversion (ms, min/median)")
+    header = (f"{'shape':18} {'size':>4} {'source':>6} {'to_code':>7} {'lines/src':>9} | "
+              f"{'ours ms':>15} {'malt ms':>15}")
+    print(header)
+    print("-" * len(header))
+    for kind, size, source, generated, ours, malt in rows:
+        ours_txt = ours if isinstance(ours, str) else f"{ours[0]:7.2f}/{ours[1]:<7.2f}"
+        malt_txt = "-" if malt is None else malt if isinstance(malt, str) \
+            else f"{malt[0]:7.2f}/{malt[1]:<7.2f}"
+        print(f"{kind:18} {size:4d} {source:6d} {generated:7d} {generated / source:9.2f} | "
+              f"{ours_txt:>15} {malt_txt:>15}")
+    for kind in dict.fromkeys(row[0] for row in rows):
+        selected = [row for row in rows if row[0] == kind]
+        steps = list(zip(selected, selected[1:]))
+        line_steps = [(b[3] - a[3]) / (b[1] - a[1]) for a, b in steps]
+        time_steps = [(b[4][0] - a[4][0]) / (b[1] - a[1]) for a, b in steps
+                      if isinstance(a[4], tuple) and isinstance(b[4], tuple)]
+        linear = max(line_steps) <= 1.25 * min(line_steps)
+        print(f"  {kind:18}: to_code lines added per level/arm "
+              + ", ".join(f"{v:.1f}" for v in line_steps)
+              + f" [linear: {_mark(linear)}]; ms added per level/arm (min) "
+              + ", ".join(f"{v:.2f}" for v in time_steps))
+
+
 # --- report --------------------------------------------------------------------------------
 
 def _fmt(value, spec):
@@ -364,6 +456,11 @@ def main():
               f"{_fmt(row['malt_ratio'], '6.2f'):>6} {row['call_note']}")
 
     overhead = converted_call_overhead()
+    for row, (_, fn, _) in zip(rows, functions):
+        row["code_ratio"] = code_ratio(fn)
+    clear_autograph_caches()
+    growth = growth_rows()
+    print_growth(growth)
 
     print()
     print("summary (medians over the corpus, this run)")
@@ -401,6 +498,15 @@ def main():
               f"{through_ns:5.0f} ns, added {added:5.0f} ns/call "
               f"[target < {TARGET_CALL_OVERHEAD_NS} ns: {_mark(added < TARGET_CALL_OVERHEAD_NS)}]")
 
+    code_ratios = sorted((r["code_ratio"], r["name"]) for r in rows if r["code_ratio"] is not None)
+    median_code = _median([ratio for ratio, _ in code_ratios])
+    print(f"  to_code lines / source lines, n={len(code_ratios)}: median {_fmt(median_code, '.2f')}, "
+          f"max {_fmt(code_ratios[-1][0] if code_ratios else None, '.2f')} "
+          f"({code_ratios[-1][1] if code_ratios else '-'}) "
+          f"[target median <= {TARGET_CODE_RATIO:.0f}: "
+          f"{_mark(median_code is not None and median_code <= TARGET_CODE_RATIO)}]")
+    biggest = code_ratios[::-1][:5]
+    print("    largest to_code ratios: " + ", ".join(f"{n} {r:.1f}" for r, n in biggest))
     ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
     median_ratio = _median(ratios)
     print(f"  per-call converted/original, n={len(ratios)}: median {_fmt(median_ratio, '.2f')}x, "

@@ -19,6 +19,9 @@ EXPECTED_SIGNATURES = {
     "set_loop_options": "(*, maximum_iterations=None, shape_invariants=None)",
     "set_element_type": "(target, dtype, shape=None)",
     "stack": "(items)",
+    "load": "(path)",
+    "grad": "(fn, argnums=0, has_aux=False, *, wrt=None)",
+    "value_and_grad": "(fn, argnums=0, has_aux=False, *, wrt=None)",
 }
 
 

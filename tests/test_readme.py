@@ -40,3 +40,14 @@ def test_readme_has_the_two_setup_commands():
     commands = re.findall(r"```bash\n(.*?)```", README.read_text(), re.S)
     assert commands[0].strip().endswith("python examples/demo.py")
     assert commands[1].strip().endswith("python -m pytest -q")
+
+
+def test_package_docstring_tour_runs_and_shows_what_it_says():
+    import doctest
+
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = doctest.DocTestFinder(recurse=False).find(ag)
+    assert tests and tests[0].examples, "autograph's docstring has no tour"
+    for test in tests:
+        runner.run(test)
+    assert runner.failures == 0, "the tour in autograph/__init__.py's docstring is not true"

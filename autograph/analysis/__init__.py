@@ -13,15 +13,13 @@ from autograph import anno, trees
 from autograph.analysis import activity, definedness, liveness
 
 
+_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+
+
 def _functions(node):
-    """`node` and the functions/lambdas nested in it, outermost first."""
-    found, stack = [], [node]
-    while stack:
-        child = stack.pop()
-        if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
-            found.append(child)
-        stack.extend(reversed(trees.child_nodes(child)))
-    return found
+    """`node` and the functions/lambdas nested in it (each after the ones
+    that contain it)."""
+    return [child for child in trees.nodes(node) if isinstance(child, _FUNCTIONS)]
 
 
 def resolve(fn_node, ctx=None):

@@ -30,7 +30,7 @@ class Scope:
                      _EMPTY, self.declared | other.declared)
 
 
-class _Names(gast.NodeVisitor):
+class _Names(trees.CachedDispatch, gast.NodeVisitor):
     """Reads and writes of one expression (or assignment target)."""
 
     def __init__(self):
@@ -45,6 +45,12 @@ class _Names(gast.NodeVisitor):
         else:  # Del: must be bound, becomes unbound
             self.read.add(node.id)
             self.modified.add(node.id)
+
+    def visit_Call(self, node):
+        loaded = anno.getanno(node, anno.Basic.LOADS, None)
+        if loaded is not None:
+            self.read.add(loaded)
+        self.generic_visit(node)
 
     def visit_NamedExpr(self, node):
         self.visit(node.value)
@@ -100,7 +106,7 @@ def expression_scope(*nodes):
     return Scope(frozenset(names.read), frozenset(names.modified), frozenset(names.bound))
 
 
-class Activity:
+class Activity(trees.CachedDispatch):
     """Annotates the statements of one function (not of nested functions)."""
 
     def __init__(self, declared):
@@ -113,11 +119,16 @@ class Activity:
         return total
 
     def statement(self, node):
-        visit = getattr(self, "_" + type(node).__name__, None)
-        scope = visit(node) if visit else self._simple(node)
+        scope = self.dispatch(node)
         scope = dataclasses.replace(scope, declared=self.declared)
         anno.setanno(node, anno.Static.SCOPE, scope)
         return scope
+
+    VISIT_PREFIX = "_"  # `_If(node)`, ...; other statements: `_simple`
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        return cls._simple
 
     def _simple(self, node):
         return expression_scope(node)
@@ -217,26 +228,28 @@ def pattern_values(pattern):
 
 
 
-def declared_names(body, kinds=(gast.Global, gast.Nonlocal)):
-    """Names a function declares global/nonlocal (not looking into nested scopes)."""
-    found = set()
+def declared_names(body):
+    """Names a function declares global/nonlocal (not looking into nested
+    scopes): (all of them, the global ones)."""
+    found, global_names = set(), set()
     stack = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, kinds):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
             found.update(node.names)
+            if isinstance(node, gast.Global):
+                global_names.update(node.names)
         elif not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef,
                                    gast.Lambda)):
             stack.extend(child_nodes(node))
-    return found
+    return found, global_names
 
 
 def function_scope(node):
     """Annotates a (nested) function's statements; returns what it does to the
     enclosing function: its free reads, and its nonlocal writes."""
     body = node.body if isinstance(node.body, list) else [gast.Return(value=node.body)]
-    declared = declared_names(body)
-    global_names = declared_names(body, gast.Global)
+    declared, global_names = declared_names(body)
     scope = Activity(declared).block(body)
     local = (_params(node.args) | scope.modified) - declared
     return Scope(frozenset(scope.read - local - global_names),

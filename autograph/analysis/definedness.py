@@ -10,12 +10,12 @@ it as `ag__.Undefined(name)`.
 SURELY_DEFINED_IN (below) holds the names assigned on EVERY path: only those
 may be loaded directly into the state of a staged statement.  A name possibly
 but not surely defined is loaded so that an unbound one becomes
-`ag__.Undefined(name)` (see converters/staging.py).  It is conservative: a
+`ag__.Undefined(name)` (see converters/support/staging.py).  It is conservative: a
 loop body may run zero times, a `with` may suppress an exception, a `try`
 body may stop anywhere, no `match` case may match.
 """
 
-from autograph import anno
+from autograph import anno, trees
 from autograph.analysis import activity
 
 
@@ -31,7 +31,7 @@ def surely_defined(node):
     return anno.getanno(node, SURELY_DEFINED_IN)
 
 
-class Definedness:
+class Definedness(trees.CachedDispatch):
     """`block` and `statement` map (possibly, surely) defined names before to after."""
 
     def block(self, stmts, defined, surely):
@@ -42,13 +42,18 @@ class Definedness:
     def statement(self, node, defined, surely):
         anno.setanno(node, anno.Static.DEFINED_IN, defined)
         anno.setanno(node, SURELY_DEFINED_IN, surely)
-        visit = getattr(self, "_" + type(node).__name__, None)
-        if visit is not None:
-            surely = visit(node, defined, surely)
-        else:
-            scope = anno.getanno(node, anno.Static.SCOPE)
-            surely = (surely - scope.modified) | scope.bound  # `del y` unbinds y
+        surely = self.dispatch(node, defined, surely)
         return defined | _modified(node), surely
+
+    VISIT_PREFIX = "_"  # `_If(node, defined, surely)`, ...; other statements: `_simple`
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        return cls._simple
+
+    def _simple(self, node, defined, surely):
+        scope = anno.getanno(node, anno.Static.SCOPE)
+        return (surely - scope.modified) | scope.bound  # `del y` unbinds y
 
     def _If(self, node, defined, surely):
         defined |= activity.expression_scope(node.test).modified

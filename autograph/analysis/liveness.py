@@ -6,8 +6,9 @@ statement with Static.LIVE_IN (before it) and Static.LIVE_OUT (after it).
 exception (or a suppressed one) may lead is live throughout their bodies.
 """
 
+import gast
 
-from autograph import anno
+from autograph import anno, trees
 from autograph.analysis import activity
 
 _EMPTY = frozenset()
@@ -17,7 +18,40 @@ def _reads(*nodes):
     return activity.expression_scope(*nodes).read
 
 
-class Liveness:
+def _bound_before_read(test):
+    """Names a walrus in `test` binds on every evaluation before any read of
+    them (binds in `and`/`or` operands after the first, in `x if c else y`
+    branches and in nested scopes may not happen, so they do not count)."""
+    bound, read = set(), set()
+
+    def walk(node, certain):
+        if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                             gast.GeneratorExp)):
+            read.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+        elif isinstance(node, gast.NamedExpr):
+            walk(node.value, certain)
+            if certain and node.target.id not in read:
+                bound.add(node.target.id)
+        elif isinstance(node, gast.Name):
+            if node.id not in bound:
+                read.add(node.id)
+        elif isinstance(node, gast.BoolOp):
+            walk(node.values[0], certain)
+            for value in node.values[1:]:
+                walk(value, False)
+        elif isinstance(node, gast.IfExp):
+            walk(node.test, certain)
+            walk(node.body, False)
+            walk(node.orelse, False)
+        else:
+            for child in gast.iter_child_nodes(node):
+                walk(child, certain)
+
+    walk(test, True)
+    return frozenset(bound)
+
+
+class Liveness(trees.CachedDispatch):
     """Runs on one function; nested functions are analysed on their own."""
 
     def __init__(self):
@@ -30,14 +64,19 @@ class Liveness:
         return live
 
     def statement(self, node, live_out, always):
-        visit = getattr(self, "_" + type(node).__name__, None)
-        live_in = visit(node, live_out, always) if visit else self._simple(node, live_out)
+        live_in = self.dispatch(node, live_out, always)
         live_in = frozenset(live_in | always)
         anno.setanno(node, anno.Static.LIVE_OUT, frozenset(live_out | always))
         anno.setanno(node, anno.Static.LIVE_IN, live_in)
         return live_in
 
-    def _simple(self, node, live_out):
+    VISIT_PREFIX = "_"  # `_If(node, live_out, always)`, ...; other statements: `_simple`
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        return cls._simple
+
+    def _simple(self, node, live_out, always=_EMPTY):
         scope = anno.getanno(node, anno.Static.SCOPE)
         return (live_out - scope.bound) | scope.read
 
@@ -71,8 +110,17 @@ class Liveness:
             head = new_head
 
     def _While(self, node, live_out, always):
-        test = _reads(node.test)
-        return self._loop(node, live_out, always, lambda body_in: test | body_in)
+        # A name the test surely binds before reading it (`while (line :=
+        # read()):`) is not live at the head: the test, the body and the
+        # `else` read the value the test gave it.
+        bound = _bound_before_read(node.test)
+        test = _reads(node.test) - bound
+        if not bound:
+            return self._loop(node, live_out, always, lambda body_in: test | body_in)
+        after_loop = self.block(node.orelse, live_out, always) - bound
+        return self._loop(node, live_out, always,
+                          lambda body_in: test | (body_in - bound) | after_loop) - (
+                              bound - always)
 
     def _For(self, node, live_out, always):
         target = activity.expression_scope(node.target)

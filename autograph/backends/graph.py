@@ -1,15 +1,16 @@
 """The backend for autograph's built-in graph engine (`autograph.graph`).
 
-The runtime hands staged statements here (DESIGN.md §3):
+The runtime hands staged statements here (docs/BACKENDS.md):
 
     if_stmt(t > 0, ...)        -> cond: both branches traced as sub-graphs
     while_stmt(test, body, ...) -> while_loop: the body traced once
     for_stmt(range_(t), ...)   -> for_range: a while_loop over a counter
     for_stmt(t, ...)           -> for_each: a while_loop over t's first axis
 
-Branch outputs and loop state are nested lists/tuples/dicts; they are
-flattened to leaves, and each leaf is checked here (dtype, shape, Python
-values that must stay put) with an error naming the user's variable.
+Branch outputs and loop state are flattened to leaves and checked by the
+runtime's backend-neutral helpers (runtime/structure.py, runtime/staging.py:
+structure, dtype, shape, Python values that must stay put, each error naming
+the user's variable); what is left here is about the graph.
 Python numbers in loop state start as numpy would type them, and take the
 dtype numpy gives after one iteration (`s = 0; s += x_f32` carries float32).
 An empty Python list in loop state becomes a TensorList, so `lst.append(x)`
@@ -17,8 +18,8 @@ in a staged loop builds a list at run time (`ag.stack(lst)` stacks it).
 A `return` inside a staged loop (`retval_` still UndefinedReturnValue on
 entry) becomes loop state with the dtype and shape the body gives it.
 
-Python code runs once per trace (DESIGN.md §6): each branch and loop body is
-traced exactly once.  What only that trace reveals is fixed up in the
+Python code runs once per trace (docs/ARCHITECTURE.md §6): each branch and
+loop body is traced exactly once.  What only that trace reveals is fixed up in the
 recorded sub-graphs, never by calling the Python body again: a promoted
 Python number re-types its loop variable (autograph/graph/retype.py re-infers
 the ops downstream with the op registry's rules), a `return` value becomes a
@@ -43,34 +44,17 @@ import numpy as np
 from autograph import errors
 from autograph import graph as engine
 from autograph.graph import core
-from autograph.graph.ops import base
+from autograph.graph.ops import base, shaping
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
+from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import UndefinedReturnValue
-from autograph.backends import _checks
-from autograph.backends._checks import (
-    UNDEFINED_RETURN, flatten, is_number, unflatten)
+from autograph.runtime import staging
+from autograph.runtime.staging import is_number
+from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
 
-_INDEX = np.dtype(np.intp)
-
-
-def _dim_rule(x, axis):
-    return [((), _INDEX)]
-
-
-def _dim_kernel(x, axis):
-    return np.intp(x.shape[axis])
-
-
-DIM = core.register("backend.dim", _dim_kernel, _dim_rule)
-
-
-def _dim(x, axis=0):
-    """x.shape[axis]: a Python int when static, else a staged intp scalar."""
-    if x.shape[axis] is not None:
-        return x.shape[axis]
-    return base.record1(DIM, (x,), {"axis": axis})
+_dim = shaping.dim
 
 
 def _identity(i):
@@ -113,11 +97,11 @@ def _zip_strict_message(lengths):
     return f"zip() argument {j + 1} is {relation} than {others}"
 
 
-class GraphBackend:
+class GraphBackend(Backend):
     """Stages control flow, prints, asserts and lists into autograph.graph."""
 
     name = "graph"
-    folds_extra_test = True  # for_range/for_each take opts['extra_test'] as a loop test
+    folds_extra_test = True  # for_range/for_each test extra_test before each iteration
 
     def owns(self, value):
         return isinstance(value, (Tensor, StagedEnumerate, StagedZip))
@@ -125,8 +109,8 @@ class GraphBackend:
     # --- if / conditional expressions ------------------------------------------
 
     def cond(self, pred, true_fn, false_fn, state, names):
-        location = _checks.user_location()
-        entry = flatten(state, _checks.input_names(state))
+        location = staging.user_location()
+        entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
         undefined_return = any(v is UNDEFINED_RETURN for v in entry.values)
         leaf_names = []  # filled by `finish`; engine.cond reads it afterwards
         sides = []
@@ -137,18 +121,12 @@ class GraphBackend:
             return run
 
         def finish(true_out, false_out):
-            # each branch is traced once; a `return` in one branch only gets,
-            # in the other, a stand-in of the same type (the do_return flag,
-            # also an output, says which one is real)
-            true_out, false_out = list(true_out), list(false_out)
+            # each branch is traced once
             if undefined_return:
-                for k, (t, f) in enumerate(zip(true_out, false_out)):
-                    if type(t) is UndefinedReturnValue and type(f) is not UndefinedReturnValue:
-                        true_out[k] = _checks.zeros_structure(f)
-                    elif type(f) is UndefinedReturnValue and type(t) is not UndefinedReturnValue:
-                        false_out[k] = _checks.zeros_structure(t)
+                true_out, false_out = staging.return_stand_ins(true_out, false_out,
+                                                               _zeros_like_leaf)
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
-            _checks.check_branches(t_side, f_side, location)
+            staging.check_branches(t_side, f_side, location)
             leaf_names[:] = t_side.names
             sides.append(t_side)
             return t_side.values, f_side.values
@@ -164,7 +142,7 @@ class GraphBackend:
         if value.size is not None and value.size != 1:
             raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
                 "not", f"the operand has shape {value.shape}; it needs a single value "
-                "(use np.all(...) or np.any(...))", _checks.user_location()))
+                "(use np.all(...) or np.any(...))", staging.user_location()))
         result = np.logical_not(value)
         return result if not result.shape else np.reshape(result, ())
 
@@ -173,18 +151,15 @@ class GraphBackend:
     def while_loop(self, test_fn, body_fn, state, names, opts):
         return _Loop(self, "while", test_fn, body_fn, state, names, opts).run()
 
-    def for_range(self, start, stop, step, body_fn, state, names, opts):
-        opts = dict(opts or {})
-        extra_test = opts.pop("extra_test", None)
+    def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
+                  extra_test=None):
         return self._for_counter(start, stop, step, _identity, body_fn, extra_test,
-                                 opts.pop("target", None), state, names, opts)
+                                 target, state, names, opts)
 
-    def for_each(self, iterable, body_fn, state, names, opts):
-        opts = dict(opts or {})
-        extra_test = opts.pop("extra_test", None)
+    def for_each(self, iterable, body_fn, state, names, opts, target=None, extra_test=None):
         sequence = self._sequence(iterable)
         return self._for_counter(0, sequence.length, 1, sequence.get, body_fn, extra_test,
-                                 opts.pop("target", None), state, names, opts)
+                                 target, state, names, opts)
 
     def _sequence(self, iterable):
         if isinstance(iterable, StagedEnumerate):
@@ -208,7 +183,7 @@ class GraphBackend:
         if isinstance(iterable, Tensor):
             if not iterable.shape:
                 raise errors.StagingError(errors.staged_iteration_message(
-                    iterable.name, _checks.user_location()))
+                    iterable.name, staging.user_location()))
             tensor = iterable
             return _Sequence(_dim(tensor), lambda i: tensor[i], "tensor")
         if isinstance(iterable, (np.ndarray, list, tuple)):
@@ -221,10 +196,10 @@ class GraphBackend:
             if tensor is None or tensor.dtype.kind == "O" or not tensor.shape:
                 raise errors.StagingError(errors.staged_iteration_message(
                     f"the Python {type(iterable).__name__} {iterable!r} (its items do not "
-                    "make one array)", _checks.user_location()))
+                    "make one array)", staging.user_location()))
             return _Sequence(tensor.shape[0], lambda i: tensor[i], "python")
         raise errors.StagingError(errors.staged_iteration_message(
-            repr(iterable), _checks.user_location()))
+            repr(iterable), staging.user_location()))
 
     def _check_zip_lengths(self, lengths):
         """zip(..., strict=True): Python's ValueError when the lengths are known
@@ -242,13 +217,12 @@ class GraphBackend:
                      names, opts):
         """`for i in range(start, stop, step): state = body(get_item(i), *state)`,
         staged as a while_loop whose state is (i, *state).  `target` (the user's
-        loop variable, from opts['target'], or None) names the counter and item
-        in graph listings."""
+        loop variable, or None) names the counter and item in graph listings."""
         dtype = np.result_type(*[v.dtype if isinstance(v, Tensor) else v
                                  for v in (start, stop, step)])
         if dtype.kind not in "iu":
             raise errors.StagingError(errors.staged_range_message(
-                str(dtype), _checks.user_location()))
+                str(dtype), staging.user_location()))
         counter = np.asarray(start, dtype)[()] if not isinstance(start, Tensor) else (
             start.astype(dtype) if start.dtype != dtype else start)
 
@@ -321,8 +295,13 @@ class GraphBackend:
 
     def list_pop(self, target, index=None):
         if index is not None:
-            raise errors.StagingError(errors.staged_list_pop_message(_checks.user_location()))
+            raise errors.StagingError(errors.staged_list_pop_message(staging.user_location()))
         return engine.list_pop(target)
+
+    def list_element_type(self, value):
+        if isinstance(value, TensorList):
+            return value.element_dtype, value.element_shape
+        return None
 
     def set_element_type(self, target, dtype, shape=None):
         """A staged list gets its element dtype/shape; a Python list being
@@ -349,156 +328,151 @@ def _canonical(value):
 
 
 class _Loop:
-    """One staged loop: its state split into carried leaves (tensors, numbers,
-    lists that become TensorLists) and leaves that must stay put.  The test
-    and the body are traced once; what that trace reveals (a Python number
-    that numpy promotes, a `return` value) is fixed up in the recorded
-    sub-graphs (the engine's LoopTrace), never by tracing the body again."""
+    """One staged loop (its state as leaves: staging.LoopState).  The test and
+    the body are traced once; what that trace reveals (a Python number that
+    numpy promotes, a `return` value) is fixed up in the recorded sub-graphs
+    (the engine's LoopTrace), never by tracing the body again."""
 
     def __init__(self, backend, kind, test_fn, body_fn, state, names, opts):
         self.backend, self.kind = backend, kind
         self.test_fn, self.body_fn = test_fn, body_fn
-        self.state, self.names = list(state), names
-        self.location = _checks.user_location()
+        self.names = names
+        self.location = staging.user_location()
         self.opts = opts or {}
+        self.st = staging.LoopState(state, names, self.location, kind, self.opts,
+                                    empty_list=engine.list_new)
 
     def run(self):
-        entry = self.entry = flatten(self.state, self.names, lists_become_tensor_lists=True)
-        invariants = _checks.invariants_by_leaf(
-            entry, self.opts.get("shape_invariants"), self.location, self.kind)
-        values = list(entry.values)
-        weak = {i for i, v in enumerate(values) if is_number(v)}
-        # a `return` inside the loop: retval_ goes in as UndefinedReturnValue;
-        # what the body makes of it becomes loop state after the trace
-        deferred = [k for k, v in enumerate(self.state) if type(v) is UndefinedReturnValue]
-        carried = [i for i, v in enumerate(values) if _checks.is_carried(v)]
-        shapes = [invariants.get(i) for i in carried]
-        traced = {}
+        st = self.st
+        shapes = st.carried_shapes()
 
         def test(*loop_vars):
-            return self._call(self.test_fn, values, carried, loop_vars)
+            return st.call(self.test_fn, loop_vars)
 
         def body(*loop_vars):
-            raw = list(self._call(self.body_fn, values, carried, loop_vars))
-            traced["returns"] = {k: raw[k] for k in deferred}
-            for k in deferred:
-                raw[k] = UNDEFINED_RETURN
-            out = traced["out"] = flatten(raw, entry.names)
-            _checks.check_same_structure(entry, out, self.location, self.kind)
-            for i, (before, after) in enumerate(zip(values, out.values)):
-                if i not in carried:
-                    _checks.check_unchanged(entry.names[i], before, after, self.location,
-                                            self.kind)
-            return tuple(out.values[i] for i in carried)
+            return st.body_outputs(st.call(self.body_fn, loop_vars))
 
         def trace_loop():
             return engine.trace_while_loop(
-                test, body, [values[i] for i in carried],
+                test, body, st.initial(),
                 shape_invariants=shapes if any(s is not None for s in shapes) else None,
-                names=[entry.names[i] for i in carried])
+                names=st.carried_names())
 
         try:
             trace = trace_loop()
         except errors.StagingError:
             # The one case traced twice (see the module docstring): a Python
             # number that only a nested staged loop or branch promotes.
-            if not weak or not self._promote_by_retrace(values, weak, carried, invariants):
+            if not st.weak or not self._promote_by_retrace():
                 raise
             trace = trace_loop()
-        out = traced["out"]
-        self._promote(trace, values, out, carried, weak)
-        for j, i in enumerate(carried):
-            _checks.check_loop_leaf(entry.names[i], trace.placeholders[j],
-                                    _canonical(out.values[i]), self.location, self.kind)
-        returned = self._carry_returns(trace, traced["returns"])
+        self._promote(trace)
+        for j, i in enumerate(st.carried):
+            staging.check_loop_leaf(st.names[i], trace.placeholders[j],
+                                    _canonical(st.out.values[i]), self.location, self.kind)
+        returned = self._carry_returns(trace)
         final = trace.finish(self.opts.get("maximum_iterations"))
-        result = list(values)
-        for j, i in enumerate(carried):
-            result[i] = final[j]
-        result = list(unflatten(entry.structure, result))
-        for k, leaves, positions in returned:
-            items = [final[p] if isinstance(p, int) else p[0] for p in positions]
-            result[k] = unflatten(leaves.structure, items)[0]
-        return tuple(result)
+        return st.result(final, [(k, leaves, [final[p] if isinstance(p, int) else p[0]
+                                              for p in positions])
+                                 for k, leaves, positions in returned])
 
-    def _promote(self, trace, values, out, carried, weak):
+    def _promote(self, trace):
         """A Python number in loop state takes the dtype numpy gives it after
         one iteration (`s = 0; s += x_f32` carries float32): its loop var is
         re-typed in the recorded test and body.  Repeated because one
         promotion can promote another variable computed from it."""
-        names = self.entry.names
+        st = self.st
         changed = True
         while changed:
             changed = False
-            for j, i in enumerate(carried):
-                after = _canonical(out.values[i])
-                if i not in weak or not _checks.changes_dtype(trace.placeholders[j], after):
+            for j, i in enumerate(st.carried):
+                after = _canonical(st.out.values[i])
+                if i not in st.weak or not staging.changes_dtype(trace.placeholders[j], after):
                     continue
-                before = _checks.describe(values[i])
+                before = staging.describe(st.values[i])
                 try:
-                    trace.first_iteration(j, values[i])
-                    after = _canonical(out.values[i])
-                    new = _checks.promoted(names[i], values[i], after, self.location,
+                    trace.first_iteration(j, st.values[i])
+                    after = _canonical(st.out.values[i])
+                    new = staging.promoted(st.names[i], st.values[i], after, self.location,
                                            self.kind)
                     trace.retype_var(j, new)
                 except RetypeError as e:
                     raise errors.StagingError(errors.loop_promotion_message(
-                        names[i], self.location, self.kind, before,
-                        _checks.describe(after), str(e))) from None
-                values[i] = new
-                weak.discard(i)
+                        st.names[i], self.location, self.kind, before,
+                        staging.describe(after), str(e))) from None
+                st.values[i] = new
+                st.weak.discard(i)
                 changed = True
 
-    def _promote_by_retrace(self, values, weak, carried, invariants):
+    def _promote_by_retrace(self):
         """Traces the body once more into a throwaway graph with the Python
         numbers in loop state kept as Python numbers (so nested staged loops
         and branches promote them as numpy would), and types them as that
         iteration leaves them.  True if that changed a dtype."""
+        st = self.st
         graph = engine.current_graph()
         try:
             with core.scope(core.Graph("first_iteration", graph)) as sub:
-                args = [v if i in weak or i not in carried
-                        else _checks.stand_in(sub, v, invariants.get(i))
-                        for i, v in enumerate(values)]
-                raw = list(self._call(self.body_fn, args, [], []))
-                out = flatten([UNDEFINED_RETURN if type(self.state[k]) is
-                               UndefinedReturnValue else v for k, v in enumerate(raw)],
-                              self.entry.names).values
+                args = [v if i in st.weak or i not in st.carried
+                        else _stand_in(sub, v, st.invariants.get(i))
+                        for i, v in enumerate(st.values)]
+                out = st.flatten_outputs(st.call(self.body_fn, (), args)).values
         except errors.AutoGraphError:
             return False
         promoted = False
-        for i in sorted(weak):
-            if _checks.is_carried(out[i]) and not is_number(out[i]):
-                values[i] = _checks.promoted(self.entry.names[i], values[i], out[i],
-                                             self.location, self.kind)
-                weak.discard(i)
+        for i in sorted(st.weak):
+            if staging.is_carried(out[i]) and not is_number(out[i]):
+                st.values[i] = staging.promoted(st.names[i], st.values[i], out[i],
+                                                self.location, self.kind)
+                st.weak.discard(i)
                 promoted = True
         return promoted
 
-    def _carry_returns(self, trace, returns):
+    def _carry_returns(self, trace):
         """Each `retval_` the body sets becomes new loop state (its leaves start
         as zeros of their type; the loop ends as soon as it is set)."""
         returned = []
-        for k, value in returns.items():
+        for k, value in self.st.returns.items():
             if type(value) is UndefinedReturnValue:
                 continue  # no `return` was staged in the body
             leaves = flatten([value], [self.names[k]])
             positions = []
             for name, leaf in zip(leaves.names, leaves.values):
-                if not _checks.is_carried(leaf) and not isinstance(leaf, TensorList):
+                if not staging.is_carried(leaf) and not isinstance(leaf, TensorList):
                     positions.append((leaf,))  # a Python value (None) stays put
                     continue
                 shape = leaf.shape if isinstance(leaf, Tensor) else None
                 positions.append(len(trace.placeholders))
-                trace.add_var(_checks.zeros_like_leaf(leaf), leaf, name, shape)
+                trace.add_var(_zeros_like_leaf(leaf), leaf, name, shape)
             returned.append((k, leaves, positions))
         return returned
 
-    def _call(self, fn, values, carried, loop_vars):
-        current = list(values)
-        for i, v in zip(carried, loop_vars):
-            current[i] = v
-        return fn(*unflatten(self.entry.structure, current))
+
+# --- stand-ins of the graph's own types ----------------------------------------------
+
+def _stand_in(graph, value, shape=None):
+    """A placeholder-like tensor of `graph` with `value`'s dtype and shape
+    (for a dry run of a loop body; it is never executed)."""
+    if isinstance(value, Tensor):
+        dtype, shape = value.dtype, value.shape if shape is None else shape
+    else:
+        dtype = np.asarray(value).dtype
+        shape = np.shape(value) if shape is None else shape
+    node = graph.add_node(core.PLACEHOLDER, (), {}, [(tuple(shape), dtype)], name="stand_in")
+    return value._like(node.outputs[0]) if isinstance(value, Tensor) else node.outputs[0]
+
+
+def _zeros_like_leaf(value):
+    """The loop's initial value for a `retval_` that the body may set."""
+    if isinstance(value, TensorList):
+        return engine.list_new(value.element_dtype, value.element_shape)
+    if isinstance(value, Tensor):
+        return np.zeros(tuple(0 if d is None else d for d in value.shape), value.dtype)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.zeros(np.shape(value), value.dtype)
+    if is_number(value):
+        return np.zeros((), np.asarray(value).dtype)
+    return value
 
 
 BACKEND = GraphBackend()

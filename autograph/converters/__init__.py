@@ -6,10 +6,13 @@ Order matters and is asserted, not just described here:
   - lists runs before control flow, so `lst.append(x)` rebinds `lst` and the
     analysis sees it as modified;
   - expression passes (conditional/logical expressions, calls) run before
-    control flow, so both the plain-Python path and the staged path of a
-    statement contain converted expressions;
+    control flow, which moves expressions into the functions it generates;
   - control flow needs fresh static analysis (NEEDS_ANALYSIS) and asserts the
-    annotations it reads (REQUIRES).
+    annotations it reads (REQUIRES);
+  - tracebacks runs last: it looks for the functions control flow generated.
+
+Modules that are not passes (the base class, jump lowering, the pieces of
+the functional forms) live in converters/support/.
 """
 
 import importlib
@@ -29,6 +32,7 @@ _PASS_MODULES = (
     "while_statements",
     "for_statements",
     "variables",
+    "tracebacks",
 )
 
 

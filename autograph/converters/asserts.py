@@ -14,13 +14,14 @@ message), and the native statement then sees True.
 
 import gast
 
-from autograph import templates
-from autograph.converters import base
+from autograph import templates, trees
+from autograph.converters.support import base
 from autograph.converters.conditional_expressions import can_defer
 
 
 class Transformer(base.Converter):
     HANDLES = (gast.Assert,)
+    STATEMENTS_ONLY = True
 
 
     def visit_Assert(self, node):
@@ -31,5 +32,5 @@ class Transformer(base.Converter):
         else:
             node.test = templates.replace_as_expression(
                 "ag__.assert_stmt(test, lambda: msg)", origin=node, test=node.test,
-                msg=node.msg)
+                msg=trees.clone(node.msg))  # the message also stays the assert's own
         return node

@@ -10,8 +10,8 @@
                                             i = -1
 
 A `for` loop gets `not break_` as its EXTRA_TEST annotation (ANDed with one
-the return pass put there): its Python path stops before fetching the next
-item once the flag is up, its staged path carries the flag as loop state.
+the return pass put there): `ag__.for_stmt` stops before fetching the next
+item once the flag is up, and a staged loop carries the flag as loop state.
 Every loop `else` moves after the loop (under `if not break_:` when the loop
 breaks), so later passes never see a loop with an `else`.
 """
@@ -19,12 +19,14 @@ breaks), so later passes never see a loop with an `else`.
 import gast
 
 from autograph import templates
-from autograph.converters import base
-from autograph.converters.jumps import JumpLowering, find_jumps, if_not, stop_loop_unless
+from autograph.converters.support import base
+from autograph.converters.support.jumps import JumpLowering, find_jumps, if_not, stop_loop_unless
 
 
 class Transformer(base.Converter):
     HANDLES = (gast.For, gast.AsyncFor, gast.While)
+    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And)
+    STATEMENTS_ONLY = True
 
     def visit_For(self, node):
         self.generic_visit(node)  # inner loops first: their breaks are theirs

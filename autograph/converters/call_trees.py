@@ -25,7 +25,7 @@ the `def` runs), nested class bodies, and calls that need the caller's frame
 import gast
 
 from autograph import templates
-from autograph.converters import base
+from autograph.converters.support import base
 from autograph.converters.function_scope import LazyBoundNames, is_builtin
 
 _OPERATORS = frozenset({"print", "len", "range", "enumerate", "zip"})

@@ -16,7 +16,7 @@ import ast
 import gast
 
 from autograph import templates, trees
-from autograph.converters import base
+from autograph.converters.support import base
 
 _FRAME_CALLS = frozenset({"super", "locals", "vars", "dir", "eval", "exec"})
 

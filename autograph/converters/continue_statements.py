@@ -15,12 +15,14 @@ The flag is reset at the top of every iteration.  The block lowering itself
 import gast
 
 from autograph import templates
-from autograph.converters import base
-from autograph.converters.jumps import JumpLowering, find_jumps
+from autograph.converters.support import base
+from autograph.converters.support.jumps import JumpLowering, find_jumps
 
 
 class Transformer(base.Converter):
     HANDLES = (gast.Continue,)
+    CREATES = (gast.If, gast.UnaryOp, gast.Not)
+    STATEMENTS_ONLY = True
 
     def visit_For(self, node):
         self.generic_visit(node)  # inner loops first: their continues are theirs

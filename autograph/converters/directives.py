@@ -20,7 +20,7 @@ import types
 import gast
 
 from autograph import anno, errors, templates, trees
-from autograph.converters import base
+from autograph.converters.support import base
 from autograph.converters.lists import LazyLocalNames, local_names
 
 _LOOPS = (gast.For, gast.AsyncFor, gast.While)

@@ -18,7 +18,7 @@ import builtins
 import gast
 
 from autograph import templates, trees
-from autograph.converters import base
+from autograph.converters.support import base
 from autograph.converters.lists import local_names
 
 _MISSING = object()
@@ -77,8 +77,8 @@ class Transformer(base.Converter):
 
     @classmethod
     def transform(cls, node, ctx):
-        if not any(n.__class__ is gast.Name and n.id in ("locals", "vars")
-                   for n in trees.nodes(node)):
+        if not base.may_call_locals(ctx) or not any(
+                n.__class__ is gast.Name and n.id in ("locals", "vars") for n in trees.nodes(node)):
             return node  # no `locals` or `vars` anywhere: nothing to rewrite
         return super().transform(node, ctx)
 

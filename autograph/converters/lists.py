@@ -14,7 +14,7 @@ object's own `append` and returns it, so user classes keep their behaviour.
 import gast
 
 from autograph import templates, trees
-from autograph.converters import base
+from autograph.converters.support import base
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
@@ -76,8 +76,8 @@ class Transformer(base.Converter):
 
     @classmethod
     def transform(cls, node, ctx):
-        if not any(n.__class__ is gast.Attribute and n.attr in _METHODS
-                   for n in trees.nodes(node)):
+        if not any(method in ctx.info.source for method in _METHODS) or not any(
+                n.__class__ is gast.Attribute and n.attr in _METHODS for n in trees.nodes(node)):
             return node  # no `.append`/`.pop` anywhere: nothing to rewrite
         return super().transform(node, ctx)
 

@@ -16,7 +16,7 @@ do nested class bodies.
 import gast
 
 from autograph import anno, templates
-from autograph.converters import base
+from autograph.converters.support import base
 from autograph.converters.conditional_expressions import can_defer
 
 _OPERATORS = {
@@ -66,9 +66,8 @@ class Transformer(base.Converter):
         call = templates.replace_as_expression("ag__.compare_chain(left)", origin=node,
                                                left=node.left)
         for op, comparator in zip(node.ops, node.comparators):
-            lazy = gast.Lambda(args=gast.arguments(
-                args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-                kwarg=None, defaults=[]), body=comparator)
+            lazy = templates.replace_as_expression("lambda: comparator", origin=node,
+                                                   comparator=comparator)
             call.args += [gast.Constant(value=_OPERATORS[type(op)], kind=None), lazy]
         base.copy_location(call, node)
         return call

@@ -29,8 +29,8 @@ through `with` blocks), and generators.  Nested functions get their own flags.
 import gast
 
 from autograph import templates, trees
-from autograph.converters import base
-from autograph.converters.jumps import (JumpLowering, find_jumps, is_docstring, scope_nodes,
+from autograph.converters.support import base
+from autograph.converters.support.jumps import (JumpLowering, find_jumps, is_docstring, scope_nodes,
                                         stop_loop_unless)
 
 
@@ -66,11 +66,13 @@ def _is_generator(node):
 
 class Transformer(base.Converter):
     HANDLES = (gast.Return,)
+    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And, gast.Return)
+    STATEMENTS_ONLY = True
 
     def visit_FunctionDef(self, node):
         for nested in _nested_functions(node):  # first, each with its own flags
             self.visit_FunctionDef(nested)
-        if _is_generator(node) or not _needs_lowering(node.body):
+        if not _needs_lowering(node.body) or _is_generator(node):
             return node
         do_return = self.ctx.namer.new("do_return")
         retval = self.ctx.namer.new("retval_")

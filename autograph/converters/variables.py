@@ -1,29 +1,27 @@
 """Reads of variables that may hold `ag__.Undefined` go through `ag__.ld`.
 
-Only staged code (the functional forms and staged copies, marked
-STAGED_ONLY) can hold an `Undefined`: a variable that a Python-valued `if`
-inside a staged loop did not assign comes back from `ag__.if_stmt` as
-`Undefined('y')`.  Reading it must fail the way Python fails on an unbound
-local.  The control-flow converters start such variables as
-`ag__.Undefined('y')`; this pass wraps the staged reads of those names:
+A variable that a branch Python did not take would have assigned comes back
+from `ag__.if_stmt` as `Undefined('y')` (so does a loop variable of a loop
+that ran zero times): the control-flow converters start such variables as
+`ag__.Undefined('y')`.  Reading it must fail the way Python fails on an
+unbound local, so this pass wraps the reads of those names:
 
-    def if_true():                          def if_true():
+    def if_true(y):                         def if_true(y):
         y = 1                                   y = 1
         return (y,)                             return (y,)
-    def if_false():             ==>         def if_false():
+    def if_false(y):            ==>         def if_false(y):
         return (y,)                             return (y,)
-    (y,) = ag__.if_stmt(c, if_true, ...)    (y,) = ag__.if_stmt(c, if_true, ...)
+    (y,) = ag__.if_stmt(c, ..., (ag__.Undefined('y'),), ('y',))
     z = y + 1                               z = ag__.ld(y) + 1
 
 State tuples and the tuples generated functions return (marked SKIP) pass
-an `Undefined` along untouched.  The Python path is left alone: there an
-unbound variable is simply unbound, and Python raises by itself.
+an `Undefined` along untouched.
 """
 
 import gast
 
 from autograph import anno, templates, trees
-from autograph.converters import base
+from autograph.converters.support import base
 
 
 def undefined_names(node):
@@ -43,11 +41,12 @@ class Transformer(base.Converter):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.maybe_undefined = None
-        self.staged = False
 
     @classmethod
     def transform(cls, node, ctx):
-        maybe_undefined = undefined_names(node)
+        maybe_undefined = anno.getanno(node, anno.Basic.MAYBE_UNDEFINED, None)
+        if maybe_undefined is None:  # control flow did not run: a partial pipeline
+            maybe_undefined = undefined_names(node)
         if not maybe_undefined:
             return node  # no name can hold an Undefined: nothing to wrap
         transformer = cls(ctx)
@@ -59,15 +58,9 @@ class Transformer(base.Converter):
             return node
         if self.maybe_undefined is None:
             self.maybe_undefined = undefined_names(node)
-        was_staged = self.staged
-        self.staged = was_staged or anno.hasanno(node, anno.Basic.STAGED_ONLY)
-        try:
-            return super().visit(node)
-        finally:
-            self.staged = was_staged
+        return super().visit(node)
 
     def visit_Name(self, node):
-        if (self.staged and isinstance(node.ctx, gast.Load)
-                and node.id in self.maybe_undefined):
+        if isinstance(node.ctx, gast.Load) and node.id in self.maybe_undefined:
             return templates.replace_as_expression("ag__.ld(name)", origin=node, name=node.id)
         return node

@@ -36,6 +36,11 @@ from autograph.graph.ops.lists import (
 from autograph.graph.ops.state import assert_op, print_op
 from autograph.graph.tensor import Tensor, TensorSpec
 from autograph.graph.variables import Variable
+from autograph.graph import core, listing, numpy_api, ops, tensor
+
+# The lower modules' hooks into the higher ones (so that no import goes both ways).
+tensor._numpy_api, tensor._ops = numpy_api, ops
+core.format_graph = listing.format_graph
 
 __all__ = ["Tensor", "Graph", "TensorSpec", "function", "Function", "ConcreteFunction",
            "Variable", "run_functions_eagerly"]

@@ -39,12 +39,14 @@ class Context:
     """Names and globals of one generated module."""
 
     def __init__(self):
-        self.globals = {"np": np}
+        self.globals = {"np": np, "_int64": np.int64, "_float64": np.float64}
         self.names = {}  # id(Tensor) -> source expression
         self._global_ids = {}  # id(object) -> global name
         self._keep = []
         self._counter = itertools.count()
         self.nodes = []  # tag -> node, for mapping a failing line back to its op
+        self.emitted = set()  # id(node): computed by its parent's code (names set)
+        self.unread = set()  # output positions of the node being emitted nothing reads
 
     def fresh(self, prefix="v"):
         return f"{prefix}{next(self._counter)}"
@@ -83,24 +85,63 @@ class Context:
         return self.literal(value)
 
     def emit_graph(self, graph):
-        """Lines (unindented) computing every node of `graph` in order."""
+        """Lines (unindented) computing every node of `graph` in order.
+
+        Temporaries made at this level give their name back after their last
+        use, so a chain of ops rebinds a few names and numpy's allocation
+        cache gets each dead buffer back at once (a graph holding every
+        intermediate alive is slower than eager numpy).  An elementwise ufunc
+        whose input is a dead fresh array of the output's shape and dtype
+        writes into it (`k_add(v1, c2, v1)`): the same ufunc loop, no new
+        array.  Placeholders, constants, captured values and anything an
+        aliasing op returns are never written into."""
         lines = []
-        for node in graph.nodes:
+        nodes = graph.nodes
+        last_use = _last_uses(graph)
+        temporaries = {}  # id(tensor) -> name, for tensors made at this level
+        fresh = set()  # id(tensor): a new array only this graph refers to
+        free = []  # names of dead temporaries
+        for position, node in enumerate(nodes):
             op = node.op
-            if op is core.PLACEHOLDER:
+            if op is core.PLACEHOLDER or id(node) in self.emitted:
                 continue
             if op is core.CONST:
                 self.names[id(node.outputs[0])] = self.bind_global(node.attrs["value"])
                 continue
-            outs = [self.fresh() for _ in node.outputs]
-            for tensor, name in zip(node.outputs, outs):
-                self.names[id(tensor)] = name
             args = [self.arg(a) for a in node.args]
-            emitted = op.emit(node, outs, args, self) if op.emit is not None else None
+            dying = _dying(node, position, last_use, temporaries)
+            single = len(node.outputs) == 1 and not node.subgraphs
+            emitted, outs = None, None
+            if single and dying and fresh:
+                target = _writable_input(node, dying, fresh)
+                if target is not None:
+                    name = temporaries[id(target)]
+                    dying = [t for t in dying if t is not target]  # (== is an op)
+                    outs = [name]
+                    out = name if op.kernel not in _KEYWORD_OUT else f"out={name}"
+                    emitted = [f"{name} = {self.kernel(op)}({', '.join(args)}, {out})"]
             if emitted is None:
-                call_args = args + [f"{k}={self.literal(v)}" for k, v in node.attrs.items()]
-                call = f"{self.kernel(op)}({', '.join(call_args)})"
-                emitted = [f"{', '.join(outs)} = {call}" if outs else call]
+                outs = [self.fresh() for _ in node.outputs]
+                for tensor, name in zip(node.outputs, outs):
+                    self.names[id(tensor)] = name
+                self.unread = _unread_outputs(node, last_use)
+                emitted = op.emit(node, outs, args, self) if op.emit is not None else None
+                if emitted is None:
+                    call_args = args + [f"{k}={self.literal(v)}" for k, v in node.attrs.items()]
+                    call = f"{self.kernel(op)}({', '.join(call_args)})"
+                    emitted = [f"{', '.join(outs)} = {call}" if outs else call]
+                if single:  # `v = expr` reads its arguments before rebinding
+                    free.extend(temporaries[id(t)] for t in dying)
+                    dying = []
+                    prefix = f"{outs[0]} = "
+                    if free and len(emitted) == 1 and emitted[0].startswith(prefix):
+                        outs = [free.pop()]
+                        emitted = [outs[0] + " = " + emitted[0][len(prefix):]]
+            free.extend(temporaries[id(t)] for t in dying)
+            for tensor, name in zip(node.outputs, outs):
+                self.names[id(tensor)] = temporaries[id(tensor)] = name
+                if _makes_fresh_array(op, tensor):
+                    fresh.add(id(tensor))
             tag = f"  #@{len(self.nodes)}"
             self.nodes.append(node)
             # lines of sub-graphs keep their own node's tag
@@ -119,6 +160,60 @@ class Context:
         if value.node.op.aliasing:  # callers must not be able to mutate graph state
             return f"_copy({expr})"
         return expr
+
+
+# ufuncs whose output array must be passed as `out=` (numpy deprecates a third
+# positional argument there); the others take it positionally, which is cheaper
+_KEYWORD_OUT = {np.maximum, np.minimum, np.fmax, np.fmin}
+
+
+def _last_uses(graph):
+    """id(tensor) -> position of the last node reading it (outputs: the end)."""
+    last = {}
+    for position, node in enumerate(graph.nodes):
+        for a in node.args:
+            if isinstance(a, Tensor):
+                last[id(a)] = position
+    for t in graph.outputs:
+        if isinstance(t, Tensor):
+            last[id(t)] = len(graph.nodes)
+    return last
+
+
+def _unread_outputs(node, last_use):
+    """Positions of `node`'s outputs that nothing reads (an emitter may skip them)."""
+    return {i for i, t in enumerate(node.outputs) if id(t) not in last_use}
+
+
+def _dying(node, position, last_use, temporaries):
+    """This level's temporaries that `node` reads for the last time."""
+    dying = []
+    for a in node.args:
+        if isinstance(a, Tensor) and id(a) in temporaries and \
+                last_use.get(id(a)) == position and all(a is not d for d in dying):
+            dying.append(a)
+    return dying
+
+
+def _makes_fresh_array(op, tensor):
+    """A ufunc (or gufunc such as matmul) returns a new array when its result
+    has a known shape of rank >= 1 (rank 0 gives a numpy scalar)."""
+    return isinstance(op.kernel, np.ufunc) and not op.aliasing and not op.stateful \
+        and len(tensor.shape) >= 1 and None not in tensor.shape \
+        and not tensor.dtype.hasobject
+
+
+def _writable_input(node, dying, fresh):
+    """An input an elementwise ufunc can write its result into, or None."""
+    kernel = node.op.kernel
+    if not isinstance(kernel, np.ufunc) or kernel.signature is not None or \
+            kernel.nout != 1 or node.attrs or node.op.aliasing or node.op.stateful:
+        return None
+    out = node.outputs[0]
+    for a in dying:
+        if id(a) in fresh and a.shape == out.shape and a.dtype == out.dtype:
+            return a
+    return None
 
 
 def indent(lines, prefix="    "):

@@ -14,37 +14,9 @@ import numpy as np
 from autograph import errors
 from autograph.graph import compiler, core, optimize, signature
 from autograph.graph.listing import type_string
+from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
-
-
-class _Slot:
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-
-class _ListSlot:
-    """A staged list (TensorList) output: returned as a Python list of its items."""
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-    @staticmethod
-    def items(linked):
-        items = []
-        while linked is not None:  # (rest, last item, length); see ops/lists.py
-            item = linked[1]
-            if type(item) is np.ndarray:
-                # like any output: a scalar is a numpy scalar, and an array may
-                # be a graph constant the caller must not be able to mutate
-                item = item[()] if item.ndim == 0 else item.copy()
-            items.append(item)
-            linked = linked[0]
-        items.reverse()
-        return items
 
 
 def _flatten_output(value, graph, outputs):
@@ -98,6 +70,19 @@ def _builder(template):
     return lambda outs: build(template, outs)
 
 
+MISS = object()  # what an entry returns for arguments its guard does not accept
+
+
+def _output_expression(template, call):
+    """Source building the user's result from `call` (the flat output tuple)."""
+    if isinstance(template, _Slot):
+        return f"{call}[{template.index}]"
+    if type(template) is tuple and all(isinstance(t, _Slot) for t in template) and \
+            [t.index for t in template] == list(range(len(template))):
+        return call
+    return f"_build({call})"
+
+
 def _array_entries(key, found):
     if type(key) is tuple:
         if key and key[0] is signature.ARRAY:
@@ -121,12 +106,31 @@ class ConcreteFunction:
         self.report = optimize.optimize(graph)
         self._fn, self.source = compiler.compile_graph(graph, name=_identifier(graph.name))
         self._build = _builder(template)
+        self._template = template  # the output structure, for save()
         self._prefix = ()
+        self._entry = None
+
+    def entry(self, args):
+        """A fast call for arguments like `args` (a tuple): `entry(args)` runs
+        the graph when a compiled guard accepts `args` (same key as `args`
+        has now), else returns MISS.  None when no guard can be made."""
+        try:
+            condition, leaves, namespace = signature.guard(args)
+        except signature.NoGuard:
+            return None
+        call = f"_fn({', '.join(leaves)})"
+        source = (f"def entry(args):\n    if {condition}:\n"
+                  f"        return {_output_expression(self._template, call)}\n"
+                  "    return _MISS\n")
+        namespace.update(_fn=self._fn, _build=self._build, _MISS=MISS)
+        exec(compile(source, f"<autograph entry {self.graph.name}>", "exec"), namespace)  # noqa: S102 (source built here)
+        return namespace["entry"]
 
     def bind(self, instance):
         """This function with `instance` as its first argument (for methods)."""
         bound = copy.copy(self)
         bound._prefix = (instance,)
+        bound._entry = None
         return bound
 
     @property
@@ -161,11 +165,19 @@ class ConcreteFunction:
             "Python values.")
 
     def __call__(self, *args, **kwargs):
-        args = self._prefix + args
+        if self._prefix:
+            args = self._prefix + args
+        entry = self._entry
+        if entry is not None and not kwargs:
+            result = entry(args)
+            if result is not MISS:
+                return result
         leaves = []
         key = signature.call_key(args, kwargs, leaves, [])
         if not self.accepts(key):
             self.check_call(key)
+        if entry is None and not kwargs:
+            self._entry = self.entry(args)
         return self.call_flat(leaves)
 
     def pretty_signature(self):
@@ -185,6 +197,22 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.pretty_signature()}>"
+
+    def save(self, path):
+        """Writes this graph to directory `path` as JSON + .npz (no code);
+        `ag.load(path)` runs it without this Python function.  See saving.py."""
+        from autograph.graph import saving
+        return saving.save([self], path, self.graph.name)
+
+    def to_dot(self):
+        """The graph as Graphviz text (see dot.py)."""
+        from autograph.graph import dot
+        return dot.to_dot(self)
+
+    def _repr_svg_(self):
+        """Jupyter's picture of the graph; None (the text repr) without Graphviz."""
+        from autograph.graph import dot
+        return dot.render_svg(self.to_dot())
 
 
 def _identifier(name):

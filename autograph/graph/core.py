@@ -13,15 +13,13 @@ engine itself (function tracing and sub-graph tracing).
 """
 
 import contextlib
-import os
 import re
-import sys
 import threading
 
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import registry
+from autograph.graph.tensor import Tensor
 
 
 class OpDef:
@@ -47,6 +45,9 @@ class OpDef:
 
 
 REGISTRY = {}
+
+# listing.format_graph, set by autograph/graph/__init__.py (listing builds on this module).
+format_graph = repr
 
 
 def register(name, kernel, infer, **options):
@@ -137,7 +138,6 @@ class Graph:
                  names=None):
         """Appends a node; its outputs are named `names` (one per output, made
         unique), else `name` (`name:0`, `name:1`, ... for several), else the op's."""
-        from autograph.graph.tensor import Tensor
         node = Node(op, args, attrs, subgraphs, _location(), stateful)
         if names is not None:
             node.outputs = tuple(
@@ -199,7 +199,6 @@ class Graph:
         return any(node.stateful for node in self.nodes)
 
     def __str__(self):
-        from autograph.graph.listing import format_graph
         return format_graph(self)
 
     def __repr__(self):
@@ -241,6 +240,11 @@ CONST = register("const", _no_kernel, None, foldable=False, aliasing=True)
 
 _scope = threading.local()
 
+# Entered around every trace as `trace_hook(graph)`. autograph/wiring.py sets it
+# to the runtime's `staging`, so converted functions run their staged body while
+# a graph traces; the engine itself never imports the runtime.
+trace_hook = contextlib.nullcontext
+
 
 def current_graph():
     """The graph ops are recorded into, or None outside tracing."""
@@ -255,8 +259,7 @@ def scope(graph):
         stack = _scope.stack = []
     stack.append(graph)
     try:
-        # Converted functions run their staged body only while something traces.
-        with registry.staging(graph):
+        with trace_hook(graph):
             yield graph
     finally:
         stack.pop()
@@ -264,18 +267,10 @@ def scope(graph):
 
 # --- user locations, cheap enough to record for every node ----------------
 
-_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
-
-
 def user_location():
-    """'file.py:12' of the innermost frame that is neither autograph nor numpy."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not errors.is_internal_file(filename) and not filename.startswith(_NUMPY_DIR):
-            return errors.where(filename, frame.f_lineno)
-        frame = frame.f_back
-    return errors.where("<unknown>", 0)
+    """'file.py:12' of the user's line (errors.user_frame, the one locator)."""
+    return errors.where(*errors.user_frame(2)[:2])
+
 
 def leaked_tensor_error(tensor, returned=False):
     """The error for `tensor` met outside the graph (and sub-graphs) that made it:
@@ -287,17 +282,7 @@ def leaked_tensor_error(tensor, returned=False):
     return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
 
 
-_internal_files = {}
-
-
 def _location():
-    frame = sys._getframe(2)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        internal = _internal_files.get(filename)
-        if internal is None:
-            internal = _internal_files[filename] = errors.is_internal_file(filename)
-        if not internal:
-            return filename, frame.f_lineno
-        frame = frame.f_back
-    return None
+    """(filename, lineno) of the user's line, or None; kept on every node."""
+    filename, lineno, _ = errors.user_frame(3)
+    return (filename, lineno) if lineno else None

@@ -23,13 +23,14 @@ import warnings
 import numpy as np
 
 from autograph import errors
-from autograph.graph import signature
-from autograph.graph.concrete import trace
+from autograph.graph import core, signature
+from autograph.graph.concrete import MISS, trace
 from autograph.graph.tensor import TensorSpec
 
 _ARRAY = signature.ARRAY
 RETRACE_LIMIT = 5  # retraces ...
 RETRACE_WINDOW = 10.0  # ... within this many seconds trigger one warning
+ENTRIES = 4  # compiled guards tried per call before computing the cache key
 
 _run_eagerly = False
 
@@ -59,6 +60,8 @@ class Function:
         self._reduce_retracing = reduce_retracing
         self._traced_function = None
         self._cache = {}
+        self._entries = []  # fast calls (ConcreteFunction.entry), most recent first
+        self._entry_for = {}  # cache key -> its fast call (None: arguments untestable)
         self._by_structure = collections.defaultdict(list)
         self._concrete = []
         self._retraces = collections.deque(maxlen=RETRACE_LIMIT + 1)
@@ -88,16 +91,16 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _run_eagerly:
             return self.python_function(*args, **kwargs)
-        if not kwargs:  # fast path: only arrays, positionally
-            parts = []
-            for a in args:
-                if type(a) is not np.ndarray:
-                    break
-                parts.append((_ARRAY, a.shape, a.dtype))
-            else:
-                concrete = self._cache.get((tuple(parts), None))
-                if concrete is not None:
-                    return concrete._build(concrete._fn(*args))
+        if core.current_graph() is not None:
+            # called while another function traces (a model inside a training
+            # step): its ops join that graph, they are not a graph of their own
+            return self._python_for_tracing()(*args, **kwargs)
+        if not kwargs:
+            for entry in self._entries:
+                result = entry(args)
+                if result is not MISS:
+                    return result
+        given = args
         if self.input_signature is not None:
             args = self._coerce(args)
         leaves, keep = [], []
@@ -105,7 +108,20 @@ class Function:
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._concrete_for(args, kwargs, key, leaves, keep)
+        if not kwargs and args is given:  # (coerced arguments: no guard)
+            self._add_entry(key, concrete, args)
         return concrete.call_flat(leaves)
+
+    def _add_entry(self, key, concrete, args):
+        """Puts the fast call for `key` first among those tried (made once per key)."""
+        entry = self._entry_for.get(key, MISS)
+        if entry is MISS:
+            entry = self._entry_for[key] = concrete.entry(args)
+        if entry is not None:
+            if entry in self._entries:
+                self._entries.remove(entry)
+            self._entries.insert(0, entry)
+            del self._entries[ENTRIES:]
 
     def _coerce(self, args):
         """Python values for TensorSpec arguments become arrays of its dtype."""
@@ -232,6 +248,19 @@ class Function:
     def concrete_functions(self):
         return list(self._concrete)
 
+    def save(self, path, input_signature=None):
+        """Writes every graph traced so far (or the one for `input_signature`,
+        a list of TensorSpecs, tracing it if needed) to directory `path`;
+        `ag.load(path)` runs them without this Python function."""
+        from autograph.graph import saving
+        if input_signature is not None:
+            concrete = [self.get_concrete_function(*input_signature)]
+        elif not self._concrete and self.input_signature is not None:
+            concrete = [self._signature_function()]  # traced now: its signature is known
+        else:
+            concrete = self._concrete
+        return saving.save(list(concrete), path, self.__name__)
+
 
 class BoundFunction:
     """A Function accessed on an instance: the instance is the first argument
@@ -268,12 +297,19 @@ def _relaxed(old_specs, leaves):
     return specs
 
 
+# What `autograph=True` applies to the traced function: autograph/wiring.py sets
+# it to autograph.api.to_graph (the engine never imports the transpiler); while
+# it is None, functions are traced as written.
+converter = None
+
+
+def set_converter(convert):
+    global converter
+    converter = convert
+
+
 def _convert(fn):
-    try:
-        from autograph import api
-    except ImportError:  # the transpiler is not in this tree yet: trace as written
-        return fn
-    return api.to_graph(fn)
+    return fn if converter is None else converter(fn)
 
 
 def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False):

@@ -1,7 +1,7 @@
 """Re-typing a traced sub-graph without running its Python code again.
 
 A loop body is traced once (Python side effects -- `print('tracing')`,
-`log.append(...)` -- must run once per trace, DESIGN.md §6).  When that trace
+`log.append(...)` -- must run once per trace, docs/ARCHITECTURE.md §6).  When that trace
 shows that a loop variable needs another dtype than the one it was traced
 with (`s = 0; s += v * 0.5`: the Python int 0 is carried as float64), the
 recorded sub-graphs are fixed up instead: the placeholder gets the new dtype
@@ -106,17 +106,20 @@ def _follow_capture(graph, node, changed, literals):
 
 
 def _reinfer_control(node, changed, literals):
-    from autograph.graph.ops import control
     for sub in node.subgraphs:
         _reinfer(sub, changed, literals)
-    if node.op is control.COND:
+    if node.op is core.REGISTRY["cond"]:  # (ops/control.py builds on this module)
         t_graph, f_graph = node.subgraphs
         avals = []
         for i, (t, f) in enumerate(zip(t_graph.outputs, f_graph.outputs)):
             if t.dtype != f.dtype:
                 raise RetypeError(f"cond output #{i} would be {t.dtype} in the true branch "
                                   f"and {f.dtype} in the false branch")
-            avals.append((control._merge_shapes(t, f, f"cond output #{i}"), t.dtype))
+            if len(t.shape) != len(f.shape):
+                raise RetypeError(f"cond output #{i} would have rank {len(t.shape)} in the "
+                                  f"true branch and {len(f.shape)} in the false branch")
+            avals.append((tuple(a if a == b else None for a, b in zip(t.shape, f.shape)),
+                          t.dtype))
         return avals
     # while_loop: loop variables take their initial values' dtypes
     n_vars = len(node.outputs)

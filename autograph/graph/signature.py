@@ -9,9 +9,11 @@ by identity.  `TensorSpec` stands for an array of that shape (None dims
 allowed) in `get_concrete_function`.
 """
 
+import math
+
 import numpy as np
 
-from autograph.graph.tensor import TensorSpec
+from autograph.graph.tensor import Tensor, TensorSpec
 
 
 class _Marker:
@@ -121,7 +123,7 @@ def structure_of(key):
 
 def rebuild(value, make_leaf, path):
     """`value` with array leaves replaced by `make_leaf(leaf, path)`."""
-    if isinstance(value, (np.ndarray, np.generic, TensorSpec)):
+    if isinstance(value, (np.ndarray, np.generic, TensorSpec, Tensor)):
         return make_leaf(value, path)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(rebuild(v, make_leaf, f"{path}.{f}")
@@ -147,3 +149,87 @@ def describe(key):
         if key[0] is OBJECT:
             return "object by identity"
     return "nested structure"
+
+
+# --- guards: a compiled test that a call has a given key ---------------------------
+
+
+class NoGuard(Exception):
+    """The arguments hold something a guard cannot test (a TensorSpec)."""
+
+
+class _GuardWriter:
+    """Writes the test `key_of(args) == key` as one Python condition.
+
+    The guard follows key_of's rules branch by branch, taking the branch from
+    the type of the value seen when the guard is made and testing that exact
+    type at run time, so a passing guard implies an equal key (a value of
+    another type fails the guard; the caller then computes the key).  Array
+    leaves are bound to names (walrus) so the call reuses them.
+    """
+
+    def __init__(self):
+        self.globals = {"_nd": np.ndarray, "_float_key": _float, "_complex_key": _complex}
+        self.conditions = []
+        self.leaves = []
+        self._names = 0
+
+    def constant(self, value):
+        name = f"_g{len(self.globals)}"
+        self.globals[name] = value
+        return name
+
+    def visit(self, value, source):
+        name = f"x{self._names}"
+        self._names += 1
+        bound = f"({name} := {source})"
+        kind = type(value)
+        test = self.conditions.append
+        if kind is np.ndarray:
+            test(f"type({bound}) is _nd and {name}.shape == {value.shape!r} "
+                 f"and {name}.dtype is {self.constant(value.dtype)}")
+            self.leaves.append(name)
+        elif kind is bool or value is None:
+            test(f"{source} is {value!r}")
+        elif kind in (int, str, bytes):
+            test(f"type({bound}) is {kind.__name__} and {name} == {self.constant(value)}")
+        elif kind is float and not math.isnan(value) and value != 0.0:
+            # equal nonzero floats have equal bits; 0.0/-0.0/NaN compare by bits
+            test(f"type({bound}) is float and {name} == {self.constant(value)}")
+        elif kind is float:
+            key = self.constant(_float(value, None, None))
+            test(f"type({bound}) is float and _float_key({name}, None, None) == {key}")
+        elif kind is complex:
+            key = self.constant(_complex(value, None, None))
+            test(f"type({bound}) is complex and _complex_key({name}, None, None) == {key}")
+        elif isinstance(value, np.generic):
+            test(f"type({bound}) is {self.constant(kind)} "
+                 f"and {name}.dtype is {self.constant(value.dtype)}")
+            self.leaves.append(name)
+        elif isinstance(value, TensorSpec):
+            raise NoGuard
+        elif isinstance(value, (list, tuple)):  # namedtuples too: the type is tested
+            test(f"type({bound}) is {self.constant(kind)} and len({name}) == {len(value)}")
+            for i, item in enumerate(value):
+                self.visit(item, f"{name}[{i}]")
+        elif isinstance(value, dict):
+            keys = sorted(value, key=repr)
+            test(f"type({bound}) is {self.constant(kind)} and len({name}) == {len(keys)}")
+            for k in keys:
+                k_name = self.constant(k)
+                test(f"{k_name} in {name}")
+                self.visit(value[k], f"{name}[{k_name}]")
+        else:  # keyed by identity
+            test(f"{source} is {self.constant(value)}")
+
+
+def guard(args):
+    """(condition, leaf expressions, globals): Python source testing that the
+    tuple `args` has the key `call_key(args, {})` had for these `args`, and
+    the expressions giving its array leaves in `call_key`'s order.  Raises
+    NoGuard when the arguments cannot be tested this way."""
+    writer = _GuardWriter()
+    writer.conditions.append(f"len(args) == {len(args)}")
+    for i, value in enumerate(args):
+        writer.visit(value, f"args[{i}]")
+    return " and ".join(writer.conditions), writer.leaves, writer.globals

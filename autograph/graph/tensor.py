@@ -65,9 +65,8 @@ class Tensor:
     # --- things that need a concrete value ---------------------------------
 
     def _usage_error(self, what):
-        from autograph.graph.core import user_location
         return errors.TensorUsageError(
-            errors.tensor_usage_message(what, self.name, user_location()))
+            errors.tensor_usage_message(what, self.name, errors.where_user()))
 
     def __bool__(self):
         raise self._usage_error("bool()")
@@ -230,5 +229,6 @@ class TensorSpec:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype.name}{name})"
 
 
-from autograph.graph import numpy_api as _numpy_api  # noqa: E402  (cycle)
-from autograph.graph import ops as _ops  # noqa: E402
+# Tensor's operators record ops, and the op modules build on this one: they are
+# bound here by autograph/graph/__init__.py, so no import goes both ways.
+_numpy_api = _ops = None

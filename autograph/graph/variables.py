@@ -12,7 +12,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
-from autograph.graph.ops import state
+from autograph.graph.ops import base, state
 from autograph.graph.tensor import Tensor
 
 _names = itertools.count()
@@ -20,6 +20,10 @@ _names = itertools.count()
 
 class Variable:
     __array_priority__ = 1001  # above Tensor: `tensor + var` reads the variable
+    # While ag.grad(..., wrt=[v]) traces its function, reads of v give this
+    # tensor (made once, before the function runs), so the gradient of every
+    # read -- in loop bodies and branches too -- flows to one place.
+    _watched = None
 
     def __init__(self, value, dtype=None, name=None):
         if isinstance(value, (Tensor, Variable)):
@@ -50,12 +54,14 @@ class Variable:
         self._value = new
 
     def _as_graph_tensor(self):
+        if self._watched is not None:
+            return base.resolve(core.current_graph(), self._watched)
         return state.read_variable(self)
 
     def read_value(self):
         if core.current_graph() is None:
             return self._value.copy()
-        return state.read_variable(self)
+        return self._as_graph_tensor()
 
     value = read_value
 
@@ -65,6 +71,9 @@ class Variable:
     def assign(self, value):
         if core.current_graph() is None:
             self._store(value)
+        elif self._watched is not None:
+            raise errors.GradientError(errors.gradient_assign_message(
+                self.name, core.user_location()))
         else:
             state.assign_variable(self, value)
         return self

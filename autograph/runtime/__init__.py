@@ -12,6 +12,7 @@ from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
 from autograph.runtime.exceptions import assert_stmt
 from autograph.runtime.directives import set_loop_options
+from autograph.runtime.tracebacks import user_tracebacks
 
 __all__ = [
     "FunctionScope",
@@ -44,6 +45,7 @@ __all__ = [
     "stack",
     "tracing",
     "user_locals",
+    "user_tracebacks",
     "while_stmt",
     "zip_",
 ]

@@ -11,6 +11,7 @@ import builtins
 
 from autograph import errors
 from autograph.runtime import control_flow, registry
+from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import Undefined
 
 
@@ -20,14 +21,6 @@ def _first_backend(values):
         if backend is not None:
             return backend
     return None
-
-
-def _optional(backend, method, operation):
-    found = getattr(backend, method, None)
-    if found is None:
-        raise errors.StagingError(errors.staged_operation_message(
-            operation, backend.name, errors.where_user()))
-    return found
 
 
 def print_(*values, **kwargs):
@@ -47,7 +40,7 @@ def len_(*args, **kwargs):
     backend = registry.backend_of(args[0]) if len(args) == 1 and not kwargs else None
     if backend is None:
         return len(*args, **kwargs)  # wrong arguments: Python's own TypeError
-    return _optional(backend, "len_", "len()")(args[0])
+    return backend.len_(args[0])
 
 
 class StagedRange:
@@ -65,7 +58,7 @@ class StagedRange:
         return f"StagedRange({self.start!r}, {self.stop!r}, {self.step!r})"
 
 
-class _StagedRangeOwner:
+class _StagedRangeOwner(Backend):
     """Owns StagedRange values in the registry; hands each operation to the
     backend of the range's bounds (the registry caches owners per type)."""
 
@@ -74,13 +67,14 @@ class _StagedRangeOwner:
     def owns(self, value):
         return type(value) is StagedRange
 
-    def for_range(self, start, stop, step, body_fn, state, names, opts):
+    def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
+                  extra_test=None):
         backend = _first_backend((start, stop, step))
-        return backend.for_range(start, stop, step, body_fn, state, names, opts)
+        return backend.for_range(start, stop, step, body_fn, state, names, opts,
+                                 target=target, extra_test=extra_test)
 
     def len_(self, staged_range):
-        backend = staged_range.backend
-        return _optional(backend, "range_len", "len(range(...))")(
+        return staged_range.backend.range_len(
             staged_range.start, staged_range.stop, staged_range.step)
 
 
@@ -107,7 +101,7 @@ def enumerate_(*args, **kwargs):
     backend = _first_backend(args[:1])
     if backend is None:
         return builtins.enumerate(*args, **kwargs)
-    return _optional(backend, "enumerate_", "enumerate()")(*args, **kwargs)
+    return backend.enumerate_(*args, **kwargs)
 
 
 def zip_(*iterables, **kwargs):
@@ -115,7 +109,7 @@ def zip_(*iterables, **kwargs):
     backend = _first_backend(iterables)
     if backend is None:
         return builtins.zip(*iterables, **kwargs)
-    return _optional(backend, "zip_", "zip()")(*iterables, **kwargs)
+    return backend.zip_(*iterables, **kwargs)
 
 
 _HIDDEN = frozenset({"ag__", "fscope"})

@@ -123,6 +123,16 @@ class Targets:
 
 _unconvertible = {}      # id(code) -> code: conversion failed once, don't retry
 
+# The transpiler, handed over by autograph.api (the runtime never imports it):
+# an object with convert(fn, options), is_converted_code(code) and
+# is_generated_thunk(code). While it is None, nothing is converted.
+converter = None
+
+
+def set_converter(transpiler):
+    global converter
+    converter = transpiler
+
 
 def clear_caches():
     for targets in Targets._by_options.values():
@@ -132,8 +142,8 @@ def clear_caches():
 
 
 def _decide_function(fn, options):
-    from autograph import transpiler
-    if not options.recursive:
+    transpiler = converter
+    if not options.recursive or transpiler is None:
         return fn
     code = fn.__code__
     if (transpiler.is_converted_code(code) or getattr(fn, DO_NOT_CONVERT, False)
@@ -207,17 +217,41 @@ def _callable_object_target(obj, targets):
     return obj if target is call else types.MethodType(target, obj)
 
 
-_TARGETS_BY_TYPE = {
-    types.FunctionType: _function_target,
-    types.MethodType: _method_target,
-    functools.partial: _partial_target,
-    types.BuiltinFunctionType: _builtin_target,
-    type: _as_is,
-    types.MethodWrapperType: _as_is,
-    types.WrapperDescriptorType: _as_is,
-    types.MethodDescriptorType: _as_is,
-    types.ClassMethodDescriptorType: _as_is,
+# --- the one callable-dispatch table --------------------------------------------
+
+# What kind of callable an object is, by its exact type. Both callable
+# dispatchers, this module's (what converted code calls) and autograph.api's
+# (what to_graph converts), are built from it with `dispatch_table`; objects of
+# other types are classes (a metaclass) or callable objects (`__call__`).
+CALLABLE_KINDS = {
+    types.FunctionType: "function",
+    types.MethodType: "method",
+    functools.partial: "partial",
+    staticmethod: "static_or_class_method",
+    classmethod: "static_or_class_method",
+    types.BuiltinFunctionType: "builtin",
+    type: "class",
+    types.MethodWrapperType: "slot",
+    types.WrapperDescriptorType: "slot",
+    types.MethodDescriptorType: "slot",
+    types.ClassMethodDescriptorType: "slot",
 }
+
+
+def dispatch_table(handlers):
+    """{type: handler} for every type of CALLABLE_KINDS, from {kind: handler}."""
+    return {cls: handlers[kind] for cls, kind in CALLABLE_KINDS.items()}
+
+
+_TARGETS_BY_TYPE = dispatch_table({
+    "function": _function_target,
+    "method": _method_target,
+    "partial": _partial_target,
+    "static_or_class_method": _as_is,  # not callable before 3.10; called as is after
+    "builtin": _builtin_target,
+    "class": _as_is,
+    "slot": _as_is,
+})
 
 
 def _resolve(f, targets):

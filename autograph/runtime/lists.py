@@ -6,17 +6,8 @@ Python lists and any other object with `append`/`pop` -- the operator calls
 the object's own method, exactly as the original statement did.
 """
 
-from autograph import errors
 from autograph.runtime import registry
 from autograph.runtime.registry import backend_of
-
-
-def _list_op(backend, op, value):
-    method = getattr(backend, op, None)
-    if method is None:
-        raise errors.StagingError(errors.staged_operation_message(
-            f"{op.replace('list_', 'list.')}()", backend.name, errors.where_user()))
-    return method
 
 
 def list_append(target, item):
@@ -25,7 +16,7 @@ def list_append(target, item):
     if backend is None:
         target.append(item)
         return target
-    return _list_op(backend, "list_append", target)(target, item)
+    return backend.list_append(target, item)
 
 
 def list_pop(target, index=None):
@@ -33,7 +24,7 @@ def list_pop(target, index=None):
     backend = backend_of(target)
     if backend is None:
         return target, (target.pop() if index is None else target.pop(index))
-    return _list_op(backend, "list_pop", target)(target, index)
+    return backend.list_pop(target, index)
 
 
 def stack(items):
@@ -63,12 +54,9 @@ def set_element_type(target, dtype, shape=None):
     """
     backend = backend_of(target)
     if backend is not None:
-        method = getattr(backend, "set_element_type", None)
-        return target if method is None else method(target, dtype, shape)
+        return backend.set_element_type(target, dtype, shape)
     for backend in registry.registered_backends():
-        hook = getattr(backend, "python_list_element_type", None)
-        if hook is not None:
-            result = hook(target, dtype, shape)
-            if result is not target:
-                return result
+        result = backend.python_list_element_type(target, dtype, shape)
+        if result is not target:
+            return result
     return target

@@ -39,10 +39,7 @@ def not_(a):
     backend = backend_of(a)
     if backend is None:
         return not a
-    logical_not = getattr(backend, "logical_not", None)
-    if logical_not is not None:
-        return logical_not(a)
-    return if_stmt(a, lambda: (False,), lambda: (True,), (), ("<value of `not`>",))[0]
+    return backend.logical_not(a)
 
 
 def if_exp(cond, if_true, if_false, expr_text):

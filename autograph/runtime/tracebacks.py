@@ -10,27 +10,108 @@ re-raise with those frames removed. This runs only when something raised.
 import sys
 import types
 
-from autograph import errors, transpiler
-
-
-def _user_line():
-    frame = sys._getframe(2)
-    while frame is not None and errors.is_internal_file(frame.f_code.co_filename):
-        frame = frame.f_back
-    return None if frame is None else (frame.f_code.co_name, frame.f_lineno)
+from autograph import errors
+from autograph.runtime import call
 
 
 def without_thunks(exc):
     """`exc` with the thunk entries at the calling user frame's line removed."""
-    user = _user_line()
+    _, lineno, name = errors.user_frame(2)
+    user = (name, lineno)
     entries = []
     tb = exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
-        if not (transpiler.is_generated_thunk(code) and (code.co_name, tb.tb_lineno) == user):
+        if not (call.converter.is_generated_thunk(code) and (code.co_name, tb.tb_lineno) == user):
             entries.append(tb)
         tb = tb.tb_next
     rebuilt = None
     for entry in reversed(entries):
         rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
     return exc.with_traceback(rebuilt)
+
+
+# --- functions generated for the functional forms ----------------------------
+#
+# `if_stmt`, `while_stmt`, `for_stmt` call branch and loop functions that the
+# converters generated inside the user's function (the transpiler names their
+# code after that function).  Python shows one frame for the function, at the
+# line that raised; the converted body has the function's frame at the `if`,
+# the operator's frames, then the generated function's frame at that line.
+# A converted body that defines such functions runs inside
+# `with ag__.user_tracebacks:`, whose exit (only when something raised) keeps
+# the innermost generated frame in place of all of them: the function's name,
+# the user's line, the locals of the branch that raised.
+
+_generated_owner = {}  # id(generated code) -> id(code of the user function it is part of)
+
+
+def register_generated(code, owner):
+    """Records `code` as a function generated inside user function `owner`.
+    Both stay alive as long as the conversion cache holds them."""
+    _generated_owner[id(code)] = id(owner)
+
+
+def forget_generated():
+    _generated_owner.clear()
+
+
+def as_written(exc, frame):
+    """`exc` with the entries between `frame` (a converted function's) and
+    its innermost generated function's entry replaced by the latter."""
+    entries, tb = [], exc.__traceback__
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    start = next((i for i, entry in enumerate(entries) if entry.tb_frame is frame), None)
+    if start is None:
+        return exc
+    owner, last = id(frame.f_code), None
+    for i in range(start + 1, len(entries)):
+        inner = entries[i].tb_frame
+        if _generated_owner.get(id(inner.f_code)) == owner and _called_from(inner, frame):
+            last = i
+        elif not errors.is_internal_file(inner.f_code.co_filename):
+            break  # a function the user's code called: what follows is its own
+    if last is None:
+        return exc
+    rebuilt = None
+    for entry in reversed(entries[:start] + entries[last:]):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return exc.with_traceback(rebuilt)
+
+
+def _called_from(inner, frame):
+    """Whether `inner` ran inside this very call of `frame` (a recursive call
+    runs the same generated code in a call of its own), with only the
+    runtime's frames and generated functions between them."""
+    back = inner.f_back
+    while back is not None and back is not frame:
+        code = back.f_code
+        if id(code) not in _generated_owner and not errors.is_internal_file(code.co_filename):
+            return False
+        back = back.f_back
+    return back is frame
+
+
+class _UserTracebacks:
+    """`with ag__.user_tracebacks:` around a converted body (see above).
+
+    Python meaning: nothing; an exception passes through unchanged but for
+    its traceback."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, kind, exc, tb):
+        if exc is not None:
+            try:
+                as_written(exc, sys._getframe(1))
+            except RecursionError:
+                pass  # no stack left to tidy with: the traceback stays as it is
+        return False
+
+
+user_tracebacks = _UserTracebacks()

@@ -128,6 +128,28 @@ def test_liveness_loops_reach_a_fixpoint():
     assert "last" not in anno.getanno(for_loop, S.LIVE_IN)
 
 
+def test_liveness_walrus_the_while_test_binds_first_is_not_live_at_the_head():
+    fn = _fn("""
+        def f(xs, n):
+            for x in xs:
+                j = 0
+                while not staged((c := j < n)) and c:
+                    j += 1
+                else:
+                    if staged(c):
+                        g(c)
+            while j and (d := j):
+                j = d - 1
+            while (e := e + 1) < n:
+                pass
+    """)
+    outer, second, third = fn.body
+    assert "c" not in anno.getanno(outer, S.LIVE_IN)
+    assert "c" not in anno.getanno(outer.body[1], S.LIVE_IN)
+    assert "d" in anno.getanno(second, S.LIVE_IN)  # conservative: `and` may stop first
+    assert "e" in anno.getanno(third, S.LIVE_IN)  # read by the walrus that binds it
+
+
 def test_liveness_native_break_and_continue():
     fn = _fn("""
         def f(xs):

@@ -168,7 +168,7 @@ def global_print(x):
     global print
     print = lambda *a: None  # noqa: E731 - rebinds the module's `print` at run time
     del print
-    print(x)
+    print(x)  # noqa: F821 - the builtin again, after `del`
 
 
 def test_a_name_declared_global_is_not_assumed_builtin():

@@ -14,7 +14,7 @@ from autograph.converters import if_statements
 from cf_support import BACKEND, Sym, assert_same, run_passes, value
 
 
-def test_golden_dual_form():
+def test_golden_functional_form():
     got = run_passes("""
         def f(x):
             if x > 0:
@@ -26,27 +26,20 @@ def test_golden_dual_form():
     """, if_statements)
     assert got == textwrap.dedent("""\
         def f(x):
-            if_cond = x > 0
-            if ag__.is_staged(if_cond):
 
-                def if_true():
-                    tmp = x * 2
-                    y = tmp + 1
-                    return (y,)
-
-                def if_false():
-                    y = -x
-                    return (y,)
-                y, = ag__.if_stmt(if_cond, if_true, if_false, (), ('y',))
-            elif if_cond:
+            def if_true():
                 tmp = x * 2
                 y = tmp + 1
-            else:
+                return (y,)
+
+            def if_false():
                 y = -x
+                return (y,)
+            y, = ag__.if_stmt(x > 0, if_true, if_false, (), ('y',))
             return y""")
 
 
-def test_golden_nested_if_in_staged_copy_is_functional_only():
+def test_golden_nested_if_appears_once():
     got = run_passes("""
         def f(c, d, y):
             if c:
@@ -56,37 +49,27 @@ def test_golden_nested_if_in_staged_copy_is_functional_only():
     """, if_statements)
     assert got == textwrap.dedent("""\
         def f(c, d, y):
-            if_cond = c
-            if ag__.is_staged(if_cond):
 
-                def if_true(y):
+            def if_true(y):
 
-                    def if_true_1(y):
-                        y = y + 1
-                        return (y,)
-
-                    def if_false_1(y):
-                        return (y,)
-                    y, = ag__.if_stmt(d, if_true_1, if_false_1, (y,), ('y',))
-                    return (y,)
-
-                def if_false(y):
-                    return (y,)
-                y, = ag__.if_stmt(if_cond, if_true, if_false, (y,), ('y',))
-            elif if_cond:
-                if_cond_1 = d
-                if ag__.is_staged(if_cond_1):
-
-                    def if_true_2(y):
-                        y = y + 1
-                        return (y,)
-
-                    def if_false_2(y):
-                        return (y,)
-                    y, = ag__.if_stmt(if_cond_1, if_true_2, if_false_2, (y,), ('y',))
-                elif if_cond_1:
+                def if_true_1(y):
                     y = y + 1
+                    return (y,)
+                y, = ag__.if_stmt(d, if_true_1, None, (y,), ('y',))
+                return (y,)
+            y, = ag__.if_stmt(c, if_true, None, (y,), ('y',))
             return y""")
+
+
+def test_golden_elif_chain_grows_linearly():
+    def chain(arms):
+        lines = ["def f(x):", "    if x == 0:", "        y = 0"]
+        for arm in range(1, arms):
+            lines += [f"    elif x == {arm}:", f"        y = {arm}"]
+        return "\n".join(lines + ["    else:", "        y = -1", "    return y"])
+    sizes = [len(run_passes(chain(arms), if_statements).splitlines()) for arms in (5, 10, 20)]
+    assert sizes[1] - sizes[0] == (sizes[2] - sizes[1]) // 2  # lines per arm are constant
+    assert sizes[2] < 12 * 20
 
 
 def test_golden_undefined_state_and_unstageable():
@@ -216,7 +199,7 @@ def test_golden_state_possibly_defined_is_loaded_as_undefined_when_unbound():
                 y = 2
             return y
     """, if_statements)
-    assert "ag__.if_stmt(if_cond, if_true, if_false, (y,), ('y',))" in got
+    assert "ag__.if_stmt(x > 0, if_true, None, (y,), ('y',))" in got
 
 
 def possibly_defined(x, c):
@@ -264,3 +247,24 @@ def test_staged_if_on_a_possibly_defined_name():
         ag.to_graph(possibly_defined)(Sym(3), False)
     for args in [(3, True), (-3, True), (3, False), (-3, False)]:
         assert_same(possibly_defined, *args)
+
+
+def deletes_in_branch(flag):
+    value = 10
+    if flag:
+        del value
+    return value
+
+
+def test_if_deleting_a_variable_stays_native():
+    got = run_passes("""
+        def f(flag, value):
+            if flag:
+                del value
+            return value
+    """, if_statements)
+    assert "if ag__.python_only(flag, \"an `if` statement deleting the variable 'value'\"):" in got
+    assert_same(deletes_in_branch, True)
+    assert_same(deletes_in_branch, False)
+    with pytest.raises(errors.NotStageableError, match="deleting the variable 'value'"):
+        ag.to_graph(deletes_in_branch)(Sym(True))

@@ -2,7 +2,7 @@
 
 `convert(fn, passes)` runs just `passes` on `fn`'s source and compiles the
 result with the user's file name; a `for` loop's EXTRA_TEST annotation is
-honoured the way the for-loop pass's Python path must honour it: checked
+honoured the way `ag__.for_stmt` honours its `extra_test`: checked
 after each iteration, before the next item is fetched.
 """
 

@@ -13,7 +13,7 @@ from autograph.converters import while_statements
 from cf_support import BACKEND, Sym, assert_same, run_passes, value
 
 
-def test_golden_dual_form():
+def test_golden_functional_form():
     got = run_passes("""
         def f(n):
             count = 0
@@ -25,20 +25,15 @@ def test_golden_dual_form():
     assert got == textwrap.dedent("""\
         def f(n):
             count = 0
-            while not ag__.is_staged((loop_cond := (n != 1))) and loop_cond:
+
+            def loop_test(n, count):
+                return n != 1
+
+            def loop_body(n, count):
                 count += 1
                 n = n // 2
-            else:
-                if ag__.is_staged(loop_cond):
-
-                    def loop_test(n, count):
-                        return n != 1
-
-                    def loop_body(n, count):
-                        count += 1
-                        n = n // 2
-                        return (n, count)
-                    n, count = ag__.while_stmt(loop_test, loop_body, (n, count), ('n', 'count'))
+                return (n, count)
+            n, count = ag__.while_stmt(loop_test, loop_body, (n, count), ('n', 'count'))
             return count""")
 
 

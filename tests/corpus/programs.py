@@ -1087,7 +1087,7 @@ def locals_see_only_user_names(x):
 
 @case((4,),)
 def eval_sees_local_names(x):
-    y = x * 2
+    y = x * 2  # noqa: F841 - read by eval
     return eval("x + y")
 
 

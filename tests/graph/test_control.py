@@ -233,7 +233,7 @@ def test_loop_inside_cond_inside_loop_compiles_and_runs():
     for n in (0, 1, 4, 7):
         np.testing.assert_array_equal(g(np.ones(2), np.int64(n)), reference(np.ones(2), n))
     assert g.experimental_get_tracing_count() == 1
-    assert "while True:" in g.get_concrete_function(np.ones(2), np.int64(1)).source
+    assert "while " in g.get_concrete_function(np.ones(2), np.int64(1)).source  # a Python loop
 
 
 def test_tensor_list_captured_inside_a_branch():

@@ -65,7 +65,7 @@ def test_dce_removes_unused_ops_but_keeps_stateful_ones(capsys):
     v = Variable(0.0)
 
     def f(x):
-        unused = np.exp(x) @ np.ones(3)  # dead
+        unused = np.exp(x) @ np.ones(3)  # noqa: F841 - dead on purpose
         print_op("kept", x)  # stateful: kept
         v.assign(x.sum())  # stateful: kept
         v.read_value() * 2  # a read is stateful: kept even if unused

@@ -5,6 +5,7 @@ backend records which operators were staged."""
 import operator
 
 from autograph.runtime import control_flow, registry
+from autograph.runtime.backend import Backend
 
 
 class Sym:
@@ -52,7 +53,7 @@ class SymRange:
         self.start, self.stop, self.step = start, stop, step
 
 
-class FakeBackend:
+class FakeBackend(Backend):
     name = "fake"
 
     def __init__(self):
@@ -73,13 +74,14 @@ class FakeBackend:
             state = tuple(Sym(v) for v in body_fn(*state))
         return state
 
-    def for_range(self, start, stop, step, body_fn, state, names, opts):
+    def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
+                  extra_test=None):
         self.calls.append(("for_range", tuple(names), opts))
         for i in range(_value(start), _value(stop), _value(step)):
             state = tuple(Sym(v) for v in body_fn(Sym(i), *state))
         return state
 
-    def for_each(self, iterable, body_fn, state, names, opts):
+    def for_each(self, iterable, body_fn, state, names, opts, target=None, extra_test=None):
         self.calls.append(("for_each", tuple(names), opts))
         for item in _value(iterable):
             state = tuple(Sym(v) for v in body_fn(Sym(item), *state))

@@ -2,6 +2,7 @@
 so staged results can be checked; every staged operation is logged."""
 
 from autograph.runtime import registry
+from autograph.runtime.backend import Backend
 
 
 def unwrap(v):
@@ -35,7 +36,7 @@ class Sym:
     __hash__ = object.__hash__
 
 
-class FakeBackend:
+class FakeBackend(Backend):
     name = "fake"
 
     def __init__(self):
@@ -50,7 +51,8 @@ class FakeBackend:
         chosen = true_out if unwrap(pred) else false_out
         return tuple(Sym(unwrap(v)) for v in chosen)
 
-    def for_range(self, start, stop, step, body_fn, state, names, opts):
+    def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
+                  extra_test=None):
         self.log.append(("for_range", unwrap(start), unwrap(stop), unwrap(step)))
         for i in range(unwrap(start), unwrap(stop), unwrap(step)):
             state = body_fn(Sym(i), *state)

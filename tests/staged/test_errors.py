@@ -384,13 +384,15 @@ def test_for_stmt_hands_the_user_loop_variable_to_the_backend(monkeypatch):
     for_each = graph_backend.GraphBackend.for_each
     for_range = graph_backend.GraphBackend.for_range
 
-    def spy_each(self, iterable, body_fn, state, names, opts):
-        seen.append(("each", (opts or {}).get("target")))
-        return for_each(self, iterable, body_fn, state, names, opts)
+    def spy_each(self, iterable, body_fn, state, names, opts, target=None, extra_test=None):
+        seen.append(("each", target))
+        return for_each(self, iterable, body_fn, state, names, opts, target, extra_test)
 
-    def spy_range(self, start, stop, step, body_fn, state, names, opts):
-        seen.append(("range", (opts or {}).get("target")))
-        return for_range(self, start, stop, step, body_fn, state, names, opts)
+    def spy_range(self, start, stop, step, body_fn, state, names, opts, target=None,
+                  extra_test=None):
+        seen.append(("range", target))
+        return for_range(self, start, stop, step, body_fn, state, names, opts, target,
+                         extra_test)
 
     monkeypatch.setattr(graph_backend.GraphBackend, "for_each", spy_each)
     monkeypatch.setattr(graph_backend.GraphBackend, "for_range", spy_range)

@@ -1,4 +1,4 @@
-"""Python side effects run once per trace (DESIGN.md §6): every staged loop
+"""Python side effects run once per trace (docs/ARCHITECTURE.md §6): every staged loop
 body and branch is traced exactly once, also when the trace reveals a
 `return`, a break/continue flag or a promoted Python number."""
 

@@ -48,13 +48,16 @@ def resolve(graph, value):
     return value
 
 
+# shaping.stack, registered by ops/shaping.py (which builds on this module).
+stack = None
+
+
 def as_tensor(value, graph=None):
     """`value` as a Tensor of the current graph (Python values -> const)."""
     graph = graph or graph_for((value,))
     if isinstance(value, (list, tuple)):  # (resolve() sends sequences back here)
         if any(isinstance(v, Tensor) or hasattr(v, "_as_graph_tensor") for v in value):
-            from autograph.graph.ops import shaping
-            return shaping.stack(list(value))
+            return stack(list(value))
         return graph.constant(np.asarray(value))
     value = resolve(graph, value)
     if isinstance(value, Tensor):

@@ -9,7 +9,7 @@ Python `while` loop whose loop variables are the node's output names.
 import numpy as np
 
 from autograph import errors
-from autograph.graph import compiler, core
+from autograph.graph import compiler, core, loops, scalar_loops
 from autograph.graph.ops import base
 from autograph.graph.tensor import Tensor
 
@@ -191,32 +191,88 @@ def _retype(outputs, likes):
 
 
 def _emit_while(node, outs, args, ctx):
-    n_vars = len(outs)
-    targets = ", ".join(outs) + ("," if n_vars == 1 else "")
-    lines = [f"{targets} = {', '.join(args[:n_vars])}" + ("," if n_vars == 1 else "")]
-    max_iterations = args[n_vars]
+    unread = ctx.unread
+    kinds = scalar_loops.analyse(node)  # None: the loop runs on numpy values
+    counters = loops.python_counters(node)
+    element_loop = loops.element_loop(node, counters) if counters else None
+    kept = range(len(outs))
+    if element_loop is not None and element_loop[0] in unread and \
+            loops.counter_only_indexes(node, element_loop):
+        # `for item in x` does the counting: a counter nobody reads is dropped
+        kept = [i for i in kept if i != element_loop[0]]
+        ctx.emitted.add(id(node.subgraphs[1].outputs[element_loop[0]].node))
+    comma = "," if len(kept) == 1 else ""
+    targets = ", ".join(outs[i] for i in kept) + comma
+    init = [loops.initial_value(node, i, args[i], counters, kinds, ctx) for i in kept]
+    lines = [f"{targets} = {', '.join(init)}{comma}"] if kept else []
+    max_iterations = args[len(outs)]
     counter = ctx.fresh("n") if max_iterations != "None" else None
     if counter:
         lines.append(f"{counter} = 0")
     captured = iter(args[node.attrs["explicit_args"]:])
+    unboxed = {}  # outer name -> its Python value's name (scalar loops)
+    in_range = {id(loops.counter_step(node.subgraphs[1], j)[0]) for j in counters}
+
+    def emit(graph):
+        if kinds is None:
+            return ctx.emit_graph(graph)
+        return scalar_loops.emit_graph(graph, kinds, ctx, in_range)
+
     loop = []
+    header = "while True:"
     for i, sub in enumerate(node.subgraphs):
         for tensor, name in zip(sub.inputs, outs):
             ctx.names[id(tensor)] = name
         for _, inner in sub.captured:
-            ctx.names[id(inner)] = next(captured)
+            name = next(captured)
+            if kinds is not None and kinds[id(inner)] in "if":
+                if name not in unboxed:
+                    unboxed[name] = ctx.fresh("u")
+                    lines.append(f"{unboxed[name]} = "
+                                 f"{scalar_loops.unbox(kinds[id(inner)], name)}")
+                name = unboxed[name]
+            ctx.names[id(inner)] = name
         if i == 0:
+            if element_loop is not None:
+                continue  # the `for` statement is the test
+            if kinds is None:
+                for bound in loops.int_bounds(sub, counters):
+                    # compared with a Python counter only: compare Python ints
+                    # (int() of an int64 is exact; int < np.int64 is the slow path)
+                    name = ctx.fresh("u")
+                    lines.append(f"{name} = int({ctx.names[id(bound)]})")
+                    ctx.names[id(bound)] = name
             if counter:
                 loop += [f"if {counter} >= {max_iterations}:", "    break",
                          f"{counter} += 1"]
-            loop += ctx.emit_graph(sub)
-            loop += [f"if not {ctx.arg(sub.outputs[0])}:", "    break"]
+            test = emit(sub)
+            inline = loops.inline_test(test, ctx.arg(sub.outputs[0]))
+            if inline is not None and not counter:
+                header = f"while {inline}"  # the test is one expression
+            else:
+                loop += test + [f"if not {ctx.arg(sub.outputs[0])}:", "    break"]
         else:
-            loop += ctx.emit_graph(sub)
-            loop.append(f"{targets} = {', '.join(ctx.arg(t) for t in sub.outputs)}"
-                        + ("," if n_vars == 1 else ""))
-    lines.append("while True:")
-    lines.extend(compiler.indent(loop))
+            if element_loop is not None:
+                _, getter, array = element_loop
+                item = ctx.fresh()
+                ctx.names[id(getter.outputs[0])] = item
+                ctx.emitted.add(id(getter))
+                items = ctx.names[id(array)]
+                if kinds is not None:  # Python scalars, as x.item(i) gives
+                    items = f"{items}.tolist()"
+                header = f"for {item} in {items}:"
+            lines += loops.hoist_views(sub, ctx)
+            loop += emit(sub)
+            if kept:
+                loop.append(f"{targets} = {', '.join(ctx.arg(sub.outputs[j]) for j in kept)}"
+                            + comma)
+    lines.append(header)
+    lines.extend(compiler.indent(loop or ["pass"]))
+    if kinds is not None:
+        lines.extend(f"{outs[i]} = {scalar_loops.box(kinds[id(node.outputs[i])])}({outs[i]})"
+                     for i in kept)
+    else:
+        lines.extend(f"{outs[i]} = _int64({outs[i]})" for i in counters if i in kept)
     return lines
 
 

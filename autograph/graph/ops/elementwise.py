@@ -86,10 +86,13 @@ def _ufunc_op(ufunc):
     return op
 
 
+# linalg.gufunc (np.matmul, ...), registered by ops/linalg.py, which builds on this module.
+apply_gufunc = None
+
+
 def apply_ufunc(ufunc, inputs, kwargs=None):
     if ufunc.signature is not None:
-        from autograph.graph.ops import linalg
-        return linalg.gufunc(ufunc, inputs, kwargs or {})
+        return apply_gufunc(ufunc, inputs, kwargs or {})
     attrs = {}
     for key, value in (kwargs or {}).items():
         if key == "dtype" and value is not None:

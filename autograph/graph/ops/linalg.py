@@ -6,7 +6,7 @@ import re
 import numpy as np
 
 from autograph.graph import core
-from autograph.graph.ops import base
+from autograph.graph.ops import base, elementwise
 
 _gufunc_ops = {}
 
@@ -68,15 +68,20 @@ def gufunc(ufunc, inputs, kwargs):
         from autograph import errors
         raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
             f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)", core.user_location()))
+    graph = base.graph_for(inputs)
+    outputs = base.record(gufunc_op(ufunc), [base.as_tensor(x, graph) for x in inputs])
+    return outputs if ufunc.nout > 1 else outputs[0]
+
+
+def gufunc_op(ufunc):
+    """The op of generalized ufunc `ufunc`, registered on first use."""
     op = _gufunc_ops.get(ufunc)
     if op is None:
         from autograph.graph.ops.elementwise import INFIX, _emit_infix
         emit = _emit_infix(INFIX[ufunc]) if ufunc in INFIX else None
         op = _gufunc_ops[ufunc] = core.register(
             f"np.{ufunc.__name__}", ufunc, _gufunc_rule(ufunc), emit=emit)
-    graph = base.graph_for(inputs)
-    outputs = base.record(op, [base.as_tensor(x, graph) for x in inputs])
-    return outputs if ufunc.nout > 1 else outputs[0]
+    return op
 
 
 def _misaligned(a, b, da, db):
@@ -191,3 +196,6 @@ OUTER = core.register("np.outer", np.outer, _outer_rule)
 
 def outer(a, b):
     return base.record1(OUTER, (base.as_tensor(a), base.as_tensor(b)))
+
+
+elementwise.apply_gufunc = gufunc  # ufuncs with a signature (np.matmul) come here

@@ -11,6 +11,24 @@ from autograph.graph.tensor import Tensor
 # --- astype ---------------------------------------------------------------------
 
 
+def _dim_rule(x, axis):
+    return [((), np.dtype(np.intp))]
+
+
+def _dim_kernel(x, axis):
+    return np.intp(x.shape[axis])
+
+
+DIM = core.register("dim", _dim_kernel, _dim_rule)
+
+
+def dim(x, axis=0):
+    """x.shape[axis]: a Python int when static, else a staged intp scalar."""
+    if x.shape[axis] is not None:
+        return x.shape[axis]
+    return base.record1(DIM, (x,), {"axis": axis})
+
+
 def _astype_rule(x, dtype):
     return [(x.shape, dtype)]
 
@@ -275,3 +293,6 @@ FLIP = core.register("np.flip", np.flip, _flip_rule)
 
 def flip(x, axis=None):
     return base.record1(FLIP, (x,), {} if axis is None else {"axis": axis})
+
+
+base.stack = stack  # as_tensor stacks a list holding tensors with it

@@ -5,13 +5,14 @@ import gast
 from autograph import anno, trees
 
 _AST = gast.AST
+_HOLDS_STATEMENTS = (gast.stmt, gast.excepthandler, gast.match_case, gast.mod)
 
 
 def _unchanged(self, node):
     return node
 
 
-class Converter(gast.NodeTransformer):
+class Converter(trees.CachedDispatch, gast.NodeTransformer):
     """Base of every pass. `transform(tree, ctx)` runs the pass on a function.
 
     A pass that needs facts computed by an earlier pass (annotations) lists
@@ -21,37 +22,28 @@ class Converter(gast.NodeTransformer):
     REQUIRES = ()      # anno keys that must be on the function node
     NEEDS_ANALYSIS = False  # the transpiler re-runs static analysis first
     HANDLES = ()       # node types the pass rewrites: without any, it is skipped
-
-    _visitor_tables = {}  # pass class -> {node class: visitor function}
+    CREATES = ()       # node types of some pass's HANDLES that this pass may create
+    # A pass that rewrites statements only (no visitor for an expression
+    # node) does not walk into expressions: none holds a statement.
+    STATEMENTS_ONLY = False
 
     def __init__(self, ctx):
         self.ctx = ctx
-        self._visitors = Converter._visitor_tables.setdefault(type(self), {})
 
     # `ast.NodeTransformer` looks the visitor up by name and walks fields
-    # through generic helpers for every node; 14 passes do that over every
-    # tree, so the lookup is cached per node type and fields are walked
-    # directly. Same contract: a visitor returns a node, a list, or None.
-    def visit(self, node):
-        visitor = self._visitors.get(node.__class__)
-        if visitor is None:
-            visitor = self._visitor_for(node.__class__)
-        return visitor(self, node)
-
-    def _visitor_for(self, cls):
-        # Looked up on the pass's class (once per node type for all
-        # conversions), so a visitor is a plain function called with self.
-        owner = type(self)
-        visitor = getattr(owner, "visit_" + cls.__name__, None)
-        if visitor is None:
-            # A node without fields (Load, Store, operators) has nothing for
-            # the generic walk to do: it comes back unchanged, at no cost.
-            if not cls._fields and owner.generic_visit is Converter.generic_visit:
-                visitor = _unchanged
-            else:
-                visitor = owner.generic_visit
-        self._visitors[cls] = visitor
-        return visitor
+    # through generic helpers for every node; 15 passes do that over every
+    # tree, so the lookup is cached per node type (trees.CachedDispatch) and
+    # fields are walked directly. Same contract: a visitor returns a node, a
+    # list, or None.
+    @classmethod
+    def default_visitor(cls, node_class):
+        # A node without fields (Load, Store, operators) has nothing for
+        # the generic walk to do: it comes back unchanged, at no cost.
+        if not node_class._fields and cls.generic_visit is Converter.generic_visit:
+            return _unchanged
+        if cls.STATEMENTS_ONLY and not issubclass(node_class, _HOLDS_STATEMENTS):
+            return _unchanged
+        return cls.generic_visit
 
     def generic_visit(self, node):
         attrs = node.__dict__
@@ -107,6 +99,13 @@ class Converter(gast.NodeTransformer):
         # nested functions. Its methods are converted when they are called.
         return node
 
+
+
+def may_call_locals(ctx):
+    """False when the function's source cannot call `locals()`/`vars()` (a
+    text search, much cheaper than a walk of the tree)."""
+    source = ctx.info.source
+    return "locals" in source or "vars" in source
 
 
 def copy_location(new_nodes, origin):

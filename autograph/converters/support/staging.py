@@ -1,0 +1,243 @@
+"""Helpers shared by the control-flow converters (if, while, for).
+
+Not a pass.  Builds the pieces of the functional form of a statement: its
+state from the analysis, the nested functions that take the state as
+parameters and return it, and the reason a statement cannot be staged at all
+(it then stays a native statement).
+"""
+
+
+import gast
+
+from autograph import anno, templates, trees
+from autograph.analysis import activity, definedness
+from autograph.converters.support import base
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+class SourceOrder:
+    """Orders names by where they first appear in the function (line, column),
+    indexed once per pass; names it has not seen (generated later) go last,
+    sorted."""
+
+    def __init__(self, root):
+        self._root = root
+        self._first = None  # indexed when first needed: one name needs no order
+
+    def _index(self):
+        first = {}
+        for node in trees.nodes(self._root):
+            if node.__class__ is gast.Name:
+                key = (getattr(node, "lineno", None) or 1 << 30, getattr(node, "col_offset", 0))
+                if key < first.get(node.id, (1 << 31, 0)):
+                    first[node.id] = key
+        return first
+
+    def __call__(self, names):
+        if len(names) < 2:
+            return list(names)
+        if self._first is None:
+            self._first = self._index()
+        last = (1 << 31, 0)
+        return sorted(names, key=lambda name: (self._first.get(name, last), name))
+
+
+def live_in(stmts, live_out):
+    return anno.getanno(stmts[0], anno.Static.LIVE_IN) if stmts else live_out
+
+
+class Converter(base.Converter):
+    """Base of the if, while and for passes.
+
+    KEEPS_ANALYSIS: what these passes read of the analysis (on the compound
+    statement itself: its scopes, liveness and definedness) stays true when
+    an earlier one moved the statement into a generated function, so the
+    transpiler analyses once for the three (tests/corpus checks the output).
+
+    `all_live`: the function reads `locals()` (or `vars()`), which shows every
+    bound variable, so every name a statement modifies is an output of its
+    functional form (the liveness analysis cannot see those reads).
+    """
+
+    all_live = False
+    KEEPS_ANALYSIS = True
+
+    @classmethod
+    def transform(cls, node, ctx):
+        for key in cls.REQUIRES:
+            anno.require(node, key, cls.__name__)
+        converter = cls(ctx)
+        converter.all_live = base.may_call_locals(ctx) and reads_all_locals(node)
+        converter.maybe_undefined = set()
+        converter.findings = Findings(ctx.namer.generated)
+        converter.source_order = SourceOrder(node)
+        node = converter.visit(node)
+        # For the variables pass: the names that may now hold an Undefined.
+        anno.setanno(node, anno.Basic.MAYBE_UNDEFINED, converter.maybe_undefined
+                     | anno.getanno(node, anno.Basic.MAYBE_UNDEFINED, frozenset()))
+        return node
+
+    def state(self, names, defined, origin):
+        """`state_tuple(...)`, noting which names may be loaded as Undefined."""
+        surely = definedness.surely_defined(origin)
+        self.maybe_undefined.update(name for name in names if name not in surely)
+        return state_tuple(names, defined, origin)
+
+    def all_live_names(self, names):
+        """`names` if the function reads `locals()`, else nothing."""
+        return frozenset(names) if self.all_live else frozenset()
+
+
+def reads_all_locals(node):
+    """Whether `node` calls `ag__.user_locals` (the function_scope pass's `locals()`)."""
+    return any(child.__class__ is gast.Attribute and child.attr == "user_locals"
+               and isinstance(child.value, gast.Name) and child.value.id == "ag__"
+               for child in trees.nodes(node))
+
+
+_FINDINGS = (gast.Yield, gast.YieldFrom, gast.Await, gast.Return, gast.Break, gast.Continue,
+             gast.Delete) + _SCOPES
+_LOOPS = (gast.For, gast.AsyncFor, gast.While)
+
+
+class Findings:
+    """What in a statement can keep it from moving into a nested function:
+    `yield`/`await`, a `return`, `break` or `continue` leaving it, `del`,
+    functions and classes it defines.  Computed once per node for a whole
+    pass (memoised bottom-up), so nested statements are not walked again for
+    each enclosing one.  Valid while the pass has not rewritten the subtree:
+    the passes ask about a statement before converting what it contains."""
+
+    def __init__(self, generated):
+        self.generated = generated
+        self._memo = {}
+
+    def of(self, node):
+        found = self._memo.get(id(node))
+        if found is None:
+            found = self._memo[id(node)] = self._scan(node)
+        return found
+
+    def _scan(self, node):
+        if isinstance(node, gast.FunctionDef) and node.name in self.generated:
+            # Lies on the statement's own paths; its returns are its outputs.
+            return [f for child in node.body for f in self.of(child)
+                    if not isinstance(f, gast.Return)]
+        if isinstance(node, _SCOPES):
+            return [node]  # a user function or class: only its free reads matter
+        found = [node] if isinstance(node, _FINDINGS) else []
+        for child in trees.child_nodes(node):
+            inner = self.of(child)
+            if inner and isinstance(node, _LOOPS) and any(child is s for s in node.body):
+                inner = [f for f in inner if not isinstance(f, (gast.Break, gast.Continue))]
+            found.extend(inner)
+        return found
+
+
+def unstageable(node, stmts, modified, kind, findings):
+    """Why `stmts` (of compound statement `node`) cannot move into a nested
+    function, or None.  `kind` names the statement for the message, e.g. "a
+    `while` loop"; `findings` is the pass's `Findings`."""
+    declared = anno.getanno(node, anno.Static.SCOPE).declared
+    assigned = sorted(set(modified) & set(declared))
+    if assigned:
+        return f"{kind} assigning the global/nonlocal variable '{assigned[0]}'"
+    for node in (f for stmt in stmts for f in findings.of(stmt)):
+        if isinstance(node, (gast.Yield, gast.YieldFrom, gast.Await, gast.Return)):
+            return f"{kind} containing `{type(node).__name__.lower().replace('from', ' from')}`"
+        if isinstance(node, (gast.Break, gast.Continue)):
+            return f"{kind} containing `{type(node).__name__.lower()}`"
+        if isinstance(node, gast.Delete):
+            # In a nested function the variable would be deleted there only.
+            deleted = [t.id for t in node.targets if isinstance(t, gast.Name)]
+            if deleted:
+                return f"{kind} deleting the variable '{deleted[0]}'"
+        captured = sorted(_free_reads(node) & set(modified))
+        if captured:
+            # Python's closure sees the function's variable, later values
+            # included; in a nested function it would see the nested copy.
+            return (f"{kind} defining a function that reads '{captured[0]}', "
+                    f"which the {kind.split(' ', 1)[1]} assigns")
+    return None
+
+
+def _free_reads(node):
+    """The names a user function, lambda or class defined by `node` reads from outside."""
+    if isinstance(node, gast.Lambda):
+        if getattr(node, "lineno", None) == 0:
+            return frozenset()  # a generated thunk (templates.py): it runs at once
+        return activity.expression_scope(node).read
+    if isinstance(node, _SCOPES):
+        return anno.getanno(node, anno.Static.SCOPE).read
+    return frozenset()
+
+
+def load(name):
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def undefined_or_name(name, defined, surely, origin):
+    """How a functional form loads state `name` before `origin`: directly when
+    surely defined, `ag__.Undefined(name)` when surely undefined, else
+    whichever of the two holds (`if c: y = 1` then a staged `if` on `y`)."""
+    if name in surely:
+        return load(name)
+    if name not in defined:
+        return templates.replace_as_expression(f"ag__.Undefined({name!r})", origin=origin)
+    # A converted body is always a function body, so `locals()` holds every
+    # bound local; no runtime call stands between the user's frame and the name.
+    maybe = templates.replace_as_expression(
+        f"locals().get({name!r}, ag__.Undefined({name!r}))", origin=origin, locals="locals")
+    anno.setanno(maybe, anno.Basic.LOADS, name)  # a read of `name` for the analysis
+    return maybe
+
+
+def state_tuple(names, defined, origin):
+    """The state loaded before `origin`; `defined` are the names possibly
+    defined there (Static.DEFINED_IN), the surely defined ones come from
+    `origin`'s analysis."""
+    surely = definedness.surely_defined(origin)
+    node = gast.Tuple(elts=[undefined_or_name(n, defined, surely, origin) for n in names],
+                      ctx=gast.Load())
+    anno.setanno(node, anno.Basic.SKIP, True)
+    return node
+
+
+def names_tuple(names):
+    return gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load())
+
+
+def function(name, params, body, outputs, origin):
+    """`def name(*params): body; return (*outputs,)`."""
+    returned = templates.replace("return outputs", origin=origin, outputs=list(outputs))
+    anno.setanno(returned[0], anno.Basic.SKIP, True)
+    body = [stmt for stmt in body if not isinstance(stmt, gast.Pass)]  # the return follows
+    fn = templates.replace(
+        """
+        def fn(params):
+            body
+        """, origin=origin, fn=name, params=list(params), body=body + returned)
+    return fn[0]
+
+
+def opts_keywords(node):
+    """`opts={...}` from the loop options the directives pass recorded."""
+    options = anno.getanno(node, anno.Basic.DIRECTIVES, None)
+    if not options:
+        return []
+    if isinstance(options, dict):
+        items = list(options.items())
+    else:
+        items = [(k.arg, k.value) for k in options]
+    value = gast.Dict(keys=[gast.Constant(value=k, kind=None) for k, _ in items],
+                      values=[trees.clone(v) for _, v in items])
+    return [gast.keyword(arg="opts", value=value)]
+
+
+def python_only(expr, why, origin):
+    """`ag__.python_only(expr, why)`: the test (or iterable) of a statement that
+    stays native; a staged value there raises, naming `why`."""
+    return templates.replace_as_expression(
+        "ag__.python_only(expr, why)", origin=origin, expr=expr,
+        why=gast.Constant(value=why, kind=None))

@@ -1,0 +1,155 @@
+"""The backend protocol: everything the runtime asks of a backend.
+
+A backend subclasses `Backend`, sets `name`, and overrides what it can
+stage; every method has a documented default here, so a backend that cannot
+stage something raises a catalog error naming the user's line instead of an
+AttributeError. The runtime calls these methods and nothing else (no
+`getattr` probing), and passes the user's names as arguments.
+
+Conventions (docs/BACKENDS.md tells the whole story):
+
+- Branch and body functions take the state as positional arguments and
+  return a tuple; `names` are the user's variable names, one per state entry.
+- State entries are nested lists/tuples/dicts/namedtuples/dataclasses of
+  leaves; `autograph.runtime.structure` flattens them, and
+  `autograph.runtime.staging` checks them (structure, dtype, shape, Python
+  values that must stay put) with messages naming the variable, and its
+  `LoopState` is the backend-neutral part of a staged loop. Before a
+  backend's `cond` or loop sees them, the runtime has already checked that
+  both branches give the same structure and that no loop variable is
+  undefined.
+- `opts` of a loop holds the user's `ag.set_loop_options(...)`:
+  `maximum_iterations`, `shape_invariants` (may be empty).
+"""
+
+from autograph import errors
+
+
+def _unsupported(backend, operation):
+    return errors.StagingError(errors.staged_operation_message(
+        operation, backend.name, errors.where_user()))
+
+
+class Backend:
+    """Base class of every backend; the defaults say what a backend may leave out."""
+
+    name = "backend"
+
+    # True if for_range/for_each accept `extra_test` (a test of the state run
+    # before each iteration, from a `break`); else the runtime guards each
+    # iteration's body with a cond on it instead.
+    folds_extra_test = False
+
+    def owns(self, value):
+        """Is `value` a staged value of this backend? (Asked once per type.)"""
+        return False
+
+    # --- control flow (a backend stages at least `cond`) ----------------------
+
+    def cond(self, pred, true_fn, false_fn, state, names):
+        """Stages `true_fn(*state) if pred else false_fn(*state)`; returns the
+        outputs (a tuple, one per name)."""
+        raise _unsupported(self, "if")
+
+    def while_loop(self, test_fn, body_fn, state, names, opts):
+        """Stages `while test_fn(*state): state = body_fn(*state)`; returns the
+        final state."""
+        raise _unsupported(self, "while")
+
+    def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
+                  extra_test=None):
+        """Stages `for i in range(start, stop, step): state = body_fn(i, *state)`.
+
+        `target` is the user's loop variable name (None for a tuple target or
+        when unknown), for naming the counter in the backend's graph.
+        `extra_test` (only if `folds_extra_test`) is checked before each
+        iteration: `if not extra_test(*state): break`.
+        Default: a while_loop over a counter."""
+        def test(i, *rest):
+            if self.owns(step):
+                return self.select(step > 0, i < stop, i > stop)
+            return i < stop if step > 0 else i > stop
+
+        def body(i, *rest):
+            return (i + step, *body_fn(i, *rest))
+
+        final = self.while_loop(test, body, (start, *state), ("<range index>", *names), opts)
+        return tuple(final[1:])
+
+    def for_each(self, iterable, body_fn, state, names, opts, target=None, extra_test=None):
+        """Stages `for item in iterable: state = body_fn(item, *state)` over a
+        staged iterable (e.g. a tensor's first axis). `target`, `extra_test`:
+        as for `for_range`."""
+        raise errors.StagingError(errors.staged_iteration_message(
+            repr(iterable), errors.where_user()))
+
+    def select(self, pred, if_true, if_false):
+        """`if_true if pred else if_false` for a staged `pred`, elementwise
+        (used by the default `for_range` with a staged step)."""
+        return self.cond(pred, lambda: (if_true,), lambda: (if_false,), (),
+                         ("<select>",))[0]
+
+    def logical_not(self, value):
+        """`not value` for a staged value. Default: a cond giving False/True."""
+        return self.cond(value, lambda: (False,), lambda: (True,), (), ("<value of `not`>",))[0]
+
+    # --- side effects that run every time the graph runs ----------------------
+
+    def print_(self, *values, sep=" ", end="\n"):
+        """Stages a print that runs every time the graph runs."""
+        raise _unsupported(self, "print()")
+
+    def assert_(self, pred, message):
+        """Stages an assertion that fails (with `message`) when the graph runs."""
+        raise _unsupported(self, "assert")
+
+    # --- builtins on staged values --------------------------------------------
+
+    def len_(self, value):
+        """`len(value)` of a staged value (may be staged itself)."""
+        raise _unsupported(self, "len()")
+
+    def range_len(self, start, stop, step):
+        """`len(range(start, stop, step))` with a staged bound."""
+        raise _unsupported(self, "len(range(...))")
+
+    def enumerate_(self, iterable, start=0):
+        """`enumerate(iterable, start)` of a staged iterable: something this
+        backend owns and `for_each` iterates."""
+        raise _unsupported(self, "enumerate()")
+
+    def zip_(self, *iterables, strict=False):
+        """`zip(*iterables, strict=strict)` with a staged iterable (as enumerate_)."""
+        raise _unsupported(self, "zip()")
+
+    # --- lists ------------------------------------------------------------------
+
+    def stack(self, items):
+        """Stacks a Python list of staged values (or a staged list) into one."""
+        raise _unsupported(self, "ag.stack()")
+
+    def list_append(self, target, item):
+        """`target.append(item)` on a staged list; returns the new list."""
+        raise _unsupported(self, "list.append()")
+
+    def list_pop(self, target, index=None):
+        """`target.pop(index)` on a staged list; returns (new list, item)."""
+        raise _unsupported(self, "list.pop()")
+
+    def list_element_type(self, value):
+        """(dtype, shape) of the items of `value` if it is a staged list of this
+        backend (either None while not known yet), else None. The runtime's
+        checks tell staged lists from arrays with it. Default: None (no
+        staged lists)."""
+        return None
+
+    def set_element_type(self, target, dtype, shape=None):
+        """`ag.set_element_type` on a staged list of this backend. Default: no-op."""
+        return target
+
+    def python_list_element_type(self, target, dtype, shape=None):
+        """`ag.set_element_type` on a Python list: a backend that is tracing may
+        turn it into one of its staged lists (so appends in staged loops are
+        staged). Default, and whenever this backend is not tracing: `target`
+        unchanged."""
+        return target

@@ -1,0 +1,409 @@
+"""The checks of staging that are the same for every backend, and their messages.
+
+Before a backend stages an `if` or a loop, and while it traces one, the
+runtime (and the backend, with these functions) checks that
+
+- both branches give each variable the same structure (nested
+  lists/tuples/dicts/namedtuples/dataclasses), and no variable is undefined
+  on one side only;
+- a loop keeps each variable's structure, dtype and shape across an
+  iteration (unless the user relaxed the shape with set_loop_options), and a
+  Python value that is not loop state stays put;
+- a Python number in loop state takes the dtype numpy gives it after one
+  iteration (`s = 0; s += x_f32` carries float32): `promoted`;
+- a `return` inside a staged branch or loop sets its value on every path.
+
+Each failure is a StagingError from the catalog naming the user's variable,
+both sides and the user's line.  Leaves are told apart without knowing any
+backend: an array is a leaf with a numpy `dtype` and a tuple `shape` (numpy
+arrays and scalars, and the staged values of backends on numpy dtypes), a
+staged list is what its backend's `list_element_type` recognises.
+"""
+
+import numpy as np
+
+from autograph import errors
+from autograph.runtime import structure
+from autograph.runtime.registry import backend_of
+from autograph.runtime.special_values import Undefined, UndefinedReturnValue
+from autograph.runtime.structure import UNDEFINED_RETURN
+
+_NUMBERS = (bool, int, float, complex)
+
+user_location = errors.where_user
+
+
+def is_number(value):
+    return type(value) in _NUMBERS
+
+
+def array_type(value):
+    """(dtype, shape) of an array leaf (shape dims may be None), else None."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype, value.shape
+    dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
+    if isinstance(dtype, np.dtype) and type(shape) is tuple:
+        return dtype, shape
+    return None
+
+
+def _is_array(value):
+    return array_type(value) is not None
+
+
+def list_element_type(value):
+    """(dtype, shape) of a staged list's items (None where not known yet), or
+    None if `value` is not a staged list of its backend."""
+    backend = backend_of(value)
+    return None if backend is None else backend.list_element_type(value)
+
+
+def is_carried(value):
+    """Can this leaf be a loop variable of a staged loop (an array or a number)?"""
+    return type(value) in _NUMBERS or _is_array(value)
+
+
+# --- checks before staging (runtime/control_flow.py) --------------------------------
+
+_structure = structure.structure_of
+
+
+def _describe_outline(value):
+    if type(value) is Undefined:
+        return "undefined"
+    container = structure.describe_container(value)
+    if container is not None:
+        return container
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _return_pending(a, b):
+    """A `return` that ran on one side only: the backend gives the other side
+    a stand-in (the do_return flag says which value is real)."""
+    return type(a) is UndefinedReturnValue or type(b) is UndefinedReturnValue
+
+
+def check_branch_structure(true_out, false_out, names, location):
+    """Both branches of a staged `if` give each variable a value of the same
+    nesting, and neither leaves it undefined (if_stmt runs it)."""
+    for name, a, b in zip(names, true_out, false_out):
+        if type(a) is Undefined or type(b) is Undefined:
+            raise errors.StagingError(errors.undefined_branch_message(
+                name, location, _describe_outline(a), _describe_outline(b)))
+        if _structure(a) != _structure(b) and not _return_pending(a, b):
+            raise errors.StagingError(errors.branch_structure_message(
+                name, location, _describe_outline(a), _describe_outline(b)))
+
+
+def check_defined(state, names, location, loop):
+    """No variable of a staged loop's state is undefined on entry."""
+    for name, value in zip(names, state):
+        if type(value) is Undefined:
+            raise errors.StagingError(errors.undefined_loop_state_message(name, location, loop))
+
+
+def checked_body(loop_body, initial, names, location, loop, with_item):
+    """`loop_body` checked after each run: same nesting, nothing undefined."""
+    # Compared with the state the body is given, taken before the body runs
+    # (which may mutate it): a backend may carry a value in its own form,
+    # e.g. an empty Python list as a staged list.
+    def run_checked(state, run):
+        expected = [_structure(v) for v in state]
+        result = run()
+        for name, before, value, shape in zip(names, state, result, expected):
+            if type(value) is Undefined or (_structure(value) != shape
+                                            and not _return_pending(before, value)):
+                raise errors.StagingError(errors.loop_structure_message(
+                    name, location, loop, _describe_outline(before), _describe_outline(value)))
+        return result
+
+    if with_item:
+        return lambda item, *state: run_checked(state, lambda: loop_body(item, *state))
+    return lambda *state: run_checked(state, lambda: loop_body(*state))
+
+
+# --- describing values for messages --------------------------------------------
+
+def describe(value):
+    """How messages name a leaf: 'a tensor of dtype float32 and shape (3,)', ..."""
+    element = list_element_type(value)
+    if element is not None:
+        dtype = element[0].name if element[0] is not None else "?"
+        return f"a staged list of {dtype} items"
+    typed = array_type(value)
+    if typed is not None:
+        what = "a tensor" if backend_of(value) is not None else "an array"
+        return f"{what} of dtype {typed[0].name} and shape {_shape(typed[1])}"
+    if type(value) is UndefinedReturnValue:
+        return "no return value"
+    if type(value) is Undefined:
+        return "undefined"
+    if type(value) in _NUMBERS:
+        return f"the Python {type(value).__name__} {value!r}"
+    text = repr(value)
+    return f"the Python value {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def _shape(shape):
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + \
+        (",)" if len(shape) == 1 else ")")
+
+
+def _dtype(value):
+    typed = array_type(value)
+    return None if typed is None or list_element_type(value) is not None else typed[0]
+
+
+def _rank(value):
+    return len(array_type(value)[1])
+
+
+def _same_python_value(a, b):
+    if a is b:
+        return True
+    if type(a) is not type(b) or _is_array(a):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an object without a usable == is not "the same"
+        return False
+
+
+# --- branches ----------------------------------------------------------------------
+
+def check_branches(t, f, location):
+    if t.structure != f.structure:
+        name = next((n for n, a, b in zip(t.names, t.structure, f.structure) if a != b),
+                    t.names[0] if t.names else "?")
+        raise errors.StagingError(errors.branch_structure_message(
+            name.split("[")[0], location, "another nesting", "another nesting"))
+    for name, a, b in zip(t.names, t.values, f.values):
+        _check_branch_leaf(name, a, b, location)
+
+
+def _check_branch_leaf(name, a, b, location):
+    a_undef, b_undef = a is UNDEFINED_RETURN, b is UNDEFINED_RETURN
+    if a_undef and b_undef:
+        return
+    if name == "retval_" and (a_undef or b_undef or a is None or b is None) and \
+            not (a is None and b is None) and not (a_undef and b is None or b_undef and a is None):
+        raise errors.StagingError(errors.partial_return_message(
+            location, describe(a), describe(b)))
+
+    def fail(message):
+        raise errors.StagingError(message(name, location, describe(a), describe(b)))
+
+    a_dtype, b_dtype = _dtype(a), _dtype(b)
+    a_list, b_list = list_element_type(a), list_element_type(b)
+    if a_list is not None or b_list is not None:
+        if a_list is None or b_list is None:
+            fail(errors.branch_kind_message)
+        if None not in (a_list[0], b_list[0]) and a_list[0] != b_list[0]:
+            fail(errors.branch_dtype_message)
+        return
+    if a_dtype is not None and b_dtype is not None:
+        if a_dtype != b_dtype:
+            fail(errors.branch_dtype_message)
+        if _rank(a) != _rank(b):
+            fail(errors.branch_rank_message)
+        return
+    if a_dtype is not None or b_dtype is not None:
+        array, other, dtype = (a, b, a_dtype) if a_dtype is not None else (b, a, b_dtype)
+        if not is_number(other):
+            fail(errors.branch_kind_message)
+        if np.result_type(dtype, other) != dtype:
+            fail(errors.branch_dtype_message)
+        return
+    if is_number(a) and is_number(b):
+        return
+    if not _same_python_value(a, b):
+        fail(errors.branch_python_value_message)
+
+
+def return_stand_ins(true_out, false_out, zeros_like):
+    """Branch outputs where a `return` ran in one branch only: the other gets,
+    in place of its UndefinedReturnValue, a stand-in of the same structure
+    and types (`zeros_like(leaf)` per leaf); the do_return flag, also an
+    output, says which one is real."""
+    true_out, false_out = list(true_out), list(false_out)
+    for k, (t, f) in enumerate(zip(true_out, false_out)):
+        if type(t) is UndefinedReturnValue and type(f) is not UndefinedReturnValue:
+            true_out[k] = structure.map_leaves(zeros_like, f)
+        elif type(f) is UndefinedReturnValue and type(t) is not UndefinedReturnValue:
+            false_out[k] = structure.map_leaves(zeros_like, t)
+    return true_out, false_out
+
+
+# --- loops -----------------------------------------------------------------------
+
+def check_same_structure(entry, out, location, loop):
+    if entry.structure != out.structure:
+        for name, before, after in zip(entry.names, entry.structure, out.structure):
+            if before != after:
+                raise errors.StagingError(errors.loop_structure_message(
+                    name, location, loop, "another nesting", "another nesting"))
+
+
+def check_unchanged(name, before, after, location, loop):
+    """A leaf that is not carried by the loop (a Python value) must stay put."""
+    if is_carried(after) or not _same_python_value(before, after):
+        if before is UNDEFINED_RETURN:
+            return  # retval_ is carried only if the body sets it (see _Loop)
+        message = errors.loop_python_value_becomes_tensor_message if _is_array(
+            after) else errors.loop_python_value_message
+        raise errors.StagingError(message(name, location, loop, describe(before),
+                                          describe(after)))
+
+
+def changes_dtype(var, after):
+    """Would `after` change the dtype of loop var `var` (a staged value)?"""
+    if is_number(after):
+        return np.result_type(var.dtype, after) != var.dtype
+    dtype = _dtype(after)
+    return dtype is not None and dtype != var.dtype
+
+
+def check_loop_leaf(name, var, after, location, loop):
+    def fail(message, hint=None):
+        raise errors.StagingError(message(name, location, loop, describe(var), describe(after)))
+
+    var_list, after_list = list_element_type(var), list_element_type(after)
+    if var_list is not None or after_list is not None:
+        if var_list is None or after_list is None:
+            fail(errors.loop_kind_message)
+        if None not in (var_list[0], after_list[0]) and var_list[0] != after_list[0]:
+            fail(errors.loop_dtype_message)
+        return
+    if is_number(after):
+        if np.result_type(var.dtype, after) != var.dtype:
+            fail(errors.loop_dtype_message)
+        return
+    typed = array_type(after)
+    if typed is None:
+        fail(errors.loop_kind_message)
+    if typed[0] != var.dtype:
+        fail(errors.loop_dtype_message)
+    shape = typed[1]
+    if len(shape) != len(var.shape) or any(
+            v is not None and v != s for v, s in zip(var.shape, shape)):
+        fail(errors.loop_shape_message)
+
+
+def invariants_by_leaf(entry, shape_invariants, location, loop):
+    """{leaf index: shape} from set_loop_options(shape_invariants=[(var, shape)])."""
+    found = {}
+    for pair in shape_invariants or ():
+        try:
+            value, shape = pair
+        except (TypeError, ValueError):
+            raise errors.StagingError(errors.shape_invariant_message(
+                repr(pair), location, loop)) from None
+        for i, leaf in enumerate(entry.values):
+            if leaf is value and _is_array(leaf):
+                found[i] = None if shape is None else tuple(shape)
+                break
+        else:
+            raise errors.StagingError(errors.shape_invariant_message(
+                describe(value), location, loop))
+    for i, shape in list(found.items()):
+        if shape is None:
+            found[i] = (None,) * _rank(entry.values[i])
+    return found
+
+
+def promoted(name, before, after, location, loop):
+    """Python number `before` typed as numpy types it after one iteration."""
+    dtype = _dtype(after) if not is_number(after) else np.asarray(after).dtype
+    if dtype is None or np.result_type(dtype, before) != dtype:
+        raise errors.StagingError(errors.loop_dtype_message(
+            name, location, loop, describe(before), describe(after)))
+    return np.asarray(before, dtype)
+
+
+# --- a staged loop's state -----------------------------------------------------------
+
+class LoopState:
+    """A staged loop's state as leaves, for any backend.
+
+    The state (one entry per name) is flattened; leaves that are arrays or
+    numbers are `carried` (they become the backend's loop variables), the
+    others must stay put (checked after the body). An empty Python list
+    becomes `empty_list()` (a backend's staged list) if given. A state entry
+    that enters as UndefinedReturnValue is a `return` value the body may set
+    (`deferred`); the body's value for it is kept in `returns`, not carried,
+    and the backend adds it as loop state once it knows its type. Python
+    numbers (`weak`) take the dtype numpy gives them after one iteration
+    (the backend decides how: `promoted`).
+
+    A backend's loop calls the user's functions through `call` and hands the
+    body's result to `body_outputs`; `result` rebuilds the state from the
+    final carried leaves:
+
+        st = LoopState(state, names, location, "while", opts)
+        final = my_while(lambda *v: st.call(test_fn, v),
+                         lambda *v: st.body_outputs(st.call(body_fn, v)), st.initial())
+        return st.result(final)
+    """
+
+    def __init__(self, state, names, location, loop, opts=None, empty_list=None):
+        self.state, self.location, self.loop = list(state), location, loop
+        entry = self.entry = structure.flatten(self.state, names, empty_list)
+        self.names = entry.names
+        self.values = list(entry.values)  # the leaves on entry (promotion updates them)
+        self.invariants = invariants_by_leaf(entry, (opts or {}).get("shape_invariants"),
+                                             location, loop)
+        self.weak = {i for i, v in enumerate(self.values) if is_number(v)}
+        self.deferred = [k for k, v in enumerate(self.state) if type(v) is UndefinedReturnValue]
+        self.carried = [i for i, v in enumerate(self.values) if is_carried(v)]
+        self.out = None      # the body's flattened outputs (after it ran)
+        self.returns = {}    # state index -> what the body set its `return` value to
+
+    def initial(self):
+        """The carried leaves on entry: the backend's initial loop variables."""
+        return [self.values[i] for i in self.carried]
+
+    def carried_names(self):
+        return [self.names[i] for i in self.carried]
+
+    def carried_shapes(self):
+        """Per carried leaf, its relaxed shape from shape_invariants, or None."""
+        return [self.invariants.get(i) for i in self.carried]
+
+    def call(self, fn, loop_vars, values=None, carried=None):
+        """`fn(*state)` with the carried leaves set to `loop_vars`."""
+        current = list(self.values if values is None else values)
+        for i, v in zip(self.carried if carried is None else carried, loop_vars):
+            current[i] = v
+        return fn(*structure.unflatten(self.entry.structure, current))
+
+    def flatten_outputs(self, raw):
+        """The body's outputs as Leaves, `return` values set aside as UNDEFINED_RETURN."""
+        raw = list(raw)
+        for k in self.deferred:
+            raw[k] = UNDEFINED_RETURN
+        return structure.flatten(raw, self.names)
+
+    def body_outputs(self, raw):
+        """Checks what the body returned (same structure; leaves not carried
+        unchanged) and returns its carried leaves."""
+        self.returns = {k: raw[k] for k in self.deferred}
+        out = self.out = self.flatten_outputs(raw)
+        check_same_structure(self.entry, out, self.location, self.loop)
+        carried = set(self.carried)
+        for i, (before, after) in enumerate(zip(self.values, out.values)):
+            if i not in carried:
+                check_unchanged(self.names[i], before, after, self.location, self.loop)
+        return tuple(out.values[i] for i in self.carried)
+
+    def result(self, final, returned=()):
+        """The state after the loop: `final` carried leaves; `returned` holds
+        (state index, Leaves, leaf values) for `return` values the backend
+        carried."""
+        leaves = list(self.values)
+        for j, i in enumerate(self.carried):
+            leaves[i] = final[j]
+        state = list(structure.unflatten(self.entry.structure, leaves))
+        for k, value_leaves, items in returned:
+            state[k] = structure.unflatten(value_leaves.structure, items)[0]
+        return tuple(state)

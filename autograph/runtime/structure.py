@@ -1,0 +1,146 @@
+"""The one structure flattener: branch outputs and loop state as leaves.
+
+State is nested containers -- lists, tuples, dicts, namedtuples, dataclass
+instances -- around leaves (anything else: numbers, arrays, staged values,
+None, ...). `flatten` takes the containers apart into a `structure` (which
+compares equal exactly when two states nest alike) and a flat list of leaves
+with readable names (`state[0]['k'].x`); `unflatten` builds fresh containers
+of a structure around new leaves. The runtime's checks and every backend use
+these, so a backend never walks a container itself.
+
+    >>> leaves = flatten(((1, 2), {"k": 3}), ["a", "b"])
+    >>> leaves.values, leaves.names
+    ([1, 2, 3], ['a[0]', 'a[1]', "b['k']"])
+    >>> unflatten(leaves.structure, [4, 5, 6])
+    ((4, 5), {'k': 6})
+"""
+
+import dataclasses
+
+from autograph.runtime.special_values import Undefined, UndefinedReturnValue
+
+# Every UndefinedReturnValue leaf is replaced by this one instance, so "no
+# `return` ran on either side" is recognised by identity.
+UNDEFINED_RETURN = UndefinedReturnValue()
+
+LEAF = None              # a leaf's place in a structure
+UNDEFINED_LEAF = "undefined"  # ... when the leaf is an Undefined variable
+
+_SEQUENCE, _MAPPING, _FIELDS = "sequence", "mapping", "fields"
+
+
+def _container(value):
+    """How `value` is taken apart: (form, children as (key, child) pairs), or None for a leaf."""
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return _SEQUENCE, value
+    if kind is dict:
+        return _MAPPING, value.items()
+    if isinstance(value, tuple) and hasattr(kind, "_fields"):  # a namedtuple
+        return _FIELDS, zip(kind._fields, value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _FIELDS, ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+    return None
+
+
+def _child_name(name, form, key):
+    if form is _SEQUENCE:
+        return f"{name}[{key}]"
+    return f"{name}[{key!r}]" if form is _MAPPING else f"{name}.{key}"
+
+
+class Leaves:
+    """A flattened state: `structure` (one node per name), `values`, `names`."""
+
+    __slots__ = ("structure", "values", "names")
+
+    def __init__(self, structure, values, names):
+        self.structure, self.values, self.names = structure, values, names
+
+
+def flatten(state, names, empty_list=None):
+    """`state` (a tuple, one entry per name) as Leaves. With `empty_list` (a
+    function making a backend's staged list), an empty Python list is a leaf
+    holding `empty_list()`: a list the staged code may append to."""
+    values, leaf_names = [], []
+
+    def walk(v, name):
+        if empty_list is not None and type(v) is list and not v:
+            values.append(empty_list())
+            leaf_names.append(name)
+            return LEAF
+        parts = _container(v)
+        if parts is None:
+            values.append(UNDEFINED_RETURN if type(v) is UndefinedReturnValue else v)
+            leaf_names.append(name)
+            return LEAF
+        form, children = parts
+        if form is _SEQUENCE:
+            return (type(v), tuple(walk(c, _child_name(name, form, i))
+                                   for i, c in enumerate(children)))
+        return (type(v), tuple((k, walk(c, _child_name(name, form, k))) for k, c in children))
+
+    structure = tuple(walk(v, name) for v, name in zip(state, names))
+    return Leaves(structure, values, leaf_names)
+
+
+def structure_of(value):
+    """The structure of one value (as `flatten` gives it), with Undefined
+    leaves told apart from other leaves."""
+    if type(value) is Undefined:
+        return UNDEFINED_LEAF
+    parts = _container(value)
+    if parts is None:
+        return LEAF
+    form, children = parts
+    if form is _SEQUENCE:
+        return (type(value), tuple(structure_of(c) for c in children))
+    return (type(value), tuple((k, structure_of(c)) for k, c in children))
+
+
+def _build(kind, children):
+    if kind is tuple or kind is list:
+        return kind(children)
+    if kind is dict:
+        return dict(children)
+    if issubclass(kind, tuple):  # a namedtuple
+        return kind(*(v for _, v in children))
+    instance = kind.__new__(kind)  # a dataclass: the same fields, new values
+    for name, v in children:
+        object.__setattr__(instance, name, v)  # (frozen dataclasses too)
+    return instance
+
+
+def unflatten(structure, values):
+    """Fresh containers of `structure` around `values` (a tuple, one per name)."""
+    items = iter(values)
+
+    def build(node):
+        if node is LEAF:
+            return next(items)
+        kind, children = node
+        if kind is tuple or kind is list:
+            return _build(kind, [build(child) for child in children])
+        return _build(kind, [(k, build(child)) for k, child in children])
+
+    return tuple(build(node) for node in structure)
+
+
+def map_leaves(fn, value):
+    """`value` with each leaf replaced by `fn(leaf)` (containers rebuilt)."""
+    leaves = flatten((value,), ("value",))
+    return unflatten(leaves.structure, [fn(v) for v in leaves.values])[0]
+
+
+def describe_container(value):
+    """'tuple of length 2', 'dict with keys [...]', ... or None for a leaf."""
+    parts = _container(value)
+    if parts is None:
+        return None
+    form, _ = parts
+    kind = type(value)
+    if kind is dict:
+        return f"dict with keys {sorted(map(repr, value))}"
+    if form is _SEQUENCE:
+        return f"{kind.__name__} of length {len(value)}"
+    return f"{kind.__name__} with fields {[k for k, _ in _container(value)[1]]}"

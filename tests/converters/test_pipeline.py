@@ -1,0 +1,86 @@
+"""The pipeline skips a pass only when the tree surely holds nothing it handles.
+
+transpiler.run_pipeline computes the node types once and, after each pass,
+adds the pass's CREATES: every handled type a pass may create must be listed
+there.  Checked pass by pass over the corpus and over functions whose only
+`if`s (or `and`s, `not`s) are the ones the jump passes create."""
+
+import textwrap
+import types
+
+import gast
+import pytest
+
+from autograph import analysis, context, converters, naming, source, transpiler, trees
+from tests.corpus import programs
+
+HANDLED = tuple({t for transformer in converters.PIPELINE for t in transformer.HANDLES})
+
+JUMPS_WITHOUT_IF = [
+    """
+    def f(xs, cm):
+        for x in xs:
+            with cm:
+                break
+            y = 1
+        else:
+            y = 2
+        return y
+    """,
+    """
+    def f(xs, cm):
+        for x in xs:
+            with cm:
+                continue
+            print(x)
+    """,
+    """
+    def f(n):
+        while n:
+            return n
+        return 0
+    """,
+    """
+    def f(xs):
+        for x in xs:
+            return x
+        print(xs)
+    """,
+]
+
+
+def _corpus_functions():
+    found = {}
+    for case in programs.CASES:
+        fn = case.entity
+        if type(fn) is types.FunctionType and case.name not in programs.REJECTED:
+            found.setdefault(fn.__qualname__, fn)
+    return list(found.values())
+
+
+def _check_creates(node, ctx):
+    for transformer in converters.PIPELINE:
+        before = trees.node_types(node)
+        if transformer.NEEDS_ANALYSIS:
+            analysis.resolve(node, ctx)
+        node = transformer.transform(node, ctx)
+        created = {t for t in trees.node_types(node) - before if issubclass(t, HANDLED)}
+        assert created <= set(transformer.CREATES), (transformer.__module__, created)
+
+
+@pytest.mark.parametrize("fn", _corpus_functions(), ids=lambda fn: fn.__qualname__)
+def test_passes_create_only_listed_handled_types(fn):
+    node, info = source.get_entity(fn)
+    taken = naming.names_in(node) | set(fn.__code__.co_names) | set(transpiler.GENERATED_NAMES)
+    _check_creates(node, context.Context(info=info, options=context.ConversionOptions(),
+                                         namer=naming.Namer(taken)))
+
+
+@pytest.mark.parametrize("text", JUMPS_WITHOUT_IF)
+def test_jump_passes_list_the_ifs_they_create(text):
+    text = textwrap.dedent(text)
+    node = gast.parse(text).body[0]
+    assert not trees.contains(node, gast.If)
+    info = context.EntityInfo(name="f", filename="<test>", lineno=1, source=text, namespace={})
+    _check_creates(node, context.Context(info=info, options=context.ConversionOptions(),
+                                         namer=naming.Namer(naming.names_in(node))))

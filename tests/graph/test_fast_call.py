@@ -1,0 +1,107 @@
+"""Compiled call guards (signature.guard, ConcreteFunction.entry): a guard
+accepts exactly the calls whose cache key equals the one it was made for, so
+the fast path never runs a graph traced for other arguments."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph.graph import concrete, signature
+
+
+def _traced(fn):
+    staged = ag.function(fn, autograph=False)
+    return staged
+
+
+def first_plus(xs, scale):
+    return xs[0] * scale
+
+
+@pytest.mark.parametrize("first, second", [
+    ((0.0,), (-0.0,)),
+    ((float("nan"),), (1.5,)),
+    ((1,), (True,)),
+    ((2,), (3,)),
+    ((2.0,), (2,)),
+    (("a",), ("b",)),
+    ((None,), (0,)),
+    ((1j,), (2j,)),
+])
+def test_python_scalars_key_by_type_and_bits(first, second):
+    staged = _traced(lambda x, s: (x * 2, s))
+    x = np.ones(2)
+    out1 = staged(x, *first)
+    out2 = staged(x, *second)
+    assert staged.experimental_get_tracing_count() == 2
+    assert repr(out1[1]) == repr(first[0]) and repr(out2[1]) == repr(second[0])
+    staged(x, *first)  # back to the first: no new trace
+    assert staged.experimental_get_tracing_count() == 2
+
+
+@pytest.mark.filterwarnings("ignore::autograph.errors.RetracingWarning")  # retraces on purpose
+def test_lists_of_arrays_are_checked_leaf_by_leaf():
+    staged = _traced(first_plus)
+    xs = [np.ones(3), np.ones(2)]
+    np.testing.assert_array_equal(staged(xs, 2.0), np.full(3, 2.0))
+    for changed in ([np.ones(4), np.ones(2)], [np.ones(3), np.ones(2, np.float32)],
+                    [np.ones(3)], (np.ones(3), np.ones(2)), [np.ones(3), np.float64(1)]):
+        before = staged.experimental_get_tracing_count()
+        out = staged(changed, 2.0)
+        assert staged.experimental_get_tracing_count() == before + 1
+        np.testing.assert_array_equal(out, changed[0] * 2.0)
+
+
+def test_dicts_and_namedtuples():
+    Pair = collections.namedtuple("Pair", "a b")
+    staged = _traced(lambda d: d["w"] + d["b"].a)
+    d = {"w": np.ones(2), "b": Pair(np.ones(2), 3)}
+    np.testing.assert_array_equal(staged(d), np.full(2, 2.0))
+    staged({"b": Pair(np.ones(2), 3), "w": np.ones(2)})  # same key: key order irrelevant
+    assert staged.experimental_get_tracing_count() == 1
+    staged({"w": np.ones(2), "b": Pair(np.ones(2), 4)})
+    assert staged.experimental_get_tracing_count() == 2
+
+
+def test_numpy_scalars_and_0d_arrays_share_a_trace_and_dtype_counts():
+    staged = _traced(lambda x: x + 1)
+    assert staged(np.float64(1.0)) == 2.0 and staged(np.zeros(())) == 1.0
+    assert staged.experimental_get_tracing_count() == 1
+    out = staged(np.float32(1.0))
+    assert type(out) is np.float32 and staged.experimental_get_tracing_count() == 2
+
+
+def test_objects_by_identity():
+    class Box:
+        value = 1
+    a, b = Box(), Box()
+    staged = _traced(lambda box, x: x + box.value)
+    staged(a, np.zeros(2))
+    b.value = 5
+    np.testing.assert_array_equal(staged(b, np.zeros(2)), np.full(2, 5.0))
+    assert staged.experimental_get_tracing_count() == 2
+
+
+def test_guard_condition_matches_call_key():
+    args = ([np.ones(2), {"k": 1.5, "z": np.int64(3)}], None, "s")
+    condition, leaves, namespace = signature.guard(args)
+    assert len(leaves) == 2
+    namespace = dict(namespace)
+    exec(f"def check(args):\n    return {condition}\n", namespace)  # noqa: S102
+    assert namespace["check"](args)
+    assert not namespace["check"](([np.ones(2), {"k": 1.5, "z": np.int32(3)}], None, "s"))
+    assert not namespace["check"](([np.ones(2), {"k": 1.5, "y": np.int64(3)}], None, "s"))
+    assert not namespace["check"](([np.ones(2), {"k": 1.5, "z": np.int64(3)}], None))
+
+
+def test_concrete_function_called_directly_uses_its_guard_and_still_checks():
+    staged = _traced(lambda x, n: x * n)
+    fn = staged.get_concrete_function(np.ones(3), 2)
+    np.testing.assert_array_equal(fn(np.ones(3), 2), np.full(3, 2.0))
+    assert fn._entry is not None
+    np.testing.assert_array_equal(fn(np.ones(3), 2), np.full(3, 2.0))
+    with pytest.raises(ag.errors.GraphError):
+        fn(np.ones(4, np.int32), 2)
+    assert fn._entry((np.ones(3), 3)) is concrete.MISS
