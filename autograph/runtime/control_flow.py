@@ -53,7 +53,9 @@ def if_stmt(cond, if_true, if_false, state, names):
             return result
         return run
 
-    return backend.cond(cond, checked(if_true, True), checked(if_false, False), state, names)
+    with staging.region(backend):
+        return backend.cond(cond, checked(if_true, True), checked(if_false, False), state,
+                            names)
 
 
 def while_stmt(loop_test, loop_body, state, names, opts=None):
@@ -67,7 +69,8 @@ def while_stmt(loop_test, loop_body, state, names, opts=None):
             location = staging.user_location()
             staging.check_defined(state, names, location, "while")
             body = staging.checked_body(loop_body, state, names, location, "while", with_item=False)
-            return backend.while_loop(loop_test, body, state, names, opts)
+            with staging.region(backend):
+                return backend.while_loop(loop_test, body, state, names, opts)
         if not test:
             return state
         state = loop_body(*state)
@@ -101,12 +104,13 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
         else:
             body = _guarded_body(body, extra_test, names)
     parts = _range_types.get(type(iterated))
-    if parts is not None:
-        start, stop, step = parts(iterated)
-        return backend.for_range(start, stop, step, body, state, names, opts,
-                                 target=target, extra_test=folded_test)
-    return backend.for_each(iterated, body, state, names, opts, target=target,
-                            extra_test=folded_test)
+    with staging.region(_owner_of_bounds(iterated, backend)):
+        if parts is not None:
+            start, stop, step = parts(iterated)
+            return backend.for_range(start, stop, step, body, state, names, opts,
+                                     target=target, extra_test=folded_test)
+        return backend.for_each(iterated, body, state, names, opts, target=target,
+                                extra_test=folded_test)
 
 
 def _loop_target(loop_body):

@@ -20,6 +20,9 @@ arrays and scalars, and the staged values of backends on numpy dtypes), a
 staged list is what its backend's `list_element_type` recognises.
 """
 
+import contextlib
+import threading
+
 import numpy as np
 
 from autograph import errors
@@ -31,6 +34,27 @@ from autograph.runtime.structure import UNDEFINED_RETURN
 _NUMBERS = (bool, int, float, complex)
 
 user_location = errors.where_user
+
+_regions = threading.local()  # .stack: backends whose branch / loop body is being traced
+
+
+@contextlib.contextmanager
+def region(backend):
+    """While a backend traces a staged branch or loop body: what runs there
+    runs only when (and as often as) the graph takes that path, so a Python
+    side effect such as `print("x")` must be staged too (`region_backend`)."""
+    stack = _regions.__dict__.setdefault("stack", [])
+    stack.append(backend)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def region_backend():
+    """The backend tracing the innermost staged branch or loop body, or None."""
+    stack = getattr(_regions, "stack", None)
+    return stack[-1] if stack else None
 
 
 def is_number(value):
