@@ -5,7 +5,8 @@ stage into a backend's graph when an operand is a staged value.
 from autograph.runtime.call import FunctionScope, converted, converted_call
 from autograph.runtime.registry import backend_of, is_staged, register_backend, tracing
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld
-from autograph.runtime.control_flow import for_stmt, if_stmt, python_only, while_stmt
+from autograph.runtime.control_flow import (
+    for_stmt, if_stmt, load_part, python_only, store_part, while_stmt)
 from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, set_element_type, stack
 from autograph.runtime.builtins import (
@@ -34,6 +35,7 @@ __all__ = [
     "len_",
     "list_append",
     "list_pop",
+    "load_part",
     "not_",
     "or_",
     "print_",
@@ -43,6 +45,7 @@ __all__ = [
     "set_element_type",
     "set_loop_options",
     "stack",
+    "store_part",
     "tracing",
     "user_locals",
     "user_tracebacks",

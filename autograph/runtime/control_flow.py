@@ -13,6 +13,7 @@ import functools
 from autograph import errors
 from autograph.runtime import staging
 from autograph.runtime.registry import backend_of, is_staged
+from autograph.runtime.special_values import Undefined
 
 _range_types = {}  # type of a staged range object -> fn(obj) -> (start, stop, step)
 
@@ -157,3 +158,39 @@ def _guarded_body(body, extra_test, names):
     def guarded(item, *state):
         return if_stmt(extra_test(*state), functools.partial(body, item), _unchanged, state, names)
     return guarded
+
+
+_ABSENT = (KeyError, IndexError, AttributeError)
+
+
+def load_part(obj, kind, key, name):
+    """Python meaning: `obj[key]` (kind 'item') or `getattr(obj, key)` (kind
+    'attr'); an absent one is `Undefined(name)`.  An item or attribute a
+    statement assigns goes in and out of its functional form like a variable
+    (`name` is the user's spelling, e.g. "d['k']", for messages)."""
+    try:
+        return obj[key] if kind == "item" else getattr(obj, key)
+    except _ABSENT:
+        return Undefined(name)
+
+
+def store_part(obj, kind, key, value):
+    """Python meaning: `obj[key] = value` / `setattr(obj, key, value)`, doing
+    nothing when that very object is already there; an Undefined `value`
+    (the part was absent) removes a dict key or instance attribute that a
+    traced branch set."""
+    if type(value) is Undefined:
+        if kind == "item" and isinstance(obj, dict):
+            obj.pop(key, None)
+        elif kind == "attr" and key in getattr(obj, "__dict__", ()):
+            delattr(obj, key)
+        return
+    try:
+        if (obj[key] if kind == "item" else getattr(obj, key)) is value:
+            return
+    except _ABSENT:
+        pass
+    if kind == "item":
+        obj[key] = value
+    else:
+        setattr(obj, key, value)

@@ -6,6 +6,7 @@ parameters and return it, and the reason a statement cannot be staged at all
 (it then stays a native statement).
 """
 
+import re
 
 import gast
 
@@ -241,3 +242,73 @@ def python_only(expr, why, origin):
     return templates.replace_as_expression(
         "ag__.python_only(expr, why)", origin=origin, expr=expr,
         why=gast.Constant(value=why, kind=None))
+
+
+class Part:
+    """An item or attribute a statement assigns (`d['k'] = v`, `obj.n += 1`):
+    carried as state like a variable (a "composite name"), under `text`."""
+
+    __slots__ = ("text", "base", "kind", "key", "local")
+
+    def __init__(self, text, base, kind, key, local):
+        self.text, self.base, self.kind, self.key, self.local = text, base, kind, key, local
+
+    def _key(self):
+        return gast.Constant(value=self.key, kind=None) if self.kind == "attr" else \
+            trees.clone(self.key)
+
+    def load(self, origin):
+        """`ag__.load_part(base, kind, key, text)`: its value, or Undefined(text)."""
+        return templates.replace_as_expression(
+            "ag__.load_part(base, kind, key, text)", origin=origin, base=self.base,
+            kind=gast.Constant(value=self.kind, kind=None), key=self._key(),
+            text=gast.Constant(value=self.text, kind=None))
+
+    def store(self, value, origin):
+        """`ag__.store_part(base, kind, key, value)` (an Undefined value unsets it)."""
+        stmts = templates.replace(
+            "ag__.store_part(base, kind, key, value)", origin=origin, base=self.base,
+            kind=gast.Constant(value=self.kind, kind=None), key=self._key(), value=value)
+        anno.setanno(stmts[0], anno.Basic.SKIP, True)
+        return stmts
+
+
+def assigned_parts(origin, stmts, modified, namer):
+    """The items and attributes `stmts` (of compound statement `origin`)
+    assign, delete or update, as Parts: `name[key]` with a constant key or a
+    variable the statement does not assign, and `name.attr`, where `name` is
+    surely defined before `origin` and not assigned by it (an assigned
+    container is carried whole, as a variable).  Looks into the functions the
+    converters generated for nested statements, not into the user's own
+    functions, lambdas and classes."""
+    surely = definedness.surely_defined(origin)
+    usable = surely - set(modified) - namer.generated - {"ag__"}
+    found = {}
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES) and not (
+                isinstance(node, gast.FunctionDef) and node.name in namer.generated):
+            continue
+        stack.extend(trees.child_nodes(node))
+        if not isinstance(node, (gast.Subscript, gast.Attribute)) or \
+                isinstance(node.ctx, gast.Load) or not isinstance(node.value, gast.Name) or \
+                node.value.id not in usable:
+            continue
+        base = node.value.id
+        if isinstance(node, gast.Attribute):
+            text, kind, key = f"{base}.{node.attr}", "attr", node.attr
+        elif isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, (str, int)):
+            text, kind, key = f"{base}[{node.slice.value!r}]", "item", node.slice
+        elif isinstance(node.slice, gast.Name) and node.slice.id in usable:
+            text, kind, key = f"{base}[{node.slice.id}]", "item", node.slice
+        else:
+            continue
+        found.setdefault(text, (base, kind, key))
+    parts = []
+    for text in sorted(found):
+        base, kind, key = found[text]
+        spelled = key if kind == "attr" else getattr(key, "id", None) or str(key.value)
+        local = namer.new(re.sub(r"\W", "_", f"{base}_{spelled}"))
+        parts.append(Part(text, base, kind, key, local))
+    return parts
