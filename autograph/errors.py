@@ -544,3 +544,11 @@ def gradient_argnums_range_message(function_name, argnums, index, count, locatio
         f"ag.grad({function_name}) at {location}: argnums {argnums!r} names argument "
         f"{index}, but the function was called with {count} positional arguments. Pass "
         "the differentiated arguments positionally, or change argnums.")
+
+
+def staged_list_function_message(location):
+    return (
+        f"a function or other callable is appended at {location} to a list staged by "
+        "the loop around it: a staged list holds arrays only (a function "
+        "defined in a staged loop cannot outlive its iteration). Keep the functions in "
+        "a list built outside the staged loop, or loop over a Python range.")

@@ -31,6 +31,7 @@ _PASS_MODULES = (
     "if_statements",
     "while_statements",
     "for_statements",
+    "cell_variables",
     "variables",
     "tracebacks",
 )

@@ -47,8 +47,10 @@ class Transformer(staging.Converter):
         modified = anno.getanno(node, anno.Static.BODY_SCOPE).modified | target
         live = anno.getanno(node, anno.Static.LIVE_IN) | anno.getanno(node, anno.Static.LIVE_OUT)
         extra_reads = activity.expression_scope(extra).read if extra is not None else set()
-        state = self.source_order(
-            modified & (live | extra_reads | self.all_live_names(modified)))
+        # A closure reading the loop variable sees each item through the shared
+        # cell (cell_variables.py): it need not be carried for the closure.
+        closure_live = self.all_live_names(modified if self.all_live else modified - target)
+        state = self.source_order(modified & (live | extra_reads | closure_live))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 
         why = staging.unstageable(node, node.body, modified, "a `for` loop", self.findings)

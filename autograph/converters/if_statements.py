@@ -54,11 +54,11 @@ class Transformer(staging.Converter):
             return self.generic_visit(node)
         modified = (anno.getanno(node, anno.Static.BODY_SCOPE).modified
                     | anno.getanno(node, anno.Static.ORELSE_SCOPE).modified)
-        live_out = anno.getanno(node, anno.Static.LIVE_OUT)
+        live_out = anno.getanno(node, anno.Static.LIVE_OUT) | self.all_live_names(modified)
         outputs = self.source_order(modified & live_out)
         # An output a branch may leave as it is is live into that branch.
         read_first = (staging.live_in(node.body, live_out)
-                      | staging.live_in(node.orelse, live_out))
+                      | staging.live_in(node.orelse, live_out) | self.all_live_names(modified))
         state = self.source_order(modified & read_first)
         if self.all_live:  # `locals()` reads every variable
             outputs = state = self.source_order(modified)

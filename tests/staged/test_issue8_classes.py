@@ -138,3 +138,80 @@ def test_python_conditions_keep_aliasing_and_absent_keys():
     for flag in (True, False):
         with registry.staging("test: the converted body"):
             assert converted(flag) == fn(flag)
+
+
+# --- closures see the current value of the variables they read --------------------
+
+def closure_over_staged_loop_state(a, n):
+    t = a
+
+    def scaled(z):
+        return z * 0.5 + t
+    s = a * 0.0
+    for _ in range(n):
+        t = t + 1.0
+        s = s + scaled(s)
+    return s, t
+
+
+def lambda_and_callable_object_over_while_state(a, n):
+    t = a
+    shift = lambda z: z + t  # noqa: E731 - the class under test is a lambda
+
+    class Scale:
+        def __call__(self, z):
+            return z * t
+    scale = Scale()
+    s = a * 0.0
+    i = 0
+    while i < n:
+        t = t * 0.5 + 1.0
+        s = shift(s) + scale(1.0)
+        i += 1
+    return s
+
+
+def closure_reads_a_variable_only_an_inner_loop_assigns(a, n):
+    t = a
+
+    def scaled(z):
+        return z * 0.5 + t
+    s = a * 0.0
+    for _ in range(n):
+        k = 0
+        while k < n:
+            k += 1
+            t = scaled(s) + 1.0
+        s = s + scaled(s)  # sees the t of the inner loop's last iteration
+        t = a
+    return s
+
+
+def closure_defined_in_a_staged_loop(a, n):
+    s = a * 0.0
+    for i in range(n):
+        add_i = lambda z: z + i  # noqa: E731
+        s = add_i(s)
+    return s
+
+
+def test_closures_see_the_current_iteration(capsys):
+    for fn in (closure_over_staged_loop_state, lambda_and_callable_object_over_while_state,
+               closure_reads_a_variable_only_an_inner_loop_assigns,
+               closure_defined_in_a_staged_loop):
+        for n in (0, 1, 3):
+            args = (np.float64(1.5), np.int64(n))
+            expected = fn(*args)
+            with registry.staging("test: the converted body"):
+                assert ag.to_graph(fn)(1.5, n) == fn(1.5, n)
+            np.testing.assert_allclose(ag.function(fn)(*args), expected)
+
+
+def test_functions_appended_to_a_staged_list_are_refused():
+    def fn(n):
+        fns = []
+        for i in range(n):
+            fns.append(lambda: i)
+        return [f() for f in fns]
+    with pytest.raises(ag.AutoGraphError, match="callable is appended at .*to a list staged"):
+        ag.function(fn)(np.int64(3))

@@ -70,6 +70,9 @@ class Converter(base.Converter):
             anno.require(node, key, cls.__name__)
         converter = cls(ctx)
         converter.all_live = base.may_call_locals(ctx) and reads_all_locals(node)
+        # A call may run a closure, which reads these: live after every statement.
+        body = node.body if isinstance(node.body, list) else [node.body]
+        converter.closure_names = closure_reads(body, ctx.namer.generated)
         converter.maybe_undefined = set()
         converter.findings = Findings(ctx.namer.generated)
         converter.source_order = SourceOrder(node)
@@ -86,8 +89,9 @@ class Converter(base.Converter):
         return state_tuple(names, defined, origin)
 
     def all_live_names(self, names):
-        """`names` if the function reads `locals()`, else nothing."""
-        return frozenset(names) if self.all_live else frozenset()
+        """`names` if the function reads `locals()`, else those of them a
+        user closure reads (a call may run the closure, which reads them)."""
+        return frozenset(names) if self.all_live else frozenset(names) & self.closure_names
 
 
 def reads_all_locals(node):
@@ -154,12 +158,6 @@ def unstageable(node, stmts, modified, kind, findings):
             deleted = [t.id for t in node.targets if isinstance(t, gast.Name)]
             if deleted:
                 return f"{kind} deleting the variable '{deleted[0]}'"
-        captured = sorted(_free_reads(node) & set(modified))
-        if captured:
-            # Python's closure sees the function's variable, later values
-            # included; in a nested function it would see the nested copy.
-            return (f"{kind} defining a function that reads '{captured[0]}', "
-                    f"which the {kind.split(' ', 1)[1]} assigns")
     return None
 
 
@@ -170,7 +168,10 @@ def _free_reads(node):
             return frozenset()  # a generated thunk (templates.py): it runs at once
         return activity.expression_scope(node).read
     if isinstance(node, _SCOPES):
-        return anno.getanno(node, anno.Static.SCOPE).read
+        scope = anno.getanno(node, anno.Static.SCOPE, None)
+        if scope is None:  # not analysed (a pass after the analysis ran)
+            scope = activity.Activity(()).statement(node)
+        return scope.read
     return frozenset()
 
 
@@ -312,3 +313,18 @@ def assigned_parts(origin, stmts, modified, namer):
         local = namer.new(re.sub(r"\W", "_", f"{base}_{spelled}"))
         parts.append(Part(text, base, kind, key, local))
     return parts
+
+
+def closure_reads(stmts, generated):
+    """The names the user's functions, lambdas and classes inside `stmts` read
+    from outside (looking through the functions the converters generated)."""
+    read = set()
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES) and not (
+                isinstance(node, gast.FunctionDef) and node.name in generated):
+            read |= _free_reads(node)
+            continue
+        stack.extend(trees.child_nodes(node))
+    return frozenset(read)
