@@ -215,3 +215,24 @@ def test_functions_appended_to_a_staged_list_are_refused():
         return [f() for f in fns]
     with pytest.raises(ag.AutoGraphError, match="callable is appended at .*to a list staged"):
         ag.function(fn)(np.int64(3))
+
+
+# --- identical functions in two files are converted once each ----------------------
+
+def test_identical_source_in_two_files_names_its_own_file(tmp_path):
+    import importlib.util
+    source = ("def f(a):\n"
+              "    x = {'a': a}\n"
+              "    if x['a'] > 0:\n"
+              "        x['b'] = 1.0\n"
+              "    return x['b']\n")
+    for name in ("first_copy", "second_copy"):
+        path = tmp_path / f"{name}.py"
+        path.write_text(source)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        with pytest.raises(ag.AutoGraphError) as caught:
+            ag.function(module.f)(np.float64(1.0))
+        assert f"{name}.py:3" in str(caught.value)
+        assert ag.to_graph(module.f).__code__.co_filename == str(path)
