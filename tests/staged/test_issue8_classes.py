@@ -236,3 +236,24 @@ def test_identical_source_in_two_files_names_its_own_file(tmp_path):
             ag.function(module.f)(np.float64(1.0))
         assert f"{name}.py:3" in str(caught.value)
         assert ag.to_graph(module.f).__code__.co_filename == str(path)
+
+
+# --- `while n:` (not a bool) with a `break` -----------------------------------------
+
+def while_int_test_with_break(n, x):
+    s = x * 0.0
+    while n:
+        n = n - 1
+        s = s + 1.0
+        if s > 2.0:
+            break
+    return s, n
+
+
+def test_while_on_an_int_with_a_break_is_staged():
+    for n in (0, 2, 5):
+        expected = while_int_test_with_break(n, 0.0)
+        with registry.staging("test: the converted body"):
+            assert ag.to_graph(while_int_test_with_break)(n, 0.0) == expected
+        actual = ag.function(while_int_test_with_break)(np.int64(n), np.float64(0.0))
+        assert [float(v) for v in actual] == [float(v) for v in expected]
