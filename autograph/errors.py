@@ -552,3 +552,11 @@ def staged_list_function_message(location):
         "the loop around it: a staged list holds arrays only (a function "
         "defined in a staged loop cannot outlive its iteration). Keep the functions in "
         "a list built outside the staged loop, or loop over a Python range.")
+
+
+def loop_local_message(names, location, loop):
+    listed = ", ".join(f"'{name}'" for name in names)
+    return (
+        f"variable {listed} is first assigned inside the staged `{loop}` loop at "
+        f"{location}, which ran zero times, so it has no value after the loop. Assign "
+        f"{names[0]} before the loop (e.g. {names[0]} = 0), or make sure the loop runs.")

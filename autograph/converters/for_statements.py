@@ -83,7 +83,8 @@ class Transformer(staging.Converter):
             "ag__.for_stmt(iterated, loop_body, state, names)", origin=node,
             iterated=node.iter, loop_body=loop_body, state=state_tuple,
             names=staging.names_tuple(state + [part.text for part in parts]))
-        call.keywords = staging.opts_keywords(node)
+        call.keywords = staging.opts_keywords(node) + staging.body_first_keyword(
+            node, state, extra_reads, targets=target)
         if user_name is not None:
             call.keywords.append(gast.keyword(arg="target",
                                               value=gast.Constant(value=user_name, kind=None)))

@@ -77,7 +77,8 @@ class Transformer(staging.Converter):
             "ag__.while_stmt(loop_test, loop_body, state, names)", origin=node,
             loop_test=loop_test, loop_body=loop_body, state=state_tuple,
             names=staging.names_tuple(state + [part.text for part in parts]))
-        call.keywords = staging.opts_keywords(node)
+        call.keywords = staging.opts_keywords(node) + staging.body_first_keyword(
+            node, state, anno.getanno(node, anno.Static.COND_SCOPE).read)
         if params:
             assign = templates.replace("(state,) = call", origin=node, state=params, call=call)
         else:

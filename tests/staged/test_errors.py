@@ -156,6 +156,8 @@ def test_loop_changes_structure():
 
 
 def test_variable_first_created_in_staged_loop_and_used_after():
+    """Allowed (as in TensorFlow); a run-time check names it if the loop ran
+    zero times."""
     def created_in_loop(n):
         i = 0
         while i < n:
@@ -163,8 +165,25 @@ def test_variable_first_created_in_staged_loop_and_used_after():
             i += 1
         return z
 
-    _raises(created_in_loop, (np.int64(3),), errors.undefined_loop_state_message(
-        "z", _where(created_in_loop, "while i < n:"), "while"))
+    staged = ag.function(created_in_loop)
+    assert staged(np.int64(3)) == created_in_loop(3) == 4
+    with pytest.raises(AssertionError, match=re.escape(errors.loop_local_message(
+            ["z"], _where(created_in_loop, "while i < n:"), "while"))):
+        staged(np.int64(0))
+
+
+def test_variable_read_before_assigned_in_staged_loop_needs_a_value_before():
+    def read_first_in_loop(n):
+        i = 0
+        while i < n:
+            if i > 0:
+                i = i + z  # noqa: F821 - unbound in the first iteration, on purpose
+            z = i * 2  # noqa: F841 - read by the next iteration
+            i += 1
+        return i
+
+    _raises(read_first_in_loop, (np.int64(3),), errors.undefined_loop_state_message(
+        "z", _where(read_first_in_loop, "while i < n:"), "while"))
 
 
 def test_loop_changes_a_python_value():

@@ -257,3 +257,29 @@ def test_while_on_an_int_with_a_break_is_staged():
             assert ag.to_graph(while_int_test_with_break)(n, 0.0) == expected
         actual = ag.function(while_int_test_with_break)(np.int64(n), np.float64(0.0))
         assert [float(v) for v in actual] == [float(v) for v in expected]
+
+
+# --- variables first assigned inside a staged loop, used after it -------------------
+
+def assigned_in_every_iteration(x):
+    for v in x:
+        y = v * 2.0
+    return y
+
+
+def loop_variable_used_after(n):
+    for i in range(n):
+        pass
+    return i
+
+
+def test_loop_locals_are_carried_and_checked_at_run_time():
+    staged = ag.function(assigned_in_every_iteration)
+    assert staged(np.array([1.0, 2.5])) == assigned_in_every_iteration(np.array([1.0, 2.5]))
+    with pytest.raises(AssertionError, match=r"variable 'y' is first assigned inside the "
+                       r"staged `for` loop at .*test_issue8_classes.py:\d+, which ran zero"):
+        staged(np.zeros(0))
+    counted = ag.function(loop_variable_used_after)
+    assert counted(np.int64(4)) == loop_variable_used_after(4) == 3
+    with pytest.raises(AssertionError, match="variable 'i' is first assigned"):
+        counted(np.int64(0))

@@ -328,3 +328,16 @@ def closure_reads(stmts, generated):
             continue
         stack.extend(trees.child_nodes(node))
     return frozenset(read)
+
+
+def body_first_keyword(node, state, also_read, targets=frozenset()):
+    """`body_first=(...)`: the state names possibly undefined before loop
+    `node` that its body assigns before reading them (and `also_read`, the
+    test's reads, does not read), or that are the loop's `targets`: a staged
+    loop may start them undefined."""
+    surely = definedness.surely_defined(node)
+    read_first = (anno.getanno(node, anno.Static.BODY_LIVE_IN) | set(also_read)) - set(targets)
+    names = [n for n in state if n not in surely and n not in read_first]
+    if not names:
+        return []
+    return [gast.keyword(arg="body_first", value=names_tuple(names))]
