@@ -560,3 +560,11 @@ def loop_local_message(names, location, loop):
         f"variable {listed} is first assigned inside the staged `{loop}` loop at "
         f"{location}, which ran zero times, so it has no value after the loop. Assign "
         f"{names[0]} before the loop (e.g. {names[0]} = 0), or make sure the loop runs.")
+
+
+def generator_function_message(function_name, kind, location):
+    return (
+        f"ag.function cannot stage {function_name} ({location}): it is {kind}, so a "
+        "call returns a generator or coroutine object that runs later, not values a "
+        "graph can compute. Stage the function that consumes it (e.g. one computing "
+        "sum(f(x)) or a list of its items), or call it without ag.function.")

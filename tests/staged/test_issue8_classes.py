@@ -283,3 +283,23 @@ def test_loop_locals_are_carried_and_checked_at_run_time():
     assert counted(np.int64(4)) == loop_variable_used_after(4) == 3
     with pytest.raises(AssertionError, match="variable 'i' is first assigned"):
         counted(np.int64(0))
+
+
+# --- generators and async functions are refused under ag.function -------------------
+
+def doubles(x):
+    for v in x:
+        yield v * 2
+
+
+async def plus_one(x):
+    return x + 1
+
+
+def test_generators_and_async_functions_are_refused_at_trace_time():
+    with pytest.raises(ag.AutoGraphError, match=r"cannot stage doubles \(.*test_issue8_classes"
+                       r".py:\d+\): it is a generator"):
+        ag.function(doubles)(np.arange(3.0))
+    with pytest.raises(ag.AutoGraphError, match="cannot stage plus_one .*an async function"):
+        ag.function(plus_one)(np.float64(1.0))
+    assert list(ag.to_graph(doubles)(np.arange(3.0))) == [0.0, 2.0, 4.0]
