@@ -32,6 +32,7 @@ _PASS_MODULES = (
     "while_statements",
     "for_statements",
     "cell_variables",
+    "raise_statements",
     "variables",
     "tracebacks",
 )

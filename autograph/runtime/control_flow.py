@@ -45,18 +45,22 @@ def if_stmt(cond, if_true, if_false, state, names):
     location = staging.user_location()
     outputs = {}
 
+    def taken(side):
+        return (lambda: cond) if side else (lambda: backend.logical_not(cond))
+
     def checked(branch, side):
         def run(*args):
-            result = branch(*args)
+            with staging.region(backend, taken(side)):
+                result = branch(*args)
             outputs[side] = result
             if len(outputs) == 2:
                 staging.check_branch_structure(outputs[True], outputs[False], names, location)
+            else:  # the backend may touch the outputs before the other side is traced
+                staging.check_branch_defined(result, side, names, location)
             return result
         return run
 
-    with staging.region(backend):
-        return backend.cond(cond, checked(if_true, True), checked(if_false, False), state,
-                            names)
+    return backend.cond(cond, checked(if_true, True), checked(if_false, False), state, names)
 
 
 def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=()):

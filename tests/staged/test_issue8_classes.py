@@ -303,3 +303,61 @@ def test_generators_and_async_functions_are_refused_at_trace_time():
     with pytest.raises(ag.AutoGraphError, match="cannot stage plus_one .*an async function"):
         ag.function(plus_one)(np.float64(1.0))
     assert list(ag.to_graph(doubles)(np.arange(3.0))) == [0.0, 2.0, 4.0]
+
+
+# --- `raise` under a staged `if`: a run-time check ----------------------------------
+
+def raise_when_negative(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return x + 1
+
+
+def raise_in_else_of_nested_branch(x, n):
+    s = x
+    if x > 0:
+        if n > 2:
+            s = s * 2
+        else:
+            raise RuntimeError("n too small")
+    return s
+
+
+def test_raise_under_a_staged_if_is_a_run_time_check():
+    staged = ag.function(raise_when_negative)
+    assert staged(np.float64(1.5)) == raise_when_negative(1.5) == 2.5  # traced once
+    with pytest.raises(AssertionError, match="ValueError: negative input"):
+        staged(np.float64(-1.0))
+    nested = ag.function(raise_in_else_of_nested_branch)
+    assert nested(np.float64(1.0), np.int64(3)) == 2.0
+    assert nested(np.float64(-1.0), np.int64(0)) == -1.0
+    with pytest.raises(AssertionError, match="RuntimeError: n too small"):
+        nested(np.float64(1.0), np.int64(1))
+    with pytest.raises(ValueError, match="negative input"):  # Python paths: the raise itself
+        with registry.staging("test: the converted body"):
+            ag.to_graph(raise_when_negative)(-1.0)
+
+
+# --- a `return` inside `with` under a staged `if`: refused, naming the variable ---
+
+class _Context:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def return_inside_with(x):
+    with _Context():
+        if x > 0:
+            return x * 2
+        y = x - 1
+    return y
+
+
+def test_return_inside_with_under_staged_if_names_the_variable():
+    with pytest.raises(ag.AutoGraphError, match=r"variable 'y' is undefined in a branch of "
+                       r"the staged `if` at .*test_issue8_classes.py:\d+ \(true branch: "
+                       r"undefined; false branch: not traced yet\)"):
+        ag.function(return_inside_with)(np.float64(1.0))
