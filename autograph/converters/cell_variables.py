@@ -26,7 +26,7 @@ staged statement and reading what it assigns is covered the same way.
 
 import gast
 
-from autograph import templates, trees
+from autograph import anno, templates, trees
 from autograph.converters.support import base, staging
 
 _USER_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -35,6 +35,7 @@ _USER_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.Class
 class Transformer(base.Converter):
 
     STATEMENTS_ONLY = True  # every tree has a function: no HANDLES check
+    CREATES = (gast.If,)  # `if ag__.is_undefined(y): del y`
 
     @classmethod
     def transform(cls, node, ctx):
@@ -46,7 +47,52 @@ class Transformer(base.Converter):
             return node
         for fn in _generated_functions(node.body, generated):
             _share(fn, read, ctx.namer)
+        _unbind_undefined([node] + _generated_functions(node.body, generated), read)
         return node
+
+
+_FORMS = frozenset({"if_stmt", "while_stmt", "for_stmt"})
+
+
+def _unbind_undefined(functions, read):
+    """After a functional form assigns a variable a closure reads, an
+    `Undefined` (the path Python took left it unbound) unbinds it again, so
+    the closure raises Python's own NameError for a free variable."""
+    for fn in functions:
+        stack = [fn]
+        while stack:
+            parent = stack.pop()
+            for field in ("body", "orelse", "finalbody"):
+                stmts = getattr(parent, field, None)
+                if not isinstance(stmts, list):
+                    continue
+                out = []
+                for stmt in stmts:
+                    out.append(stmt)
+                    for name in _form_targets(stmt) & read:
+                        unbind = templates.replace(
+                            """
+                            if ag__.is_undefined(name):
+                                del name
+                            """, origin=stmt, name=name)
+                        anno.setanno(unbind[0].test, anno.Basic.SKIP, True)  # no ag__.ld
+                        out += unbind
+                stmts[:] = out
+            stack.extend(child for child in trees.child_nodes(parent)
+                         if isinstance(child, (gast.stmt, gast.excepthandler))
+                         and not isinstance(child, _USER_SCOPES))
+
+
+def _form_targets(stmt):
+    """The names `stmt` assigns if it is `(...) = ag__.if_stmt/while_stmt/for_stmt(...)`."""
+    if not isinstance(stmt, gast.Assign) or not isinstance(stmt.value, gast.Call):
+        return set()
+    func = stmt.value.func
+    if not (isinstance(func, gast.Attribute) and func.attr in _FORMS
+            and isinstance(func.value, gast.Name) and func.value.id == "ag__"):
+        return set()
+    return {n.id for target in stmt.targets for n in trees.nodes(target)
+            if isinstance(n, gast.Name)}
 
 
 def _generated_functions(stmts, generated):

@@ -262,3 +262,10 @@ def store_part(obj, kind, key, value):
         obj[key] = value
     else:
         setattr(obj, key, value)
+
+
+def is_undefined(value):
+    """Python meaning: False for any value a Python variable can hold; True for
+    the `Undefined` a functional form gives a variable the path Python took
+    left unbound (converted code then unbinds it: cell_variables.py)."""
+    return type(value) is Undefined

@@ -361,3 +361,25 @@ def test_return_inside_with_under_staged_if_names_the_variable():
                        r"the staged `if` at .*test_issue8_classes.py:\d+ \(true branch: "
                        r"undefined; false branch: not traced yet\)"):
         ag.function(return_inside_with)(np.float64(1.0))
+
+
+# --- an unbound variable a closure reads: Python's own NameError --------------------
+
+def closure_over_unbound(flag):
+    if flag:
+        y = 1
+
+    def g():
+        return y
+    return g()
+
+
+def test_closure_over_a_variable_left_unbound_raises_pythons_error():
+    with pytest.raises(NameError) as python:
+        closure_over_unbound(False)
+    with registry.staging("test: the converted body"):
+        with pytest.raises(NameError) as converted:
+            ag.to_graph(closure_over_unbound)(False)
+        assert ag.to_graph(closure_over_unbound)(True) == 1
+    assert type(converted.value) is type(python.value)
+    assert str(converted.value) == str(python.value)
