@@ -568,3 +568,12 @@ def generator_function_message(function_name, kind, location):
         "call returns a generator or coroutine object that runs later, not values a "
         "graph can compute. Stage the function that consumes it (e.g. one computing "
         "sum(f(x)) or a list of its items), or call it without ag.function.")
+
+
+def staged_try_message(name, location):
+    return (
+        f"the `try` statement at {location} has `except` clauses, and its body reads "
+        f"'{name}', a staged value: the body only records graph operations, so the "
+        "handlers could never catch an error the graph raises when it runs. Move the "
+        "staged computation out of the `try`, or check the condition with an `if` (a "
+        "staged `if` with `raise` becomes a run-time check).")

@@ -28,6 +28,7 @@ _PASS_MODULES = (
     "logical_expressions",
     "asserts",
     "call_trees",
+    "try_statements",
     "if_statements",
     "while_statements",
     "for_statements",

@@ -11,7 +11,7 @@ from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
-from autograph.runtime.exceptions import assert_stmt, raise_stmt
+from autograph.runtime.exceptions import assert_stmt, python_try, raise_stmt
 from autograph.runtime.directives import set_loop_options
 from autograph.runtime.tracebacks import user_tracebacks
 
@@ -41,6 +41,7 @@ __all__ = [
     "or_",
     "print_",
     "python_only",
+    "python_try",
     "raise_stmt",
     "range_",
     "register_backend",

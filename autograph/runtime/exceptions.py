@@ -11,8 +11,9 @@ raised at the user's line; skipped with its test under `python -O`), and a
 staged test adds a run-time assertion to the graph instead.
 """
 
-from autograph.runtime import staging
-from autograph.runtime.registry import backend_of
+from autograph import errors
+from autograph.runtime import staging, structure
+from autograph.runtime.registry import backend_of, is_staged
 
 
 def assert_stmt(test, msg_fn=None):
@@ -49,3 +50,14 @@ def raise_stmt(exception):
         text += f": {exception}"
     backend.assert_(backend.logical_not(taken()), text)
     return False
+
+
+def python_try(values, names):
+    """Python meaning: nothing.  Runs before a `try` with `except` clauses
+    whose body reads `names`: a staged value there is refused (the handlers
+    cannot catch what the graph raises when it runs later)."""
+    for name, value in zip(names, values):
+        leaves = structure.flatten((value,), (name,))
+        if any(is_staged(leaf) for leaf in leaves.values):
+            raise errors.NotStageableError(errors.staged_try_message(
+                name, staging.user_location()))

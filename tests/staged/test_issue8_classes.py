@@ -383,3 +383,30 @@ def test_closure_over_a_variable_left_unbound_raises_pythons_error():
         assert ag.to_graph(closure_over_unbound)(True) == 1
     assert type(converted.value) is type(python.value)
     assert str(converted.value) == str(python.value)
+
+
+# --- try/except around staged code: refused, naming the variable --------------------
+
+def try_around_staged(x):
+    try:
+        y = np.log(x)
+    except FloatingPointError:
+        y = x * 0.0
+    return y
+
+
+def try_around_python_only(x, names):
+    try:
+        first = names[0]
+    except IndexError:
+        first = "none"
+    return x + len(first)
+
+
+def test_try_except_around_staged_code_is_refused():
+    with pytest.raises(ag.AutoGraphError, match=r"the `try` statement at .*test_issue8_classes"
+                       r".py:\d+ has `except` clauses, and its body reads 'x'"):
+        ag.function(try_around_staged)(np.float64(2.0))
+    staged = ag.function(try_around_python_only)
+    assert staged(np.float64(1.0), ()) == try_around_python_only(1.0, ()) == 5.0
+    assert staged(np.float64(1.0), ("ab",)) == 3.0
