@@ -40,8 +40,8 @@ class Transformer(base.Converter):
     @classmethod
     def transform(cls, node, ctx):
         generated = ctx.namer.generated
-        if not generated:
-            return node  # no functional form: every variable is the function's
+        if not generated or not base.may_define_closures(ctx):
+            return node  # no functional form or no closure: nothing to share
         read = staging.closure_reads(node.body, generated)
         if not read:
             return node

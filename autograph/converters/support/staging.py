@@ -72,7 +72,8 @@ class Converter(base.Converter):
         converter.all_live = base.may_call_locals(ctx) and reads_all_locals(node)
         # A call may run a closure, which reads these: live after every statement.
         body = node.body if isinstance(node.body, list) else [node.body]
-        converter.closure_names = closure_reads(body, ctx.namer.generated)
+        converter.closure_names = (closure_reads(body, ctx.namer.generated)
+                                   if base.may_define_closures(ctx) else frozenset())
         converter.maybe_undefined = set()
         converter.findings = Findings(ctx.namer.generated)
         converter.source_order = SourceOrder(node)
