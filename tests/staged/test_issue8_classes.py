@@ -410,3 +410,16 @@ def test_try_except_around_staged_code_is_refused():
     staged = ag.function(try_around_python_only)
     assert staged(np.float64(1.0), ()) == try_around_python_only(1.0, ()) == 5.0
     assert staged(np.float64(1.0), ("ab",)) == 3.0
+
+
+# --- messages name the user's expression, not a generated value --------------------
+
+def and_of_bool_and_int(n):
+    y = (n > 0) and n
+    return y
+
+
+def test_a_staged_and_with_two_dtypes_names_the_expression():
+    with pytest.raises(ag.AutoGraphError) as caught:
+        ag.function(and_of_bool_and_int)(np.int64(3))
+    assert "`n > 0 and n`" in str(caught.value) and "<value of" not in str(caught.value)
