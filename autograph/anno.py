@@ -32,6 +32,7 @@ class Static(enum.Enum):
     COND_SCOPE = "activity.Scope of an if/while test"
     LIVE_OUT = "frozenset of names live after the statement"
     LIVE_IN = "frozenset of names live before the statement"
+    BODY_LIVE_IN = "frozenset of names a loop's body may read before assigning them"
     DEFINED_IN = "frozenset of names possibly defined before the statement"
     SURELY_DEFINED_IN = "frozenset of names defined on every path before the statement"
     ANALYZED = "set on the function node once analysis ran"

@@ -720,3 +720,36 @@ def retracing_replaced_message(function_name, count, seconds, what):
         f"for the same arguments: its {what} held a new value each time, which the "
         "graph holds as a constant. Hold that state in an ag.Variable and .assign() "
         "new values to it, or pass the value as an argument.")
+
+
+def staged_list_function_message(location):
+    return (
+        f"a function or other callable is appended at {location} to a list staged by "
+        "the loop around it: a staged list holds arrays only (a function "
+        "defined in a staged loop cannot outlive its iteration). Keep the functions in "
+        "a list built outside the staged loop, or loop over a Python range.")
+
+
+def loop_local_message(names, location, loop):
+    listed = ", ".join(f"'{name}'" for name in names)
+    return (
+        f"variable {listed} is first assigned inside the staged `{loop}` loop at "
+        f"{location}, which ran zero times, so it has no value after the loop. Assign "
+        f"{names[0]} before the loop (e.g. {names[0]} = 0), or make sure the loop runs.")
+
+
+def generator_function_message(function_name, kind, location):
+    return (
+        f"ag.function cannot stage {function_name} ({location}): it is {kind}, so a "
+        "call returns a generator or coroutine object that runs later, not values a "
+        "graph can compute. Stage the function that consumes it (e.g. one computing "
+        "sum(f(x)) or a list of its items), or call it without ag.function.")
+
+
+def staged_try_message(name, location):
+    return (
+        f"the `try` statement at {location} has `except` clauses, and its body reads "
+        f"'{name}', a staged value: the body only records graph operations, so the "
+        "handlers could never catch an error the graph raises when it runs. Move the "
+        "staged computation out of the `try`, or check the condition with an `if` (a "
+        "staged `if` with `raise` becomes a run-time check).")

@@ -110,7 +110,9 @@ def _code_ids(code):
             yield from _code_ids(const)
 
 
-_cache = {}           # (code object, options) -> Converted
+# (code object, its file, options) -> Converted: code objects compare equal
+# regardless of co_filename, so identical functions in two files would share one
+_cache = {}
 _converted_code_ids = set()  # ids of every code object we produced (kept alive by _cache)
 
 
@@ -376,7 +378,7 @@ def _compile(fn, options):
 
 def convert(fn, options):
     """The converted version of function `fn` (a new function object)."""
-    key = (fn.__code__, options)
+    key = (fn.__code__, fn.__code__.co_filename, options)
     converted = _cache.get(key)
     if converted is None:
         try:
@@ -392,4 +394,4 @@ def convert(fn, options):
 
 def converted_source(fn, options):
     convert(fn, options)
-    return _cache[(fn.__code__, options)].source
+    return _cache[(fn.__code__, fn.__code__.co_filename, options)].source

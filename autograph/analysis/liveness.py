@@ -106,6 +106,7 @@ class Liveness(trees.CachedDispatch):
             self.loops.pop()
             new_head = head_of(body_in) | after_loop | always
             if new_head == head:
+                anno.setanno(node, anno.Static.BODY_LIVE_IN, frozenset(body_in))
                 return head
             head = new_head
 

@@ -28,9 +28,12 @@ _PASS_MODULES = (
     "logical_expressions",
     "asserts",
     "call_trees",
+    "try_statements",
     "if_statements",
     "while_statements",
     "for_statements",
+    "cell_variables",
+    "raise_statements",
     "variables",
     "tracebacks",
 )

@@ -47,8 +47,10 @@ class Transformer(staging.Converter):
         modified = anno.getanno(node, anno.Static.BODY_SCOPE).modified | target
         live = anno.getanno(node, anno.Static.LIVE_IN) | anno.getanno(node, anno.Static.LIVE_OUT)
         extra_reads = activity.expression_scope(extra).read if extra is not None else set()
-        state = self.source_order(
-            modified & (live | extra_reads | self.all_live_names(modified)))
+        # A closure reading the loop variable sees each item through the shared
+        # cell (cell_variables.py): it need not be carried for the closure.
+        closure_live = self.all_live_names(modified if self.all_live else modified - target)
+        state = self.source_order(modified & (live | extra_reads | closure_live))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 
         why = staging.unstageable(node, node.body, modified, "a `for` loop", self.findings)
@@ -60,7 +62,13 @@ class Transformer(staging.Converter):
         # Named before the nested statements, so numbers follow the source order.
         loop_body = self.ctx.namer.new("loop_body")
         extra_test = self.ctx.namer.new("extra_test") if extra is not None else None
+        parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer)
         self.generic_visit(node)
+        params = state + [part.local for part in parts]
+
+        def restore():
+            return [stmt for part in parts for stmt in part.store(part.local, node)]
+
         stmts = []
         body = node.body
         user_name = node.target.id if isinstance(node.target, gast.Name) else None
@@ -69,11 +77,14 @@ class Transformer(staging.Converter):
             item = self.ctx.namer.new("itr")
             body = templates.replace("target = item", origin=node, target=node.target,
                                      item=item) + body
+        state_tuple = self.state(state, defined, node)
+        state_tuple.elts += [part.load(node) for part in parts]
         call = templates.replace_as_expression(
             "ag__.for_stmt(iterated, loop_body, state, names)", origin=node,
-            iterated=node.iter, loop_body=loop_body,
-            state=self.state(state, defined, node), names=staging.names_tuple(state))
-        call.keywords = staging.opts_keywords(node)
+            iterated=node.iter, loop_body=loop_body, state=state_tuple,
+            names=staging.names_tuple(state + [part.text for part in parts]))
+        call.keywords = staging.opts_keywords(node) + staging.body_first_keyword(
+            node, state, extra_reads, targets=target)
         if user_name is not None:
             call.keywords.append(gast.keyword(arg="target",
                                               value=gast.Constant(value=user_name, kind=None)))
@@ -82,11 +93,12 @@ class Transformer(staging.Converter):
                 """
                 def extra_test(state):
                     return extra
-                """, origin=node, extra_test=extra_test, state=list(state), extra=extra)
+                """, origin=node, extra_test=extra_test, state=list(params), extra=extra)
             call.keywords.append(gast.keyword(arg="extra_test", value=staging.load(extra_test)))
-        stmts.append(staging.function(loop_body, [item] + list(state), body, state, node))
-        if state:
-            stmts += templates.replace("(state,) = call", origin=node, state=state, call=call)
+        stmts.append(staging.function(loop_body, [item] + params, restore() + body,
+                                      state + [part.load(node) for part in parts], node))
+        if params:
+            stmts += templates.replace("(state,) = call", origin=node, state=params, call=call)
         else:
             stmts += templates.replace("call", origin=node, call=call)
-        return stmts + node.orelse
+        return stmts + restore() + node.orelse

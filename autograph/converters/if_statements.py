@@ -54,11 +54,11 @@ class Transformer(staging.Converter):
             return self.generic_visit(node)
         modified = (anno.getanno(node, anno.Static.BODY_SCOPE).modified
                     | anno.getanno(node, anno.Static.ORELSE_SCOPE).modified)
-        live_out = anno.getanno(node, anno.Static.LIVE_OUT)
+        live_out = anno.getanno(node, anno.Static.LIVE_OUT) | self.all_live_names(modified)
         outputs = self.source_order(modified & live_out)
         # An output a branch may leave as it is is live into that branch.
         read_first = (staging.live_in(node.body, live_out)
-                      | staging.live_in(node.orelse, live_out))
+                      | staging.live_in(node.orelse, live_out) | self.all_live_names(modified))
         state = self.source_order(modified & read_first)
         if self.all_live:  # `locals()` reads every variable
             outputs = state = self.source_order(modified)
@@ -76,18 +76,32 @@ class Transformer(staging.Converter):
         no_else = not node.orelse and state == outputs
         if_true = self.ctx.namer.new("if_true")
         if_false = None if no_else else self.ctx.namer.new("if_false")
+        parts = staging.assigned_parts(node, node.body + node.orelse, modified, self.ctx.namer)
         self.generic_visit(node)
+        state_tuple = self.state(state, defined, node)
+        state_tuple.elts += [part.load(node) for part in parts]
         call = templates.replace_as_expression(
             "ag__.if_stmt(test, if_true, if_false, state, names)", origin=node,
             test=node.test, if_true=if_true,
             if_false=if_false or gast.Constant(value=None, kind=None),
-            state=self.state(state, defined, node), names=staging.names_tuple(outputs))
-        if outputs:
+            state=state_tuple,
+            names=staging.names_tuple(outputs + [part.text for part in parts]))
+        targets = outputs + [part.local for part in parts]
+        if targets:
             assign = templates.replace("(outputs,) = call", origin=node,
-                                       outputs=outputs, call=call)
+                                       outputs=targets, call=call)
         else:
             assign = templates.replace("call", origin=node, call=call)
-        branches = [staging.function(if_true, state, node.body, outputs, node)]
+        for part in parts:
+            assign += part.store(part.local, node)
+        params = state + [part.local for part in parts]
+
+        def branch(name, body):
+            restore = [stmt for part in parts for stmt in part.store(part.local, node)]
+            out = outputs + [part.load(node) for part in parts]
+            return staging.function(name, params, restore + body, out, node)
+
+        branches = [branch(if_true, node.body)]
         if if_false is not None:
-            branches.append(staging.function(if_false, state, node.orelse, outputs, node))
+            branches.append(branch(if_false, node.orelse))
         return branches + assign

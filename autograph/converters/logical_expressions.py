@@ -15,9 +15,9 @@ do nested class bodies.
 
 import gast
 
-from autograph import anno, templates
+from autograph import anno, templates, trees
 from autograph.converters.support import base
-from autograph.converters.conditional_expressions import can_defer
+from autograph.converters.conditional_expressions import can_defer, source_text
 
 _OPERATORS = {
     gast.Eq: "==", gast.NotEq: "!=", gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">",
@@ -42,6 +42,11 @@ class Transformer(base.Converter):
     visit_AsyncFor = visit_For
 
     def visit_BoolOp(self, node):
+        generated = self.ctx.namer.generated
+        if any(n.__class__ is gast.Name and n.id in generated for n in trees.nodes(node)):
+            text = None  # holds a jump flag: not what the user wrote
+        else:
+            text = source_text(node)  # as the user wrote it, before inner rewrites
         self.generic_visit(node)
         if not all(can_defer(value) for value in node.values[1:]):
             return node
@@ -50,6 +55,8 @@ class Transformer(base.Converter):
         for left in reversed(node.values[:-1]):
             result = templates.replace_as_expression(
                 f"{function}(left, lambda: right)", origin=node, left=left, right=result)
+        if text is not None:  # for messages; the outer call is the one staged first
+            result.args.append(gast.Constant(value=text, kind=None))
         return result
 
     def visit_UnaryOp(self, node):

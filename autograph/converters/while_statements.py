@@ -58,20 +58,32 @@ class Transformer(staging.Converter):
 
         # Named before the nested statements, so numbers follow the source order.
         loop_test, loop_body = self.ctx.namer.new("loop_test"), self.ctx.namer.new("loop_body")
+        parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer)
         self.generic_visit(node)
+        params = state + [part.local for part in parts]
+
+        def restore():
+            return [stmt for part in parts for stmt in part.store(part.local, node)]
+
         test_fn = templates.replace(
             """
             def loop_test(state):
                 return test
-            """, origin=node, loop_test=loop_test, state=list(state), test=node.test)
+            """, origin=node, loop_test=loop_test, state=list(params), test=node.test)
+        test_fn[0].body[:0] = restore()
+        state_tuple = self.state(state, defined, node)
+        state_tuple.elts += [part.load(node) for part in parts]
         call = templates.replace_as_expression(
             "ag__.while_stmt(loop_test, loop_body, state, names)", origin=node,
-            loop_test=loop_test, loop_body=loop_body,
-            state=self.state(state, defined, node), names=staging.names_tuple(state))
-        call.keywords = staging.opts_keywords(node)
-        if state:
-            assign = templates.replace("(state,) = call", origin=node, state=state, call=call)
+            loop_test=loop_test, loop_body=loop_body, state=state_tuple,
+            names=staging.names_tuple(state + [part.text for part in parts]))
+        call.keywords = staging.opts_keywords(node) + staging.body_first_keyword(
+            node, state, anno.getanno(node, anno.Static.COND_SCOPE).read)
+        if params:
+            assign = templates.replace("(state,) = call", origin=node, state=params, call=call)
         else:
             assign = templates.replace("call", origin=node, call=call)
-        body_fn = staging.function(loop_body, state, node.body, state, node)
+        assign += restore()
+        body_fn = staging.function(loop_body, params, restore() + node.body,
+                                   state + [part.load(node) for part in parts], node)
         return test_fn + [body_fn] + assign + node.orelse

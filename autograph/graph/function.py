@@ -209,6 +209,7 @@ class Function:
     def _python_for_tracing(self):
         if self._traced_function is None:
             fn = self.python_function
+            _refuse_generators(fn)
             if self._autograph:
                 fn = _convert(fn)
             self._traced_function = fn
@@ -364,6 +365,18 @@ def set_converter(convert):
 
 def _convert(fn):
     return fn if converter is None else converter(fn)
+
+
+def _refuse_generators(fn):
+    """A generator or coroutine function returns its generator/coroutine
+    object: a trace would hand that same object (holding graph tensors) back
+    on every call."""
+    kind = ("a generator" if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
+            else "an async function" if inspect.iscoroutinefunction(fn) else None)
+    if kind is not None:
+        code = fn.__code__
+        raise errors.NotStageableError(errors.generator_function_message(
+            fn.__name__, kind, errors.where(code.co_filename, code.co_firstlineno)))
 
 
 def function(fn=None, *, input_signature=None, autograph=True, reduce_retracing=False):

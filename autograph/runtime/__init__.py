@@ -5,12 +5,13 @@ stage into a backend's graph when an operand is a staged value.
 from autograph.runtime.call import FunctionScope, converted, converted_call
 from autograph.runtime.registry import backend_of, is_staged, register_backend, tracing
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld
-from autograph.runtime.control_flow import for_stmt, if_stmt, python_only, while_stmt
+from autograph.runtime.control_flow import (
+    for_stmt, if_stmt, is_undefined, load_part, python_only, store_part, while_stmt)
 from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
-from autograph.runtime.exceptions import assert_stmt
+from autograph.runtime.exceptions import assert_stmt, python_try, raise_stmt
 from autograph.runtime.directives import set_loop_options
 from autograph.runtime.tracebacks import user_tracebacks
 
@@ -30,19 +31,24 @@ __all__ = [
     "if_exp",
     "if_stmt",
     "is_staged",
+    "is_undefined",
     "ld",
     "len_",
     "list_append",
     "list_pop",
+    "load_part",
     "not_",
     "or_",
     "print_",
     "python_only",
+    "python_try",
+    "raise_stmt",
     "range_",
     "register_backend",
     "set_element_type",
     "set_loop_options",
     "stack",
+    "store_part",
     "tracing",
     "user_locals",
     "user_tracebacks",

@@ -12,7 +12,7 @@ import builtins
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import control_flow, registry
+from autograph.runtime import control_flow, registry, staging
 from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import Undefined
 
@@ -26,8 +26,12 @@ def _first_backend(values):
 
 
 def print_(*values, **kwargs):
-    """Python meaning: `print(*values, **kwargs)`."""
+    """Python meaning: `print(*values, **kwargs)`.  Inside a staged branch or
+    loop body even a print of Python values is staged (it runs when the graph
+    takes that path, as often as it does)."""
     backend = _first_backend(values)
+    if backend is None and kwargs.get("file") is None:
+        backend = staging.region_backend()
     if backend is None:
         return builtins.print(*values, **kwargs)
     if kwargs.get("file") is not None:

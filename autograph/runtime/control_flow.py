@@ -13,6 +13,7 @@ import functools
 from autograph import errors
 from autograph.runtime import staging
 from autograph.runtime.registry import backend_of, is_staged
+from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 
 _range_types = {}  # type of a staged range object -> fn(obj) -> (start, stop, step)
 
@@ -44,36 +45,49 @@ def if_stmt(cond, if_true, if_false, state, names):
     location = staging.user_location()
     outputs = {}
 
+    def taken(side):
+        return (lambda: cond) if side else (lambda: backend.logical_not(cond))
+
     def checked(branch, side):
         def run(*args):
-            result = branch(*args)
+            with staging.region(backend, taken(side)):
+                result = branch(*args)
             outputs[side] = result
             if len(outputs) == 2:
                 staging.check_branch_structure(outputs[True], outputs[False], names, location)
+            else:  # the backend may touch the outputs before the other side is traced
+                staging.check_branch_defined(result, side, names, location)
             return result
         return run
 
     return backend.cond(cond, checked(if_true, True), checked(if_false, False), state, names)
 
 
-def while_stmt(loop_test, loop_body, state, names, opts=None):
+def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=()):
     """Python meaning: `while loop_test(*state): state = loop_body(*state)`;
     returns the final state.  A test that becomes staged (e.g. a flag set by a
-    staged `break`) hands the remaining iterations to the backend."""
+    staged `break`) hands the remaining iterations to the backend.
+    `body_first`: the state names the body assigns before it reads them (a
+    staged loop may start them undefined: `_LoopLocals`)."""
     while True:
         test = loop_test(*state)
         backend = backend_of(test)
         if backend is not None:
             location = staging.user_location()
-            staging.check_defined(state, names, location, "while")
-            body = staging.checked_body(loop_body, state, names, location, "while", with_item=False)
-            return backend.while_loop(loop_test, body, state, names, opts)
+            local = _LoopLocals(state, names, body_first, location, "while")
+            body = staging.checked_body(local.body(loop_body), local.state, local.names,
+                                        location, "while", with_item=False)
+            with staging.region(backend):
+                final = backend.while_loop(local.test(loop_test), body, local.state,
+                                           local.names, opts)
+            return local.result(final, backend)
         if not test:
             return state
         state = loop_body(*state)
 
 
-def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, target=None):
+def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, target=None,
+             body_first=()):
     """Python meaning:
 
         for item in iterated:
@@ -85,28 +99,87 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
     fetches an item once it is false).  Over a Python iterable, a staged
     extra_test keeps unrolling with each body guarded by it.  `target` is the
     user's loop variable name (None for a tuple target); the backend gets it.
+    `body_first`: as for `while_stmt`.
     """
     backend = backend_of(iterated)
     if backend is None:
         return _python_for(iterated, loop_body, state, names, extra_test)
     location = staging.user_location()
-    staging.check_defined(state, names, location, "for")
     if target is None:
         target = _loop_target(loop_body)  # read before the body gets wrapped
-    body = staging.checked_body(loop_body, state, names, location, "for", with_item=True)
+    local = _LoopLocals(state, names, body_first, location, "for")
+    state, names = local.state, local.names
+    body = staging.checked_body(local.body(loop_body, with_item=True), state, names, location,
+                                "for", with_item=True)
     folded_test = None
     if extra_test is not None:
+        extra_test = local.test(extra_test)
         if _owner_of_bounds(iterated, backend).folds_extra_test:
             folded_test = extra_test  # the backend tests it before each iteration
         else:
             body = _guarded_body(body, extra_test, names)
     parts = _range_types.get(type(iterated))
-    if parts is not None:
-        start, stop, step = parts(iterated)
-        return backend.for_range(start, stop, step, body, state, names, opts,
-                                 target=target, extra_test=folded_test)
-    return backend.for_each(iterated, body, state, names, opts, target=target,
-                            extra_test=folded_test)
+    owner = _owner_of_bounds(iterated, backend)
+    with staging.region(owner):
+        if parts is not None:
+            start, stop, step = parts(iterated)
+            final = backend.for_range(start, stop, step, body, state, names, opts,
+                                      target=target, extra_test=folded_test)
+        else:
+            final = backend.for_each(iterated, body, state, names, opts, target=target,
+                                     extra_test=folded_test)
+    return local.result(final, owner)
+
+
+class _LoopLocals:
+    """Variables a staged loop's body assigns before reading them, undefined
+    before the loop (`for v in x: y = v * 2`, then `y` used after it): as in
+    TensorFlow they are carried like a `return` value (typed by the body's
+    trace, starting as zeros), and a flag carried with them says whether the
+    body ran; after the loop a run-time check raises, naming the variable and
+    the loop, if it ran zero times.  Any other undefined state is refused
+    (staging.check_defined)."""
+
+    def __init__(self, state, names, body_first, location, loop):
+        self.location, self.loop, self.user_names = location, loop, names
+        self.indices = [i for i, (name, value) in enumerate(zip(names, state))
+                        if type(value) is Undefined and name in body_first]
+        rest = [(n, v) for i, (n, v) in enumerate(zip(names, state)) if i not in self.indices]
+        staging.check_defined([v for _, v in rest], [n for n, _ in rest], location, loop)
+        self.state, self.names = tuple(state), tuple(names)
+        if self.indices:
+            self.undefined = [state[i] for i in self.indices]
+            stand_ins = list(state)
+            for i in self.indices:
+                stand_ins[i] = UndefinedReturnValue()  # carried as a `return` value is
+            self.state = tuple(stand_ins) + (False,)
+            self.names = tuple(names) + ("<the loop ran>",)
+
+    def body(self, loop_body, with_item=False):
+        if not self.indices:
+            return loop_body
+        if with_item:
+            return lambda item, *state: tuple(loop_body(item, *state[:-1])) + (True,)
+        return lambda *state: tuple(loop_body(*state[:-1])) + (True,)
+
+    def test(self, loop_test):
+        if not self.indices:
+            return loop_test
+        return lambda *state: loop_test(*state[:-1])
+
+    def result(self, final, backend):
+        if not self.indices:
+            return final
+        final, ran = list(final[:-1]), final[-1]
+        assigned = []
+        for i, undefined in zip(self.indices, self.undefined):
+            if type(final[i]) is UndefinedReturnValue:
+                final[i] = undefined  # the body did not assign it after all
+            else:
+                assigned.append(self.user_names[i])
+        if assigned and backend_of(ran) is not None:
+            backend.assert_(ran, errors.loop_local_message(assigned, self.location, self.loop))
+        return tuple(final)
 
 
 def _loop_target(loop_body):
@@ -153,3 +226,46 @@ def _guarded_body(body, extra_test, names):
     def guarded(item, *state):
         return if_stmt(extra_test(*state), functools.partial(body, item), _unchanged, state, names)
     return guarded
+
+
+_ABSENT = (KeyError, IndexError, AttributeError)
+
+
+def load_part(obj, kind, key, name):
+    """Python meaning: `obj[key]` (kind 'item') or `getattr(obj, key)` (kind
+    'attr'); an absent one is `Undefined(name)`.  An item or attribute a
+    statement assigns goes in and out of its functional form like a variable
+    (`name` is the user's spelling, e.g. "d['k']", for messages)."""
+    try:
+        return obj[key] if kind == "item" else getattr(obj, key)
+    except _ABSENT:
+        return Undefined(name)
+
+
+def store_part(obj, kind, key, value):
+    """Python meaning: `obj[key] = value` / `setattr(obj, key, value)`, doing
+    nothing when that very object is already there; an Undefined `value`
+    (the part was absent) removes a dict key or instance attribute that a
+    traced branch set."""
+    if type(value) is Undefined:
+        if kind == "item" and isinstance(obj, dict):
+            obj.pop(key, None)
+        elif kind == "attr" and key in getattr(obj, "__dict__", ()):
+            delattr(obj, key)
+        return
+    try:
+        if (obj[key] if kind == "item" else getattr(obj, key)) is value:
+            return
+    except _ABSENT:
+        pass
+    if kind == "item":
+        obj[key] = value
+    else:
+        setattr(obj, key, value)
+
+
+def is_undefined(value):
+    """Python meaning: False for any value a Python variable can hold; True for
+    the `Undefined` a functional form gives a variable the path Python took
+    left unbound (converted code then unbinds it: cell_variables.py)."""
+    return type(value) is Undefined

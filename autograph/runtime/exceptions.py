@@ -11,7 +11,9 @@ raised at the user's line; skipped with its test under `python -O`), and a
 staged test adds a run-time assertion to the graph instead.
 """
 
-from autograph.runtime.registry import backend_of
+from autograph import errors
+from autograph.runtime import staging, structure
+from autograph.runtime.registry import backend_of, is_staged
 
 
 def assert_stmt(test, msg_fn=None):
@@ -26,3 +28,36 @@ def assert_stmt(test, msg_fn=None):
         return test
     backend.assert_(test, None if msg_fn is None else msg_fn())
     return True
+
+
+def raise_stmt(exception):
+    """Python meaning: True; generated code reads
+
+        raised = <the user's exception>
+        if ag__.raise_stmt(raised):
+            raise raised
+
+    so on Python paths it is the user's `raise`.  Inside a staged branch
+    being traced it stages a run-time check that raises AssertionError with
+    the exception's text when the graph takes the branch (the way a staged
+    `assert` is staged), and returns False."""
+    region = staging.innermost_region()
+    if region is None or region[1] is None:
+        return True  # Python, or a loop body: Python reached the raise
+    backend, taken = region
+    text = f"{exception.__name__ if isinstance(exception, type) else type(exception).__name__}"
+    if not isinstance(exception, type) and str(exception):
+        text += f": {exception}"
+    backend.assert_(backend.logical_not(taken()), text)
+    return False
+
+
+def python_try(values, names):
+    """Python meaning: nothing.  Runs before a `try` with `except` clauses
+    whose body reads `names`: a staged value there is refused (the handlers
+    cannot catch what the graph raises when it runs later)."""
+    for name, value in zip(names, values):
+        leaves = structure.flatten((value,), (name,))
+        if any(is_staged(leaf) for leaf in leaves.values):
+            raise errors.NotStageableError(errors.staged_try_message(
+                name, staging.user_location()))

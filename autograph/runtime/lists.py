@@ -8,6 +8,7 @@ the object's own method, exactly as the original statement did.
 
 import numpy as np
 
+from autograph import errors
 from autograph.runtime import registry
 from autograph.runtime.registry import backend_of
 
@@ -18,6 +19,8 @@ def list_append(target, item):
     if backend is None:
         target.append(item)
         return target
+    if callable(item) and backend_of(item) is None:
+        raise errors.StagingError(errors.staged_list_function_message(errors.where_user()))
     return backend.list_append(target, item)
 
 

@@ -14,24 +14,27 @@ from autograph.runtime.registry import backend_of
 from autograph.runtime.tracebacks import without_thunks
 
 
-def and_(a, b_fn):
-    """Python meaning: `a and b_fn()`."""
+def and_(a, b_fn, expr_text=None):
+    """Python meaning: `a and b_fn()`.  `expr_text`: the user's expression,
+    for messages."""
     if backend_of(a) is None:
         try:
             return a and b_fn()
         except BaseException as e:
             raise without_thunks(e)
-    return if_stmt(a, lambda: (b_fn(),), lambda: (a,), (), ("<value of `and`>",))[0]
+    name = f"the value of `{expr_text}`" if expr_text else "<value of `and`>"
+    return if_stmt(a, lambda: (b_fn(),), lambda: (a,), (), (name,))[0]
 
 
-def or_(a, b_fn):
-    """Python meaning: `a or b_fn()`."""
+def or_(a, b_fn, expr_text=None):
+    """Python meaning: `a or b_fn()`.  `expr_text`: as for `and_`."""
     if backend_of(a) is None:
         try:
             return a or b_fn()
         except BaseException as e:
             raise without_thunks(e)
-    return if_stmt(a, lambda: (a,), lambda: (b_fn(),), (), ("<value of `or`>",))[0]
+    name = f"the value of `{expr_text}`" if expr_text else "<value of `or`>"
+    return if_stmt(a, lambda: (a,), lambda: (b_fn(),), (), (name,))[0]
 
 
 def not_(a):

@@ -20,6 +20,9 @@ arrays and scalars, and the staged values of backends on numpy dtypes), a
 staged list is what its backend's `list_element_type` recognises.
 """
 
+import contextlib
+import threading
+
 import numpy as np
 
 from autograph import errors
@@ -31,6 +34,35 @@ from autograph.runtime.structure import UNDEFINED_RETURN
 _NUMBERS = (bool, int, float, complex)
 
 user_location = errors.where_user
+
+_regions = threading.local()  # .stack: backends whose branch / loop body is being traced
+
+
+@contextlib.contextmanager
+def region(backend, taken=None):
+    """While a backend traces a staged branch or loop body: what runs there
+    runs only when (and as often as) the graph takes that path, so a Python
+    side effect such as `print("x")` must be staged too (`region_backend`).
+    `taken`: for a branch, a function giving a staged value true exactly when
+    the graph takes it."""
+    stack = _regions.__dict__.setdefault("stack", [])
+    stack.append((backend, taken))
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def region_backend():
+    """The backend tracing the innermost staged branch or loop body, or None."""
+    stack = getattr(_regions, "stack", None)
+    return stack[-1][0] if stack else None
+
+
+def innermost_region():
+    """(backend, taken) of the innermost staged branch or loop body, or None."""
+    stack = getattr(_regions, "stack", None)
+    return stack[-1] if stack else None
 
 
 def is_number(value):
@@ -94,6 +126,16 @@ def check_branch_structure(true_out, false_out, names, location):
         if _structure(a) != _structure(b) and not _return_pending(a, b):
             raise errors.StagingError(errors.branch_structure_message(
                 name, location, _describe_outline(a), _describe_outline(b)))
+
+
+def check_branch_defined(outputs, side, names, location):
+    """The first branch traced leaves no output undefined (checked before the
+    backend uses the outputs; the other side is not traced yet)."""
+    for name, value in zip(names, outputs):
+        if type(value) is Undefined:
+            this, other = "undefined", "not traced yet"
+            raise errors.StagingError(errors.undefined_branch_message(
+                name, location, *((this, other) if side else (other, this))))
 
 
 def check_defined(state, names, location, loop):

@@ -23,10 +23,10 @@ def chains(a, b, c):
 def test_golden_and_or_not():
     assert to_source(chains, LOGICAL) == dedent('''
         def chains(a, b, c):
-            x = ag__.and_(out('a', a), lambda: ag__.and_(out('b', b), lambda: out('c', c)))
-            y = ag__.or_(out('a', a), lambda: ag__.or_(out('b', b), lambda: out('c', c)))
+            x = ag__.and_(out('a', a), lambda: ag__.and_(out('b', b), lambda: out('c', c)), "out('a', a) and out('b', b) and out('c', c)")
+            y = ag__.or_(out('a', a), lambda: ag__.or_(out('b', b), lambda: out('c', c)), "out('a', a) or out('b', b) or out('c', c)")
             z = ag__.not_(out('a', a))
-            w = ag__.and_(out('a', a), lambda: ag__.or_(out('b', b), lambda: ag__.not_(out('c', c))))
+            w = ag__.and_(out('a', a), lambda: ag__.or_(out('b', b), lambda: ag__.not_(out('c', c)), "out('b', b) or not out('c', c)"), "out('a', a) and (out('b', b) or not out('c', c))")
             return (x, y, z, w)
     ''')
 

@@ -128,10 +128,17 @@ def test_test_becoming_staged_hands_over_remaining_iterations():
     assert [c[0] for c in BACKEND.calls] == ["while"]
 
 
-def test_staged_loop_state_undefined_before_loop():
+def read_before_assigned_in_loop(n):
+    while n > 0:
+        n = n - last  # noqa: F821 - unbound in the first iteration, on purpose
+        last = 1  # noqa: F841 - read by the next iteration
+    return n
+
+
+def test_staged_loop_state_read_before_assigned_and_undefined_before_loop():
     with pytest.raises(errors.StagingError, match=re.escape(
             "variable 'last' is carried by the staged `while` loop at ")):
-        ag.to_graph(defined_in_loop)(Sym(3))
+        ag.to_graph(read_before_assigned_in_loop)(Sym(3))
 
 
 def counter_possibly_started(n, c):

@@ -171,10 +171,18 @@ def test_side_effects_run_once_per_trace_and_results_match_python(fn, args, expe
         assert np.asarray(result).dtype == np.asarray(expected).dtype
 
 
-def test_print_runs_once_per_trace(capsys):
+def test_python_print_in_a_staged_body_is_staged_and_the_body_traced_once(capsys):
+    """The body is traced once (LOG), and a print of Python values inside it
+    is staged: it prints on every iteration of every call, as Python does."""
     for fn in (return_in_loop, promotion):
-        ag.function(fn)(np.arange(5))
-        assert capsys.readouterr().out.count("tracing body") == 1
+        fn(np.arange(5))
+        expected = capsys.readouterr().out.count("tracing body")
+        LOG.clear()
+        staged = ag.function(fn)
+        staged(np.arange(5))
+        staged(np.arange(5))
+        assert LOG == ["body"]
+        assert capsys.readouterr().out.count("tracing body") == 2 * expected
 
 
 def test_a_new_signature_traces_again_once():

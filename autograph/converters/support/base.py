@@ -108,6 +108,13 @@ def may_call_locals(ctx):
     return "locals" in source or "vars" in source
 
 
+def may_define_closures(ctx):
+    """False when the function's source surely defines no nested function,
+    lambda or class (a text search, much cheaper than a walk of the tree)."""
+    source = ctx.info.source
+    return "lambda" in source or "class" in source or source.count("def") > 1
+
+
 def copy_location(new_nodes, origin):
     """Gives generated nodes (that lack one) the location of `origin`."""
     for top in new_nodes if isinstance(new_nodes, list) else [new_nodes]:

@@ -49,12 +49,26 @@ def if_not(flag, body, origin):
     return gast.copy_location(gast.If(test=test, body=body, orelse=[]), origin)
 
 
+def _is_bool(test):
+    """Whether `test` surely gives a bool (a comparison, `not`, True/False)."""
+    return (isinstance(test, gast.Compare)
+            or isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)
+            or isinstance(test, gast.Constant) and type(test.value) is bool
+            or isinstance(test, gast.BoolOp) and all(_is_bool(v) for v in test.values))
+
+
 def stop_loop_unless(loop, keep_going):
     """Makes `loop` stop once `keep_going` (a flag test such as `not break_`)
     is false: folded into a `while` test, or into a `for` loop's extra test
     (anno EXTRA_TEST, checked before each item is fetched)."""
     if isinstance(loop, gast.While):
-        loop.test = gast.BoolOp(op=gast.And(), values=[keep_going, loop.test])
+        test = loop.test
+        if not _is_bool(test):
+            # `while n:` (an int, a list): the `and` must give a bool on every path,
+            # as a staged `and` gives both sides one dtype; `not not n` is bool(n).
+            test = gast.copy_location(gast.UnaryOp(op=gast.Not(), operand=gast.copy_location(
+                gast.UnaryOp(op=gast.Not(), operand=test), test)), test)
+        loop.test = gast.BoolOp(op=gast.And(), values=[keep_going, test])
         gast.copy_location(loop.test, loop)
         return
     extra = anno.getanno(loop, anno.Basic.EXTRA_TEST, None)

@@ -6,6 +6,7 @@ parameters and return it, and the reason a statement cannot be staged at all
 (it then stays a native statement).
 """
 
+import re
 
 import gast
 
@@ -69,6 +70,10 @@ class Converter(base.Converter):
             anno.require(node, key, cls.__name__)
         converter = cls(ctx)
         converter.all_live = base.may_call_locals(ctx) and reads_all_locals(node)
+        # A call may run a closure, which reads these: live after every statement.
+        body = node.body if isinstance(node.body, list) else [node.body]
+        converter.closure_names = (closure_reads(body, ctx.namer.generated)
+                                   if base.may_define_closures(ctx) else frozenset())
         converter.maybe_undefined = set()
         converter.findings = Findings(ctx.namer.generated)
         converter.source_order = SourceOrder(node)
@@ -85,8 +90,9 @@ class Converter(base.Converter):
         return state_tuple(names, defined, origin)
 
     def all_live_names(self, names):
-        """`names` if the function reads `locals()`, else nothing."""
-        return frozenset(names) if self.all_live else frozenset()
+        """`names` if the function reads `locals()`, else those of them a
+        user closure reads (a call may run the closure, which reads them)."""
+        return frozenset(names) if self.all_live else frozenset(names) & self.closure_names
 
 
 def reads_all_locals(node):
@@ -153,12 +159,6 @@ def unstageable(node, stmts, modified, kind, findings):
             deleted = [t.id for t in node.targets if isinstance(t, gast.Name)]
             if deleted:
                 return f"{kind} deleting the variable '{deleted[0]}'"
-        captured = sorted(_free_reads(node) & set(modified))
-        if captured:
-            # Python's closure sees the function's variable, later values
-            # included; in a nested function it would see the nested copy.
-            return (f"{kind} defining a function that reads '{captured[0]}', "
-                    f"which the {kind.split(' ', 1)[1]} assigns")
     return None
 
 
@@ -169,7 +169,10 @@ def _free_reads(node):
             return frozenset()  # a generated thunk (templates.py): it runs at once
         return activity.expression_scope(node).read
     if isinstance(node, _SCOPES):
-        return anno.getanno(node, anno.Static.SCOPE).read
+        scope = anno.getanno(node, anno.Static.SCOPE, None)
+        if scope is None:  # not analysed (a pass after the analysis ran)
+            scope = activity.Activity(()).statement(node)
+        return scope.read
     return frozenset()
 
 
@@ -241,3 +244,101 @@ def python_only(expr, why, origin):
     return templates.replace_as_expression(
         "ag__.python_only(expr, why)", origin=origin, expr=expr,
         why=gast.Constant(value=why, kind=None))
+
+
+class Part:
+    """An item or attribute a statement assigns (`d['k'] = v`, `obj.n += 1`):
+    carried as state like a variable (a "composite name"), under `text`."""
+
+    __slots__ = ("text", "base", "kind", "key", "local")
+
+    def __init__(self, text, base, kind, key, local):
+        self.text, self.base, self.kind, self.key, self.local = text, base, kind, key, local
+
+    def _key(self):
+        return gast.Constant(value=self.key, kind=None) if self.kind == "attr" else \
+            trees.clone(self.key)
+
+    def load(self, origin):
+        """`ag__.load_part(base, kind, key, text)`: its value, or Undefined(text)."""
+        return templates.replace_as_expression(
+            "ag__.load_part(base, kind, key, text)", origin=origin, base=self.base,
+            kind=gast.Constant(value=self.kind, kind=None), key=self._key(),
+            text=gast.Constant(value=self.text, kind=None))
+
+    def store(self, value, origin):
+        """`ag__.store_part(base, kind, key, value)` (an Undefined value unsets it)."""
+        stmts = templates.replace(
+            "ag__.store_part(base, kind, key, value)", origin=origin, base=self.base,
+            kind=gast.Constant(value=self.kind, kind=None), key=self._key(), value=value)
+        anno.setanno(stmts[0], anno.Basic.SKIP, True)
+        return stmts
+
+
+def assigned_parts(origin, stmts, modified, namer):
+    """The items and attributes `stmts` (of compound statement `origin`)
+    assign, delete or update, as Parts: `name[key]` with a constant key or a
+    variable the statement does not assign, and `name.attr`, where `name` is
+    surely defined before `origin` and not assigned by it (an assigned
+    container is carried whole, as a variable).  Looks into the functions the
+    converters generated for nested statements, not into the user's own
+    functions, lambdas and classes."""
+    surely = definedness.surely_defined(origin)
+    usable = surely - set(modified) - namer.generated - {"ag__"}
+    found = {}
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES) and not (
+                isinstance(node, gast.FunctionDef) and node.name in namer.generated):
+            continue
+        stack.extend(trees.child_nodes(node))
+        if not isinstance(node, (gast.Subscript, gast.Attribute)) or \
+                isinstance(node.ctx, gast.Load) or not isinstance(node.value, gast.Name) or \
+                node.value.id not in usable:
+            continue
+        base = node.value.id
+        if isinstance(node, gast.Attribute):
+            text, kind, key = f"{base}.{node.attr}", "attr", node.attr
+        elif isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, (str, int)):
+            text, kind, key = f"{base}[{node.slice.value!r}]", "item", node.slice
+        elif isinstance(node.slice, gast.Name) and node.slice.id in usable:
+            text, kind, key = f"{base}[{node.slice.id}]", "item", node.slice
+        else:
+            continue
+        found.setdefault(text, (base, kind, key))
+    parts = []
+    for text in sorted(found):
+        base, kind, key = found[text]
+        spelled = key if kind == "attr" else getattr(key, "id", None) or str(key.value)
+        local = namer.new(re.sub(r"\W", "_", f"{base}_{spelled}"))
+        parts.append(Part(text, base, kind, key, local))
+    return parts
+
+
+def closure_reads(stmts, generated):
+    """The names the user's functions, lambdas and classes inside `stmts` read
+    from outside (looking through the functions the converters generated)."""
+    read = set()
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES) and not (
+                isinstance(node, gast.FunctionDef) and node.name in generated):
+            read |= _free_reads(node)
+            continue
+        stack.extend(trees.child_nodes(node))
+    return frozenset(read)
+
+
+def body_first_keyword(node, state, also_read, targets=frozenset()):
+    """`body_first=(...)`: the state names possibly undefined before loop
+    `node` that its body assigns before reading them (and `also_read`, the
+    test's reads, does not read), or that are the loop's `targets`: a staged
+    loop may start them undefined."""
+    surely = definedness.surely_defined(node)
+    read_first = (anno.getanno(node, anno.Static.BODY_LIVE_IN) | set(also_read)) - set(targets)
+    names = [n for n in state if n not in surely and n not in read_first]
+    if not names:
+        return []
+    return [gast.keyword(arg="body_first", value=names_tuple(names))]

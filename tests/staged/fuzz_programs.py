@@ -1,0 +1,295 @@
+"""Random programs for the staged differential fuzzer (test_fuzz.py and
+benchmarks/fuzz_staged.py).
+
+A program is the source of one function `f(x, n, a)` -- `x` a float64 array,
+`n` an int64 scalar, `a` a float64 scalar -- built from nested
+`if`/`elif`/`else`, `while`, `for` over a staged range, over the staged array
+and over a Python range, `break`, `continue`, `return`, loop `else`, `and`/
+`or`/`not`, `print`, calls of a module-level helper and (as features)
+closures, dicts and lists.  Every path returns the same structure, every
+variable is bound before the control flow starts and no operation can raise
+or warn, so the plain run always succeeds and a staged run must give the same
+numbers, print the same text, or refuse with a catalog error.
+
+The choices come from a `Chooser`: `RandomChooser` (a seeded `random.Random`,
+for long runs) or `DataChooser` (hypothesis' `data.draw`, which shrinks a
+failing program to a small one).
+"""
+
+import random
+
+# Features a program may use.  Each is a class of staged pattern; a run picks
+# the ones it exercises (test_fuzz.py documents why some are left out of CI).
+FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "continue",
+            "return", "loop_else", "logic", "print", "call", "closure", "dict", "list")
+
+PRELUDE = '''\
+import numpy as np
+
+
+def helper(z):
+    return z * 0.5 + 1.25
+
+'''
+
+
+class RandomChooser:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+
+    def choice(self, options):
+        return options[self.rng.randrange(len(options))]
+
+    def integer(self, lo, hi):
+        return self.rng.randint(lo, hi)
+
+
+class DataChooser:
+    """Choices drawn from hypothesis, so that failures shrink."""
+
+    def __init__(self, data):
+        from hypothesis import strategies as st
+        self.data, self.st = data, st
+
+    def choice(self, options):
+        return self.data.draw(self.st.sampled_from(options))
+
+    def integer(self, lo, hi):
+        return self.data.draw(self.st.integers(lo, hi))
+
+
+class _Scope:
+    __slots__ = ("loop", "item", "index", "counters")
+
+    def __init__(self, loop=None, item=None, index=None, counters=0):
+        self.loop, self.item, self.index, self.counters = loop, item, index, counters
+
+
+class ProgramWriter:
+    """Writes one random program using only `features`."""
+
+    def __init__(self, chooser, features, max_depth=3, max_statements=3):
+        self.c = chooser
+        self.features = set(features)
+        self.max_depth, self.max_statements = max_depth, max_statements
+        self.lines = []
+        self.loops = 0  # names loop counters and items uniquely
+        self.used = set()
+
+    def has(self, feature):
+        return feature in self.features
+
+    # --- expressions --------------------------------------------------------
+
+    def float_atom(self, scope):
+        options = ["a", "s", "t", "1.5", "-0.75"]
+        if scope.item:
+            options += [scope.item, scope.item]
+        if scope.index:
+            options.append(f"{scope.index} * 0.25")
+        if self.has("dict"):
+            options.append("d['k']")
+        if self.has("closure"):
+            options.append("scaled(s)")
+        return self.c.choice(options)
+
+    def float_expr(self, scope):
+        atom = self.float_atom(scope)
+        form = self.c.choice(["{v} + {a}", "{v} - {a}", "{v} * 0.5 + {a}", "np.sin({v}) + {a}",
+                              "{a}", "helper({v})" if self.has("call") else "{v} + 1.0"])
+        if "helper" in form:
+            self.used.add("call")
+        return form.format(v=self.c.choice(["s", "t"]), a=atom)
+
+    def int_expr(self, scope):
+        options = ["c + 1", "c - 1", "c + 2"]
+        if scope.index:
+            options.append(f"c + {scope.index}")
+        return self.c.choice(options)
+
+    def comparison(self, scope):
+        options = ["s > t", "s < a", "t > 0.5", "c % 2 == 0", "c > 2", "s > 1.0"]
+        if scope.item:
+            options += [f"{scope.item} > 0.0", f"{scope.item} < s"]
+        if scope.index:
+            options.append(f"{scope.index} % 3 == 1")
+        if self.has("dict"):
+            options.append("d['k'] > 0.0")
+        return self.c.choice(options)
+
+    def condition(self, scope):
+        test = self.comparison(scope)
+        if self.has("logic") and self.c.integer(0, 3) == 0:
+            self.used.add("logic")
+            form = self.c.choice(["{} and {}", "{} or {}", "not ({})", "not {} and {}"])
+            parts = [test, self.comparison(scope)]
+            return form.format(*parts[:form.count("{}")])
+        return test
+
+    # --- statements ---------------------------------------------------------
+
+    def emit(self, indent, text):
+        self.lines.append("    " * indent + text)
+
+    def block(self, indent, depth, scope):
+        for _ in range(self.c.integer(1, self.max_statements)):
+            self.statement(indent, depth, scope)
+
+    def statement(self, indent, depth, scope):
+        kinds = ["assign_s", "assign_t", "assign_c"]
+        if depth < self.max_depth:
+            kinds += [k for k in ("if", "while", "for_range", "for_array", "python_for")
+                      if self.has(k)]
+            if self.has("if"):
+                kinds.append("if")
+        if scope.loop:
+            kinds += [k for k in ("break", "continue") if self.has(k)]
+        if self.has("return") and depth > 0:
+            kinds.append("return")
+        for feature in ("print", "dict", "list"):
+            if self.has(feature):
+                kinds.append(feature)
+        getattr(self, "_" + self.c.choice(kinds))(indent, depth, scope)
+
+    def _assign_s(self, indent, depth, scope):
+        self.emit(indent, f"s = {self.float_expr(scope)}")
+
+    def _assign_t(self, indent, depth, scope):
+        self.emit(indent, f"t = {self.float_expr(scope)}")
+
+    def _assign_c(self, indent, depth, scope):
+        self.emit(indent, f"c = {self.int_expr(scope)}")
+
+    def _print(self, indent, depth, scope):
+        self.used.add("print")
+        self.emit(indent, f"print('at', {self.c.choice(['c', 's', 't'])})")
+
+    def _dict(self, indent, depth, scope):
+        self.used.add("dict")
+        self.emit(indent, f"d['k'] = d['k'] + {self.float_atom(scope)}")
+
+    def _list(self, indent, depth, scope):
+        self.used.add("list")
+        self.emit(indent, f"acc.append({self.float_atom(scope)})")
+
+    def _if(self, indent, depth, scope):
+        self.used.add("if")
+        self.emit(indent, f"if {self.condition(scope)}:")
+        self.block(indent + 1, depth + 1, scope)
+        arms = self.c.integer(0, 2)
+        for _ in range(arms - 1):
+            self.emit(indent, f"elif {self.condition(scope)}:")
+            self.block(indent + 1, depth + 1, scope)
+        if arms:
+            self.emit(indent, "else:")
+            self.block(indent + 1, depth + 1, scope)
+
+    def _jump(self, indent, scope, keyword):
+        self.used.add(keyword)
+        # an unconditional jump would leave dead code behind: guard it
+        self.emit(indent, f"if {self.condition(scope)}:")
+        self.emit(indent + 1, keyword)
+
+    def _break(self, indent, depth, scope):
+        self._jump(indent, scope, "break")
+
+    def _continue(self, indent, depth, scope):
+        self._jump(indent, scope, "continue")
+
+    def _return(self, indent, depth, scope):
+        self.used.add("return")
+        self.emit(indent, f"if {self.condition(scope)}:")
+        self.emit(indent + 1, "return " + self.result())
+
+    def _loop_else(self, indent, depth, scope):
+        if self.has("loop_else") and self.c.integer(0, 2) == 0:
+            self.used.add("loop_else")
+            self.emit(indent, "else:")
+            self.emit(indent + 1, f"t = {self.float_expr(scope)}")
+
+    def _new_loop(self):
+        self.loops += 1
+        return self.loops
+
+    def _while(self, indent, depth, scope):
+        self.used.add("while")
+        k = self._new_loop()
+        counter = f"k{k}"
+        bound = self.c.choice(["n", "n + 1", "3"])
+        self.emit(indent, f"{counter} = n * 0")
+        # the counter moves first, so `continue` cannot make the loop endless
+        self.emit(indent, f"while {counter} < {bound}:")
+        self.emit(indent + 1, f"{counter} = {counter} + 1")
+        inner = _Scope(loop="while", item=None, index=scope.index, counters=scope.counters + 1)
+        self.block(indent + 1, depth + 1, inner)
+        self._loop_else(indent, depth, scope)
+
+    def _for_range(self, indent, depth, scope):
+        self.used.add("for_range")
+        index = f"i{self._new_loop()}"
+        self.emit(indent, f"for {index} in range({self.c.choice(['n', 'n - 1', '1, n'])}):")
+        self.block(indent + 1, depth + 1, _Scope(loop="for", item=scope.item, index=index))
+        self._loop_else(indent, depth, scope)
+
+    def _python_for(self, indent, depth, scope):
+        self.used.add("python_for")
+        index = f"j{self._new_loop()}"
+        self.emit(indent, f"for {index} in range({self.c.integer(0, 3)}):")
+        self.block(indent + 1, depth + 1, _Scope(loop="for", item=scope.item, index=index))
+        self._loop_else(indent, depth, scope)
+
+    def _for_array(self, indent, depth, scope):
+        self.used.add("for_array")
+        item = f"v{self._new_loop()}"
+        self.emit(indent, f"for {item} in x:")
+        self.block(indent + 1, depth + 1, _Scope(loop="for", item=item, index=scope.index))
+        self._loop_else(indent, depth, scope)
+
+    # --- the whole function ---------------------------------------------------
+
+    def result(self):
+        parts = ["s", "t", "c"]
+        if self.has("dict"):
+            parts.append("d['k']")
+        if self.has("list"):
+            parts.append("len(acc)")
+        return "(" + ", ".join(parts) + ")"
+
+    def write(self):
+        self.emit(0, "def f(x, n, a):")
+        self.emit(1, "s = a * 0.0")
+        self.emit(1, "t = a + 0.5")
+        self.emit(1, "c = n * 0")
+        if self.has("dict"):
+            self.emit(1, "d = {'k': a}")
+        if self.has("list"):
+            self.emit(1, "acc = []")
+        if self.has("closure"):
+            self.used.add("closure")
+            self.emit(1, "def scaled(z):")
+            self.emit(2, "return z * 0.5 + t")
+        self.block(1, 0, _Scope())
+        self.emit(1, "return " + self.result())
+        return PRELUDE + "\n".join(self.lines) + "\n"
+
+
+def write_program(chooser, features, **limits):
+    """(source, features the program really uses)."""
+    writer = ProgramWriter(chooser, features, **limits)
+    source = writer.write()
+    return source, frozenset(writer.used)
+
+
+def argument_sets(chooser):
+    """Argument sets (numpy values) for one program: empty and short arrays,
+    zero, one and a few iterations."""
+    import numpy as np
+    sets = []
+    for _ in range(3):
+        length = chooser.integer(0, 4)
+        values = [chooser.choice([-1.5, -0.5, 0.0, 0.25, 0.75, 1.5, 2.0]) for _ in range(length)]
+        x = np.array(values, dtype=np.float64)
+        n = np.int64(chooser.integer(0, 4))
+        a = np.float64(chooser.choice([-1.0, 0.0, 0.5, 1.25]))
+        sets.append((x, n, a))
+    return sets
