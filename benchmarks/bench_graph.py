@@ -36,30 +36,10 @@ from autograph.graph import function
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import workloads
 
-RNG = np.random.default_rng(0)
-
-
-def _weights(shape):
-    return (RNG.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
+from workloads import RNG, _weights, dense_softmax  # the one copy of the seed's model
 
 
 # --- models ---------------------------------------------------------------------
-
-DENSE = [(_weights((784, 10)), np.zeros(10, np.float32)),
-         (_weights((10, 20)), np.zeros(20, np.float32)),
-         (_weights((20, 30)), np.zeros(30, np.float32))]
-
-
-def dense_softmax(images):
-    x = images.reshape(images.shape[0], -1)
-    for i, (w, b) in enumerate(DENSE):
-        x = x @ w + b
-        if i < len(DENSE) - 1:
-            x = np.maximum(x, 0)
-    z = x - x.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
-
 
 MLP = [(_weights((16, 16)), np.full(16, 0.1, np.float32)) for _ in range(10)]
 
