@@ -8,9 +8,15 @@
 The left operand is evaluated first, the rest lazily, each at most once, so
 short-circuiting and side effects stay exactly Python's; a staged operand
 stages the rest under a cond.  Single comparisons stay as they are (they are
-plain operators on staged values).  An operand that cannot move into a lambda
-(see conditional_expressions.can_defer) keeps the Python expression, and so
-do nested class bodies.
+plain operators on staged values), except `in` / `not in`: Python asks for
+the bool of `b.__contains__(a)` at once, so a lone membership test also goes
+through compare_chain, whose `in` stages numpy's meaning for a staged `b`:
+
+    v in x            ==>   ag__.compare_chain(v, 'in', lambda: x)
+
+An operand that cannot move into a lambda (see
+conditional_expressions.can_defer) keeps the Python expression, and so do
+nested class bodies.
 """
 
 import gast
@@ -68,7 +74,8 @@ class Transformer(base.Converter):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
-        if len(node.ops) < 2 or not all(can_defer(c) for c in node.comparators):
+        membership = len(node.ops) == 1 and isinstance(node.ops[0], (gast.In, gast.NotIn))
+        if (len(node.ops) < 2 and not membership) or not all(can_defer(c) for c in node.comparators):
             return node
         call = templates.replace_as_expression("ag__.compare_chain(left)", origin=node,
                                                left=node.left)

@@ -276,10 +276,6 @@ def test_in_of_a_staged_array_says_how_to_stage_it():
         ag.function(lambda x: 2.0 in x, autograph=False)(np.arange(3.0))
 
 
-@pytest.mark.xfail(strict=True, reason="converter (issue 8, converter half): a single "
-                   "`v in x` comparison is left as Python's `in`, which asks for a bool; "
-                   "routing it through ag__.compare_chain (runtime.logical.contains, "
-                   "staged) makes it work")
 @pytest.mark.parametrize("x", [np.arange(3.0), np.arange(4.0, 6.0)])
 def test_in_of_a_staged_array_in_converted_code(x):
     _check(contains_two, x)
