@@ -709,9 +709,10 @@ def staged_list_setitem_message(location):
 def staged_list_method_message(method, location):
     return (
         f"`lst.{method}(...)` on a staged list (a list built in a staged loop) at "
-        f"{location} is not converted where it stands (inside an expression, or on "
-        f"another name for the list). Write it as a statement of its own on the list "
-        f"variable: `lst.append(x)`, `item = lst.pop()`.")
+        f"{location} is not converted where it stands (an append inside an expression, "
+        f"a call inside a lambda, comprehension or class body, or on another name for "
+        f"the list). Write it as a statement of its own on the list variable: "
+        f"`lst.append(x)`, `item = lst.pop()`.")
 
 
 def retracing_replaced_message(function_name, count, seconds, what):

@@ -3,6 +3,15 @@
     lst.append(x)          ==>   lst = ag__.list_append(lst, x)
     y = lst.pop(i)         ==>   (lst, y) = ag__.list_pop(lst, i)
     lst.pop()              ==>   lst = ag__.list_pop(lst)[0]
+    total += lst.pop()     ==>   total += [(lst := popped[0], popped[1])[1]
+                                           for popped in (ag__.list_pop(lst),)][0]
+
+A pop inside an expression rebinds the list where it stands (an assignment
+expression; the one-item comprehension holds the pair without a new local
+variable, which a staged loop would have to carry), so operands are still
+evaluated in Python's order and a pop that is short-circuited away does not
+happen.  Lambdas, comprehensions and class bodies keep Python's `pop` (an
+assignment expression there would bind in the wrong scope).
 
 Only for receivers that are local variables of the function being converted
 (parameters or assigned in it): rebinding an attribute, a global or a
@@ -94,6 +103,29 @@ class Transformer(base.Converter):
     def visit_Lambda(self, node):
         return node
 
+    def _skip_comprehension(self, node):
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _skip_comprehension
+
+    def visit_ClassDef(self, node):
+        # a class body's names are not the function's: rebinding `lst` there
+        # would make a class attribute (and a walrus in a comprehension is an error)
+        outer, self.locals = self.locals, frozenset()
+        self.generic_visit(node)
+        self.locals = outer
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = self._method_call(node, "pop", 1)
+        if name is None or any(isinstance(n, gast.NamedExpr) for n in trees.nodes(node)):
+            return node  # (no assignment expression may stand in a comprehension's iterable)
+        popped = self.ctx.namer.new("popped")
+        return templates.replace_as_expression(
+            "[(target := popped[0], popped[1])[1] for popped in (ag__.list_pop(target, index),)][0]",
+            origin=node, target=name, popped=popped, index=node.args or [])
+
     def _method_call(self, call, method, max_args):
         """The receiver's name when `call` is `<local name>.<method>(<= max_args args)`."""
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
@@ -105,8 +137,8 @@ class Transformer(base.Converter):
         return None
 
     def visit_Expr(self, node):
-        self.generic_visit(node)
         call = node.value
+        self.generic_visit(call if isinstance(call, gast.Call) else node)
         name = self._method_call(call, "append", 1)
         if name is not None and len(call.args) == 1:
             return templates.replace("target = ag__.list_append(target, item)", origin=node,
@@ -118,9 +150,11 @@ class Transformer(base.Converter):
         return node
 
     def visit_Assign(self, node):
-        self.generic_visit(node)
         name = self._method_call(node.value, "pop", 1)
         if name is None or len(node.targets) != 1:
+            self.generic_visit(node)
             return node
+        node.targets = [self.visit(t) for t in node.targets]
+        self.generic_visit(node.value)
         return templates.replace("target, popped = ag__.list_pop(target, index)", origin=node,
                                  target=name, popped=node.targets[0], index=node.value.args or [])

@@ -55,7 +55,7 @@ def test_golden_local_receivers_are_rebound():
             lst, y = ag__.list_pop(lst)
             lst = ag__.list_pop(lst, 0)[0]
             log, z = ag__.list_pop(log, 0)
-            a, b = (d.pop(), d.pop())
+            a, b = ([((d := popped[0]), popped[1])[1] for popped in (ag__.list_pop(d),)][0], [((d := popped_1[0]), popped_1[1])[1] for popped_1 in (ag__.list_pop(d),)][0])
             return (lst, list(d), log, y, z, a, b)
     ''')
 

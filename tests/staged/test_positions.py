@@ -348,16 +348,33 @@ def test_item_assignment_on_a_staged_list_is_refused_with_the_fix():
         ag.function(staged_list_setitem)(np.int64(3))
 
 
-@pytest.mark.xfail(strict=True, reason="converter (issue 8, converter half): `lst.pop()` "
-                   "inside an expression is not rewritten into ag__.list_pop; today it "
-                   "raises a StagingError saying to make it a statement")
-def test_pop_inside_an_expression_on_a_staged_list():
-    _check(staged_list_pop_in_expression, np.int64(4))
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_pop_inside_an_expression_on_a_staged_list(n):
+    _check(staged_list_pop_in_expression, np.int64(n))
 
 
-def test_pop_inside_an_expression_says_to_make_it_a_statement():
+def python_list_pops_in_expressions(values, a):
+    lst = list(values)
+    first = a and lst.pop()  # short-circuited: no pop when `a` is false
+    nested = lst.pop(lst.pop())
+    return first, nested, lst.pop(0) - lst.pop(), lst
+
+
+@pytest.mark.parametrize("a", [0, 1])
+def test_pops_inside_expressions_on_a_python_list_are_pythons(a):
+    _check(python_list_pops_in_expressions, (1, 5, 0, 3, 4, 0, 7, 2, 2), a)
+
+
+def staged_list_pop_in_a_comprehension(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    return [items.pop() for _ in range(2)]
+
+
+def test_pop_inside_a_comprehension_says_to_make_it_a_statement():
     with pytest.raises(ag.AutoGraphError, match=r"`lst\.pop\(\.\.\.\)` on a staged list"):
-        ag.function(staged_list_pop_in_expression)(np.int64(4))
+        ag.function(staged_list_pop_in_a_comprehension)(np.int64(4))
 
 
 # -- dataclasses as arguments ---------------------------------------------------------
