@@ -45,7 +45,7 @@ from autograph import errors
 from autograph import graph as engine
 from autograph.graph import core
 from autograph.graph.ops import base, misc, shaping
-from autograph.graph.ops.lists import TensorList
+from autograph.graph.ops.lists import TensorList, list_set
 from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
 from autograph.runtime.backend import Backend
@@ -301,6 +301,9 @@ class GraphBackend(Backend):
 
     def list_pop(self, target, index=None):
         return engine.list_pop(target, index)
+
+    def list_setitem(self, target, index, value):
+        return list_set(target, index, value)
 
     def list_element_type(self, value):
         if isinstance(value, TensorList):

@@ -3,6 +3,7 @@
     lst.append(x)          ==>   lst = ag__.list_append(lst, x)
     y = lst.pop(i)         ==>   (lst, y) = ag__.list_pop(lst, i)
     lst.pop()              ==>   lst = ag__.list_pop(lst)[0]
+    lst[i] = v             ==>   lst = ag__.list_setitem(v, lst, i)
     total += lst.pop()     ==>   total += [(lst := popped[0], popped[1])[1]
                                            for popped in (ag__.list_pop(lst),)][0]
 
@@ -13,6 +14,8 @@ evaluated in Python's order and a pop that is short-circuited away does not
 happen.  Lambdas, comprehensions and class bodies keep Python's `pop` (an
 assignment expression there would bind in the wrong scope).
 
+Item assignment is rewritten only on a list the function appends to (only
+those can be staged lists; other containers keep their items as loop state).
 Only for receivers that are local variables of the function being converted
 (parameters or assigned in it): rebinding an attribute, a global or a
 closure variable would change what the code means.  Whether `lst` really is
@@ -82,6 +85,8 @@ class Transformer(base.Converter):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.locals = frozenset()
+        self.appended = None
+        self.function = None
 
     @classmethod
     def transform(cls, node, ctx):
@@ -92,9 +97,12 @@ class Transformer(base.Converter):
 
     def visit_FunctionDef(self, node):
         outer, self.locals = self.locals, LazyLocalNames(node)
+        outer_appended, self.appended = self.appended, None
+        outer_function, self.function = self.function, node
+        self._appended_names()  # before the appends in the body are rewritten
         node.body = [self.visit(s) for s in node.body]  # decorators and defaults: outer scope
         node.body = [s for item in node.body for s in (item if isinstance(item, list) else [item])]
-        self.locals = outer
+        self.locals, self.appended, self.function = outer, outer_appended, outer_function
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -107,14 +115,6 @@ class Transformer(base.Converter):
         return node
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _skip_comprehension
-
-    def visit_ClassDef(self, node):
-        # a class body's names are not the function's: rebinding `lst` there
-        # would make a class attribute (and a walrus in a comprehension is an error)
-        outer, self.locals = self.locals, frozenset()
-        self.generic_visit(node)
-        self.locals = outer
-        return node
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -149,7 +149,36 @@ class Transformer(base.Converter):
                                      target=name, index=call.args or [])
         return node
 
+    def _appended_names(self):
+        """Local names this function calls `.append(...)` on: only those can
+        be staged lists (any other receiver keeps its item assignment)."""
+        if self.appended is None:
+            self.appended = frozenset(
+                n.func.value.id for n in trees.nodes(self.function)
+                if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                and n.func.attr == "append" and isinstance(n.func.value, gast.Name)
+                and n.func.value.id in self.locals)
+        return self.appended
+
+    def _item_assignment(self, node):
+        """`lst = ag__.list_setitem(value, lst, index)` for `lst[index] = value`
+        on a local list this function appends to, else None."""
+        if len(node.targets) != 1:
+            return None
+        target = node.targets[0]
+        if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+                and not any(isinstance(n, gast.Slice) for n in trees.nodes(target.slice))
+                and target.value.id in self._appended_names()):
+            return None
+        self.generic_visit(node)
+        return templates.replace("target = ag__.list_setitem(value, target, index)",
+                                 origin=node, target=target.value.id, value=node.value,
+                                 index=target.slice)
+
     def visit_Assign(self, node):
+        rewritten = self._item_assignment(node)
+        if rewritten is not None:
+            return rewritten
         name = self._method_call(node.value, "pop", 1)
         if name is None or len(node.targets) != 1:
             self.generic_visit(node)

@@ -8,7 +8,7 @@ from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld
 from autograph.runtime.control_flow import (
     for_stmt, if_stmt, is_undefined, load_part, python_only, store_part, while_stmt)
 from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
-from autograph.runtime.lists import list_append, list_pop, set_element_type, stack
+from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
 from autograph.runtime.exceptions import assert_stmt, python_try, raise_stmt
@@ -36,6 +36,7 @@ __all__ = [
     "len_",
     "list_append",
     "list_pop",
+    "list_setitem",
     "load_part",
     "not_",
     "or_",

@@ -157,6 +157,12 @@ class Backend:
         """`target.pop(index)` on a staged list; returns (new list, item)."""
         raise _unsupported(self, "list.pop()")
 
+    def list_setitem(self, target, index, value):
+        """`target[index] = value` on a staged list; returns the new list.
+        Default: the item assignment as written (the list's own __setitem__)."""
+        target[index] = value
+        return target
+
     def list_element_type(self, value):
         """(dtype, shape) of the items of `value` if it is a staged list of this
         backend (either None while not known yet), else None. The runtime's

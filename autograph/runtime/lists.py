@@ -1,4 +1,4 @@
-"""List operators: `list_append`, `list_pop`, `stack`, `set_element_type`.
+"""List operators: `list_append`, `list_pop`, `list_setitem`, `stack`, `set_element_type`.
 
 Converted code rebinds the list (`lst = ag__.list_append(lst, x)`), so a list
 can be loop state.  For anything that is not a staged list of some backend --
@@ -30,6 +30,17 @@ def list_pop(target, index=None):
     if backend is None:
         return target, (target.pop() if index is None else target.pop(index))
     return backend.list_pop(target, index)
+
+
+def list_setitem(value, target, index):
+    """Python meaning: `target[index] = value; return target` (the arguments
+    in the order Python evaluates them).  A staged list gets a new list from
+    its backend; anything else is assigned to as written."""
+    backend = backend_of(target)
+    if backend is None or backend.list_element_type(target) is None:
+        target[index] = value
+        return target
+    return backend.list_setitem(target, index, value)
 
 
 def stack(items):

@@ -124,3 +124,31 @@ def test_end_to_end_append_in_loop():
                 out.append(i)
         return out
     assert ag.to_graph(build)(6) == [1, 3, 5]
+
+
+def item_assignments(n, d):
+    lst = []
+    for i in range(n):
+        lst.append(i)
+    lst[0] = -1
+    d["k"] = n  # never appended to: keeps its item assignment (a part of loop state)
+    lst[n - 1] = d["k"]
+    return lst, d
+
+
+def test_golden_item_assignment_rebinds_only_lists_the_function_appends_to():
+    assert to_source(item_assignments, LISTS) == dedent('''
+        def item_assignments(n, d):
+            lst = []
+            for i in range(n):
+                lst = ag__.list_append(lst, i)
+            lst = ag__.list_setitem(-1, lst, 0)
+            d['k'] = n
+            lst = ag__.list_setitem(d['k'], lst, n - 1)
+            return (lst, d)
+    ''')
+
+
+def test_item_assignment_behaves_as_before():
+    check(item_assignments, 3, {}, passes=LISTS)
+    check(item_assignments, 0, {}, passes=LISTS)  # IndexError: list assignment out of range

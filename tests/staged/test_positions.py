@@ -301,7 +301,7 @@ def staged_list_setitem(n):
     for i in range(n):
         items.append(i * 1.0)
     items[0] = 5.0
-    return ag.stack(items)
+    return np.stack(items)
 
 
 def staged_list_pop_in_expression(n):
@@ -342,10 +342,46 @@ def test_pop_statement_on_a_staged_list_in_a_staged_loop(n):
     _check(staged_list_pop_statement, np.int64(n))
 
 
-def test_item_assignment_on_a_staged_list_is_refused_with_the_fix():
+def test_item_assignment_on_a_staged_list():
+    _check(staged_list_setitem, np.int64(3))
+
+
+def staged_list_setitem_in_a_staged_loop(n, i):
+    items = []
+    for k in range(n):
+        items.append(k * 1.0)
+    for k in range(n):
+        items[k] = items[k] * 2.0 + 1.0
+    items[i] = -1.0
+    return np.stack(items), len(items)
+
+
+@pytest.mark.parametrize("i", [0, 2, -1, -3])
+def test_item_assignment_on_a_staged_list_in_a_staged_loop(i):
+    _check(staged_list_setitem_in_a_staged_loop, np.int64(3), i)
+    _check(staged_list_setitem_in_a_staged_loop, np.int64(3), np.int64(i))  # a staged index
+
+
+@pytest.mark.parametrize("i", [3, -4])
+def test_item_assignment_out_of_range_on_a_staged_list_is_pythons_error(i):
+    with pytest.raises(IndexError, match="^list assignment index out of range"):
+        staged_list_setitem_in_a_staged_loop(3, i)
+    with pytest.raises(IndexError, match="^list assignment index out of range"):
+        ag.function(staged_list_setitem_in_a_staged_loop)(np.int64(3), np.int64(i))
+
+
+def staged_list_augmented_item_assignment(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    items[0] += 5.0
+    return ag.stack(items)
+
+
+def test_augmented_item_assignment_on_a_staged_list_is_refused_with_the_fix():
     with pytest.raises(ag.AutoGraphError, match=r"item assignment `lst\[i\] = v` on a staged "
                                                 r"list .*np\.where"):
-        ag.function(staged_list_setitem)(np.int64(3))
+        ag.function(staged_list_augmented_item_assignment)(np.int64(3))
 
 
 @pytest.mark.parametrize("n", [0, 1, 4])

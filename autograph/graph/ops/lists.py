@@ -166,6 +166,28 @@ def _pop_at_rule(lst, index):
     return _pop_rule(lst)
 
 
+def _set_at_kernel(lst, index, value):
+    items = []
+    while lst is not None:
+        items.append(lst[1])
+        lst = lst[0]
+    items.reverse()
+    try:
+        items[int(index)] = value
+    except IndexError:
+        raise errors.GraphIndexError("list assignment index out of range") from None
+    rest = None
+    for length, item in enumerate(items, 1):
+        rest = (rest, item, length)
+    return rest
+
+
+def _set_at_rule(lst, index, value):
+    if index.shape != () or index.dtype.kind not in "iu":
+        raise base.RuleError(f"list indices must be integers, not {index!r}", TypeError)
+    return _list_rule()
+
+
 def _stack_kernel(lst, dtype, shape):
     items = []
     while lst is not None:
@@ -191,6 +213,7 @@ LIST_NEW = core.register("list_new", _new_kernel, _list_rule, foldable=False)
 LIST_APPEND = core.register("list_append", _append_kernel, _list_rule, foldable=False)
 LIST_POP = core.register("list_pop", _pop_kernel, _pop_rule, foldable=False)
 LIST_POP_AT = core.register("list_pop_at", _pop_at_kernel, _pop_at_rule, foldable=False)
+LIST_SET_AT = core.register("list_set_at", _set_at_kernel, _set_at_rule, foldable=False)
 LIST_STACK = core.register("list_stack", _stack_kernel, _stack_rule)
 LIST_LENGTH = core.register("list_length", _length_kernel,
                             lambda lst: [((), np.dtype(np.intp))], foldable=False)
@@ -209,21 +232,27 @@ def list_new(element_dtype=None, element_shape=None):
     return wrap(out, element_dtype, element_shape)
 
 
-def list_append(lst, value):
-    """A new TensorList: `lst` plus `value` at the end."""
-    _check_list(lst, "list_append")
+def _item_for(lst, value, op):
+    """`value` as a tensor that `lst` can hold (its element dtype and rank)."""
     graph = base.graph_for((lst,))
     if isinstance(value, (bool, int, float, complex)) and lst.element_dtype is not None:
         value = graph.constant(np.asarray(value, lst.element_dtype))
     value = base.as_tensor(value, graph)
     if lst.element_dtype is not None and value.dtype != lst.element_dtype:
         raise errors.GraphError(errors.graph_op_message(
-            "list_append", f"the list holds {lst.element_dtype}, the value is {value.dtype}; "
+            op, f"the list holds {lst.element_dtype}, the value is {value.dtype}; "
             "cast it with .astype", core.user_location()))
     if lst.element_shape is not None and len(lst.element_shape) != len(value.shape):
         raise errors.GraphError(errors.graph_op_message(
-            "list_append", f"the list holds items of shape {lst.element_shape}, the value "
+            op, f"the list holds items of shape {lst.element_shape}, the value "
             f"has shape {value.shape}", core.user_location()))
+    return value
+
+
+def list_append(lst, value):
+    """A new TensorList: `lst` plus `value` at the end."""
+    _check_list(lst, "list_append")
+    value = _item_for(lst, value, "list_append")
     out = base.record1(LIST_APPEND, (lst, value))
     return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.shape))
 
@@ -247,6 +276,25 @@ def list_pop(lst, index=None):
         index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
         rest, value = base.record(LIST_POP_AT, (lst, index))
     return wrap(rest, lst.element_dtype, lst.element_shape), value
+
+
+def list_set(lst, index, value):
+    """A new TensorList: `lst` with item `index` (Python's negative indices
+    too) replaced by `value`; IndexError when there is no such item."""
+    _check_list(lst, "list_set")
+    if lst.element_dtype is None or lst.element_shape is None:
+        raise errors.GraphError(errors.graph_op_message(
+            "list_set", "the list's element dtype/shape is unknown; create it with "
+            "list_new(element_dtype, element_shape) (ag.set_element_type)", core.user_location()))
+    if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) \
+            and not isinstance(index, Tensor):
+        raise errors.GraphTypeError(f"list indices must be integers or slices, not "
+                                    f"{type(index).__name__}")
+    value = _item_for(lst, value, "list_set")
+    graph = base.graph_for((lst,))
+    index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
+    out = base.record1(LIST_SET_AT, (lst, index, value))
+    return wrap(out, lst.element_dtype, _merge_element_shapes(lst.element_shape, value.shape))
 
 
 def list_stack(lst):
