@@ -709,3 +709,12 @@ def _list_append(v, g):
     before it are the adjoint of the list appended to."""
     length = base.record1(LIST_LENGTH, (v.x(0),))
     return [g[:length], g[length]]
+
+
+@rule("list_set_at")
+def _list_set_at(v, g):
+    """Row `index` of the adjoint is the assigned value's; the list assigned
+    into gets the others (its replaced item: zero)."""
+    row = g[v.x(1)]
+    overwritten = base.record1(SCATTER, (row, g, v.x(1)), {"template": row.node.attrs["template"]})
+    return [g - overwritten, None, row]

@@ -370,6 +370,23 @@ def test_item_assignment_out_of_range_on_a_staged_list_is_pythons_error(i):
         ag.function(staged_list_setitem_in_a_staged_loop)(np.int64(3), np.int64(i))
 
 
+def staged_list_setitem_loss(x, n, i):
+    items = []
+    for k in range(n):
+        items.append(x * (k + 1.0))
+    items[i] = x * x * 5.0
+    return np.sum(np.stack(items) * np.arange(1.0, 4.0)[:, None])
+
+
+@pytest.mark.parametrize("i", [0, 1, -1])
+def test_gradient_through_item_assignment_on_a_staged_list(i):
+    x, eps = np.array([2.0, 3.0]), 1e-6
+    grad = ag.grad(ag.function(staged_list_setitem_loss))(x, np.int64(3), np.int64(i))
+    numeric = [(staged_list_setitem_loss(x + eps * e, 3, i)
+                - staged_list_setitem_loss(x - eps * e, 3, i)) / (2 * eps) for e in np.eye(2)]
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6)
+
+
 def staged_list_augmented_item_assignment(n):
     items = []
     for i in range(n):
