@@ -633,3 +633,35 @@ def test_gradient_of_a_function_reading_a_replaced_global():
         np.testing.assert_allclose(g(w), 2 * (w * WEIGHTS - RATE) * WEIGHTS)
     finally:
         WEIGHTS = np.ones(2)
+
+
+# -- aliases of a staged list -----------------------------------------------------------
+# A staged list is a value: append, pop and item assignment rebind the name they
+# are written with, so a second name bound to the same list before the change
+# keeps the old value, where Python's one list object changes under both names.
+
+
+def alias_before_a_staged_loop(x, n):
+    items = []
+    alias = items
+    for _ in range(n):
+        items.append(x)
+    return len(alias)
+
+
+def alias_before_an_item_assignment(x, n):
+    items = []
+    for _ in range(n):
+        items.append(x)
+    alias = items
+    items[0] = x * 2.0
+    return alias[0]
+
+
+@pytest.mark.xfail(strict=True, reason="an alias of a list that becomes a staged list keeps "
+                   "the Python list (a wrong value, not yet refused): staged lists are values")
+@pytest.mark.parametrize("fn, expected", [(alias_before_a_staged_loop, 2),
+                                          (alias_before_an_item_assignment, 6.0)])
+def test_an_alias_of_a_staged_list_sees_its_changes(fn, expected):
+    assert fn(np.float64(3.0), 2) == expected  # plain Python
+    assert ag.function(fn)(np.float64(3.0), np.int64(2)) == expected
