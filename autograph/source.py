@@ -31,12 +31,43 @@ def _lines_of(fn):
     return lines
 
 
+def _indented_block(lines, first):
+    """The lines of the definition starting at line `first` by indentation
+    alone: up to the next line that holds code at the definition's
+    indentation or less (blank and comment lines do not count, trailing ones
+    are left out).  A line inside a bracket or a string can be less indented;
+    cut there, the block does not parse, and the caller falls back on the
+    tokenizer (inspect.getblock)."""
+    head = lines[first - 1]
+    indent = len(head) - len(head.lstrip())
+    end = first  # one past the last line of code in the block, 0-based
+    body_started = False
+    for k in range(first, len(lines)):
+        line = lines[k]
+        stripped = line.lstrip()
+        if not stripped or stripped[0] == "#":
+            continue
+        if len(line) - len(stripped) <= indent and body_started:
+            break
+        if len(line) - len(stripped) > indent:
+            body_started = True
+        end = k + 1
+    return lines[first - 1:end]
+
+
 def _parse_block(lines, first):
     """Parses the block starting at line `first` (1-based), keeping locations."""
+    found = _parse_lines(_indented_block(lines, first), first)
+    if found is not None:
+        return found
     try:
         block = inspect.getblock(lines[first - 1:])
     except (SyntaxError, IndentationError, TypeError):  # tokenizer quirks
         return None
+    return _parse_lines(block, first)
+
+
+def _parse_lines(block, first):
     text = "".join(block)
     indented = text[:1] in (" ", "\t")
     # Blank lines in front put the block on its own line numbers as it is
@@ -49,9 +80,12 @@ def _parse_block(lines, first):
         tree = trees.parse(padding + ("if 1:\n" + text if indented else text))
     except SyntaxError:
         return None
-    if not tree.body:
-        return None  # no statement there (the file changed since the code was compiled)
-    node = tree.body[0].body[0] if indented else tree.body[0]
+    statements = tree.body[0].body if indented and tree.body else tree.body
+    if len(statements) != 1:
+        # none: the file changed since the code was compiled; more than one:
+        # the block ran on past the definition (a one-line `def f(): ...`)
+        return None
+    node = statements[0]
     if offset < 0:
         gast.increment_lineno(node, offset)
     return node, text

@@ -212,3 +212,35 @@ def test_a_function_piped_into_python_stdin_says_why_it_has_no_source():
             "available (code piped into `python -` is read and discarded by Python before it "
             "runs). autograph reads the source through linecache: define the function in a "
             "file") in result.stderr
+
+
+# The definition's block is found by indentation, and by the tokenizer when a
+# line of it is less indented (inside brackets or strings) or the def is on
+# one line: each shape below must give exactly the definition, no more.
+_BLOCK_SHAPES = {
+    "one_line": "def f(x): return x + 1\ndef g(x): return 0\n",
+    "string_at_column_0": 'def f(x):\n    s = """\nend"""\n    return x + len(s)\n\nz = 1\n',
+    "bracket_at_column_0": "def f(x):\n    y = (x +\n1)\n    return y\n\nz = 1\n",
+    "backslash_at_column_0": "def f(x):\n    y = x + \\\n1\n    return y\nz = 1\n",
+    "comment_at_column_0": "def f(x):\n    y = x\n# a comment\n    return y + 1\n\n# after\nz = 1\n",
+    "decorated": "import functools\n@functools.lru_cache(None)\ndef f(x):\n    return x + 1\nz = 1\n",
+    "method": "class C:\n    def f(self, x):\n        return x + 1\n    def g(self):\n        return 0\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_BLOCK_SHAPES))
+def test_the_definition_block_is_exactly_the_definition(tmp_path, monkeypatch, shape):
+    from autograph import source
+    path = tmp_path / f"block_{shape}.py"
+    path.write_text(_BLOCK_SHAPES[shape])
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    fn = namespace["C"].f if "C" in namespace else namespace["f"]
+    fn = getattr(fn, "__wrapped__", fn)
+    node, info = source.get_entity(fn)
+    assert node.name == "f"
+    lines = path.read_text().splitlines(keepends=True)
+    start = fn.__code__.co_firstlineno
+    assert info.source == "".join(lines[start - 1:node.end_lineno])
+    assert ag.to_graph(fn)(*((None, 2) if "C" in namespace else (2,))) == fn(
+        *((None, 2) if "C" in namespace else (2,)))
