@@ -70,18 +70,12 @@ class _Sequence:
         self.length, self.get, self.label = length, get, label
 
 
-class StagedEnumerate:
-    __slots__ = ("iterable", "start")
-
-    def __init__(self, iterable, start):
-        self.iterable, self.start = iterable, start
+class StagedEnumerate(staging.StagedEnumerate):
+    __slots__ = ()
 
 
-class StagedZip:
-    __slots__ = ("iterables", "strict")
-
-    def __init__(self, iterables, strict=False):
-        self.iterables, self.strict = iterables, strict
+class StagedZip(staging.StagedZip):
+    __slots__ = ()
 
 
 def _zip_strict_message(lengths):

@@ -221,18 +221,12 @@ class _Sequence:
         self.length, self.xs, self.make_item = length, xs, make_item
 
 
-class StagedEnumerate:
-    __slots__ = ("iterable", "start")
-
-    def __init__(self, iterable, start):
-        self.iterable, self.start = iterable, start
+class StagedEnumerate(staging.StagedEnumerate):
+    __slots__ = ()
 
 
-class StagedZip:
-    __slots__ = ("iterables", "strict")
-
-    def __init__(self, iterables, strict):
-        self.iterables, self.strict = iterables, strict
+class StagedZip(staging.StagedZip):
+    __slots__ = ()
 
 
 def _printer(sep, end, template):

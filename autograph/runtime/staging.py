@@ -372,6 +372,27 @@ def promoted(name, before, after, location, loop):
 
 # --- a staged loop's state -----------------------------------------------------------
 
+class StagedEnumerate:
+    """`enumerate(iterable, start)` over a staged iterable, for a backend's
+    `for_each`.  Each backend subclasses it with its own (empty) type: the
+    registry finds a value's backend by its type."""
+
+    __slots__ = ("iterable", "start")
+
+    def __init__(self, iterable, start):
+        self.iterable, self.start = iterable, start
+
+
+class StagedZip:
+    """`zip(*iterables, strict=strict)` over staged iterables; subclassed per
+    backend like StagedEnumerate."""
+
+    __slots__ = ("iterables", "strict")
+
+    def __init__(self, iterables, strict=False):
+        self.iterables, self.strict = iterables, strict
+
+
 class LoopState:
     """A staged loop's state as leaves, for any backend.
 
