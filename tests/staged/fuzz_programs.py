@@ -59,10 +59,10 @@ class DataChooser:
 
 
 class _Scope:
-    __slots__ = ("loop", "item", "index", "counters")
+    __slots__ = ("loop", "item", "index")
 
-    def __init__(self, loop=None, item=None, index=None, counters=0):
-        self.loop, self.item, self.index, self.counters = loop, item, index, counters
+    def __init__(self, loop=None, item=None, index=None):
+        self.loop, self.item, self.index = loop, item, index
 
 
 class ProgramWriter:
@@ -138,10 +138,9 @@ class ProgramWriter:
     def statement(self, indent, depth, scope):
         kinds = ["assign_s", "assign_t", "assign_c"]
         if depth < self.max_depth:
-            kinds += [k for k in ("if", "while", "for_range", "for_array", "python_for")
+            # `if` is listed twice: branches are the most common statement
+            kinds += [k for k in ("if", "while", "for_range", "for_array", "python_for", "if")
                       if self.has(k)]
-            if self.has("if"):
-                kinds.append("if")
         if scope.loop:
             kinds += [k for k in ("break", "continue") if self.has(k)]
         if self.has("return") and depth > 0:
@@ -220,30 +219,28 @@ class ProgramWriter:
         # the counter moves first, so `continue` cannot make the loop endless
         self.emit(indent, f"while {counter} < {bound}:")
         self.emit(indent + 1, f"{counter} = {counter} + 1")
-        inner = _Scope(loop="while", item=None, index=scope.index, counters=scope.counters + 1)
+        self.block(indent + 1, depth + 1, _Scope(loop="while", index=scope.index))
+        self._loop_else(indent, depth, scope)
+
+    def _for(self, indent, depth, scope, feature, prefix, iterable, as_item):
+        self.used.add(feature)
+        target = f"{prefix}{self._new_loop()}"
+        self.emit(indent, f"for {target} in {iterable}:")
+        inner = (_Scope(loop="for", item=target, index=scope.index) if as_item
+                 else _Scope(loop="for", item=scope.item, index=target))
         self.block(indent + 1, depth + 1, inner)
         self._loop_else(indent, depth, scope)
 
     def _for_range(self, indent, depth, scope):
-        self.used.add("for_range")
-        index = f"i{self._new_loop()}"
-        self.emit(indent, f"for {index} in range({self.c.choice(['n', 'n - 1', '1, n'])}):")
-        self.block(indent + 1, depth + 1, _Scope(loop="for", item=scope.item, index=index))
-        self._loop_else(indent, depth, scope)
+        bound = self.c.choice(['n', 'n - 1', '1, n'])
+        self._for(indent, depth, scope, "for_range", "i", f"range({bound})", as_item=False)
 
     def _python_for(self, indent, depth, scope):
-        self.used.add("python_for")
-        index = f"j{self._new_loop()}"
-        self.emit(indent, f"for {index} in range({self.c.integer(0, 3)}):")
-        self.block(indent + 1, depth + 1, _Scope(loop="for", item=scope.item, index=index))
-        self._loop_else(indent, depth, scope)
+        self._for(indent, depth, scope, "python_for", "j", f"range({self.c.integer(0, 3)})",
+                  as_item=False)
 
     def _for_array(self, indent, depth, scope):
-        self.used.add("for_array")
-        item = f"v{self._new_loop()}"
-        self.emit(indent, f"for {item} in x:")
-        self.block(indent + 1, depth + 1, _Scope(loop="for", item=item, index=scope.index))
-        self._loop_else(indent, depth, scope)
+        self._for(indent, depth, scope, "for_array", "v", "x", as_item=True)
 
     # --- the whole function ---------------------------------------------------
 
