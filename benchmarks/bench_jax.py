@@ -48,33 +48,12 @@ from jax import lax  # noqa: E402
 
 import autograph as ag  # noqa: E402
 from examples import jax_train  # noqa: E402
+from examples.classic import collatz, sum_even  # noqa: E402 (the README's programs)
 
 REPEATS = 7
 COMPILES = 3
 GUARD_CASES = 60
 GUARD_CALLS = 2000
-
-
-# --- the programs, as a user writes them ------------------------------------------------
-
-def collatz(n):
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
-
-
-def sum_even(xs):
-    s = 0
-    for x in xs:
-        if x % 2 != 0:
-            continue
-        s += x
-    return s
 
 
 # --- the same programs written by hand with lax -------------------------------------------

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import autograph as ag
 from autograph import transpiler
+from examples.classic import collatz, sum_even  # the README's programs, as users write them
 
 RNG = np.random.default_rng(0)
 
@@ -60,26 +61,6 @@ def mlp_tanh_list(x, weights):
     for i in range(0, len(weights), 2):
         x = np.tanh(x @ weights[i] + weights[i + 1])
     return x
-
-
-def collatz(n):
-    count = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        count += 1
-    return count
-
-
-def sum_even(items):
-    s = 0
-    for c in items:
-        if c % 2 > 0:
-            continue
-        s += c
-    return s
 
 
 def linear_regression(x, y, w, b, steps, lr):
