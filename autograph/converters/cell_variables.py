@@ -45,9 +45,10 @@ class Transformer(base.Converter):
         read = staging.closure_reads(node.body, generated)
         if not read:
             return node
-        for fn in _generated_functions(node.body, generated):
+        functions = _generated_functions(node.body, generated)
+        for fn in functions:
             _share(fn, read, ctx.namer)
-        _unbind_undefined([node] + _generated_functions(node.body, generated), read)
+        _unbind_undefined([node] + functions, read)
         return node
 
 
