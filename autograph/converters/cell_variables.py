@@ -28,8 +28,7 @@ import gast
 
 from autograph import anno, templates, trees
 from autograph.converters.support import base, staging
-
-_USER_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+from autograph.converters.support.jumps import SCOPES as _USER_SCOPES
 
 
 class Transformer(base.Converter):
