@@ -27,7 +27,7 @@ def _bound_before_read(test):
     def walk(node, certain):
         if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
                              gast.GeneratorExp)):
-            read.update(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+            read.update(n.id for n in trees.nodes(node) if isinstance(n, gast.Name))
         elif isinstance(node, gast.NamedExpr):
             walk(node.value, certain)
             if certain and node.target.id not in read:
@@ -44,7 +44,7 @@ def _bound_before_read(test):
             walk(node.body, False)
             walk(node.orelse, False)
         else:
-            for child in gast.iter_child_nodes(node):
+            for child in trees.child_nodes(node):
                 walk(child, certain)
 
     walk(test, True)

@@ -28,8 +28,7 @@ import gast
 
 from autograph import anno, templates, trees
 from autograph.converters.support import base, staging
-
-_USER_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+from autograph.converters.support.jumps import SCOPES as _USER_SCOPES
 
 
 class Transformer(base.Converter):
@@ -45,9 +44,10 @@ class Transformer(base.Converter):
         read = staging.closure_reads(node.body, generated)
         if not read:
             return node
-        for fn in _generated_functions(node.body, generated):
+        functions = _generated_functions(node.body, generated)
+        for fn in functions:
             _share(fn, read, ctx.namer)
-        _unbind_undefined([node] + _generated_functions(node.body, generated), read)
+        _unbind_undefined([node] + functions, read)
         return node
 
 

@@ -80,13 +80,22 @@ class LazyLocalNames:
 _METHODS = ("append", "pop")
 
 
+def _appended_names(fn, local):
+    """Names in `local` that function `fn` calls `.append(...)` on: only
+    those can be staged lists (any other receiver keeps its item assignment)."""
+    return frozenset(
+        n.func.value.id for n in trees.nodes(fn)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+        and n.func.attr == "append" and isinstance(n.func.value, gast.Name)
+        and n.func.value.id in local)
+
+
 class Transformer(base.Converter):
 
     def __init__(self, ctx):
         super().__init__(ctx)
         self.locals = frozenset()
-        self.appended = None
-        self.function = None
+        self.appended = frozenset()
 
     @classmethod
     def transform(cls, node, ctx):
@@ -97,12 +106,11 @@ class Transformer(base.Converter):
 
     def visit_FunctionDef(self, node):
         outer, self.locals = self.locals, LazyLocalNames(node)
-        outer_appended, self.appended = self.appended, None
-        outer_function, self.function = self.function, node
-        self._appended_names()  # before the appends in the body are rewritten
+        # Before the appends in the body are rewritten:
+        outer_appended, self.appended = self.appended, _appended_names(node, self.locals)
         node.body = [self.visit(s) for s in node.body]  # decorators and defaults: outer scope
         node.body = [s for item in node.body for s in (item if isinstance(item, list) else [item])]
-        self.locals, self.appended, self.function = outer, outer_appended, outer_function
+        self.locals, self.appended = outer, outer_appended
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -149,17 +157,6 @@ class Transformer(base.Converter):
                                      target=name, index=call.args or [])
         return node
 
-    def _appended_names(self):
-        """Local names this function calls `.append(...)` on: only those can
-        be staged lists (any other receiver keeps its item assignment)."""
-        if self.appended is None:
-            self.appended = frozenset(
-                n.func.value.id for n in trees.nodes(self.function)
-                if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
-                and n.func.attr == "append" and isinstance(n.func.value, gast.Name)
-                and n.func.value.id in self.locals)
-        return self.appended
-
     def _item_assignment(self, node):
         """`lst = ag__.list_setitem(value, lst, index)` for `lst[index] = value`
         on a local list this function appends to, else None."""
@@ -168,7 +165,7 @@ class Transformer(base.Converter):
         target = node.targets[0]
         if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
                 and not any(isinstance(n, gast.Slice) for n in trees.nodes(target.slice))
-                and target.value.id in self._appended_names()):
+                and target.value.id in self.appended):
             return None
         self.generic_visit(node)
         return templates.replace("target = ag__.list_setitem(value, target, index)",

@@ -18,9 +18,7 @@ and `raise ... from ...` stay as they are.
 import gast
 
 from autograph import anno, templates, trees
-from autograph.converters.support import base
-
-_USER_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+from autograph.converters.support import base, staging
 
 
 class Transformer(base.Converter):
@@ -43,8 +41,7 @@ class Transformer(base.Converter):
                     if isinstance(stmts, list):
                         stmts[:] = [new for stmt in stmts for new in cls._rewrite(stmt, ctx)]
             for child in trees.child_nodes(parent):
-                if isinstance(child, _USER_SCOPES) and not (
-                        isinstance(child, gast.FunctionDef) and child.name in generated):
+                if staging.user_scope(child, generated):
                     continue  # the user's own function: its raises are its own
                 stack.append((child, inside))
         return node

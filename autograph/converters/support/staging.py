@@ -13,8 +13,14 @@ import gast
 from autograph import anno, templates, trees
 from autograph.analysis import activity, definedness
 from autograph.converters.support import base
+from autograph.converters.support.jumps import SCOPES as _SCOPES
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+def user_scope(node, generated):
+    """Whether `node` is a function, lambda or class of the user's (not one
+    the converters generated, named in `generated`)."""
+    return isinstance(node, _SCOPES) and not (
+        isinstance(node, gast.FunctionDef) and node.name in generated)
 
 
 class SourceOrder:
@@ -289,8 +295,7 @@ def assigned_parts(origin, stmts, modified, namer):
     stack = list(stmts)
     while stack:
         node = stack.pop()
-        if isinstance(node, _SCOPES) and not (
-                isinstance(node, gast.FunctionDef) and node.name in namer.generated):
+        if user_scope(node, namer.generated):
             continue
         stack.extend(trees.child_nodes(node))
         if not isinstance(node, (gast.Subscript, gast.Attribute)) or \
@@ -323,8 +328,7 @@ def closure_reads(stmts, generated):
     stack = list(stmts)
     while stack:
         node = stack.pop()
-        if isinstance(node, _SCOPES) and not (
-                isinstance(node, gast.FunctionDef) and node.name in generated):
+        if user_scope(node, generated):
             read |= _free_reads(node)
             continue
         stack.extend(trees.child_nodes(node))
