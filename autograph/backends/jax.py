@@ -386,7 +386,7 @@ class JaxBackend(Backend):
             inners = [self._sequence(it, location) for it in iterable.iterables]
             lengths = [s.length for s in inners]
             if iterable.strict and len(set(lengths)) > 1:
-                raise ValueError(_zip_strict_message(lengths))
+                raise ValueError(staging.zip_strict_message(lengths))
             length = min(lengths)
             xs, spans = [], []
             for s in inners:
@@ -529,13 +529,6 @@ def _stand_in(leaf):
         aval = _aval(leaf)
         return np.zeros(aval.shape, aval.dtype)
     return leaf
-
-
-def _zip_strict_message(lengths):
-    j = next(j for j, n in enumerate(lengths) if n != lengths[0])
-    relation = "longer" if lengths[j] > lengths[0] else "shorter"
-    others = "argument 1" if j == 1 else f"arguments 1-{j}"
-    return f"zip() argument {j + 1} is {relation} than {others}"
 
 
 class _Loop:

@@ -370,6 +370,19 @@ def promoted(name, before, after, location, loop):
     return np.asarray(before, dtype)
 
 
+def zip_strict_message(lengths):
+    """Python's text for zip(..., strict=True) over iterables of `lengths`."""
+    n = min(lengths)
+    if lengths[0] == n:  # the first runs out: the first longer one is reported
+        j = next(j for j, length in enumerate(lengths) if length > n)
+        relation = "longer"
+    else:
+        j = next(j for j, length in enumerate(lengths) if length == n)
+        relation = "shorter"
+    others = "argument 1" if j == 1 else f"arguments 1-{j}"
+    return f"zip() argument {j + 1} is {relation} than {others}"
+
+
 # --- a staged loop's state -----------------------------------------------------------
 
 class StagedEnumerate:
