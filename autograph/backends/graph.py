@@ -360,9 +360,7 @@ class _Loop:
                                     _canonical(st.out.values[i]), self.location, self.kind)
         returned = self._carry_returns(trace)
         final = trace.finish(self.opts.get("maximum_iterations"))
-        return st.result(final, [(k, leaves, [final[p] if isinstance(p, int) else p[0]
-                                              for p in positions])
-                                 for k, leaves, positions in returned])
+        return st.result(final, returned, final)
 
     def _promote(self, trace):
         """A Python number in loop state takes the dtype numpy gives it after

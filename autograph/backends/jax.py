@@ -626,9 +626,7 @@ class _Loop:
     def _result(self, final):
         n = len(self.specs)
         carried, returned = final[:n], final[n:n + self.n_returned]
-        return self.st.result(carried, [
-            (k, leaves, [returned[p] if isinstance(p, int) else p[0] for p in positions])
-            for k, leaves, positions in self.returned])
+        return self.st.result(carried, self.returned, returned)
 
     def _no_appends(self, why):
         if self.appended:

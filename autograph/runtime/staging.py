@@ -479,14 +479,16 @@ class LoopState:
                 check_unchanged(self.names[i], before, after, self.location, self.loop)
         return tuple(out.values[i] for i in self.carried)
 
-    def result(self, final, returned=()):
+    def result(self, final, returned=(), returned_values=()):
         """The state after the loop: `final` carried leaves; `returned` holds
-        (state index, Leaves, leaf values) for `return` values the backend
-        carried."""
+        (state index, Leaves, positions) for `return` values the backend
+        carried, a position being the index of a leaf's final value in
+        `returned_values` or a 1-tuple of a Python value that stayed put."""
         leaves = list(self.values)
         for j, i in enumerate(self.carried):
             leaves[i] = final[j]
         state = list(structure.unflatten(self.entry.structure, leaves))
-        for k, value_leaves, items in returned:
+        for k, value_leaves, positions in returned:
+            items = [returned_values[p] if isinstance(p, int) else p[0] for p in positions]
             state[k] = structure.unflatten(value_leaves.structure, items)[0]
         return tuple(state)
