@@ -673,6 +673,15 @@ _FILTERING_NOTE = (f"(autograph's own frames are hidden from this traceback; set
                    f"{TRACEBACK_FILTERING}=off to show them)")
 
 
+def with_entries(exc, entries):
+    """`exc` with its traceback rebuilt from `entries` (some of its own
+    traceback objects, outermost first)."""
+    rebuilt = None
+    for entry in reversed(entries):
+        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+    return exc.with_traceback(rebuilt)
+
+
 def without_internal_frames(exc):
     """`exc` with autograph's own frames (and numpy's dispatch frames: the
     frames `user_frame` skips) removed from its traceback, so an error raised
@@ -688,14 +697,11 @@ def without_internal_frames(exc):
         tb = tb.tb_next
     if not entries or len(entries) == total:
         return exc  # nothing of the user's to show, or nothing to hide
-    rebuilt = None
-    for entry in reversed(entries):
-        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
     # (the note only on our own errors: the user's exceptions stay as Python made them)
     if isinstance(exc, AutoGraphError) and hasattr(exc, "add_note") and \
             _FILTERING_NOTE not in getattr(exc, "__notes__", ()):
         exc.add_note(_FILTERING_NOTE)
-    return exc.with_traceback(rebuilt)
+    return with_entries(exc, entries)
 
 
 def staged_list_setitem_message(location):

@@ -78,19 +78,6 @@ class StagedZip(staging.StagedZip):
     __slots__ = ()
 
 
-def _zip_strict_message(lengths):
-    """Python's text for zip(..., strict=True) over iterables of `lengths`."""
-    n = min(lengths)
-    if lengths[0] == n:  # the first runs out: the first longer one is reported
-        j = next(j for j, length in enumerate(lengths) if length > n)
-        relation = "longer"
-    else:
-        j = next(j for j, length in enumerate(lengths) if length == n)
-        relation = "shorter"
-    others = "argument 1" if j == 1 else f"arguments 1-{j}"
-    return f"zip() argument {j + 1} is {relation} than {others}"
-
-
 class GraphBackend(Backend):
     """Stages control flow, prints, asserts and lists into autograph.graph."""
 
@@ -200,7 +187,7 @@ class GraphBackend(Backend):
         now, else a staged assert (it fails when the graph runs)."""
         if not any(isinstance(n, Tensor) for n in lengths):
             if len(set(lengths)) > 1:
-                raise errors.GraphValueError(_zip_strict_message(lengths))
+                raise errors.GraphValueError(staging.zip_strict_message(lengths))
             return
         for j, length in enumerate(lengths[1:], 2):
             engine.assert_op(np.equal(length, lengths[0]),
@@ -373,9 +360,7 @@ class _Loop:
                                     _canonical(st.out.values[i]), self.location, self.kind)
         returned = self._carry_returns(trace)
         final = trace.finish(self.opts.get("maximum_iterations"))
-        return st.result(final, [(k, leaves, [final[p] if isinstance(p, int) else p[0]
-                                              for p in positions])
-                                 for k, leaves, positions in returned])
+        return st.result(final, returned, final)
 
     def _promote(self, trace):
         """A Python number in loop state takes the dtype numpy gives it after

@@ -386,7 +386,7 @@ class JaxBackend(Backend):
             inners = [self._sequence(it, location) for it in iterable.iterables]
             lengths = [s.length for s in inners]
             if iterable.strict and len(set(lengths)) > 1:
-                raise ValueError(_zip_strict_message(lengths))
+                raise ValueError(staging.zip_strict_message(lengths))
             length = min(lengths)
             xs, spans = [], []
             for s in inners:
@@ -531,13 +531,6 @@ def _stand_in(leaf):
     return leaf
 
 
-def _zip_strict_message(lengths):
-    j = next(j for j, n in enumerate(lengths) if n != lengths[0])
-    relation = "longer" if lengths[j] > lengths[0] else "shorter"
-    others = "argument 1" if j == 1 else f"arguments 1-{j}"
-    return f"zip() argument {j + 1} is {relation} than {others}"
-
-
 class _Loop:
     """One staged loop: its state as leaves (staging.LoopState), its test and
     body traced once into jaxprs, then built as lax.while_loop or lax.scan."""
@@ -633,9 +626,7 @@ class _Loop:
     def _result(self, final):
         n = len(self.specs)
         carried, returned = final[:n], final[n:n + self.n_returned]
-        return self.st.result(carried, [
-            (k, leaves, [returned[p] if isinstance(p, int) else p[0] for p in positions])
-            for k, leaves, positions in self.returned])
+        return self.st.result(carried, self.returned, returned)
 
     def _no_appends(self, why):
         if self.appended:

@@ -370,6 +370,19 @@ def promoted(name, before, after, location, loop):
     return np.asarray(before, dtype)
 
 
+def zip_strict_message(lengths):
+    """Python's text for zip(..., strict=True) over iterables of `lengths`."""
+    n = min(lengths)
+    if lengths[0] == n:  # the first runs out: the first longer one is reported
+        j = next(j for j, length in enumerate(lengths) if length > n)
+        relation = "longer"
+    else:
+        j = next(j for j, length in enumerate(lengths) if length == n)
+        relation = "shorter"
+    others = "argument 1" if j == 1 else f"arguments 1-{j}"
+    return f"zip() argument {j + 1} is {relation} than {others}"
+
+
 # --- a staged loop's state -----------------------------------------------------------
 
 class StagedEnumerate:
@@ -466,14 +479,16 @@ class LoopState:
                 check_unchanged(self.names[i], before, after, self.location, self.loop)
         return tuple(out.values[i] for i in self.carried)
 
-    def result(self, final, returned=()):
+    def result(self, final, returned=(), returned_values=()):
         """The state after the loop: `final` carried leaves; `returned` holds
-        (state index, Leaves, leaf values) for `return` values the backend
-        carried."""
+        (state index, Leaves, positions) for `return` values the backend
+        carried, a position being the index of a leaf's final value in
+        `returned_values` or a 1-tuple of a Python value that stayed put."""
         leaves = list(self.values)
         for j, i in enumerate(self.carried):
             leaves[i] = final[j]
         state = list(structure.unflatten(self.entry.structure, leaves))
-        for k, value_leaves, items in returned:
+        for k, value_leaves, positions in returned:
+            items = [returned_values[p] if isinstance(p, int) else p[0] for p in positions]
             state[k] = structure.unflatten(value_leaves.structure, items)[0]
         return tuple(state)

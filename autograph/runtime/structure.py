@@ -137,10 +137,10 @@ def describe_container(value):
     parts = _container(value)
     if parts is None:
         return None
-    form, _ = parts
+    form, children = parts
     kind = type(value)
     if kind is dict:
         return f"dict with keys {sorted(map(repr, value))}"
     if form is _SEQUENCE:
         return f"{kind.__name__} of length {len(value)}"
-    return f"{kind.__name__} with fields {[k for k, _ in _container(value)[1]]}"
+    return f"{kind.__name__} with fields {[k for k, _ in children]}"

@@ -8,7 +8,6 @@ re-raise with those frames removed. This runs only when something raised.
 """
 
 import sys
-import types
 
 from autograph import errors
 from autograph.runtime import call
@@ -25,10 +24,7 @@ def without_thunks(exc):
         if not (call.converter.is_generated_thunk(code) and (code.co_name, tb.tb_lineno) == user):
             entries.append(tb)
         tb = tb.tb_next
-    rebuilt = None
-    for entry in reversed(entries):
-        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
-    return exc.with_traceback(rebuilt)
+    return errors.with_entries(exc, entries)
 
 
 # --- functions generated for the functional forms ----------------------------
@@ -75,10 +71,7 @@ def as_written(exc, frame):
             break  # a function the user's code called: what follows is its own
     if last is None:
         return exc
-    rebuilt = None
-    for entry in reversed(entries[:start] + entries[last:]):
-        rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
-    return exc.with_traceback(rebuilt)
+    return errors.with_entries(exc, entries[:start] + entries[last:])
 
 
 def _called_from(inner, frame):

@@ -435,7 +435,7 @@ def test_for_stmt_hands_the_user_loop_variable_to_the_backend(monkeypatch):
 
 @pytest.mark.parametrize("lengths", [(2, 1), (1, 2), (2, 2, 1), (2, 2, 3), (3, 1, 1), (1, 1, 0, 2)])
 def test_zip_strict_message_is_pythons(lengths):
-    from autograph.backends.graph import _zip_strict_message
+    from autograph.runtime.staging import zip_strict_message as _zip_strict_message
 
     with pytest.raises(ValueError) as python:
         list(zip(*[range(n) for n in lengths], strict=True))
