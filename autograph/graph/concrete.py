@@ -262,7 +262,6 @@ def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=()):
         outputs = []
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
-    guards = guards_of(fn, key_keep)
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
-    concrete.guards = guards
+    concrete.guards = guards_of(fn, key_keep)
     return concrete
