@@ -118,7 +118,7 @@ class ConcreteFunction:
         self._build = _builder(template)
         self._template = template  # the output structure, for save()
         self._prefix = ()
-        self._entry = None
+        self._entry = None  # made by the first call; False when no guard can be made
 
     def entry(self, args):
         """A fast call for arguments like `args` (a tuple): `entry(args)` runs
@@ -180,7 +180,7 @@ class ConcreteFunction:
         if self._prefix:
             args = self._prefix + args
         entry = self._entry
-        if entry is not None and not kwargs:
+        if entry and not kwargs:
             result = entry(args)
             if result is not MISS:
                 return result
@@ -189,7 +189,7 @@ class ConcreteFunction:
         if not self.accepts(key):
             self.check_call(key)
         if entry is None and not kwargs:
-            self._entry = self.entry(args)
+            self._entry = self.entry(args) or False  # (False: not tried again)
         return self.call_flat(leaves)
 
     def pretty_signature(self):
@@ -262,7 +262,6 @@ def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=()):
         outputs = []
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
-    guards = guards_of(fn, key_keep)
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
-    concrete.guards = guards
+    concrete.guards = guards_of(fn, key_keep)
     return concrete

@@ -137,8 +137,7 @@ class Function:
         """Stops calling a graph traced with a global, cell or attribute value
         that has been replaced (guards.py); returns None."""
         self._replaced = replaced(concrete.guards)  # (for the retracing warning)
-        del self._cache[key]
-        for cache_key in [k for k, c in self._cache.items() if c is concrete]:
+        for cache_key in [k for k, c in self._cache.items() if c is concrete]:  # (key too)
             del self._cache[cache_key]
         candidates = self._by_structure[signature.structure_of(key)]
         if concrete in candidates:

@@ -25,9 +25,9 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import concrete, saving, signature
-from autograph.graph.reading import Reader, fields, short
+from autograph.graph.reading import Reader, fields
 from autograph.graph.saved_arrays import read_arrays
-from autograph.graph.schemas import Refused, need
+from autograph.graph.schemas import Refused, need, short
 from autograph.graph.variables import Variable
 
 MAX_JSON_BYTES = 1 << 30

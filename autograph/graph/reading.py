@@ -11,7 +11,7 @@ import numpy as np
 
 from autograph.graph import concrete, core, saving, schemas, signature, slots
 from autograph.graph.ops.lists import OBJECT, TensorList
-from autograph.graph.schemas import Refused, is_int, need
+from autograph.graph.schemas import Refused, is_int, need, short
 from autograph.graph.tensor import Tensor, TensorSpec
 
 _DTYPE_TEXT = re.compile(r"[<>|=]?[biufcUS]\d{1,3}")
@@ -402,7 +402,3 @@ def _float(text):
     except (ValueError, OverflowError):
         raise Refused(f"float {short(text)} is not hex text") from None
 
-
-def short(value):
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -235,7 +235,7 @@ def emit_graph(graph, kinds, ctx, in_range=frozenset()):
         else:
             name = ctx.fresh()
             ctx.names[id(out)] = name
-            emitted = _emit_op(node, name, args, kinds, ctx)
+            emitted = _emit_op(node, name, args, kinds)
             if id(node) in in_range:
                 emitted = emitted[:1]  # the operation itself, no range check
         tag = f"  #@{len(ctx.nodes)}"
@@ -244,7 +244,7 @@ def emit_graph(graph, kinds, ctx, in_range=frozenset()):
     return lines
 
 
-def _emit_op(node, name, args, kinds, ctx):
+def _emit_op(node, name, args, kinds):
     kernel = node.op.kernel
     kind = kinds[id(node.outputs[0])]
     if node.op.name == "getitem":

@@ -247,10 +247,11 @@ def check_attrs(op_name, attrs):
         if check is None:
             return f"op {op_name!r} has no attribute {key!r}"
         if not check(value):
-            return f"attribute {key!r} of op {op_name!r} is {_short(value)}, not a valid value"
+            return f"attribute {key!r} of op {op_name!r} is {short(value)}, not a valid value"
     return None
 
 
-def _short(value):
+def short(value):
+    """repr(value), cut to 60 characters (for messages about a saved file)."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
