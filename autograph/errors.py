@@ -760,3 +760,12 @@ def staged_try_message(name, location):
         "handlers could never catch an error the graph raises when it runs. Move the "
         "staged computation out of the `try`, or check the condition with an `if` (a "
         "staged `if` with `raise` becomes a run-time check).")
+
+
+def stale_concrete_message(function_name, what, location):
+    return (
+        f"the concrete function of '{function_name}' called at {location} was traced "
+        f"with the value its {what} held then, and it holds another value now: the "
+        "graph would compute with the old one. Call the ag.function itself (it traces "
+        "again for the new value), or take a new get_concrete_function(...), or hold "
+        "the state in an ag.Variable and .assign() new values to it.")

@@ -15,7 +15,7 @@ from autograph import errors
 from autograph.graph import compiler, core, optimize, signature
 from autograph.graph.listing import type_string
 from autograph.graph import slots
-from autograph.graph.guards import guards_hold, guards_of
+from autograph.graph.guards import guards_hold, guards_of, replaced
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
@@ -179,6 +179,11 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         if self._prefix:
             args = self._prefix + args
+        if self.guards:  # a graph cannot trace again: refuse to run with an old value
+            what = replaced(self.guards)
+            if what is not None:
+                raise errors.GraphError(errors.stale_concrete_message(
+                    self.graph.name, what, errors.where_user()))
         entry = self._entry
         if entry and not kwargs:
             result = entry(args)
@@ -188,7 +193,7 @@ class ConcreteFunction:
         key = signature.call_key(args, kwargs, leaves, [])
         if not self.accepts(key):
             self.check_call(key)
-        if entry is None and not kwargs:
+        if entry is None and not kwargs and not self.guards:  # (a fast call skips guards)
             self._entry = self.entry(args) or False  # (False: not tried again)
         return self.call_flat(leaves)
 

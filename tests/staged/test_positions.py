@@ -511,6 +511,26 @@ def test_global_array_and_number_rebound_after_tracing_are_seen():
         WEIGHTS, RATE = np.ones(2), 1.0
 
 
+def test_a_concrete_function_refuses_to_run_with_a_replaced_global():
+    """A concrete function cannot trace again: once a global it baked in is
+    replaced, calling it is an error naming the global and the fix (before,
+    its fast call kept returning the old result), and the Function retraces."""
+    global WEIGHTS
+    f = ag.function(uses_globals)
+    x = np.ones(2)
+    concrete = f.get_concrete_function(x)
+    try:
+        np.testing.assert_array_equal(concrete(x), uses_globals(x))
+        np.testing.assert_array_equal(concrete(x), uses_globals(x))  # the fast call
+        WEIGHTS = np.full(2, 3.0)
+        with pytest.raises(ag.AutoGraphError, match=r"test_positions\.py:\d+.*global 'WEIGHTS'"
+                           r".*Call the ag\.function itself"):
+            concrete(x)
+        np.testing.assert_array_equal(f(x), uses_globals(x))
+    finally:
+        WEIGHTS = np.ones(2)
+
+
 def test_closure_variable_rebound_after_tracing_is_seen():
     def make():
         weights = np.ones(2)
