@@ -486,9 +486,10 @@ class SavedSignatureError(GraphError, TypeError):
     """A loaded graph was called with arguments no saved signature accepts."""
 
 
-def graph_save_message(function_name, what, fix):
-    return (f"cannot save the graph of '{function_name}': it holds {what}, which is not "
-            f"data (a saved graph is JSON and numpy arrays, never code). {fix}")
+def graph_save_message(function_name, what, fix, location):
+    return (f"cannot save the graph of '{function_name}' (save called at {location}): it "
+            f"holds {what}, which is not data (a saved graph is JSON and numpy arrays, "
+            f"never code). {fix}")
 
 
 def saved_graph_message(path, problem):

@@ -79,7 +79,8 @@ class _Writer:
         self.tensor_ids = {}  # (id(node), output index) -> id
 
     def refuse(self, what, fix):
-        raise errors.GraphSaveError(errors.graph_save_message(self.function_name, what, fix))
+        raise errors.GraphSaveError(errors.graph_save_message(
+            self.function_name, what, fix, errors.where_user()))
 
     def array(self, value, tag="array"):
         value = np.asarray(value)
@@ -207,7 +208,7 @@ def save(functions, path, name):
     if not functions:
         raise errors.GraphSaveError(errors.graph_save_message(
             name, "no traced graph", "Call the function (or get_concrete_function) first, "
-            "or pass the input_signature of a traced graph."))
+            "or pass the input_signature of a traced graph.", errors.where_user()))
     writer = _Writer(name)
     encoded = [writer.function(f) for f in functions]
     variables = [{"name": v.name, "value": writer.array(v._value)}

@@ -253,6 +253,11 @@ def test_saving_what_is_not_data_is_refused(tmp_path):
         ag.function(lambda x: x).save(str(tmp_path / "nothing"))
 
 
+def test_a_refused_save_names_the_line_that_called_save(tmp_path):
+    with pytest.raises(errors.GraphSaveError, match=r"save called at .*test_saveload\.py:\d+"):
+        ag.function(lambda x: x).save(str(tmp_path / "nothing"))
+
+
 # --- malformed files: one test per kind -------------------------------------------------
 
 @ag.function
