@@ -6,12 +6,16 @@ staged (`ag.function`) side by side; shared by bench_graph.py and bench_staged.p
 Timing: eager and staged runs alternate (both see the same machine load) and
 the best of many rounds counts (the least disturbed one).  First call: a new
 `ag.function` (conversion cache cleared) called once -- convert + trace +
-optimise + compile + run.
+optimise + compile + run; "(graph)": the same with the conversion cache warm
+(trace + optimise + compile + run).  Each is also shown minus one steady
+call: what staging adds to the run (a loop of 50 training steps cannot
+have a first call shorter than its 50 steps).
 
-Two training loops: linear regression with hand-written gradients (200
-steps in one staged loop, the same code eagerly), and examples/train_mlp.py's
-MLP loop (forward, `ag.value_and_grad`, Adam, 50 steps in one staged call)
-against the same loop eagerly in numpy with hand-written gradients.
+Training: linear regression with hand-written gradients (200 steps in one
+staged loop, the same code eagerly); examples/train_mlp.py's MLP (forward,
+`ag.value_and_grad`, Adam): ONE training step (`mlp_train_step`, made of the
+example's functions), and its loop of 50 steps in one staged call, against
+the same eagerly in numpy with hand-written gradients.
 """
 
 import contextlib
@@ -94,22 +98,48 @@ WORKLOADS = [
 ]
 
 
-def _mlp_training_workload():
-    """examples/train_mlp.py's loop: staged with ag.value_and_grad, and the
-    eager loop with hand-written gradients (same numbers, see the example)."""
+def _load_train_mlp():
     spec = importlib.util.spec_from_file_location(
         "train_mlp", Path(__file__).resolve().parents[1] / "examples" / "train_mlp.py")
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    x, y = example.spirals()
-    params = example.init_params()
+    return example
+
+
+TRAIN_MLP = _load_train_mlp()
+
+
+def mlp_train_step(params, m, v, x, y, t):
+    """ONE step of examples/train_mlp.py's loop, from the example's own
+    functions: forward and loss, ag.value_and_grad, the Adam update."""
+    loss, grads = ag.value_and_grad(TRAIN_MLP.loss_fn)(params, x, y)
+    params, m, v = TRAIN_MLP.adam(params, grads, m, v, t)
+    return params, m, v, loss
+
+
+def mlp_train_step_eagerly(params, m, v, x, y, t):
+    """The same step in eager numpy, gradients by hand (as train_eagerly)."""
+    loss, grads = TRAIN_MLP.loss_and_grads_by_hand(params, x, y)
+    params, m, v = TRAIN_MLP.adam(params, grads, m, v, t)
+    return params, m, v, loss
+
+
+def _mlp_training_workloads():
+    """examples/train_mlp.py: one training step, and the loop of 50 steps in
+    one staged call; staged with ag.value_and_grad, eagerly with hand-written
+    gradients (same numbers, see the example)."""
+    x, y = TRAIN_MLP.spirals()
+    params = TRAIN_MLP.init_params()
+    zeros = {k: np.zeros_like(p) for k, p in params.items()}
+    step_args = (params, zeros, dict(zeros), x, y, np.int64(1))
     steps = 50
+    return [("MLP Adam, one step (train_mlp)", mlp_train_step, step_args,
+             mlp_train_step_eagerly, step_args),
+            ("MLP Adam 50 steps (train_mlp)", TRAIN_MLP.train.python_function,
+             (params, x, y, np.int64(steps)), TRAIN_MLP.train_eagerly, (params, x, y, steps))]
 
-    return ("MLP Adam 50 steps (train_mlp)", example.train.python_function,
-            (params, x, y, np.int64(steps)), example.train_eagerly, (params, x, y, steps))
 
-
-WORKLOADS.append(_mlp_training_workload())
+WORKLOADS.extend(_mlp_training_workloads())
 
 
 # --- timing ----------------------------------------------------------------------
@@ -262,19 +292,23 @@ def print_issue_table():
     programs = jax_programs() if have_jax else {}
     print("Issue 10 workloads: eager numpy vs ag.function (same code, one run)")
     print(f"{'workload':<32}{'eager':>11}{'staged':>11}{'ratio':>7}{'first call':>12}"
-          f"{'(graph)':>10}" + (f"{'jax.jit':>11}{'jax/eager':>10}" if have_jax else ""))
+          f"{'-steady':>10}{'(graph)':>10}{'-steady':>10}"
+          + (f"{'jax.jit':>11}{'jax/eager':>10}" if have_jax else ""))
     for name, eager_t, staged_t, ratio, (cold, warm) in rows:
         line = (f"{name:<32}{eager_t * 1e6:>9.1f}us{staged_t * 1e6:>9.1f}us{ratio:>7.2f}"
-                f"{cold * 1e3:>10.2f}ms{warm * 1e3:>8.2f}ms")
+                f"{cold * 1e3:>10.2f}ms{(cold - staged_t) * 1e3:>8.2f}ms"
+                f"{warm * 1e3:>8.2f}ms{(warm - staged_t) * 1e3:>8.2f}ms")
         if have_jax:
             jax_t = _jax_timing(name, programs)
             line += (f"{jax_t * 1e6:>9.1f}us{jax_t / eager_t:>10.2f}" if jax_t is not None
                      else f"{'-':>11}{'-':>10}")
         print(line)
     print("ratio = staged / eager (target <= 1).  first call = convert + trace + optimise +")
-    print("compile + run (target <= 5 ms); (graph) = the same without conversion.")
-    print("Training loops: linear regression (hand-written gradients, same code both ways);")
-    print("train_mlp: staged ag.value_and_grad + Adam vs eager numpy, hand-written gradients.")
+    print("compile + run (target <= 5 ms); (graph) = the same without conversion; -steady =")
+    print("the column before minus one steady call (the latency staging adds to the run).")
+    print("Training: linear regression (hand-written gradients, same code both ways);")
+    print("train_mlp: staged ag.value_and_grad + Adam vs eager numpy, hand-written gradients;")
+    print("one step (workloads.mlp_train_step), and 50 steps in one staged call (train).")
     if have_jax:
         print("jax.jit: same algorithms in jax.numpy/lax (float64/int64), block_until_ready "
               "per call")

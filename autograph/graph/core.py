@@ -28,11 +28,14 @@ class OpDef:
     `aliasing` ops return values the graph keeps (a variable's storage, a
     constant passed through), so function outputs made by them are copied."""
 
-    __slots__ = ("name", "kernel", "infer", "stateful", "emit", "foldable", "aliasing")
+    __slots__ = ("name", "kernel", "infer", "stateful", "emit", "foldable", "aliasing",
+                 "output_name")
 
     def __init__(self, name, kernel, infer, stateful=False, emit=None, foldable=True,
                  aliasing=False):
         self.name = name
+        # what its outputs are called when nothing better is known: `np.add` -> `add`
+        self.output_name = identifier(name.rsplit(".", 1)[-1].strip("_") or "op")
         self.aliasing = aliasing
         self.kernel = kernel
         self.infer = infer
@@ -110,7 +113,8 @@ class Graph:
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
-        base = identifier(base)
+        known = _identifiers.get(base) if type(base) is str else None
+        base = known or identifier(base)
         count = self._name_counts.get(base, 0)
         name = base if count == 0 else _numbered(base, count)
         while name in self._used_names:  # `x_1` may be a user's name too
@@ -145,7 +149,7 @@ class Graph:
                 for i, (shape, dtype) in enumerate(avals))
             self.nodes.append(node)
             return node
-        base = self.unique_name(name or op.name.rsplit(".", 1)[-1].strip("_") or "op")
+        base = self.unique_name(name or op.output_name)
         if len(avals) == 1:
             shape, dtype = avals[0]
             node.outputs = (Tensor(self, node, 0, shape, dtype, base),)
@@ -210,9 +214,22 @@ def _numbered(base, count):
     return f"{base}{count}" if base.endswith("_") else f"{base}_{count}"
 
 
+# text -> identifier(text), for the names unique_name sees again and again
+# (op names, the user's variables); bounded so odd names cannot grow it forever
+_identifiers = {}
+_IDENTIFIERS_KEPT = 4096
+
+
 def identifier(text):
     """`text` as a Python identifier, for tensor names made from variable
     names such as `state[0]['k']` or `self.count`."""
+    name = _identifier(text)
+    if type(text) is str and len(_identifiers) < _IDENTIFIERS_KEPT:
+        _identifiers[text] = name
+    return name
+
+
+def _identifier(text):
     name = ""
     for part in re.split(r"\W+", str(text)):
         if part:  # `retval_[0]` -> `retval_0`

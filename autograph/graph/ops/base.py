@@ -67,11 +67,14 @@ def as_tensor(value, graph=None):
 
 def record(op, args, attrs=None, graph=None, name=None):
     """Adds a node applying `op`; returns its output Tensors (a tuple)."""
-    graph = graph or graph_for(args)
+    if graph is None:
+        graph = core.current_graph() or graph_for(args)
     attrs = attrs or {}
-    args = tuple(resolve(graph, a) for a in args)
+    # (a tensor of this graph, the common case, needs no resolving)
+    args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
+                  for a in args])
     try:
-        avals = op.infer(*args, **attrs)
+        avals = op.infer(*args, **attrs) if attrs else op.infer(*args)
     except RuleError as e:
         raise errors.graph_error_like(e.like)(
             errors.graph_op_message(op.name, str(e), core.user_location())) from None
@@ -89,8 +92,13 @@ def record1(op, args, attrs=None, name=None):
 # --- shape helpers ---------------------------------------------------------
 
 
+_PYTHON_SCALARS = frozenset((int, float, bool, complex))
+
+
 def shape_of(value):
-    return value.shape if isinstance(value, Tensor) else np.shape(value)
+    if isinstance(value, Tensor):
+        return value.shape
+    return () if type(value) in _PYTHON_SCALARS else np.shape(value)
 
 
 def example(value):
@@ -112,6 +120,9 @@ def broadcast_shapes(*shapes):
     first = shapes[0]
     if all(s == first for s in shapes) and None not in first:
         return tuple(first)
+    ranked = [s for s in shapes if len(s)]
+    if len(ranked) <= 1:  # with 0-d ones (scalars): the one shape that has dims
+        return tuple(ranked[0]) if ranked else ()
     ndim = max((len(s) for s in shapes), default=0)
     result = []
     for axis in range(-ndim, 0):

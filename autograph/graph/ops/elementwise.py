@@ -52,8 +52,10 @@ def _dtype_key(value):
 
 
 def _out_dtypes(ufunc, args, attrs):
-    key = (ufunc, tuple(_dtype_key(a) for a in args), attrs.get("dtype"))
-    cacheable = None not in key[1]
+    keys = tuple([a.dtype if isinstance(a, Tensor) else _dtype_key(a) for a in args])
+    key = (ufunc, keys, attrs.get("dtype") if attrs else None)
+    # (not `None not in keys`: a float64 dtype compares equal to None)
+    cacheable = all(k is not None for k in keys)
     if cacheable:
         hit = _dtype_cache.get(key)
         if hit is not None:
@@ -74,7 +76,7 @@ def _ufunc_op(ufunc):
     def infer(*args, **attrs):
         if len(args) != ufunc.nin:
             raise base.RuleError(f"takes {ufunc.nin} inputs, got {len(args)}")
-        shape = base.broadcast_shapes(*(base.shape_of(a) for a in args))
+        shape = base.broadcast_shapes(*[base.shape_of(a) for a in args])
         return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]
 
     emit = None
@@ -93,6 +95,9 @@ apply_gufunc = None
 def apply_ufunc(ufunc, inputs, kwargs=None):
     if ufunc.signature is not None:
         return apply_gufunc(ufunc, inputs, kwargs or {})
+    if not kwargs:  # (the common case: an operator such as `x + y`)
+        outputs = base.record(_ops.get(ufunc) or _ufunc_op(ufunc), inputs)
+        return outputs if ufunc.nout > 1 else outputs[0]
     attrs = {}
     for key, value in (kwargs or {}).items():
         if key == "dtype" and value is not None:
