@@ -108,7 +108,9 @@ class Context:
             if op is core.CONST:
                 self.names[id(node.outputs[0])] = self.bind_global(node.attrs["value"])
                 continue
-            args = [self.arg(a) for a in node.args]
+            names = self.names
+            args = [names[id(a)] if isinstance(a, Tensor) else self.literal(a)
+                    for a in node.args]
             dying = _dying(node, position, last_use, temporaries)
             single = len(node.outputs) == 1 and not node.subgraphs
             emitted, outs = None, None
@@ -144,8 +146,10 @@ class Context:
                     fresh.add(id(tensor))
             tag = f"  #@{len(self.nodes)}"
             self.nodes.append(node)
-            # lines of sub-graphs keep their own node's tag
-            lines.extend(line if _TAG.search(line) else line + tag for line in emitted)
+            if node.subgraphs:  # lines of sub-graphs keep their own node's tag
+                lines.extend(line if _TAG.search(line) else line + tag for line in emitted)
+            else:  # (only control flow emits sub-graphs' lines)
+                lines.extend([line + tag for line in emitted])
         return lines
 
     def output(self, value):
@@ -187,11 +191,13 @@ def _unread_outputs(node, last_use):
 
 def _dying(node, position, last_use, temporaries):
     """This level's temporaries that `node` reads for the last time."""
-    dying = []
+    dying, seen = [], []  # (by id: `in` on Tensors would compare with ==, an op)
     for a in node.args:
-        if isinstance(a, Tensor) and id(a) in temporaries and \
-                last_use.get(id(a)) == position and all(a is not d for d in dying):
-            dying.append(a)
+        if isinstance(a, Tensor):
+            key = id(a)
+            if key in temporaries and last_use.get(key) == position and key not in seen:
+                dying.append(a)
+                seen.append(key)
     return dying
 
 
@@ -232,10 +238,10 @@ def _untag(lines, first_line, nodes):
     """`lines` without their tags, and {line number: node} (numbered from first_line)."""
     plain, by_line = [], {}
     for number, line in enumerate(lines, first_line):
-        match = _TAG.search(line)
-        if match:
-            by_line[number] = nodes[int(match.group(1))]
-            line = line[:match.start()]
+        at = line.rfind("  #@")  # (what _TAG matches, without a regex per line)
+        if at >= 0 and line[at + 4:].isdecimal():
+            by_line[number] = nodes[int(line[at + 4:])]
+            line = line[:at]
         plain.append(line)
     return plain, by_line
 

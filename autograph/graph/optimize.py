@@ -64,8 +64,8 @@ def optimize(graph, report=None, known=None):
     replace, seen, kept = {}, {}, []
     for node in graph.nodes:
         if replace:
-            node.args = tuple(replace.get(id(a), a) if isinstance(a, Tensor) else a
-                              for a in node.args)
+            node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
+                               for a in node.args])
         op = node.op
         if op is core.PLACEHOLDER:
             kept.append(node)
@@ -89,9 +89,10 @@ def optimize(graph, report=None, known=None):
         if node.stateful:
             kept.append(node)
             continue
-        if op.foldable and _fold(graph, node, known, replace, kept, report, seen):
+        if op.foldable and _all_known(node.args, known) and \
+                _fold(graph, node, known, replace, kept, report, seen):
             continue
-        key = (op, tuple(id(a) if isinstance(a, Tensor) else freeze(a) for a in node.args),
+        key = (op, tuple([id(a) if isinstance(a, Tensor) else freeze(a) for a in node.args]),
                freeze(node.attrs) if node.attrs else None)
         match = seen.get(key)
         if match is not None:
@@ -107,15 +108,16 @@ def optimize(graph, report=None, known=None):
     return report
 
 
+def _all_known(args, known):
+    """Every tensor argument has a known constant value (so folding may work)."""
+    for a in args:
+        if isinstance(a, Tensor) and id(a) not in known:
+            return False
+    return True
+
+
 def _fold(graph, node, known, replace, kept, report, seen):
-    values = []
-    for a in node.args:
-        if isinstance(a, Tensor):
-            if id(a) not in known:
-                return False
-            values.append(known[id(a)])
-        else:
-            values.append(a)
+    values = [known[id(a)] if isinstance(a, Tensor) else a for a in node.args]
     try:
         with np.errstate(all="ignore"):
             result = node.op.kernel(*values, **node.attrs)
@@ -163,9 +165,11 @@ def _stateful(graph):
 def _eliminate_dead_code(nodes, outputs, report):
     live = {id(t) for t in outputs if isinstance(t, Tensor)}
     kept = []
+    placeholder = core.PLACEHOLDER
     for node in reversed(nodes):
-        if node.stateful or node.op is core.PLACEHOLDER or any(
-                id(o) in live for o in node.outputs):
+        outs = node.outputs
+        if (id(outs[0]) in live if len(outs) == 1 else any(id(o) in live for o in outs)) \
+                or node.stateful or node.op is placeholder:
             kept.append(node)
             for a in node.args:
                 if isinstance(a, Tensor):
