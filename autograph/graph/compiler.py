@@ -133,13 +133,14 @@ class Context:
                     call = f"{self.kernel(op)}({', '.join(call_args)})"
                     emitted = [f"{', '.join(outs)} = {call}" if outs else call]
                 if single:  # `v = expr` reads its arguments before rebinding
-                    free.extend(temporaries[id(t)] for t in dying)
+                    free.extend([temporaries[id(t)] for t in dying])
                     dying = []
                     prefix = f"{outs[0]} = "
                     if free and len(emitted) == 1 and emitted[0].startswith(prefix):
                         outs = [free.pop()]
                         emitted = [outs[0] + " = " + emitted[0][len(prefix):]]
-            free.extend(temporaries[id(t)] for t in dying)
+            if dying:
+                free.extend([temporaries[id(t)] for t in dying])
             for tensor, name in zip(node.outputs, outs):
                 self.names[id(tensor)] = temporaries[id(tensor)] = name
                 if _makes_fresh_array(op, tensor):

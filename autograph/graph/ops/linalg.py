@@ -20,11 +20,12 @@ def _parse_signature(signature):
 
 def _gufunc_rule(ufunc):
     ins, outs = _parse_signature(ufunc.signature)
+    out_dtypes = {}  # ((core rank, dtype) per input) -> output dtypes, as numpy gives
 
     def infer(*args):
         if len(args) != len(ins):
             raise base.RuleError(f"takes {len(ins)} inputs, got {len(args)}")
-        sizes, missing, loops, examples = {}, set(), [], []
+        sizes, missing, loops, kinds = {}, set(), [], []
         shapes = [tuple(base.shape_of(a)) for a in args]
         for a, shape, core_dims in zip(args, shapes, ins):
             names = list(core_dims)
@@ -49,15 +50,19 @@ def _gufunc_rule(ufunc):
                         f"is {known} in one and {dim} in the other")
                 if known is None:
                     sizes[name] = dim
-            examples.append(np.ones((1,) * len(names), a.dtype))
+            kinds.append((len(names), a.dtype))
         loop_shape = base.broadcast_shapes(*loops)
-        with np.errstate(all="ignore"):
-            sample = ufunc(*examples)
-        samples = sample if ufunc.nout > 1 else (sample,)
+        kinds = tuple(kinds)
+        dtypes = out_dtypes.get(kinds)
+        if dtypes is None:
+            with np.errstate(all="ignore"):
+                sample = ufunc(*(np.ones((1,) * rank, dtype) for rank, dtype in kinds))
+            samples = sample if ufunc.nout > 1 else (sample,)
+            dtypes = out_dtypes[kinds] = tuple(np.asarray(s).dtype for s in samples)
         result = []
-        for names, s in zip(outs, samples):
+        for names, dtype in zip(outs, dtypes):
             core_shape = tuple(sizes.get(n) for n in names if n not in missing)
-            result.append((loop_shape + core_shape, np.asarray(s).dtype))
+            result.append((loop_shape + core_shape, dtype))
         return result
 
     return infer
