@@ -6,7 +6,9 @@ The result's structure is kept; its tensors (and numpy arrays, which become
 constants) are the graph outputs.
 """
 
+import contextlib
 import copy
+import gc
 import operator
 
 import numpy as np
@@ -242,12 +244,34 @@ def _identifier(name):
     return text if text and not text[0].isdigit() else f"f_{text}"
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """Tracing makes many small objects (nodes, tensors, names) that all live
+    as long as the graph: the cyclic garbage collector would find nothing to
+    free, yet its full passes scan the whole heap, so a big graph's first call
+    grew faster than its size.  It waits until the graph is built (the
+    outermost trace turns it back on; left off if it was off)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=()):
     """Traces fn(*args, **kwargs) into a new ConcreteFunction.
 
     Array leaves (and TensorSpecs) become placeholders with the shapes of
     `leaf_specs` when given (shape relaxation), else their own.
     """
+    with _collector_paused():
+        return _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep)
+
+
+def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
     leaves, key_keep = [], []
     key = signature.call_key(args, kwargs, leaves, key_keep)
     specs = list(leaf_specs) if leaf_specs is not None else [
