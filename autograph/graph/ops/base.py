@@ -118,8 +118,12 @@ def example_nd(value):
 
 def broadcast_shapes(*shapes):
     first = shapes[0]
-    if all(s == first for s in shapes) and None not in first:
-        return tuple(first)
+    for s in shapes:
+        if s != first:
+            break
+    else:
+        if None not in first:
+            return tuple(first)
     ranked = [s for s in shapes if len(s)]
     if len(ranked) <= 1:  # with 0-d ones (scalars): the one shape that has dims
         return tuple(ranked[0]) if ranked else ()

@@ -76,7 +76,8 @@ def _ufunc_op(ufunc):
     def infer(*args, **attrs):
         if len(args) != ufunc.nin:
             raise base.RuleError(f"takes {ufunc.nin} inputs, got {len(args)}")
-        shape = base.broadcast_shapes(*[base.shape_of(a) for a in args])
+        shape = base.broadcast_shapes(*[a.shape if isinstance(a, Tensor) else base.shape_of(a)
+                                        for a in args])
         return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]
 
     emit = None
