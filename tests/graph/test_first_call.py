@@ -1,0 +1,75 @@
+"""What the first-call speedups (issue 10 item 4) must not change: the garbage
+collector's state around a trace, shape rules with 0-d operands, and the
+cached dtype rules (the same dtypes as numpy's, float64 included)."""
+
+import gc
+
+import numpy as np
+import pytest
+
+from autograph.graph import function
+from autograph.graph.ops.base import broadcast_shapes
+
+
+def test_trace_pauses_the_collector_and_turns_it_back_on():
+    seen = []
+
+    def f(x):
+        seen.append(gc.isenabled())
+        return x + 1
+
+    assert gc.isenabled()
+    function(f, autograph=False)(np.ones(3))
+    assert seen == [False] and gc.isenabled()
+
+
+def test_collector_is_back_on_after_a_failing_trace():
+    def f(x):
+        raise KeyError("boom")
+
+    with pytest.raises(KeyError):
+        function(f, autograph=False)(np.ones(3))
+    assert gc.isenabled()
+
+
+def test_collector_left_off_by_the_user_stays_off():
+    gc.disable()
+    try:
+        function(lambda x: x * 2, autograph=False)(np.ones(3))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("shapes, expected", [
+    (((None, 3), ()), (None, 3)),
+    (((), (1,)), (1,)),
+    (((), ()), ()),
+    (((4,), (), (4,)), (4,)),
+    (((2, 1), (), (3,)), (2, 3)),
+    (((None,), (None,)), (None,)),
+])
+def test_broadcast_shapes_with_scalars(shapes, expected):
+    assert broadcast_shapes(*shapes) == expected
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8])
+@pytest.mark.parametrize("scalar", [2, 2.5, True, 300])
+def test_traced_dtypes_equal_numpy_on_every_call(dtype, scalar):
+    """Twice per case: the second trace reads the rule's cache."""
+    x = np.arange(1, 4).astype(dtype)
+
+    def f(x):
+        return x * scalar, np.add(scalar, x), x @ x, np.sqrt(x)
+
+    if dtype is np.int8 and scalar == 300:
+        with pytest.raises(OverflowError):
+            f(x)  # numpy refuses the out-of-range Python int ...
+        with pytest.raises(OverflowError):
+            function(f, autograph=False)(x)  # ... and so does the trace
+        return
+    for _ in range(2):
+        staged = function(f, autograph=False)(x)
+        for got, want in zip(staged, f(x)):
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
