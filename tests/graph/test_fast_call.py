@@ -84,16 +84,23 @@ def test_objects_by_identity():
     assert staged.experimental_get_tracing_count() == 2
 
 
+def _checker(args):
+    """The guard made for `args`, as a function: True when it accepts a call."""
+    lines, leaves, namespace = signature.guard(args)
+    namespace = dict(namespace, _MISS=False)
+    body = "".join(f"    {line}\n" for line in lines)
+    exec(f"def check(args):\n{body}    return ({', '.join(leaves)},)\n", namespace)  # noqa: S102
+    return namespace["check"]
+
+
 def test_guard_condition_matches_call_key():
     args = ([np.ones(2), {"k": 1.5, "z": np.int64(3)}], None, "s")
-    condition, leaves, namespace = signature.guard(args)
-    assert len(leaves) == 2
-    namespace = dict(namespace)
-    exec(f"def check(args):\n    return {condition}\n", namespace)  # noqa: S102
-    assert namespace["check"](args)
-    assert not namespace["check"](([np.ones(2), {"k": 1.5, "z": np.int32(3)}], None, "s"))
-    assert not namespace["check"](([np.ones(2), {"k": 1.5, "y": np.int64(3)}], None, "s"))
-    assert not namespace["check"](([np.ones(2), {"k": 1.5, "z": np.int64(3)}], None))
+    check = _checker(args)
+    leaves = check(args)
+    assert len(leaves) == 2 and leaves[0] is args[0][0] and leaves[1] is args[0][1]["z"]
+    assert not check(([np.ones(2), {"k": 1.5, "z": np.int32(3)}], None, "s"))
+    assert not check(([np.ones(2), {"k": 1.5, "y": np.int64(3)}], None, "s"))
+    assert not check(([np.ones(2), {"k": 1.5, "z": np.int64(3)}], None))
 
 
 def test_concrete_function_called_directly_uses_its_guard_and_still_checks():
