@@ -1,8 +1,8 @@
 """Values a trace read from outside its arguments, checked on every call.
 
 Tracing runs the Python function once; a numpy array or a number it reads
-from a global, a closure cell or an attribute of an argument kept by
-identity (`self.w`) becomes a graph constant.  If the user later rebinds
+from a global, a closure cell, an attribute of an argument kept by identity
+(`self.w`) or of a module it names (`config.W`) becomes a graph constant.  If the user later rebinds
 that name to another array or number, running the old graph would return a
 wrong value, so `ag.function` keeps, per traced graph, which holder held
 which value (`guards_of`), checks them on each call (`guards_hold`) and
@@ -15,8 +15,9 @@ graph uses it directly the constant is that array and sees the change, but
 numpy work the trace did on it (`W * 2`, `W.sum()` with no tensor involved)
 ran once and its result is baked in; so each watched array's shape, dtype and
 bytes are kept when the trace ends and compared on every call (`tobytes()`
-and a bytes comparison: ~40 ns for a small array, a memcmp for a large one).
-A function that reads no global/cell/attribute array pays nothing.  The fast
+and a bytes comparison, exact for NaN and -0.0: ~40 ns for a small array,
+~1 us per 30 kB; np.array_equal costs ~1 us even for 16 elements).  A
+function that reads no global/cell/attribute array pays nothing.  The fast
 call (ConcreteFunction.entry) runs the same checks inline (`watch_lines`).
 Arrays held inside lists, dicts or other objects are not watched.
 """
