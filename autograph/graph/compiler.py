@@ -126,6 +126,8 @@ class Context:
                     self.names[id(tensor)] = name
                 self.unread = _unread_outputs(node, last_use)
                 emitted = op.emit(node, outs, args, self) if op.emit is not None else None
+                if op.kernel is np.matmul and _dot_applies(node):
+                    emitted = _as_dot(node, outs[0], args, self)
                 if emitted is None:
                     call_args = args + [f"{k}={self.literal(v)}" for k, v in node.attrs.items()]
                     call = f"{self.kernel(op)}({', '.join(call_args)})"
@@ -193,6 +195,33 @@ def _dying(node, position, last_use, temporaries):
                 last_use.get(id(a)) == position and all(a is not d for d in dying):
             dying.append(a)
     return dying
+
+
+def _dot_applies(node):
+    """`a @ b` of two 2-D float32 (or two float64) arrays whose every dim is
+    known and >= 2: np.dot computes it with less call overhead (~440 ns
+    against ~620 ns for [8,16]@[16,16]).  For C-contiguous operands both make
+    the same BLAS call -- gemm(row-major, no transpose, M, P, N, A, lda=N,
+    B, ldb=P, C, ldc=P) -- so the bits are equal (tests/graph/test_dot_kernel.py);
+    other layouts, dims of 1 (gemv, dot) and other dtypes keep `@`."""
+    if node.attrs or len(node.args) != 2 or not all(isinstance(a, Tensor) for a in node.args):
+        return False
+    a, b = node.args
+    return (a.dtype == b.dtype and a.dtype in (np.float32, np.float64)
+            and len(a.shape) == 2 and len(b.shape) == 2
+            and all(type(d) is int and d >= 2 for d in a.shape + b.shape))
+
+
+def _as_dot(node, out, args, ctx):
+    """`out = a @ b`, as np.dot when both operands are C-contiguous at run time
+    (a layout the graph cannot know for arguments and constants)."""
+    a, b = node.args
+    size = a.dtype.itemsize
+    first, second = args
+    contiguous = (f"{first}.strides == {(a.shape[1] * size, size)!r} and "
+                  f"{second}.strides == {(b.shape[1] * size, size)!r}")
+    ctx.globals["_dot"] = np.dot
+    return [f"{out} = _dot({first}, {second}) if {contiguous} else {first} @ {second}"]
 
 
 def _makes_fresh_array(op, tensor):
