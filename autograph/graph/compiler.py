@@ -47,6 +47,7 @@ class Context:
         self.nodes = []  # tag -> node, for mapping a failing line back to its op
         self.emitted = set()  # id(node): computed by its parent's code (names set)
         self.unread = set()  # output positions of the node being emitted nothing reads
+        self.row_major = set()  # id(tensor): a C-contiguous array (_as_dot made its buffer)
 
     def fresh(self, prefix="v"):
         return f"{prefix}{next(self._counter)}"
@@ -116,6 +117,8 @@ class Context:
                 target = _writable_input(node, dying, fresh)
                 if target is not None:
                     name = temporaries[id(target)]
+                    if id(target) in self.row_major:  # (the same buffer, written in place)
+                        self.row_major.add(id(node.outputs[0]))
                     dying = [t for t in dying if t is not target]  # (== is an op)
                     outs = [name]
                     out = name if op.kernel not in _KEYWORD_OUT else f"out={name}"
@@ -215,13 +218,17 @@ def _dot_applies(node):
 def _as_dot(node, out, args, ctx):
     """`out = a @ b`, as np.dot when both operands are C-contiguous at run time
     (a layout the graph cannot know for arguments and constants)."""
-    a, b = node.args
-    size = a.dtype.itemsize
-    first, second = args
-    contiguous = (f"{first}.strides == {(a.shape[1] * size, size)!r} and "
-                  f"{second}.strides == {(b.shape[1] * size, size)!r}")
+    size = node.args[0].dtype.itemsize
+    tests = [f"{name}.strides == {(tensor.shape[1] * size, size)!r}"
+             for tensor, name in zip(node.args, args) if id(tensor) not in ctx.row_major]
+    # np.dot and matmul both return a new 2-D array in C order: later products
+    # of this result (and of in-place ops on its buffer) skip its test
+    ctx.row_major.add(id(node.outputs[0]))
     ctx.globals["_dot"] = np.dot
-    return [f"{out} = _dot({first}, {second}) if {contiguous} else {first} @ {second}"]
+    first, second = args
+    if not tests:
+        return [f"{out} = _dot({first}, {second})"]
+    return [f"{out} = _dot({first}, {second}) if {' and '.join(tests)} else {first} @ {second}"]
 
 
 def _makes_fresh_array(op, tensor):

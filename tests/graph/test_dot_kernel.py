@@ -87,3 +87,22 @@ def test_nan_inf_and_overflow_as_eager():
     # the same floating-point warnings (numpy names the function: dot here)
     assert eager_warnings and [type(w.message) for w in staged_warnings] == \
         [type(w.message) for w in eager_warnings]
+
+
+def chain(x, w1, w2):
+    return np.tanh(x @ w1 + 0.5) @ w2
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_a_product_of_a_product_needs_no_layout_test(layout):
+    """Both np.dot and matmul return a new C-order array, and an in-place op
+    keeps that buffer: the second product tests only w2's layout."""
+    x = RNG.standard_normal((5, 7)).astype(np.float32)
+    w1 = RNG.standard_normal((14, 6)).astype(np.float32)
+    w1 = {"C": np.ascontiguousarray(w1[:7]), "F": np.asfortranarray(w1[:7]),
+          "strided": w1[::2]}[layout]
+    w2 = RNG.standard_normal((6, 3)).astype(np.float32)
+    staged = ag.function(chain, autograph=False)
+    _same_bits(staged(x, w1, w2), chain(x, w1, w2))
+    last = staged.get_concrete_function(x, w1, w2).source.splitlines()[-5]
+    assert "_dot(" in last and "strides" in last and last.count("strides") == 1, last
