@@ -770,3 +770,13 @@ def stale_concrete_message(function_name, what, location):
         "graph would compute with the old one. Call the ag.function itself (it traces "
         "again for the new value), or take a new get_concrete_function(...), or hold "
         "the state in an ag.Variable and .assign() new values to it.")
+
+
+def changed_in_place_message(function_name, what, location):
+    return (
+        f"the concrete function of '{function_name}' called at {location} was traced "
+        f"when the array in its {what} held other contents: it was changed in place "
+        "since, and numpy work the trace did on it (with no tensor involved) is baked "
+        "into the graph with the old contents. Pass the array as an argument, or hold "
+        "it in an ag.Variable and .assign() new values to it (or call the ag.function "
+        "itself, which traces again for the new contents).")

@@ -13,6 +13,11 @@ function closes over, so the graph holds them as constants):
   (many small ops: where per-op Python overhead dominates).
 * repeated_subexpr: a function that recomputes the same matmul/tanh several
   times, as code written for readability does; CSE computes it once.
+* per-call overhead: `x + sum of the leaves` for arguments that are one array,
+  a numpy scalar, or a list/tuple/dict of 1 or 20 arrays (4 float64 each):
+  time per call of the Function and of its ConcreteFunction minus the time of
+  the compiled graph alone (`concrete._fn(*leaves)`), i.e. what signature
+  checks and dispatch add above the kernels (target: <= 1 us, issue 10).
 
 First the issue-10 table (benchmarks/workloads.py: every workload of the
 issue, eager and staged side by side, with ratios and first-call times), then
@@ -31,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from autograph.graph import function
+from autograph.graph import function, signature
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import workloads
@@ -95,6 +100,46 @@ def steady_state():
     return rows
 
 
+def _add_all(x, leaves):
+    for leaf in leaves:
+        x = x + leaf
+    return x
+
+
+def _add_values(x, leaves):
+    return _add_all(x, [leaves[k] for k in sorted(leaves)])
+
+
+def per_call_overhead(rounds=40, number=400):
+    """(label, kernel s, Function s, ConcreteFunction s) per argument form; the
+    three timings alternate, best round each."""
+    x = np.ones(4)
+    forms = [("one array", lambda x: x + 1.0, (x,)),
+             ("np.float64 scalar", lambda x: x + 1.0, (np.float64(2.0),))]
+    for n in (1, 20):
+        arrays = [np.full(4, float(i)) for i in range(n)]
+        forms += [(f"list of {n}", _add_all, (x, arrays)),
+                  (f"tuple of {n}", _add_all, (x, tuple(arrays))),
+                  (f"dict of {n}", _add_values, (x, {f"k{i}": a for i, a in enumerate(arrays)}))]
+    rows = []
+    for label, fn, args in forms:
+        staged = function(fn, autograph=False)
+        staged(*args)
+        concrete = staged.get_concrete_function(*args)
+        concrete(*args)
+        kernels = concrete._fn
+        leaves = []
+        signature.call_key(args, {}, leaves, [])  # the graph's inputs, in order
+        timers = [timeit.Timer(lambda: kernels(*leaves)), timeit.Timer(lambda: staged(*args)),
+                  timeit.Timer(lambda: concrete(*args))]
+        best = [float("inf")] * 3
+        for _ in range(rounds):
+            for i, timer in enumerate(timers):
+                best[i] = min(best[i], timer.timeit(number) / number)
+        rows.append((label, *best))
+    return rows
+
+
 def chain(n_ops):
     def fn(x):
         for i in range(n_ops // 2):
@@ -130,6 +175,13 @@ def main():
               f"{nodes:>5} n  merged={report.merged} folded={report.folded} "
               f"removed={report.removed}")
     print("target: ratio <= 1.10 for dense_softmax and mlp_tanh_10; < 1 where CSE applies")
+    print()
+    print("Per-call overhead above the kernels (issue 10, item 3; target <= 1 us)")
+    print(f"{'arguments':<20}{'kernels':>10}{'Function':>12}{'Concrete':>12}")
+    for label, kernel_t, function_t, concrete_t in per_call_overhead():
+        print(f"{label:<20}{kernel_t * 1e6:>8.2f}us{(function_t - kernel_t) * 1e6:>+10.2f}us"
+              f"{(concrete_t - kernel_t) * 1e6:>+10.2f}us")
+    print("(x + each array; Function/Concrete columns: time above the compiled graph alone)")
     print()
     print("First-call latency (trace + optimise + compile) vs graph size")
     print(f"{'ops':>8}{'nodes':>8}{'first call':>14}{'per op':>12}")

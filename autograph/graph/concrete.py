@@ -17,7 +17,7 @@ from autograph import errors
 from autograph.graph import compiler, core, optimize, signature
 from autograph.graph.listing import type_string
 from autograph.graph import slots
-from autograph.graph.guards import guards_hold, guards_of, replaced
+from autograph.graph.guards import guards_hold, guards_of, stale, watch_lines
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec
@@ -125,15 +125,18 @@ class ConcreteFunction:
     def entry(self, args):
         """A fast call for arguments like `args` (a tuple): `entry(args)` runs
         the graph when a compiled guard accepts `args` (same key as `args`
-        has now), else returns MISS.  None when no guard can be made."""
+        has now) and every value the trace read from outside its arguments
+        is still in place (guards.py), else returns MISS.  None when no guard
+        can be made."""
         try:
-            condition, leaves, namespace = signature.guard(args)
+            lines, leaves, namespace = signature.guard(args)
         except signature.NoGuard:
             return None
+        lines += watch_lines(self.guards, namespace)
         call = f"_fn({', '.join(leaves)})"
-        source = (f"def entry(args):\n    if {condition}:\n"
-                  f"        return {_output_expression(self._template, call)}\n"
-                  "    return _MISS\n")
+        body = "".join(f"    {line}\n" for line in lines)
+        source = (f"def entry(args):\n{body}"
+                  f"    return {_output_expression(self._template, call)}\n")
         namespace.update(_fn=self._fn, _build=self._build, _MISS=MISS)
         exec(compile(source, f"<autograph entry {self.graph.name}>", "exec"), namespace)  # noqa: S102 (source built here)
         return namespace["entry"]
@@ -181,21 +184,23 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         if self._prefix:
             args = self._prefix + args
-        if self.guards:  # a graph cannot trace again: refuse to run with an old value
-            what = replaced(self.guards)
-            if what is not None:
-                raise errors.GraphError(errors.stale_concrete_message(
-                    self.graph.name, what, errors.where_user()))
         entry = self._entry
         if entry and not kwargs:
-            result = entry(args)
+            result = entry(args)  # (its guard also checks self.guards)
             if result is not MISS:
                 return result
+        if self.guards:  # a graph cannot trace again: refuse to run with an old value
+            found = stale(self.guards)
+            if found is not None:
+                label, in_place = found
+                message = (errors.changed_in_place_message if in_place
+                           else errors.stale_concrete_message)
+                raise errors.GraphError(message(self.graph.name, label, errors.where_user()))
         leaves = []
         key = signature.call_key(args, kwargs, leaves, [])
         if not self.accepts(key):
             self.check_call(key)
-        if entry is None and not kwargs and not self.guards:  # (a fast call skips guards)
+        if entry is None and not kwargs:
             self._entry = self.entry(args) or False  # (False: not tried again)
         return self.call_flat(leaves)
 

@@ -29,6 +29,9 @@ from autograph.graph.guards import guards_hold, replaced
 from autograph.graph.tensor import TensorSpec
 
 _ARRAY = signature.ARRAY
+# The tracing scope's per-thread attributes (core.current_graph reads its
+# "stack"): read here directly, as one dict lookup, because every call asks.
+_tracing_scope = core._scope
 RETRACE_LIMIT = 5  # retraces ...
 RETRACE_WINDOW = 10.0  # ... within this many seconds trigger one warning
 ENTRIES = 4  # compiled guards tried per call before computing the cache key
@@ -94,7 +97,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _run_eagerly:
             return self.python_function(*args, **kwargs)
-        if core.current_graph() is not None:
+        if _tracing_scope.__dict__.get("stack"):  # (core.current_graph(), inlined)
             # called while another function traces (a model inside a training
             # step): its ops join that graph, they are not a graph of their own
             return self._python_for_tracing()(*args, **kwargs)
@@ -103,6 +106,7 @@ class Function:
                 result = entry(args)
                 if result is not MISS:
                     return result
+        # no fast call accepted the arguments: find (or trace) their graph
         if kwargs:
             args, kwargs = self._canonical(args, kwargs)
         given = args
@@ -112,13 +116,13 @@ class Function:
         key = signature.call_key(args, kwargs, leaves, keep)
         concrete = self._cache.get(key)
         if concrete is not None and concrete.guards and not guards_hold(concrete.guards):
-            concrete = self._forget(key, concrete)  # an array it captured was replaced
+            concrete = self._forget(key, concrete)  # a value it captured was replaced
         if concrete is None:
             try:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
             except Exception as e:  # raised while tracing: show the user's frames
                 raise errors.without_internal_frames(e)  # (see the exception's note)
-        if not kwargs and args is given and not concrete.guards:  # (coerced: no guard)
+        if not kwargs and args is given:  # (coerced arguments: no fast call)
             self._add_entry(key, concrete, args)
         return concrete.call_flat(leaves)
 
@@ -139,6 +143,9 @@ class Function:
         self._replaced = replaced(concrete.guards)  # (for the retracing warning)
         for cache_key in [k for k, c in self._cache.items() if c is concrete]:  # (key too)
             del self._cache[cache_key]
+            entry = self._entry_for.pop(cache_key, None)
+            if entry in self._entries:
+                self._entries.remove(entry)
         candidates = self._by_structure[signature.structure_of(key)]
         if concrete in candidates:
             candidates.remove(concrete)

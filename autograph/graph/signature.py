@@ -11,6 +11,7 @@ allowed) in `get_concrete_function`.
 """
 
 import math
+import operator
 
 import numpy as np
 
@@ -170,19 +171,24 @@ class NoGuard(Exception):
 
 
 class _GuardWriter:
-    """Writes the test `key_of(args) == key` as one Python condition.
+    """Writes the test `key_of(args) == key` as the statements of a function
+    body that return `_MISS` as soon as a part differs.
 
     The guard follows key_of's rules branch by branch, taking the branch from
     the type of the value seen when the guard is made and testing that exact
     type at run time, so a passing guard implies an equal key (a value of
-    another type fails the guard; the caller then computes the key).  Array
-    leaves are bound to names (walrus) so the call reuses them.
+    another type fails the guard; the caller then computes the key).  A list,
+    tuple or dict is taken apart in one unpacking statement (an exact dict by
+    one itemgetter call, in key_of's sorted-key order) after its type and
+    length are tested; the parts are locals, and the array leaves among them
+    are what the call passes on.
     """
 
     def __init__(self):
         self.globals = {"_nd": np.ndarray, "_float_key": _float, "_complex_key": _complex}
-        self.conditions = []
+        self.lines = []
         self.leaves = []
+        self._tests = []  # conditions not yet written out (one `if` per run of them)
         self._names = 0
 
     def constant(self, value):
@@ -190,59 +196,82 @@ class _GuardWriter:
         self.globals[name] = value
         return name
 
-    def visit(self, value, source):
-        name = f"x{self._names}"
-        self._names += 1
-        bound = f"({name} := {source})"
+    def test(self, condition):
+        self._tests.append(condition)
+
+    def flush(self):
+        if self._tests:
+            self.lines += [f"if not ({' and '.join(self._tests)}):", "    return _MISS"]
+            self._tests = []
+
+    def unpack(self, source, count, getter=None):
+        """Locals for the `count` parts of `source` (after its tests ran)."""
+        names = [f"x{self._names + i}" for i in range(count)]
+        self._names += count
+        if count:
+            self.flush()
+            targets = names[0] if getter is not None and count == 1 else ", ".join(names) + ","
+            if getter is None:
+                self.lines.append(f"{targets} = {source}")
+            else:  # an exact dict of the right length lacks a key: KeyError
+                self.lines += ["try:", f"    {targets} = {getter}({source})",
+                               "except KeyError:", "    return _MISS"]
+        return names
+
+    def visit(self, value, name):
         kind = type(value)
-        test = self.conditions.append
+        test = self.test
         if kind is np.ndarray:
-            test(f"type({bound}) is _nd and {name}.shape == {value.shape!r} "
+            test(f"type({name}) is _nd and {name}.shape == {value.shape!r} "
                  f"and {name}.dtype is {self.constant(value.dtype)}")
             self.leaves.append(name)
         elif kind is bool or value is None:
-            test(f"{source} is {value!r}")
+            test(f"{name} is {value!r}")
         elif kind in (int, str, bytes):
-            test(f"type({bound}) is {kind.__name__} and {name} == {self.constant(value)}")
+            test(f"type({name}) is {kind.__name__} and {name} == {self.constant(value)}")
         elif kind is float and not math.isnan(value) and value != 0.0:
             # equal nonzero floats have equal bits; 0.0/-0.0/NaN compare by bits
-            test(f"type({bound}) is float and {name} == {self.constant(value)}")
+            test(f"type({name}) is float and {name} == {self.constant(value)}")
         elif kind is float:
             key = self.constant(_float(value, None, None))
-            test(f"type({bound}) is float and _float_key({name}, None, None) == {key}")
+            test(f"type({name}) is float and _float_key({name}, None, None) == {key}")
         elif kind is complex:
             key = self.constant(_complex(value, None, None))
-            test(f"type({bound}) is complex and _complex_key({name}, None, None) == {key}")
+            test(f"type({name}) is complex and _complex_key({name}, None, None) == {key}")
         elif isinstance(value, np.generic):
-            test(f"type({bound}) is {self.constant(kind)} "
+            test(f"type({name}) is {self.constant(kind)} "
                  f"and {name}.dtype is {self.constant(value.dtype)}")
             self.leaves.append(name)
         elif isinstance(value, TensorSpec):
             raise NoGuard
         elif isinstance(value, (list, tuple)):  # namedtuples too: the type is tested
-            test(f"type({bound}) is {self.constant(kind)} and len({name}) == {len(value)}")
-            for i, item in enumerate(value):
-                self.visit(item, f"{name}[{i}]")
+            test(f"type({name}) is {self.constant(kind)} and len({name}) == {len(value)}")
+            for item, part in zip(value, self.unpack(name, len(value))):
+                self.visit(item, part)
         elif isinstance(value, dict):
             keys = sorted(value, key=repr)
-            test(f"type({bound}) is {self.constant(kind)} and len({name}) == {len(keys)}")
-            for k in keys:
-                k_name = self.constant(k)
-                test(f"{k_name} in {name}")
-                self.visit(value[k], f"{name}[{k_name}]")
+            test(f"type({name}) is {self.constant(kind)} and len({name}) == {len(keys)}")
+            if kind is not dict:  # (a subclass's __getitem__ may add a missing key)
+                for k in keys:
+                    test(f"{self.constant(k)} in {name}")
+            getter = self.constant(operator.itemgetter(*keys)) if keys else None
+            for k, part in zip(keys, self.unpack(name, len(keys), getter)):
+                self.visit(value[k], part)
         elif slots.take_apart(value) is not None:
             raise NoGuard  # a dataclass is keyed by its fields: call_key takes it apart
         else:  # keyed by identity
-            test(f"{source} is {self.constant(value)}")
+            test(f"{name} is {self.constant(value)}")
 
 
 def guard(args):
-    """(condition, leaf expressions, globals): Python source testing that the
-    tuple `args` has the key `call_key(args, {})` had for these `args`, and
-    the expressions giving its array leaves in `call_key`'s order.  Raises
-    NoGuard when the arguments cannot be tested this way."""
+    """(statements, leaf names, globals): the lines of a function body over
+    the tuple `args` that `return _MISS` unless `args` has the key
+    `call_key(args, {})` had for these `args`, and the locals they leave
+    holding its array leaves, in `call_key`'s order.  Raises NoGuard when the
+    arguments cannot be tested this way."""
     writer = _GuardWriter()
-    writer.conditions.append(f"len(args) == {len(args)}")
-    for i, value in enumerate(args):
-        writer.visit(value, f"args[{i}]")
-    return " and ".join(writer.conditions), writer.leaves, writer.globals
+    writer.test(f"len(args) == {len(args)}")
+    for value, name in zip(args, writer.unpack("args", len(args))):
+        writer.visit(value, name)
+    writer.flush()
+    return writer.lines, writer.leaves, writer.globals

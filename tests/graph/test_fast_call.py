@@ -84,16 +84,23 @@ def test_objects_by_identity():
     assert staged.experimental_get_tracing_count() == 2
 
 
+def _checker(args):
+    """The guard made for `args`, as a function: True when it accepts a call."""
+    lines, leaves, namespace = signature.guard(args)
+    namespace = dict(namespace, _MISS=False)
+    body = "".join(f"    {line}\n" for line in lines)
+    exec(f"def check(args):\n{body}    return ({', '.join(leaves)},)\n", namespace)  # noqa: S102
+    return namespace["check"]
+
+
 def test_guard_condition_matches_call_key():
     args = ([np.ones(2), {"k": 1.5, "z": np.int64(3)}], None, "s")
-    condition, leaves, namespace = signature.guard(args)
-    assert len(leaves) == 2
-    namespace = dict(namespace)
-    exec(f"def check(args):\n    return {condition}\n", namespace)  # noqa: S102
-    assert namespace["check"](args)
-    assert not namespace["check"](([np.ones(2), {"k": 1.5, "z": np.int32(3)}], None, "s"))
-    assert not namespace["check"](([np.ones(2), {"k": 1.5, "y": np.int64(3)}], None, "s"))
-    assert not namespace["check"](([np.ones(2), {"k": 1.5, "z": np.int64(3)}], None))
+    check = _checker(args)
+    leaves = check(args)
+    assert len(leaves) == 2 and leaves[0] is args[0][0] and leaves[1] is args[0][1]["z"]
+    assert not check(([np.ones(2), {"k": 1.5, "z": np.int32(3)}], None, "s"))
+    assert not check(([np.ones(2), {"k": 1.5, "y": np.int64(3)}], None, "s"))
+    assert not check(([np.ones(2), {"k": 1.5, "z": np.int64(3)}], None))
 
 
 def test_concrete_function_called_directly_uses_its_guard_and_still_checks():
@@ -105,3 +112,80 @@ def test_concrete_function_called_directly_uses_its_guard_and_still_checks():
     with pytest.raises(ag.errors.GraphError):
         fn(np.ones(4, np.int32), 2)
     assert fn._entry((np.ones(3), 3)) is concrete.MISS
+
+
+def _variants():
+    """(base arguments, other arguments): calls a guard made for the first must
+    accept exactly when their cache keys are equal."""
+    a2, a3 = np.ones(2), np.ones(3)
+    base = ([a2, (a3, {"k": a2, "n": 1})], {"w": a2, "b": (1.5, None)}, (a2,) * 3)
+    yield base, ([np.zeros(2), (np.zeros(3), {"n": 1, "k": np.ones(2)})],
+                 {"b": (1.5, None), "w": np.ones(2)}, (np.ones(2),) * 3)  # equal key
+    yield base, ([a2, (a2, {"k": a2, "n": 1})], base[1], base[2])  # nested shape
+    yield base, ([a2, (a3, {"k": a2.astype(np.float32), "n": 1})], base[1], base[2])
+    yield base, ([a2, [a3, {"k": a2, "n": 1}]], base[1], base[2])  # tuple -> list
+    yield base, ([a2, (a3, {"k": a2, "m": 1})], base[1], base[2])  # other dict key
+    yield base, ([a2, (a3, {"k": a2, "n": 1, "z": 2})], base[1], base[2])  # extra key
+    yield base, ([a2, (a3, {"k": a2, "n": True})], base[1], base[2])  # 1 vs True
+    yield base, ([a2, (a3, {"k": a2, "n": 1})], {"w": a2, "b": (-1.5, None)}, base[2])
+    yield base, (base[0], base[1], (a2,) * 2)  # shorter tuple
+    yield base, (base[0], base[1], (a2, a2, np.float64(1)))  # 0-d scalar for an array
+    yield base, (base[0], base[1], (a2, a2, a2.reshape(2, 1)))  # rank
+    yield base, (base[0], base[1], (a2, a2, np.ones(2, np.int64)))  # dtype
+    yield base, (base[0], base[1], (a2, a2, np.ma.masked_array(a2)))  # a subclass
+    yield base, (base[0], base[1])  # fewer arguments
+    matrix = [[np.ones((2, 2)) for _ in range(3)] for _ in range(2)]
+    yield (matrix,), ([[np.ones((2, 2)) for _ in range(3)] for _ in range(2)],)
+    yield (matrix,), ([matrix[0], matrix[1][:2]],)
+    yield (matrix,), ([matrix[0], matrix[1][:2] + [np.ones((2, 3))]],)
+    yield ({},), ({"a": a2},)
+    yield ([],), ((),)
+
+
+@pytest.mark.parametrize("base, other", list(_variants()))
+def test_guards_accept_exactly_the_calls_with_an_equal_key(base, other):
+    key = signature.call_key(base, {}, [], [])
+    equal = signature.call_key(other, {}, [], []) == key
+    fn = ag.function(lambda *args: len(args), autograph=False).get_concrete_function(*base)
+    entry = fn.entry(base)
+    assert entry(base) is not concrete.MISS
+    assert (entry(other) is not concrete.MISS) == equal
+
+
+class _Defaulting(dict):
+    def __missing__(self, key):  # like defaultdict: reading a missing key adds it
+        self[key] = np.zeros(2)
+        return self[key]
+
+
+def test_a_dict_subclass_is_not_changed_by_its_guard():
+    staged = _traced(lambda d: d["a"] + d["b"])
+    staged(_Defaulting(a=np.ones(2), b=np.ones(2)))
+    other = _Defaulting(a=np.ones(2), c=np.ones(2))
+    assert staged._entries[0]((other,)) is concrete.MISS
+    assert sorted(other) == ["a", "c"]  # (other["b"] would have added "b")
+
+
+@pytest.mark.filterwarnings("ignore::autograph.errors.RetracingWarning")
+def test_relaxed_shapes_get_a_fast_call_per_shape_and_still_check_dtype():
+    """reduce_retracing gives a graph with None dims; each new shape it accepts
+    gets its own exact fast call, and a dtype it was not traced for does not."""
+    staged = ag.function(lambda x: x * 2, autograph=False, reduce_retracing=True)
+    for n in (2, 3, 4, 5):
+        np.testing.assert_array_equal(staged(np.ones(n)), np.full(n, 2.0))
+    assert staged.experimental_get_tracing_count() == 2  # (2,) then (None,)
+    assert any(entry((np.ones(4),)) is not concrete.MISS for entry in staged._entries)
+    assert all(entry((np.ones(6),)) is concrete.MISS for entry in staged._entries)
+    assert all(entry((np.ones(4, np.int64),)) is concrete.MISS for entry in staged._entries)
+    out = staged(np.ones(4, np.int64))
+    assert out.dtype == np.int64 and staged.experimental_get_tracing_count() == 3
+
+
+def test_signature_functions_with_none_dims_accept_new_shapes_through_fast_calls():
+    staged = ag.function(lambda x: x + 1, autograph=False,
+                         input_signature=[ag.TensorSpec([None], np.float64)])
+    for n in (1, 3, 3, 7):
+        np.testing.assert_array_equal(staged(np.zeros(n)), np.ones(n))
+    assert staged.experimental_get_tracing_count() == 1
+    with pytest.raises(ag.errors.GraphError):
+        staged(np.zeros((2, 2)))

@@ -560,10 +560,6 @@ def test_global_array_changed_in_place_is_seen_when_used_directly():
         WEIGHTS[:] = 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="numpy work on a global array while tracing "
-                   "(`WEIGHTS * 2`, no tensor involved) runs once and its result is a graph "
-                   "constant: changing the array in place later is not seen (replacing it "
-                   "is). Hold such state in ag.Variable")
 def test_global_array_changed_in_place_after_numpy_work_at_tracing():
     f = ag.function(uses_globals)
     x = np.ones(2)

@@ -1,0 +1,142 @@
+"""Arrays a trace read from outside its arguments (guards.py): numpy work on
+them while tracing is baked into the graph, so changing them in place must
+make `ag.function` trace again and a ConcreteFunction refuse to run -- never
+return the result for the old contents.  Functions that read no such array
+keep a fast call with no content check."""
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph.graph import concrete as concrete_module
+
+SCALE = np.array([1.0, 2.0])
+config = types.ModuleType("watched_config")  # a module holding an array attribute
+config.W = np.array([3.0, 4.0])
+sys.modules["watched_config"] = config
+
+
+def doubled_scale(x):
+    return x * (SCALE * 2)  # numpy work on the global at tracing: one constant
+
+
+def module_total(x):
+    return x + config.W.sum()  # numpy work on a module's array at tracing
+
+
+def _fast_call_used(staged, *args):
+    """Calls through the first fast call; True when it accepted the arguments."""
+    return staged._entries and staged._entries[0](args) is not concrete_module.MISS
+
+
+def test_global_array_changed_in_place_traces_again():
+    staged = ag.function(doubled_scale, autograph=False)
+    x = np.ones(2)
+    np.testing.assert_array_equal(staged(x), [2.0, 4.0])
+    try:
+        SCALE[:] = [5.0, 6.0]
+        np.testing.assert_array_equal(staged(x), [10.0, 12.0])
+        assert staged.experimental_get_tracing_count() == 2
+        np.testing.assert_array_equal(staged(x), [10.0, 12.0])  # new contents: fast again
+        assert _fast_call_used(staged, x)
+        assert staged.experimental_get_tracing_count() == 2
+    finally:
+        SCALE[:] = [1.0, 2.0]
+
+
+def test_unchanged_global_array_keeps_the_fast_call():
+    staged = ag.function(doubled_scale, autograph=False)
+    x = np.ones(2)
+    for _ in range(3):
+        np.testing.assert_array_equal(staged(x), [2.0, 4.0])
+    assert staged.experimental_get_tracing_count() == 1
+    assert _fast_call_used(staged, x)
+
+
+@pytest.mark.parametrize("change", ["bits", "shape", "dtype"])
+def test_any_in_place_change_is_seen(change):
+    """Only the bytes count: -0.0 for 0.0 is a change, NaN for NaN is not; an
+    in-place reshape or dtype view of the same bytes is a change too."""
+    held = np.array([0.0, np.nan, 1.0, 2.0])
+
+    def reads(x):
+        return x + np.where(np.isnan(held), 7.0, np.copysign(3.0, held)).sum() + held.shape[0]
+
+    staged = ag.function(reads, autograph=False)
+    x = np.zeros(())
+    expected = reads(x)
+    np.testing.assert_array_equal(staged(x), expected)
+    held[1] = np.nan  # the same bytes: no change
+    np.testing.assert_array_equal(staged(x), expected)
+    assert staged.experimental_get_tracing_count() == 1
+    if change == "bits":
+        held[0] = -0.0
+    elif change == "shape":
+        held.shape = (2, 2)
+    else:
+        held.dtype = np.int64
+    assert staged(x) == reads(x) != expected
+    assert staged.experimental_get_tracing_count() == 2
+
+
+def test_closure_cell_array_changed_in_place():
+    weights = np.ones(3)
+
+    @ag.function
+    def apply(x):
+        return x @ (weights * 2)
+
+    x = np.ones(3)
+    assert apply(x) == 6.0
+    weights += 1.0
+    assert apply(x) == 12.0
+    assert apply.experimental_get_tracing_count() == 2
+
+
+def test_module_array_attribute_changed_in_place_or_replaced():
+    staged = ag.function(module_total, autograph=False)
+    x = np.zeros(1)
+    np.testing.assert_array_equal(staged(x), [7.0])
+    old = config.W
+    try:
+        config.W[0] = 10.0
+        np.testing.assert_array_equal(staged(x), [14.0])
+        config.W = np.array([1.0, 1.0])
+        np.testing.assert_array_equal(staged(x), [2.0])
+        assert staged.experimental_get_tracing_count() == 3
+    finally:
+        config.W = old
+        old[:] = [3.0, 4.0]
+
+
+def test_concrete_function_refuses_an_array_changed_in_place():
+    staged = ag.function(doubled_scale, autograph=False)
+    x = np.ones(2)
+    concrete = staged.get_concrete_function(x)
+    np.testing.assert_array_equal(concrete(x), [2.0, 4.0])
+    np.testing.assert_array_equal(concrete(x), [2.0, 4.0])  # through its fast call
+    assert concrete._entry
+    try:
+        SCALE[0] = 9.0
+        with pytest.raises(ag.errors.GraphError,
+                           match=r"test_watched_arrays\.py:\d+.*global 'SCALE'.*changed in "
+                                 r"place.*Pass the array as an argument.*ag\.Variable"):
+            concrete(x)
+        np.testing.assert_array_equal(staged(x), [18.0, 4.0])  # the Function traces again
+    finally:
+        SCALE[:] = [1.0, 2.0]
+
+
+def test_functions_reading_no_global_array_have_no_content_check():
+    staged = ag.function(lambda x, ws: x * ws[0] + ws[1], autograph=False)
+    x = np.ones(2)
+    staged(x, [np.ones(2), 2.0])
+    concrete = staged.get_concrete_function(x, [np.ones(2), 2.0])
+    assert concrete.guards == ()
+    assert "tobytes" not in staged._entries[0].__code__.co_names
+    fast = ag.function(doubled_scale, autograph=False)
+    fast(x)
+    assert "tobytes" in fast._entries[0].__code__.co_names  # (the check that test looks for)
