@@ -192,12 +192,16 @@ def undefined_or_name(name, defined, surely, origin):
     whichever of the two holds (`if c: y = 1` then a staged `if` on `y`)."""
     if name in surely:
         return load(name)
+    # (The name is a replacement, not part of the template's text: one parsed
+    # template serves every name.)
     if name not in defined:
-        return templates.replace_as_expression(f"ag__.Undefined({name!r})", origin=origin)
+        return templates.replace_as_expression(
+            "ag__.Undefined(text)", origin=origin, text=gast.Constant(value=name, kind=None))
     # A converted body is always a function body, so `locals()` holds every
     # bound local; no runtime call stands between the user's frame and the name.
     maybe = templates.replace_as_expression(
-        f"locals().get({name!r}, ag__.Undefined({name!r}))", origin=origin, locals="locals")
+        "locals().get(text, ag__.Undefined(text))", origin=origin, locals="locals",
+        text=gast.Constant(value=name, kind=None))
     anno.setanno(maybe, anno.Basic.LOADS, name)  # a read of `name` for the analysis
     return maybe
 
