@@ -8,7 +8,7 @@ targets are the comprehension's; walrus targets bind in the enclosing function
 (Python 3.11 scoping).
 """
 
-import dataclasses
+import typing
 
 import gast
 
@@ -18,8 +18,10 @@ from autograph.trees import child_nodes
 _EMPTY = frozenset()
 
 
-@dataclasses.dataclass(frozen=True)
-class Scope:
+class Scope(typing.NamedTuple):
+    """What a statement (or block, or expression) does to names.  A tuple:
+    built for every statement, so it is made at tuple speed."""
+
     read: frozenset = _EMPTY
     modified: frozenset = _EMPTY
     bound: frozenset = _EMPTY      # definitely (re)bound by a simple statement
@@ -28,6 +30,9 @@ class Scope:
     def __or__(self, other):
         return Scope(self.read | other.read, self.modified | other.modified,
                      _EMPTY, self.declared | other.declared)
+
+
+_AST = gast.AST
 
 
 class _Names(trees.CachedDispatch, gast.NodeVisitor):
@@ -45,6 +50,20 @@ class _Names(trees.CachedDispatch, gast.NodeVisitor):
         else:  # Del: must be bound, becomes unbound
             self.read.add(node.id)
             self.modified.add(node.id)
+
+    def generic_visit(self, node):
+        # `ast.NodeVisitor.generic_visit` without its generic field iteration:
+        # this visits every expression of every statement.
+        attrs = node.__dict__
+        visit = self.visit
+        for field in node._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        visit(item)
+            elif isinstance(value, _AST):
+                visit(value)
 
     def visit_Call(self, node):
         loaded = anno.getanno(node, anno.Basic.LOADS, None)
@@ -120,7 +139,7 @@ class Activity(trees.CachedDispatch):
 
     def statement(self, node):
         scope = self.dispatch(node)
-        scope = dataclasses.replace(scope, declared=self.declared)
+        scope = Scope(scope.read, scope.modified, scope.bound, self.declared)
         anno.setanno(node, anno.Static.SCOPE, scope)
         return scope
 
@@ -135,7 +154,7 @@ class Activity(trees.CachedDispatch):
 
     def _AugAssign(self, node):
         scope = expression_scope(node)
-        return dataclasses.replace(scope, read=scope.read | scope.modified)
+        return scope._replace(read=scope.read | scope.modified)
 
     def _AnnAssign(self, node):
         if node.value is None:

@@ -124,6 +124,7 @@ class Findings:
     def __init__(self, generated):
         self.generated = generated
         self._memo = {}
+        self._targets = {}
 
     def of(self, node):
         found = self._memo.get(id(node))
@@ -144,6 +145,28 @@ class Findings:
             if inner and isinstance(node, _LOOPS) and any(child is s for s in node.body):
                 inner = [f for f in inner if not isinstance(f, (gast.Break, gast.Continue))]
             found.extend(inner)
+        return found
+
+
+    def part_targets(self, node):
+        """The item and attribute targets in `node` (`d[k] = v`, `obj.n += 1`,
+        `del d[k]` on a variable `d`, `obj`), not looking into the user's
+        functions, lambdas and classes: `node` itself first, then its
+        children's, the last child first (the order assigned_parts decides
+        in, as its first candidate per part wins)."""
+        found = self._targets.get(id(node))
+        if found is None:
+            found = self._targets[id(node)] = self._scan_targets(node)
+        return found
+
+    def _scan_targets(self, node):
+        if user_scope(node, self.generated):
+            return ()
+        found = [node] if (isinstance(node, (gast.Subscript, gast.Attribute))
+                           and not isinstance(node.ctx, gast.Load)
+                           and isinstance(node.value, gast.Name)) else []
+        for child in reversed(trees.child_nodes(node)):
+            found.extend(self.part_targets(child))
         return found
 
 
@@ -285,28 +308,22 @@ class Part:
         return stmts
 
 
-def assigned_parts(origin, stmts, modified, namer):
+def assigned_parts(origin, stmts, modified, namer, findings):
     """The items and attributes `stmts` (of compound statement `origin`)
     assign, delete or update, as Parts: `name[key]` with a constant key or a
     variable the statement does not assign, and `name.attr`, where `name` is
     surely defined before `origin` and not assigned by it (an assigned
     container is carried whole, as a variable).  Looks into the functions the
     converters generated for nested statements, not into the user's own
-    functions, lambdas and classes."""
+    functions, lambdas and classes.  `findings` is the pass's `Findings`,
+    which finds the candidates once per node for every enclosing statement."""
     surely = definedness.surely_defined(origin)
     usable = surely - set(modified) - namer.generated - {"ag__"}
     found = {}
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        if user_scope(node, namer.generated):
-            continue
-        stack.extend(trees.child_nodes(node))
-        if not isinstance(node, (gast.Subscript, gast.Attribute)) or \
-                isinstance(node.ctx, gast.Load) or not isinstance(node.value, gast.Name) or \
-                node.value.id not in usable:
-            continue
+    for node in (target for stmt in reversed(stmts) for target in findings.part_targets(stmt)):
         base = node.value.id
+        if base not in usable:
+            continue
         if isinstance(node, gast.Attribute):
             text, kind, key = f"{base}.{node.attr}", "attr", node.attr
         elif isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, (str, int)):
