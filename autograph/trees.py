@@ -119,13 +119,16 @@ def child_nodes(node):
     """`gast.iter_child_nodes(node)` as a list, in the same order, without the
     generic field iteration (searches call this for every node they visit)."""
     found = []
+    append = found.append
     attrs = node.__dict__
     for field in node._fields:
         value = attrs.get(field)
         if value.__class__ is list:
-            found.extend(item for item in value if isinstance(item, _AST))
+            for item in value:
+                if isinstance(item, _AST):
+                    append(item)
         elif isinstance(value, _AST):
-            found.append(value)
+            append(value)
     return found
 
 

@@ -114,39 +114,27 @@ _LOOPS = (gast.For, gast.AsyncFor, gast.While)
 
 
 class Findings:
-    """What in a statement can keep it from moving into a nested function:
-    `yield`/`await`, a `return`, `break` or `continue` leaving it, `del`,
-    functions and classes it defines.  Computed once per node for a whole
-    pass (memoised bottom-up), so nested statements are not walked again for
-    each enclosing one.  Valid while the pass has not rewritten the subtree:
-    the passes ask about a statement before converting what it contains."""
+    """What in a statement can keep it from moving into a nested function
+    (`of`): `yield`/`await`, a `return`, `break` or `continue` leaving it,
+    `del`, functions and classes it defines; and the item and attribute
+    targets in it (`part_targets`, for assigned_parts).  Computed for every
+    node in one walk per pass (memoised bottom-up), so nested statements are
+    not walked again for each enclosing one.  Valid while the pass has not
+    rewritten the subtree: the passes ask about a statement before
+    converting what it contains."""
 
     def __init__(self, generated):
         self.generated = generated
-        self._memo = {}
-        self._targets = {}
+        self._memo = {}  # id(node) -> (findings, targets)
+
+    def _entry(self, node):
+        entry = self._memo.get(id(node))
+        if entry is None:
+            entry = self._memo[id(node)] = self._scan(node)
+        return entry
 
     def of(self, node):
-        found = self._memo.get(id(node))
-        if found is None:
-            found = self._memo[id(node)] = self._scan(node)
-        return found
-
-    def _scan(self, node):
-        if isinstance(node, gast.FunctionDef) and node.name in self.generated:
-            # Lies on the statement's own paths; its returns are its outputs.
-            return [f for child in node.body for f in self.of(child)
-                    if not isinstance(f, gast.Return)]
-        if isinstance(node, _SCOPES):
-            return [node]  # a user function or class: only its free reads matter
-        found = [node] if isinstance(node, _FINDINGS) else []
-        for child in trees.child_nodes(node):
-            inner = self.of(child)
-            if inner and isinstance(node, _LOOPS) and any(child is s for s in node.body):
-                inner = [f for f in inner if not isinstance(f, (gast.Break, gast.Continue))]
-            found.extend(inner)
-        return found
-
+        return self._entry(node)[0]
 
     def part_targets(self, node):
         """The item and attribute targets in `node` (`d[k] = v`, `obj.n += 1`,
@@ -154,20 +142,38 @@ class Findings:
         functions, lambdas and classes: `node` itself first, then its
         children's, the last child first (the order assigned_parts decides
         in, as its first candidate per part wins)."""
-        found = self._targets.get(id(node))
-        if found is None:
-            found = self._targets[id(node)] = self._scan_targets(node)
-        return found
+        return self._entry(node)[1]
 
-    def _scan_targets(self, node):
-        if user_scope(node, self.generated):
-            return ()
-        found = [node] if (isinstance(node, (gast.Subscript, gast.Attribute))
-                           and not isinstance(node.ctx, gast.Load)
-                           and isinstance(node.value, gast.Name)) else []
-        for child in reversed(trees.child_nodes(node)):
-            found.extend(self.part_targets(child))
-        return found
+    def _scan(self, node):
+        generated = node.__class__ is gast.FunctionDef and node.name in self.generated
+        if generated:
+            children = node.body  # the rest of a generated function holds neither
+        elif isinstance(node, _SCOPES):
+            return [node], ()  # a user function or class: only its free reads matter
+        else:
+            children = trees.child_nodes(node)
+        entries = [self._entry(child) for child in children]
+        found = [node] if not generated and isinstance(node, _FINDINGS) else []
+        loop_body = {id(stmt) for stmt in node.body} if isinstance(node, _LOOPS) else ()
+        for child, (inner, _) in zip(children, entries):
+            if not inner:
+                continue
+            if generated:
+                # Lies on the statement's own paths; its returns are its outputs.
+                inner = [f for f in inner if not isinstance(f, gast.Return)]
+            elif id(child) in loop_body:
+                inner = [f for f in inner if not isinstance(f, (gast.Break, gast.Continue))]
+            found.extend(inner)
+        targets = [node] if (node.__class__ in _PART_TARGETS
+                             and node.ctx.__class__ is not gast.Load
+                             and node.value.__class__ is gast.Name) else []
+        for _, inner in reversed(entries):
+            if inner:
+                targets.extend(inner)
+        return found or (), targets or ()
+
+
+_PART_TARGETS = (gast.Subscript, gast.Attribute)
 
 
 def unstageable(node, stmts, modified, kind, findings):
