@@ -13,7 +13,6 @@ import typing
 import gast
 
 from autograph import anno, trees
-from autograph.trees import child_nodes
 
 _EMPTY = frozenset()
 
@@ -247,9 +246,14 @@ def pattern_values(pattern):
 
 
 
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+_SCOPE_STATEMENTS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+
+
 def declared_names(body):
     """Names a function declares global/nonlocal (not looking into nested
-    scopes): (all of them, the global ones)."""
+    scopes): (all of them, the global ones).  Declarations are statements,
+    so only statement lists are searched, not expressions."""
     found, global_names = set(), set()
     stack = list(body)
     while stack:
@@ -258,9 +262,12 @@ def declared_names(body):
             found.update(node.names)
             if isinstance(node, gast.Global):
                 global_names.update(node.names)
-        elif not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef,
-                                   gast.Lambda)):
-            stack.extend(child_nodes(node))
+        elif not isinstance(node, _SCOPE_STATEMENTS):
+            attrs = node.__dict__
+            for field in _STATEMENT_LISTS:
+                value = attrs.get(field)
+                if value.__class__ is list:
+                    stack.extend(value)
     return found, global_names
 
 
