@@ -8,8 +8,7 @@ of the nodes instead of going through generic machinery:
   - `nodes`, `child_nodes`, `contains`, `node_types`: walks for searching
     and marking;
   - `gast_to_ast`, `ast_to_gast`, `parse`, `fix_missing_locations`: gast's
-    and the stdlib's, with cheaper dispatch (`gast_to_located_ast` does the
-    first and the last in one walk). The translators subclass gast's
+    and the stdlib's, with cheaper dispatch. The translators subclass gast's
     own (`gast.ast3`), so pyproject pins gast to the minor version tested;
   - `CachedDispatch`: the one visitor base with dispatch cached per node
     class (passes, templates, translators and the analysis use it).
@@ -236,69 +235,6 @@ _ToGast = _fast_translator(_gast3.Ast3ToGAst, gast, {"annotation": None, "type_c
 def gast_to_ast(node):
     """`gast.gast_to_ast(node)`, faster."""
     return _ToAst().visit(node)
-
-
-class _ToLocatedAst(_ToAst):
-    """`_ToAst` that also gives every node lacking a position its parent's,
-    as `fix_missing_locations` would after it, in the same walk."""
-
-    position = (1, 0, 1, 0)  # lineno, col_offset, end_lineno, end_col_offset
-
-    def visit(self, node):
-        visitor = self._visitors.get(node.__class__)
-        if visitor is None:
-            visitor = self.visitor_for(node.__class__)
-        if not node._attributes:  # (arguments, comprehension, ...): the parent's
-            return visitor(self, node)
-        outer = self.position
-        self.position = position = _own_position(node, outer)
-        try:
-            new_node = visitor(self, node)
-        finally:
-            self.position = outer
-        _fill_position(new_node, position)
-        return new_node
-
-    def _make_arg(self, node):
-        # gast's arguments visitor makes an `arg` of each parameter without
-        # visiting it: locate it (and what it holds) here.
-        if node is None:
-            return None
-        outer = self.position
-        self.position = position = _own_position(node, outer)
-        try:
-            new_node = super()._make_arg(node)
-        finally:
-            self.position = outer
-        _fill_position(new_node, position)
-        return new_node
-
-
-def _own_position(node, inherited):
-    attrs = node.__dict__
-    lineno = attrs.get("lineno")
-    col = attrs.get("col_offset")
-    end_lineno = attrs.get("end_lineno")
-    end_col = attrs.get("end_col_offset")
-    if lineno is not None and col is not None and end_lineno is not None and end_col is not None:
-        return lineno, col, end_lineno, end_col
-    return (inherited[0] if lineno is None else lineno, inherited[1] if col is None else col,
-            inherited[2] if end_lineno is None else end_lineno,
-            inherited[3] if end_col is None else end_col)
-
-
-def _fill_position(new_node, position):
-    if new_node is None or not new_node._attributes:
-        return
-    attrs = new_node.__dict__
-    for attr, value in zip(_POSITIONS, position):
-        if attrs.get(attr) is None:
-            attrs[attr] = value
-
-
-def gast_to_located_ast(node):
-    """`fix_missing_locations(gast_to_ast(node))`, in one walk."""
-    return _ToLocatedAst().visit(node)
 
 
 def ast_to_gast(node):

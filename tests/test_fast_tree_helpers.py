@@ -84,15 +84,3 @@ def test_fix_missing_locations_matches_ast():
         ast.fix_missing_locations(expected)
         trees.fix_missing_locations(ours)
         assert _dump(ours) == _dump(expected)
-
-
-def test_gast_to_located_ast_matches_translate_then_fix():
-    rng = random.Random(1)
-    for source in _sources():
-        tree = gast.parse(source)
-        for node in gast.walk(tree):
-            for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-                if attr in node._attributes and rng.random() < 0.3:
-                    node.__dict__.pop(attr, None)  # as a generated node lacks them
-        expected = trees.fix_missing_locations(trees.gast_to_ast(tree))
-        assert _dump(trees.gast_to_located_ast(tree)) == _dump(expected)
