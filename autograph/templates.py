@@ -171,24 +171,28 @@ class _Filler:
 
     def _copy(self, node):
         """A copy of template node `node` (fields filled in, located)."""
-        cls = node.__class__
-        attrs = dict(node.__dict__)
-        for field in cls._fields:
-            value = attrs.get(field)
-            if value.__class__ is list:
-                if not value:
-                    attrs[field] = []
-                elif field in _BODIES:
-                    attrs[field] = self._statements(value)
-                elif field == "elts" and cls in _SEQUENCES or field == "args" and cls is _CALL:
-                    attrs[field] = self._expressions(value, False)
-                elif field == "args" and cls is _ARGUMENTS:
-                    attrs[field] = self._expressions(value, True)
-                else:
-                    attrs[field] = [self._build(item) if isinstance(item, _AST) else item
-                                    for item in value]
-            elif isinstance(value, _AST):
-                attrs[field] = self._build(value)
+        plan = _PLANS.get(id(node))
+        if plan is None:
+            plan = _plan(node)
+        cls, attrs, steps, located = plan
+        attrs = attrs.copy()
+        for field, step, value in steps:
+            if step is _NODE:
+                attrs[field] = self._placeholder(value) if value.__class__ is _NAME \
+                    else self._copy(value)
+            elif step is _CONTEXT:
+                attrs[field] = value.__new__(value)
+            elif step is _STATEMENTS:
+                attrs[field] = self._statements(value)
+            elif step is _EXPRESSIONS:
+                attrs[field] = self._expressions(value, False)
+            elif step is _PARAMETERS:
+                attrs[field] = self._expressions(value, True)
+            elif step is _NODES:
+                attrs[field] = [self._build(item) if isinstance(item, _AST) else item
+                                for item in value]
+            else:  # _EMPTY
+                attrs[field] = []
         if cls is _FUNCTION:
             name = node.name
             if name in self.replacements:
@@ -196,14 +200,49 @@ class _Filler:
                 attrs["name"] = self.replacements[name]
             elif name not in FIXED_NAMES:
                 self.missing.add(name)
-        if self.location is not None:
-            if cls is _LAMBDA:
-                attrs.update(self.lambda_location)
-            elif issubclass(cls, _LOCATED):
-                attrs.update(self.location)
+        if located and self.location is not None:
+            attrs.update(self.lambda_location if cls is _LAMBDA else self.location)
         new = cls.__new__(cls)
         new.__dict__.update(attrs)
         return new
+
+
+# How `_Filler._copy` builds each field of a template node, decided once per
+# template node (`_plan`): the parsed templates live as long as the process.
+_NODE, _CONTEXT, _STATEMENTS, _EXPRESSIONS, _PARAMETERS, _NODES, _EMPTY = (
+    "node", "context", "statements", "expressions", "parameters", "nodes", "empty")
+_PLANS = {}  # id(template node) -> (class, its other attributes, steps, located)
+
+
+def _plan(node):
+    cls = node.__class__
+    attrs = dict(node.__dict__)
+    steps = []
+    for field in cls._fields:
+        value = attrs.get(field)
+        if value.__class__ is list:
+            if not value:
+                step = _EMPTY
+            elif field in _BODIES:
+                step = _STATEMENTS
+            elif field == "elts" and cls in _SEQUENCES or field == "args" and cls is _CALL:
+                step = _EXPRESSIONS
+            elif field == "args" and cls is _ARGUMENTS:
+                step = _PARAMETERS
+            else:
+                step = _NODES
+        elif isinstance(value, _AST):
+            if value._fields:
+                step = _NODE
+            else:  # Load, Store, ...: a new one of the same kind
+                step, value = _CONTEXT, value.__class__
+        else:
+            continue
+        del attrs[field]
+        steps.append((field, step, value))
+    plan = _PLANS[id(node)] = (cls, attrs, tuple(steps),
+                               cls is _LAMBDA or issubclass(cls, _LOCATED))
+    return plan
 
 
 _parsed = {}  # template text -> its parsed statements (never changed: each use builds a copy)
