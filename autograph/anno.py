@@ -28,6 +28,8 @@ class Basic(_Key):
                        "loaded as `ag__.Undefined` (their reads go through `ag__.ld`)")
     LOADS = ("on a generated expression that reads a variable without naming it "
              "(`locals().get('y', ...)`): the variable's name, a read for the analysis")
+    LOCAL_NAMES = ("on a user function node: its local names (converters/lists.py "
+                   "local_names), found once for the passes before control flow")
     EXTRA_TEST = ("on a For: gast expression over loop-state names (jump flags); the "
                   "loop stops before fetching the next item once it is false")
 
