@@ -81,7 +81,7 @@ class Converter(base.Converter):
         converter.closure_names = (closure_reads(body, ctx.namer.generated)
                                    if base.may_define_closures(ctx) else frozenset())
         converter.maybe_undefined = set()
-        converter.findings = Findings(ctx.namer.generated)
+        converter.findings = Findings(ctx.namer.generated, node)
         converter.source_order = SourceOrder(node)
         node = converter.visit(node)
         # For the variables pass: the names that may now hold an Undefined.
@@ -121,11 +121,17 @@ class Findings:
     node in one walk per pass (memoised bottom-up), so nested statements are
     not walked again for each enclosing one.  Valid while the pass has not
     rewritten the subtree: the passes ask about a statement before
-    converting what it contains."""
+    converting what it contains.
 
-    def __init__(self, generated):
+    An expression that is read (Load, or no context) can hold a finding only
+    as `yield`/`await`, and a target only in a comprehension: in a function
+    `root` without either, only statements and assignment targets are
+    searched."""
+
+    def __init__(self, generated, root):
         self.generated = generated
         self._memo = {}  # id(node) -> (findings, targets)
+        self._all_expressions = trees.contains(root, _IN_EXPRESSIONS)
 
     def _entry(self, node):
         entry = self._memo.get(id(node))
@@ -145,6 +151,9 @@ class Findings:
         return self._entry(node)[1]
 
     def _scan(self, node):
+        if not self._all_expressions and isinstance(node, gast.expr) and \
+                node.__dict__.get("ctx", _LOAD).__class__ is gast.Load:
+            return (), ()
         generated = node.__class__ is gast.FunctionDef and node.name in self.generated
         if generated:
             children = node.body  # the rest of a generated function holds neither
@@ -174,6 +183,8 @@ class Findings:
 
 
 _PART_TARGETS = (gast.Subscript, gast.Attribute)
+_IN_EXPRESSIONS = (gast.Yield, gast.YieldFrom, gast.Await, gast.comprehension)
+_LOAD = gast.Load()
 
 
 def unstageable(node, stmts, modified, kind, findings):
