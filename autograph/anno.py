@@ -30,6 +30,9 @@ class Basic(_Key):
              "(`locals().get('y', ...)`): the variable's name, a read for the analysis")
     LOCAL_NAMES = ("on a user function node: its local names (converters/lists.py "
                    "local_names), found once for the passes before control flow")
+    FINDINGS_IN_EXPRESSIONS = ("on the function node: whether it holds a yield, an await or a "
+                               "comprehension (staging.Findings), found by the first "
+                               "control-flow pass for the others")
     EXTRA_TEST = ("on a For: gast expression over loop-state names (jump flags); the "
                   "loop stops before fetching the next item once it is false")
 

@@ -81,7 +81,12 @@ class Converter(base.Converter):
         converter.closure_names = (closure_reads(body, ctx.namer.generated)
                                    if base.may_define_closures(ctx) else frozenset())
         converter.maybe_undefined = set()
-        converter.findings = Findings(ctx.namer.generated, node)
+        # Found by the first of the three passes: they create none of these.
+        in_expressions = anno.getanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, None)
+        if in_expressions is None:
+            in_expressions = trees.contains(node, _IN_EXPRESSIONS)
+            anno.setanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, in_expressions)
+        converter.findings = Findings(ctx.namer.generated, in_expressions)
         converter.source_order = SourceOrder(node)
         node = converter.visit(node)
         # For the variables pass: the names that may now hold an Undefined.
@@ -125,13 +130,13 @@ class Findings:
 
     An expression that is read (Load, or no context) can hold a finding only
     as `yield`/`await`, and a target only in a comprehension: in a function
-    `root` without either, only statements and assignment targets are
-    searched."""
+    without either (`in_expressions` false), only statements and assignment
+    targets are searched."""
 
-    def __init__(self, generated, root):
+    def __init__(self, generated, in_expressions=True):
         self.generated = generated
         self._memo = {}  # id(node) -> (findings, targets)
-        self._all_expressions = trees.contains(root, _IN_EXPRESSIONS)
+        self._all_expressions = in_expressions
 
     def _entry(self, node):
         entry = self._memo.get(id(node))
