@@ -16,7 +16,7 @@ use. Replacements:
     a call's arguments or a function's parameters: spliced in place;
   - a list of statements where the placeholder stands alone as a statement.
 Generated nodes take the source location of `origin` so tracebacks point at
-the user's line (a generated `lambda` itself takes line 0, see `_locate`).
+the user's line (a generated `lambda` itself takes line 0, see `_Filler`).
 """
 
 import textwrap
