@@ -4,10 +4,12 @@ import gast
 
 
 def names_in(node):
-    """Every identifier spelled in a tree (names, args, defs, attributes)."""
+    """Every identifier spelled in a tree (names, args, defs, attributes);
+    `node` is its root, or already the list of all its nodes (trees.nodes,
+    a cheaper walk than gast's, which this layer below trees cannot call)."""
     found = set()
-    for child in gast.walk(node):
-        if isinstance(child, gast.Name):
+    for child in node if isinstance(node, list) else gast.walk(node):
+        if child.__class__ is gast.Name:
             found.add(child.id)
         elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             found.add(child.name)

@@ -41,15 +41,20 @@ def _indented_block(lines, first):
     head = lines[first - 1]
     indent = len(head) - len(head.lstrip())
     end = first  # one past the last line of code in the block, 0-based
+    # The body starts with the first more indented line after the `def` line
+    # (a decorator's arguments may continue on more indented lines above it).
+    seen_def = head.lstrip().startswith(("def ", "async def "))
     body_started = False
     for k in range(first, len(lines)):
         line = lines[k]
         stripped = line.lstrip()
         if not stripped or stripped[0] == "#":
             continue
-        if len(line) - len(stripped) <= indent and body_started:
-            break
-        if len(line) - len(stripped) > indent:
+        if len(line) - len(stripped) <= indent:
+            if body_started:
+                break
+            seen_def = seen_def or stripped.startswith(("def ", "async def "))
+        elif seen_def:
             body_started = True
         end = k + 1
     return lines[first - 1:end]

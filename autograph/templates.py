@@ -16,7 +16,7 @@ use. Replacements:
     a call's arguments or a function's parameters: spliced in place;
   - a list of statements where the placeholder stands alone as a statement.
 Generated nodes take the source location of `origin` so tracebacks point at
-the user's line (a generated `lambda` itself takes line 0, see `_locate`).
+the user's line (a generated `lambda` itself takes line 0, see `_Filler`).
 """
 
 import textwrap
@@ -31,10 +31,6 @@ class TemplateError(AssertionError):
     """A template and its replacements do not match (a bug in a converter)."""
 
 
-def _as_name(value, ctx):
-    return gast.Name(id=value, ctx=ctx, annotation=None, type_comment=None)
-
-
 def _with_ctx(node, ctx):
     """Sets the ctx of an expression (and of tuple elements) for its position."""
     if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript, gast.Starred)):
@@ -46,28 +42,54 @@ def _with_ctx(node, ctx):
     return node
 
 
-class _Replacer(trees.CachedDispatch, gast.NodeTransformer):
-    def __init__(self, replacements):
+_AST = gast.AST
+_LOCATED = (gast.expr, gast.stmt, gast.excepthandler)
+_BODIES = ("body", "orelse", "finalbody")  # statement lists, where a placeholder splices statements
+_NAME = gast.Name
+_LAMBDA = gast.Lambda
+_FUNCTION = gast.FunctionDef
+_CALL = gast.Call
+_ARGUMENTS = gast.arguments
+_SEQUENCES = (gast.Tuple, gast.List)
+
+
+def _fresh(ctx):
+    """A new ctx node of the same kind (Load/Store/Del/Param): the parsed
+    templates are shared by every use and stay untouched."""
+    cls = ctx.__class__
+    return cls.__new__(cls)
+
+
+class _Filler:
+    """Builds one use of a parsed template: a copy of its nodes with the
+    placeholders filled in and `origin`'s location, in one walk (the parsed
+    template is never changed)."""
+
+    __slots__ = ("replacements", "used", "missing", "inserted", "location", "lambda_location")
+
+    def __init__(self, replacements, origin):
         self.replacements = replacements
         self.used = set()
         self.missing = set()
-        self.inserted = set()  # ids of user nodes spliced in: they keep their locations
-
-    def _insert(self, node):
-        self.inserted.add(id(node))  # the root: _locate does not descend into it
-        return node
-
-    def _splice(self, value, ctx):
-        """A replacement node, moved into the template (the caller hands it
-        over); copied if the template uses it a second time."""
-        if id(value) in self.inserted:
-            value = trees.clone(value)
-        return self._insert(_with_ctx(value, ctx))
-
-    def visit(self, node):
-        if id(node) in self.inserted:  # spliced user code holds no placeholders
-            return node
-        return trees.CachedDispatch.visit(self, node)
+        self.inserted = set()  # ids of user nodes spliced in: a second use gets a copy
+        self.location = self.lambda_location = None
+        if origin is not None and hasattr(origin, "lineno"):
+            # One line: CPython 3.11 puts a method call (`ag__.f(...)`) on the
+            # END line of its attribute, so a multi-line span would move
+            # tracebacks off the origin's first line.
+            lineno = origin.lineno
+            col_offset = origin.col_offset
+            one_line = getattr(origin, "end_lineno", lineno) == lineno
+            end_col_offset = getattr(origin, "end_col_offset", col_offset) if one_line \
+                else col_offset
+            self.location = {"lineno": lineno, "end_lineno": lineno, "col_offset": col_offset,
+                             "end_col_offset": end_col_offset}
+            # A lambda a template writes is a generated thunk (`lambda: b` of
+            # `a and b`): line 0, which no user code has, lets the transpiler
+            # find its code after compiling and give its frames the user
+            # function's name. Its body keeps `origin`'s location.
+            self.lambda_location = {"lineno": 0, "end_lineno": 0, "col_offset": 0,
+                                    "end_col_offset": 0}
 
     def _value_for(self, name):
         if name in FIXED_NAMES:
@@ -78,179 +100,170 @@ class _Replacer(trees.CachedDispatch, gast.NodeTransformer):
         self.used.add(name)
         return self.replacements[name]
 
-    def _expand(self, nodes, ctx_of):
-        """Splices list replacements into a list of expressions."""
-        out = []
-        for node in nodes:
-            if isinstance(node, gast.Name):
-                value = self._value_for(node.id)
-                if isinstance(value, (list, tuple)):
-                    for item in value:
-                        out.append(_as_name(item, ctx_of(node)) if isinstance(item, str)
-                                   else self._splice(item, ctx_of(node)))
-                    continue
-            out.append(self.visit(node))
-        return out
+    def _splice(self, value, ctx):
+        """A replacement node, moved into the template (the caller hands it
+        over); copied if the template uses it a second time."""
+        if id(value) in self.inserted:
+            value = trees.clone(value)
+        self.inserted.add(id(value))
+        return _with_ctx(value, _fresh(ctx))
 
-    def visit_Name(self, node):
+    def _name(self, value, ctx):
+        new = _NAME.__new__(_NAME)
+        new.__dict__.update(id=value, ctx=_fresh(ctx), annotation=None, type_comment=None)
+        if self.location is not None:
+            new.__dict__.update(self.location)
+        return new
+
+    def _placeholder(self, node):
+        """What template Name `node` becomes."""
         value = self._value_for(node.id)
         if value is None:
-            return node
+            return self._copy(node)
         if isinstance(value, str):
-            return _as_name(value, node.ctx)
+            return self._name(value, node.ctx)
         if isinstance(value, (list, tuple)):
-            return gast.Tuple(elts=[_as_name(v, node.ctx) if isinstance(v, str)
-                                    else self._splice(v, node.ctx)
-                                    for v in value], ctx=node.ctx)
+            elts = [self._name(v, node.ctx) if isinstance(v, str) else self._splice(v, node.ctx)
+                    for v in value]
+            new = gast.Tuple.__new__(gast.Tuple)
+            new.__dict__.update(elts=elts, ctx=_fresh(node.ctx))
+            if self.location is not None:
+                new.__dict__.update(self.location)
+            return new
         return self._splice(value, node.ctx)
 
-    def visit_Tuple(self, node):
-        node.elts = self._expand(node.elts, lambda n: n.ctx)
-        return node
-
-    visit_List = visit_Tuple
-
-    def visit_Call(self, node):
-        node.func = self.visit(node.func)
-        node.args = self._expand(node.args, lambda n: n.ctx)
-        node.keywords = [self.visit(k) for k in node.keywords]
-        return node
-
-    def visit_arguments(self, node):
-        node.args = self._expand(node.args, lambda n: gast.Param())
-        node.defaults = [self.visit(d) for d in node.defaults]
-        return node
-
-    def visit_FunctionDef(self, node):
-        if node.name in self.replacements:
-            self.used.add(node.name)
-            node.name = self.replacements[node.name]
-        elif node.name not in FIXED_NAMES:
-            self.missing.add(node.name)
-        node.args = self.visit(node.args)
-        node.body = self._visit_body(node.body)
-        return node
-
-    def _visit_body(self, stmts):
+    def _expressions(self, nodes, param):
+        """A list of expressions where a placeholder given a list is spliced
+        in place (tuple and list elements, call arguments, parameters)."""
         out = []
-        for stmt in stmts:
-            if (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name)
-                    and stmt.value.id in self.replacements
-                    and isinstance(self.replacements[stmt.value.id], list)):
-                self.used.add(stmt.value.id)
-                for user_stmt in self.replacements[stmt.value.id]:
-                    out.append(self._insert(user_stmt))
-                continue
-            result = self.visit(stmt)
-            out.extend(result if isinstance(result, list) else [result])
+        for node in nodes:
+            if node.__class__ is _NAME:
+                value = self._value_for(node.id)
+                if isinstance(value, (list, tuple)):
+                    ctx = gast.Param() if param else node.ctx
+                    out.extend(self._name(item, ctx) if isinstance(item, str)
+                               else self._splice(item, ctx) for item in value)
+                    continue
+                out.append(self._placeholder(node))
+            else:
+                out.append(self._build(node))
         return out
 
-    def generic_visit(self, node):
-        bodies = {}
-        for field in ("body", "orelse", "finalbody"):
-            if isinstance(getattr(node, field, None), list):
-                bodies[field] = self._visit_body(getattr(node, field))
-                setattr(node, field, [])  # visited once: not again below
-        node = self._visit_fields(node)
-        for field, stmts in bodies.items():
-            setattr(node, field, stmts)
-        return node
-
-
-    def _visit_fields(self, node):
-        """`ast.NodeTransformer.generic_visit`, without its generic field iteration."""
-        attrs = node.__dict__
-        for field in node._fields:
-            value = attrs.get(field, _MISSING)
-            if value is _MISSING:
+    def _statements(self, stmts):
+        out = []
+        replacements = self.replacements
+        for stmt in stmts:
+            value = stmt.value if stmt.__class__ is gast.Expr else None
+            if (value.__class__ is _NAME and value.id in replacements
+                    and isinstance(replacements[value.id], list)):
+                self.used.add(value.id)
+                for user_stmt in replacements[value.id]:
+                    self.inserted.add(id(user_stmt))
+                    out.append(user_stmt)
                 continue
-            if isinstance(value, list):
-                if not value:
-                    continue
-                new_values = []
-                for item in value:
-                    if isinstance(item, _AST):
-                        item = self.visit(item)
-                        if item is None:
-                            continue
-                        if not isinstance(item, _AST):
-                            new_values.extend(item)
-                            continue
-                    new_values.append(item)
-                value[:] = new_values
-            elif isinstance(value, _AST):
-                new_node = self.visit(value)
-                if new_node is None:
-                    delattr(node, field)
-                else:
-                    setattr(node, field, new_node)
-        return node
+            out.append(self._build(stmt))
+        return out
+
+    def _build(self, node):
+        if node.__class__ is _NAME:
+            return self._placeholder(node)
+        return self._copy(node)
+
+    def _copy(self, node):
+        """A copy of template node `node` (fields filled in, located)."""
+        plan = _PLANS.get(id(node))
+        if plan is None:
+            plan = _plan(node)
+        cls, attrs, steps, located = plan
+        attrs = attrs.copy()
+        for field, step, value in steps:
+            if step is _NODE:
+                attrs[field] = self._placeholder(value) if value.__class__ is _NAME \
+                    else self._copy(value)
+            elif step is _CONTEXT:
+                attrs[field] = value.__new__(value)
+            elif step is _STATEMENTS:
+                attrs[field] = self._statements(value)
+            elif step is _EXPRESSIONS:
+                attrs[field] = self._expressions(value, False)
+            elif step is _PARAMETERS:
+                attrs[field] = self._expressions(value, True)
+            elif step is _NODES:
+                attrs[field] = [self._build(item) if isinstance(item, _AST) else item
+                                for item in value]
+            else:  # _EMPTY
+                attrs[field] = []
+        if cls is _FUNCTION:
+            name = node.name
+            if name in self.replacements:
+                self.used.add(name)
+                attrs["name"] = self.replacements[name]
+            elif name not in FIXED_NAMES:
+                self.missing.add(name)
+        if located and self.location is not None:
+            attrs.update(self.lambda_location if cls is _LAMBDA else self.location)
+        new = cls.__new__(cls)
+        new.__dict__.update(attrs)
+        return new
 
 
-_AST = gast.AST
-_MISSING = object()
-_LOCATED = (gast.expr, gast.stmt, gast.excepthandler)
+# How `_Filler._copy` builds each field of a template node, decided once per
+# template node (`_plan`): the parsed templates live as long as the process.
+_NODE, _CONTEXT, _STATEMENTS, _EXPRESSIONS, _PARAMETERS, _NODES, _EMPTY = (
+    "node", "context", "statements", "expressions", "parameters", "nodes", "empty")
+_PLANS = {}  # id(template node) -> (class, its other attributes, steps, located)
 
 
-def _locate(nodes, origin, inserted):
-    """Template-born nodes take `origin`'s location; spliced user nodes keep theirs."""
-    if origin is None or not hasattr(origin, "lineno"):
-        return
-    # One line: CPython 3.11 puts a method call (`ag__.f(...)`) on the END line
-    # of its attribute, so a multi-line span would move tracebacks off the
-    # origin's first line.
-    lineno = origin.lineno
-    col_offset = origin.col_offset
-    one_line = getattr(origin, "end_lineno", lineno) == lineno
-    end_col_offset = getattr(origin, "end_col_offset", col_offset) if one_line else col_offset
-    stack = list(nodes)
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = pop()
-        if id(node) in inserted:
-            continue  # spliced user code keeps its own locations
-        attrs = node.__dict__
-        for field in node._fields:
-            value = attrs.get(field)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, _AST):
-                        push(item)
-            elif isinstance(value, _AST):
-                push(value)
-        if node.__class__ is gast.Lambda:
-            # A lambda a template writes is a generated thunk (`lambda: b` of
-            # `a and b`): line 0, which no user code has, lets the transpiler
-            # find its code after compiling and give its frames the user
-            # function's name. Its body keeps `origin`'s location.
-            node.lineno = node.end_lineno = node.col_offset = node.end_col_offset = 0
-        elif isinstance(node, _LOCATED):
-            node.lineno = node.end_lineno = lineno
-            node.col_offset = col_offset
-            node.end_col_offset = end_col_offset
+def _plan(node):
+    cls = node.__class__
+    attrs = dict(node.__dict__)
+    steps = []
+    for field in cls._fields:
+        value = attrs.get(field)
+        if value.__class__ is list:
+            if not value:
+                step = _EMPTY
+            elif field in _BODIES:
+                step = _STATEMENTS
+            elif field == "elts" and cls in _SEQUENCES or field == "args" and cls is _CALL:
+                step = _EXPRESSIONS
+            elif field == "args" and cls is _ARGUMENTS:
+                step = _PARAMETERS
+            else:
+                step = _NODES
+        elif isinstance(value, _AST):
+            if value._fields:
+                step = _NODE
+            else:  # Load, Store, ...: a new one of the same kind
+                step, value = _CONTEXT, value.__class__
+        else:
+            continue
+        del attrs[field]
+        steps.append((field, step, value))
+    plan = _PLANS[id(node)] = (cls, attrs, tuple(steps),
+                               cls is _LAMBDA or issubclass(cls, _LOCATED))
+    return plan
 
 
-_parsed = {}  # template text -> its parsed statements (cloned per use)
+_parsed = {}  # template text -> its parsed statements (never changed: each use builds a copy)
 
 
 def _parse(template):
     parsed = _parsed.get(template)
     if parsed is None:
-        parsed = _parsed[template] = gast.parse(textwrap.dedent(template))
-    return trees.clone(parsed)
+        parsed = _parsed[template] = gast.parse(textwrap.dedent(template)).body
+    return parsed
 
 
 def replace(template, origin=None, **replacements):
     """Parses `template`, fills its placeholders; returns a list of statements."""
-    tree = _parse(template)
-    replacer = _Replacer(replacements)
-    body = replacer._visit_body(tree.body)
-    if replacer.missing:
-        raise TemplateError(f"template placeholders without replacement: {sorted(replacer.missing)}")
-    extra = set(replacements) - replacer.used
-    if extra:
+    filler = _Filler(replacements, origin)
+    body = filler._statements(_parse(template))
+    if filler.missing:
+        raise TemplateError(f"template placeholders without replacement: {sorted(filler.missing)}")
+    if len(filler.used) != len(replacements):
+        extra = set(replacements) - filler.used
         raise TemplateError(f"replacements not used by the template: {sorted(extra)}")
-    _locate(body, origin, replacer.inserted)
     return body
 
 

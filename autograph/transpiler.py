@@ -139,12 +139,13 @@ def _strip_decorators(node):
     return node
 
 
-def run_pipeline(node, ctx):
-    # The node types in the tree are computed once; after a pass runs, the
-    # handled types it may create (its CREATES, checked over the corpus by
-    # tests/converters/test_pipeline.py) are added, so a later pass is
-    # skipped only when its nodes are surely absent.
-    present = None
+def run_pipeline(node, ctx, present=None):
+    # The node types in the tree are computed once (or given: the types in
+    # the tree before any pass ran; passes that remove nodes only make it a
+    # superset); after a pass runs, the handled types it may create (its
+    # CREATES, checked over the corpus by tests/converters/test_pipeline.py)
+    # are added, so a later pass is skipped only when its nodes are surely
+    # absent.
     analysed = False
     log_passes = verbosity() >= 2  # the annotations hold for the next pass that needs them
     for transformer in converters_pkg.PIPELINE:
@@ -341,13 +342,15 @@ def transform(fn, options):
     plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
     # Without parsed nodes, the plain body is a copy of the gast tree.
     original = trees.clone(node) if plain is None else None
-    taken = naming.names_in(node) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
+    nodes = trees.nodes(node)
+    taken = naming.names_in(nodes) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
     # The plain body stays as written but for `locals()`, which must not show
     # the closure cells (`ag__`, `fscope`) both bodies share.
     if original is not None and {"locals", "vars"} & set(fn.__code__.co_names):
         original = function_scope.Transformer.transform(original, ctx)
-    return _guarded(run_pipeline(node, ctx), original, info.source), ctx, plain
+    present = {child.__class__ for child in nodes}
+    return _guarded(run_pipeline(node, ctx, present), original, info.source), ctx, plain
 
 
 def _compile(fn, options):

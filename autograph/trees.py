@@ -119,13 +119,16 @@ def child_nodes(node):
     """`gast.iter_child_nodes(node)` as a list, in the same order, without the
     generic field iteration (searches call this for every node they visit)."""
     found = []
+    append = found.append
     attrs = node.__dict__
     for field in node._fields:
         value = attrs.get(field)
         if value.__class__ is list:
-            found.extend(item for item in value if isinstance(item, _AST))
+            for item in value:
+                if isinstance(item, _AST):
+                    append(item)
         elif isinstance(value, _AST):
-            found.append(value)
+            append(value)
     return found
 
 
@@ -155,12 +158,22 @@ def contains(node, types):
 # dict comprehension with `hasattr` + `getattr`, and send each Constant
 # through `ast.NodeVisitor.visit_Constant`'s deprecated-visitor search.  These
 # subclasses keep every special visitor of gast's and produce the same nodes;
-# only the dispatch (cached per node class) and the generic copy are cheaper.
+# only the dispatch (cached per node class), the generic copy (field by field
+# into the new node's __dict__, which is where AST nodes keep their fields and
+# positions), names and contexts (the most frequent nodes) are cheaper.
 
 _MISSING = object()
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_CONTEXTS = ("Load", "Store", "Del")
 
 
-def _fast_translator(base, target_module):
+def _fast_translator(base, target_module, name_fields):
+    target_name = target_module.Name
+    # The expression contexts hold nothing: one node of each kind serves all
+    # (the stdlib's own parser shares them too).
+    contexts = {getattr(source, kind): getattr(target_module, kind)()
+                for source in (ast, gast) for kind in _CONTEXTS}
+
     class Translator(CachedDispatch, base):
         _targets = {}
 
@@ -179,25 +192,44 @@ def _fast_translator(base, target_module):
                 target = self._targets[cls] = getattr(target_module, cls.__name__, None)
             if target is None:
                 return None  # not part of the target's AST
-            kwargs = {}
-            visit = self._visit
-            for field in node._fields:
-                value = getattr(node, field, _MISSING)
+            source = node.__dict__
+            attrs = {}
+            visit = self.visit
+            for field in cls._fields:
+                value = source.get(field, _MISSING)
+                if value is _MISSING:
+                    continue
+                if value.__class__ is list:
+                    value = [visit(item) if isinstance(item, _AST) else self._visit(item)
+                             for item in value]
+                elif isinstance(value, _AST):
+                    value = visit(value)
+                attrs[field] = value
+            for attr in cls._attributes:
+                value = source.get(attr, _MISSING)
                 if value is not _MISSING:
-                    kwargs[field] = visit(value)
-            new_node = target(**kwargs)
-            for attr in node._attributes:
-                try:
-                    setattr(new_node, attr, getattr(node, attr))
-                except AttributeError:
-                    pass
+                    attrs[attr] = value
+            new_node = target.__new__(target)
+            new_node.__dict__.update(attrs)
+            return new_node
+
+        def visit_Name(self, node):
+            source = node.__dict__
+            new_node = target_name.__new__(target_name)
+            attrs = new_node.__dict__
+            ctx = node.ctx
+            attrs.update(name_fields, id=node.id, ctx=contexts.get(ctx.__class__) or self.visit(ctx))
+            for attr in _POSITIONS:
+                value = source.get(attr)
+                if value is not None:
+                    attrs[attr] = value
             return new_node
 
     return Translator
 
 
-_ToAst = _fast_translator(_gast3.GAstToAst3, ast)
-_ToGast = _fast_translator(_gast3.Ast3ToGAst, gast)
+_ToAst = _fast_translator(_gast3.GAstToAst3, ast, {})
+_ToGast = _fast_translator(_gast3.Ast3ToGAst, gast, {"annotation": None, "type_comment": None})
 
 
 def gast_to_ast(node):

@@ -8,18 +8,19 @@ targets are the comprehension's; walrus targets bind in the enclosing function
 (Python 3.11 scoping).
 """
 
-import dataclasses
+import typing
 
 import gast
 
 from autograph import anno, trees
-from autograph.trees import child_nodes
 
 _EMPTY = frozenset()
 
 
-@dataclasses.dataclass(frozen=True)
-class Scope:
+class Scope(typing.NamedTuple):
+    """What a statement (or block, or expression) does to names.  A tuple:
+    built for every statement, so it is made at tuple speed."""
+
     read: frozenset = _EMPTY
     modified: frozenset = _EMPTY
     bound: frozenset = _EMPTY      # definitely (re)bound by a simple statement
@@ -28,6 +29,9 @@ class Scope:
     def __or__(self, other):
         return Scope(self.read | other.read, self.modified | other.modified,
                      _EMPTY, self.declared | other.declared)
+
+
+_AST = gast.AST
 
 
 class _Names(trees.CachedDispatch, gast.NodeVisitor):
@@ -45,6 +49,20 @@ class _Names(trees.CachedDispatch, gast.NodeVisitor):
         else:  # Del: must be bound, becomes unbound
             self.read.add(node.id)
             self.modified.add(node.id)
+
+    def generic_visit(self, node):
+        # `ast.NodeVisitor.generic_visit` without its generic field iteration:
+        # this visits every expression of every statement.
+        attrs = node.__dict__
+        visit = self.visit
+        for field in node._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        visit(item)
+            elif isinstance(value, _AST):
+                visit(value)
 
     def visit_Call(self, node):
         loaded = anno.getanno(node, anno.Basic.LOADS, None)
@@ -120,7 +138,7 @@ class Activity(trees.CachedDispatch):
 
     def statement(self, node):
         scope = self.dispatch(node)
-        scope = dataclasses.replace(scope, declared=self.declared)
+        scope = Scope(scope.read, scope.modified, scope.bound, self.declared)
         anno.setanno(node, anno.Static.SCOPE, scope)
         return scope
 
@@ -135,7 +153,7 @@ class Activity(trees.CachedDispatch):
 
     def _AugAssign(self, node):
         scope = expression_scope(node)
-        return dataclasses.replace(scope, read=scope.read | scope.modified)
+        return scope._replace(read=scope.read | scope.modified)
 
     def _AnnAssign(self, node):
         if node.value is None:
@@ -228,9 +246,14 @@ def pattern_values(pattern):
 
 
 
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+_SCOPE_STATEMENTS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+
+
 def declared_names(body):
     """Names a function declares global/nonlocal (not looking into nested
-    scopes): (all of them, the global ones)."""
+    scopes): (all of them, the global ones).  Declarations are statements,
+    so only statement lists are searched, not expressions."""
     found, global_names = set(), set()
     stack = list(body)
     while stack:
@@ -239,9 +262,12 @@ def declared_names(body):
             found.update(node.names)
             if isinstance(node, gast.Global):
                 global_names.update(node.names)
-        elif not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef,
-                                   gast.Lambda)):
-            stack.extend(child_nodes(node))
+        elif not isinstance(node, _SCOPE_STATEMENTS):
+            attrs = node.__dict__
+            for field in _STATEMENT_LISTS:
+                value = attrs.get(field)
+                if value.__class__ is list:
+                    stack.extend(value)
     return found, global_names
 
 

@@ -56,7 +56,7 @@ class Definedness(trees.CachedDispatch):
         return (surely - scope.modified) | scope.bound  # `del y` unbinds y
 
     def _If(self, node, defined, surely):
-        defined |= activity.expression_scope(node.test).modified
+        defined |= anno.getanno(node, anno.Static.COND_SCOPE).modified  # a walrus in the test
         _, body_surely = self.block(node.body, defined, surely)
         _, orelse_surely = self.block(node.orelse, defined, surely)
         return body_surely & orelse_surely

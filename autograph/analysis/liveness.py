@@ -18,6 +18,11 @@ def _reads(*nodes):
     return activity.expression_scope(*nodes).read
 
 
+def _test_reads(node):
+    """What the test of if/while `node` reads (found by the activity analysis)."""
+    return anno.getanno(node, anno.Static.COND_SCOPE).read
+
+
 def _bound_before_read(test):
     """Names a walrus in `test` binds on every evaluation before any read of
     them (binds in `and`/`or` operands after the first, in `x if c else y`
@@ -81,10 +86,10 @@ class Liveness(trees.CachedDispatch):
         return (live_out - scope.bound) | scope.read
 
     def _Return(self, node, live_out, always):
-        return _reads(node.value)
+        return anno.getanno(node, anno.Static.SCOPE).read  # (of its value)
 
     def _Raise(self, node, live_out, always):
-        return _reads(node.exc, node.cause)
+        return anno.getanno(node, anno.Static.SCOPE).read  # (of its exception and cause)
 
     def _Break(self, node, live_out, always):
         return self.loops[-1][0]
@@ -93,7 +98,7 @@ class Liveness(trees.CachedDispatch):
         return self.loops[-1][1]
 
     def _If(self, node, live_out, always):
-        return (_reads(node.test) | self.block(node.body, live_out, always)
+        return (_test_reads(node) | self.block(node.body, live_out, always)
                 | self.block(node.orelse, live_out, always))
 
     def _loop(self, node, live_out, always, head_of):
@@ -115,7 +120,7 @@ class Liveness(trees.CachedDispatch):
         # read()):`) is not live at the head: the test, the body and the
         # `else` read the value the test gave it.
         bound = _bound_before_read(node.test)
-        test = _reads(node.test) - bound
+        test = _test_reads(node) - bound
         if not bound:
             return self._loop(node, live_out, always, lambda body_in: test | body_in)
         after_loop = self.block(node.orelse, live_out, always) - bound

@@ -69,7 +69,7 @@ def _unbind_undefined(functions, read):
                 out = []
                 for stmt in stmts:
                     out.append(stmt)
-                    for name in _form_targets(stmt) & read:
+                    for name in (n for n in _form_targets(stmt) if n in read):
                         unbind = templates.replace(
                             """
                             if ag__.is_undefined(name):
@@ -84,15 +84,27 @@ def _unbind_undefined(functions, read):
 
 
 def _form_targets(stmt):
-    """The names `stmt` assigns if it is `(...) = ag__.if_stmt/while_stmt/for_stmt(...)`."""
+    """The names `stmt` assigns if it is `(...) = ag__.if_stmt/while_stmt/for_stmt(...)`,
+    in the order it assigns them (so the generated code does not depend on
+    the order of a set, which varies from one process to the next)."""
     if not isinstance(stmt, gast.Assign) or not isinstance(stmt.value, gast.Call):
-        return set()
+        return []
     func = stmt.value.func
     if not (isinstance(func, gast.Attribute) and func.attr in _FORMS
             and isinstance(func.value, gast.Name) and func.value.id == "ag__"):
-        return set()
-    return {n.id for target in stmt.targets for n in trees.nodes(target)
-            if isinstance(n, gast.Name)}
+        return []
+    return list(dict.fromkeys(n.id for target in stmt.targets for n in _names_in_order(target)))
+
+
+def _names_in_order(target):
+    """The Name nodes of an assignment target, left to right."""
+    if isinstance(target, gast.Name):
+        return [target]
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [n for elt in target.elts for n in _names_in_order(elt)]
+    if isinstance(target, gast.Starred):
+        return _names_in_order(target.value)
+    return [n for n in trees.nodes(target) if isinstance(n, gast.Name)]
 
 
 def _generated_functions(stmts, generated):

@@ -33,7 +33,7 @@ def can_defer(node):
 
 
 def source_text(node):
-    return ast.unparse(gast.gast_to_ast(node))
+    return ast.unparse(trees.gast_to_ast(node))
 
 
 class Transformer(base.Converter):

@@ -62,7 +62,8 @@ class Transformer(staging.Converter):
         # Named before the nested statements, so numbers follow the source order.
         loop_body = self.ctx.namer.new("loop_body")
         extra_test = self.ctx.namer.new("extra_test") if extra is not None else None
-        parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer)
+        parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer,
+                                       self.findings)
         self.generic_visit(node)
         params = state + [part.local for part in parts]
 

@@ -76,7 +76,8 @@ class Transformer(staging.Converter):
         no_else = not node.orelse and state == outputs
         if_true = self.ctx.namer.new("if_true")
         if_false = None if no_else else self.ctx.namer.new("if_false")
-        parts = staging.assigned_parts(node, node.body + node.orelse, modified, self.ctx.namer)
+        parts = staging.assigned_parts(node, node.body + node.orelse, modified, self.ctx.namer,
+                                       self.findings)
         self.generic_visit(node)
         state_tuple = self.state(state, defined, node)
         state_tuple.elts += [part.load(node) for part in parts]

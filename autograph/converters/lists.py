@@ -25,7 +25,7 @@ object's own `append` and returns it, so user classes keep their behaviour.
 
 import gast
 
-from autograph import templates, trees
+from autograph import anno, templates, trees
 from autograph.converters.support import base
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -33,7 +33,21 @@ _DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 
 
 def local_names(fn):
-    """Names local to function `fn` (parameters, assigned, imported, defined)."""
+    """Names local to function `fn` (parameters, assigned, imported, defined).
+
+    Found once per function node and kept on it (anno LOCAL_NAMES): the
+    passes that ask (function_scope, directives, lists, call_trees) run
+    before control flow moves statements into generated functions, and
+    between them only fresh generated names (which no user code spells, so
+    no membership test asks about them) become bound."""
+    names = anno.getanno(fn, anno.Basic.LOCAL_NAMES, None)
+    if names is None:
+        names = frozenset(_local_names(fn))
+        anno.setanno(fn, anno.Basic.LOCAL_NAMES, names)
+    return names
+
+
+def _local_names(fn):
     args = fn.args
     params = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
     names = {p.id for p in params if p is not None}

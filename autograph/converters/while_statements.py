@@ -58,7 +58,8 @@ class Transformer(staging.Converter):
 
         # Named before the nested statements, so numbers follow the source order.
         loop_test, loop_body = self.ctx.namer.new("loop_test"), self.ctx.namer.new("loop_body")
-        parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer)
+        parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer,
+                                       self.findings)
         self.generic_visit(node)
         params = state + [part.local for part in parts]
 

@@ -12,6 +12,16 @@ def _unchanged(self, node):
     return node
 
 
+_STATEMENT_LISTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+_STATEMENT_FIELDS = {}  # node class -> its fields that may hold statements
+
+
+def _statement_fields(node_class):
+    fields = _STATEMENT_FIELDS[node_class] = tuple(
+        field for field in node_class._fields if field in _STATEMENT_LISTS)
+    return fields
+
+
 class Converter(trees.CachedDispatch, gast.NodeTransformer):
     """Base of every pass. `transform(tree, ctx)` runs the pass on a function.
 
@@ -48,7 +58,12 @@ class Converter(trees.CachedDispatch, gast.NodeTransformer):
     def generic_visit(self, node):
         attrs = node.__dict__
         visit = self.visit
-        for field in node._fields:
+        fields = node._fields
+        if self.STATEMENTS_ONLY:  # expressions hold no statement: only statement lists
+            fields = _STATEMENT_FIELDS.get(node.__class__)
+            if fields is None:
+                fields = _statement_fields(node.__class__)
+        for field in fields:
             value = attrs.get(field)
             if value.__class__ is list:
                 if not value:

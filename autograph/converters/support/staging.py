@@ -81,7 +81,12 @@ class Converter(base.Converter):
         converter.closure_names = (closure_reads(body, ctx.namer.generated)
                                    if base.may_define_closures(ctx) else frozenset())
         converter.maybe_undefined = set()
-        converter.findings = Findings(ctx.namer.generated)
+        # Found by the first of the three passes: they create none of these.
+        in_expressions = anno.getanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, None)
+        if in_expressions is None:
+            in_expressions = trees.contains(node, _IN_EXPRESSIONS)
+            anno.setanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, in_expressions)
+        converter.findings = Findings(ctx.namer.generated, in_expressions)
         converter.source_order = SourceOrder(node)
         node = converter.visit(node)
         # For the variables pass: the names that may now hold an Undefined.
@@ -114,37 +119,77 @@ _LOOPS = (gast.For, gast.AsyncFor, gast.While)
 
 
 class Findings:
-    """What in a statement can keep it from moving into a nested function:
-    `yield`/`await`, a `return`, `break` or `continue` leaving it, `del`,
-    functions and classes it defines.  Computed once per node for a whole
-    pass (memoised bottom-up), so nested statements are not walked again for
-    each enclosing one.  Valid while the pass has not rewritten the subtree:
-    the passes ask about a statement before converting what it contains."""
+    """What in a statement can keep it from moving into a nested function
+    (`of`): `yield`/`await`, a `return`, `break` or `continue` leaving it,
+    `del`, functions and classes it defines; and the item and attribute
+    targets in it (`part_targets`, for assigned_parts).  Computed for every
+    node in one walk per pass (memoised bottom-up), so nested statements are
+    not walked again for each enclosing one.  Valid while the pass has not
+    rewritten the subtree: the passes ask about a statement before
+    converting what it contains.
 
-    def __init__(self, generated):
+    An expression that is read (Load, or no context) can hold a finding only
+    as `yield`/`await`, and a target only in a comprehension: in a function
+    without either (`in_expressions` false), only statements and assignment
+    targets are searched."""
+
+    def __init__(self, generated, in_expressions=True):
         self.generated = generated
-        self._memo = {}
+        self._memo = {}  # id(node) -> (findings, targets)
+        self._all_expressions = in_expressions
+
+    def _entry(self, node):
+        entry = self._memo.get(id(node))
+        if entry is None:
+            entry = self._memo[id(node)] = self._scan(node)
+        return entry
 
     def of(self, node):
-        found = self._memo.get(id(node))
-        if found is None:
-            found = self._memo[id(node)] = self._scan(node)
-        return found
+        return self._entry(node)[0]
+
+    def part_targets(self, node):
+        """The item and attribute targets in `node` (`d[k] = v`, `obj.n += 1`,
+        `del d[k]` on a variable `d`, `obj`), not looking into the user's
+        functions, lambdas and classes: `node` itself first, then its
+        children's, the last child first (the order assigned_parts decides
+        in, as its first candidate per part wins)."""
+        return self._entry(node)[1]
 
     def _scan(self, node):
-        if isinstance(node, gast.FunctionDef) and node.name in self.generated:
-            # Lies on the statement's own paths; its returns are its outputs.
-            return [f for child in node.body for f in self.of(child)
-                    if not isinstance(f, gast.Return)]
-        if isinstance(node, _SCOPES):
-            return [node]  # a user function or class: only its free reads matter
-        found = [node] if isinstance(node, _FINDINGS) else []
-        for child in trees.child_nodes(node):
-            inner = self.of(child)
-            if inner and isinstance(node, _LOOPS) and any(child is s for s in node.body):
+        if not self._all_expressions and isinstance(node, gast.expr) and \
+                node.__dict__.get("ctx", _LOAD).__class__ is gast.Load:
+            return (), ()
+        generated = node.__class__ is gast.FunctionDef and node.name in self.generated
+        if generated:
+            children = node.body  # the rest of a generated function holds neither
+        elif isinstance(node, _SCOPES):
+            return [node], ()  # a user function or class: only its free reads matter
+        else:
+            children = trees.child_nodes(node)
+        entries = [self._entry(child) for child in children]
+        found = [node] if not generated and isinstance(node, _FINDINGS) else []
+        loop_body = {id(stmt) for stmt in node.body} if isinstance(node, _LOOPS) else ()
+        for child, (inner, _) in zip(children, entries):
+            if not inner:
+                continue
+            if generated:
+                # Lies on the statement's own paths; its returns are its outputs.
+                inner = [f for f in inner if not isinstance(f, gast.Return)]
+            elif id(child) in loop_body:
                 inner = [f for f in inner if not isinstance(f, (gast.Break, gast.Continue))]
             found.extend(inner)
-        return found
+        targets = [node] if (node.__class__ in _PART_TARGETS
+                             and node.ctx.__class__ is not gast.Load
+                             and node.value.__class__ is gast.Name) else []
+        for _, inner in reversed(entries):
+            if inner:
+                targets.extend(inner)
+        return found or (), targets or ()
+
+
+_PART_TARGETS = (gast.Subscript, gast.Attribute)
+_IN_EXPRESSIONS = (gast.Yield, gast.YieldFrom, gast.Await, gast.comprehension)
+_LOAD = gast.Load()
 
 
 def unstageable(node, stmts, modified, kind, findings):
@@ -192,12 +237,16 @@ def undefined_or_name(name, defined, surely, origin):
     whichever of the two holds (`if c: y = 1` then a staged `if` on `y`)."""
     if name in surely:
         return load(name)
+    # (The name is a replacement, not part of the template's text: one parsed
+    # template serves every name.)
     if name not in defined:
-        return templates.replace_as_expression(f"ag__.Undefined({name!r})", origin=origin)
+        return templates.replace_as_expression(
+            "ag__.Undefined(text)", origin=origin, text=gast.Constant(value=name, kind=None))
     # A converted body is always a function body, so `locals()` holds every
     # bound local; no runtime call stands between the user's frame and the name.
     maybe = templates.replace_as_expression(
-        f"locals().get({name!r}, ag__.Undefined({name!r}))", origin=origin, locals="locals")
+        "locals().get(text, ag__.Undefined(text))", origin=origin, locals="locals",
+        text=gast.Constant(value=name, kind=None))
     anno.setanno(maybe, anno.Basic.LOADS, name)  # a read of `name` for the analysis
     return maybe
 
@@ -281,28 +330,22 @@ class Part:
         return stmts
 
 
-def assigned_parts(origin, stmts, modified, namer):
+def assigned_parts(origin, stmts, modified, namer, findings):
     """The items and attributes `stmts` (of compound statement `origin`)
     assign, delete or update, as Parts: `name[key]` with a constant key or a
     variable the statement does not assign, and `name.attr`, where `name` is
     surely defined before `origin` and not assigned by it (an assigned
     container is carried whole, as a variable).  Looks into the functions the
     converters generated for nested statements, not into the user's own
-    functions, lambdas and classes."""
+    functions, lambdas and classes.  `findings` is the pass's `Findings`,
+    which finds the candidates once per node for every enclosing statement."""
     surely = definedness.surely_defined(origin)
     usable = surely - set(modified) - namer.generated - {"ag__"}
     found = {}
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        if user_scope(node, namer.generated):
-            continue
-        stack.extend(trees.child_nodes(node))
-        if not isinstance(node, (gast.Subscript, gast.Attribute)) or \
-                isinstance(node.ctx, gast.Load) or not isinstance(node.value, gast.Name) or \
-                node.value.id not in usable:
-            continue
+    for node in (target for stmt in reversed(stmts) for target in findings.part_targets(stmt)):
         base = node.value.id
+        if base not in usable:
+            continue
         if isinstance(node, gast.Attribute):
             text, kind, key = f"{base}.{node.attr}", "attr", node.attr
         elif isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, (str, int)):
