@@ -12,6 +12,8 @@ them:
   (converted code or not, library code);
 - `ag.to_graph`/`ag.to_code` of an `ag.function` convert its Python function;
 - `ag.function(autograph=True)` converts with `autograph.api.to_graph`;
+- the engine learns which functions converted code called while it traced,
+  so values they read from globals and attributes are guarded too;
 - the runtime's registry learns which backend module serves which library.
 
 (The API hands the runtime the transpiler itself: see autograph/api.py.)
@@ -25,6 +27,7 @@ from autograph.graph.function import BoundFunction, Function, set_converter
 from autograph.runtime import call, registry, structure
 
 core.trace_hook = registry.staging
+call.called_hook = core.note_called  # the functions a trace ran are guarded too (guards.py)
 slots.structure = structure  # returned dataclasses are taken apart by the one flattener
 set_converter(api.to_graph)
 errors.is_converted_code = transpiler.is_converted_code  # which fix a message names

@@ -297,5 +297,5 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
-    concrete.guards = guards_of(fn, key_keep)
+    concrete.guards = guards_of(fn, key_keep, graph.called)
     return concrete

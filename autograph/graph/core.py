@@ -110,6 +110,7 @@ class Graph:
         self._used_names = set()
         self._captured_by = {}  # id(tensor) -> [(sub-graph, its placeholder)]
         self._constants = {}  # id(ndarray) -> const tensor; the node keeps it alive
+        self.called = []  # Python callables the trace ran (note_called), on the outermost graph
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
@@ -261,6 +262,16 @@ _scope = threading.local()
 # to the runtime's `staging`, so converted functions run their staged body while
 # a graph traces; the engine itself never imports the runtime.
 trace_hook = contextlib.nullcontext
+
+
+def note_called(fn):
+    """Remember that the trace under way ran the Python callable `fn`: what its
+    code reads from globals and attributes may be baked into the graph, so the
+    guards (guards.py) watch it too.  Called by the runtime for each call
+    converted code makes (autograph/wiring.py); outside tracing, nothing."""
+    stack = getattr(_scope, "stack", None)
+    if stack:
+        stack[0].called.append(fn)
 
 
 def current_graph():

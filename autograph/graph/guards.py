@@ -22,6 +22,7 @@ call (ConcreteFunction.entry) runs the same checks inline (`watch_lines`).
 Arrays held inside lists, dicts or other objects are not watched.
 """
 
+import functools
 import types
 
 import numpy as np
@@ -39,25 +40,55 @@ def _names_read(code, found):
     return found
 
 
-def guards_of(fn, objects):
+def _code_owners(fn, called):
+    """The Python functions whose code a trace ran -- `fn` (and what it wraps,
+    `__wrapped__`: ag.grad traces a wrapper) and every callable converted
+    code called (`called`) -- each with the object it was bound to (`self`),
+    or None."""
+    found, seen = [], set()
+
+    def add(c, owner):
+        for _ in range(8):  # (a chain of wrappers ends; a cycle must too)
+            inner = getattr(c, "python_function", None)  # an ag.function
+            if isinstance(c, types.MethodType):
+                c, owner = c.__func__, c.__self__
+            elif isinstance(c, functools.partial):
+                c = c.func
+            elif inner is not None and inner is not c:
+                c = inner
+            elif isinstance(c, types.FunctionType):
+                if id(c) not in seen:
+                    seen.add(id(c))
+                    found.append((c, owner))
+                c = getattr(c, "__wrapped__", None)
+            elif c is not None and not isinstance(c, (type, types.BuiltinFunctionType)) \
+                    and isinstance(getattr(type(c), "__call__", None), types.FunctionType):
+                c, owner = type(c).__call__, c  # a callable object
+            else:
+                return
+
+    add(fn, None)
+    for c in called:
+        add(c, None)
+    return found
+
+
+def guards_of(fn, objects, called=()):
     """The values a trace may have baked into the graph as constants from
-    outside its arguments: numpy arrays and numbers held by the traced
-    function's globals and closure cells (and those of the functions it wraps,
-    `__wrapped__`: ag.grad traces a wrapper), and by the attributes of
-    arguments kept by identity (`self.w`) and of modules it reads by name
-    (`config.W`), as far as the code names them.
+    outside its arguments: numpy arrays and numbers held by the globals and
+    closure cells of the functions the trace ran (`_code_owners`), by the
+    attributes of arguments kept by identity and of objects those functions
+    were bound to (`self.w`, whether the instance or its class holds it), and
+    by modules they read by name (`config.W`), as far as the code names them.
     Each guard is (holder, name, value, label, contents); name None for a
     cell; label says what it is, for messages ("global 'W'", "attribute
     'w'", ...); contents, for an array, its (shape, dtype, bytes) now.  A
     later call whose holder holds another array (or another number) traces
     again, where the graph would run with the old one (function.py); in-place
     changes: see the module docstring."""
-    functions = []
-    while fn is not None and len(functions) < 8 and getattr(fn, "__code__", None) is not None:
-        functions.append(fn)
-        fn = getattr(fn, "__wrapped__", None)
+    functions = _code_owners(fn, called)
     names = set()
-    for function in functions:
+    for function, _ in functions:
         _names_read(function.__code__, names)
     guards, seen = [], set()
 
@@ -68,14 +99,29 @@ def guards_of(fn, objects):
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, label,
                            (value.shape, value.dtype, value.tobytes())))
-        elif isinstance(value, np.generic) or type(value) in _SCALARS:
+        elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
             guards.append((holder, name, value, label, None))
 
-    for obj in objects:
+    def watch_object(obj):
+        """`self.w`: the instance's own attribute, or its class's (then the
+        instance must not gain one of that name either)."""
         attributes = getattr(obj, "__dict__", None)
-        if type(attributes) is dict:
-            for name in names.intersection(attributes):
-                watch(attributes, name, attributes[name], f"attribute '{name}'")
+        if type(attributes) is not dict:
+            return
+        for name in names.intersection(attributes):
+            watch(attributes, name, attributes[name], f"attribute '{name}'")
+        if isinstance(obj, type):
+            return
+        for cls in type(obj).__mro__[:-1]:  # (not `object`)
+            for name in names.intersection(vars(cls)).difference(attributes):
+                value = vars(cls)[name]
+                if isinstance(value, (np.ndarray, np.generic)) or type(value) in _SCALARS:
+                    watch(vars(cls), name, value, f"class attribute '{cls.__name__}.{name}'")
+                    watch(attributes, name, _MISSING, f"attribute '{name}'")
+
+    for obj in list(objects) + [owner for _, owner in functions if owner is not None]:
+        watch_object(obj)
+
     def watch_module(module):
         """`config.W` where `config` is a module the function reads by name."""
         if module.__name__.split(".")[0] == "autograph":
@@ -86,7 +132,7 @@ def guards_of(fn, objects):
                 watch(attributes, name, attributes[name],
                       f"module attribute '{module.__name__}.{name}'")
 
-    for function in functions:
+    for function, _ in functions:
         namespace = getattr(function, "__globals__", None)
         if type(namespace) is dict:
             for name in names.intersection(namespace):
@@ -155,6 +201,7 @@ def watch_lines(guards, namespace):
     compares by value).  Constants go into `namespace`."""
     if not guards:
         return []
+    namespace["_absent"] = _MISSING
     held, contents_tests = [], []
     for i, (holder, name, value, label, contents) in enumerate(guards):
         namespace[f"_holder{i}"] = holder
@@ -163,7 +210,7 @@ def watch_lines(guards, namespace):
             held.append(f"_holder{i}.cell_contents is _traced{i}")
         else:
             namespace[f"_name{i}"] = name
-            held.append(f"_holder{i}.get(_name{i}) is _traced{i}")
+            held.append(f"_holder{i}.get(_name{i}, _absent) is _traced{i}")
         if contents is not None:
             namespace[f"_shape{i}"], namespace[f"_dtype{i}"], namespace[f"_bytes{i}"] = contents
             contents_tests.append(f"_traced{i}.shape == _shape{i} and _traced{i}.dtype == "

@@ -285,16 +285,26 @@ def resolve(f, options):
 _DEFAULT_TARGETS = Targets.of(ConversionOptions())
 
 
+# Told of every callable converted code calls, before it is resolved; the graph
+# engine sets it (autograph/wiring.py) to learn which functions a trace ran,
+# whose globals and attributes it may have baked into the graph.
+called_hook = None
+
+
 def converted(f, fscope=None):
     """Python meaning: `f`. What converted code calls in place of `f`: its
     converted version when `f` is user code. Generated code makes the call
     itself, `ag__.converted(f, fscope)(x)`, so no frame of ours lies between
     the caller and the callee."""
+    if called_hook is not None:
+        called_hook(f)
     return _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
 
 
 def converted_call(f, args, kwargs=None, fscope=None):
     """`f(*args, **kwargs)`, where `f` is converted first if it is user code."""
+    if called_hook is not None:
+        called_hook(f)
     f = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     if kwargs is None:
         return f(*args)

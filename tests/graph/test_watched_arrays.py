@@ -140,3 +140,48 @@ def test_functions_reading_no_global_array_have_no_content_check():
     fast = ag.function(doubled_scale, autograph=False)
     fast(x)
     assert "tobytes" in fast._entries[0].__code__.co_names  # (the check that test looks for)
+
+
+# -- values read by the functions a trace calls, not only by the traced one ------------
+
+from tests.graph import watched_helper  # noqa: E402
+
+
+def calls_scaled(x):
+    return watched_helper.scaled(x)
+
+
+def calls_times_weights(x):
+    return watched_helper.times_weights(x)
+
+
+SCALER = watched_helper.Scaler()
+
+
+def calls_scaler(x):
+    return SCALER(x)
+
+
+@pytest.mark.parametrize("fn, change, restore", [
+    (calls_scaled, lambda: setattr(watched_helper, "SCALE", np.float64(5.0)),
+     lambda: setattr(watched_helper, "SCALE", np.float64(2.0))),
+    (calls_times_weights, lambda: watched_helper.WEIGHTS.__setitem__(slice(None), 4.0),
+     lambda: watched_helper.WEIGHTS.__setitem__(slice(None), 1.0)),
+    (calls_scaler, lambda: setattr(watched_helper.Scaler, "factor", np.float64(7.0)),
+     lambda: setattr(watched_helper.Scaler, "factor", np.float64(3.0))),
+    (calls_scaler, lambda: setattr(SCALER, "factor", np.float64(9.0)),
+     lambda: vars(SCALER).pop("factor")),
+], ids=["helper_global_replaced", "helper_global_changed_in_place",
+        "class_attribute_replaced", "instance_attribute_shadows_the_class"])
+def test_values_read_by_called_functions_are_watched(fn, change, restore):
+    staged = ag.function(fn)
+    x = np.ones(2)
+    np.testing.assert_array_equal(staged(x), fn(x))
+    try:
+        change()
+        np.testing.assert_array_equal(staged(x), fn(x))
+        assert staged.experimental_get_tracing_count() == 2
+        np.testing.assert_array_equal(staged(x), fn(x))
+        assert staged.experimental_get_tracing_count() == 2
+    finally:
+        restore()
