@@ -19,7 +19,14 @@ and a bytes comparison, exact for NaN and -0.0: ~40 ns for a small array,
 ~1 us per 30 kB; np.array_equal costs ~1 us even for 16 elements).  A
 function that reads no global/cell/attribute array pays nothing.  The fast
 call (ConcreteFunction.entry) runs the same checks inline (`watch_lines`).
-Arrays held inside lists, dicts or other objects are not watched.
+
+Values read are watched wherever the trace's code read them: the globals and
+closure cells of every function the trace ran (converted code reports its
+calls: core.note_called), attributes of `self` on the instance or its class,
+and lists, tuples and dicts holding arrays there (`PARAMS["w"]`, `for w in
+LAYERS`), by structure, identity and contents (`_fingerprint`: its cost grows with the
+container).  Arrays inside other objects (`LAYERS[0].w`, a dataclass field)
+are watched by the holding object's identity only.
 """
 
 import functools
@@ -101,6 +108,8 @@ def guards_of(fn, objects, called=()):
                            (value.shape, value.dtype, value.tobytes())))
         elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
             guards.append((holder, name, value, label, None))
+        elif type(value) in _CONTAINERS and _holds_an_array(value):
+            guards.append((holder, name, value, label, _fingerprint(value)))
 
     def watch_object(obj):
         """`self.w`: the instance's own attribute, or its class's (then the
@@ -152,6 +161,36 @@ def guards_of(fn, objects, called=()):
 
 
 _MISSING = object()
+_CONTAINERS = (list, tuple, dict)
+_CONTAINER = object()  # first item of a container's fingerprint
+
+
+def _holds_an_array(value, depth=0):
+    """Only containers holding arrays are watched: those are the model state a
+    graph bakes in, while a list of numbers or objects the function appends to
+    at tracing (a log, a counter) changes on purpose and must not retrace."""
+    if type(value) is np.ndarray:
+        return True
+    if type(value) in _CONTAINERS and depth < 8:
+        return any(_holds_an_array(item, depth + 1)
+                   for item in (value.values() if type(value) is dict else value))
+    return False
+
+
+def _fingerprint(value, depth=0):
+    """What a trace may have read of a list, tuple or dict (`PARAMS["w"]`,
+    `for w in LAYERS`): its structure and keys, numbers by value, arrays by
+    contents, any other object by identity."""
+    kind = type(value)
+    if kind in _CONTAINERS and depth < 8:
+        items = value.items() if kind is dict else enumerate(value)
+        return (_CONTAINER, kind, len(value),
+                tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
+    if kind is np.ndarray:
+        return (id(value), value.shape, value.dtype, value.tobytes())
+    if kind in _SCALARS or isinstance(value, np.generic):
+        return (kind, value)
+    return id(value)
 
 
 def guards_hold(guards):
@@ -181,14 +220,19 @@ def stale(guards):
         else:
             current = holder.get(name, _MISSING)
         if current is not value and (type(current) is not type(value) or
-                                     isinstance(value, np.ndarray) or current != value):
+                                     isinstance(value, _BY_IDENTITY) or current != value):
             return label, False
         if contents is not None and _changed(value, contents):
             return label, True
     return None
 
 
+_BY_IDENTITY = (np.ndarray, *_CONTAINERS)
+
+
 def _changed(array, contents):
+    if contents[0] is _CONTAINER:
+        return _fingerprint(array) != contents
     shape, dtype, data = contents
     return array.shape != shape or array.dtype != dtype or array.tobytes() != data
 
@@ -211,7 +255,10 @@ def watch_lines(guards, namespace):
         else:
             namespace[f"_name{i}"] = name
             held.append(f"_holder{i}.get(_name{i}, _absent) is _traced{i}")
-        if contents is not None:
+        if contents is not None and contents[0] is _CONTAINER:
+            namespace["_fingerprint"], namespace[f"_contents{i}"] = _fingerprint, contents
+            contents_tests.append(f"_fingerprint(_traced{i}) == _contents{i}")
+        elif contents is not None:
             namespace[f"_shape{i}"], namespace[f"_dtype{i}"], namespace[f"_bytes{i}"] = contents
             contents_tests.append(f"_traced{i}.shape == _shape{i} and _traced{i}.dtype == "
                                   f"_dtype{i} and _traced{i}.tobytes() == _bytes{i}")

@@ -185,3 +185,53 @@ def test_values_read_by_called_functions_are_watched(fn, change, restore):
         assert staged.experimental_get_tracing_count() == 2
     finally:
         restore()
+
+
+PARAMS = {"w": np.array([1.0, 2.0]), "scale": 2.0}
+LAYERS = [np.array([1.0, 1.0]), np.array([2.0, 2.0])]
+
+
+def reads_a_global_dict(x):
+    return x * PARAMS["w"] * PARAMS["scale"]
+
+
+def loops_over_a_global_list(x):
+    for w in LAYERS:  # unrolled while tracing: the graph has one op per layer
+        x = x * w
+    return x
+
+
+@pytest.mark.parametrize("fn, change", [
+    (reads_a_global_dict, lambda: PARAMS.__setitem__("w", np.array([3.0, 4.0]))),
+    (reads_a_global_dict, lambda: PARAMS.__setitem__("scale", 5.0)),
+    (reads_a_global_dict, lambda: PARAMS["w"].__setitem__(0, 7.0)),
+    (loops_over_a_global_list, lambda: LAYERS.append(np.array([3.0, 3.0]))),
+    (loops_over_a_global_list, lambda: LAYERS.__setitem__(0, np.array([5.0, 5.0]))),
+    (loops_over_a_global_list, lambda: LAYERS[1].__setitem__(1, 9.0)),
+], ids=["dict_item_replaced", "dict_number_replaced", "dict_array_changed_in_place",
+        "list_grown", "list_item_replaced", "list_array_changed_in_place"])
+def test_arrays_and_numbers_in_global_containers_are_watched(fn, change):
+    saved_params = {k: np.copy(v) for k, v in PARAMS.items()}
+    saved_layers = [np.copy(w) for w in LAYERS]
+    staged = ag.function(fn)
+    x = np.ones(2)
+    np.testing.assert_array_equal(staged(x), fn(x))
+    try:
+        change()
+        np.testing.assert_array_equal(staged(x), fn(x))
+        assert staged.experimental_get_tracing_count() == 2
+        np.testing.assert_array_equal(staged(x), fn(x))
+        assert staged.experimental_get_tracing_count() == 2
+    finally:
+        PARAMS.clear()
+        PARAMS.update({"w": saved_params["w"], "scale": 2.0})
+        LAYERS[:] = saved_layers
+
+
+def test_unchanged_global_containers_keep_the_fast_call():
+    staged = ag.function(loops_over_a_global_list)
+    x = np.ones(2)
+    for _ in range(3):
+        staged(x)
+    assert staged.experimental_get_tracing_count() == 1
+    assert _fast_call_used(staged, x)
