@@ -120,12 +120,12 @@ class GraphBackend(Backend):
         """`not value`: one bool, like Python's truth test (numpy raises for an
         array of several elements; elementwise np.logical_not would silently
         give an array instead)."""
-        if value.size is not None and value.size != 1:
+        if value.static_size is not None and value.static_size != 1:
             raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
-                "not", f"the operand has shape {value.shape}; it needs a single value "
+                "not", f"the operand has shape {value.static_shape}; it needs a single value "
                 "(use np.all(...) or np.any(...))", staging.user_location()))
         result = np.logical_not(value)
-        return result if not result.shape else np.reshape(result, ())
+        return result if not result.static_shape else np.reshape(result, ())
 
     # --- loops -------------------------------------------------------------------
 
@@ -162,7 +162,7 @@ class GraphBackend(Backend):
         if isinstance(iterable, TensorList):
             iterable = engine.list_stack(iterable)
         if isinstance(iterable, Tensor):
-            if not iterable.shape:
+            if not iterable.static_shape:
                 raise errors.StagingError(errors.staged_iteration_message(
                     iterable.name, staging.user_location()))
             tensor = iterable
@@ -174,11 +174,11 @@ class GraphBackend(Backend):
                 tensor = base.as_tensor(iterable)
             except (ValueError, TypeError, errors.GraphError):
                 tensor = None
-            if tensor is None or tensor.dtype.kind == "O" or not tensor.shape:
+            if tensor is None or tensor.dtype.kind == "O" or not tensor.static_shape:
                 raise errors.StagingError(errors.staged_iteration_message(
                     f"the Python {type(iterable).__name__} {iterable!r} (its items do not "
                     "make one array)", staging.user_location()))
-            return _Sequence(tensor.shape[0], lambda i: tensor[i], "python")
+            return _Sequence(tensor.static_shape[0], lambda i: tensor[i], "python")
         raise errors.StagingError(errors.staged_iteration_message(
             repr(iterable), staging.user_location()))
 
@@ -248,7 +248,7 @@ class GraphBackend(Backend):
     def len_(self, value):
         if isinstance(value, TensorList):
             return engine.list_length(value)
-        if not value.shape:
+        if not value.static_shape:
             raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         return _dim(value)
 
@@ -427,7 +427,7 @@ class _Loop:
                 if not staging.is_carried(leaf) and not isinstance(leaf, TensorList):
                     positions.append((leaf,))  # a Python value (None) stays put
                     continue
-                shape = leaf.shape if isinstance(leaf, Tensor) else None
+                shape = leaf.static_shape if isinstance(leaf, Tensor) else None
                 positions.append(len(trace.placeholders))
                 trace.add_var(_zeros_like_leaf(leaf), leaf, name, shape)
             returned.append((k, leaves, positions))
@@ -440,7 +440,7 @@ def _stand_in(graph, value, shape=None):
     """A placeholder-like tensor of `graph` with `value`'s dtype and shape
     (for a dry run of a loop body; it is never executed)."""
     if isinstance(value, Tensor):
-        dtype, shape = value.dtype, value.shape if shape is None else shape
+        dtype, shape = value.dtype, value.static_shape if shape is None else shape
     else:
         dtype = np.asarray(value).dtype
         shape = np.shape(value) if shape is None else shape
@@ -453,7 +453,7 @@ def _zeros_like_leaf(value):
     if isinstance(value, TensorList):
         return engine.list_new(value.element_dtype, value.element_shape)
     if isinstance(value, Tensor):
-        return np.zeros(tuple(0 if d is None else d for d in value.shape), value.dtype)
+        return np.zeros(tuple(0 if d is None else d for d in value.static_shape), value.dtype)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.zeros(np.shape(value), value.dtype)
     if is_number(value):

@@ -152,7 +152,7 @@ class Context:
         if not isinstance(value, Tensor):
             return self.literal(value)
         expr = self.names[id(value)]
-        if value.shape == () and value.dtype.kind != "O":
+        if value.static_shape == () and value.dtype.kind != "O":
             # A scalar result is a numpy scalar, as eager numpy gives, whichever
             # kernel, constant, input or variable it comes from (a scalar is
             # immutable, so no copy either).
@@ -199,7 +199,7 @@ def _makes_fresh_array(op, tensor):
     """A ufunc (or gufunc such as matmul) returns a new array when its result
     has a known shape of rank >= 1 (rank 0 gives a numpy scalar)."""
     return isinstance(op.kernel, np.ufunc) and not op.aliasing and not op.stateful \
-        and len(tensor.shape) >= 1 and None not in tensor.shape \
+        and len(tensor.static_shape) >= 1 and None not in tensor.static_shape \
         and not tensor.dtype.hasobject
 
 
@@ -211,7 +211,7 @@ def _writable_input(node, dying, fresh):
         return None
     out = node.outputs[0]
     for a in dying:
-        if id(a) in fresh and a.shape == out.shape and a.dtype == out.dtype:
+        if id(a) in fresh and a.static_shape == out.static_shape and a.dtype == out.dtype:
             return a
     return None
 

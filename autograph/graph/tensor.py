@@ -19,7 +19,7 @@ from autograph import errors
 
 
 class Tensor:
-    __slots__ = ("graph", "node", "index", "shape", "dtype", "name", "__weakref__")
+    __slots__ = ("graph", "node", "index", "static_shape", "dtype", "name", "__weakref__")
 
     # Above ndarray, so `ndarray + Tensor` defers to the Tensor.
     __array_priority__ = 1000
@@ -28,13 +28,13 @@ class Tensor:
         self.graph = graph
         self.node = node
         self.index = index
-        self.shape = shape
+        self.static_shape = shape
         self.dtype = dtype
         self.name = name
 
     def __repr__(self):
-        shape = "(" + ", ".join("None" if d is None else str(d) for d in self.shape)
-        shape += ",)" if len(self.shape) == 1 else ")"
+        shape = "(" + ", ".join("None" if d is None else str(d) for d in self.static_shape)
+        shape += ",)" if len(self.static_shape) == 1 else ")"
         return f"<Tensor '{self.name}' shape={shape} dtype={self.dtype}>"
 
     __hash__ = object.__hash__
@@ -49,14 +49,21 @@ class Tensor:
     # --- static properties -------------------------------------------------
 
     @property
-    def ndim(self):
-        return len(self.shape)
+    def shape(self):
+        return self.static_shape
 
     @property
-    def size(self):
-        if None in self.shape:
+    def ndim(self):
+        return len(self.static_shape)
+
+    @property
+    def static_size(self):
+        """The number of items, None when a dim is only known at run time."""
+        if None in self.static_shape:
             return None
-        return int(np.prod(self.shape, dtype=np.int64))
+        return int(np.prod(self.static_shape, dtype=np.int64))
+
+    size = static_size
 
     @property
     def T(self):

@@ -70,10 +70,16 @@ def is_number(value):
 
 
 def array_type(value):
-    """(dtype, shape) of an array leaf (shape dims may be None), else None."""
+    """(dtype, shape) of an array leaf (shape dims may be None), else None.
+    A backend whose `.shape` holds staged sizes for the dims only known at run
+    time (what user code sees) gives the static one, with None there, as
+    `static_shape`."""
     if isinstance(value, (np.ndarray, np.generic)):
         return value.dtype, value.shape
-    dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    shape = getattr(value, "static_shape", None)
+    if shape is None:
+        shape = getattr(value, "shape", None)
     if isinstance(dtype, np.dtype) and type(shape) is tuple:
         return dtype, shape
     return None
@@ -333,9 +339,9 @@ def check_loop_leaf(name, var, after, location, loop):
         fail(errors.loop_kind_message)
     if typed[0] != var.dtype:
         fail(errors.loop_dtype_message)
-    shape = typed[1]
-    if len(shape) != len(var.shape) or any(
-            v is not None and v != s for v, s in zip(var.shape, shape)):
+    shape, var_shape = typed[1], array_type(var)[1]
+    if len(shape) != len(var_shape) or any(
+            v is not None and v != s for v, s in zip(var_shape, shape)):
         fail(errors.loop_shape_message)
 
 

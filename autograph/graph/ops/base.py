@@ -90,7 +90,7 @@ def record1(op, args, attrs=None, name=None):
 
 
 def shape_of(value):
-    return value.shape if isinstance(value, Tensor) else np.shape(value)
+    return value.static_shape if isinstance(value, Tensor) else np.shape(value)
 
 
 def example(value):
@@ -104,7 +104,7 @@ def example(value):
 def example_nd(value):
     """A stand-in of shape (1,)*ndim with `value`'s dtype."""
     if isinstance(value, Tensor):
-        return np.ones((1,) * len(value.shape), value.dtype)
+        return np.ones((1,) * len(value.static_shape), value.dtype)
     return value
 
 

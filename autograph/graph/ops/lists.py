@@ -46,7 +46,7 @@ class TensorList(Tensor):
         # array rather than a list, so only single items are offered.
         integral = isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
         if isinstance(key, Tensor) and not isinstance(key, TensorList):
-            integral = key.shape == () and key.dtype.kind in "iu"
+            integral = key.static_shape == () and key.dtype.kind in "iu"
         if not integral:
             raise errors.GraphError(errors.graph_op_message(
                 "getitem", f"a staged list (built in a staged loop) is indexed with {key!r}; "
@@ -161,7 +161,7 @@ def _pop_at_kernel(lst, index):
 
 
 def _pop_at_rule(lst, index):
-    if index.shape != () or index.dtype.kind not in "iu":
+    if index.static_shape != () or index.dtype.kind not in "iu":
         raise base.RuleError(f"list indices must be integers, not {index!r}", TypeError)
     return _pop_rule(lst)
 
@@ -183,7 +183,7 @@ def _set_at_kernel(lst, index, value):
 
 
 def _set_at_rule(lst, index, value):
-    if index.shape != () or index.dtype.kind not in "iu":
+    if index.static_shape != () or index.dtype.kind not in "iu":
         raise base.RuleError(f"list indices must be integers, not {index!r}", TypeError)
     return _list_rule()
 
@@ -242,10 +242,10 @@ def _item_for(lst, value, op):
         raise errors.GraphError(errors.graph_op_message(
             op, f"the list holds {lst.element_dtype}, the value is {value.dtype}; "
             "cast it with .astype", core.user_location()))
-    if lst.element_shape is not None and len(lst.element_shape) != len(value.shape):
+    if lst.element_shape is not None and len(lst.element_shape) != len(value.static_shape):
         raise errors.GraphError(errors.graph_op_message(
             op, f"the list holds items of shape {lst.element_shape}, the value "
-            f"has shape {value.shape}", core.user_location()))
+            f"has shape {value.static_shape}", core.user_location()))
     return value
 
 
@@ -254,7 +254,7 @@ def list_append(lst, value):
     _check_list(lst, "list_append")
     value = _item_for(lst, value, "list_append")
     out = base.record1(LIST_APPEND, (lst, value))
-    return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.shape))
+    return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.static_shape))
 
 
 def list_pop(lst, index=None):
@@ -294,7 +294,8 @@ def list_set(lst, index, value):
     graph = base.graph_for((lst,))
     index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
     out = base.record1(LIST_SET_AT, (lst, index, value))
-    return wrap(out, lst.element_dtype, _merge_element_shapes(lst.element_shape, value.shape))
+    return wrap(out, lst.element_dtype,
+                _merge_element_shapes(lst.element_shape, value.static_shape))
 
 
 def list_stack(lst):
