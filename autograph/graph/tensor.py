@@ -1,8 +1,10 @@
 """The symbolic `Tensor` and `TensorSpec`.
 
-A Tensor is an output of a graph node: static `shape` (None for a dimension
+A Tensor is an output of a graph node: `static_shape` (None for a dimension
 only known at run time), numpy `dtype`, the producing `node` and a readable
-`name`.  Python operators, `.T`, `.shape`, `.astype`, indexing and numpy's
+`name`.  User code reads `.shape`/`.size`, where such a dimension is a staged
+size while tracing (`np.zeros(n).shape[0]` is n, as in Python); the engine
+reads `static_shape`/`static_size`.  Python operators, `.T`, `.astype`, indexing and numpy's
 own protocols (`__array_ufunc__` for every ufunc, `__array_function__` for
 the set in `numpy_api.SUPPORTED`) record ops, so user code stays plain numpy.
 
@@ -50,7 +52,9 @@ class Tensor:
 
     @property
     def shape(self):
-        return self.static_shape
+        """What user code sees (ops/shaping.user_shape): a staged size for a
+        dim only known at run time.  The engine reads `static_shape`."""
+        return _ops.shaping.user_shape(self)
 
     @property
     def ndim(self):
@@ -63,7 +67,10 @@ class Tensor:
             return None
         return int(np.prod(self.static_shape, dtype=np.int64))
 
-    size = static_size
+    @property
+    def size(self):
+        """What user code sees: staged when a dim is only known at run time."""
+        return _ops.shaping.user_size(self)
 
     @property
     def T(self):

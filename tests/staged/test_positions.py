@@ -256,11 +256,9 @@ def shape_of_unknown_dim(n):
     return np.zeros(n).shape[0]
 
 
-@pytest.mark.xfail(strict=True, reason="Tensor.shape is the static shape: an unknown dim "
-                   "is None while tracing, so `.shape[0]` of a staged size returns None "
-                   "(len(a) is staged and right); needs a staged shape tuple in the engine")
 def test_shape_attribute_of_a_staged_size():
     assert ag.function(shape_of_unknown_dim)(np.int64(3)) == 3
+    assert ag.function(shape_of_unknown_dim)(np.int64(0)) == 0
 
 
 # -- `in` on a staged array -------------------------------------------------------------

@@ -29,6 +29,67 @@ def dim(x, axis=0):
     return base.record1(DIM, (x,), {"axis": axis})
 
 
+class StagedShape(tuple):
+    """`x.shape` while tracing, when some dims of x are only known at run time:
+    a tuple of Python ints (the dims known now) and staged intp scalars (the
+    others), so `np.zeros(n).shape[0]` is n, as in Python.  `==` and `!=`
+    against a tuple compare the dims as Python would, staged where a dim is
+    staged (a staged bool: converted code stages the `if` on it)."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        # a dict key or set item: Python would hash the numbers, which only
+        # exist when the graph runs (hashing the staged values would key by
+        # identity: a wrong value)
+        staged = next(d for d in self if isinstance(d, Tensor))
+        raise staged._usage_error("hash() of a shape with a dim only known at run time "
+                                  "(a dict key or set item)")
+
+    def __eq__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        if len(self) != len(other):
+            return False
+        staged = []
+        for a, b in zip(self, other):
+            if isinstance(a, Tensor) or isinstance(b, Tensor):
+                staged.append(np.equal(a, b))
+            elif a != b:
+                return False
+        return np.logical_and.reduce(staged) if len(staged) > 1 else \
+            (staged[0] if staged else True)
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        if equal is NotImplemented:
+            return equal
+        return np.logical_not(equal) if isinstance(equal, Tensor) else not equal
+
+
+def user_shape(x):
+    """`x.shape` as user code sees it: the static shape when every dim is known
+    (or outside tracing, where a graph's tensors are only inspected), else a
+    StagedShape.  The engine itself reads `x.static_shape`."""
+    if None not in x.static_shape or core.current_graph() is None:
+        return x.static_shape
+    return StagedShape(
+        d if d is not None else base.record1(DIM, (x,), {"axis": axis},
+                                             name=f"{x.name}.shape[{axis}]")
+        for axis, d in enumerate(x.static_shape))
+
+
+def user_size(x):
+    """`x.size` as user code sees it: a Python int when every dim is known,
+    else (while tracing) a staged intp scalar, the product of the dims."""
+    if x.static_size is not None or core.current_graph() is None:
+        return x.static_size
+    size = 1
+    for d in user_shape(x):
+        size = d * size if isinstance(d, Tensor) else size * d
+    return size
+
+
 def _astype_rule(x, dtype):
     return [(x.static_shape, dtype)]
 
