@@ -770,3 +770,19 @@ def stale_concrete_message(function_name, what, location):
         "graph would compute with the old one. Call the ag.function itself (it traces "
         "again for the new value), or take a new get_concrete_function(...), or hold "
         "the state in an ag.Variable and .assign() new values to it.")
+
+
+def staged_list_alias_message(changed, other, other_at, location, change, python_list):
+    """`changed`: the variable the change is written on; `other`: another
+    holder of the same list ('alias', "d['k']", 'self.buf') and where it is
+    (`other_at`); `change`: what happens to the list at `location`;
+    `python_list`: whether it is still a Python list (which can be copied)."""
+    copy = (f", or give `{other}` a copy, list({changed}), if the two are meant to differ"
+            if python_list else "")
+    return (
+        f"`{changed}` and `{other}` ({other_at}) hold the same list, and {change} at "
+        f"{location}. A staged list is a value: the change rebinds `{changed}` alone, so "
+        f"`{other}` would keep the old list, where Python changes the one list under both "
+        f"names. Use one name for the list (bind `{other}` after the last change; a helper "
+        "that changes a list it is given should return it, and the caller rebind its "
+        f"name: {changed} = helper({changed})){copy}.")

@@ -26,7 +26,7 @@ import threading
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import structure
+from autograph.runtime import aliases, structure
 from autograph.runtime.registry import backend_of
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN
@@ -412,6 +412,26 @@ class StagedZip:
         self.iterables, self.strict = iterables, strict
 
 
+def _staging_list(empty_list, location, loop):
+    """For structure.flatten: a staged list (`empty_list()`) in place of an
+    empty Python list of the loop's state, refused if anything else holds
+    that Python list (it would not see the loop's appends: runtime/aliases.py)."""
+    seen = {}
+
+    def stage(python_list, name):
+        other = seen.get(id(python_list))
+        holders = [(other, f"loop state at {location}")] if other is not None else []
+        seen[id(python_list)] = name
+        holders += aliases.other_holders(python_list, skip_depth=4)[0]
+        if holders:
+            path, at = holders[0]
+            raise errors.StagingError(errors.staged_list_alias_message(
+                name, path, at, location,
+                f"the staged `{loop}` loop that starts there makes it a staged list", True))
+        return empty_list()
+    return stage
+
+
 class LoopState:
     """A staged loop's state as leaves, for any backend.
 
@@ -437,7 +457,8 @@ class LoopState:
 
     def __init__(self, state, names, location, loop, opts=None, empty_list=None):
         self.state, self.location, self.loop = list(state), location, loop
-        entry = self.entry = structure.flatten(self.state, names, empty_list)
+        entry = self.entry = structure.flatten(
+            self.state, names, empty_list and _staging_list(empty_list, location, loop))
         self.names = entry.names
         self.values = list(entry.values)  # the leaves on entry (promotion updates them)
         self.invariants = invariants_by_leaf(entry, (opts or {}).get("shape_invariants"),

@@ -1,0 +1,139 @@
+"""Who else holds a list that staged code is about to change?
+
+A staged list is a value: `lst.append(x)` in converted code is
+`lst = ag__.list_append(lst, x)`, which rebinds `lst` alone, and a Python
+list that a staged loop appends to becomes a staged list bound to the loop's
+variable alone.  In Python the one list object changes under every name and
+in every container that holds it, so a second holder would keep the old
+value: a wrong result.  `other_holders` finds those holders (while tracing,
+before the change), so the change can be refused with both names:
+
+    items = []                      alias = items
+    alias = items                   items[0] = v      # on a staged list
+    for i in range(n):  # staged
+        items.append(x)             -> refused: `alias` holds the same list
+
+It looks at the locals of the user's frames (autograph's, numpy's and the
+registered backends' own frames are skipped) and one level into the
+containers they hold (`d['k']`, `t[0]`, `obj.attr`).  A name that the pending
+call of its frame is about to rebind (`items, = ag__.for_stmt(...)`,
+`items = helper(items)`) holds a dead reference and does not count; nor do
+the variables autograph generated.  This runs only while tracing, once per
+staged change.
+"""
+
+import dis
+import sys
+import types
+
+from autograph import errors
+from autograph.runtime import registry
+
+_SCANNED_ITEMS = 256  # items of one container looked at (a cap on the cost)
+_OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
+           types.MethodType)
+_STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
+_rebound = {}  # (code, offset of the pending call) -> names its result is stored into
+
+
+def other_holders(value, skip_depth=1):
+    """[(name, 'in f at file.py:12'), ...]: the user variables (and the items and
+    attributes of the containers they hold) that hold `value`, innermost
+    frame first, except those the pending call of their frame rebinds.
+    Also returns the names the innermost user frame's pending call rebinds
+    (the variable the change is written on, when there is one)."""
+    holders, targets = [], None
+    backend_files = _backend_files()
+    frame = sys._getframe(skip_depth + 1)
+    while frame is not None:
+        code = frame.f_code
+        if errors._not_users(code.co_filename) or code.co_filename in backend_files or \
+                code.co_name.startswith("<") and code.co_name != "<module>":
+            frame = frame.f_back  # (comprehension frames: their iterable is outside)
+            continue
+        rebound = _names_rebound_by_pending_call(frame)
+        if targets is None:
+            targets = rebound
+        local = frame.f_locals
+        scope = local.get("fscope")
+        generated = getattr(scope, "internal_names", ()) if not isinstance(scope, dict) else ()
+        where = f"in {code.co_name} at {errors.where(code.co_filename, frame.f_lineno)}"
+        for name, held in list(local.items()):
+            if name in rebound or name in generated or name in ("ag__", "fscope"):
+                continue
+            path = _path_to(held, value, name)
+            if path is not None:
+                holders.append((path, where))
+        frame = frame.f_back
+    return holders, targets or ()
+
+
+def _backend_files():
+    """The files of the registered backends' classes: a backend that lives
+    outside autograph holds the loop state in its own frames."""
+    backends = registry.registered_backends()
+    files = _files_by_backends.get(backends)
+    if files is None:
+        files = _files_by_backends[backends] = frozenset(
+            sys.modules[type(b).__module__].__file__ for b in backends
+            if getattr(sys.modules.get(type(b).__module__), "__file__", None))
+    return files
+
+
+_files_by_backends = {}
+
+
+def _path_to(held, value, name):
+    """How `held` (bound to `name`) holds `value`: 'name', "name['k']",
+    'name[0]', 'name.attr', or None."""
+    if held is value:
+        return name
+    if isinstance(held, _OPAQUE):
+        return None
+    if isinstance(held, (list, tuple)):
+        for i, item in enumerate(held[:_SCANNED_ITEMS]):
+            if item is value:
+                return f"{name}[{i}]"
+        return None
+    if isinstance(held, dict):
+        for count, (key, item) in enumerate(held.items()):
+            if count == _SCANNED_ITEMS:
+                break
+            if item is value:
+                return f"{name}[{key!r}]"
+        return None
+    attributes = getattr(held, "__dict__", None)
+    if type(attributes) is dict:
+        for count, (key, item) in enumerate(attributes.items()):
+            if count == _SCANNED_ITEMS:
+                break
+            if item is value:
+                return f"{name}.{key}"
+    return None
+
+
+def _names_rebound_by_pending_call(frame):
+    """The names that the call `frame` is in the middle of stores its result
+    into (`a = f(...)`, `a, b = f(...)`): their present values are dead."""
+    key = (frame.f_code, frame.f_lasti)
+    names = _rebound.get(key)
+    if names is None:
+        names = _rebound[key] = _stores_after(frame.f_code, frame.f_lasti)
+    return names
+
+
+def _stores_after(code, offset):
+    instructions = [i for i in dis.get_instructions(code) if i.offset > offset]
+    names, count = set(), 1
+    for i, ins in enumerate(instructions):
+        if ins.opname in ("PRECALL", "CACHE", "NOP", "EXTENDED_ARG"):
+            continue
+        if ins.opname == "UNPACK_SEQUENCE":
+            count = ins.arg
+            stores = instructions[i + 1:i + 1 + count]
+            if all(s.opname in _STORES for s in stores):
+                names.update(s.argval for s in stores)
+        elif ins.opname in _STORES:
+            names.add(ins.argval)
+        break
+    return frozenset(names)
