@@ -1,0 +1,241 @@
+"""A staged list is a value (issue 8): a change to it rebinds the one name it
+is written with.  Where Python's one list object would change under another
+holder too -- a second name, a container item, an attribute, the caller's
+variable -- staged mode refuses the change at trace time, naming both
+holders, the line and the fix (autograph/runtime/aliases.py).  Ordinary code,
+where no other holder is read afterwards, runs as Python does."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+N = np.int64(3)
+
+
+def _refused(fn, changed, other, *args):
+    with pytest.raises(ag.AutoGraphError, match=(
+            rf"`{changed}` and `{other}` \(in \w+ at .*test_list_aliases\.py:\d+\) hold "
+            r"the same list, and .* at .*test_list_aliases\.py:\d+\. A staged list is a "
+            r"value.*Use one name for the list")):
+        ag.function(fn)(*(args or (N,)))
+
+
+# -- a Python list that a staged loop makes a staged list ------------------------------
+
+def alias_by_assignment(n):
+    items = []
+    alias = items
+    for i in range(n):
+        items.append(i * 1.0)
+    return len(alias)
+
+
+def stored_in_a_dict(n):
+    items = []
+    d = {"k": items}
+    for i in range(n):
+        items.append(i * 1.0)
+    return len(d["k"])
+
+
+def stored_in_a_tuple(n):
+    items = []
+    t = (1, items)
+    for i in range(n):
+        items.append(i * 1.0)
+    return len(t[1])
+
+
+class Buffer:
+    def __init__(self):
+        self.items = []
+
+
+def held_by_an_attribute(n):
+    b = Buffer()
+    items = b.items
+    for i in range(n):
+        items.append(i * 1.0)
+    return len(b.items)
+
+
+def append_in_a_loop(items, n):
+    for i in range(n):
+        items.append(i * 1.0)
+
+
+def kept_by_the_caller_of_a_helper(n):
+    items = []
+    append_in_a_loop(items, n)
+    return len(items)
+
+
+def two_loop_variables_for_one_list(n):
+    a = []
+    b = a
+    for i in range(n):
+        a.append(i * 1.0)
+        b.append(i * 2.0)
+    return len(a)
+
+
+@pytest.mark.parametrize("fn, changed, other", [
+    (alias_by_assignment, "items", "alias"),
+    (stored_in_a_dict, "items", r"d\['k'\]"),
+    (stored_in_a_tuple, "items", r"t\[1\]"),
+    (held_by_an_attribute, "items", r"b\.items"),
+    (kept_by_the_caller_of_a_helper, "items", "items"),
+])
+def test_another_holder_of_a_list_a_staged_loop_appends_to_is_refused(fn, changed, other):
+    assert fn(3) == 3  # what Python gives, and staged mode could not
+    _refused(fn, changed, other)
+
+
+def test_one_list_as_two_loop_variables_is_refused():
+    assert two_loop_variables_for_one_list(3) == 6
+    with pytest.raises(ag.AutoGraphError, match=r"`b` and `a` \(loop state at .*\) hold "
+                                                r"the same list"):
+        ag.function(two_loop_variables_for_one_list)(N)
+
+
+# -- changes to a list that is already staged -------------------------------------------
+
+def alias_then_item_assignment(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    alias = items
+    items[0] = 5.0
+    return alias[0]
+
+
+def alias_then_append(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    kept = {"all": items}
+    items.append(9.0)
+    return len(kept["all"])
+
+
+def alias_then_pop_in_an_expression(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    alias = items
+    total = items.pop() + 1.0
+    return total + len(alias)
+
+
+def append_one(items):
+    items.append(7.0)
+
+
+def staged_list_changed_by_a_helper(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    append_one(items)
+    return len(items)
+
+
+@pytest.mark.parametrize("fn, changed, other", [
+    (alias_then_item_assignment, "items", "alias"),
+    (alias_then_append, "items", r"kept\['all'\]"),
+    (alias_then_pop_in_an_expression, "items", "alias"),
+    (staged_list_changed_by_a_helper, "items", "items"),
+])
+def test_another_holder_of_a_staged_list_that_changes_is_refused(fn, changed, other):
+    fn(3)
+    _refused(fn, changed, other)
+
+
+# -- ordinary code is not refused ----------------------------------------------------
+
+def alias_after_the_last_change(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    alias = items
+    return ag.stack(alias), len(alias)
+
+
+def appended_and_returned(items, n):
+    for i in range(n):
+        items.append(i * 2.0)
+    return items
+
+
+def helper_result_rebinds_the_callers_name(n):
+    items = []
+    items = appended_and_returned(items, n)
+    items.append(1.0)
+    return len(items), np.sum(ag.stack(items))
+
+
+def fresh_list_per_outer_iteration(n):
+    total = 0.0
+    for i in range(n):
+        row = []
+        for j in range(n):
+            row.append(i * 1.0 + j)
+        total += np.sum(ag.stack(row)) if len(row) > 0 else 0.0
+    return total
+
+
+def appended_in_both_branches(n, x):
+    items = []
+    if x > 0:
+        for i in range(n):
+            items.append(i * 1.0)
+    else:
+        for i in range(n):
+            items.append(i * -1.0)
+    return np.sum(ag.stack(items)), len(items)
+
+
+def pops_without_an_alias(n):
+    items = _helper_list(n)
+    total = 0.0
+    while len(items) > 0:
+        total += items.pop()
+    items.append(2.0)
+    items[0] = 3.0
+    return total, len(items)
+
+
+def _helper_list(n):
+    items = []
+    for i in range(n):
+        items.append(i * 1.0)
+    return items
+
+
+def python_list_aliases_stay_python(x):
+    items = [x]
+    alias = items
+    items.append(x * 2)
+    alias.append(x * 3)
+    items[0] = x * 4
+    return len(alias), alias[0], items[2]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_ordinary_list_code_is_not_refused(n):
+    n = np.int64(n)
+    for fn, args in ((alias_after_the_last_change, (n,)) if n else (None, None),
+                     (helper_result_rebinds_the_callers_name, (n,)),
+                     (fresh_list_per_outer_iteration, (n,)),
+                     (appended_in_both_branches, (n, np.float64(1.0))),
+                     (appended_in_both_branches, (n, np.float64(-1.0))),
+                     (pops_without_an_alias, (n,)) if n else (None, None),
+                     (python_list_aliases_stay_python, (np.float64(2.0),))):
+        if fn is None:
+            continue
+        expected = fn(*args)
+        staged = ag.function(fn)(*args)
+        if not isinstance(expected, tuple):
+            expected, staged = (expected,), (staged,)
+        for e, s in zip(expected, staged, strict=True):
+            np.testing.assert_array_equal(s, e)
