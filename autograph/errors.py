@@ -786,3 +786,14 @@ def staged_list_alias_message(changed, other, other_at, location, change, python
         f"names. Use one name for the list (bind `{other}` after the last change; a helper "
         "that changes a list it is given should return it, and the caller rebind its "
         f"name: {changed} = helper({changed})){copy}.")
+
+
+def branch_list_length_message(name, location, true_length, false_length):
+    return (
+        f"variable '{name}' is a Python list that the staged `if` at {location} leaves "
+        f"with a length only known at run time (true branch: length {true_length}; false "
+        f"branch: length {false_length}), and a Python list's length is fixed while "
+        f"tracing. Make it a staged list before the `if`: "
+        f"ag.set_element_type({name}, dtype, shape) (e.g. ag.set_element_type({name}, "
+        f"np.float64, ()) for scalar items), or build it in a staged loop; an append or "
+        "pop in one branch is then staged.")

@@ -130,6 +130,9 @@ def check_branch_structure(true_out, false_out, names, location):
             raise errors.StagingError(errors.undefined_branch_message(
                 name, location, _describe_outline(a), _describe_outline(b)))
         if _structure(a) != _structure(b) and not _return_pending(a, b):
+            if type(a) is list and type(b) is list and len(a) != len(b):
+                raise errors.StagingError(errors.branch_list_length_message(
+                    name, location, len(a), len(b)))
             raise errors.StagingError(errors.branch_structure_message(
                 name, location, _describe_outline(a), _describe_outline(b)))
 

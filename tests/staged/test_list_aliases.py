@@ -239,3 +239,47 @@ def test_ordinary_list_code_is_not_refused(n):
             expected, staged = (expected,), (staged,)
         for e, s in zip(expected, staged, strict=True):
             np.testing.assert_array_equal(s, e)
+
+
+# -- an append in one branch of a staged `if` ----------------------------------------
+
+def append_in_one_branch(x):
+    items = []
+    if x > 0:
+        items.append(x)
+    return len(items)
+
+
+def append_in_one_branch_of_a_staged_list(x):
+    items = []
+    ag.set_element_type(items, np.float64, ())
+    if x > 0:
+        items.append(x)
+    items.append(x * 2)
+    return len(items), np.sum(ag.stack(items))
+
+
+def append_in_one_branch_inside_a_staged_loop(xs):
+    items = []
+    for x in xs:
+        if x > 0:
+            items.append(x)
+    return len(items), np.sum(ag.stack(items)) if len(items) > 0 else 0.0
+
+
+def test_append_to_a_python_list_in_one_branch_says_to_make_it_a_staged_list():
+    with pytest.raises(ag.AutoGraphError, match=(
+            r"variable 'items' is a Python list that the staged `if` at "
+            r".*test_list_aliases\.py:\d+ leaves with a length only known at run time "
+            r"\(true branch: length 1; false branch: length 0\).*"
+            r"ag\.set_element_type\(items, dtype, shape\)")):
+        ag.function(append_in_one_branch)(np.float64(1.0))
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_append_in_one_branch_of_a_staged_list_is_staged(x):
+    for fn, arg in ((append_in_one_branch_of_a_staged_list, np.float64(x)),
+                    (append_in_one_branch_inside_a_staged_loop, np.array([x, -2.0, 3.0]))):
+        expected, staged = fn(arg), ag.function(fn)(arg)
+        for e, s in zip(expected, staged, strict=True):
+            np.testing.assert_array_equal(s, e)
