@@ -797,3 +797,13 @@ def branch_list_length_message(name, location, true_length, false_length):
         f"ag.set_element_type({name}, dtype, shape) (e.g. ag.set_element_type({name}, "
         f"np.float64, ()) for scalar items), or build it in a staged loop; an append or "
         "pop in one branch is then staged.")
+
+
+def staged_list_operator_message(operator, location):
+    return (
+        f"`{operator}` on a staged list (a list built in a staged loop) at {location}: "
+        "it would act on the list's run-time representation, not on its items. A staged "
+        "list supports append, pop, item assignment, len(), lst[i], `for` and "
+        "`lst + [items]`; stack it first for array arithmetic or comparisons "
+        "(`ag.stack(lst) * 2`), and to join two lists append the items of the second "
+        "one in a loop.")

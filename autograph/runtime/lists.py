@@ -102,5 +102,11 @@ def set_element_type(target, dtype, shape=None):
     for backend in registry.registered_backends():
         result = backend.python_list_element_type(target, dtype, shape)
         if result is not target:
+            holders, rebound = aliases.other_holders(target, skip_depth=1)
+            if holders:
+                path, at = holders[0]
+                raise errors.StagingError(errors.staged_list_alias_message(
+                    next(iter(sorted(rebound)), "the list"), path, at, errors.where_user(),
+                    "ag.set_element_type makes it a staged list", True))
             return result
     return target

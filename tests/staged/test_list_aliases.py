@@ -283,3 +283,17 @@ def test_append_in_one_branch_of_a_staged_list_is_staged(x):
         expected, staged = fn(arg), ag.function(fn)(arg)
         for e, s in zip(expected, staged, strict=True):
             np.testing.assert_array_equal(s, e)
+
+
+def alias_before_set_element_type(n):
+    items = []
+    alias = items
+    ag.set_element_type(items, np.float64, ())
+    for i in range(n):
+        items.append(i * 1.0)
+    return len(alias)
+
+
+def test_an_alias_of_a_list_that_set_element_type_stages_is_refused():
+    assert alias_before_set_element_type(3) == 3
+    _refused(alias_before_set_element_type, "items", "alias")

@@ -6,6 +6,10 @@ element dtype and shape (None until the first append).  Ops never mutate:
 linked list -- None when empty, else `(rest, last_value, length)` -- so
 append and pop are O(1) and old versions stay valid; `list_stack` walks it
 once.  A TensorList can be a while_loop variable.
+
+`lst + [a, b]` appends (Python's new list); other operators and ufuncs on a
+TensorList would act on the run-time linked list, not on the items, and are
+refused with a catalog error.
 """
 
 import numpy as np
@@ -57,6 +61,21 @@ class TensorList(Tensor):
     def __setitem__(self, key, value):
         raise errors.StagingError(errors.staged_list_setitem_message(core.user_location()))
 
+    # `lst + [a, b]` is Python's new list: appends (the one concatenation whose
+    # length is known while tracing).  Any other operator or ufunc would act on
+    # the run-time linked list, not on the items: refused (_refuse_operators).
+    def __add__(self, other):
+        if type(other) is not list:
+            _refused_operator(self, other, "+")
+        result = self
+        for item in other:
+            result = list_append(result, item)
+        return result
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise errors.StagingError(errors.staged_list_operator_message(
+            f"np.{ufunc.__name__}", core.user_location()))
+
     # Converted code calls ag__.list_append / list_pop for these; reaching the
     # methods means the call was not converted where it stands.
     def append(self, *args):
@@ -75,6 +94,35 @@ class TensorList(Tensor):
             raise errors.GraphError(
                 f"while_loop: tensor list #{index} holds {self.element_dtype} before an "
                 f"iteration and {out.element_dtype} after")
+
+
+def _refused_operator(lst, other, symbol):
+    if symbol in ("+", "r+"):
+        kind = "other_staged_list" if isinstance(other, TensorList) else type(other).__name__
+        symbol = f"lst + {kind}" if symbol == "+" else f"{kind} + lst"
+    raise errors.StagingError(errors.staged_list_operator_message(symbol, core.user_location()))
+
+
+def _refuse_operators():
+    def refusing(symbol):
+        def operator(self, *other):
+            _refused_operator(self, other[0] if other else None, symbol)
+        return operator
+
+    for name, symbol in (
+            ("radd", "r+"), ("iadd", "+="), ("sub", "-"), ("rsub", "-"), ("mul", "*"),
+            ("rmul", "*"), ("imul", "*="), ("truediv", "/"), ("rtruediv", "/"),
+            ("floordiv", "//"), ("rfloordiv", "//"), ("mod", "%"), ("rmod", "%"),
+            ("pow", "**"), ("rpow", "**"), ("matmul", "@"), ("rmatmul", "@"),
+            ("and", "&"), ("rand", "&"), ("or", "|"), ("ror", "|"), ("xor", "^"),
+            ("rxor", "^"), ("lshift", "<<"), ("rlshift", "<<"), ("rshift", ">>"),
+            ("rrshift", ">>"), ("divmod", "divmod()"), ("rdivmod", "divmod()"),
+            ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!="),
+            ("neg", "unary -"), ("pos", "unary +"), ("abs", "abs()"), ("invert", "~")):
+        setattr(TensorList, f"__{name}__", refusing(symbol))
+
+
+_refuse_operators()
 
 
 class _ItemsOfStagedList:
