@@ -83,6 +83,7 @@ class GraphBackend(Backend):
 
     name = "graph"
     folds_extra_test = True  # for_range/for_each test extra_test before each iteration
+    reconciles_branch_lists = True  # cond: see _branch_lists
 
     def owns(self, value):
         return isinstance(value, (Tensor, StagedEnumerate, StagedZip))
@@ -96,13 +97,17 @@ class GraphBackend(Backend):
         leaf_names = []  # filled by `finish`; engine.cond reads it afterwards
         sides = []
 
+        graphs = []  # the two branches' sub-graphs, in the order they are traced
+
         def branch(fn):
             def run():
+                graphs.append(engine.current_graph())
                 return tuple(fn(*unflatten(entry.structure, entry.values)))
             return run
 
         def finish(true_out, false_out):
             # each branch is traced once
+            true_out, false_out = _branch_lists(true_out, false_out, graphs, names, location)
             if undefined_return:
                 true_out, false_out = staging.return_stand_ins(true_out, false_out,
                                                                _zeros_like_leaf)
@@ -308,6 +313,62 @@ class GraphBackend(Backend):
         if engine.current_graph() is None or type(target) is not list:
             return target
         return self.set_element_type(target, dtype, shape)
+
+
+def _branch_lists(true_out, false_out, graphs, names, location):
+    """The branches' outputs with each variable that is a Python list on one
+    side and a staged list on the other, or a Python list of another length
+    (`if x > 0: items.append(x)`), a staged list on both sides: the Python
+    lists become staged lists in their own branch's sub-graph (recorded after
+    the trace, before the cond is built).  Their items must share one dtype
+    and rank, which the staged list keeps; else the refusal says what to do."""
+    true_out, false_out = list(true_out), list(false_out)
+    for i, (a, b) in enumerate(zip(true_out, false_out)):
+        if not (type(a) is list or type(b) is list) or (
+                type(a) is list and type(b) is list and len(a) == len(b)):
+            continue
+        if not (type(a) is list or isinstance(a, TensorList)) or \
+                not (type(b) is list or isinstance(b, TensorList)):
+            continue  # another structure: check_branches names it
+        item_type = _common_item_type(a, b)
+        if item_type is None:
+            if type(a) is list and type(b) is list:
+                raise errors.StagingError(errors.branch_list_length_message(
+                    names[i], location, len(a), len(b)))
+            continue
+        with core.scope(graphs[0]):
+            true_out[i] = a if isinstance(a, TensorList) else engine.list_from(a, *item_type)
+        with core.scope(graphs[1]):
+            false_out[i] = b if isinstance(b, TensorList) else engine.list_from(b, *item_type)
+    return tuple(true_out), tuple(false_out)
+
+
+def _common_item_type(*lists):
+    """(dtype, shape) that every item of these Python or staged lists has (a
+    staged list: its element type; dims that differ are None), (None, None)
+    when none is known, or None when their items differ in dtype or rank or
+    are not arrays or numbers."""
+    dtype = shape = None
+    for lst in lists:
+        if isinstance(lst, TensorList):
+            types = [] if lst.element_dtype is None else [(lst.element_dtype, lst.element_shape)]
+        else:
+            types = []
+            for item in lst:
+                if isinstance(item, TensorList) or not (
+                        isinstance(item, (Tensor, np.ndarray, np.generic)) or is_number(item)):
+                    return None
+                types.append((item.dtype, item.static_shape) if isinstance(item, Tensor)
+                             else (np.asarray(item).dtype, np.shape(item)))
+        for item_dtype, item_shape in types:
+            if dtype is None:
+                dtype, shape = item_dtype, item_shape
+            elif item_dtype != dtype or item_shape is None or shape is None or \
+                    len(item_shape) != len(shape):
+                return None
+            else:
+                shape = tuple(x if x == y else None for x, y in zip(shape, item_shape))
+    return dtype, shape  # (None, None): no item anywhere, nor a known element type
 
 
 def _canonical(value):

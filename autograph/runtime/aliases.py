@@ -28,6 +28,7 @@ import types
 
 from autograph import errors
 from autograph.runtime import registry
+from autograph.runtime.tracebacks import generated_owner
 
 _SCANNED_ITEMS = 256  # items of one container looked at (a cap on the cost)
 _OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
@@ -36,14 +37,21 @@ _STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
 _rebound = {}  # (code, offset of the pending call) -> names its result is stored into
 
 
-def other_holders(value, skip_depth=1):
-    """[(name, 'in f at file.py:12'), ...]: the user variables (and the items and
-    attributes of the containers they hold) that hold `value`, innermost
-    frame first, except those the pending call of their frame rebinds.
-    Also returns the names the innermost user frame's pending call rebinds
-    (the variable the change is written on, when there is one)."""
-    holders, targets = [], None
+def other_holders(value, variable=None, skip_depth=1):
+    """(holders, changed): `holders` lists (name, 'in f at file.py:12') for the
+    user variables (and the items and attributes of the containers they hold)
+    that hold `value`, innermost frame first; `changed` is the variable the
+    change is written on: `variable` if given, else the one the innermost
+    user frame's pending call rebinds (`lst = ag__.list_append(lst, x)`), else
+    the first name holding `value` there (a pop inside an expression).
+
+    Not holders: names the pending call of their frame rebinds, autograph's
+    generated names, and `changed` itself in the frames of the user function
+    the change is written in (its generated branch and loop functions pass
+    the variable on by its name; one they do not pass back is dead there)."""
+    holders, changed, skip = [], variable, set()
     backend_files = _backend_files()
+    group, inner_generated = None, False
     frame = sys._getframe(skip_depth + 1)
     while frame is not None:
         code = frame.f_code
@@ -51,21 +59,31 @@ def other_holders(value, skip_depth=1):
                 code.co_name.startswith("<") and code.co_name != "<module>":
             frame = frame.f_back  # (comprehension frames: their iterable is outside)
             continue
+        generated_by = generated_owner(code)
+        owner = generated_by if generated_by is not None else id(code)
         rebound = _names_rebound_by_pending_call(frame)
-        if targets is None:
-            targets = rebound
         local = frame.f_locals
+        if group is None:  # the innermost user frame
+            group = owner
+            if changed is None:
+                changed = next(iter(sorted(rebound)), None) or next(
+                    (name for name, held in local.items() if held is value), None)
+            skip = {changed}
+        elif not (inner_generated and owner == group):
+            skip = set()  # another function (a caller): its names are other variables
+        inner_generated = generated_by is not None
         scope = local.get("fscope")
         generated = getattr(scope, "internal_names", ()) if not isinstance(scope, dict) else ()
         where = f"in {code.co_name} at {errors.where(code.co_filename, frame.f_lineno)}"
         for name, held in list(local.items()):
-            if name in rebound or name in generated or name in ("ag__", "fscope"):
+            if name in rebound or name in skip or name in generated or \
+                    name in ("ag__", "fscope"):
                 continue
             path = _path_to(held, value, name)
             if path is not None:
                 holders.append((path, where))
         frame = frame.f_back
-    return holders, targets or ()
+    return holders, changed or "the list"
 
 
 def _backend_files():

@@ -54,7 +54,8 @@ def if_stmt(cond, if_true, if_false, state, names):
                 result = branch(*args)
             outputs[side] = result
             if len(outputs) == 2:
-                staging.check_branch_structure(outputs[True], outputs[False], names, location)
+                staging.check_branch_structure(outputs[True], outputs[False], names, location,
+                                               backend.reconciles_branch_lists)
             else:  # the backend may touch the outputs before the other side is traced
                 staging.check_branch_defined(result, side, names, location)
             return result

@@ -50,11 +50,7 @@ def _check_sole_holder(target, change):
     """Refuses to change staged list `target` if a user variable or container
     other than the one the change is written on holds it (runtime/aliases.py):
     the change would rebind that one alone."""
-    holders, rebound = aliases.other_holders(target, skip_depth=2)
-    if not rebound and holders:
-        changed = holders.pop(0)[0]  # a pop inside an expression: `lst := ...` rebinds it
-    else:
-        changed = next(iter(sorted(rebound)), "the list")
+    holders, changed = aliases.other_holders(target, skip_depth=2)
     if holders:
         path, at = holders[0]
         raise errors.StagingError(errors.staged_list_alias_message(
@@ -102,11 +98,11 @@ def set_element_type(target, dtype, shape=None):
     for backend in registry.registered_backends():
         result = backend.python_list_element_type(target, dtype, shape)
         if result is not target:
-            holders, rebound = aliases.other_holders(target, skip_depth=1)
+            holders, changed = aliases.other_holders(target, skip_depth=1)
             if holders:
                 path, at = holders[0]
                 raise errors.StagingError(errors.staged_list_alias_message(
-                    next(iter(sorted(rebound)), "the list"), path, at, errors.where_user(),
+                    changed, path, at, errors.where_user(),
                     "ag.set_element_type makes it a staged list", True))
             return result
     return target

@@ -122,19 +122,31 @@ def _return_pending(a, b):
     return type(a) is UndefinedReturnValue or type(b) is UndefinedReturnValue
 
 
-def check_branch_structure(true_out, false_out, names, location):
+def check_branch_structure(true_out, false_out, names, location, lists_reconciled=False):
     """Both branches of a staged `if` give each variable a value of the same
-    nesting, and neither leaves it undefined (if_stmt runs it)."""
+    nesting, and neither leaves it undefined (if_stmt runs it).  With
+    `lists_reconciled` (the backend's `reconciles_branch_lists`), a Python
+    list on one side and a staged list or a Python list of another length on
+    the other is left to the backend."""
     for name, a, b in zip(names, true_out, false_out):
         if type(a) is Undefined or type(b) is Undefined:
             raise errors.StagingError(errors.undefined_branch_message(
                 name, location, _describe_outline(a), _describe_outline(b)))
         if _structure(a) != _structure(b) and not _return_pending(a, b):
+            if lists_reconciled and _branch_lists(a, b):
+                continue
             if type(a) is list and type(b) is list and len(a) != len(b):
                 raise errors.StagingError(errors.branch_list_length_message(
                     name, location, len(a), len(b)))
             raise errors.StagingError(errors.branch_structure_message(
                 name, location, _describe_outline(a), _describe_outline(b)))
+
+
+def _branch_lists(a, b):
+    """A Python list on one side, a staged list or another Python list on the other."""
+    if type(a) is list:
+        return type(b) is list or list_element_type(b) is not None
+    return type(b) is list and list_element_type(a) is not None
 
 
 def check_branch_defined(outputs, side, names, location):
@@ -425,7 +437,8 @@ def _staging_list(empty_list, location, loop):
         other = seen.get(id(python_list))
         holders = [(other, f"loop state at {location}")] if other is not None else []
         seen[id(python_list)] = name
-        holders += aliases.other_holders(python_list, skip_depth=4)[0]
+        holders += aliases.other_holders(python_list, name.split("[")[0].split(".")[0],
+                                         skip_depth=4)[0]
         if holders:
             path, at = holders[0]
             raise errors.StagingError(errors.staged_list_alias_message(

@@ -242,12 +242,24 @@ def test_ordinary_list_code_is_not_refused(n):
 
 
 # -- an append in one branch of a staged `if` ----------------------------------------
+# The branches leave the list with different lengths (or a staged list on one
+# side): the graph backend makes it a staged list on both sides, recorded in
+# each branch's sub-graph, when its items share one dtype and rank.
 
 def append_in_one_branch(x):
     items = []
     if x > 0:
         items.append(x)
-    return len(items)
+    return len(items), np.sum(ag.stack(items)) if len(items) > 0 else 0.0
+
+
+def pop_in_one_branch(x):
+    items = [x, x * 2.0]
+    if x > 0:
+        items.pop()
+    else:
+        items.append(x * 3.0)
+    return len(items), items[0], items[-1]
 
 
 def append_in_one_branch_of_a_staged_list(x):
@@ -259,6 +271,15 @@ def append_in_one_branch_of_a_staged_list(x):
     return len(items), np.sum(ag.stack(items))
 
 
+def staged_loop_in_one_branch(x, n):
+    items = []
+    if x > 0:
+        for i in range(n):
+            items.append(x * i)
+    items.append(x)
+    return len(items), np.sum(ag.stack(items))
+
+
 def append_in_one_branch_inside_a_staged_loop(xs):
     items = []
     for x in xs:
@@ -267,22 +288,32 @@ def append_in_one_branch_inside_a_staged_loop(xs):
     return len(items), np.sum(ag.stack(items)) if len(items) > 0 else 0.0
 
 
-def test_append_to_a_python_list_in_one_branch_says_to_make_it_a_staged_list():
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_a_list_whose_length_a_staged_if_decides_is_staged(x):
+    for fn, args in ((append_in_one_branch, (np.float64(x),)),
+                     (pop_in_one_branch, (np.float64(x),)),
+                     (append_in_one_branch_of_a_staged_list, (np.float64(x),)),
+                     (staged_loop_in_one_branch, (np.float64(x), np.int64(3))),
+                     (append_in_one_branch_inside_a_staged_loop, (np.array([x, -2.0, 3.0]),))):
+        expected, staged = fn(*args), ag.function(fn)(*args)
+        for e, s in zip(expected, staged, strict=True):
+            np.testing.assert_array_equal(s, e)
+
+
+def mixed_items_in_one_branch(x):
+    items = [1]
+    if x > 0:
+        items.append(x)
+    return len(items)
+
+
+def test_a_list_of_mixed_items_whose_length_a_staged_if_decides_is_refused():
     with pytest.raises(ag.AutoGraphError, match=(
             r"variable 'items' is a Python list that the staged `if` at "
             r".*test_list_aliases\.py:\d+ leaves with a length only known at run time "
-            r"\(true branch: length 1; false branch: length 0\).*"
+            r"\(true branch: length 2; false branch: length 1\).*"
             r"ag\.set_element_type\(items, dtype, shape\)")):
-        ag.function(append_in_one_branch)(np.float64(1.0))
-
-
-@pytest.mark.parametrize("x", [1.0, -1.0])
-def test_append_in_one_branch_of_a_staged_list_is_staged(x):
-    for fn, arg in ((append_in_one_branch_of_a_staged_list, np.float64(x)),
-                    (append_in_one_branch_inside_a_staged_loop, np.array([x, -2.0, 3.0]))):
-        expected, staged = fn(arg), ag.function(fn)(arg)
-        for e, s in zip(expected, staged, strict=True):
-            np.testing.assert_array_equal(s, e)
+        ag.function(mixed_items_in_one_branch)(np.float64(1.0))
 
 
 def alias_before_set_element_type(n):
