@@ -37,13 +37,14 @@ _STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
 _rebound = {}  # (code, offset of the pending call) -> names its result is stored into
 
 
-def other_holders(value, variable=None, skip_depth=1):
+def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
     """(holders, changed): `holders` lists (name, 'in f at file.py:12') for the
     user variables (and the items and attributes of the containers they hold)
     that hold `value`, innermost frame first; `changed` is the variable the
     change is written on: `variable` if given, else the one the innermost
     user frame's pending call rebinds (`lst = ag__.list_append(lst, x)`), else
-    the first name holding `value` there (a pop inside an expression).
+    the first name holding `value` there (a pop inside an expression; or
+    without `by_pending_call`, when the pending call is not the change).
 
     Not holders: names the pending call of their frame rebinds, autograph's
     generated names, and `changed` itself in the frames of the user function
@@ -66,7 +67,7 @@ def other_holders(value, variable=None, skip_depth=1):
         if group is None:  # the innermost user frame
             group = owner
             if changed is None:
-                changed = next(iter(sorted(rebound)), None) or next(
+                changed = by_pending_call and next(iter(sorted(rebound)), None) or next(
                     (name for name, held in local.items() if held is value), None)
             skip = {changed}
         elif not (inner_generated and owner == group):
@@ -155,3 +156,59 @@ def _stores_after(code, offset):
             names.add(ins.argval)
         break
     return frozenset(names)
+
+
+class BranchLists:
+    """The Python lists of a staged `if`'s state that a branch changes in
+    place (`items.append(x)` in converted code appends to the list it was
+    given).  The backend hands each branch a copy of the state, so the list
+    object the variable held before -- which an alias may hold -- would not
+    change, where Python changes it.  When the `if` gives the list back as a
+    Python list on both sides (the branches changed it in place), its items
+    are written back into that object, as Python would have changed it;
+    otherwise (the variable is not an output of the `if`, a branch rebinds
+    it, or it became a staged list) another holder of it makes the `if`
+    refused."""
+
+    def __init__(self, state):
+        self.state = state
+        self.before = {j: tuple(v) for j, v in enumerate(state) if type(v) is list}
+        self.changed = set()  # state indices of lists a branch changed in place
+        self.in_place = {True: {}, False: {}}  # side -> {output index: state index}
+
+    def seen(self, side, args, result):
+        """A branch got `args` (its copies of the state) and gave `result`."""
+        for j, items in self.before.items():
+            copy = args[j] if j < len(args) else None
+            if type(copy) is not list or len(copy) != len(items) or any(
+                    a is not b for a, b in zip(copy, items)):
+                self.changed.add(j)
+        copies = {id(args[j]): j for j in self.before if j < len(args)}
+        for o, out in enumerate(result):
+            j = copies.get(id(out))
+            if j is not None:
+                self.in_place[side][o] = j
+
+    def finish(self, result, names, location):
+        result = list(result)
+        for j, items in self.before.items():
+            original = self.state[j]
+            outs = [o for o in range(len(result))
+                    if self.in_place[True].get(o) == j and self.in_place[False].get(o) == j]
+            if outs and type(result[outs[0]]) is list:
+                value = result[outs[0]]
+                if len(value) != len(items) or any(a is not b for a, b in zip(value, items)):
+                    original[:] = value
+                for o in outs:
+                    result[o] = original
+                continue
+            if j not in self.changed:
+                continue
+            holders, changed = other_holders(original, names[outs[0]] if outs else None,
+                                             skip_depth=1, by_pending_call=False)
+            if holders:
+                path, at = holders[0]
+                raise errors.StagingError(errors.staged_list_alias_message(
+                    changed, path, at, location, "a branch of the staged `if` there changes "
+                    "it in place, and the `if` does not give that list back", True))
+        return tuple(result)

@@ -328,3 +328,59 @@ def alias_before_set_element_type(n):
 def test_an_alias_of_a_list_that_set_element_type_stages_is_refused():
     assert alias_before_set_element_type(3) == 3
     _refused(alias_before_set_element_type, "items", "alias")
+
+
+# -- a Python list a staged `if` changes in place --------------------------------------
+# The backend traces each branch on a copy of the state: the list object the
+# variable held before gets the `if`'s items written back when both branches
+# give it back as a Python list, so an alias sees what Python shows.
+
+def changed_in_both_branches_with_an_alias(x):
+    items = []
+    alias = items
+    if x > 0:
+        items.append(x)
+    else:
+        items.append(-x)
+    items.append(x * 3.0)
+    return len(alias), alias[0], alias[1]
+
+
+def changed_in_place_and_returned(x):
+    items = [x]
+    if x > 0:
+        items[0] = x * 2.0
+    return items[0], len(items)
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_a_list_a_staged_if_changes_in_place_is_written_back(x):
+    for fn in (changed_in_both_branches_with_an_alias, changed_in_place_and_returned):
+        expected, staged = fn(x), ag.function(fn)(np.float64(x))
+        for e, s in zip(expected, staged, strict=True):
+            np.testing.assert_array_equal(s, e)
+
+
+def alias_read_after_a_staged_if_that_changes_the_list(x):
+    items = []
+    alias = items
+    if x > 0:
+        items.append(x)
+    else:
+        items.append(-x)
+    return len(alias)  # `items` itself is not read after the `if`
+
+
+def alias_of_a_list_a_staged_if_makes_staged(x):
+    items = []
+    alias = items
+    if x > 0:
+        items.append(x)
+    return len(alias), len(items)
+
+
+@pytest.mark.parametrize("fn", [alias_read_after_a_staged_if_that_changes_the_list,
+                                alias_of_a_list_a_staged_if_makes_staged])
+def test_an_alias_a_staged_if_cannot_keep_right_is_refused(fn):
+    fn(1.0)
+    _refused(fn, "items", "alias", np.float64(1.0))
