@@ -52,6 +52,12 @@ def shape_compared(n):
     return kind, a.shape == (3, 1), a.shape == [3], (3,) == a.shape
 
 
+def shape_compared_with_two_staged_dims(n):
+    a = np.zeros((n, n + 1))
+    return (a.shape == (2, 3), a.shape != (2, 3), a.shape == (2, 4), a.shape[::-1] == (3, 2),
+            a.shape + (1,) == (2, 3, 1), (1,) + a.shape == (1, 2, 3), a.shape[1:] == (3,))
+
+
 def shape_used_to_make_arrays(n):
     a = np.ones((n, 2))
     rows, cols = a.shape
@@ -81,6 +87,7 @@ def size_in_a_staged_branch(n, x):
 @pytest.mark.parametrize("n", [0, 1, 3, 4])
 def test_shape_size_and_np_shape_of_a_staged_size_are_pythons(n):
     for fn, args in ((shape_parts, (np.int64(n),)), (shape_compared, (np.int64(n),)),
+                     (shape_compared_with_two_staged_dims, (np.int64(n),)),
                      (shape_used_to_make_arrays, (np.int64(n),)),
                      (shape_read_in_a_staged_loop, (np.int64(n),)),
                      (size_in_a_staged_branch, (np.int64(n), np.float64(1.0))),

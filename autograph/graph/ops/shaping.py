@@ -57,8 +57,27 @@ class StagedShape(tuple):
                 staged.append(np.equal(a, b))
             elif a != b:
                 return False
-        return np.logical_and.reduce(staged) if len(staged) > 1 else \
-            (staged[0] if staged else True)
+        if not staged:
+            return True
+        result = staged[0]
+        for equal in staged[1:]:
+            result = np.logical_and(result, equal)
+        return result
+
+    # slices and concatenations stay StagedShapes (so they compare the same way)
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return StagedShape(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return StagedShape(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return StagedShape(tuple(other) + tuple(self))
 
     def __ne__(self, other):
         equal = self.__eq__(other)
