@@ -15,9 +15,10 @@ before the change), so the change can be refused with both names:
 
 It looks at the locals of the user's frames (autograph's, numpy's and the
 registered backends' own frames are skipped) and one level into the
-containers they hold (`d['k']`, `t[0]`, `obj.attr`).  A name that the pending
-call of its frame is about to rebind (`items, = ag__.for_stmt(...)`,
-`items = helper(items)`) holds a dead reference and does not count; nor do
+containers they hold (`d['k']`, `t[0]`, `obj.attr`).  A name (or item or
+attribute) that the pending call of its frame is about to rebind (`items, =
+ag__.for_stmt(...)`, `self.items = helper(self.items)`) holds a dead
+reference and does not count; nor do
 the variables autograph generated.  This runs only while tracing, once per
 staged change.
 """
@@ -81,7 +82,7 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
                     name in ("ag__", "fscope"):
                 continue
             path = _path_to(held, value, name)
-            if path is not None:
+            if path is not None and path not in rebound:
                 holders.append((path, where))
         frame = frame.f_back
     return holders, changed or "the list"
@@ -121,7 +122,10 @@ def _path_to(held, value, name):
             if item is value:
                 return f"{name}[{key!r}]"
         return None
-    attributes = getattr(held, "__dict__", None)
+    try:
+        attributes = getattr(held, "__dict__", None)
+    except Exception:  # a user's __getattr__/property may raise anything
+        return None
     if type(attributes) is dict:
         for count, (key, item) in enumerate(attributes.items()):
             if count == _SCANNED_ITEMS:
@@ -132,8 +136,9 @@ def _path_to(held, value, name):
 
 
 def _names_rebound_by_pending_call(frame):
-    """The names that the call `frame` is in the middle of stores its result
-    into (`a = f(...)`, `a, b = f(...)`): their present values are dead."""
+    """What the call `frame` is in the middle of stores its result into
+    (`a = f(...)`, `a, b = f(...)`, `obj.attr = f(...)`, `d['k'] = f(...)`):
+    those names and paths hold dead references."""
     key = (frame.f_code, frame.f_lasti)
     names = _rebound.get(key)
     if names is None:
@@ -141,20 +146,34 @@ def _names_rebound_by_pending_call(frame):
     return names
 
 
+_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL")
+
+
 def _stores_after(code, offset):
-    instructions = [i for i in dis.get_instructions(code) if i.offset > offset]
-    names, count = set(), 1
-    for i, ins in enumerate(instructions):
-        if ins.opname in ("PRECALL", "CACHE", "NOP", "EXTENDED_ARG"):
-            continue
-        if ins.opname == "UNPACK_SEQUENCE":
-            count = ins.arg
-            stores = instructions[i + 1:i + 1 + count]
-            if all(s.opname in _STORES for s in stores):
-                names.update(s.argval for s in stores)
-        elif ins.opname in _STORES:
+    instructions = [i for i in dis.get_instructions(code) if i.offset > offset
+                    and i.opname not in ("PRECALL", "CACHE", "NOP", "EXTENDED_ARG")]
+    names = set()
+    if not instructions:
+        return frozenset()
+    first = instructions[0]
+    targets = instructions[1:] if first.opname == "UNPACK_SEQUENCE" else instructions
+    stored, i = 0, 0
+    while i < len(targets) and stored < (first.arg if first.opname == "UNPACK_SEQUENCE" else 1):
+        ins = targets[i]
+        if ins.opname in _STORES:
             names.add(ins.argval)
-        break
+            i += 1
+        elif ins.opname in _LOADS and i + 1 < len(targets) and \
+                targets[i + 1].opname == "STORE_ATTR":
+            names.add(f"{ins.argval}.{targets[i + 1].argval}")
+            i += 2
+        elif ins.opname in _LOADS and i + 2 < len(targets) and \
+                targets[i + 1].opname == "LOAD_CONST" and targets[i + 2].opname == "STORE_SUBSCR":
+            names.add(f"{ins.argval}[{targets[i + 1].argval!r}]")
+            i += 3
+        else:
+            break
+        stored += 1
     return frozenset(names)
 
 

@@ -384,3 +384,28 @@ def alias_of_a_list_a_staged_if_makes_staged(x):
 def test_an_alias_a_staged_if_cannot_keep_right_is_refused(fn):
     fn(1.0)
     _refused(fn, "items", "alias", np.float64(1.0))
+
+
+def helper_result_rebinds_an_attribute_and_an_item(n):
+    b = Buffer()
+    b.items = appended_and_returned(b.items, n)
+    d = {"k": []}
+    d["k"] = appended_and_returned(d["k"], n)
+    return len(b.items), len(d["k"])
+
+
+def test_a_helper_result_that_rebinds_the_holder_is_not_refused():
+    expected = helper_result_rebinds_an_attribute_and_an_item(3)
+    staged = ag.function(helper_result_rebinds_an_attribute_and_an_item)(N)
+    assert tuple(int(s) for s in staged) == expected == (3, 3)
+
+
+def helper_changes_an_attribute_list(n):
+    b = Buffer()
+    append_in_a_loop(b.items, n)
+    return len(b.items)
+
+
+def test_a_helper_changing_an_attribute_list_is_refused():
+    assert helper_changes_an_attribute_list(3) == 3
+    _refused(helper_changes_an_attribute_list, "items", r"b\.items")
