@@ -64,6 +64,11 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
         generated_by = generated_owner(code)
         owner = generated_by if generated_by is not None else id(code)
         rebound = _names_rebound_by_pending_call(frame)
+        if rebound is _RETURNED:
+            group = owner if group is None else group
+            inner_generated = generated_by is not None
+            frame = frame.f_back  # its locals die as the call returns
+            continue
         local = frame.f_locals
         if group is None:  # the innermost user frame
             group = owner
@@ -155,6 +160,9 @@ def _stores_after(code, offset):
     names = set()
     if not instructions:
         return frozenset()
+    instructions = _after_with_exits(instructions)
+    if instructions and instructions[0].opname == "RETURN_VALUE":
+        return _RETURNED
     first = instructions[0]
     targets = instructions[1:] if first.opname == "UNPACK_SEQUENCE" else instructions
     stored, i = 0, 0
@@ -175,6 +183,18 @@ def _stores_after(code, offset):
             break
         stored += 1
     return frozenset(names)
+
+
+_RETURNED = frozenset(["<the frame returns the call's result: its locals are dead>"])
+_WITH_EXIT = ("SWAP", "LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL", "POP_TOP")
+
+
+def _after_with_exits(instructions):
+    """`instructions` past the `with` exits that `return f(...)` inside `with`
+    blocks runs before RETURN_VALUE (converted bodies run inside one)."""
+    while tuple(i.opname for i in instructions[:len(_WITH_EXIT)]) == _WITH_EXIT:
+        instructions = instructions[len(_WITH_EXIT):]
+    return instructions
 
 
 class BranchLists:

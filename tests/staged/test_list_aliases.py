@@ -394,10 +394,17 @@ def helper_result_rebinds_an_attribute_and_an_item(n):
     return len(b.items), len(d["k"])
 
 
+def helper_result_returned(n):
+    items = []
+    return appended_and_returned(items, n)
+
+
 def test_a_helper_result_that_rebinds_the_holder_is_not_refused():
     expected = helper_result_rebinds_an_attribute_and_an_item(3)
     staged = ag.function(helper_result_rebinds_an_attribute_and_an_item)(N)
     assert tuple(int(s) for s in staged) == expected == (3, 3)
+    np.testing.assert_array_equal(ag.function(helper_result_returned)(N),
+                                  helper_result_returned(3))
 
 
 def helper_changes_an_attribute_list(n):
