@@ -3,7 +3,10 @@
 Converted code rebinds the list (`lst = ag__.list_append(lst, x)`), so a list
 can be loop state.  For anything that is not a staged list of some backend --
 Python lists and any other object with `append`/`pop` -- the operator calls
-the object's own method, exactly as the original statement did.
+the object's own method, exactly as the original statement did.  A change
+to a staged list rebinds the one variable it is written on, so a change that
+another holder of the same list (an alias, a container item, a caller's
+variable) would not see is refused (runtime/aliases.py).
 """
 
 import numpy as np
