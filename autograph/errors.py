@@ -780,3 +780,40 @@ def changed_in_place_message(function_name, what, location):
         "into the graph with the old contents. Pass the array as an argument, or hold "
         "it in an ag.Variable and .assign() new values to it (or call the ag.function "
         "itself, which traces again for the new contents).")
+
+
+def staged_list_alias_message(changed, other, other_at, location, change, python_list):
+    """`changed`: the variable the change is written on; `other`: another
+    holder of the same list ('alias', "d['k']", 'self.buf') and where it is
+    (`other_at`); `change`: what happens to the list at `location`;
+    `python_list`: whether it is still a Python list (which can be copied)."""
+    copy = (f", or give `{other}` a copy, list({changed}), if the two are meant to differ"
+            if python_list else "")
+    return (
+        f"`{changed}` and `{other}` ({other_at}) hold the same list, and {change} at "
+        f"{location}. A staged list is a value: the change rebinds `{changed}` alone, so "
+        f"`{other}` would keep the old list, where Python changes the one list under both "
+        f"names. Use one name for the list (bind `{other}` after the last change; a helper "
+        "that changes a list it is given should return it, and the caller rebind its "
+        f"name: {changed} = helper({changed})){copy}.")
+
+
+def branch_list_length_message(name, location, true_length, false_length):
+    return (
+        f"variable '{name}' is a Python list that the staged `if` at {location} leaves "
+        f"with a length only known at run time (true branch: length {true_length}; false "
+        f"branch: length {false_length}), and a Python list's length is fixed while "
+        f"tracing. Make it a staged list before the `if`: "
+        f"ag.set_element_type({name}, dtype, shape) (e.g. ag.set_element_type({name}, "
+        f"np.float64, ()) for scalar items), or build it in a staged loop; an append or "
+        "pop in one branch is then staged.")
+
+
+def staged_list_operator_message(operator, location):
+    return (
+        f"`{operator}` on a staged list (a list built in a staged loop) at {location}: "
+        "it would act on the list's run-time representation, not on its items. A staged "
+        "list supports append, pop, item assignment, len(), lst[i], `for` and "
+        "`lst + [items]`; stack it first for array arithmetic or comparisons "
+        "(`ag.stack(lst) * 2`), and to join two lists append the items of the second "
+        "one in a loop.")

@@ -83,6 +83,7 @@ class GraphBackend(Backend):
 
     name = "graph"
     folds_extra_test = True  # for_range/for_each test extra_test before each iteration
+    reconciles_branch_lists = True  # cond: see _branch_lists
 
     def owns(self, value):
         return isinstance(value, (Tensor, StagedEnumerate, StagedZip))
@@ -96,13 +97,17 @@ class GraphBackend(Backend):
         leaf_names = []  # filled by `finish`; engine.cond reads it afterwards
         sides = []
 
+        graphs = []  # the two branches' sub-graphs, in the order they are traced
+
         def branch(fn):
             def run():
+                graphs.append(engine.current_graph())
                 return tuple(fn(*unflatten(entry.structure, entry.values)))
             return run
 
         def finish(true_out, false_out):
             # each branch is traced once
+            true_out, false_out = _branch_lists(true_out, false_out, graphs, names, location)
             if undefined_return:
                 true_out, false_out = staging.return_stand_ins(true_out, false_out,
                                                                _zeros_like_leaf)
@@ -120,12 +125,12 @@ class GraphBackend(Backend):
         """`not value`: one bool, like Python's truth test (numpy raises for an
         array of several elements; elementwise np.logical_not would silently
         give an array instead)."""
-        if value.size is not None and value.size != 1:
+        if value.static_size is not None and value.static_size != 1:
             raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
-                "not", f"the operand has shape {value.shape}; it needs a single value "
+                "not", f"the operand has shape {value.static_shape}; it needs a single value "
                 "(use np.all(...) or np.any(...))", staging.user_location()))
         result = np.logical_not(value)
-        return result if not result.shape else np.reshape(result, ())
+        return result if not result.static_shape else np.reshape(result, ())
 
     # --- loops -------------------------------------------------------------------
 
@@ -162,7 +167,7 @@ class GraphBackend(Backend):
         if isinstance(iterable, TensorList):
             iterable = engine.list_stack(iterable)
         if isinstance(iterable, Tensor):
-            if not iterable.shape:
+            if not iterable.static_shape:
                 raise errors.StagingError(errors.staged_iteration_message(
                     iterable.name, staging.user_location()))
             tensor = iterable
@@ -174,11 +179,11 @@ class GraphBackend(Backend):
                 tensor = base.as_tensor(iterable)
             except (ValueError, TypeError, errors.GraphError):
                 tensor = None
-            if tensor is None or tensor.dtype.kind == "O" or not tensor.shape:
+            if tensor is None or tensor.dtype.kind == "O" or not tensor.static_shape:
                 raise errors.StagingError(errors.staged_iteration_message(
                     f"the Python {type(iterable).__name__} {iterable!r} (its items do not "
                     "make one array)", staging.user_location()))
-            return _Sequence(tensor.shape[0], lambda i: tensor[i], "python")
+            return _Sequence(tensor.static_shape[0], lambda i: tensor[i], "python")
         raise errors.StagingError(errors.staged_iteration_message(
             repr(iterable), staging.user_location()))
 
@@ -248,7 +253,7 @@ class GraphBackend(Backend):
     def len_(self, value):
         if isinstance(value, TensorList):
             return engine.list_length(value)
-        if not value.shape:
+        if not value.static_shape:
             raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         return _dim(value)
 
@@ -308,6 +313,62 @@ class GraphBackend(Backend):
         if engine.current_graph() is None or type(target) is not list:
             return target
         return self.set_element_type(target, dtype, shape)
+
+
+def _branch_lists(true_out, false_out, graphs, names, location):
+    """The branches' outputs with each variable that is a Python list on one
+    side and a staged list on the other, or a Python list of another length
+    (`if x > 0: items.append(x)`), a staged list on both sides: the Python
+    lists become staged lists in their own branch's sub-graph (recorded after
+    the trace, before the cond is built).  Their items must share one dtype
+    and rank, which the staged list keeps; else the refusal says what to do."""
+    true_out, false_out = list(true_out), list(false_out)
+    for i, (a, b) in enumerate(zip(true_out, false_out)):
+        if not (type(a) is list or type(b) is list) or (
+                type(a) is list and type(b) is list and len(a) == len(b)):
+            continue
+        if not (type(a) is list or isinstance(a, TensorList)) or \
+                not (type(b) is list or isinstance(b, TensorList)):
+            continue  # another structure: check_branches names it
+        item_type = _common_item_type(a, b)
+        if item_type is None:
+            if type(a) is list and type(b) is list:
+                raise errors.StagingError(errors.branch_list_length_message(
+                    names[i], location, len(a), len(b)))
+            continue
+        with core.scope(graphs[0]):
+            true_out[i] = a if isinstance(a, TensorList) else engine.list_from(a, *item_type)
+        with core.scope(graphs[1]):
+            false_out[i] = b if isinstance(b, TensorList) else engine.list_from(b, *item_type)
+    return tuple(true_out), tuple(false_out)
+
+
+def _common_item_type(*lists):
+    """(dtype, shape) that every item of these Python or staged lists has (a
+    staged list: its element type; dims that differ are None), (None, None)
+    when none is known, or None when their items differ in dtype or rank or
+    are not arrays or numbers."""
+    dtype = shape = None
+    for lst in lists:
+        if isinstance(lst, TensorList):
+            types = [] if lst.element_dtype is None else [(lst.element_dtype, lst.element_shape)]
+        else:
+            types = []
+            for item in lst:
+                if isinstance(item, TensorList) or not (
+                        isinstance(item, (Tensor, np.ndarray, np.generic)) or is_number(item)):
+                    return None
+                types.append((item.dtype, item.static_shape) if isinstance(item, Tensor)
+                             else (np.asarray(item).dtype, np.shape(item)))
+        for item_dtype, item_shape in types:
+            if dtype is None:
+                dtype, shape = item_dtype, item_shape
+            elif item_dtype != dtype or item_shape is None or shape is None or \
+                    len(item_shape) != len(shape):
+                return None
+            else:
+                shape = tuple(x if x == y else None for x, y in zip(shape, item_shape))
+    return dtype, shape  # (None, None): no item anywhere, nor a known element type
 
 
 def _canonical(value):
@@ -427,7 +488,7 @@ class _Loop:
                 if not staging.is_carried(leaf) and not isinstance(leaf, TensorList):
                     positions.append((leaf,))  # a Python value (None) stays put
                     continue
-                shape = leaf.shape if isinstance(leaf, Tensor) else None
+                shape = leaf.static_shape if isinstance(leaf, Tensor) else None
                 positions.append(len(trace.placeholders))
                 trace.add_var(_zeros_like_leaf(leaf), leaf, name, shape)
             returned.append((k, leaves, positions))
@@ -440,7 +501,7 @@ def _stand_in(graph, value, shape=None):
     """A placeholder-like tensor of `graph` with `value`'s dtype and shape
     (for a dry run of a loop body; it is never executed)."""
     if isinstance(value, Tensor):
-        dtype, shape = value.dtype, value.shape if shape is None else shape
+        dtype, shape = value.dtype, value.static_shape if shape is None else shape
     else:
         dtype = np.asarray(value).dtype
         shape = np.shape(value) if shape is None else shape
@@ -453,7 +514,7 @@ def _zeros_like_leaf(value):
     if isinstance(value, TensorList):
         return engine.list_new(value.element_dtype, value.element_shape)
     if isinstance(value, Tensor):
-        return np.zeros(tuple(0 if d is None else d for d in value.shape), value.dtype)
+        return np.zeros(tuple(0 if d is None else d for d in value.static_shape), value.dtype)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.zeros(np.shape(value), value.dtype)
     if is_number(value):

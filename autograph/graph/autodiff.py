@@ -53,7 +53,7 @@ def adjoint_shape(tensor):
     """The static shape of `tensor`'s adjoint."""
     if isinstance(tensor, TensorList):
         return (None,) + tuple(tensor.element_shape or ())
-    return tensor.shape
+    return tensor.static_shape
 
 
 # --- tape ops ----------------------------------------------------------------------
@@ -66,7 +66,7 @@ def _object_rule(*args, **attrs):
 def _need_tapes(*tapes):
     # (a loaded file's graph could otherwise hand a tape op an array)
     for tape in tapes:
-        if tape.dtype != OBJECT or tape.shape != ():
+        if tape.dtype != OBJECT or tape.static_shape != ():
             raise base.RuleError(f"a tape op was given a {tape.dtype} value, not a tape")
 
 
@@ -137,7 +137,7 @@ class _Tape:
             position = self.index[k] = len(self.pack.args)
             self.pack.args = self.pack.args + (tensor,)
         value = base.record1(TAPE_GET, (self.packed,), {
-            "index": position, "shape": tensor.shape, "dtype": tensor.dtype})
+            "index": position, "shape": tensor.static_shape, "dtype": tensor.dtype})
         return tensor._like(value)  # a staged list stays one (item type kept)
 
 
@@ -343,8 +343,8 @@ def _add_loop_var(node, graph, init, name):
     node.args = node.args[:n_vars] + (init,) + node.args[n_vars:]
     node.attrs = dict(node.attrs, explicit_args=node.attrs["explicit_args"] + 1)
     c_graph, b_graph = node.subgraphs
-    c_graph.placeholder(init.shape, init.dtype, name=name)
-    placeholder = b_graph.placeholder(init.shape, init.dtype, name=name)
+    c_graph.placeholder(init.static_shape, init.dtype, name=name)
+    placeholder = b_graph.placeholder(init.static_shape, init.dtype, name=name)
     return placeholder, _add_output(node, graph, name)
 
 
@@ -388,7 +388,7 @@ def _while_adjoint(ctx, node, cotangents, live):
     for outer, _ in captured:
         init.append(_zeros_like(ctx.value(outer)))
     invariants = [()] + [adjoint_shape(node.outputs[j]) for j in variables] + \
-        [outer.shape for outer, _ in captured]
+        [outer.static_shape for outer, _ in captured]
     n_adj = len(variables)
 
     def test(tape_value, *rest):

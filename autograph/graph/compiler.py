@@ -162,7 +162,7 @@ class Context:
         if not isinstance(value, Tensor):
             return self.literal(value)
         expr = self.names[id(value)]
-        if value.shape == () and value.dtype.kind != "O":
+        if value.static_shape == () and value.dtype.kind != "O":
             # A scalar result is a numpy scalar, as eager numpy gives, whichever
             # kernel, constant, input or variable it comes from (a scalar is
             # immutable, so no copy either).
@@ -218,15 +218,15 @@ def _dot_applies(node):
         return False
     a, b = node.args
     return (a.dtype == b.dtype and a.dtype in (np.float32, np.float64)
-            and len(a.shape) == 2 and len(b.shape) == 2
-            and all(type(d) is int and d >= 2 for d in a.shape + b.shape))
+            and len(a.static_shape) == 2 and len(b.static_shape) == 2
+            and all(type(d) is int and d >= 2 for d in a.static_shape + b.static_shape))
 
 
 def _as_dot(node, out, args, ctx):
     """`out = a @ b`, as np.dot when both operands are C-contiguous at run time
     (a layout the graph cannot know for arguments and constants)."""
     size = node.args[0].dtype.itemsize
-    tests = [f"{name}.strides == {(tensor.shape[1] * size, size)!r}"
+    tests = [f"{name}.strides == {(tensor.static_shape[1] * size, size)!r}"
              for tensor, name in zip(node.args, args) if id(tensor) not in ctx.row_major]
     # np.dot and matmul both return a new 2-D array in C order: later products
     # of this result (and of in-place ops on its buffer) skip its test
@@ -242,7 +242,7 @@ def _makes_fresh_array(op, tensor):
     """A ufunc (or gufunc such as matmul) returns a new array when its result
     has a known shape of rank >= 1 (rank 0 gives a numpy scalar)."""
     return isinstance(op.kernel, np.ufunc) and not op.aliasing and not op.stateful \
-        and len(tensor.shape) >= 1 and None not in tensor.shape \
+        and len(tensor.static_shape) >= 1 and None not in tensor.static_shape \
         and not tensor.dtype.hasobject
 
 
@@ -254,7 +254,7 @@ def _writable_input(node, dying, fresh):
         return None
     out = node.outputs[0]
     for a in dying:
-        if id(a) in fresh and a.shape == out.shape and a.dtype == out.dtype:
+        if id(a) in fresh and a.static_shape == out.static_shape and a.dtype == out.dtype:
             return a
     return None
 

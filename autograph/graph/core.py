@@ -189,7 +189,7 @@ class Graph:
             raise leaked_tensor_error(tensor)
         outer = tensor if tensor.graph is self.parent else self.parent.capture(tensor)
         # named like the outer tensor: a listing reads `captures n` (or `n_1=n`)
-        node = self.add_node(PLACEHOLDER, (), {}, [(tensor.shape, tensor.dtype)],
+        node = self.add_node(PLACEHOLDER, (), {}, [(tensor.static_shape, tensor.dtype)],
                              name=tensor.node.outputs[tensor.index].name)
         inner = tensor._like(node.outputs[0])
         self.parent._captured_by.setdefault(id(outer.node.outputs[outer.index]), []).append(

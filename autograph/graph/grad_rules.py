@@ -59,7 +59,7 @@ def _sum_to_kernel(g, like):
 
 
 def _like_rule(g, like, *rest, **attrs):
-    return [(like.shape, g.dtype)]
+    return [(like.static_shape, g.dtype)]
 
 
 def _spread_kernel(g, like, axes, keepdims):
@@ -111,15 +111,15 @@ def _part_kernel(g, *parts, axis, index):
 
 
 def _part_rule(g, *parts, axis, index):
-    return [(parts[index].shape, g.dtype)]
+    return [(parts[index].static_shape, g.dtype)]
 
 
 def _emit_spread(node, outs, args, ctx):
     """A scalar cotangent spread over a static shape: one np.full."""
     g, like = node.args[0], node.args[1]
-    if g.shape != () or not _static(like.shape):
+    if g.static_shape != () or not _static(like.static_shape):
         return None
-    return [f"{outs[0]} = np.full({ctx.literal(tuple(like.shape))}, {args[0]})"]
+    return [f"{outs[0]} = np.full({ctx.literal(tuple(like.static_shape))}, {args[0]})"]
 
 
 def _emit_scatter(node, outs, args, ctx):
@@ -127,11 +127,11 @@ def _emit_scatter(node, outs, args, ctx):
     slice assignment, written out (`d[:, 0] = g`)."""
     from autograph.graph.ops.indexing import _emit_getitem
     like = node.args[1]
-    if len(node.args) > 2 or not _static(like.shape):
+    if len(node.args) > 2 or not _static(like.static_shape):
         return None
     read = _emit_getitem(node, [outs[0]], args[1:], ctx)[0]  # `out = like[...]`
     subscript = read[len(f"{outs[0]} = {args[1]}"):]
-    return [f"{outs[0]} = np.zeros({ctx.literal(tuple(like.shape))}, {args[0]}.dtype)",
+    return [f"{outs[0]} = np.zeros({ctx.literal(tuple(like.static_shape))}, {args[0]}.dtype)",
             f"{outs[0]}{subscript} = {args[0]}"]
 
 
@@ -143,7 +143,7 @@ RESHAPE_LIKE = core.register("grad.reshape_like", _reshape_like_kernel, _like_ru
 SCATTER = core.register("grad.scatter", _scatter_kernel, _like_rule, emit=_emit_scatter)
 TAKE_SCATTER = core.register("grad.take_scatter", _take_scatter_kernel, _like_rule)
 PART = core.register("grad.part", _part_kernel, _part_rule)
-WATCH = core.register("grad.watch", lambda x: x, lambda x: [(x.shape, x.dtype)],
+WATCH = core.register("grad.watch", lambda x: x, lambda x: [(x.static_shape, x.dtype)],
                       foldable=False, emit=lambda node, outs, args, ctx: [
                           f"{outs[0]} = {args[0]}"])
 
@@ -159,13 +159,13 @@ def fit(ctx, grad, arg):
         return grad
     if not isinstance(grad, Tensor):
         grad = base.as_tensor(np.asarray(grad, arg.dtype))
-    shape = tuple(arg.shape)
-    if tuple(grad.shape) != shape or not _static(shape):
-        if _static(shape) and _static(grad.shape) and len(grad.shape) >= len(shape):
-            lead = len(grad.shape) - len(shape)
+    shape = tuple(arg.static_shape)
+    if tuple(grad.static_shape) != shape or not _static(shape):
+        if _static(shape) and _static(grad.static_shape) and len(grad.static_shape) >= len(shape):
+            lead = len(grad.static_shape) - len(shape)
             if lead:  # (an int axis takes numpy's faster path)
                 grad = np.sum(grad, axis=tuple(range(lead)) if lead > 1 else 0)
-            ones = tuple(i for i, d in enumerate(shape) if d == 1 and grad.shape[i] != 1)
+            ones = tuple(i for i, d in enumerate(shape) if d == 1 and grad.static_shape[i] != 1)
             if ones:
                 grad = np.sum(grad, axis=ones, keepdims=True)
         else:
@@ -182,7 +182,7 @@ def spread(g, like, axes, keepdims):
 
 def count(v, axes, ddof=0):
     """How many elements a reduction over `axes` combined (minus ddof)."""
-    shape = v.node.args[0].shape
+    shape = v.node.args[0].static_shape
     if all(shape[a] is not None for a in axes):
         return np.asarray(math.prod(shape[a] for a in axes) - ddof, v.node.args[0].dtype)
     return base.record1(COUNT, (v.x(0),), {"axes": axes, "ddof": ddof})
@@ -191,7 +191,7 @@ def count(v, axes, ddof=0):
 def _axes(v):
     # ufunc methods (np.add.reduce) reduce axis 0 by default, functions all axes
     default = 0 if v.node.op.name.endswith(".reduce") else None
-    return base.normalize_axes(v.attrs.get("axis", default), len(v.node.args[0].shape))
+    return base.normalize_axes(v.attrs.get("axis", default), len(v.node.args[0].static_shape))
 
 
 def _zero(v, g):
@@ -341,7 +341,7 @@ def _var(v, g):
 def _norm(v, g):
     if v.attrs.get("ord") not in (None, 2, "fro") or (
             v.attrs.get("ord") == 2 and v.attrs.get("axis") is None
-            and len(v.node.args[0].shape) > 1):
+            and len(v.node.args[0].static_shape) > 1):
         raise no_rule_error(v.node, f"only the 2-norm (ord=None) has a gradient rule, "
                                     f"not ord={v.attrs['ord']!r}")
     x, axes, keepdims = v.x(0), _axes(v), v.attrs.get("keepdims", False)
@@ -433,8 +433,8 @@ def _einsum(v, g):
 
 
 def _reshape_like(g, like):
-    if _static(like.shape):
-        return np.reshape(g, like.shape)
+    if _static(like.static_shape):
+        return np.reshape(g, like.static_shape)
     return base.record1(RESHAPE_LIKE, (g, like))
 
 
@@ -460,9 +460,9 @@ def _drops_only_unit_dims(template, shape):
 @rule("getitem")
 def _getitem(v, g):
     x = v.node.args[0]
-    if len(v.node.args) == 1 and _static(x.shape) and _drops_only_unit_dims(
-            v.attrs["template"], x.shape):
-        return [np.reshape(g, x.shape)]
+    if len(v.node.args) == 1 and _static(x.static_shape) and _drops_only_unit_dims(
+            v.attrs["template"], x.static_shape):
+        return [np.reshape(g, x.static_shape)]
     tensors = [v.x(i) for i in range(1, len(v.node.args))]
     return [base.record1(SCATTER, (g, v.x(0), *tensors),
                          {"template": v.attrs["template"]})] + [None] * len(tensors)
@@ -495,7 +495,7 @@ def _flip(v, g):
 def _concatenate(v, g):
     axis = v.attrs.get("axis", 0)
     parts = [v.x(i) for i in range(len(v.node.args))]
-    shapes = [a.shape for a in v.node.args]
+    shapes = [a.static_shape for a in v.node.args]
     if axis is not None and all(s[axis] is not None for s in shapes):
         grads, start = [], 0
         for s in shapes:
@@ -509,7 +509,7 @@ def _concatenate(v, g):
 
 @rule("np.stack")
 def _stack(v, g):
-    axis = v.attrs.get("axis", 0) % (len(v.node.args[0].shape) + 1)
+    axis = v.attrs.get("axis", 0) % (len(v.node.args[0].static_shape) + 1)
     return [g[(slice(None),) * axis + (i,)] for i in range(len(v.node.args))]
 
 
@@ -542,8 +542,8 @@ def _spread(v, g):
     source = v.node.args[0]
     summed = np.sum(g, axis=v.attrs["axes"], keepdims=v.attrs["keepdims"]) \
         if v.attrs["axes"] else g
-    if len(summed.shape) != len(source.shape):  # a 0-d cotangent spread over all axes
-        summed = np.reshape(summed, source.shape) if _static(source.shape) \
+    if len(summed.static_shape) != len(source.static_shape):  # a 0-d cotangent spread over all axes
+        summed = np.reshape(summed, source.static_shape) if _static(source.static_shape) \
             else base.record1(RESHAPE_LIKE, (summed, v.x(0)))
     return [summed, None]
 

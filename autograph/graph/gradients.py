@@ -163,9 +163,9 @@ class Gradient:
             raise errors.GradientError(errors.gradient_output_message(
                 self.__name__, f"a {type(value).__name__}", location))
         loss = base.as_tensor(value)
-        if loss.shape != () or loss.dtype.kind not in "f":
+        if loss.static_shape != () or loss.dtype.kind not in "f":
             raise errors.GradientError(errors.gradient_output_message(
-                self.__name__, f"a value of dtype {loss.dtype} and shape {loss.shape}",
+                self.__name__, f"a value of dtype {loss.dtype} and shape {loss.static_shape}",
                 location))
         return loss
 

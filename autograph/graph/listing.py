@@ -28,7 +28,7 @@ _PLAIN_DTYPES = {np.dtype(t) for t in (np.int64, np.float64, np.bool_, np.comple
 
 
 def type_string(tensor):
-    dims = ", ".join("?" if d is None else str(d) for d in tensor.shape)
+    dims = ", ".join("?" if d is None else str(d) for d in tensor.static_shape)
     return f"{tensor.dtype.name}[{dims}]"
 
 

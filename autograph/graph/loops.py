@@ -49,7 +49,7 @@ def _uses(graph):
 
 def _is_int64_or_python_int(value):
     if isinstance(value, Tensor):
-        return value.dtype == np.int64 and value.shape == ()
+        return value.dtype == np.int64 and value.static_shape == ()
     return type(value) is int and -_COUNTER_INIT_LIMIT < value < _COUNTER_INIT_LIMIT
 
 
@@ -102,7 +102,7 @@ def python_counters(node):
     counters = {}
     for i, out in enumerate(node.outputs):
         init = node.args[i]
-        if out.dtype != np.int64 or out.shape != () or not isinstance(init, Tensor) \
+        if out.dtype != np.int64 or out.static_shape != () or not isinstance(init, Tensor) \
                 or init.node.op is not core.CONST:
             continue
         value = init.node.attrs["value"]
@@ -144,7 +144,7 @@ def element_loop(node, counters):
                 continue
             array = getter.args[0]
             if not any(array is inner for _, inner in b_graph.captured) or \
-                    not array.shape or array.shape[0] != length:
+                    not array.static_shape or array.static_shape[0] != length:
                 continue
             return i, getter, array
     return None
@@ -191,7 +191,7 @@ def int_bounds(c_graph, counters):
     bounds = []
     for _, inner in c_graph.captured:
         reads = uses.get(id(inner), ())
-        if inner.dtype == np.int64 and inner.shape == () and reads and all(
+        if inner.dtype == np.int64 and inner.static_shape == () and reads and all(
                 user.op.kernel in _COMPARISONS and not user.attrs and isinstance(
                     user.args[1 - position], Tensor) and id(user.args[1 - position])
                 in counter_inputs for user, position in reads):

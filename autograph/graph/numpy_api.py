@@ -61,12 +61,12 @@ def _pad(array, pad_width, mode="constant", **kwargs):
     concatenated on each side, so dims the graph knows only at run time work."""
     values = kwargs.pop("constant_values", 0)
     scalar = isinstance(values, (int, float, bool, np.generic)) or (
-        isinstance(values, Tensor) and values.shape == ())
+        isinstance(values, Tensor) and values.static_shape == ())
     if mode != "constant" or kwargs or not scalar:
         _no_extra("pad", **({"mode": mode} if mode != "constant" else kwargs or
                             {"constant_values": values}))
     x = base.as_tensor(array)
-    ndim = len(x.shape)
+    ndim = len(x.static_shape)
     if any(isinstance(w, Tensor) for w in np.ravel(np.array(pad_width, dtype=object))):
         raise errors.UnsupportedNumpyArgumentError(errors.unsupported_argument_message(
             "np.pad() with a staged pad width", core.user_location(),

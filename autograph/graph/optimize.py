@@ -127,7 +127,7 @@ def _fold(graph, node, known, replace, kept, report, seen):
     for value, tensor in zip(results, node.outputs):
         if not isinstance(value, (np.ndarray, np.generic)) or value.size > FOLD_LIMIT:
             return False
-        if value.dtype != tensor.dtype or len(value.shape) != len(tensor.shape):
+        if value.dtype != tensor.dtype or len(value.shape) != len(tensor.static_shape):
             return False
     for value, tensor in zip(results, node.outputs):
         const = core.Node(core.CONST, (), {"value": value}, location=node.location)

@@ -283,14 +283,14 @@ class Reader:
              f"and {len(leaves)} array arguments")
         for spec, leaf, placeholder in zip(specs, leaves, graph.inputs):
             need(spec.is_compatible_with(leaf[1], leaf[2])
-                 and (placeholder.shape, placeholder.dtype) == (spec.shape, spec.dtype),
+                 and (placeholder.static_shape, placeholder.dtype) == (spec.shape, spec.dtype),
                  f"an input of '{graph.name}' differs from its signature")
         outputs = entry["output_specs"]
         need(isinstance(outputs, list) and len(outputs) == len(graph.outputs),
              f"function '{graph.name}' declares {short(outputs)} as its outputs")
         for spec, tensor in zip(outputs, graph.outputs):
             fields(spec, {"shape", "dtype"}, "an output spec")
-            need(_shape(spec["shape"], "an output shape") == tuple(tensor.shape)
+            need(_shape(spec["shape"], "an output shape") == tuple(tensor.static_shape)
                  and _dtype(spec["dtype"], True) == tensor.dtype,
                  f"an output of '{graph.name}' differs from its declared spec")
         template = self.value(entry["template"], {"float", "complex", "tuple", "list", "dict",
@@ -328,9 +328,9 @@ def _check_node(node, name):
         need(not args and len(outputs) == 1 and "value" in node.attrs, "bad constant")
         value = node.attrs["value"]
         need(outputs[0].dtype == core._dtype_of_value(value)
-             and outputs[0].shape == np.shape(value),
+             and outputs[0].static_shape == np.shape(value),
              f"constant '{outputs[0].name}' is declared {outputs[0].dtype}"
-             f"{list(outputs[0].shape)} but holds {core._dtype_of_value(value)}"
+             f"{list(outputs[0].static_shape)} but holds {core._dtype_of_value(value)}"
              f"{list(np.shape(value))}")
         return
     if op.name == "cond":
@@ -363,15 +363,15 @@ def _check_node(node, name):
     if op.foldable and all(a.node.op is core.CONST for a in args if isinstance(a, Tensor)):
         # the optimiser computes this while loading (constant folding): its
         # size must not come from a file asking for gigabytes
-        size = sum(int(np.prod(out.shape, dtype=np.float64)) for out in outputs
-                   if None not in out.shape)
+        size = sum(int(np.prod(out.static_shape, dtype=np.float64)) for out in outputs
+                   if None not in out.static_shape)
         need(size <= MAX_FOLDED_ELEMENTS, f"op {name!r} on constants makes {size} elements, "
              f"more than the {MAX_FOLDED_ELEMENTS} loading computes")
     for (shape, dtype), out in zip(avals, outputs):
         shape = tuple(shape)
-        need(np.dtype(dtype) == out.dtype and len(shape) == len(out.shape) and all(
-            a is None or b is None or a == b for a, b in zip(shape, out.shape)),
-            f"op {name!r} declares '{out.name}' as {out.dtype}{list(out.shape)}, its rule "
+        need(np.dtype(dtype) == out.dtype and len(shape) == len(out.static_shape) and all(
+            a is None or b is None or a == b for a, b in zip(shape, out.static_shape)),
+            f"op {name!r} declares '{out.name}' as {out.dtype}{list(out.static_shape)}, its rule "
             f"gives {np.dtype(dtype)}{list(shape)}")
 
 

@@ -34,7 +34,7 @@ def _canonical(tensor):
 
 def _set(tensor, aval):
     shape, dtype = aval
-    tensor.shape, tensor.dtype = tuple(shape), dtype
+    tensor.static_shape, tensor.dtype = tuple(shape), dtype
 
 
 def retype(graph, changes, literals=None):
@@ -67,7 +67,7 @@ def _sync_args(node, changed):
             touched = True
             canonical = _canonical(arg)
             if arg is not canonical:
-                arg.shape, arg.dtype = canonical.shape, canonical.dtype
+                arg.static_shape, arg.dtype = canonical.static_shape, canonical.dtype
     return touched
 
 
@@ -89,7 +89,7 @@ def _reinfer(graph, changed, literals=None):
             except Exception as e:  # the op's rule rejects the new arguments
                 raise RetypeError(f"{node.op.name}: {e}") from None
         for out, aval in zip(node.outputs, avals):
-            if (out.shape, out.dtype) != (tuple(aval[0]), aval[1]):
+            if (out.static_shape, out.dtype) != (tuple(aval[0]), aval[1]):
                 _set(out, aval)
                 changed.add(_key(out))
 
@@ -99,7 +99,7 @@ def _follow_capture(graph, node, changed, literals):
     for outer, inner in graph.captured:
         if inner.node is node and _key(outer) in changed:
             canonical = _canonical(outer)
-            _set(node.outputs[0], (canonical.shape, canonical.dtype))
+            _set(node.outputs[0], (canonical.static_shape, canonical.dtype))
             changed.add(_key(node.outputs[0]))
             if _key(outer) in literals:
                 literals[_key(node.outputs[0])] = literals[_key(outer)]
@@ -115,16 +115,17 @@ def _reinfer_control(node, changed, literals):
             if t.dtype != f.dtype:
                 raise RetypeError(f"cond output #{i} would be {t.dtype} in the true branch "
                                   f"and {f.dtype} in the false branch")
-            if len(t.shape) != len(f.shape):
-                raise RetypeError(f"cond output #{i} would have rank {len(t.shape)} in the "
-                                  f"true branch and {len(f.shape)} in the false branch")
-            avals.append((tuple(a if a == b else None for a, b in zip(t.shape, f.shape)),
+            if len(t.static_shape) != len(f.static_shape):
+                raise RetypeError(f"cond output #{i} would have rank {len(t.static_shape)} in the "
+                                  f"true branch and {len(f.static_shape)} in the false branch")
+            avals.append((tuple(a if a == b else None
+                                for a, b in zip(t.static_shape, f.static_shape)),
                           t.dtype))
         return avals
     # while_loop: loop variables take their initial values' dtypes
     n_vars = len(node.outputs)
     for sub in node.subgraphs:
-        updates = {ph: (ph.shape, init.dtype) for ph, init in zip(sub.inputs,
+        updates = {ph: (ph.static_shape, init.dtype) for ph, init in zip(sub.inputs,
                                                                   node.args[:n_vars])}
         _reinfer_placeholders(sub, updates, changed)
     body = node.subgraphs[1]
@@ -132,7 +133,7 @@ def _reinfer_control(node, changed, literals):
         if out.dtype != ph.dtype:
             raise RetypeError(f"while_loop variable #{i} would be {ph.dtype} before an "
                               f"iteration and {out.dtype} after")
-    return [(ph.shape, ph.dtype) for ph in body.inputs]
+    return [(ph.static_shape, ph.dtype) for ph in body.inputs]
 
 
 def _reinfer_placeholders(sub, updates, changed):

@@ -140,7 +140,7 @@ class _Writer:
             for index, tensor in enumerate(node.outputs):
                 tid = self.tensor_ids[(id(node), index)] = len(self.tensor_ids)
                 entry = {"id": tid, "name": tensor.name,
-                         "shape": list(tensor.shape), "dtype": tensor.dtype.str}
+                         "shape": list(tensor.static_shape), "dtype": tensor.dtype.str}
                 if isinstance(tensor, TensorList):
                     entry["list"] = {
                         "dtype": None if tensor.element_dtype is None
@@ -197,7 +197,7 @@ class _Writer:
                 "leaf_specs": [{"shape": list(s.shape), "dtype": s.dtype.str}
                                for s in function.leaf_specs],
                 # repeated from the graph's output tensors, for readers of the file
-                "output_specs": [{"shape": list(t.shape), "dtype": t.dtype.str}
+                "output_specs": [{"shape": list(t.static_shape), "dtype": t.dtype.str}
                                  for t in function.graph.outputs],
                 "template": self.value(function._template),
                 "graph": self.graph(function.graph)}

@@ -48,7 +48,7 @@ _EXACT_FLOAT_INT = 2**53
 
 
 def _kind(tensor):
-    if tensor.shape == ():
+    if tensor.static_shape == ():
         return _KINDS.get(tensor.dtype)
     return None
 
@@ -165,7 +165,7 @@ def analyse(node):
     for sub in node.subgraphs:
         for _, inner in sub.captured:
             kind = _kind(inner)
-            if kind is None and len(inner.shape) == 1 and inner.dtype in _KINDS:
+            if kind is None and len(inner.static_shape) == 1 and inner.dtype in _KINDS:
                 kind = "a"
             if kind is None:
                 return None

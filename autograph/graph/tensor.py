@@ -1,8 +1,10 @@
 """The symbolic `Tensor` and `TensorSpec`.
 
-A Tensor is an output of a graph node: static `shape` (None for a dimension
+A Tensor is an output of a graph node: `static_shape` (None for a dimension
 only known at run time), numpy `dtype`, the producing `node` and a readable
-`name`.  Python operators, `.T`, `.shape`, `.astype`, indexing and numpy's
+`name`.  User code reads `.shape`/`.size`, where such a dimension is a staged
+size while tracing (`np.zeros(n).shape[0]` is n, as in Python); the engine
+reads `static_shape`/`static_size`.  Python operators, `.T`, `.astype`, indexing and numpy's
 own protocols (`__array_ufunc__` for every ufunc, `__array_function__` for
 the set in `numpy_api.SUPPORTED`) record ops, so user code stays plain numpy.
 
@@ -19,7 +21,7 @@ from autograph import errors
 
 
 class Tensor:
-    __slots__ = ("graph", "node", "index", "shape", "dtype", "name", "__weakref__")
+    __slots__ = ("graph", "node", "index", "static_shape", "dtype", "name", "__weakref__")
 
     # Above ndarray, so `ndarray + Tensor` defers to the Tensor.
     __array_priority__ = 1000
@@ -28,13 +30,13 @@ class Tensor:
         self.graph = graph
         self.node = node
         self.index = index
-        self.shape = shape
+        self.static_shape = shape
         self.dtype = dtype
         self.name = name
 
     def __repr__(self):
-        shape = "(" + ", ".join("None" if d is None else str(d) for d in self.shape)
-        shape += ",)" if len(self.shape) == 1 else ")"
+        shape = "(" + ", ".join("None" if d is None else str(d) for d in self.static_shape)
+        shape += ",)" if len(self.static_shape) == 1 else ")"
         return f"<Tensor '{self.name}' shape={shape} dtype={self.dtype}>"
 
     __hash__ = object.__hash__
@@ -49,14 +51,26 @@ class Tensor:
     # --- static properties -------------------------------------------------
 
     @property
+    def shape(self):
+        """What user code sees (ops/shaping.user_shape): a staged size for a
+        dim only known at run time.  The engine reads `static_shape`."""
+        return _ops.shaping.user_shape(self)
+
+    @property
     def ndim(self):
-        return len(self.shape)
+        return len(self.static_shape)
+
+    @property
+    def static_size(self):
+        """The number of items, None when a dim is only known at run time."""
+        if None in self.static_shape:
+            return None
+        return int(np.prod(self.static_shape, dtype=np.int64))
 
     @property
     def size(self):
-        if None in self.shape:
-            return None
-        return int(np.prod(self.shape, dtype=np.int64))
+        """What user code sees: staged when a dim is only known at run time."""
+        return _ops.shaping.user_size(self)
 
     @property
     def T(self):

@@ -40,6 +40,11 @@ class Backend:
     # iteration's body with a cond on it instead.
     folds_extra_test = False
 
+    # True if `cond` itself reconciles a variable that the two branches leave
+    # as a Python list on one side and a staged list (or a Python list of
+    # another length) on the other; else the runtime refuses it first.
+    reconciles_branch_lists = False
+
     # True if this backend's library traces functions itself (`jax.jit`), so
     # a converted function called by that trace must run its staged body:
     # the registry then asks `is_tracing()` on every entry of a converted

@@ -11,7 +11,7 @@ their messages live in runtime/staging.py; backends call the per-leaf ones
 import functools
 
 from autograph import errors
-from autograph.runtime import staging
+from autograph.runtime import aliases, staging
 from autograph.runtime.registry import backend_of, is_staged
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 
@@ -44,6 +44,7 @@ def if_stmt(cond, if_true, if_false, state, names):
         return if_true(*state) if cond else if_false(*state)
     location = staging.user_location()
     outputs = {}
+    lists = aliases.BranchLists(state) if any(type(v) is list for v in state) else None
 
     def taken(side):
         return (lambda: cond) if side else (lambda: backend.logical_not(cond))
@@ -53,14 +54,18 @@ def if_stmt(cond, if_true, if_false, state, names):
             with staging.region(backend, taken(side)):
                 result = branch(*args)
             outputs[side] = result
+            if lists is not None:
+                lists.seen(side, args, result)
             if len(outputs) == 2:
-                staging.check_branch_structure(outputs[True], outputs[False], names, location)
+                staging.check_branch_structure(outputs[True], outputs[False], names, location,
+                                               backend.reconciles_branch_lists)
             else:  # the backend may touch the outputs before the other side is traced
                 staging.check_branch_defined(result, side, names, location)
             return result
         return run
 
-    return backend.cond(cond, checked(if_true, True), checked(if_false, False), state, names)
+    result = backend.cond(cond, checked(if_true, True), checked(if_false, False), state, names)
+    return result if lists is None else lists.finish(result, names, location)
 
 
 def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=()):

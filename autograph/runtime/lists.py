@@ -3,13 +3,16 @@
 Converted code rebinds the list (`lst = ag__.list_append(lst, x)`), so a list
 can be loop state.  For anything that is not a staged list of some backend --
 Python lists and any other object with `append`/`pop` -- the operator calls
-the object's own method, exactly as the original statement did.
+the object's own method, exactly as the original statement did.  A change
+to a staged list rebinds the one variable it is written on, so a change that
+another holder of the same list (an alias, a container item, a caller's
+variable) would not see is refused (runtime/aliases.py).
 """
 
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import registry
+from autograph.runtime import aliases, registry
 from autograph.runtime.registry import backend_of
 
 
@@ -21,6 +24,7 @@ def list_append(target, item):
         return target
     if callable(item) and backend_of(item) is None:
         raise errors.StagingError(errors.staged_list_function_message(errors.where_user()))
+    _check_sole_holder(target, "append")
     return backend.list_append(target, item)
 
 
@@ -29,6 +33,7 @@ def list_pop(target, index=None):
     backend = backend_of(target)
     if backend is None:
         return target, (target.pop() if index is None else target.pop(index))
+    _check_sole_holder(target, "pop")
     return backend.list_pop(target, index)
 
 
@@ -40,7 +45,24 @@ def list_setitem(value, target, index):
     if backend is None or backend.list_element_type(target) is None:
         target[index] = value
         return target
+    _check_sole_holder(target, "item assignment")
     return backend.list_setitem(target, index, value)
+
+
+def _check_sole_holder(target, change):
+    """Refuses to change staged list `target` if a user variable or container
+    other than the one the change is written on holds it (runtime/aliases.py):
+    the change would rebind that one alone."""
+    holders, changed = aliases.other_holders(target, skip_depth=2)
+    if holders:
+        path, at = holders[0]
+        raise errors.StagingError(errors.staged_list_alias_message(
+            changed, path, at, errors.where_user(), f"the staged list gets {_CHANGES[change]}",
+            False))
+
+
+_CHANGES = {"append": "an item appended (`.append`)", "pop": "an item popped (`.pop`)",
+            "item assignment": "an item assigned (`lst[i] = v`)"}
 
 
 def stack(items):
@@ -79,5 +101,11 @@ def set_element_type(target, dtype, shape=None):
     for backend in registry.registered_backends():
         result = backend.python_list_element_type(target, dtype, shape)
         if result is not target:
+            holders, changed = aliases.other_holders(target, skip_depth=1)
+            if holders:
+                path, at = holders[0]
+                raise errors.StagingError(errors.staged_list_alias_message(
+                    changed, path, at, errors.where_user(),
+                    "ag.set_element_type makes it a staged list", True))
             return result
     return target

@@ -26,7 +26,7 @@ import threading
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import structure
+from autograph.runtime import aliases, structure
 from autograph.runtime.registry import backend_of
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN
@@ -70,10 +70,16 @@ def is_number(value):
 
 
 def array_type(value):
-    """(dtype, shape) of an array leaf (shape dims may be None), else None."""
+    """(dtype, shape) of an array leaf (shape dims may be None), else None.
+    A backend whose `.shape` holds staged sizes for the dims only known at run
+    time (what user code sees) gives the static one, with None there, as
+    `static_shape`."""
     if isinstance(value, (np.ndarray, np.generic)):
         return value.dtype, value.shape
-    dtype, shape = getattr(value, "dtype", None), getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    shape = getattr(value, "static_shape", None)
+    if shape is None:
+        shape = getattr(value, "shape", None)
     if isinstance(dtype, np.dtype) and type(shape) is tuple:
         return dtype, shape
     return None
@@ -116,16 +122,31 @@ def _return_pending(a, b):
     return type(a) is UndefinedReturnValue or type(b) is UndefinedReturnValue
 
 
-def check_branch_structure(true_out, false_out, names, location):
+def check_branch_structure(true_out, false_out, names, location, lists_reconciled=False):
     """Both branches of a staged `if` give each variable a value of the same
-    nesting, and neither leaves it undefined (if_stmt runs it)."""
+    nesting, and neither leaves it undefined (if_stmt runs it).  With
+    `lists_reconciled` (the backend's `reconciles_branch_lists`), a Python
+    list on one side and a staged list or a Python list of another length on
+    the other is left to the backend."""
     for name, a, b in zip(names, true_out, false_out):
         if type(a) is Undefined or type(b) is Undefined:
             raise errors.StagingError(errors.undefined_branch_message(
                 name, location, _describe_outline(a), _describe_outline(b)))
         if _structure(a) != _structure(b) and not _return_pending(a, b):
+            if lists_reconciled and _branch_lists(a, b):
+                continue
+            if type(a) is list and type(b) is list and len(a) != len(b):
+                raise errors.StagingError(errors.branch_list_length_message(
+                    name, location, len(a), len(b)))
             raise errors.StagingError(errors.branch_structure_message(
                 name, location, _describe_outline(a), _describe_outline(b)))
+
+
+def _branch_lists(a, b):
+    """A Python list on one side, a staged list or another Python list on the other."""
+    if type(a) is list:
+        return type(b) is list or list_element_type(b) is not None
+    return type(b) is list and list_element_type(a) is not None
 
 
 def check_branch_defined(outputs, side, names, location):
@@ -333,9 +354,9 @@ def check_loop_leaf(name, var, after, location, loop):
         fail(errors.loop_kind_message)
     if typed[0] != var.dtype:
         fail(errors.loop_dtype_message)
-    shape = typed[1]
-    if len(shape) != len(var.shape) or any(
-            v is not None and v != s for v, s in zip(var.shape, shape)):
+    shape, var_shape = typed[1], array_type(var)[1]
+    if len(shape) != len(var_shape) or any(
+            v is not None and v != s for v, s in zip(var_shape, shape)):
         fail(errors.loop_shape_message)
 
 
@@ -406,6 +427,27 @@ class StagedZip:
         self.iterables, self.strict = iterables, strict
 
 
+def _staging_list(empty_list, location, loop):
+    """For structure.flatten: a staged list (`empty_list()`) in place of an
+    empty Python list of the loop's state, refused if anything else holds
+    that Python list (it would not see the loop's appends: runtime/aliases.py)."""
+    seen = {}
+
+    def stage(python_list, name):
+        other = seen.get(id(python_list))
+        holders = [(other, f"loop state at {location}")] if other is not None else []
+        seen[id(python_list)] = name
+        holders += aliases.other_holders(python_list, name.split("[")[0].split(".")[0],
+                                         skip_depth=4)[0]
+        if holders:
+            path, at = holders[0]
+            raise errors.StagingError(errors.staged_list_alias_message(
+                name, path, at, location,
+                f"the staged `{loop}` loop that starts there makes it a staged list", True))
+        return empty_list()
+    return stage
+
+
 class LoopState:
     """A staged loop's state as leaves, for any backend.
 
@@ -431,7 +473,8 @@ class LoopState:
 
     def __init__(self, state, names, location, loop, opts=None, empty_list=None):
         self.state, self.location, self.loop = list(state), location, loop
-        entry = self.entry = structure.flatten(self.state, names, empty_list)
+        entry = self.entry = structure.flatten(
+            self.state, names, empty_list and _staging_list(empty_list, location, loop))
         self.names = entry.names
         self.values = list(entry.values)  # the leaves on entry (promotion updates them)
         self.invariants = invariants_by_leaf(entry, (opts or {}).get("shape_invariants"),

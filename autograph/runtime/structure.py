@@ -61,12 +61,13 @@ class Leaves:
 def flatten(state, names, empty_list=None):
     """`state` (a tuple, one entry per name) as Leaves. With `empty_list` (a
     function making a backend's staged list), an empty Python list is a leaf
-    holding `empty_list()`: a list the staged code may append to."""
+    holding `empty_list(the_python_list, leaf_name)`: a list the staged code
+    may append to."""
     values, leaf_names = [], []
 
     def walk(v, name):
         if empty_list is not None and type(v) is list and not v:
-            values.append(empty_list())
+            values.append(empty_list(v, name))
             leaf_names.append(name)
             return LEAF
         parts = _container(v)

@@ -48,6 +48,12 @@ def register_generated(code, owner):
     _generated_owner[id(code)] = id(owner)
 
 
+def generated_owner(code):
+    """The id of the user function's code that generated function `code` is
+    part of, or None when `code` was not generated."""
+    return _generated_owner.get(id(code))
+
+
 def forget_generated():
     _generated_owner.clear()
 

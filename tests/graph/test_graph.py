@@ -24,7 +24,7 @@ def test_ops_record_into_the_scoped_graph_in_program_order():
         x = g.placeholder((None, 3), np.float32, name="x")
         y = np.exp(x) + 1
         z = y.sum(axis=1)
-        assert x.T.shape == (3, None) and x.ndim == 2 and x.size is None
+        assert x.T.static_shape == (3, None) and x.ndim == 2 and x.static_size is None
     assert current_graph() is None
     assert [n.op.name for n in g.nodes] == ["placeholder", "np.exp", "np.add", "np.sum", ".T"]
     assert isinstance(z, Tensor) and z.shape == (None,) and z.dtype == np.float32

@@ -125,7 +125,10 @@ def test_undefined_in_one_branch_names_variable_and_line():
 
 def test_branch_structure_mismatch():
     with pytest.raises(errors.StagingError, match=re.escape(
-            "(true branch: list of length 1; false branch: list of length 2)")):
+            "(true branch: tuple of length 1; false branch: tuple of length 2)")):
+        cf.if_stmt(Sym(False), lambda: ((1,),), lambda: ((1, 2),), (), ("xs",))
+    with pytest.raises(errors.StagingError, match=re.escape(
+            "(true branch: length 1; false branch: length 2)")):
         cf.if_stmt(Sym(False), lambda: ([1],), lambda: ([1, 2],), (), ("xs",))
 
 

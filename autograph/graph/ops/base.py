@@ -97,7 +97,7 @@ _PYTHON_SCALARS = frozenset((int, float, bool, complex))
 
 def shape_of(value):
     if isinstance(value, Tensor):
-        return value.shape
+        return value.static_shape
     return () if type(value) in _PYTHON_SCALARS else np.shape(value)
 
 
@@ -112,7 +112,7 @@ def example(value):
 def example_nd(value):
     """A stand-in of shape (1,)*ndim with `value`'s dtype."""
     if isinstance(value, Tensor):
-        return np.ones((1,) * len(value.shape), value.dtype)
+        return np.ones((1,) * len(value.static_shape), value.dtype)
     return value
 
 

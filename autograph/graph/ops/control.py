@@ -22,7 +22,7 @@ def _error(detail, kind=errors.GraphError):
 
 def _describe(value):
     if isinstance(value, Tensor):
-        return f"{value.dtype.name}{list(value.shape)}".replace("None", "?")
+        return f"{value.dtype.name}{list(value.static_shape)}".replace("None", "?")
     return f"Python {type(value).__name__} {value!r}"
 
 
@@ -54,9 +54,9 @@ def _trace(parent, fn, args, name):
 
 
 def _merge_shapes(a, b, what):
-    if len(a.shape) != len(b.shape):
+    if len(a.static_shape) != len(b.static_shape):
         raise _error(f"{what}: ranks differ, {_describe(a)} vs {_describe(b)}")
-    return tuple(x if x == y else None for x, y in zip(a.shape, b.shape))
+    return tuple(x if x == y else None for x, y in zip(a.static_shape, b.static_shape))
 
 
 # --- cond ------------------------------------------------------------------------
@@ -130,8 +130,8 @@ def cond(pred, true_fn, false_fn, names=None, finish=None):
         return tuple(true_fn() if pred else false_fn())
     graph = base.graph_for((pred,))
     pred = base.resolve(graph, pred)
-    if pred.size is not None and pred.size != 1:
-        raise _error(f"cond: the condition has shape {pred.shape}; it needs a single value "
+    if pred.static_size is not None and pred.static_size != 1:
+        raise _error(f"cond: the condition has shape {pred.static_shape}; it needs a single value "
                      "(use np.all(...) or np.any(...))",
                      errors.GraphValueError)  # numpy: ValueError (ambiguous truth)
     t_graph, _, t_out = _trace(graph, true_fn, (), "cond_true")
@@ -352,14 +352,14 @@ class LoopTrace:
         from autograph.graph import retype
         init = _loop_var(self.graph, value)
         self.init[i] = init
-        shape = self.placeholders[i].shape if len(self.placeholders[i].shape) == len(
-            init.shape) else init.shape
+        shape = self.placeholders[i].static_shape if len(self.placeholders[i].static_shape) == len(
+            init.static_shape) else init.static_shape
         for sub in (self.c_graph, self.b_graph):
             retype.retype(sub, {sub.inputs[i]: (shape, init.dtype)})
 
     def add_var(self, value, result, name, shape=None):
         init = _loop_var(self.graph, value)
-        shape = init.shape if shape is None else tuple(shape)
+        shape = init.static_shape if shape is None else tuple(shape)
         name = core.identifier(name)
         self.init.append(init)
         self.shapes.append(shape)
@@ -388,10 +388,10 @@ class LoopTrace:
                 raise _error(f"while_loop: loop var #{i} is {_describe(var)} before the loop "
                              f"but {_describe(out)} after an iteration; keep its dtype (cast "
                              "with .astype)")
-            if len(out.shape) != len(ph.shape) or any(
-                    p is not None and p != o for p, o in zip(ph.shape, out.shape)):
-                raise _error(f"while_loop: loop var #{i} has shape {ph.shape} before an "
-                             f"iteration and {out.shape} after; pass shape_invariants with "
+            if len(out.static_shape) != len(ph.static_shape) or any(
+                    p is not None and p != o for p, o in zip(ph.static_shape, out.static_shape)):
+                raise _error(f"while_loop: loop var #{i} has shape {ph.static_shape} before an "
+                             f"iteration and {out.static_shape} after; pass shape_invariants with "
                              "None for the dims that change")
             ph._check_loop_output(out, i)
             outputs.append(out)
@@ -401,7 +401,7 @@ class LoopTrace:
             maximum_iterations = base.resolve(graph, maximum_iterations)
         args = (*init, maximum_iterations,
                 *[o for o, _ in c_graph.captured], *[o for o, _ in b_graph.captured])
-        avals = [(ph.shape, ph.dtype) for ph in placeholders]
+        avals = [(ph.static_shape, ph.dtype) for ph in placeholders]
         node = graph.add_node(WHILE, args, {"explicit_args": len(init) + 1}, avals,
                               subgraphs=(c_graph, b_graph),
                               stateful=c_graph.is_stateful() or b_graph.is_stateful(),
@@ -419,12 +419,13 @@ def trace_while_loop(cond_fn, body_fn, loop_vars, shape_invariants=None, names=N
     for i, var in enumerate(init):
         invariant = shape_invariants[i] if shape_invariants else None
         if invariant is None:
-            shapes.append(var.shape)
+            shapes.append(var.static_shape)
             continue
         invariant = tuple(invariant)
-        if len(invariant) != len(var.shape) or any(
-                s is not None and d is not None and s != d for s, d in zip(invariant, var.shape)):
-            raise _error(f"while_loop: loop var #{i} has shape {var.shape}, which its shape "
+        if len(invariant) != len(var.static_shape) or any(
+                s is not None and d is not None and s != d
+                for s, d in zip(invariant, var.static_shape)):
+            raise _error(f"while_loop: loop var #{i} has shape {var.static_shape}, which its shape "
                          f"invariant {invariant} does not allow")
         shapes.append(invariant)
     var_names = _loop_var_names(init, names)
@@ -433,8 +434,8 @@ def trace_while_loop(cond_fn, body_fn, loop_vars, shape_invariants=None, names=N
     pred = c_out[0]
     if not isinstance(pred, Tensor):
         pred = c_graph.constant(np.asarray(bool(pred)))
-    elif pred.size is not None and pred.size != 1:
-        raise _error(f"while_loop: the condition has shape {pred.shape}; it needs a single "
+    elif pred.static_size is not None and pred.static_size != 1:
+        raise _error(f"while_loop: the condition has shape {pred.static_shape}; it needs a single "
                      "value (use np.all(...) or np.any(...))",
                      errors.GraphValueError)  # numpy: ValueError (ambiguous truth)
     c_graph.outputs = [pred]

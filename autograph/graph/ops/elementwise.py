@@ -76,7 +76,7 @@ def _ufunc_op(ufunc):
     def infer(*args, **attrs):
         if len(args) != ufunc.nin:
             raise base.RuleError(f"takes {ufunc.nin} inputs, got {len(args)}")
-        shape = base.broadcast_shapes(*[a.shape if isinstance(a, Tensor) else base.shape_of(a)
+        shape = base.broadcast_shapes(*[a.static_shape if isinstance(a, Tensor) else base.shape_of(a)
                                         for a in args])
         return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]
 
@@ -130,16 +130,16 @@ def _method_op(ufunc, method):
             examples = [base.example(a) for a in args]
             return [(shape, np.asarray(kernel(*examples)).dtype)]
         x, = args
-        ndim = len(x.shape)
+        ndim = len(x.static_shape)
         extra = {"dtype": dtype} if dtype is not None else {}
         with np.errstate(all="ignore"):
             sample = kernel(np.ones((1,) * max(ndim, 1), x.dtype), axis=0 if ndim else None,
                             **extra)
         if method == "accumulate":
-            return [(x.shape, np.asarray(sample).dtype)]
+            return [(x.static_shape, np.asarray(sample).dtype)]
         axes = base.normalize_axes(axis, ndim)
         shape = tuple((1 if keepdims else "drop") if i in axes else d
-                      for i, d in enumerate(x.shape))
+                      for i, d in enumerate(x.static_shape))
         return [(tuple(d for d in shape if d != "drop"), np.asarray(sample).dtype)]
 
     op = core.register(f"np.{ufunc.__name__}.{method}", kernel, infer)
@@ -177,7 +177,7 @@ WHERE = core.register("np.where", np.where, _where_rule)
 
 
 def _nonzero_rule(x):
-    return [((None,), np.dtype(np.intp))] * max(len(x.shape), 1)
+    return [((None,), np.dtype(np.intp))] * max(len(x.static_shape), 1)
 
 
 NONZERO = core.register("np.nonzero", np.nonzero, _nonzero_rule)

@@ -82,12 +82,13 @@ def _getitem_rule(x, *tensors, template):
         elif item[0] == "t":
             t = tensors[item[1]]
             consumed += t.ndim if t.dtype == np.bool_ else 1
-    if consumed > len(x.shape):
-        raise base.RuleError(f"too many indices for a tensor of shape {x.shape}", like=IndexError)
+    if consumed > len(x.static_shape):
+        raise base.RuleError(f"too many indices for a tensor of shape {x.static_shape}",
+                             like=IndexError)
     expanded = []
     for item in template:
         if item[0] == "e":
-            expanded.extend([("s", None, None, None)] * (len(x.shape) - consumed))
+            expanded.extend([("s", None, None, None)] * (len(x.static_shape) - consumed))
         else:
             expanded.append(item)
     has_advanced = any(item[0] == "t" for item in template)
@@ -97,10 +98,10 @@ def _getitem_rule(x, *tensors, template):
         if kind == "n":
             result.append(1)
         elif kind == "s":
-            result.append(_slice_length(x.shape[pos], item))
+            result.append(_slice_length(x.static_shape[pos], item))
             pos += 1
         elif kind == "i":
-            dim = x.shape[pos]
+            dim = x.static_shape[pos]
             if dim is not None and not -dim <= item[1] < dim:
                 raise base.RuleError(
                     f"index {item[1]} is out of bounds for axis {pos} with size {dim}", like=IndexError)
@@ -113,17 +114,17 @@ def _getitem_rule(x, *tensors, template):
             if t.dtype == np.bool_:
                 if t.ndim == 0:
                     raise base.RuleError("a 0-d boolean tensor is not a valid index", like=IndexError)
-                base.broadcast_shapes(t.shape, x.shape[pos:pos + t.ndim])
+                base.broadcast_shapes(t.static_shape, x.static_shape[pos:pos + t.ndim])
                 pos += t.ndim
                 advanced.append((None,))
             elif np.issubdtype(t.dtype, np.integer):
                 pos += 1
-                advanced.append(t.shape)
+                advanced.append(t.static_shape)
             else:
                 raise base.RuleError(
                     f"only integer and boolean tensors are valid indices, got {t.dtype}", like=IndexError)
             positions.append(len(result))
-    result.extend(x.shape[pos:])
+    result.extend(x.static_shape[pos:])
     if advanced:
         shape = list(base.broadcast_shapes(*advanced))
         at = positions[0] if len(set(positions)) == 1 else 0
@@ -179,8 +180,8 @@ def _take_rule(a, indices, axis=None):
     ind_shape = base.shape_of(indices)
     if axis is None:
         return [(tuple(ind_shape), a.dtype)]
-    axis = base.normalize_axis(axis, len(a.shape))
-    return [(a.shape[:axis] + tuple(ind_shape) + a.shape[axis + 1:], a.dtype)]
+    axis = base.normalize_axis(axis, len(a.static_shape))
+    return [(a.static_shape[:axis] + tuple(ind_shape) + a.static_shape[axis + 1:], a.dtype)]
 
 
 TAKE = core.register("np.take", np.take, _take_rule)

@@ -116,21 +116,21 @@ def dot(a, b):
 
 def _tensordot_rule(a, b, axes=2):
     if isinstance(axes, int):
-        ax_a = tuple(range(len(a.shape) - axes, len(a.shape)))
+        ax_a = tuple(range(len(a.static_shape) - axes, len(a.static_shape)))
         ax_b = tuple(range(axes))
     else:
         ax_a, ax_b = (tuple(x) if isinstance(x, (tuple, list)) else (x,) for x in axes)
     if len(ax_a) != len(ax_b):
         raise base.RuleError(f"axes {axes} pair up {len(ax_a)} and {len(ax_b)} axes")
-    ax_a = base.normalize_axes(ax_a, len(a.shape))
-    ax_b = base.normalize_axes(ax_b, len(b.shape))
+    ax_a = base.normalize_axes(ax_a, len(a.static_shape))
+    ax_b = base.normalize_axes(ax_b, len(b.static_shape))
     for i, j in zip(ax_a, ax_b):
-        da, db = a.shape[i], b.shape[j]
+        da, db = a.static_shape[i], b.static_shape[j]
         if da is not None and db is not None and da != db:
-            raise base.RuleError(f"shape mismatch for sum: axis {i} of {a.shape} is {da}, "
-                                 f"axis {j} of {b.shape} is {db}")
-    shape = tuple(d for i, d in enumerate(a.shape) if i not in ax_a) + \
-        tuple(d for j, d in enumerate(b.shape) if j not in ax_b)
+            raise base.RuleError(f"shape mismatch for sum: axis {i} of {a.static_shape} is {da}, "
+                                 f"axis {j} of {b.static_shape} is {db}")
+    shape = tuple(d for i, d in enumerate(a.static_shape) if i not in ax_a) + \
+        tuple(d for j, d in enumerate(b.static_shape) if j not in ax_b)
     return [(shape, np.result_type(a.dtype, b.dtype))]
 
 
@@ -152,11 +152,12 @@ def _einsum_rule(subscripts, *operands, **kwargs):
     sizes, ellipses, counts = {}, [], {}
     for term, x in zip(terms, operands):
         letters = term.replace("...", "")
-        extra = len(x.shape) - len(letters)
+        extra = len(x.static_shape) - len(letters)
         if extra < 0 or (extra and "..." not in term):
-            raise base.RuleError(f"term {term!r} does not match an operand of shape {x.shape}")
+            raise base.RuleError(
+                f"term {term!r} does not match an operand of shape {x.static_shape}")
         head, _, _ = term.partition("...")
-        dims = list(x.shape)
+        dims = list(x.static_shape)
         if "..." in term:
             ellipses.append(tuple(dims[len(head):len(head) + extra]))
             del dims[len(head):len(head) + extra]
@@ -165,7 +166,7 @@ def _einsum_rule(subscripts, *operands, **kwargs):
             known = sizes.get(letter)
             if known is not None and dim is not None and known != dim and 1 not in (known, dim):
                 raise base.RuleError(f"operands disagree on '{letter}': {known} vs {dim} "
-                                     f"(shapes {', '.join(str(o.shape) for o in operands)})")
+                                     f"(shapes {', '.join(str(o.static_shape) for o in operands)})")
             if known is None or known == 1:
                 sizes[letter] = dim
     ellipsis_shape = base.broadcast_shapes(*ellipses) if ellipses else ()

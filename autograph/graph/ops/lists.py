@@ -6,6 +6,10 @@ element dtype and shape (None until the first append).  Ops never mutate:
 linked list -- None when empty, else `(rest, last_value, length)` -- so
 append and pop are O(1) and old versions stay valid; `list_stack` walks it
 once.  A TensorList can be a while_loop variable.
+
+`lst + [a, b]` appends (Python's new list); other operators and ufuncs on a
+TensorList would act on the run-time linked list, not on the items, and are
+refused with a catalog error.
 """
 
 import numpy as np
@@ -46,7 +50,7 @@ class TensorList(Tensor):
         # array rather than a list, so only single items are offered.
         integral = isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
         if isinstance(key, Tensor) and not isinstance(key, TensorList):
-            integral = key.shape == () and key.dtype.kind in "iu"
+            integral = key.static_shape == () and key.dtype.kind in "iu"
         if not integral:
             raise errors.GraphError(errors.graph_op_message(
                 "getitem", f"a staged list (built in a staged loop) is indexed with {key!r}; "
@@ -56,6 +60,21 @@ class TensorList(Tensor):
 
     def __setitem__(self, key, value):
         raise errors.StagingError(errors.staged_list_setitem_message(core.user_location()))
+
+    # `lst + [a, b]` is Python's new list: appends (the one concatenation whose
+    # length is known while tracing).  Any other operator or ufunc would act on
+    # the run-time linked list, not on the items: refused (_refuse_operators).
+    def __add__(self, other):
+        if type(other) is not list:
+            _refused_operator(self, other, "+")
+        result = self
+        for item in other:
+            result = list_append(result, item)
+        return result
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise errors.StagingError(errors.staged_list_operator_message(
+            f"np.{ufunc.__name__}", core.user_location()))
 
     # Converted code calls ag__.list_append / list_pop for these; reaching the
     # methods means the call was not converted where it stands.
@@ -75,6 +94,35 @@ class TensorList(Tensor):
             raise errors.GraphError(
                 f"while_loop: tensor list #{index} holds {self.element_dtype} before an "
                 f"iteration and {out.element_dtype} after")
+
+
+def _refused_operator(lst, other, symbol):
+    if symbol in ("+", "r+"):
+        kind = "other_staged_list" if isinstance(other, TensorList) else type(other).__name__
+        symbol = f"lst + {kind}" if symbol == "+" else f"{kind} + lst"
+    raise errors.StagingError(errors.staged_list_operator_message(symbol, core.user_location()))
+
+
+def _refuse_operators():
+    def refusing(symbol):
+        def operator(self, *other):
+            _refused_operator(self, other[0] if other else None, symbol)
+        return operator
+
+    for name, symbol in (
+            ("radd", "r+"), ("iadd", "+="), ("sub", "-"), ("rsub", "-"), ("mul", "*"),
+            ("rmul", "*"), ("imul", "*="), ("truediv", "/"), ("rtruediv", "/"),
+            ("floordiv", "//"), ("rfloordiv", "//"), ("mod", "%"), ("rmod", "%"),
+            ("pow", "**"), ("rpow", "**"), ("matmul", "@"), ("rmatmul", "@"),
+            ("and", "&"), ("rand", "&"), ("or", "|"), ("ror", "|"), ("xor", "^"),
+            ("rxor", "^"), ("lshift", "<<"), ("rlshift", "<<"), ("rshift", ">>"),
+            ("rrshift", ">>"), ("divmod", "divmod()"), ("rdivmod", "divmod()"),
+            ("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!="),
+            ("neg", "unary -"), ("pos", "unary +"), ("abs", "abs()"), ("invert", "~")):
+        setattr(TensorList, f"__{name}__", refusing(symbol))
+
+
+_refuse_operators()
 
 
 class _ItemsOfStagedList:
@@ -161,7 +209,7 @@ def _pop_at_kernel(lst, index):
 
 
 def _pop_at_rule(lst, index):
-    if index.shape != () or index.dtype.kind not in "iu":
+    if index.static_shape != () or index.dtype.kind not in "iu":
         raise base.RuleError(f"list indices must be integers, not {index!r}", TypeError)
     return _pop_rule(lst)
 
@@ -183,7 +231,7 @@ def _set_at_kernel(lst, index, value):
 
 
 def _set_at_rule(lst, index, value):
-    if index.shape != () or index.dtype.kind not in "iu":
+    if index.static_shape != () or index.dtype.kind not in "iu":
         raise base.RuleError(f"list indices must be integers, not {index!r}", TypeError)
     return _list_rule()
 
@@ -242,10 +290,10 @@ def _item_for(lst, value, op):
         raise errors.GraphError(errors.graph_op_message(
             op, f"the list holds {lst.element_dtype}, the value is {value.dtype}; "
             "cast it with .astype", core.user_location()))
-    if lst.element_shape is not None and len(lst.element_shape) != len(value.shape):
+    if lst.element_shape is not None and len(lst.element_shape) != len(value.static_shape):
         raise errors.GraphError(errors.graph_op_message(
             op, f"the list holds items of shape {lst.element_shape}, the value "
-            f"has shape {value.shape}", core.user_location()))
+            f"has shape {value.static_shape}", core.user_location()))
     return value
 
 
@@ -254,7 +302,7 @@ def list_append(lst, value):
     _check_list(lst, "list_append")
     value = _item_for(lst, value, "list_append")
     out = base.record1(LIST_APPEND, (lst, value))
-    return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.shape))
+    return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.static_shape))
 
 
 def list_pop(lst, index=None):
@@ -294,7 +342,8 @@ def list_set(lst, index, value):
     graph = base.graph_for((lst,))
     index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
     out = base.record1(LIST_SET_AT, (lst, index, value))
-    return wrap(out, lst.element_dtype, _merge_element_shapes(lst.element_shape, value.shape))
+    return wrap(out, lst.element_dtype,
+                _merge_element_shapes(lst.element_shape, value.static_shape))
 
 
 def list_stack(lst):

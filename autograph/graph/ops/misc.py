@@ -15,7 +15,7 @@ def _unsupported(what, hint):
 
 
 def _like_rule(a, *fill, dtype=None, shape=None):
-    out_shape = a.shape if shape is None else ((shape,) if isinstance(shape, int) else shape)
+    out_shape = a.static_shape if shape is None else ((shape,) if isinstance(shape, int) else shape)
     return [(tuple(out_shape), a.dtype if dtype is None else dtype)]
 
 
@@ -61,9 +61,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def _sort_rule(result_dtype):
     def infer(a, axis=-1, kind=None):
         if axis is None:
-            return [((base.product(a.shape),), result_dtype or a.dtype)]
-        base.normalize_axis(axis, len(a.shape))
-        return [(a.shape, result_dtype or a.dtype)]
+            return [((base.product(a.static_shape),), result_dtype or a.dtype)]
+        base.normalize_axis(axis, len(a.static_shape))
+        return [(a.static_shape, result_dtype or a.dtype)]
     return infer
 
 
@@ -83,7 +83,7 @@ def sort(op, a, axis=-1, kind=None, order=None, stable=None):
 
 
 def _same_shape_rule(a, **attrs):
-    return [(a.shape, a.dtype)]
+    return [(a.static_shape, a.dtype)]
 
 
 ROUND = core.register("np.round", np.round, _same_shape_rule)
@@ -97,8 +97,8 @@ def same_shape(op, a, **attrs):
 
 def _tile_rule(a, reps):
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
-    ndim = max(len(a.shape), len(reps))
-    shape = (1,) * (ndim - len(a.shape)) + tuple(a.shape)
+    ndim = max(len(a.static_shape), len(reps))
+    shape = (1,) * (ndim - len(a.static_shape)) + tuple(a.static_shape)
     reps = (1,) * (ndim - len(reps)) + reps
     return [(tuple(None if d is None else d * r for d, r in zip(shape, reps)), a.dtype)]
 
@@ -110,10 +110,10 @@ def _repeat_rule(a, repeats, axis=None):
     if not isinstance(repeats, int):
         raise base.RuleError("repeats must be a Python int on graph tensors")
     if axis is None:
-        size = base.product(a.shape)
+        size = base.product(a.static_shape)
         return [((None if size is None else size * repeats,), a.dtype)]
-    axis = base.normalize_axis(axis, len(a.shape))
-    shape = list(a.shape)
+    axis = base.normalize_axis(axis, len(a.static_shape))
+    shape = list(a.static_shape)
     shape[axis] = None if shape[axis] is None else shape[axis] * repeats
     return [(tuple(shape), a.dtype)]
 

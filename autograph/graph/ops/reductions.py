@@ -29,7 +29,7 @@ _KWARGS = {
 
 def _reduction_rule(func, single_axis):
     def infer(x, axis=None, keepdims=False, **kwargs):
-        ndim = len(x.shape)
+        ndim = len(x.static_shape)
         if single_axis and isinstance(axis, (tuple, list)):
             raise base.RuleError(f"axis must be an int or None, got {axis!r}",
                                  like=TypeError)  # numpy's argmax(axis=(0, 1))
@@ -37,9 +37,9 @@ def _reduction_rule(func, single_axis):
         with np.errstate(all="ignore"):
             sample = func(np.ones((1,) * ndim, x.dtype), axis=axis, keepdims=keepdims, **kwargs)
         if keepdims:
-            shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+            shape = tuple(1 if i in axes else d for i, d in enumerate(x.static_shape))
         else:
-            shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+            shape = tuple(d for i, d in enumerate(x.static_shape) if i not in axes)
         return [(shape, np.asarray(sample).dtype)]
     return infer
 
@@ -83,12 +83,12 @@ def reduce(name, x, *args, **kwargs):
 def _scan_rule(func):
     def infer(x, axis=None, dtype=None):
         extra = {"dtype": dtype} if dtype is not None else {}
-        ndim = len(x.shape)
+        ndim = len(x.static_shape)
         if axis is None:
-            shape = (base.product(x.shape),)
+            shape = (base.product(x.static_shape),)
         else:
             base.normalize_axis(axis, ndim)
-            shape = x.shape
+            shape = x.static_shape
         sample = func(np.ones((1,) * max(ndim, 1), x.dtype), axis=None, **extra)
         return [(shape, sample.dtype)]
     return infer
@@ -113,16 +113,16 @@ def scan(op, x, axis=None, dtype=None):
 
 
 def _norm_rule(x, ord=None, axis=None, keepdims=False):
-    ndim = len(x.shape)
+    ndim = len(x.static_shape)
     if axis is None and ord is not None and ndim > 2:
         raise base.RuleError("an ord needs axis for inputs of rank > 2")
     sample_shape = (2,) * ndim if ndim else ()
     sample = np.linalg.norm(np.ones(sample_shape, x.dtype), ord=ord, axis=axis, keepdims=keepdims)
     axes = base.normalize_axes(axis, ndim)
     if keepdims:
-        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.static_shape))
     else:
-        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        shape = tuple(d for i, d in enumerate(x.static_shape) if i not in axes)
     return [(shape, np.asarray(sample).dtype)]
 
 

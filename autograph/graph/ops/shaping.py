@@ -24,13 +24,93 @@ DIM = core.register("dim", _dim_kernel, _dim_rule)
 
 def dim(x, axis=0):
     """x.shape[axis]: a Python int when static, else a staged intp scalar."""
-    if x.shape[axis] is not None:
-        return x.shape[axis]
+    if x.static_shape[axis] is not None:
+        return x.static_shape[axis]
     return base.record1(DIM, (x,), {"axis": axis})
 
 
+class StagedShape(tuple):
+    """`x.shape` while tracing, when some dims of x are only known at run time:
+    a tuple of Python ints (the dims known now) and staged intp scalars (the
+    others), so `np.zeros(n).shape[0]` is n, as in Python.  `==` and `!=`
+    against a tuple compare the dims as Python would, staged where a dim is
+    staged (a staged bool: converted code stages the `if` on it)."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        # a dict key or set item: Python would hash the numbers, which only
+        # exist when the graph runs (hashing the staged values would key by
+        # identity: a wrong value)
+        staged = next(d for d in self if isinstance(d, Tensor))
+        raise staged._usage_error("hash() of a shape with a dim only known at run time "
+                                  "(a dict key or set item)")
+
+    def __eq__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        if len(self) != len(other):
+            return False
+        staged = []
+        for a, b in zip(self, other):
+            if isinstance(a, Tensor) or isinstance(b, Tensor):
+                staged.append(np.equal(a, b))
+            elif a != b:
+                return False
+        if not staged:
+            return True
+        result = staged[0]
+        for equal in staged[1:]:
+            result = np.logical_and(result, equal)
+        return result
+
+    # slices and concatenations stay StagedShapes (so they compare the same way)
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return StagedShape(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return StagedShape(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return StagedShape(tuple(other) + tuple(self))
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        if equal is NotImplemented:
+            return equal
+        return np.logical_not(equal) if isinstance(equal, Tensor) else not equal
+
+
+def user_shape(x):
+    """`x.shape` as user code sees it: the static shape when every dim is known
+    (or outside tracing, where a graph's tensors are only inspected), else a
+    StagedShape.  The engine itself reads `x.static_shape`."""
+    if None not in x.static_shape or core.current_graph() is None:
+        return x.static_shape
+    return StagedShape(
+        d if d is not None else base.record1(DIM, (x,), {"axis": axis},
+                                             name=f"{x.name}.shape[{axis}]")
+        for axis, d in enumerate(x.static_shape))
+
+
+def user_size(x):
+    """`x.size` as user code sees it: a Python int when every dim is known,
+    else (while tracing) a staged intp scalar, the product of the dims."""
+    if x.static_size is not None or core.current_graph() is None:
+        return x.static_size
+    size = 1
+    for d in user_shape(x):
+        size = d * size if isinstance(d, Tensor) else size * d
+    return size
+
+
 def _astype_rule(x, dtype):
-    return [(x.shape, dtype)]
+    return [(x.static_shape, dtype)]
 
 
 def _astype_kernel(x, dtype):
@@ -58,18 +138,20 @@ def _reshape_rule(x, shape):
             "dimension numpy should infer (e.g. x.reshape(-1, 784))")
     if sum(1 for d in shape if d == -1) > 1:
         raise base.RuleError(f"can only specify one unknown dimension in {shape}")
-    total = base.product(x.shape)
+    total = base.product(x.static_shape)
     known = base.product(d for d in shape if d != -1)
     if -1 in shape:
         if total is None:
             dims = tuple(None if d == -1 else d for d in shape)
         elif known == 0 or total % known:
-            raise base.RuleError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}")
+            raise base.RuleError(
+                f"cannot reshape a tensor of shape {x.static_shape} into shape {shape}")
         else:
             dims = tuple(total // known if d == -1 else d for d in shape)
     else:
         if total is not None and total != known:
-            raise base.RuleError(f"cannot reshape a tensor of shape {x.shape} into shape {shape}")
+            raise base.RuleError(
+                f"cannot reshape a tensor of shape {x.static_shape} into shape {shape}")
         dims = shape
     return [(dims, x.dtype)]
 
@@ -89,13 +171,13 @@ def reshape(x, shape):
 
 
 def _transpose_rule(x, axes=None):
-    ndim = len(x.shape)
+    ndim = len(x.static_shape)
     if axes is None:
-        return [(x.shape[::-1], x.dtype)]
+        return [(x.static_shape[::-1], x.dtype)]
     if len(axes) != ndim:
         raise base.RuleError(f"axes {axes} don't match a tensor of rank {ndim}")
     norm = base.normalize_axes(axes, ndim)
-    return [(tuple(x.shape[a] for a in norm), x.dtype)]
+    return [(tuple(x.static_shape[a] for a in norm), x.dtype)]
 
 
 TRANSPOSE = core.register("np.transpose", np.transpose, _transpose_rule,
@@ -145,16 +227,16 @@ def moveaxis(x, source, destination):
 
 def _squeeze_rule(x, axis=None):
     if axis is None:
-        if None in x.shape:
+        if None in x.static_shape:
             raise base.RuleError(
-                f"cannot tell which dims of shape {x.shape} are 1; pass axis=")
-        return [(tuple(d for d in x.shape if d != 1), x.dtype)]
-    axes = base.normalize_axes(axis, len(x.shape))
+                f"cannot tell which dims of shape {x.static_shape} are 1; pass axis=")
+        return [(tuple(d for d in x.static_shape if d != 1), x.dtype)]
+    axes = base.normalize_axes(axis, len(x.static_shape))
     for a in axes:
-        if x.shape[a] not in (1, None):
+        if x.static_shape[a] not in (1, None):
             raise base.RuleError(f"cannot select an axis to squeeze out which has size not "
-                                 f"equal to one (axis {a} of shape {x.shape})")
-    return [(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)]
+                                 f"equal to one (axis {a} of shape {x.static_shape})")
+    return [(tuple(d for i, d in enumerate(x.static_shape) if i not in axes), x.dtype)]
 
 
 SQUEEZE = core.register("np.squeeze", np.squeeze, _squeeze_rule)
@@ -166,9 +248,9 @@ def squeeze(x, axis=None):
 
 
 def _expand_dims_rule(x, axis):
-    out_ndim = len(x.shape) + (len(axis) if isinstance(axis, tuple) else 1)
+    out_ndim = len(x.static_shape) + (len(axis) if isinstance(axis, tuple) else 1)
     axes = base.normalize_axes(axis, out_ndim)
-    dims = iter(x.shape)
+    dims = iter(x.static_shape)
     return [(tuple(1 if i in axes else next(dims) for i in range(out_ndim)), x.dtype)]
 
 
@@ -203,9 +285,9 @@ def _join_dims(shapes, skip_axis):
 def _concatenate_rule(*xs, axis=0):
     dtype = np.result_type(*(x.dtype for x in xs))
     if axis is None:
-        return [((base.product(base.product(x.shape) for x in xs),), dtype)]
-    axis = base.normalize_axis(axis, max(len(xs[0].shape), 1))
-    dims = _join_dims([x.shape for x in xs], axis)
+        return [((base.product(base.product(x.static_shape) for x in xs),), dtype)]
+    axis = base.normalize_axis(axis, max(len(xs[0].static_shape), 1))
+    dims = _join_dims([x.static_shape for x in xs], axis)
     dims[axis] = _sum_dims(xs, axis)
     return [(tuple(dims), dtype)]
 
@@ -213,9 +295,9 @@ def _concatenate_rule(*xs, axis=0):
 def _sum_dims(xs, axis):
     total = 0
     for x in xs:
-        if x.shape[axis] is None:
+        if x.static_shape[axis] is None:
             return None
-        total += x.shape[axis]
+        total += x.static_shape[axis]
     return total
 
 
@@ -236,7 +318,7 @@ def concatenate(seq, axis=0):
 
 
 def _stack_rule(*xs, axis=0):
-    dims = _join_dims([x.shape for x in xs], None)
+    dims = _join_dims([x.static_shape for x in xs], None)
     axis = base.normalize_axis(axis, len(dims) + 1)
     dims.insert(axis, len(xs))
     return [(tuple(dims), np.result_type(*(x.dtype for x in xs)))]
@@ -268,10 +350,10 @@ def hstack(seq):
 
 
 def _broadcast_to_rule(x, shape):
-    result = base.broadcast_shapes(x.shape, shape)
-    if len(x.shape) > len(shape) or any(
+    result = base.broadcast_shapes(x.static_shape, shape)
+    if len(x.static_shape) > len(shape) or any(
             r is not None and s is not None and r != s for r, s in zip(result, shape)):
-        raise base.RuleError(f"cannot broadcast shape {x.shape} to {shape}")
+        raise base.RuleError(f"cannot broadcast shape {x.static_shape} to {shape}")
     return [(tuple(shape), x.dtype)]
 
 
@@ -284,8 +366,8 @@ def broadcast_to(x, shape):
 
 
 def _flip_rule(x, axis=None):
-    base.normalize_axes(axis, len(x.shape))
-    return [(x.shape, x.dtype)]
+    base.normalize_axes(axis, len(x.static_shape))
+    return [(x.static_shape, x.dtype)]
 
 
 FLIP = core.register("np.flip", np.flip, _flip_rule)

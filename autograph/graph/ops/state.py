@@ -68,9 +68,9 @@ def assert_op(pred, message=None):
     if not isinstance(pred, Tensor):
         _assert_kernel(pred, message)
         return
-    if pred.size is not None and pred.size > 1:
+    if pred.static_size is not None and pred.static_size > 1:
         raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
-            "assert", f"the condition has shape {pred.shape}; it needs a single value "
+            "assert", f"the condition has shape {pred.static_shape}; it needs a single value "
             "(use np.all(...) or np.any(...))", core.user_location()))
     args = (pred,) if message is None else (pred, message)
     base.record(ASSERT, args)

@@ -1,0 +1,253 @@
+"""Who else holds a list that staged code is about to change?
+
+A staged list is a value: `lst.append(x)` in converted code is
+`lst = ag__.list_append(lst, x)`, which rebinds `lst` alone, and a Python
+list that a staged loop appends to becomes a staged list bound to the loop's
+variable alone.  In Python the one list object changes under every name and
+in every container that holds it, so a second holder would keep the old
+value: a wrong result.  `other_holders` finds those holders (while tracing,
+before the change), so the change can be refused with both names:
+
+    items = []                      alias = items
+    alias = items                   items[0] = v      # on a staged list
+    for i in range(n):  # staged
+        items.append(x)             -> refused: `alias` holds the same list
+
+It looks at the locals of the user's frames (autograph's, numpy's and the
+registered backends' own frames are skipped) and one level into the
+containers they hold (`d['k']`, `t[0]`, `obj.attr`).  A name (or item or
+attribute) that the pending call of its frame is about to rebind (`items, =
+ag__.for_stmt(...)`, `self.items = helper(self.items)`) holds a dead
+reference and does not count; nor do
+the variables autograph generated.  This runs only while tracing, once per
+staged change.
+"""
+
+import dis
+import sys
+import types
+
+from autograph import errors
+from autograph.runtime import registry
+from autograph.runtime.tracebacks import generated_owner
+
+_SCANNED_ITEMS = 256  # items of one container looked at (a cap on the cost)
+_OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
+           types.MethodType)
+_STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
+_rebound = {}  # (code, offset of the pending call) -> names its result is stored into
+
+
+def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
+    """(holders, changed): `holders` lists (name, 'in f at file.py:12') for the
+    user variables (and the items and attributes of the containers they hold)
+    that hold `value`, innermost frame first; `changed` is the variable the
+    change is written on: `variable` if given, else the one the innermost
+    user frame's pending call rebinds (`lst = ag__.list_append(lst, x)`), else
+    the first name holding `value` there (a pop inside an expression; or
+    without `by_pending_call`, when the pending call is not the change).
+
+    Not holders: names the pending call of their frame rebinds, autograph's
+    generated names, and `changed` itself in the frames of the user function
+    the change is written in (its generated branch and loop functions pass
+    the variable on by its name; one they do not pass back is dead there)."""
+    holders, changed, skip = [], variable, set()
+    backend_files = _backend_files()
+    group, inner_generated = None, False
+    frame = sys._getframe(skip_depth + 1)
+    while frame is not None:
+        code = frame.f_code
+        if errors._not_users(code.co_filename) or code.co_filename in backend_files or \
+                code.co_name.startswith("<") and code.co_name != "<module>":
+            frame = frame.f_back  # (comprehension frames: their iterable is outside)
+            continue
+        generated_by = generated_owner(code)
+        owner = generated_by if generated_by is not None else id(code)
+        rebound = _names_rebound_by_pending_call(frame)
+        if rebound is _RETURNED:
+            group = owner if group is None else group
+            inner_generated = generated_by is not None
+            frame = frame.f_back  # its locals die as the call returns
+            continue
+        local = frame.f_locals
+        if group is None:  # the innermost user frame
+            group = owner
+            if changed is None:
+                changed = by_pending_call and next(iter(sorted(rebound)), None) or next(
+                    (name for name, held in local.items() if held is value), None)
+            skip = {changed}
+        elif not (inner_generated and owner == group):
+            skip = set()  # another function (a caller): its names are other variables
+        inner_generated = generated_by is not None
+        scope = local.get("fscope")
+        generated = getattr(scope, "internal_names", ()) if not isinstance(scope, dict) else ()
+        where = f"in {code.co_name} at {errors.where(code.co_filename, frame.f_lineno)}"
+        for name, held in list(local.items()):
+            if name in rebound or name in skip or name in generated or \
+                    name in ("ag__", "fscope"):
+                continue
+            path = _path_to(held, value, name)
+            if path is not None and path not in rebound:
+                holders.append((path, where))
+        frame = frame.f_back
+    return holders, changed or "the list"
+
+
+def _backend_files():
+    """The files of the registered backends' classes: a backend that lives
+    outside autograph holds the loop state in its own frames."""
+    backends = registry.registered_backends()
+    files = _files_by_backends.get(backends)
+    if files is None:
+        files = _files_by_backends[backends] = frozenset(
+            sys.modules[type(b).__module__].__file__ for b in backends
+            if getattr(sys.modules.get(type(b).__module__), "__file__", None))
+    return files
+
+
+_files_by_backends = {}
+
+
+def _path_to(held, value, name):
+    """How `held` (bound to `name`) holds `value`: 'name', "name['k']",
+    'name[0]', 'name.attr', or None."""
+    if held is value:
+        return name
+    if isinstance(held, _OPAQUE):
+        return None
+    if isinstance(held, (list, tuple)):
+        for i, item in enumerate(held[:_SCANNED_ITEMS]):
+            if item is value:
+                return f"{name}[{i}]"
+        return None
+    if isinstance(held, dict):
+        for count, (key, item) in enumerate(held.items()):
+            if count == _SCANNED_ITEMS:
+                break
+            if item is value:
+                return f"{name}[{key!r}]"
+        return None
+    try:
+        attributes = getattr(held, "__dict__", None)
+    except Exception:  # a user's __getattr__/property may raise anything
+        return None
+    if type(attributes) is dict:
+        for count, (key, item) in enumerate(attributes.items()):
+            if count == _SCANNED_ITEMS:
+                break
+            if item is value:
+                return f"{name}.{key}"
+    return None
+
+
+def _names_rebound_by_pending_call(frame):
+    """What the call `frame` is in the middle of stores its result into
+    (`a = f(...)`, `a, b = f(...)`, `obj.attr = f(...)`, `d['k'] = f(...)`):
+    those names and paths hold dead references."""
+    key = (frame.f_code, frame.f_lasti)
+    names = _rebound.get(key)
+    if names is None:
+        names = _rebound[key] = _stores_after(frame.f_code, frame.f_lasti)
+    return names
+
+
+_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL")
+
+
+def _stores_after(code, offset):
+    instructions = [i for i in dis.get_instructions(code) if i.offset > offset
+                    and i.opname not in ("PRECALL", "CACHE", "NOP", "EXTENDED_ARG")]
+    names = set()
+    if not instructions:
+        return frozenset()
+    instructions = _after_with_exits(instructions)
+    if instructions and instructions[0].opname == "RETURN_VALUE":
+        return _RETURNED
+    first = instructions[0]
+    targets = instructions[1:] if first.opname == "UNPACK_SEQUENCE" else instructions
+    stored, i = 0, 0
+    while i < len(targets) and stored < (first.arg if first.opname == "UNPACK_SEQUENCE" else 1):
+        ins = targets[i]
+        if ins.opname in _STORES:
+            names.add(ins.argval)
+            i += 1
+        elif ins.opname in _LOADS and i + 1 < len(targets) and \
+                targets[i + 1].opname == "STORE_ATTR":
+            names.add(f"{ins.argval}.{targets[i + 1].argval}")
+            i += 2
+        elif ins.opname in _LOADS and i + 2 < len(targets) and \
+                targets[i + 1].opname == "LOAD_CONST" and targets[i + 2].opname == "STORE_SUBSCR":
+            names.add(f"{ins.argval}[{targets[i + 1].argval!r}]")
+            i += 3
+        else:
+            break
+        stored += 1
+    return frozenset(names)
+
+
+_RETURNED = frozenset(["<the frame returns the call's result: its locals are dead>"])
+_WITH_EXIT = ("SWAP", "LOAD_CONST", "LOAD_CONST", "LOAD_CONST", "CALL", "POP_TOP")
+
+
+def _after_with_exits(instructions):
+    """`instructions` past the `with` exits that `return f(...)` inside `with`
+    blocks runs before RETURN_VALUE (converted bodies run inside one)."""
+    while tuple(i.opname for i in instructions[:len(_WITH_EXIT)]) == _WITH_EXIT:
+        instructions = instructions[len(_WITH_EXIT):]
+    return instructions
+
+
+class BranchLists:
+    """The Python lists of a staged `if`'s state that a branch changes in
+    place (`items.append(x)` in converted code appends to the list it was
+    given).  The backend hands each branch a copy of the state, so the list
+    object the variable held before -- which an alias may hold -- would not
+    change, where Python changes it.  When the `if` gives the list back as a
+    Python list on both sides (the branches changed it in place), its items
+    are written back into that object, as Python would have changed it;
+    otherwise (the variable is not an output of the `if`, a branch rebinds
+    it, or it became a staged list) another holder of it makes the `if`
+    refused."""
+
+    def __init__(self, state):
+        self.state = state
+        self.before = {j: tuple(v) for j, v in enumerate(state) if type(v) is list}
+        self.changed = set()  # state indices of lists a branch changed in place
+        self.in_place = {True: {}, False: {}}  # side -> {output index: state index}
+
+    def seen(self, side, args, result):
+        """A branch got `args` (its copies of the state) and gave `result`."""
+        for j, items in self.before.items():
+            copy = args[j] if j < len(args) else None
+            if type(copy) is not list or len(copy) != len(items) or any(
+                    a is not b for a, b in zip(copy, items)):
+                self.changed.add(j)
+        copies = {id(args[j]): j for j in self.before if j < len(args)}
+        for o, out in enumerate(result):
+            j = copies.get(id(out))
+            if j is not None:
+                self.in_place[side][o] = j
+
+    def finish(self, result, names, location):
+        result = list(result)
+        for j, items in self.before.items():
+            original = self.state[j]
+            outs = [o for o in range(len(result))
+                    if self.in_place[True].get(o) == j and self.in_place[False].get(o) == j]
+            if outs and type(result[outs[0]]) is list:
+                value = result[outs[0]]
+                if len(value) != len(items) or any(a is not b for a, b in zip(value, items)):
+                    original[:] = value
+                for o in outs:
+                    result[o] = original
+                continue
+            if j not in self.changed:
+                continue
+            holders, changed = other_holders(original, names[outs[0]] if outs else None,
+                                             skip_depth=1, by_pending_call=False)
+            if holders:
+                path, at = holders[0]
+                raise errors.StagingError(errors.staged_list_alias_message(
+                    changed, path, at, location, "a branch of the staged `if` there changes "
+                    "it in place, and the `if` does not give that list back", True))
+        return tuple(result)
