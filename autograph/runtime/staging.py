@@ -269,7 +269,7 @@ def _check_branch_leaf(name, a, b, location):
     if a_list is not None or b_list is not None:
         if a_list is None or b_list is None:
             fail(errors.branch_kind_message)
-        if None not in (a_list[0], b_list[0]) and a_list[0] != b_list[0]:
+        if a_list[0] is not None and b_list[0] is not None and a_list[0] != b_list[0]:
             fail(errors.branch_dtype_message)
         return
     if a_dtype is not None and b_dtype is not None:
@@ -342,7 +342,9 @@ def check_loop_leaf(name, var, after, location, loop):
     if var_list is not None or after_list is not None:
         if var_list is None or after_list is None:
             fail(errors.loop_kind_message)
-        if None not in (var_list[0], after_list[0]) and var_list[0] != after_list[0]:
+        # (`is not None`: a float64 dtype compares equal to None)
+        if var_list[0] is not None and after_list[0] is not None and \
+                var_list[0] != after_list[0]:
             fail(errors.loop_dtype_message)
         return
     if is_number(after):

@@ -89,7 +89,8 @@ class TensorList(Tensor):
         if not isinstance(out, TensorList):
             raise errors.GraphError(f"while_loop: loop var #{index} is a tensor list before "
                                     f"an iteration and {out!r} after")
-        if None not in (self.element_dtype, out.element_dtype) and \
+        # (not `None not in (...)`: a float64 dtype compares equal to None)
+        if self.element_dtype is not None and out.element_dtype is not None and \
                 self.element_dtype != out.element_dtype:
             raise errors.GraphError(
                 f"while_loop: tensor list #{index} holds {self.element_dtype} before an "
