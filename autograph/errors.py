@@ -817,3 +817,14 @@ def staged_list_operator_message(operator, location):
         "`lst + [items]`; stack it first for array arithmetic or comparisons "
         "(`ag.stack(lst) * 2`), and to join two lists append the items of the second "
         "one in a loop.")
+
+
+def container_changed_in_staged_region_message(kind, method, holder, holder_at, location):
+    return (
+        f"`.{method}(...)` at {location} changes a Python {kind} held by `{holder}` "
+        f"({holder_at}) that exists before the staged branch or loop body it runs in. That body is traced "
+        f"once, so the change would happen once, while tracing, where Python makes it "
+        f"each time the path is taken. Build the {kind} in a local variable the function "
+        f"rebinds (for a list: `items = list({holder})` before the loop, `items.append(v)` "
+        f"inside it, `{holder} = items` after it: appends to a local list are staged), or "
+        f"make the change outside the staged loop or branch.")

@@ -93,6 +93,77 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
     return holders, changed or "the list"
 
 
+def running_frames():
+    """Ids of the frames running now (they stay alive, so unique, while any
+    frame called from here runs)."""
+    ids, frame = set(), sys._getframe(1)
+    while frame is not None:
+        ids.add(id(frame))
+        frame = frame.f_back
+    return ids
+
+
+# Python container methods that change the container in place.  Converted code
+# rebinds a local list it appends to, pops or assigns an item of (lists.py), so it
+# can be loop state; any other in-place change inside a staged branch or loop
+# body runs once, while tracing, where Python runs it each time the path is taken.
+_CHANGES = {
+    list: frozenset(("append", "extend", "insert", "pop", "remove", "clear", "sort",
+                     "reverse", "__setitem__", "__delitem__", "__iadd__", "__imul__")),
+    dict: frozenset(("update", "setdefault", "pop", "popitem", "clear", "__setitem__",
+                     "__delitem__", "__ior__")),
+    set: frozenset(("add", "discard", "remove", "pop", "clear", "update",
+                    "difference_update", "intersection_update",
+                    "symmetric_difference_update", "__ior__", "__iand__", "__isub__",
+                    "__ixor__")),
+    bytearray: frozenset(("append", "extend", "insert", "pop", "remove", "clear",
+                          "reverse", "__setitem__", "__delitem__", "__iadd__")),
+}
+
+
+def check_container_change(method, outside):
+    """Refuse `method` (a bound method of a list, dict or set that changes it
+    in place, called by converted code inside a staged branch or loop body
+    that began with the frames `outside` running) when a variable of the
+    traced function's frames among them holds the container: the function's own state would change once,
+    while tracing, and what it computes from it would be wrong.  A container
+    only frames started inside the region hold was made there, and changing
+    it is exactly Python's meaning; one only a global or the caller holds (a
+    log the caller reads) changes once per trace, the documented meaning of Python side
+    effects under ag.function (docs/ARCHITECTURE.md)."""
+    container = method.__self__
+    if method.__name__ not in _CHANGES.get(type(container), ()):
+        return
+    holder = _local_holder_outside(container, outside)
+    if holder is not None:
+        raise errors.StagingError(errors.container_changed_in_staged_region_message(
+            type(container).__name__, method.__name__, *holder, errors.where_user()))
+
+
+def _local_holder_outside(value, outside):
+    """(name, 'in f at file.py:12') of a variable holding `value` (or of the
+    container or object holding it one level down) in a frame of converted
+    code -- the traced function's own -- that was running when the region
+    began, or None.  (The caller of ag.function is not converted: its
+    containers, like globals, are outside state changed once per trace.)"""
+    backend_files = _backend_files()
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if id(frame) in outside and errors.is_converted_code(code) and \
+                code.co_filename not in backend_files:
+            free = code.co_freevars  # (the frame that owns them is looked at in turn)
+            for name, held in list(frame.f_locals.items()):
+                if name in ("ag__", "fscope") or name in free:
+                    continue
+                path = _path_to(held, value, name)
+                if path is not None:
+                    return path, (f"in {code.co_name} at "
+                                  f"{errors.where(code.co_filename, frame.f_lineno)}")
+        frame = frame.f_back
+    return None
+
+
 def _backend_files():
     """The files of the registered backends' classes: a backend that lives
     outside autograph holds the loop state in its own frames."""

@@ -20,6 +20,7 @@ import weakref
 
 from autograph import errors
 from autograph.context import ConversionOptions
+from autograph.runtime import aliases, staging
 
 logger = logging.getLogger("autograph")
 
@@ -290,6 +291,16 @@ _DEFAULT_TARGETS = Targets.of(ConversionOptions())
 # whose globals and attributes it may have baked into the graph.
 called_hook = None
 
+_CONTAINERS = frozenset((list, dict, set, bytearray))
+
+
+def _check_container_change(method):
+    """`lst.extend(...)`, `d.update(...)`, ... inside a staged branch or loop
+    body: refused when the container predates it (aliases.check_container_change)."""
+    outside = staging.frames_outside_region()
+    if outside is not None:
+        aliases.check_container_change(method, outside)
+
 
 def converted(f, fscope=None):
     """Python meaning: `f`. What converted code calls in place of `f`: its
@@ -298,6 +309,8 @@ def converted(f, fscope=None):
     the caller and the callee."""
     if called_hook is not None:
         called_hook(f)
+    if type(f) is types.BuiltinMethodType and type(f.__self__) in _CONTAINERS:
+        _check_container_change(f)
     return _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
 
 
@@ -305,6 +318,8 @@ def converted_call(f, args, kwargs=None, fscope=None):
     """`f(*args, **kwargs)`, where `f` is converted first if it is user code."""
     if called_hook is not None:
         called_hook(f)
+    if type(f) is types.BuiltinMethodType and type(f.__self__) in _CONTAINERS:
+        _check_container_change(f)
     f = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     if kwargs is None:
         return f(*args)

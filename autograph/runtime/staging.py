@@ -47,10 +47,20 @@ def region(backend, taken=None):
     the graph takes it."""
     stack = _regions.__dict__.setdefault("stack", [])
     stack.append((backend, taken))
+    outside = _regions.__dict__.setdefault("outside", [])
+    outside.append(aliases.running_frames())
     try:
         yield
     finally:
         stack.pop()
+        outside.pop()
+
+
+def frames_outside_region():
+    """Ids of the frames that were running when the innermost staged branch
+    or loop body began (aliases.check_container_change), or None outside one."""
+    outside = getattr(_regions, "outside", None)
+    return outside[-1] if outside else None
 
 
 def region_backend():

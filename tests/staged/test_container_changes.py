@@ -1,0 +1,125 @@
+"""A Python list, dict or set changed in place (`.extend`, `.update`, `.add`,
+an `.append` on an attribute) inside a staged branch or loop body: the body is
+traced once, so the change would happen once, while tracing -- a wrong value
+(`len(a.hist)` was 1 after a four-iteration loop).  Refused when the container
+exists before the staged region, naming its holder; a container made inside
+the region is changed exactly as in Python, and one only a global holds (a
+log) changes once per trace, like any Python side effect."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+
+class History:
+    def __init__(self):
+        self.items = []
+
+
+def appends_to_an_attribute(xs):
+    h = History()
+    for v in xs:
+        h.items.append(v)
+    return len(h.items)
+
+
+def extends_a_local_list(xs):
+    out = [0.0]  # (appends to a local list are staged: lists.py)
+    for v in xs:
+        out.extend([v])
+    return len(out)
+
+
+def updates_a_dict_in_a_branch(x):
+    d = {"a": 1.0}
+    if x > 0:
+        d.update(b=x)
+    return len(d)
+
+
+def adds_to_a_set(xs):
+    seen = set()
+    for v in xs:
+        seen.add(1)
+    return len(seen)
+
+
+LOG = []
+
+
+def appends_to_a_global(xs):
+    for v in xs:
+        LOG.append(v)
+    return xs
+
+
+@pytest.mark.parametrize("fn, args, holder", [
+    (appends_to_an_attribute, (np.arange(4.0),), "h.items"),
+    (extends_a_local_list, (np.arange(4.0),), "out"),
+    (updates_a_dict_in_a_branch, (np.float64(1.0),), "d"),
+    (adds_to_a_set, (np.arange(3.0),), "seen"),
+])
+def test_changing_a_container_made_before_a_staged_region_is_refused(fn, args, holder):
+    with pytest.raises(errors.StagingError) as info:
+        ag.function(fn)(*args)
+    message = str(info.value)
+    assert f"`{holder}`" in message and "test_container_changes.py" in message
+    assert "traced once" in message
+
+
+def builds_rows_in_the_loop(xs):
+    total = 0.0
+    for v in xs:
+        row = []
+        row.extend([v, v * 2])  # a list made in the body: Python's meaning, each time
+        d = {}
+        d.update(a=v)
+        total = total + row[1] + d["a"]
+    return total
+
+
+def test_a_container_made_inside_the_region_is_changed_as_in_python():
+    xs = np.arange(4.0)
+    assert ag.function(builds_rows_in_the_loop)(xs) == builds_rows_in_the_loop(xs)
+
+
+def helper_building_a_dict(v):
+    d = {}
+    d.update(v=v)
+    d.setdefault("w", v * 2)
+    return d["v"] + d["w"]
+
+
+def calls_a_helper_in_the_loop(xs):
+    total = 0.0
+    for v in xs:
+        total = total + helper_building_a_dict(v)
+    return total
+
+
+def test_a_helper_changing_its_own_containers_inside_a_staged_loop_runs():
+    xs = np.arange(4.0)
+    assert ag.function(calls_a_helper_in_the_loop)(xs) == calls_a_helper_in_the_loop(xs)
+
+
+def changes_outside_regions(xs):
+    out = []
+    out.extend([1.0, 2.0])  # not inside a staged region: runs once per call in both
+    return len(out) + xs.sum()
+
+
+def test_a_global_log_changes_once_per_trace():
+    """A container only a global holds is state the caller reads: the change
+    is a Python side effect, run once per trace (docs/ARCHITECTURE.md)."""
+    LOG.clear()
+    staged = ag.function(appends_to_a_global)
+    staged(np.arange(3.0))
+    staged(np.arange(3.0))
+    assert len(LOG) == 1
+
+
+def test_changes_outside_staged_regions_are_not_refused():
+    xs = np.arange(3.0)
+    assert ag.function(changes_outside_regions)(xs) == changes_outside_regions(xs)
