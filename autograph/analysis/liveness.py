@@ -98,8 +98,12 @@ class Liveness(trees.CachedDispatch):
         return self.loops[-1][1]
 
     def _If(self, node, live_out, always):
-        return (_test_reads(node) | self.block(node.body, live_out, always)
-                | self.block(node.orelse, live_out, always))
+        branches = self.block(node.body, live_out, always) | self.block(
+            node.orelse, live_out, always)
+        if any(isinstance(n, gast.NamedExpr) for n in trees.nodes(node.test)):
+            # `if (w := f(x)) > 0: use(w)`: the test binds w before either branch
+            branches = branches - _bound_before_read(node.test)
+        return _test_reads(node) | branches
 
     def _loop(self, node, live_out, always, head_of):
         """Live at the loop head, where each iteration starts."""
