@@ -299,14 +299,18 @@ def _annotator(filename, by_line):
             if tb.tb_frame.f_code.co_filename == filename:
                 lineno = tb.tb_lineno
             tb = tb.tb_next
-        node = by_line.get(lineno)
-        if node is None or node.location is None:
-            return
-        note = op_note(node)
-        notes = getattr(exc, "__notes__", ())
-        if not any(n.startswith("raised by the graph op ") for n in notes):
-            exc.add_note(note)
+        add_op_note(exc, by_line.get(lineno))
     return annotate
+
+
+def add_op_note(exc, node):
+    """Names `node`'s user location on `exc`, unless a graph op already did
+    (an outer graph, or the op of an outer sub-graph, sees the note there)."""
+    if node is None or node.location is None:
+        return
+    notes = getattr(exc, "__notes__", ())
+    if not any(n.startswith("raised by the graph op ") for n in notes):
+        exc.add_note(op_note(node))
 
 
 def compile_graph(graph, name="graph_fn", arg_names=None):

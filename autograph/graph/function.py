@@ -122,7 +122,9 @@ class Function:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
             except Exception as e:  # raised while tracing: show the user's frames
                 raise errors.without_internal_frames(e)  # (see the exception's note)
-        if not kwargs and args is given:  # (coerced arguments: no fast call)
+        if not kwargs and args is given and concrete.has_run:
+            # (coerced arguments: no fast call; the first run is interpreted
+            # and needs none, see concrete._Program)
             self._add_entry(key, concrete, args)
         return concrete.call_flat(leaves)
 

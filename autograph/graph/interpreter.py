@@ -1,0 +1,366 @@
+"""Runs an optimised graph op by op, making the calls its compiled code makes.
+
+    run = Interpreter(graph)       # no source built, nothing compiled
+    outputs = run(x, w)            # what compile_graph(graph)[0](x, w) returns
+
+A graph's first call interprets it (concrete.py): building the source of a
+graph and compiling it costs ~10 us per op, more than running most graphs
+once.  The compiled function takes over from the second call.
+
+Each op runs as its emitter (compiler.py and the ops' `emit` functions) writes
+it: `x + y` for an infix ufunc, `x.sum(axis=1)` for a method emitter, np.dot
+where `_dot_applies`, the kernel with its attributes otherwise.  So results
+are bit for bit those of the compiled code, side effects (prints, asserts,
+variable writes) happen in the same order, and a failing op's exception gets
+the same note.  Two things the compiler adds are left out because they do
+not change a value: writing a ufunc's result into a dead temporary (`out=`
+gives the bits a new array gets), and the while-loop specialisations of
+loops.py and scalar_loops.py (Python counters, element loops, loops on Python
+ints and floats), which are exact by construction (tests/graph/test_specialise.py);
+a loop here runs on numpy values, with the values it starts and ends with
+boxed as the compiled loop boxes them.
+
+An op whose emitter is not known here makes `supports(graph)` false: that
+graph is compiled at once.
+"""
+
+import operator
+
+import numpy as np
+
+from autograph.graph import compiler, core, loops, scalar_loops
+from autograph.graph.grad_rules import SCATTER, SPREAD, WATCH
+from autograph.graph.ops import control, elementwise, indexing, shaping, state
+from autograph.graph.tensor import Tensor
+
+_INFIX = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+          "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+          "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+          "==": operator.eq, "!=": operator.ne, "&": operator.and_, "|": operator.or_,
+          "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift}
+_PREFIX = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
+
+
+def _closure(emit):
+    """The values an emitter made by a factory closes over, by name."""
+    return dict(zip(emit.__code__.co_freevars, (c.cell_contents for c in emit.__closure__)))
+
+
+def _kernel_call(node):
+    kernel, attrs = node.op.kernel, node.attrs
+    if attrs:
+        return lambda *args: kernel(*args, **attrs)
+    return kernel
+
+
+def _infix(node):
+    if node.attrs:
+        return None
+    return _INFIX[_closure(node.op.emit)["symbol"]]
+
+
+def _prefix(node):
+    if node.attrs:
+        return None
+    return _PREFIX[_closure(node.op.emit)["symbol"]]
+
+
+def _method(node):
+    """core.emit_method: `x.method(*rest, *positional attrs, **other attrs)`."""
+    found = _closure(node.op.emit)
+    method, positional = found["method"], found["positional"]
+    attrs = node.attrs
+    tail = [attrs[k] for k in positional if k in attrs]
+    keywords = {k: v for k, v in attrs.items() if k not in positional}
+
+    def call(x, *rest):
+        return getattr(x, method)(*rest, *tail, **keywords)
+    return call
+
+
+def _astype(node):
+    dtype = node.attrs["dtype"]
+    return lambda x: x.astype(dtype)
+
+
+def _attribute_t(node):
+    return lambda x: x.T
+
+
+def _subscript(template, tensors):
+    """What `x[...]` receives from indexing's emitter: one item bare, several
+    as a tuple, none as ()."""
+    key = indexing._build_key(template, tensors)
+    return key[0] if len(key) == 1 else key
+
+
+def _getitem(node):
+    template = node.attrs["template"]
+    return lambda x, *tensors: x[_subscript(template, tensors)]
+
+
+def _print(node):
+    attrs = node.attrs
+    return lambda *values: print(*values, **attrs)
+
+
+def _assert(node):
+    def check(pred, message=None):
+        if not pred:
+            raise AssertionError() if message is None else AssertionError(message)
+    return check
+
+
+def _read(node):
+    variable = node.attrs["variable"]
+    return lambda: variable._value
+
+
+def _assign(node):
+    variable = node.attrs["variable"]
+    return lambda value: variable._store(value)
+
+
+def _spread(node):
+    g, like = node.args[0], node.args[1]
+    if g.shape != () or None in like.shape:
+        return None
+    shape = tuple(like.shape)
+    return lambda g, like, *rest: np.full(shape, g)
+
+
+def _scatter(node):
+    like = node.args[1]
+    if len(node.args) > 2 or None in like.shape:
+        return None
+    shape, key = tuple(like.shape), _subscript(node.attrs["template"], ())
+
+    def scatter(g, like):
+        result = np.zeros(shape, g.dtype)
+        result[key] = g
+        return result
+    return scatter
+
+
+def _watch(node):
+    return lambda x: x
+
+
+def _dot_or_matmul(node):
+    """compiler._as_dot: np.dot when both operands are C-contiguous, else `@`."""
+    size = node.args[0].dtype.itemsize
+    a_strides = (node.args[0].shape[1] * size, size)
+    b_strides = (node.args[1].shape[1] * size, size)
+
+    def product(a, b):
+        if a.strides == a_strides and b.strides == b_strides:
+            return np.dot(a, b)
+        return a @ b
+    return product
+
+
+# emitter (its code object: factories make a new function per op) -> maker of
+# the callable that does what the emitted line does (None: the kernel call)
+_EVALUATORS = {
+    elementwise._emit_infix("+").__code__: _infix,
+    elementwise._emit_prefix("-").__code__: _prefix,
+    core.emit_method("sum").__code__: _method,
+    shaping._emit_astype.__code__: _astype,
+    shaping._emit_t.__code__: _attribute_t,
+    indexing._emit_getitem.__code__: _getitem,
+    state._emit_print.__code__: _print,
+    state._emit_assert.__code__: _assert,
+    state._emit_read.__code__: _read,
+    state._emit_assign.__code__: _assign,
+    SPREAD.emit.__code__: _spread,
+    SCATTER.emit.__code__: _scatter,
+    WATCH.emit.__code__: _watch,
+}
+_CONTROL = {control.COND, control.WHILE}
+
+
+def supports(graph):
+    """Every op of `graph` (and of its sub-graphs) runs here as compiled."""
+    for node in graph.nodes:
+        op = node.op
+        if op in _CONTROL:
+            if not all(supports(sub) for sub in node.subgraphs):
+                return False
+        elif op.emit is not None and op.emit.__code__ not in _EVALUATORS:
+            return False
+    return True
+
+
+def _evaluator(node):
+    op = node.op
+    if op.kernel is np.matmul and compiler._dot_applies(node):
+        return _dot_or_matmul(node)
+    if op.emit is not None:
+        evaluate = _EVALUATORS[op.emit.__code__](node)
+        if evaluate is not None:
+            return evaluate
+    return _kernel_call(node)
+
+
+def _step(node, interpreter):
+    """A function of the value table running `node` (storing its outputs)."""
+    if node.op is control.COND:
+        return _cond_step(node, interpreter)
+    if node.op is control.WHILE:
+        return _while_step(node, interpreter)
+    evaluate = _evaluator(node)
+    reads = tuple((True, id(a)) if isinstance(a, Tensor) else (False, a) for a in node.args)
+    outs = [id(t) for t in node.outputs]
+
+    def step(values):
+        try:
+            result = evaluate(*[values[a] if is_tensor else a for is_tensor, a in reads])
+        except Exception as exc:
+            compiler.add_op_note(exc, node)
+            raise
+        if len(outs) == 1:
+            values[outs[0]] = result
+        elif outs:
+            values.update(zip(outs, _unpacked(result, len(outs))))
+    return step
+
+
+def _unpacked(result, count):
+    items = tuple(result)  # (what `a, b = result` iterates)
+    if len(items) != count:
+        raise ValueError(f"expected {count} values to unpack, got {len(items)}")
+    return items
+
+
+def _value(values, a):
+    return values[id(a)] if isinstance(a, Tensor) else a
+
+
+def _captures(node, values):
+    """Binds each sub-graph's captured placeholders to the node's arguments."""
+    captured = iter(node.args[node.attrs["explicit_args"]:])
+    for sub in node.subgraphs:
+        for _, inner in sub.captured:
+            values[id(inner)] = _value(values, next(captured))
+
+
+def _cond_step(node, interpreter):
+    outs = [id(t) for t in node.outputs]
+    pred = node.args[0]
+
+    def step(values):
+        _captures(node, values)
+        try:
+            taken = bool(_value(values, pred))
+        except Exception as exc:
+            compiler.add_op_note(exc, node)
+            raise
+        sub = node.subgraphs[0 if taken else 1]
+        interpreter.run(sub, values)
+        values.update(zip(outs, [_value(values, t) for t in sub.outputs]))
+    return step
+
+
+def _while_step(node, interpreter):
+    c_graph, b_graph = node.subgraphs
+    count = len(node.outputs)
+    outs = [id(t) for t in node.outputs]
+    kinds = scalar_loops.analyse(node)  # (how the compiled loop boxes its values)
+    counters = loops.python_counters(node) if kinds is None else {}
+    box = {}  # position -> np.int64 / np.float64
+    if kinds is not None:
+        box = {i: np.int64 if kinds[id(t)] == "i" else np.float64
+               for i, t in enumerate(node.outputs)}
+    unboxed = {} if kinds is None else {
+        id(inner): np.int64 if kinds[id(inner)] == "i" else np.float64
+        for sub in node.subgraphs for _, inner in sub.captured if kinds[id(inner)] in "if"}
+    test_inputs = [id(t) for t in c_graph.inputs]
+    body_inputs = [id(t) for t in b_graph.inputs]
+    test, results = c_graph.outputs[0], b_graph.outputs
+    limit = node.args[count]
+
+    def step(values):
+        state = [_value(values, a) for a in node.args[:count]]
+        if box:  # numpy scalars, whose arithmetic the compiled loop's fallbacks run
+            state = [box[i](v) for i, v in enumerate(state)]
+        _captures(node, values)
+        for inner, kind in unboxed.items():
+            values[inner] = kind(values[inner])
+        maximum = _value(values, limit)
+        done = 0
+        while True:
+            if maximum is not None:
+                if done >= maximum:
+                    break
+                done += 1
+            values.update(zip(test_inputs, state))
+            interpreter.run(c_graph, values)
+            try:
+                going = bool(_value(values, test))
+            except Exception as exc:
+                compiler.add_op_note(exc, node)
+                raise
+            if not going:
+                break
+            values.update(zip(body_inputs, state))
+            interpreter.run(b_graph, values)
+            state = [_value(values, t) for t in results]
+        for i in counters:
+            state[i] = np.int64(state[i])
+        for i, kind in box.items():
+            state[i] = kind(state[i])
+        values.update(zip(outs, state))
+    return step
+
+
+class Interpreter:
+    """`graph` as a function of its inputs returning its outputs (a tuple),
+    as compiler.compile_graph's function returns them."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self._plans = {}  # id(graph) -> its steps (a loop body runs its plan again)
+        self._outputs = [_output(t) for t in graph.outputs]
+
+    def plan(self, graph):
+        steps = self._plans.get(id(graph))
+        if steps is None:
+            steps = self._plans[id(graph)] = []
+            for node in graph.nodes:
+                if node.op is core.PLACEHOLDER:
+                    continue
+                if node.op is core.CONST:
+                    steps.append(_constant(node))
+                else:
+                    steps.append(_step(node, self))
+        return steps
+
+    def run(self, graph, values):
+        for step in self.plan(graph):
+            step(values)
+
+    def __call__(self, *leaves):
+        values = dict(zip([id(t) for t in self.graph.inputs], leaves))
+        self.run(self.graph, values)
+        return tuple([output(values) for output in self._outputs])
+
+
+def _constant(node):
+    key, value = id(node.outputs[0]), node.attrs["value"]
+
+    def step(values):
+        values[key] = value
+    return step
+
+
+def _output(tensor):
+    """compiler.Context.output: a 0-d result as a numpy scalar, an aliasing
+    op's result copied, a static value as it is."""
+    if not isinstance(tensor, Tensor):
+        return lambda values: tensor
+    key = id(tensor)
+    if tensor.shape == () and tensor.dtype.kind != "O":
+        return lambda values: compiler._scalar(values[key])
+    if tensor.node.op.aliasing:
+        return lambda values: compiler._copy(values[key])
+    return lambda values: values[key]
