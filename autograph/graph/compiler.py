@@ -313,8 +313,28 @@ def add_op_note(exc, node):
         exc.add_note(op_note(node))
 
 
-def compile_graph(graph, name="graph_fn", arg_names=None):
-    """Python function computing `graph.outputs` (a tuple) from its inputs."""
+class _OneNode:
+    """The graph compile_node compiles: one node of another graph, whose
+    tensor arguments are its inputs."""
+
+    def __init__(self, node):
+        self.inputs = list({id(a): a for a in node.args if isinstance(a, Tensor)}.values())
+        self.nodes = [node]
+        self.outputs = list(node.outputs)
+
+
+def compile_node(node, name="node_fn"):
+    """(function, input tensors): the function computes `node`'s outputs (a
+    tuple, the values its line in a compiled graph gives them) from the
+    values of the input tensors, as compile_graph compiles it inside a graph."""
+    graph = _OneNode(node)
+    return compile_graph(graph, name, raw_outputs=True)[0], graph.inputs
+
+
+def compile_graph(graph, name="graph_fn", arg_names=None, raw_outputs=False):
+    """Python function computing `graph.outputs` (a tuple) from its inputs
+    (as a function returns them: see Context.output; `raw_outputs`: as the
+    graph's code computes them)."""
     ctx = Context()
     ctx.globals["_copy"] = _copy
     ctx.globals["_scalar"] = _scalar
@@ -324,7 +344,7 @@ def compile_graph(graph, name="graph_fn", arg_names=None):
         params.append(param)
         ctx.names[id(tensor)] = param
     body = ctx.emit_graph(graph)
-    outputs = [ctx.output(t) for t in graph.outputs]
+    outputs = [ctx.arg(t) if raw_outputs else ctx.output(t) for t in graph.outputs]
     body.append(f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
     filename = f"<autograph graph {name} #{next(_module_ids)}>"
     body, by_line = _untag(body, 3, ctx.nodes)  # line 1: def, line 2: try
