@@ -201,126 +201,93 @@ def _evaluator(node):
     return _kernel_call(node)
 
 
-def _step(node, interpreter):
-    """A function of the value table running `node` (storing its outputs)."""
-    if node.op is control.COND:
-        return _cond_step(node, interpreter)
-    if node.op is control.WHILE:
-        return _while_step(node, interpreter)
-    evaluate = _evaluator(node)
-    reads = tuple((True, id(a)) if isinstance(a, Tensor) else (False, a) for a in node.args)
-    outs = [id(t) for t in node.outputs]
-
-    def step(values):
-        try:
-            result = evaluate(*[values[a] if is_tensor else a for is_tensor, a in reads])
-        except Exception as exc:
-            compiler.add_op_note(exc, node)
-            raise
-        if len(outs) == 1:
-            values[outs[0]] = result
-        elif outs:
-            values.update(zip(outs, _unpacked(result, len(outs))))
-    return step
-
-
-def _unpacked(result, count):
-    items = tuple(result)  # (what `a, b = result` iterates)
-    if len(items) != count:
-        raise ValueError(f"expected {count} values to unpack, got {len(items)}")
-    return items
+def _run_node(node, values):
+    """Computes `node` from the value table (id(tensor) -> value), storing its outputs."""
+    try:
+        result = _evaluator(node)(*[values[id(a)] if isinstance(a, Tensor) else a
+                                    for a in node.args])
+    except Exception as exc:
+        compiler.add_op_note(exc, node)
+        raise
+    outputs = node.outputs
+    if len(outputs) == 1:
+        values[id(outputs[0])] = result
+    elif outputs:
+        items = tuple(result)  # (what `a, b = result` iterates)
+        if len(items) != len(outputs):
+            raise ValueError(f"expected {len(outputs)} values to unpack, got {len(items)}")
+        values.update(zip(map(id, outputs), items))
 
 
 def _value(values, a):
     return values[id(a)] if isinstance(a, Tensor) else a
 
 
-def _captures(node, values):
-    """Binds each sub-graph's captured placeholders to the node's arguments."""
-    captured = iter(node.args[node.attrs["explicit_args"]:])
-    for sub in node.subgraphs:
-        for _, inner in sub.captured:
-            values[id(inner)] = _value(values, next(captured))
+class Interpreter:
+    """`graph` as a function of its inputs returning its outputs (a tuple),
+    as compiler.compile_graph's function returns them.
 
+    Nothing is prepared ahead: each node is looked at when it runs (a first
+    run is the only run most nodes get here; a loop, which would run its body
+    again and again, is compiled)."""
 
-def _cond_step(node, interpreter):
-    outs = [id(t) for t in node.outputs]
-    pred = node.args[0]
+    def __init__(self, graph):
+        self.graph = graph
+        self._loops = {}  # id(while node) -> (its compiled function, its inputs)
 
-    def step(values):
-        _captures(node, values)
+    def run(self, graph, values):
+        for node in graph.nodes:
+            op = node.op
+            if op is core.PLACEHOLDER:
+                continue
+            if op is core.CONST:
+                values[id(node.outputs[0])] = node.attrs["value"]
+            elif op is control.COND:
+                self._cond(node, values)
+            elif op is control.WHILE:
+                self._while(node, values)
+            else:
+                _run_node(node, values)
+
+    def _cond(self, node, values):
+        captured = iter(node.args[node.attrs["explicit_args"]:])
+        for sub in node.subgraphs:
+            for _, inner in sub.captured:
+                values[id(inner)] = _value(values, next(captured))
         try:
-            taken = bool(_value(values, pred))
+            taken = bool(_value(values, node.args[0]))  # (what `if pred:` asks)
         except Exception as exc:
             compiler.add_op_note(exc, node)
             raise
         sub = node.subgraphs[0 if taken else 1]
-        interpreter.run(sub, values)
-        values.update(zip(outs, [_value(values, t) for t in sub.outputs]))
-    return step
+        self.run(sub, values)
+        values.update(zip(map(id, node.outputs), [_value(values, t) for t in sub.outputs]))
 
-
-def _while_step(node, interpreter):
-    """A loop runs compiled (compiler.compile_node: that node alone, the code a
-    compiled graph has for it): interpreting its body would cost ~1-2 us per
-    op per iteration (sum_even over 1000 items: 14 ms, compiled 50 us)."""
-    loop, inputs = compiler.compile_node(node, "while_loop")
-    reads = [id(t) for t in inputs]
-    outs = [id(t) for t in node.outputs]
-
-    def step(values):
-        values.update(zip(outs, loop(*[values[k] for k in reads])))
-    return step
-
-
-class Interpreter:
-    """`graph` as a function of its inputs returning its outputs (a tuple),
-    as compiler.compile_graph's function returns them."""
-
-    def __init__(self, graph):
-        self.graph = graph
-        self._plans = {}  # id(graph) -> its steps (a loop body runs its plan again)
-        self._outputs = [_output(t) for t in graph.outputs]
-
-    def plan(self, graph):
-        steps = self._plans.get(id(graph))
-        if steps is None:
-            steps = self._plans[id(graph)] = []
-            for node in graph.nodes:
-                if node.op is core.PLACEHOLDER:
-                    continue
-                if node.op is core.CONST:
-                    steps.append(_constant(node))
-                else:
-                    steps.append(_step(node, self))
-        return steps
-
-    def run(self, graph, values):
-        for step in self.plan(graph):
-            step(values)
+    def _while(self, node, values):
+        """A loop runs compiled (compiler.compile_node: that node alone, the
+        code a compiled graph has for it): interpreting its body would cost
+        ~1-2 us per op per iteration (sum_even over 1000 items: 14 ms against
+        50 us compiled, which compiling costs about as much as)."""
+        found = self._loops.get(id(node))
+        if found is None:
+            found = self._loops[id(node)] = compiler.compile_node(node, "while_loop")
+        loop, inputs = found
+        values.update(zip(map(id, node.outputs), loop(*[values[id(t)] for t in inputs])))
 
     def __call__(self, *leaves):
-        values = dict(zip([id(t) for t in self.graph.inputs], leaves))
+        values = dict(zip(map(id, self.graph.inputs), leaves))
         self.run(self.graph, values)
-        return tuple([output(values) for output in self._outputs])
+        return tuple([_output(t, values) for t in self.graph.outputs])
 
 
-def _constant(node):
-    key, value = id(node.outputs[0]), node.attrs["value"]
-
-    def step(values):
-        values[key] = value
-    return step
-
-
-def _output(tensor):
+def _output(tensor, values):
     """compiler.Context.output: a 0-d result as a numpy scalar, an aliasing
     op's result copied, a static value as it is."""
     if not isinstance(tensor, Tensor):
-        return lambda values: tensor
-    key = id(tensor)
+        return tensor
+    value = values[id(tensor)]
     if tensor.shape == () and tensor.dtype.kind != "O":
-        return lambda values: compiler._scalar(values[key])
+        return compiler._scalar(value)
     if tensor.node.op.aliasing:
-        return lambda values: compiler._copy(values[key])
-    return lambda values: values[key]
+        return compiler._copy(value)
+    return value
