@@ -190,7 +190,23 @@ def supports(graph):
     return True
 
 
+# op -> its evaluator, for ops whose evaluator depends on nothing but the op
+# when the node has no attributes (not: the shapes read by these)
+_SHARED = {}
+_NODE_DEPENDENT = {SPREAD, SCATTER}
+
+
 def _evaluator(node):
+    op = node.op
+    if not node.attrs and op not in _NODE_DEPENDENT and op.kernel is not np.matmul:
+        evaluate = _SHARED.get(op)
+        if evaluate is None:
+            evaluate = _SHARED[op] = _made_evaluator(node)
+        return evaluate
+    return _made_evaluator(node)
+
+
+def _made_evaluator(node):
     op = node.op
     if op.kernel is np.matmul and compiler._dot_applies(node):
         return _dot_or_matmul(node)
@@ -236,7 +252,11 @@ class Interpreter:
         self._loops = {}  # id(while node) -> (its compiled function, its inputs)
 
     def run(self, graph, values):
-        for node in graph.nodes:
+        # a value is dropped after its last reader (as the compiled code
+        # rebinds its name): the next array of that size reuses its memory,
+        # where holding every intermediate would touch new pages each op
+        last_use = compiler._last_uses(graph)
+        for position, node in enumerate(graph.nodes):
             op = node.op
             if op is core.PLACEHOLDER:
                 continue
@@ -248,6 +268,9 @@ class Interpreter:
                 self._while(node, values)
             else:
                 _run_node(node, values)
+            for a in node.args:
+                if isinstance(a, Tensor) and last_use.get(id(a)) == position:
+                    values.pop(id(a), None)
 
     def _cond(self, node, values):
         captured = iter(node.args[node.attrs["explicit_args"]:])
