@@ -72,6 +72,8 @@ class Context:
     def literal(self, value):
         """Source text for a static value: a literal when exact, else a global."""
         kind = type(value)
+        if kind in (int, float) and math.copysign(1, value) < 0 and math.isfinite(value):
+            return f"({value!r})"  # `-1 ** x` would read -(1 ** x)
         if kind in (int, bool, str, type(None)):
             return repr(value)
         if kind is float and math.isfinite(value):

@@ -305,3 +305,14 @@ def test_an_op_with_an_unknown_emitter_is_compiled_at_once():
     program = concrete._Program(graph)
     assert program.compiled is not None
     np.testing.assert_array_equal(program([np.ones(2)])[0], -np.ones(2))
+
+
+def test_negative_literals_keep_their_sign_under_a_power():
+    """`(-1) ** x` compiled to `-1 ** x`, i.e. -(1 ** x), until literals got
+    parentheses; the interpreted first run was right, the second was not."""
+    staged = ag.function(lambda x: (-1) ** x + (-2.0) ** x * -0.0, autograph=False)
+    x = np.arange(4)
+    expected = (-1) ** x + (-2.0) ** x * -0.0
+    for _ in range(3):
+        assert _bits(staged(x)) == _bits(expected)
+    assert "(-1) ** " in staged.get_concrete_function(x).source
