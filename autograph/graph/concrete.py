@@ -282,9 +282,11 @@ class _Program:
         self.graph = graph
         self.runs = 0
         self.compiled = None  # (function, source)
-        self.interpret = interpreter.Interpreter(graph) if interpreter.supports(graph) else None
-        if self.interpret is None:
-            self.compile()  # (an op the interpreter does not know)
+        self.interpret = None
+        if interpreter.worth_interpreting(graph):
+            self.interpret = interpreter.Interpreter(graph)
+        else:  # (an op the interpreter does not know, or only loops)
+            self.compile()
 
     def compile(self):
         if self.compiled is None:

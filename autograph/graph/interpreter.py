@@ -19,7 +19,8 @@ does not change a value: writing a ufunc's result into a dead temporary
 (`out=` gives the bits a new array gets).
 
 An op whose emitter is not known here makes `supports(graph)` false: that
-graph is compiled at once.
+graph is compiled at once, and so is a graph made mostly of loops
+(`worth_interpreting`).
 """
 
 import operator
@@ -194,6 +195,34 @@ def supports(graph):
 # when the node has no attributes (not: the shapes read by these)
 _SHARED = {}
 _NODE_DEPENDENT = {SPREAD, SCATTER}
+
+
+def worth_interpreting(graph):
+    """The interpreter runs `graph` as compiled, and more of its ops than its
+    loops hold: a loop is compiled when the first run reaches it (see
+    Interpreter._while) and again with the whole graph at the second run, so
+    a graph made mostly of loops (Collatz, sum_even, linreg, 50 training
+    steps in one call) gains nothing from interpreting and is compiled at once."""
+    if not supports(graph):
+        return False
+    outside, inside = _op_counts(graph)
+    return outside > inside
+
+
+def _op_counts(graph):
+    """(ops outside loops, ops inside loops) of `graph`, sub-graphs included."""
+    outside = inside = 0
+    for node in graph.nodes:
+        if node.op is core.PLACEHOLDER or node.op is core.CONST:
+            continue
+        if node.op is control.WHILE:
+            inside += 1 + sum(sum(_op_counts(sub)) for sub in node.subgraphs)
+        else:
+            outside += 1
+            for sub in node.subgraphs:
+                more_outside, more_inside = _op_counts(sub)
+                outside, inside = outside + more_outside, inside + more_inside
+    return outside, inside
 
 
 def _evaluator(node):
