@@ -360,4 +360,5 @@ def compile_graph(graph, name="graph_fn", arg_names=None, raw_outputs=False):
     exec(compile(source, filename, "exec"), namespace)
     function = namespace[name]
     function.__source__ = source
+    function.__graph_lines__ = by_line  # (line -> node: warnings.py registries, interpreter.py)
     return function, source

@@ -292,6 +292,8 @@ class _Program:
         if self.compiled is None:
             self.compiled = compiler.compile_graph(self.graph,
                                                    name=_identifier(self.graph.name))
+            if self.interpret is not None:  # (what it showed is not shown again)
+                self.interpret.seed_warnings(self.compiled[0])
             self.interpret = None
         return self.compiled
 

@@ -14,7 +14,10 @@ are bit for bit those of the compiled code, side effects (prints, asserts,
 variable writes) happen in the same order, and a failing op's exception gets
 the same note.  A loop (while_loop) runs compiled: its node alone is
 compiled (compiler.compile_node), since interpreting its body again and again
-costs more than compiling it.  One thing the compiler adds is left out, as it
+costs more than compiling it.  A numpy warning is shown once per op, as
+compiled code shows it once per line, and the compiled code that takes over
+does not show it again (Interpreter._note_warnings); only its location
+differs (this module's line).  One thing the compiler adds is left out, as it
 does not change a value: writing a ufunc's result into a dead temporary
 (`out=` gives the bits a new array gets).
 
@@ -246,6 +249,10 @@ def _made_evaluator(node):
     return _kernel_call(node)
 
 
+# this module's warning registry (warnings.py keeps one per module, in its globals)
+_registry = globals().setdefault("__warningregistry__", {})
+
+
 def _run_node(node, values):
     """Computes `node` from the value table (id(tensor) -> value), storing its outputs."""
     try:
@@ -279,6 +286,9 @@ class Interpreter:
     def __init__(self, graph):
         self.graph = graph
         self._loops = {}  # id(while node) -> (its compiled function, its inputs)
+        # warnings shown while running, as (registry key, node): see _note_warnings
+        self.warned = []
+        self.warnings_version = None
 
     def run(self, graph, values):
         # a value is dropped after its last reader (as the compiled code
@@ -296,7 +306,10 @@ class Interpreter:
             elif op is control.WHILE:
                 self._while(node, values)
             else:
+                shown = len(_registry)
                 _run_node(node, values)
+                if len(_registry) != shown:
+                    self._note_warnings(node)
             for a in node.args:
                 if isinstance(a, Tensor) and last_use.get(id(a)) == position:
                     values.pop(id(a), None)
@@ -324,9 +337,47 @@ class Interpreter:
         if found is None:
             found = self._loops[id(node)] = compiler.compile_node(node, "while_loop")
         loop, inputs = found
-        values.update(zip(map(id, node.outputs), loop(*[values[id(t)] for t in inputs])))
+        try:
+            values.update(zip(map(id, node.outputs), loop(*[values[id(t)] for t in inputs])))
+        finally:
+            lines, registry = loop.__graph_lines__, loop.__globals__.get("__warningregistry__", {})
+            for key in registry:
+                if key != "version":
+                    self.warned.append((key, lines.get(key[2], node)))
+                    self.warnings_version = registry["version"]
+
+    def _note_warnings(self, node):
+        """Python shows a warning (under the "default" action) once per code
+        location, kept in the registry of the module whose code was running:
+        compiled code has a line per op, the interpreter one line for all.
+        So a warning `node` made is taken out of this module's registry
+        (another op warning the same shows it too, as its own line would)
+        and kept, to be put in the compiled code's registry at `node`'s
+        lines (Interpreter.seed_warnings): the second run does not show again
+        what the first showed."""
+        for key in [k for k in _registry if k != "version"]:
+            self.warned.append((key, node))
+            if key[2] != 0:  # (0: the "module" action, once per module)
+                del _registry[key]
+        self.warnings_version = _registry.get("version")
+
+    def seed_warnings(self, function):
+        """Marks the warnings this run showed as shown by compiled `function`."""
+        if not self.warned:
+            return
+        registry = function.__globals__.setdefault("__warningregistry__", {})
+        lines = {}
+        for line, node in function.__graph_lines__.items():
+            lines.setdefault(id(node), []).append(line)
+        for (text, category, lineno), node in self.warned:
+            if lineno == 0:
+                registry[(text, category, 0)] = True
+            for line in lines.get(id(node), ()) if lineno != 0 else ():
+                registry[(text, category, line)] = True
+        registry["version"] = self.warnings_version
 
     def __call__(self, *leaves):
+        _registry.clear()  # (each graph's run shows its own warnings, see _note_warnings)
         values = dict(zip(map(id, self.graph.inputs), leaves))
         self.run(self.graph, values)
         return tuple([_output(t, values) for t in self.graph.outputs])

@@ -13,6 +13,7 @@ import contextlib
 import copy
 import io
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -329,3 +330,62 @@ def test_negative_literals_keep_their_sign_under_a_power():
     for _ in range(3):
         assert _bits(staged(x)) == _bits(expected)
     assert "(-1) ** " in staged.get_concrete_function(x).source
+
+
+def _warnings_of_calls(staged, x, calls):
+    """[(message, category)] shown over `calls` calls, "default" action (once
+    per code location); locations are not compared (interpreter.py's line on
+    run 1, the compiled graph's after)."""
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("default")
+        for _ in range(calls):
+            staged(x)
+    return [(str(w.message), w.category) for w in shown]
+
+
+def dividing(x):
+    return (x + 1) / 0.0, (x + 2) / 0.0, np.log(x - 1), x * 3
+
+
+def dividing_in_a_loop(x, n):
+    i = 0
+    while i < n:
+        x = x / 0.0
+        i += 1
+    return x, (x + 1) * 2, x - 3, x * 4, x / 5, np.sqrt(x)
+
+
+def _compiled_only(fn, *args):
+    staged = ag.function(fn)
+    staged.get_concrete_function(*args).source  # noqa: B018 (compiled before run 1)
+    return staged
+
+
+@pytest.mark.parametrize("fn", [dividing, dividing_in_a_loop])
+def test_warnings_shown_once_per_op_as_compiled_code_shows_them(fn, interpret_loops_too):
+    """Run 1 (interpreted) shows each op's warning once, as its own line of
+    compiled code would; runs 2-3 (compiled) do not show them again."""
+    args = (np.ones(2), np.int64(2)) if fn is dividing_in_a_loop else (np.zeros(2),)
+    staged = ag.function(fn)
+    calls = (lambda x: staged(*args)) if fn is dividing_in_a_loop else staged
+    compiled = _compiled_only(fn, *args)
+    compiled_calls = (lambda x: compiled(*args)) if fn is dividing_in_a_loop else compiled
+    interpreted_first = _warnings_of_calls(calls, args[0], 3)
+    (program,) = _programs(staged)
+    assert program.compiled is not None and program.runs >= 2
+    expected = _warnings_of_calls(compiled_calls, args[0], 3)
+    assert interpreted_first == expected and expected
+    assert ("divide by zero encountered in divide", RuntimeWarning) in expected
+
+
+def test_a_warning_turned_error_is_raised_by_both_runs():
+    staged = ag.function(dividing)
+    outcomes = []
+    for _ in range(2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            outcomes.append(_run(staged, (np.zeros(2),)))
+    (program,) = _programs(staged)
+    assert program.compiled is not None
+    _assert_same_runs(*outcomes)
+    assert type(outcomes[0][1]) is RuntimeWarning
