@@ -185,19 +185,13 @@ def supports(graph):
     for node in graph.nodes:
         op = node.op
         if op is control.WHILE:
-            continue  # (compiled, see _while_step)
+            continue  # (compiled, see Interpreter._while)
         if op is control.COND:
             if not all(supports(sub) for sub in node.subgraphs):
                 return False
         elif op.emit is not None and op.emit.__code__ not in _EVALUATORS:
             return False
     return True
-
-
-# op -> its evaluator, for ops whose evaluator depends on nothing but the op
-# when the node has no attributes (not: the shapes read by these)
-_SHARED = {}
-_NODE_DEPENDENT = {SPREAD, SCATTER}
 
 
 def worth_interpreting(graph):
@@ -226,6 +220,12 @@ def _op_counts(graph):
                 more_outside, more_inside = _op_counts(sub)
                 outside, inside = outside + more_outside, inside + more_inside
     return outside, inside
+
+
+# op -> its evaluator, for ops whose evaluator depends on nothing but the op
+# when the node has no attributes (not: the shapes read by these)
+_SHARED = {}
+_NODE_DEPENDENT = {SPREAD, SCATTER}
 
 
 def _evaluator(node):
