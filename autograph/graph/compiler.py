@@ -72,6 +72,8 @@ class Context:
     def literal(self, value):
         """Source text for a static value: a literal when exact, else a global."""
         kind = type(value)
+        if kind in (int, float) and math.copysign(1, value) < 0 and math.isfinite(value):
+            return f"({value!r})"  # `-1 ** x` would read -(1 ** x)
         if kind in (int, bool, str, type(None)):
             return repr(value)
         if kind is float and math.isfinite(value):
@@ -299,18 +301,42 @@ def _annotator(filename, by_line):
             if tb.tb_frame.f_code.co_filename == filename:
                 lineno = tb.tb_lineno
             tb = tb.tb_next
-        node = by_line.get(lineno)
-        if node is None or node.location is None:
-            return
-        note = op_note(node)
-        notes = getattr(exc, "__notes__", ())
-        if not any(n.startswith("raised by the graph op ") for n in notes):
-            exc.add_note(note)
+        add_op_note(exc, by_line.get(lineno))
     return annotate
 
 
-def compile_graph(graph, name="graph_fn", arg_names=None):
-    """Python function computing `graph.outputs` (a tuple) from its inputs."""
+def add_op_note(exc, node):
+    """Names `node`'s user location on `exc`, unless a graph op already did
+    (an outer graph, or the op of an outer sub-graph, sees the note there)."""
+    if node is None or node.location is None:
+        return
+    notes = getattr(exc, "__notes__", ())
+    if not any(n.startswith("raised by the graph op ") for n in notes):
+        exc.add_note(op_note(node))
+
+
+class _OneNode:
+    """The graph compile_node compiles: one node of another graph, whose
+    tensor arguments are its inputs."""
+
+    def __init__(self, node):
+        self.inputs = list({id(a): a for a in node.args if isinstance(a, Tensor)}.values())
+        self.nodes = [node]
+        self.outputs = list(node.outputs)
+
+
+def compile_node(node, name="node_fn"):
+    """(function, input tensors): the function computes `node`'s outputs (a
+    tuple, the values its line in a compiled graph gives them) from the
+    values of the input tensors, as compile_graph compiles it inside a graph."""
+    graph = _OneNode(node)
+    return compile_graph(graph, name, raw_outputs=True)[0], graph.inputs
+
+
+def compile_graph(graph, name="graph_fn", arg_names=None, raw_outputs=False):
+    """Python function computing `graph.outputs` (a tuple) from its inputs
+    (as a function returns them: see Context.output; `raw_outputs`: as the
+    graph's code computes them)."""
     ctx = Context()
     ctx.globals["_copy"] = _copy
     ctx.globals["_scalar"] = _scalar
@@ -320,7 +346,7 @@ def compile_graph(graph, name="graph_fn", arg_names=None):
         params.append(param)
         ctx.names[id(tensor)] = param
     body = ctx.emit_graph(graph)
-    outputs = [ctx.output(t) for t in graph.outputs]
+    outputs = [ctx.arg(t) if raw_outputs else ctx.output(t) for t in graph.outputs]
     body.append(f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
     filename = f"<autograph graph {name} #{next(_module_ids)}>"
     body, by_line = _untag(body, 3, ctx.nodes)  # line 1: def, line 2: try
@@ -334,4 +360,5 @@ def compile_graph(graph, name="graph_fn", arg_names=None):
     exec(compile(source, filename, "exec"), namespace)
     function = namespace[name]
     function.__source__ = source
+    function.__graph_lines__ = by_line  # (line -> node: warnings.py registries, interpreter.py)
     return function, source

@@ -1,4 +1,5 @@
-"""`ConcreteFunction`: one traced, optimised and compiled graph, and `trace`.
+"""`ConcreteFunction`: one traced and optimised graph (interpreted on its first
+run, compiled from its second), and `trace`.
 
 Tracing runs the Python function once with placeholders for the array
 arguments (Python values are passed as they are), inside the graph's scope.
@@ -14,7 +15,7 @@ import operator
 import numpy as np
 
 from autograph import errors
-from autograph.graph import compiler, core, optimize, signature
+from autograph.graph import compiler, core, interpreter, optimize, signature
 from autograph.graph.listing import type_string
 from autograph.graph import slots
 from autograph.graph.guards import guards_hold, guards_of, stale, watch_lines
@@ -116,11 +117,21 @@ class ConcreteFunction:
         self._arg_names = arg_names
         self._keep = keep  # objects keyed by id must outlive the cache entry
         self.report = optimize.optimize(graph)
-        self._fn, self.source = compiler.compile_graph(graph, name=_identifier(graph.name))
+        self._program = _Program(graph)
         self._build = _builder(template)
         self._template = template  # the output structure, for save()
         self._prefix = ()
         self._entry = None  # made by the first call; False when no guard can be made
+
+    @property
+    def source(self):
+        """The Python source the graph compiles to (compiled now if not yet)."""
+        return self._program.compile()[1]
+
+    @property
+    def _fn(self):
+        """The compiled graph: a function of the leaves returning the flat outputs."""
+        return self._program.compile()[0]
 
     def entry(self, args):
         """A fast call for arguments like `args` (a tuple): `entry(args)` runs
@@ -157,7 +168,13 @@ class ConcreteFunction:
         return list(self.graph.outputs)
 
     def call_flat(self, leaves):
-        return self._build(self._fn(*leaves))
+        return self._build(self._program(leaves))
+
+    @property
+    def has_run(self):
+        """The graph ran before: a call now is not the first (which is
+        interpreted, without a fast call; see _Program)."""
+        return self._program.runs > 0
 
     def accepts(self, key):
         if signature.structure_of(key) != self.structure:
@@ -200,7 +217,7 @@ class ConcreteFunction:
         key = signature.call_key(args, kwargs, leaves, [])
         if not self.accepts(key):
             self.check_call(key)
-        if entry is None and not kwargs:
+        if entry is None and not kwargs and self.has_run:  # (see _Program)
             self._entry = self.entry(args) or False  # (False: not tried again)
         return self.call_flat(leaves)
 
@@ -242,6 +259,49 @@ class ConcreteFunction:
         """Jupyter's picture of the graph; None (the text repr) without Graphviz."""
         from autograph.graph import dot
         return dot.render_svg(self.to_dot())
+
+
+COMPILE_AT_RUN = 2  # the run of a graph that compiles it (the ones before interpret it)
+
+
+class _Program:
+    """How a graph runs: interpreted (interpreter.py) until its COMPILE_AT_RUN-th
+    run, compiled from then on.
+
+    Building and compiling a graph's source costs ~10 us per op (the MLP
+    training step: 1.3 ms), more than most graphs take to run once, and a
+    function called once -- a script's training loop staged in one call --
+    never needs it.  Interpreting costs ~0.5 us per op run: the second run
+    compiles, which makes every run after the first as fast as it gets, while
+    only the first pays the interpreter (for a long loop as well: one run).
+    The fast call (ConcreteFunction.entry, whose guard costs ~20 us per
+    argument leaf to build) is made with the compiled function, so the first
+    run does without both.  Shared by the copies `bind` makes."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.runs = 0
+        self.compiled = None  # (function, source)
+        self.interpret = None
+        if interpreter.worth_interpreting(graph):
+            self.interpret = interpreter.Interpreter(graph)
+        else:  # (an op the interpreter does not know, or only loops)
+            self.compile()
+
+    def compile(self):
+        if self.compiled is None:
+            self.compiled = compiler.compile_graph(self.graph,
+                                                   name=_identifier(self.graph.name))
+            if self.interpret is not None:  # (what it showed is not shown again)
+                self.interpret.seed_warnings(self.compiled[0])
+            self.interpret = None
+        return self.compiled
+
+    def __call__(self, leaves):
+        self.runs += 1
+        if self.compiled is None and self.runs < COMPILE_AT_RUN:
+            return self.interpret(*leaves)
+        return self.compile()[0](*leaves)
 
 
 def _identifier(name):

@@ -5,8 +5,9 @@
         return np.tanh(x @ w)
 
     model(x, w)          # traces (runs the Python code once on Tensors),
-                         # optimises, compiles; then runs the compiled graph
-    model(x2, w)         # same shapes/dtypes: runs the cached graph only
+                         # optimises, runs the graph (interpreted: concrete._Program)
+    model(x2, w)         # same shapes/dtypes: compiles the cached graph, runs it
+    model(x3, w)         # runs the compiled graph through its fast call
 
 Calls return numpy values in the function's own return structure; every 0-d
 result is a numpy scalar (`np.float64(2.0)`), even where eager numpy would
@@ -122,7 +123,9 @@ class Function:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
             except Exception as e:  # raised while tracing: show the user's frames
                 raise errors.without_internal_frames(e)  # (see the exception's note)
-        if not kwargs and args is given:  # (coerced arguments: no fast call)
+        if not kwargs and args is given and concrete.has_run:
+            # (coerced arguments: no fast call; the first run is interpreted
+            # and needs none, see concrete._Program)
             self._add_entry(key, concrete, args)
         return concrete.call_flat(leaves)
 

@@ -107,6 +107,8 @@ def load(path):
     try:  # optimises (folding only pure ops on constants) and compiles; runs no op
         functions = [concrete.ConcreteFunction(graph, key, specs, template, names, [])
                      for graph, key, specs, template, names in decoded]
+        for function in functions:
+            function.source  # noqa: B018 (compiled now, not at its second run: checked here)
     except Exception as e:  # noqa: BLE001 - a checked graph the compiler still rejects
         raise errors.SavedGraphError(errors.saved_graph_message(
             json_path, f"its graph cannot be compiled ({type(e).__name__}: {e})")) from None

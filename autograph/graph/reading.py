@@ -23,8 +23,11 @@ def _dtype(text, allow_object=False):
     if allow_object and text == "|O":
         return OBJECT
     need(isinstance(text, str) and _DTYPE_TEXT.fullmatch(text), f"dtype {text!r} is not allowed")
-    dtype = np.dtype(text)
-    need(schemas.is_dtype(dtype), f"dtype {text!r} is not allowed")
+    try:
+        dtype = np.dtype(text)
+    except TypeError:  # a text the pattern lets through but numpy has no dtype for ('|c1')
+        dtype = None
+    need(dtype is not None and schemas.is_dtype(dtype), f"dtype {text!r} is not allowed")
     return dtype
 
 

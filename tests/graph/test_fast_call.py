@@ -107,7 +107,9 @@ def test_concrete_function_called_directly_uses_its_guard_and_still_checks():
     staged = _traced(lambda x, n: x * n)
     fn = staged.get_concrete_function(np.ones(3), 2)
     np.testing.assert_array_equal(fn(np.ones(3), 2), np.full(3, 2.0))
-    assert fn._entry is not None
+    assert fn._entry is None  # the first run is interpreted, without a guard
+    np.testing.assert_array_equal(fn(np.ones(3), 2), np.full(3, 2.0))
+    assert fn._entry is not None  # made by the second, with the compiled graph
     np.testing.assert_array_equal(fn(np.ones(3), 2), np.full(3, 2.0))
     with pytest.raises(ag.errors.GraphError):
         fn(np.ones(4, np.int32), 2)
@@ -161,6 +163,7 @@ class _Defaulting(dict):
 def test_a_dict_subclass_is_not_changed_by_its_guard():
     staged = _traced(lambda d: d["a"] + d["b"])
     staged(_Defaulting(a=np.ones(2), b=np.ones(2)))
+    staged(_Defaulting(a=np.ones(2), b=np.ones(2)))  # (the second call makes the guard)
     other = _Defaulting(a=np.ones(2), c=np.ones(2))
     assert staged._entries[0]((other,)) is concrete.MISS
     assert sorted(other) == ["a", "c"]  # (other["b"] would have added "b")

@@ -134,10 +134,12 @@ def test_functions_reading_no_global_array_have_no_content_check():
     staged = ag.function(lambda x, ws: x * ws[0] + ws[1], autograph=False)
     x = np.ones(2)
     staged(x, [np.ones(2), 2.0])
+    staged(x, [np.ones(2), 2.0])  # (the second call makes the guard)
     concrete = staged.get_concrete_function(x, [np.ones(2), 2.0])
     assert concrete.guards == ()
     assert "tobytes" not in staged._entries[0].__code__.co_names
     fast = ag.function(doubled_scale, autograph=False)
+    fast(x)
     fast(x)
     assert "tobytes" in fast._entries[0].__code__.co_names  # (the check that test looks for)
 
