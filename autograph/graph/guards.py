@@ -256,8 +256,7 @@ def watch_lines(guards, namespace):
             namespace[f"_name{i}"] = name
             held.append(f"_holder{i}.get(_name{i}, _absent) is _traced{i}")
         if contents is not None and contents[0] is _CONTAINER:
-            namespace["_fingerprint"], namespace[f"_contents{i}"] = _fingerprint, contents
-            contents_tests.append(f"_fingerprint(_traced{i}) == _contents{i}")
+            contents_tests += _container_tests(value, contents, f"_traced{i}", namespace, [0])
         elif contents is not None:
             namespace[f"_shape{i}"], namespace[f"_dtype{i}"], namespace[f"_bytes{i}"] = contents
             contents_tests.append(f"_traced{i}.shape == _shape{i} and _traced{i}.dtype == "
@@ -267,3 +266,38 @@ def watch_lines(guards, namespace):
     if contents_tests:
         lines += [f"if not ({' and '.join(contents_tests)}):", "    return _MISS"]
     return lines
+
+
+def _container_tests(value, fingerprint, expression, namespace, counter, depth=0):
+    """Inline tests that the list, tuple or dict `value` (spelled `expression`
+    in the generated code) still holds what its `fingerprint` (taken when the
+    trace ended) saw: its length, each item by identity (a tuple's items
+    cannot change), and the contents of the arrays among them -- the meaning
+    of comparing fingerprints, without building one per call."""
+    kind = type(value)
+    if kind not in _CONTAINERS or depth >= 8:
+        return []
+    _, _, length, saved_items = fingerprint
+    tests = [] if kind is tuple else [f"len({expression}) == {length}"]
+    items = dict(value.items() if kind is dict else enumerate(value))
+    for key, saved in saved_items:
+        item = items.get(key, _MISSING)
+        if item is _MISSING:
+            return ["False"]  # (gone since the trace: the slow path says how)
+        name = f"_item{counter[0]}"
+        counter[0] += 1
+        namespace[name] = item
+        if kind is not tuple:
+            namespace[f"{name}_key"] = key
+            tests.append(f"{expression}.get({name}_key, _absent) is {name}" if kind is dict
+                         else f"{expression}[{key}] is {name}")
+        if type(item) is np.ndarray and type(saved) is tuple and saved[0] == id(item):
+            namespace[f"{name}_shape"], namespace[f"{name}_dtype"] = saved[1], saved[2]
+            namespace[f"{name}_bytes"] = saved[3]
+            tests.append(f"{name}.shape == {name}_shape and {name}.dtype == {name}_dtype "
+                         f"and {name}.tobytes() == {name}_bytes")
+        elif type(item) in _CONTAINERS and type(saved) is tuple and saved[0] is _CONTAINER:
+            tests += _container_tests(item, saved, name, namespace, counter, depth + 1)
+        elif type(item) is np.ndarray or type(item) in _CONTAINERS:
+            tests.append("False")  # (changed since the trace: the slow path says how)
+    return tests

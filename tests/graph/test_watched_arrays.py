@@ -237,3 +237,35 @@ def test_unchanged_global_containers_keep_the_fast_call():
         staged(x)
     assert staged.experimental_get_tracing_count() == 1
     assert _fast_call_used(staged, x)
+
+
+def test_a_dict_key_swapped_for_another_retraces():
+    saved = dict(PARAMS)
+    staged = ag.function(reads_a_global_dict)
+    x = np.ones(2)
+    staged(x)
+    staged(x)  # (the fast call's guard is built by now)
+    try:
+        PARAMS.pop("scale")
+        PARAMS["other"] = 1.0  # same length, other keys
+        with pytest.raises(KeyError):
+            staged(x)  # traces again, and the function's own PARAMS["scale"] fails
+    finally:
+        PARAMS.clear()
+        PARAMS.update(saved)
+
+
+def test_the_fast_call_compares_with_the_contents_at_tracing():
+    """The fast call's guard is built after the trace (on a later call): it
+    must compare with what the trace saw, not with the contents at that time."""
+    saved_layers = [np.copy(w) for w in LAYERS]
+    staged = ag.function(loops_over_a_global_list)
+    x = np.ones(2)
+    expected = loops_over_a_global_list(x)
+    np.testing.assert_array_equal(staged(x), expected)
+    try:
+        LAYERS[1][:] = 7.0  # before the call that builds the fast call
+        for _ in range(3):
+            np.testing.assert_array_equal(staged(x), loops_over_a_global_list(x))
+    finally:
+        LAYERS[:] = saved_layers
