@@ -834,8 +834,7 @@ def in_place_argument_message(name, change, location):
         f"function would leave it unchanged. Write `{name} = {name} {change.split()[1][:-1]} "
         f"...` if the caller's array need not change, and return the new value; to keep "
         "state across calls, hold it in an ag.Variable and .assign(...)/.assign_add(...)/"
-        ".assign_sub(...) it. (A numpy scalar argument is refused too: the same graph "
-        "serves 0-d arrays.)")
+        ".assign_sub(...) it.")
 
 
 def in_place_view_message(name, other, change, location, name_is_view):

@@ -39,8 +39,9 @@ class Tensor:
         # a loop variable's placeholder: its value before the loop (the same numpy
         # array in Python: the in-place checks below follow it)
         self.origin = None
-        # (text, location) once `x += ...` rebound x's name to a new tensor:
-        # another name still holding this one would see the change in numpy
+        # (name, operator, location, graph) once `x += ...` rebound x's name to
+        # a new tensor: another name still holding this one, used later in that
+        # graph or its sub-graphs, would see the change in numpy
         self.replaced = None
 
     def __repr__(self):
@@ -284,6 +285,11 @@ def _in_place_operator(name, symbol):
         change = f"{names(self)} {symbol} ..."
         _refuse_shared(self, change, location, names)
         result = forward(self, other)
+        if not self.static_shape:
+            # 0-d: a numpy scalar or a Python number in Python (a 0-d array
+            # argument was refused above), which `+=` rebinds with promotion
+            self.replaced = (names(self), symbol, location, _ops.base.core.current_graph())
+            return result
         if result.dtype != self.dtype:  # numpy casts into the array it writes
             if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
                 raise errors.graph_error_like(TypeError)(errors.graph_op_message(
@@ -299,7 +305,7 @@ def _in_place_operator(name, symbol):
                 "(non-broadcastable output operand); write "
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array",
                 location))
-        self.replaced = (names(self), symbol, location)
+        self.replaced = (names(self), symbol, location, _ops.base.core.current_graph())
         return result
 
     return in_place
@@ -364,7 +370,8 @@ def _refuse_shared(tensor, change, location, names):
         if current.node.op.name == "placeholder":
             graph = current.graph
             if graph.parent is None:
-                if any(p is current for p in graph.inputs):
+                if any(p is current for p in graph.inputs) \
+                        and not isinstance(_argument_value(current), np.generic):
                     raise errors.InPlaceChangeError(errors.in_place_argument_message(
                         current.name, f"{current.name} {change.split()[1]} ...", location))
                 return
@@ -378,13 +385,36 @@ def _refuse_shared(tensor, change, location, names):
         return
 
 
+def _argument_value(placeholder):
+    """The caller's value that a placeholder of the graph being traced stands
+    for, or None if unknown.  A numpy scalar is immutable (`x += 1` rebinds in
+    Python too), an ndarray is not.  The tracer (concrete._trace) holds the
+    argument leaves in the order of `graph.inputs`; found by its frame, whose
+    `graph` must be this placeholder's (else None: refused, the safe side)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "_trace" and frame.f_locals.get("graph") is placeholder.graph:
+            leaves = frame.f_locals.get("leaves")
+            inputs = placeholder.graph.inputs
+            if isinstance(leaves, list) and len(leaves) == len(inputs):
+                return next((leaf for leaf, p in zip(leaves, inputs) if p is placeholder), None)
+            return None
+        frame = frame.f_back
+    return None
+
+
 def _check_live(*values):
     """Raises if a value is a tensor whose array `x += ...` changed in place
     after this name took it (`b = a; a += 1; a + b`): numpy would show the
     change through it, the graph cannot."""
     for value in values:
         if isinstance(value, Tensor) and value.replaced is not None:
-            changed, symbol, change_at = value.replaced
+            changed, symbol, change_at, changed_in = value.replaced
+            graph = _ops.base.core.current_graph()
+            while graph is not None and graph is not changed_in:
+                graph = graph.parent
+            if graph is None:  # a sibling branch, which Python would not have run
+                continue
             raise errors.InPlaceChangeError(errors.in_place_alias_message(
                 _UserNames()(value), changed, symbol, change_at, errors.where_user()))
 

@@ -169,9 +169,13 @@ def getitem(x, key):
 
 
 def _is_view(node):
-    """numpy's basic indexing (ints, slices, None, ...) gives a view; an index
-    array (a tensor in the key, even 0-d) gives a copy."""
-    return all(item[0] != "t" for item in node.attrs["template"])
+    """numpy's basic indexing (ints, slices, None, ...) gives a view, except a
+    single item (a numpy scalar: all ints, no `...`); an index array (a tensor
+    in the key, even 0-d) gives a copy."""
+    template = node.attrs["template"]
+    if not node.outputs[0].static_shape and all(item[0] != "e" for item in template):
+        return False
+    return all(item[0] != "t" for item in template)
 
 
 VIEWS[GETITEM] = _is_view
