@@ -333,11 +333,43 @@ def _view_base(tensor):
     return None
 
 
-def _view_taken(tensor):
-    """A tensor of `tensor`'s graph that is a numpy view of it, or None."""
-    for node in tensor.graph.nodes:
+def _references(value):
+    return sys.getrefcount(value)
+
+
+def _references_from_a_frame(value):
+    return _references(value)
+
+
+# what `_references` counts, called from a frame holding the value as `_held`
+# does, for a value nothing else holds
+_UNHELD = _references_from_a_frame(object())
+
+
+def _held(tensor):
+    """Does anything besides its graph's nodes hold `tensor` -- a variable of
+    the user's, a container, a closure -- so that code could still read it?
+    A view only the graph holds (`y[:2].sum()`) is never read again.  Counted
+    references: an extra one (held by the engine) only errs on the safe side."""
+    in_graph = 1 + sum(1 for node in tensor.graph.nodes for a in node.args if a is tensor)
+    root = tensor.graph
+    while root.parent is not None:
+        root = root.parent
+    # the trace's record of called functions (core.note_called) keeps bound
+    # methods such as `y[:2].sum`, which hold their tensor
+    in_graph += sum(1 for fn in root.called if getattr(fn, "__self__", None) is tensor)
+    return _references(tensor) - _UNHELD > in_graph
+
+
+def _view_taken(tensor, exclude):
+    """A tensor of `tensor`'s graph that is a numpy view of it and may still be
+    read (`_held`), other than those in `exclude` (ids); or None."""
+    for node in reversed(tensor.graph.nodes):
+        if node is tensor.node:  # (views come after what they view)
+            break
         if node.args and node.args[0] is tensor and node.outputs \
-                and _view_base(node.outputs[0]) is tensor:
+                and id(node.outputs[0]) not in exclude \
+                and _view_base(node.outputs[0]) is tensor and _held(node.outputs[0]):
             return node.outputs[0]
     return None
 
@@ -359,11 +391,12 @@ def _refuse_shared(tensor, change, location, names):
     """Raises InPlaceChangeError if, in numpy, an in-place change of `tensor`
     would be seen by another holder of its array: the caller (an argument,
     also through a loop variable or a captured value), a view of it, or the
-    array it is a view of.  A tensor made fresh by an op passes."""
+    array it is a view of, where code may still read them (`_held`).  A
+    tensor made fresh by an op passes."""
     name, current, seen = names(tensor), tensor, set()
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        view = _view_taken(current)
+        view = _view_taken(current, seen)
         if view is not None:
             raise errors.InPlaceChangeError(errors.in_place_view_message(
                 name, names(view), change, location, name_is_view=False))
@@ -378,11 +411,13 @@ def _refuse_shared(tensor, change, location, names):
             current = current.origin if current.origin is not None else next(
                 (outer for outer, inner in graph.captured if inner is current), None)
             continue
-        base = _view_base(current)
-        if base is not None:
+        if _view_base(current) is None:
+            return
+        # (no local names the base while `_held` counts who holds it)
+        if _held(_view_base(current)):
             raise errors.InPlaceChangeError(errors.in_place_view_message(
-                name, names(base), change, location, name_is_view=True))
-        return
+                name, names(_view_base(current)), change, location, name_is_view=True))
+        current = _view_base(current)  # a temporary (`(x * 2)[:2]`): what it views may be held
 
 
 def _argument_value(placeholder):

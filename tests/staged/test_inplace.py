@@ -228,6 +228,32 @@ def test_index_arrays_give_copies():
     _same(fancy_index_is_a_copy, np.arange(3.0))
 
 
+def view_read_before_the_change(x):
+    y = x * 2
+    head = y[:2].sum()  # the view is used up: nothing can read it afterwards
+    y += 1
+    return y * head
+
+
+def view_of_a_temporary(x):
+    v = (x * 2)[:2]  # numpy changes the temporary too, which no one reads
+    v += 1
+    return v
+
+
+def view_of_an_argument_through_a_temporary(x):
+    v = x[1:][:1]
+    v += 1
+    return v
+
+
+def test_views_no_one_reads_again_are_allowed():
+    _same(view_read_before_the_change, np.arange(3.0))
+    _same(view_of_a_temporary, np.arange(3.0))
+    _refused(view_of_an_argument_through_a_temporary, r"`v` is a numpy view of `x`",
+             np.arange(3.0))
+
+
 # --- refused: another name still holding the old array -------------------------------
 
 
