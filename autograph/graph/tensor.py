@@ -287,8 +287,8 @@ def _in_place_operator(name, symbol):
         result = forward(self, other)
         if not self.static_shape:
             # 0-d: a numpy scalar or a Python number in Python (a 0-d array
-            # argument was refused above), which `+=` rebinds with promotion
-            self.replaced = (names(self), symbol, location, _ops.base.core.current_graph())
+            # argument was refused above), which `+=` rebinds with promotion;
+            # another name holding the old one keeps the old number
             return result
         if result.dtype != self.dtype:  # numpy casts into the array it writes
             if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):

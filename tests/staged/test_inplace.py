@@ -264,7 +264,15 @@ def alias_read_after_change(x):
     return z * 1
 
 
+def scalar_alias_keeps_the_old_number(x):
+    s = x.sum()
+    before = s
+    s += 1  # a numpy scalar: `+=` rebinds, `before` keeps the old number
+    return s - before
+
+
 def test_alias_used_after_the_change_is_refused():
+    _same(scalar_alias_keeps_the_old_number, np.arange(3.0))
     _refused(alias_read_after_change, rf"graph tensor `z` is used at {LINE}, after "
              rf"`y \+= \.\.\.` at {LINE} changed the same array in place", np.ones(3))
 
