@@ -134,7 +134,7 @@ SUPPORTED = {
     np.hstack: shaping.hstack, np.broadcast_to: shaping.broadcast_to,
     np.flip: shaping.flip, np.swapaxes: shaping.swapaxes, np.moveaxis: shaping.moveaxis,
     np.ravel: lambda a, order="C": shaping.reshape(a, (-1,)),
-    np.astype: lambda x, dtype, copy=True, **kw: shaping.astype(x, dtype),
+    np.astype: lambda x, dtype, copy=True, **kw: base.as_tensor(x).astype(dtype, copy=copy),
     np.shape: _shape, np.ndim: lambda a: a.ndim, np.size: _size, np.copy: _copy,
     # writing into an array: refused (_in_place)
     **{getattr(np, name): _in_place(name)

@@ -208,7 +208,14 @@ def view_of_argument(x):
     return v
 
 
+def astype_without_copy(x):
+    y = x.astype(np.float64, copy=False)  # numpy: x itself
+    y += 1
+    return y
+
+
 def test_views_are_refused():
+    _refused(astype_without_copy, r"changes the argument `x`", np.arange(3.0))
     _refused(view_mutation, rf"`v \+= \.\.\.` at {LINE} changes `v` in place, and `v` is "
              r"a numpy view of `y`", np.arange(3.0))
     _refused(base_changed_after_view, r"`y \+= \.\.\.` .* and `v` is a numpy view of `y`, "
