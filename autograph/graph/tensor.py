@@ -385,8 +385,11 @@ class _UserNames:
         self.variables = frame.f_locals if frame is not None else {}
 
     def __call__(self, tensor):
-        return next((k for k, v in self.variables.items() if v is tensor
-                     and not k.startswith(("ag__", "__"))), tensor.name)
+        name = next((k for k, v in self.variables.items() if v is tensor
+                     and not k.startswith(("ag__", "__"))), None)
+        if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
+            return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
+        return name or tensor.name
 
 
 def _refuse_shared(tensor, change, location, names):

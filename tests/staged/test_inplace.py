@@ -214,7 +214,16 @@ def astype_without_copy(x):
     return y
 
 
+def augmented_slice(x):
+    y = x * 2
+    y[:2] += 1  # numpy writes into y; a tensor cannot be written into
+    return y
+
+
 def test_views_are_refused():
+    _refused(augmented_slice, rf"`y\[\.\.\.\] \+= \.\.\.` at {LINE} changes "
+             r"`y\[\.\.\.\]` in place, and `y\[\.\.\.\]` is a numpy view of `y`",
+             np.arange(3.0))
     _refused(astype_without_copy, r"changes the argument `x`", np.arange(3.0))
     _refused(view_mutation, rf"`v \+= \.\.\.` at {LINE} changes `v` in place, and `v` is "
              r"a numpy view of `y`", np.arange(3.0))
