@@ -828,3 +828,70 @@ def container_changed_in_staged_region_message(kind, method, holder, holder_at, 
         f"rebinds (for a list: `items = list({holder})` before the loop, `items.append(v)` "
         f"inside it, `{holder} = items` after it: appends to a local list are staged), or "
         f"make the change outside the staged loop or branch.")
+
+
+# --- in-place operators and text of graph tensors (graph/tensor.py) ---------
+
+
+class InPlaceChangeError(StagingError, TypeError):
+    """An in-place change (`x += 1`, `t.fill(0)`) that another holder of the
+    same numpy array would see: graph tensors are values, so it cannot be staged."""
+
+
+def in_place_argument_message(name, change, location):
+    return (
+        f"`{change}` at {location} changes the argument `{name}` in place: in Python the "
+        f"caller's array changes too, but a graph tensor is a value, so the staged "
+        f"function would leave it unchanged. Write `{name} = {name} {change.split()[1][:-1]} "
+        f"...` if the caller's array need not change, and return the new value; to keep "
+        "state across calls, hold it in an ag.Variable and .assign(...)/.assign_add(...)/"
+        ".assign_sub(...) it.")
+
+
+def in_place_view_message(name, other, change, location, name_is_view):
+    relation = (f"`{name}` is a numpy view of `{other}`" if name_is_view
+                else f"`{other}` is a numpy view of `{name}`, taken before")
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and {relation} (slicing, "
+        "reshape, .T, transpose, squeeze, expand_dims, broadcast_to and flip share memory "
+        f"in numpy): Python would change both, a graph tensor is a value and would change "
+        f"`{name}` alone. Write `{name} = {name} {change.split()[1][:-1]} ...` if `{other}` "
+        f"must not change, or take a copy for the view (`{name}.copy()` / "
+        f"`{other}.copy()`); to change a part of an array, build the new array "
+        "(np.where, np.concatenate).")
+
+
+def in_place_alias_message(name, changed, symbol, change_at, location):
+    """`name` still holds the array that `changed symbol ...` at `change_at`
+    changed in place (numpy), and is used at `location`."""
+    holder = (f"graph tensor `{name}`" if name != changed
+              else f"the old value of `{changed}` (held under another name)")
+    return (
+        f"{holder} is used at {location}, after `{changed} {symbol} ...` at {change_at} "
+        "changed the same array in place: in Python this holder would see the change, "
+        f"but the staged `{symbol}` makes a new value and rebinds `{changed}` alone. "
+        f"Write `{changed} = {changed} {symbol[:-1]} ...` instead of the in-place "
+        f"operator if the old value is meant to stay, or use the new `{changed}`.")
+
+
+def in_place_method_message(what, name, location):
+    return (
+        f"{what} on graph tensor '{name}' at {location} changes an array in place, which "
+        "a graph tensor (a value) cannot do; the call would silently do nothing. Build "
+        "the new value and rebind the name instead: `t = np.zeros_like(t)` for "
+        "t.fill(0), `t = np.sort(t)` for t.sort(), `t = a + b` for np.add(a, b, out=t), "
+        "`t = np.broadcast_to(v, t.shape) + 0` for np.copyto(t, v), `t = t.reshape(...)` "
+        "for t.shape = ...; state kept across calls goes in an ag.Variable (.assign()).")
+
+
+class TensorTextError(StagingError, TypeError):
+    """str()/format() of a graph tensor in user code: its value only exists at run time."""
+
+
+def tensor_text_message(what, name, location):
+    return (
+        f"{what} of graph tensor '{name}' at {location}: the text of a staged value only "
+        "exists when the graph runs, and while tracing Python would get a placeholder "
+        "description instead of the number. Use print(...) (staged: it prints the "
+        "run-time value) or return the value and format it outside the ag.function; "
+        "repr() still describes the tensor for debugging.")

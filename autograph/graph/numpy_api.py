@@ -96,7 +96,20 @@ def _size(a, axis=None):
 
 
 def _copy(a, order="K", subok=False):
-    return a
+    return a.copy()  # (a node of its own: see Tensor.copy)
+
+
+def _in_place(name):
+    """np.copyto/np.put/...: they write into an array, which a graph tensor
+    (a value) cannot have done to it; refused rather than silently ignored."""
+    def refuse(target, *args, **kwargs):
+        what = f"np.{name}()"
+        if not isinstance(target, Tensor):  # a numpy array written from a tensor
+            raise errors.InPlaceChangeError(errors.in_place_method_message(
+                what, "(a tensor argument)", core.user_location()))
+        raise errors.InPlaceChangeError(errors.in_place_method_message(
+            what, target.name, core.user_location()))
+    return refuse
 
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
@@ -121,8 +134,11 @@ SUPPORTED = {
     np.hstack: shaping.hstack, np.broadcast_to: shaping.broadcast_to,
     np.flip: shaping.flip, np.swapaxes: shaping.swapaxes, np.moveaxis: shaping.moveaxis,
     np.ravel: lambda a, order="C": shaping.reshape(a, (-1,)),
-    np.astype: lambda x, dtype, copy=True, **kw: shaping.astype(x, dtype),
+    np.astype: lambda x, dtype, copy=True, **kw: base.as_tensor(x).astype(dtype, copy=copy),
     np.shape: _shape, np.ndim: lambda a: a.ndim, np.size: _size, np.copy: _copy,
+    # writing into an array: refused (_in_place)
+    **{getattr(np, name): _in_place(name)
+       for name in ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")},
     # elementwise helpers
     np.where: elementwise.where, np.nonzero: elementwise.where, np.clip: elementwise.clip,
     np.round: lambda a, decimals=0: misc.same_shape(misc.ROUND, a, decimals=decimals),

@@ -15,13 +15,16 @@ even when the first dimension is known, because converted code calls
 iterate or branch on the tensor.
 """
 
+import sys
+
 import numpy as np
 
 from autograph import errors
 
 
 class Tensor:
-    __slots__ = ("graph", "node", "index", "static_shape", "dtype", "name", "__weakref__")
+    __slots__ = ("graph", "node", "index", "static_shape", "dtype", "name", "origin",
+                 "replaced", "__weakref__")
 
     # Above ndarray, so `ndarray + Tensor` defers to the Tensor.
     __array_priority__ = 1000
@@ -33,16 +36,35 @@ class Tensor:
         self.static_shape = shape
         self.dtype = dtype
         self.name = name
+        # a loop variable's placeholder: its value before the loop (the same numpy
+        # array in Python: the in-place checks below follow it)
+        self.origin = None
+        # (name, operator, location, graph) once `x += ...` rebound x's name to
+        # a new tensor: another name still holding this one, used later in that
+        # graph or its sub-graphs, would see the change in numpy
+        self.replaced = None
 
     def __repr__(self):
         shape = "(" + ", ".join("None" if d is None else str(d) for d in self.static_shape)
         shape += ",)" if len(self.static_shape) == 1 else ")"
         return f"<Tensor '{self.name}' shape={shape} dtype={self.dtype}>"
 
+    def __str__(self):
+        _refuse_text(self, "str()")
+        return self.__repr__()
+
+    def __format__(self, spec):
+        _refuse_text(self, "format()" if spec else "f-string or format()")
+        return format(self.__repr__(), spec)
+
     __hash__ = object.__hash__
 
     def _like(self, tensor, relax=False, result=None):
-        """`tensor` as the same kind of value as self (TensorList overrides)."""
+        """`tensor` as the same kind of value as self (TensorList overrides).
+        `relax`: `tensor` is a loop's placeholder for the loop variable self,
+        the same array in Python (remembered for the in-place checks)."""
+        if relax:
+            tensor.origin = self
         return tensor
 
     def _check_loop_output(self, out, index):
@@ -55,6 +77,10 @@ class Tensor:
         """What user code sees (ops/shaping.user_shape): a staged size for a
         dim only known at run time.  The engine reads `static_shape`."""
         return _ops.shaping.user_shape(self)
+
+    @shape.setter
+    def shape(self, value):
+        raise _in_place_method_error(self, "setting .shape")
 
     @property
     def ndim(self):
@@ -116,6 +142,21 @@ class Tensor:
     def __setitem__(self, key, value):
         raise self._usage_error("item assignment (tensors are immutable; build a new one)")
 
+    def fill(self, value):
+        raise _in_place_method_error(self, ".fill()")
+
+    def sort(self, *args, **kwargs):
+        raise _in_place_method_error(self, ".sort()")
+
+    def resize(self, *args, **kwargs):
+        raise _in_place_method_error(self, ".resize()")
+
+    def put(self, *args, **kwargs):
+        raise _in_place_method_error(self, ".put()")
+
+    def partition(self, *args, **kwargs):
+        raise _in_place_method_error(self, ".partition()")
+
     def item(self, *args):
         raise self._usage_error(".item()")
 
@@ -125,17 +166,25 @@ class Tensor:
     # --- numpy protocols ---------------------------------------------------
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        _check_live(*inputs)
         return _ops.elementwise.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
+        _check_live(*args)
+        if args and isinstance(args[0], (list, tuple)):
+            _check_live(*args[0])  # np.stack([a, b]), np.concatenate(...)
         return _numpy_api.array_function(func, args, kwargs)
 
     # --- indexing and methods ----------------------------------------------
 
     def __getitem__(self, key):
+        if self.replaced is not None:
+            _check_live(self)
         return _ops.indexing.getitem(self, key)
 
     def astype(self, dtype, copy=True):
+        if not copy and np.dtype(dtype) == self.dtype:
+            return self  # numpy returns the array itself: an in-place change shows
         return _ops.shaping.astype(self, dtype)
 
     def reshape(self, *shape, order="C"):
@@ -157,7 +206,9 @@ class Tensor:
         return _ops.shaping.squeeze(self, axis)
 
     def copy(self):
-        return self
+        # a node of its own (a same-dtype astype, which numpy runs as a copy):
+        # `y = x.copy(); y += 1` must see a fresh array, not the argument x
+        return _ops.shaping.astype(self, self.dtype) if type(self) is Tensor else self
 
     def dot(self, other):
         return _ops.linalg.dot(self, other)
@@ -189,9 +240,14 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
 
 def _binary(ufunc):
     def forward(self, other):
+        if self.replaced is not None or (isinstance(other, Tensor)
+                                         and other.replaced is not None):
+            _check_live(self, other)
         return _ops.elementwise.apply_ufunc(ufunc, (self, other))
 
     def reflected(self, other):
+        if self.replaced is not None:
+            _check_live(self)
         return _ops.elementwise.apply_ufunc(ufunc, (other, self))
 
     return forward, reflected
@@ -216,6 +272,207 @@ for _name, _ufunc in (("neg", np.negative), ("pos", np.positive),
                       ("abs", np.absolute), ("invert", np.invert)):
     setattr(Tensor, f"__{_name}__",
             (lambda u: lambda self: _ops.elementwise.apply_ufunc(u, (self,)))(_ufunc))
+
+
+def _in_place_operator(name, symbol):
+    def in_place(self, other):
+        """`self op= other`: numpy changes the array self holds; a graph tensor
+        is a value, so the name is rebound to `self op other` -- the same
+        result where nothing else holds that array (checked, else refused)."""
+        forward = getattr(type(self), name)
+        if type(self) is not Tensor:  # a staged list: its own operators decide
+            return forward(self, other)
+        location = errors.where_user()
+        names = _UserNames()
+        change = f"{names(self)} {symbol} ..."
+        _refuse_shared(self, change, location, names)
+        result = forward(self, other)
+        if not self.static_shape:
+            # 0-d: a numpy scalar or a Python number in Python (a 0-d array
+            # argument was refused above), which `+=` rebinds with promotion;
+            # another name holding the old one keeps the old number
+            return result
+        if result.dtype != self.dtype:  # numpy casts into the array it writes
+            if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
+                raise errors.graph_error_like(TypeError)(errors.graph_op_message(
+                    symbol, f"numpy cannot cast the result ({result.dtype}) into "
+                    f"`{names(self)}` ({self.dtype}) with casting rule 'same_kind'; write "
+                    f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array",
+                    location))
+            result = _ops.shaping.astype(result, self.dtype)
+        if result.static_shape != self.static_shape:  # numpy cannot grow the array
+            raise errors.graph_error_like(ValueError)(errors.graph_op_message(
+                symbol, f"the result has shape {result.static_shape}, `{names(self)}` has "
+                f"{self.static_shape}: numpy cannot write it into the array in place "
+                "(non-broadcastable output operand); write "
+                f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array",
+                location))
+        self.replaced = (names(self), symbol, location, _ops.base.core.current_graph())
+        return result
+
+    return in_place
+
+
+for _name, _symbol in (
+        ("add", "+="), ("sub", "-="), ("mul", "*="), ("truediv", "/="),
+        ("floordiv", "//="), ("mod", "%="), ("pow", "**="), ("matmul", "@="),
+        ("and", "&="), ("or", "|="), ("xor", "^="), ("lshift", "<<="), ("rshift", ">>=")):
+    setattr(Tensor, f"__i{_name}__", _in_place_operator(f"__{_name}__", _symbol))
+
+
+# OpDef -> None, or a test of the node: the ops whose numpy result may share
+# memory with their first argument (a view), filled by ops/shaping.py and
+# ops/indexing.py.  Conservative: any op that may return a view is listed.
+VIEWS = {}
+
+
+def _view_base(tensor):
+    node = tensor.node
+    test = VIEWS.get(node.op, False)
+    if test is None or (test and test(node)):
+        base = node.args[0]
+        return base if isinstance(base, Tensor) and base is not tensor else None
+    return None
+
+
+def _references(value):
+    return sys.getrefcount(value)
+
+
+def _references_from_a_frame(value):
+    return _references(value)
+
+
+# what `_references` counts, called from a frame holding the value as `_held`
+# does, for a value nothing else holds
+_UNHELD = _references_from_a_frame(object())
+
+
+def _held(tensor):
+    """Does anything besides its graph's nodes hold `tensor` -- a variable of
+    the user's, a container, a closure -- so that code could still read it?
+    A view only the graph holds (`y[:2].sum()`) is never read again.  Counted
+    references: an extra one (held by the engine) only errs on the safe side."""
+    in_graph = 1 + sum(1 for node in tensor.graph.nodes for a in node.args if a is tensor)
+    root = tensor.graph
+    while root.parent is not None:
+        root = root.parent
+    # the trace's record of called functions (core.note_called) keeps bound
+    # methods such as `y[:2].sum`, which hold their tensor
+    in_graph += sum(1 for fn in root.called if getattr(fn, "__self__", None) is tensor)
+    return _references(tensor) - _UNHELD > in_graph
+
+
+def _view_taken(tensor, exclude):
+    """A tensor of `tensor`'s graph that is a numpy view of it and may still be
+    read (`_held`), other than those in `exclude` (ids); or None."""
+    for node in reversed(tensor.graph.nodes):
+        if node is tensor.node:  # (views come after what they view)
+            break
+        if node.args and node.args[0] is tensor and node.outputs \
+                and id(node.outputs[0]) not in exclude \
+                and _view_base(node.outputs[0]) is tensor and _held(node.outputs[0]):
+            return node.outputs[0]
+    return None
+
+
+class _UserNames:
+    """The user's variable holding a tensor, read from the user's frame (the
+    tensor's own name is often its op's: `multiply`, `getitem`)."""
+
+    def __init__(self):
+        frame = errors.user_frame(3, _want_frame=True)
+        self.variables = frame.f_locals if frame is not None else {}
+
+    def __call__(self, tensor):
+        name = next((k for k, v in self.variables.items() if v is tensor
+                     and not k.startswith(("ag__", "__"))), None)
+        if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
+            return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
+        return name or tensor.name
+
+
+def _refuse_shared(tensor, change, location, names):
+    """Raises InPlaceChangeError if, in numpy, an in-place change of `tensor`
+    would be seen by another holder of its array: the caller (an argument,
+    also through a loop variable or a captured value), a view of it, or the
+    array it is a view of, where code may still read them (`_held`).  A
+    tensor made fresh by an op passes."""
+    name, current, seen = names(tensor), tensor, set()
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        view = _view_taken(current, seen)
+        if view is not None:
+            raise errors.InPlaceChangeError(errors.in_place_view_message(
+                name, names(view), change, location, name_is_view=False))
+        if current.node.op.name == "placeholder":
+            graph = current.graph
+            if graph.parent is None:
+                if any(p is current for p in graph.inputs) \
+                        and not isinstance(_argument_value(current), np.generic):
+                    raise errors.InPlaceChangeError(errors.in_place_argument_message(
+                        current.name, f"{current.name} {change.split()[1]} ...", location))
+                return
+            current = current.origin if current.origin is not None else next(
+                (outer for outer, inner in graph.captured if inner is current), None)
+            continue
+        if _view_base(current) is None:
+            return
+        # (no local names the base while `_held` counts who holds it)
+        if _held(_view_base(current)):
+            raise errors.InPlaceChangeError(errors.in_place_view_message(
+                name, names(_view_base(current)), change, location, name_is_view=True))
+        current = _view_base(current)  # a temporary (`(x * 2)[:2]`): what it views may be held
+
+
+def _argument_value(placeholder):
+    """The caller's value that a placeholder of the graph being traced stands
+    for, or None if unknown.  A numpy scalar is immutable (`x += 1` rebinds in
+    Python too), an ndarray is not.  The tracer (concrete._trace) holds the
+    argument leaves in the order of `graph.inputs`; found by its frame, whose
+    `graph` must be this placeholder's (else None: refused, the safe side)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "_trace" and frame.f_locals.get("graph") is placeholder.graph:
+            leaves = frame.f_locals.get("leaves")
+            inputs = placeholder.graph.inputs
+            if isinstance(leaves, list) and len(leaves) == len(inputs):
+                return next((leaf for leaf, p in zip(leaves, inputs) if p is placeholder), None)
+            return None
+        frame = frame.f_back
+    return None
+
+
+def _check_live(*values):
+    """Raises if a value is a tensor whose array `x += ...` changed in place
+    after this name took it (`b = a; a += 1; a + b`): numpy would show the
+    change through it, the graph cannot."""
+    for value in values:
+        if isinstance(value, Tensor) and value.replaced is not None:
+            changed, symbol, change_at, changed_in = value.replaced
+            graph = _ops.base.core.current_graph()
+            while graph is not None and graph is not changed_in:
+                graph = graph.parent
+            if graph is None:  # a sibling branch, which Python would not have run
+                continue
+            raise errors.InPlaceChangeError(errors.in_place_alias_message(
+                _UserNames()(value), changed, symbol, change_at, errors.where_user()))
+
+
+def _in_place_method_error(tensor, what):
+    return errors.InPlaceChangeError(
+        errors.in_place_method_message(what, tensor.name, errors.where_user()))
+
+
+def _refuse_text(tensor, what):
+    """str()/format() from user code while tracing would give a description
+    of the tensor where Python gives its number: refused.  Autograph's and
+    numpy's own code (messages, listings) still get the description."""
+    caller = sys._getframe(2)  # (the frame calling __str__/__format__)
+    if errors.user_frame(3, _want_frame=True) is caller \
+            and _ops.base.core.current_graph() is not None:
+        raise errors.TensorTextError(
+            errors.tensor_text_message(what, tensor.name, errors.where_user()))
 
 
 class TensorSpec:

@@ -12,6 +12,7 @@ import numpy as np
 
 from autograph.graph import core
 from autograph.graph.ops import base
+from autograph.graph.tensor import VIEWS
 
 
 def _build_key(template, tensors):
@@ -165,6 +166,19 @@ def getitem(x, key):
     if sum(1 for item in template if item[0] == "e") > 1:
         raise _index_error("an index can only have a single ellipsis ('...')")
     return base.record1(GETITEM, (x, *tensors), {"template": tuple(template)})
+
+
+def _is_view(node):
+    """numpy's basic indexing (ints, slices, None, ...) gives a view, except a
+    single item (a numpy scalar: all ints, no `...`); an index array (a tensor
+    in the key, even 0-d) gives a copy."""
+    template = node.attrs["template"]
+    if not node.outputs[0].static_shape and all(item[0] != "e" for item in template):
+        return False
+    return all(item[0] != "t" for item in template)
+
+
+VIEWS[GETITEM] = _is_view
 
 
 def _index_error(detail):

@@ -5,7 +5,7 @@ import numpy as np
 
 from autograph.graph import core
 from autograph.graph.ops import base
-from autograph.graph.tensor import Tensor
+from autograph.graph.tensor import VIEWS, Tensor
 
 
 # --- astype ---------------------------------------------------------------------
@@ -376,5 +376,10 @@ FLIP = core.register("np.flip", np.flip, _flip_rule)
 def flip(x, axis=None):
     return base.record1(FLIP, (x,), {} if axis is None else {"axis": axis})
 
+
+# numpy returns views from these (broadcast_to a read-only one): an in-place
+# change of the result or of its argument is checked (tensor.py, `x += ...`)
+VIEWS.update(dict.fromkeys((RESHAPE, TRANSPOSE, ATTRIBUTE_T, SQUEEZE, EXPAND_DIMS,
+                            BROADCAST_TO, FLIP)))
 
 base.stack = stack  # as_tensor stacks a list holding tensors with it

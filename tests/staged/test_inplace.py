@@ -1,0 +1,379 @@
+"""In-place operators on graph tensors (issue 8): a graph tensor is a value,
+so `x += 1` rebinds `x` to a new tensor.  That is exactly Python's result when
+no one else holds the numpy array; where someone does -- the caller (an
+argument), a view of the array or the array a view shares memory with,
+another name still used afterwards -- staged mode refuses at trace time,
+naming the variable, the line and the fix (graph/tensor.py).  In-place numpy
+methods and functions (`t.fill(0)`, `np.copyto(t, v)`) are refused too."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+LINE = r"\S*test_inplace\.py:\d+"
+
+
+def _same(fn, *args):
+    """Staged gives plain Python's result and leaves the arguments as Python does."""
+    plain_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    staged_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected = fn(*plain_args)
+    got = ag.function(fn)(*staged_args)
+    np.testing.assert_array_equal(got, expected)
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+    for p, s in zip(plain_args, staged_args):
+        np.testing.assert_array_equal(s, p)
+
+
+def _refused(fn, pattern, *args):
+    with pytest.raises(ag.errors.InPlaceChangeError, match=pattern):
+        ag.function(fn)(*args)
+
+
+# --- allowed: nobody else holds the array ------------------------------------------
+
+
+def fresh_result(x):
+    y = x * 2
+    y += 1
+    y -= x
+    y *= 3
+    y /= 2
+    y **= 2
+    return y
+
+
+def fresh_copy(x):
+    y = x.copy()
+    y += 1
+    z = np.copy(x)
+    z *= 2
+    return y + z
+
+
+def fresh_integer_operators(x):
+    y = x * 3
+    y //= 2
+    y %= 5
+    y &= 6
+    y |= 1
+    y ^= 2
+    y <<= 1
+    y >>= 1
+    return y
+
+
+def fresh_matmul(m):
+    a = m + 0.0
+    a @= m
+    return a
+
+
+def numpy_zeros_accumulator(xs):
+    acc = np.zeros(3)
+    for x in xs:
+        acc += x
+    return acc
+
+
+def python_float_accumulator(xs):
+    acc = 0.0
+    for x in xs:
+        acc += x
+    return acc
+
+
+def python_number_argument(x, k):
+    k += x.sum()
+    return k
+
+
+def float32_plus_float64(x):
+    y = x * 2  # float32: numpy writes the float64 sum back as float32
+    y += x.astype(np.float64) / 3
+    return y
+
+
+def test_fresh_tensors_change_as_in_python():
+    _same(fresh_result, np.arange(1.0, 4.0))
+    _same(fresh_copy, np.arange(3.0))
+    _same(fresh_integer_operators, np.arange(5))
+    _same(fresh_matmul, np.eye(2) * 2)
+    _same(float32_plus_float64, np.arange(3, dtype=np.float32))
+
+
+def test_accumulators_made_inside():
+    _same(numpy_zeros_accumulator, np.arange(12.0).reshape(4, 3))
+    _same(python_float_accumulator, np.arange(4.0))
+    _same(python_number_argument, np.arange(3.0), 1.5)
+
+
+def accumulate_in_branch(x):
+    y = x * 2
+    if x.sum() > 0:
+        y += 1
+    return y
+
+
+def test_fresh_tensor_changed_in_a_staged_if():
+    _same(accumulate_in_branch, np.ones(3))
+    _same(accumulate_in_branch, -np.ones(3))
+
+
+# --- refused: the caller's array -----------------------------------------------------
+
+
+def inplace_on_arg(x):
+    x += 1
+    return x
+
+
+def sgd_step(w, g):
+    w -= 0.1 * g
+
+
+def arg_through_loop(x, n):
+    for _ in range(n):
+        x *= 2
+    return x
+
+
+def test_argument_changed_in_place_is_refused():
+    _refused(inplace_on_arg, rf"`x \+= \.\.\.` at {LINE} changes the argument `x` in place.*"
+             r"x = x \+ \.\.\..*ag\.Variable", np.arange(3.0))
+    _refused(sgd_step, rf"`w -= \.\.\.` at {LINE} changes the argument `w`.*w = w - ",
+             np.ones(3), np.ones(3))
+    _refused(arg_through_loop, r"changes the argument `x`", np.ones(3), np.int64(3))
+    _refused(inplace_on_arg, r"changes the argument `x`", np.array(2.0))  # 0-d array
+
+
+def count_down(n):
+    total = n - n
+    while n > 0:
+        total += n
+        n -= 1
+    return total, n
+
+
+def test_numpy_scalar_argument_rebinds_as_in_python():
+    # a numpy scalar is immutable: `+=` rebinds in Python too
+    _same(inplace_on_arg, np.float64(2.0))
+    _same(count_down, np.int64(4))
+
+
+def test_python_number_argument_is_not_a_tensor():
+    _same(inplace_on_arg, 2.0)
+
+
+def test_variables_keep_their_own_updates():
+    v = ag.Variable(np.zeros(2))
+
+    @ag.function
+    def step(g):
+        v.assign_sub(0.5 * g)
+        return v.read_value()
+
+    step(np.ones(2))
+    np.testing.assert_array_equal(v.numpy(), [-0.5, -0.5])
+
+
+# --- refused: views ------------------------------------------------------------------
+
+
+def view_mutation(x):
+    y = x.copy()
+    v = y[:2]
+    v += 1
+    return y
+
+
+def base_changed_after_view(x):
+    y = x * 2
+    v = y.T
+    y += 1
+    return v
+
+
+def reshaped_view(x):
+    y = x * 2
+    r = y.reshape(3, 1)
+    r -= 1
+    return y
+
+
+def view_of_argument(x):
+    v = x[1:]
+    v *= 2
+    return v
+
+
+def astype_without_copy(x):
+    y = x.astype(np.float64, copy=False)  # numpy: x itself
+    y += 1
+    return y
+
+
+def augmented_slice(x):
+    y = x * 2
+    y[:2] += 1  # numpy writes into y; a tensor cannot be written into
+    return y
+
+
+def test_views_are_refused():
+    _refused(augmented_slice, rf"`y\[\.\.\.\] \+= \.\.\.` at {LINE} changes "
+             r"`y\[\.\.\.\]` in place, and `y\[\.\.\.\]` is a numpy view of `y`",
+             np.arange(3.0))
+    _refused(astype_without_copy, r"changes the argument `x`", np.arange(3.0))
+    _refused(view_mutation, rf"`v \+= \.\.\.` at {LINE} changes `v` in place, and `v` is "
+             r"a numpy view of `y`", np.arange(3.0))
+    _refused(base_changed_after_view, r"`y \+= \.\.\.` .* and `v` is a numpy view of `y`, "
+             r"taken before", np.ones((2, 3)))
+    _refused(reshaped_view, r"`r` is a numpy view of `y`", np.ones(3))
+    _refused(view_of_argument, r"`v` is a numpy view of `x`", np.ones(3))
+
+
+def fancy_index_is_a_copy(x):
+    y = x * 2
+    picked = y[np.array([0, 2])]
+    picked += 1
+    return picked.sum() + y
+
+
+def test_index_arrays_give_copies():
+    _same(fancy_index_is_a_copy, np.arange(3.0))
+
+
+def view_read_before_the_change(x):
+    y = x * 2
+    head = y[:2].sum()  # the view is used up: nothing can read it afterwards
+    y += 1
+    return y * head
+
+
+def view_of_a_temporary(x):
+    v = (x * 2)[:2]  # numpy changes the temporary too, which no one reads
+    v += 1
+    return v
+
+
+def view_of_an_argument_through_a_temporary(x):
+    v = x[1:][:1]
+    v += 1
+    return v
+
+
+def test_views_no_one_reads_again_are_allowed():
+    _same(view_read_before_the_change, np.arange(3.0))
+    _same(view_of_a_temporary, np.arange(3.0))
+    _refused(view_of_an_argument_through_a_temporary, r"`v` is a numpy view of `x`",
+             np.arange(3.0))
+
+
+# --- refused: another name still holding the old array -------------------------------
+
+
+def alias_read_after_change(x):
+    y = x * 2
+    z = y
+    y += 1
+    return z * 1
+
+
+def scalar_alias_keeps_the_old_number(x):
+    s = x.sum()
+    before = s
+    s += 1  # a numpy scalar: `+=` rebinds, `before` keeps the old number
+    return s - before
+
+
+def test_alias_used_after_the_change_is_refused():
+    _same(scalar_alias_keeps_the_old_number, np.arange(3.0))
+    _refused(alias_read_after_change, rf"graph tensor `z` is used at {LINE}, after "
+             rf"`y \+= \.\.\.` at {LINE} changed the same array in place", np.ones(3))
+
+
+# --- numpy's casting and broadcasting rules for in-place operators -------------------
+
+
+def int_true_divide(x):
+    y = x * 2
+    y /= 3
+    return y
+
+
+def grows(x):
+    y = x * 2
+    y += np.ones((2, 3))
+    return y
+
+
+def test_numpy_in_place_rules_are_kept():
+    with pytest.raises(TypeError):  # numpy: UFuncTypeError
+        int_true_divide(np.arange(3))
+    with pytest.raises(TypeError, match=r"same_kind"):
+        ag.function(int_true_divide)(np.arange(3))
+    with pytest.raises(ValueError):
+        grows(np.ones(3))
+    with pytest.raises(ValueError, match=r"non-broadcastable output operand"):
+        ag.function(grows)(np.ones(3))
+
+
+# --- in-place numpy methods and functions -------------------------------------------
+
+
+def fill(x):
+    y = x * 2
+    y.fill(0)
+    return y
+
+
+def sort_method(x):
+    y = x * 2
+    y.sort()
+    return y
+
+
+def copyto(x):
+    y = x * 2
+    np.copyto(y, x)
+    return y
+
+
+def add_out(x):
+    y = x * 2
+    np.add(x, 1, out=y)
+    return y
+
+
+def set_shape(x):
+    y = x * 2
+    y.shape = (3, 1)
+    return y
+
+
+def resize(x):
+    y = x * 2
+    y.resize((3, 1))
+    return y
+
+
+def set_item(x):
+    y = x * 2
+    y[0] = 5
+    return y
+
+
+@pytest.mark.parametrize("fn,what", [
+    (fill, r"\.fill\(\)"), (sort_method, r"\.sort\(\)"), (copyto, r"np\.copyto\(\)"),
+    (set_shape, r"setting \.shape"), (resize, r"\.resize\(\)")])
+def test_in_place_numpy_calls_are_refused(fn, what):
+    _refused(fn, rf"{what} on graph tensor '\w+' at {LINE} changes an array in place",
+             np.arange(3.0))
+
+
+def test_out_and_item_assignment_are_refused():
+    with pytest.raises(ag.errors.UnsupportedNumpyFunctionError, match=r"out="):
+        ag.function(add_out)(np.arange(3.0))
+    with pytest.raises(ag.errors.TensorUsageError, match=r"tensors are immutable"):
+        ag.function(set_item)(np.arange(3.0))

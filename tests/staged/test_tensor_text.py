@@ -1,0 +1,86 @@
+"""Formatting a graph tensor as text while tracing (issue 8): Python gives the
+number's text, the trace only has a description of the tensor, so str(),
+f-strings, format(), `%` and str.format in user code are refused at trace
+time, naming the tensor, the line and the fix (print() is staged).  repr()
+keeps describing the tensor, and autograph's own messages still can."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+LINE = r"\S*test_tensor_text\.py:\d+"
+
+
+def f_string(x):
+    return f"{x}"
+
+
+def str_call(x):
+    return str(x)
+
+
+def percent(x):
+    return "%s" % x
+
+
+def str_format(x):
+    return "{}".format(x)
+
+
+def format_spec(x):
+    return format(x, ".2f")
+
+
+def f_string_spec(x):
+    return f"{x:.3f}"
+
+
+@pytest.mark.parametrize("fn,what", [
+    (f_string, r"f-string or format\(\)"), (str_call, r"str\(\)"), (percent, r"str\(\)"),
+    (str_format, r"f-string or format\(\)"), (format_spec, r"format\(\)"),
+    (f_string_spec, r"format\(\)")])
+def test_text_of_a_tensor_is_refused(fn, what):
+    with pytest.raises(ag.errors.TensorTextError, match=(
+            rf"{what} of graph tensor 'x' at {LINE}: .*Use print\(\.\.\.\)")):
+        ag.function(fn)(np.float64(3.0))
+
+
+def test_plain_python_formats_the_number():
+    assert f_string(np.float64(3.0)) == "3.0"
+    assert format_spec(np.float64(3.0)) == "3.00"
+
+
+def printed(x):
+    print(x * 2)
+    return x
+
+
+def test_print_is_staged(capsys):
+    ag.function(printed)(np.float64(3.0))
+    assert capsys.readouterr().out.strip() == "6.0"
+
+
+def python_text_of_a_constant(x):
+    label = f"{2.0:.1f}"
+    return x, label
+
+
+def test_text_of_python_values_still_works():
+    x, label = ag.function(python_text_of_a_constant)(np.float64(1.0))
+    assert label == "2.0"
+
+
+def describe(x):
+    return repr(x)
+
+
+def test_repr_describes_the_tensor():
+    assert ag.function(describe)(np.ones(2)) == "<Tensor 'x' shape=(2,) dtype=float64>"
+
+
+def test_autograph_messages_still_name_tensors():
+    def branch_on(x):
+        return bool(x)
+    with pytest.raises(ag.errors.TensorUsageError, match=r"bool\(\) of graph tensor 'x'"):
+        ag.function(branch_on, autograph=False)(np.ones(2))
