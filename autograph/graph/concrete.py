@@ -347,7 +347,10 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
 
     def make_leaf(leaf, path):
         spec = next(spec_iter)
-        return graph.placeholder(spec.shape, spec.dtype, name=path.lstrip("_") or "input")
+        placeholder = graph.placeholder(spec.shape, spec.dtype, name=path.lstrip("_") or "input")
+        if isinstance(leaf, np.generic):
+            graph.scalar_inputs.add(id(placeholder))
+        return placeholder
 
     with core.scope(graph):
         traced_args = [signature.rebuild(a, make_leaf, n) for a, n in zip(args, arg_names)]

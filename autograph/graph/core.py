@@ -111,6 +111,9 @@ class Graph:
         self._captured_by = {}  # id(tensor) -> [(sub-graph, its placeholder)]
         self._constants = {}  # id(ndarray) -> const tensor; the node keeps it alive
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
+        # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
+        # it would change an ndarray argument in place: tensor.py refuses that)
+        self.scalar_inputs = set()
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""

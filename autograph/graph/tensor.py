@@ -409,7 +409,7 @@ def _refuse_shared(tensor, change, location, names):
             graph = current.graph
             if graph.parent is None:
                 if any(p is current for p in graph.inputs) \
-                        and not isinstance(_argument_value(current), np.generic):
+                        and id(current) not in current.graph.scalar_inputs:
                     raise errors.InPlaceChangeError(errors.in_place_argument_message(
                         current.name, f"{current.name} {change.split()[1]} ...", location))
                 return
@@ -423,24 +423,6 @@ def _refuse_shared(tensor, change, location, names):
             raise errors.InPlaceChangeError(errors.in_place_view_message(
                 name, names(_view_base(current)), change, location, name_is_view=True))
         current = _view_base(current)  # a temporary (`(x * 2)[:2]`): what it views may be held
-
-
-def _argument_value(placeholder):
-    """The caller's value that a placeholder of the graph being traced stands
-    for, or None if unknown.  A numpy scalar is immutable (`x += 1` rebinds in
-    Python too), an ndarray is not.  The tracer (concrete._trace) holds the
-    argument leaves in the order of `graph.inputs`; found by its frame, whose
-    `graph` must be this placeholder's (else None: refused, the safe side)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_name == "_trace" and frame.f_locals.get("graph") is placeholder.graph:
-            leaves = frame.f_locals.get("leaves")
-            inputs = placeholder.graph.inputs
-            if isinstance(leaves, list) and len(leaves) == len(inputs):
-                return next((leaf for leaf, p in zip(leaves, inputs) if p is placeholder), None)
-            return None
-        frame = frame.f_back
-    return None
 
 
 def _check_live(*values):
