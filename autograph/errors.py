@@ -817,3 +817,37 @@ def staged_list_operator_message(operator, location):
         "`lst + [items]`; stack it first for array arithmetic or comparisons "
         "(`ag.stack(lst) * 2`), and to join two lists append the items of the second "
         "one in a loop.")
+
+
+def random_generator_in_trace_message(call, location):
+    return (
+        f"{call} at {location} makes or seeds a numpy random generator inside a traced "
+        "function: the generator would be made once, while tracing, and its draws could "
+        "not follow its stream on later calls (plain Python makes a fresh one on every "
+        "call). Make the generator outside the function, once (rng = "
+        "np.random.default_rng(seed) at module level or in __init__ as self.rng), and "
+        "draw from it inside; or pass a seed-derived generator in as an argument.")
+
+
+def random_state_in_trace_message(call, location, fix):
+    return (
+        f"{call} at {location} sets, reads or changes in place the state of a numpy "
+        f"random generator, or an array, inside a traced function, which a graph cannot "
+        f"repeat on every call as Python does: {fix}.")
+
+
+def random_draw_backend_message(call, backend_name, location, fix=None):
+    fix = fix or ("draw with the backend's own random numbers, or draw outside the "
+                  "traced function and pass the values in")
+    return (
+        f"{call} at {location} draws from a numpy random generator while backend "
+        f"'{backend_name}' traces, which cannot stage it: run while tracing, the draw "
+        f"would become a constant, the same number on every call. Instead, {fix}.")
+
+
+def random_draw_shape_message(call, location, detail):
+    return (
+        f"{call} at {location}: the shape and dtype of this staged random draw cannot "
+        f"be inferred from its staged arguments ({detail}). Pass Python values (or "
+        "arrays) for its sizes and parameters, or draw outside the traced function and "
+        "pass the values in.")
