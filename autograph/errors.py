@@ -819,12 +819,12 @@ def staged_list_operator_message(operator, location):
         "one in a loop.")
 
 
-def random_generator_in_trace_message(call, location):
+def random_generator_in_trace_message(call, location, reason):
     return (
-        f"{call} at {location} makes or seeds a numpy random generator inside a traced "
-        "function: the generator would be made once, while tracing, and its draws could "
-        "not follow its stream on later calls (plain Python makes a fresh one on every "
-        "call). Make the generator outside the function, once (rng = "
+        f"{call} at {location} makes, seeds or draws from a numpy random generator "
+        f"inside a traced function ({reason}): the graph would repeat what it did while "
+        "tracing, where plain Python makes a fresh generator (or new numbers) on every "
+        "call. Make the generator outside the function, once (rng = "
         "np.random.default_rng(seed) at module level or in __init__ as self.rng), and "
         "draw from it inside; or pass a seed-derived generator in as an argument.")
 

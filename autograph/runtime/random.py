@@ -15,10 +15,14 @@ consumed as eager numpy would consume it.  A draw run while tracing would
 be baked into the graph as a constant: the same "random" number on every
 call.  Making or reseeding a generator inside the traced function, and
 changing an array in place (`shuffle`), cannot be staged faithfully and are
-refused at trace time.
+refused at trace time, except a generator made with a fixed seed and drawn
+from outside staged branches and loops (every call makes it alike and draws
+the same numbers: see `_local_generators`).
 """
 
 import functools
+import gc
+import types
 
 import numpy as np
 
@@ -83,22 +87,102 @@ def draw_(method, *args, **kwargs):
     if fix is not None:
         raise errors.StagingError(errors.random_state_in_trace_message(
             call_text(method), errors.where_user(), fix))
+    if _made_in_this_trace(method.__self__):
+        return _draw_from_local(method, args, kwargs, backend)
     return backend.random_draw(method, args, kwargs)
+
+
+# --- generators made inside the traced function -------------------------------------
+# `rng = np.random.default_rng(2)` inside a function makes, on every Python
+# call, a fresh generator in the same state, which draws the same numbers: what
+# it draws while tracing, outside staged branches and loops and from Python
+# arguments, is what every call draws, so those draws run as they are (the
+# usual "build on the first call" code: `ag.Variable(rng.normal(size=...))`).
+# Anything else would need a fresh generator per run of the graph, and is refused.
+
+_local_generators = {}  # id -> generator or bit generator made while tracing (kept alive)
+
+BIT_GENERATOR_TYPES = (np.random.MT19937, np.random.PCG64, np.random.PCG64DXSM,
+                       np.random.Philox, np.random.SFC64)
+
+
+def _made_in_this_trace(generator):
+    if not _local_generators:
+        return False
+    if _local_generators.get(id(generator)) is generator:
+        return True
+    bit_generator = getattr(generator, "_bit_generator", None)  # (RandomState's too)
+    return bit_generator is not None and _local_generators.get(id(bit_generator)) is bit_generator
+
+
+def _held_elsewhere(generator):
+    """Is `generator` held by anything but local variables and its bound
+    methods (an attribute, a global, a list, a closure cell)? Then a later
+    call may draw on from it (`if self.rng is None: self.rng = ...`), where
+    the graph would repeat the numbers drawn while tracing. (gc's scan is
+    slow, but this runs only for draws from generators made while tracing.)"""
+    for referrer in gc.get_referrers(generator):
+        if referrer is _local_generators or isinstance(referrer, types.FrameType):
+            continue
+        if isinstance(referrer, (types.MethodType, types.BuiltinMethodType)) and \
+                getattr(referrer, "__self__", None) is generator:
+            continue
+        return True
+    return False
+
+
+def _draw_from_local(method, args, kwargs, backend):
+    staged = any(registry.backend_of(v) is not None
+                 for v in flatten((args, kwargs), ("args", "kwargs")).values)
+    reason = ("with a staged argument" if staged else
+              "inside a staged branch or loop" if staging.region_backend() is not None else
+              "a generator the traced function made, kept for later calls"
+              if _held_elsewhere(method.__self__) else None)
+    if reason is not None:
+        raise errors.StagingError(errors.random_generator_in_trace_message(
+            call_text(method), errors.where_user(), reason))
+    return method(*args, **kwargs)
+
+
+def _fixed_seed(args, kwargs):
+    """Is the generator being made seeded by Python ints (or a generator or bit
+    generator made in this trace), so that every Python call makes it alike?"""
+    values = flatten((args, kwargs), ("args", "kwargs")).values
+    if not values:
+        return False  # fresh entropy on every call
+    for value in values:
+        if isinstance(value, (*GENERATOR_TYPES, *BIT_GENERATOR_TYPES)):
+            if not _made_in_this_trace(value):
+                return False
+        elif not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            return False
+    return True
 
 
 def make_generator_(maker, *args, **kwargs):
     """Python meaning: `maker(*args, **kwargs)`, where `maker` makes or seeds a
     numpy generator (`np.random.default_rng`, `np.random.Generator`,
-    `np.random.RandomState`, `np.random.seed`)."""
+    `np.random.RandomState`, a bit generator such as `np.random.PCG64`,
+    `np.random.seed`)."""
     if _tracing_backend(args, kwargs) is None:
+        _local_generators.clear()  # (no trace under way: none is local any more)
         return maker(*args, **kwargs)
     name = getattr(maker, "__name__", repr(maker))
+    if maker is not np.random.seed and staging.region_backend() is None and \
+            _fixed_seed(args, kwargs):
+        generator = maker(*args, **kwargs)
+        _local_generators[id(generator)] = generator
+        return generator
+    reason = ("it seeds numpy's global generator" if maker is np.random.seed else
+              "inside a staged branch or loop" if staging.region_backend() is not None else
+              "with no seed, or a seed that is not Python ints")
     raise errors.StagingError(errors.random_generator_in_trace_message(
-        f"np.random.{name}()", errors.where_user()))
+        f"np.random.{name}()", errors.where_user(), reason))
 
 
 # the module-level makers and seeders (call.py's table of overrides reads this)
-MAKERS = (np.random.default_rng, np.random.Generator, np.random.RandomState, np.random.seed)
+MAKERS = (np.random.default_rng, np.random.Generator, np.random.RandomState, np.random.seed,
+          *BIT_GENERATOR_TYPES)
 
 
 def target_for(method):
