@@ -419,3 +419,22 @@ def test_a_draw_whose_shape_cannot_be_inferred_is_refused():
     with pytest.raises(errors.GraphValueError, match=r"Generator.choice\(\) at .*cannot be "
                                                      r"inferred"):
         ag.function(g)(np.array([0.5, 0.5]))
+
+
+def noisy_loss(w):
+    noise = RNG.normal(size=3)
+    return np.sum((w * noise) ** 2)
+
+
+def test_a_draw_inside_a_gradient_runs_once_per_call():
+    global RNG
+    w = np.array([1.0, 2.0, 3.0])
+    RNG = np.random.default_rng(8)
+    expected = [2 * w * RNG.normal(size=3) ** 2 for _ in range(3)]
+    after_eager = RNG.random()
+    step = ag.function(lambda w: ag.grad(noisy_loss)(w))
+    RNG = np.random.default_rng(8)
+    actual = [step(w) for _ in range(3)]
+    for e, a in zip(expected, actual):
+        np.testing.assert_allclose(a, e, rtol=1e-12)
+    assert RNG.random() == after_eager  # the stream advanced by exactly those draws

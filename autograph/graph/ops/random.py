@@ -1,8 +1,8 @@
 """The random draw op: a draw from a numpy generator that lives outside the graph.
 
     y = x + rng.normal(size=n)          # traced, n a staged int
-    ->  draw = random.draw(n; method=<Generator.normal>, rebuild=...)
-        y = np.add(x, draw)
+    ->  normal = random.draw(n, method=<Generator.normal>, arguments=(size=n), ...)
+        y = np.add(x, normal)
 
 Its kernel calls the same bound method (`rng.normal`, or `np.random.rand` of
 numpy's global RandomState) with the run-time values of its staged arguments,
@@ -26,14 +26,14 @@ from autograph.graph.ops import base
 from autograph.graph.tensor import Tensor
 
 
-def _draw_kernel(*staged, method, rebuild, dtype, shape):
-    args, kwargs = rebuild(staged)
+def _draw_kernel(*staged, method, arguments, dtype, shape):
+    args, kwargs = arguments(staged)
     result = method(*args, **kwargs)
     # a draw without `size` is a Python float or int: the numpy scalar the graph typed
     return result if type(result) is np.ndarray else dtype.type(result)
 
 
-def _draw_rule(*staged, method, rebuild, dtype, shape):
+def _draw_rule(*staged, method, arguments, dtype, shape):
     return [(shape, dtype)]
 
 
@@ -79,6 +79,35 @@ def _infer(method, rebuild, staged, call_text):
     return first.shape, first.dtype
 
 
+class _Named:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+class _Arguments:
+    """The call's (args, kwargs) from the run-time values of its staged leaves;
+    shown in listings as the arguments, staged ones by their tensor's name."""
+
+    __slots__ = ("rebuild", "fixed", "positions", "names")
+
+    def __init__(self, rebuild, fixed, positions, names):
+        self.rebuild, self.fixed, self.positions, self.names = rebuild, fixed, positions, names
+
+    def __call__(self, staged_values):
+        leaves = list(self.fixed)  # (no tensors kept alive: their places are None)
+        for i, value in zip(self.positions, staged_values):
+            leaves[i] = value
+        return self.rebuild(leaves)
+
+    def __repr__(self):
+        args, kwargs = self([_Named(n) for n in self.names])
+        return "(" + ", ".join([repr(a) for a in args]
+                               + [f"{k}={v!r}" for k, v in kwargs.items()]) + ")"
+
+
 def draw(method, values, rebuild, call_text):
     """Records `method(*args, **kwargs)`, where `rebuild(values)` gives
     (args, kwargs) from the flat argument leaves `values` (some staged), so
@@ -86,15 +115,9 @@ def draw(method, values, rebuild, call_text):
     graph = base.graph_for(values)
     positions = [i for i, v in enumerate(values) if _is_staged(v)]
     staged = [base.resolve(graph, values[i]) for i in positions]
-    fixed = [None if _is_staged(v) else v for v in values]  # (no tensors kept alive)
-
-    def rebuild_leaves(staged_values):
-        leaves = list(fixed)
-        for i, value in zip(positions, staged_values):
-            leaves[i] = value
-        return rebuild(leaves)
-
-    shape, dtype = _infer(method, rebuild_leaves, staged, call_text)
-    attrs = {"method": method, "rebuild": rebuild_leaves, "dtype": dtype, "shape": shape}
+    arguments = _Arguments(rebuild, [None if _is_staged(v) else v for v in values], positions,
+                           [t.name for t in staged])
+    shape, dtype = _infer(method, arguments, staged, call_text)
+    attrs = {"method": method, "arguments": arguments, "dtype": dtype, "shape": shape}
     return base.record(DRAW, tuple(staged), attrs, graph=graph,
                        name=getattr(method, "__name__", None))[0]
