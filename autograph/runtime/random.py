@@ -80,6 +80,8 @@ def draw_(method, *args, **kwargs):
     numpy's global RandomState)."""
     backend = _tracing_backend(args, kwargs)
     if backend is None:
+        if _local_generators and not registry.tracing:
+            _local_generators.clear()  # (no trace under way: none is local any more)
         return method(*args, **kwargs)
     fix = _REFUSED_METHODS.get(method.__name__)
     if fix is None and kwargs.get("out") is not None:
@@ -165,7 +167,8 @@ def make_generator_(maker, *args, **kwargs):
     `np.random.RandomState`, a bit generator such as `np.random.PCG64`,
     `np.random.seed`)."""
     if _tracing_backend(args, kwargs) is None:
-        _local_generators.clear()  # (no trace under way: none is local any more)
+        if not registry.tracing:
+            _local_generators.clear()  # (no trace under way: none is local any more)
         return maker(*args, **kwargs)
     name = getattr(maker, "__name__", repr(maker))
     if maker is not np.random.seed and staging.region_backend() is None and \
