@@ -209,6 +209,8 @@ def _load_builtin_overrides():
         table[id(function)] = operator  # (numpy's functions live as long as numpy)
     for maker in numpy_random.MAKERS:
         table[id(maker)] = functools.partial(numpy_random.make_generator_, maker)
+    for function, operator in numpy_random.methods_called_through_their_class().items():
+        table[id(function)] = operator  # (the classes keep them alive)
     return table
 
 

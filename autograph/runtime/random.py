@@ -188,6 +188,27 @@ MAKERS = (np.random.default_rng, np.random.Generator, np.random.RandomState, np.
           *BIT_GENERATOR_TYPES)
 
 
+def _unbound_draw(function):
+    def draw_through_class(*args, **kwargs):
+        if args and isinstance(args[0], GENERATOR_TYPES):
+            return draw_(getattr(args[0], function.__name__), *args[1:], **kwargs)
+        return function(*args, **kwargs)  # (numpy's own error)
+    draw_through_class.__doc__ = (f"Python meaning: `{function.__qualname__}(generator, "
+                                  "*args, **kwargs)`, i.e. a draw_ from `generator`.")
+    return draw_through_class
+
+
+def methods_called_through_their_class():
+    """{`np.random.Generator.normal`, ...: operator}: the generators' methods
+    called unbound, with the generator first (call.py's table of overrides)."""
+    table = {}
+    for cls in GENERATOR_TYPES:
+        for name, function in vars(cls).items():
+            if callable(function) and not name.startswith("_") and not isinstance(function, type):
+                table[function] = _unbound_draw(function)
+    return table
+
+
 def target_for(method):
     """What converted code calls for the bound method `method`: `draw_` bound
     to it when it belongs to a numpy generator, else None."""

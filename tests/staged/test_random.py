@@ -438,3 +438,13 @@ def test_a_draw_inside_a_gradient_runs_once_per_call():
     for e, a in zip(expected, actual):
         np.testing.assert_allclose(a, e, rtol=1e-12)
     assert RNG.random() == after_eager  # the stream advanced by exactly those draws
+
+
+def through_the_class(x):
+    return x + np.random.Generator.normal(RNG, size=3) + np.random.RandomState.rand(LEGACY)
+
+
+def test_a_method_called_through_its_class_draws_too():
+    args = [(np.zeros(3),)] * 3
+    expected, actual, _ = _eager_then_staged(through_the_class, args, _reseed_rng)
+    _same_bits(expected, actual)
