@@ -448,3 +448,18 @@ def test_a_method_called_through_its_class_draws_too():
     args = [(np.zeros(3),)] * 3
     expected, actual, _ = _eager_then_staged(through_the_class, args, _reseed_rng)
     _same_bits(expected, actual)
+
+
+VARIABLE = ag.Variable(np.array([1.0, 2.0]))
+
+
+def staged_arguments_of_every_kind(x, n):
+    return (x + RNG.normal(VARIABLE), RNG.permutation(n), RNG.choice(x, size=2, replace=False),
+            RNG.integers(0, 5, size=2, dtype=np.int32))
+
+
+def test_variables_staged_counts_arrays_and_dtypes_as_arguments():
+    expected, actual, _ = _eager_then_staged(
+        staged_arguments_of_every_kind, [(np.array([1.0, 2.0]), np.int64(4))] * 2, _reseed_rng)
+    for e, a in zip(expected, actual):
+        _same_bits(e, a)

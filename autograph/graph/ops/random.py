@@ -27,7 +27,7 @@ from autograph.graph.tensor import Tensor
 
 
 def _draw_kernel(*staged, method, arguments, dtype, shape):
-    args, kwargs = arguments(staged)
+    args, kwargs = arguments([_scalar(v) for v in staged])
     result = method(*args, **kwargs)
     # a draw without `size` is a Python float or int: the numpy scalar the graph typed
     return result if type(result) is np.ndarray else dtype.type(result)
@@ -45,8 +45,16 @@ def _is_staged(value):
 
 
 def _stand_in(tensor, unknown, fill):
+    if not tensor.static_shape:
+        return tensor.dtype.type(fill)
     shape = tuple(unknown if d is None else d for d in tensor.static_shape)
     return np.full(shape, fill, tensor.dtype)
+
+
+def _scalar(value):
+    """A 0-d array as the numpy scalar eager code holds there (numpy's
+    `permutation(n)` takes an int, not a 0-d array)."""
+    return value[()] if type(value) is np.ndarray and value.ndim == 0 else value
 
 
 def _example(method, rebuild, values):
