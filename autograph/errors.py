@@ -851,3 +851,12 @@ def random_draw_shape_message(call, location, detail):
         f"be inferred from its staged arguments ({detail}). Pass Python values (or "
         "arrays) for its sizes and parameters, or draw outside the traced function and "
         "pass the values in.")
+
+
+def random_python_number_message(number_type, dtype, location):
+    return (
+        f"a numpy random draw at {location} is a Python {number_type} in Python, and "
+        f"meets a {dtype} value: numpy converts the Python number to {dtype} and raises if "
+        "it does not fit, which the graph's run-time value cannot mirror. Give the draw a "
+        f"dtype or size (e.g. rng.integers(..., dtype=np.{dtype}), or size=()), or convert "
+        f"it: np.{dtype}(draw).")

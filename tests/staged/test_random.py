@@ -463,3 +463,29 @@ def test_variables_staged_counts_arrays_and_dtypes_as_arguments():
         staged_arguments_of_every_kind, [(np.array([1.0, 2.0]), np.int64(4))] * 2, _reseed_rng)
     for e, a in zip(expected, actual):
         _same_bits(e, a)
+
+
+def float32_with_python_number_draws(x):
+    return (x + np.random.rand(), x > np.random.rand() * 0.5, np.random.rand() * 2.0 + x,
+            -np.random.rand() + x, np.add(x, RNG.random()), x * RNG.normal())
+
+
+def test_a_python_number_draw_is_typed_by_the_array_it_meets_as_in_numpy():
+    # numpy (NEP 50): a Python float meeting a float32 array is converted to float32
+    args = [(np.full(3, 0.3, np.float32),)] * 2
+
+    def reseed():
+        _reseed_global()
+        _reseed_rng()
+    expected, actual, _ = _eager_then_staged(float32_with_python_number_draws, args, reseed)
+    for e, a in zip(expected, actual):
+        _same_bits(e, a)
+    assert all(r.dtype in (np.float32, np.bool_) for r in actual[0])
+
+
+def test_a_python_int_draw_meeting_a_smaller_int_is_refused():
+    def f(x):
+        return x + np.random.randint(5)
+    with pytest.raises(errors.GraphTypeError, match=r"test_random.py:\d+ is a Python int .* "
+                                                    r"int32"):
+        ag.function(f)(np.zeros(3, np.int32))
