@@ -126,7 +126,8 @@ def guards_of(fn, objects, called=()):
         for cls in type(obj).__mro__[:-1]:  # (not `object`)
             for name in names.intersection(vars(cls)).difference(attributes):
                 value = vars(cls)[name]
-                if isinstance(value, (np.ndarray, np.generic)) or type(value) in _SCALARS:
+                if isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
+                        type(value) in _SCALARS:
                     watch(vars(cls), name, value, f"class attribute '{cls.__name__}.{name}'")
                     watch(attributes, name, _MISSING, f"attribute '{name}'")
 

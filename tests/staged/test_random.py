@@ -489,3 +489,25 @@ def test_a_python_int_draw_meeting_a_smaller_int_is_refused():
     with pytest.raises(errors.GraphTypeError, match=r"test_random.py:\d+ is a Python int .* "
                                                     r"int32"):
         ag.function(f)(np.zeros(3, np.int32))
+
+
+class SharedNoise:
+    rng = np.random.default_rng(0)  # one generator for every instance
+
+    def __call__(self, x):
+        return x + self.rng.normal(size=3)
+
+
+def test_a_generator_rebound_on_self_or_its_class_retraces():
+    x = np.zeros(3)
+    noise = SharedNoise()
+    staged = ag.function(noise.__call__)
+    staged(x)
+    SharedNoise.rng = np.random.default_rng(5)
+    expected = SharedNoise()(x)
+    SharedNoise.rng = np.random.default_rng(5)
+    _same_bits([expected], [staged(x)])
+    noise.rng = np.random.default_rng(6)  # the instance's own now
+    expected = noise(x)
+    noise.rng = np.random.default_rng(6)
+    _same_bits([expected], [staged(x)])
