@@ -53,7 +53,9 @@ DRAW = core.register("random.draw", _draw_kernel, _draw_rule, stateful=True)
 _PYTHON_NUMBERS = (bool, int, float, complex)
 _ARITHMETIC = (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
                ("truediv", np.true_divide), ("floordiv", np.floor_divide),
-               ("mod", np.remainder), ("pow", np.power))
+               ("mod", np.remainder), ("pow", np.power), ("and", np.bitwise_and),
+               ("or", np.bitwise_or), ("xor", np.bitwise_xor), ("lshift", np.left_shift),
+               ("rshift", np.right_shift))
 _COMPARISONS = (("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                 ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal))
 
