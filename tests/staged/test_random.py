@@ -511,3 +511,9 @@ def test_a_generator_rebound_on_self_or_its_class_retraces():
     expected = noise(x)
     noise.rng = np.random.default_rng(6)
     _same_bits([expected], [staged(x)])
+
+
+def test_a_saved_file_naming_a_draw_is_refused_by_its_schema():
+    from autograph.graph import schemas
+    assert schemas.check_attrs("random.draw", {"method": "normal"}) == (
+        "op 'random.draw' has no attribute 'method'")
