@@ -895,3 +895,46 @@ def tensor_text_message(what, name, location):
         "description instead of the number. Use print(...) (staged: it prints the "
         "run-time value) or return the value and format it outside the ag.function; "
         "repr() still describes the tensor for debugging.")
+
+
+def random_generator_in_trace_message(call, location, reason):
+    return (
+        f"{call} at {location} makes, seeds or draws from a numpy random generator "
+        f"inside a traced function ({reason}): the graph would repeat what it did while "
+        "tracing, where plain Python makes a fresh generator (or new numbers) on every "
+        "call. Make the generator outside the function, once (rng = "
+        "np.random.default_rng(seed) at module level or in __init__ as self.rng), and "
+        "draw from it inside; or pass a seed-derived generator in as an argument.")
+
+
+def random_state_in_trace_message(call, location, fix):
+    return (
+        f"{call} at {location} sets, reads or changes in place the state of a numpy "
+        f"random generator, or an array, inside a traced function, which a graph cannot "
+        f"repeat on every call as Python does: {fix}.")
+
+
+def random_draw_backend_message(call, backend_name, location, fix=None):
+    fix = fix or ("draw with the backend's own random numbers, or draw outside the "
+                  "traced function and pass the values in")
+    return (
+        f"{call} at {location} draws from a numpy random generator while backend "
+        f"'{backend_name}' traces, which cannot stage it: run while tracing, the draw "
+        f"would become a constant, the same number on every call. Instead, {fix}.")
+
+
+def random_draw_shape_message(call, location, detail):
+    return (
+        f"{call} at {location}: the shape and dtype of this staged random draw cannot "
+        f"be inferred from its staged arguments ({detail}). Pass Python values (or "
+        "arrays) for its sizes and parameters, or draw outside the traced function and "
+        "pass the values in.")
+
+
+def random_python_number_message(number_type, dtype, location):
+    return (
+        f"a numpy random draw at {location} is a Python {number_type} in Python, and "
+        f"meets a {dtype} value: numpy converts the Python number to {dtype} and raises if "
+        "it does not fit, which the graph's run-time value cannot mirror. Give the draw a "
+        f"dtype or size (e.g. rng.integers(..., dtype=np.{dtype}), or size=()), or convert "
+        f"it: np.{dtype}(draw).")

@@ -45,10 +45,12 @@ from autograph import errors
 from autograph import graph as engine
 from autograph.graph import core
 from autograph.graph.ops import base, misc, shaping
+from autograph.graph.ops import random as random_ops
 from autograph.graph.ops.lists import TensorList, list_set
 from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
 from autograph.runtime.backend import Backend
+from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime import staging
 from autograph.runtime.staging import is_number
@@ -87,6 +89,11 @@ class GraphBackend(Backend):
 
     def owns(self, value):
         return isinstance(value, (Tensor, StagedEnumerate, StagedZip))
+
+    def is_tracing(self):
+        """(Not a detector: `detects_tracing` stays False, the engine marks
+        `registry.tracing` itself; asked by runtime.random.)"""
+        return engine.current_graph() is not None
 
     # --- if / conditional expressions ------------------------------------------
 
@@ -247,6 +254,18 @@ class GraphBackend(Backend):
 
     def assert_(self, pred, message):
         engine.assert_op(pred, message)
+
+    # --- numpy random draws --------------------------------------------------------------
+
+    def random_draw(self, method, args, kwargs):
+        """A `random.draw` op calling `method` on every run (graph/ops/random.py)."""
+        leaves = flatten((args, kwargs), ("args", "kwargs"))
+
+        def rebuild(values):
+            return unflatten(leaves.structure, values)
+
+        return random_ops.draw(method, leaves.values, rebuild,
+                               random_text(method))
 
     # --- builtins ----------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from jax import lax
 from autograph import errors
 from autograph.runtime import registry, staging
 from autograph.runtime.backend import Backend
+from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
 
@@ -261,6 +262,19 @@ class JaxBackend(Backend):
 
     def owns(self, value):
         return isinstance(value, (Tracer, JaxList, StagedEnumerate, StagedZip))
+
+    def is_tracing(self):
+        """(Not a detector: the trace-switch hook marks `registry.tracing`;
+        asked by runtime.random.)"""
+        return _jax_is_tracing()
+
+    def random_draw(self, method, args, kwargs):
+        """Refused: XLA cannot call back into a numpy generator in program order
+        (a draw run now would be a constant of the compiled function)."""
+        raise errors.StagingError(errors.random_draw_backend_message(
+            random_text(method), self.name, staging.user_location(),
+            "use jax.random with an explicit key (key, sub = jax.random.split(key); "
+            "jax.random.normal(sub, shape)), passing the key in and out of the function"))
 
     # --- if ------------------------------------------------------------------------
 

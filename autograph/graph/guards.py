@@ -110,6 +110,8 @@ def guards_of(fn, objects, called=()):
             guards.append((holder, name, value, label, None))
         elif type(value) in _CONTAINERS and _holds_an_array(value):
             guards.append((holder, name, value, label, _fingerprint(value)))
+        elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
+            guards.append((holder, name, value, label, None))
 
     def watch_object(obj):
         """`self.w`: the instance's own attribute, or its class's (then the
@@ -124,7 +126,8 @@ def guards_of(fn, objects, called=()):
         for cls in type(obj).__mro__[:-1]:  # (not `object`)
             for name in names.intersection(vars(cls)).difference(attributes):
                 value = vars(cls)[name]
-                if isinstance(value, (np.ndarray, np.generic)) or type(value) in _SCALARS:
+                if isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
+                        type(value) in _SCALARS:
                     watch(vars(cls), name, value, f"class attribute '{cls.__name__}.{name}'")
                     watch(attributes, name, _MISSING, f"attribute '{name}'")
 
@@ -161,6 +164,9 @@ def guards_of(fn, objects, called=()):
 
 
 _MISSING = object()
+# numpy random generators: a staged draw (graph/ops/random.py) calls the bound
+# method of the one it was traced with, so rebinding the name must retrace
+_GENERATORS = (np.random.Generator, np.random.RandomState)
 _CONTAINERS = (list, tuple, dict)
 _CONTAINER = object()  # first item of a container's fingerprint
 

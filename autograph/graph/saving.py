@@ -136,6 +136,13 @@ class _Writer:
     def graph(self, graph):
         nodes = []
         for node in graph.nodes:
+            if node.op.name == "random.draw":
+                where = errors.where(*node.location) if node.location else "an unknown line"
+                self.refuse(
+                    f"a numpy random draw ({node.attrs['method'].__name__}() at {where}), "
+                    "which calls a live Python generator",
+                    "Draw the random numbers outside the function and pass them in as "
+                    "arguments, or save a function that does not draw.")
             outputs = []
             for index, tensor in enumerate(node.outputs):
                 tid = self.tensor_ids[(id(node), index)] = len(self.tensor_ids)

@@ -58,7 +58,8 @@ class Backend:
     def is_tracing(self):
         """Is this backend's library tracing on this thread right now? Asked
         only if `detects_tracing`, on every call of a converted function: keep
-        it to a few attribute lookups. Default: False."""
+        it to a few attribute lookups; and by `runtime.random` to find the
+        backend a draw with no staged argument belongs to. Default: False."""
         return False
 
     # --- control flow (a backend stages at least `cond`) ----------------------
@@ -119,6 +120,19 @@ class Backend:
     def assert_(self, pred, message):
         """Stages an assertion that fails (with `message`) when the graph runs."""
         raise _unsupported(self, "assert")
+
+    def random_draw(self, method, args, kwargs):
+        """Stages `method(*args, **kwargs)`: a draw from a numpy Generator or
+        RandomState that exists outside the traced function (`method` is its
+        bound method, e.g. `np.random.rand` or `rng.normal`; `args`/`kwargs`
+        may hold staged values). It must run on every call, in program order,
+        consuming the generator's stream as eager numpy would (never folded,
+        merged, reordered or dropped). Asked while this backend traces, even
+        when no argument is staged (`is_tracing()` or a staged region says
+        so). Default: refuses (a draw made while tracing would be a constant)."""
+        from autograph.runtime.random import call_text  # (it imports this module)
+        raise errors.StagingError(errors.random_draw_backend_message(
+            call_text(method), self.name, errors.where_user()))
 
     # --- builtins on staged values --------------------------------------------
 

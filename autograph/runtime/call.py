@@ -181,8 +181,8 @@ def _function_target(fn, targets):
 
 def _method_target(method, targets):
     func = method.__func__
-    if type(func) is not types.FunctionType:
-        return method
+    if type(func) is not types.FunctionType:  # np.random.rand, rng.normal: cython methods
+        return _builtin_target(method, targets)
     target = _function_target(func, targets)
     return method if target is func else types.MethodType(target, method.__self__)
 
@@ -193,11 +193,14 @@ def _partial_target(p, targets):
 
 
 _builtin_overrides = None  # id(builtin) -> runtime operator (ids of builtins never change)
+numpy_random = None  # autograph.runtime.random, loaded with the table above
 
 
 def _load_builtin_overrides():
     import builtins
+    global numpy_random
     from autograph.runtime import builtins as overrides
+    from autograph.runtime import random as numpy_random
     table = {}
     for name in ("print", "len", "range", "enumerate", "zip"):
         operator = getattr(overrides, name + "_", None)
@@ -205,6 +208,10 @@ def _load_builtin_overrides():
             table[id(getattr(builtins, name))] = operator
     for function, operator in overrides.NUMPY_OVERRIDES.items():
         table[id(function)] = operator  # (numpy's functions live as long as numpy)
+    for maker in numpy_random.MAKERS:
+        table[id(maker)] = functools.partial(numpy_random.make_generator_, maker)
+    for function, operator in numpy_random.methods_called_through_their_class().items():
+        table[id(function)] = operator  # (the classes keep them alive)
     return table
 
 
@@ -212,7 +219,11 @@ def _builtin_target(f, targets):
     global _builtin_overrides
     if _builtin_overrides is None:
         _builtin_overrides = _load_builtin_overrides()
-    return _builtin_overrides.get(id(f), f)
+    target = _builtin_overrides.get(id(f))
+    if target is not None:
+        return target
+    # a draw from a numpy generator (a bound method: a new object on every read)
+    return numpy_random.target_for(f) or f
 
 
 def _overridden(fn):
@@ -227,8 +238,10 @@ def _as_is(f, targets):
 
 def _callable_object_target(obj, targets):
     call = getattr(type(obj), "__call__", None)
-    if type(call) is not types.FunctionType:
-        return obj
+    if type(call) is not types.FunctionType:  # (np.random.seed, default_rng: cython functions)
+        if _builtin_overrides is None:
+            _builtin_target(obj, targets)  # loads the table
+        return _builtin_overrides.get(id(obj), obj)
     target = _function_target(call, targets)
     return obj if target is call else types.MethodType(target, obj)
 
