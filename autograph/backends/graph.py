@@ -52,7 +52,7 @@ from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime import staging
 from autograph.runtime.staging import is_number
-from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
+from autograph.runtime.structure import flatten, unflatten
 
 _dim = shaping.dim
 
@@ -92,7 +92,6 @@ class GraphBackend(Backend):
     def cond(self, pred, true_fn, false_fn, state, names):
         location = staging.user_location()
         entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
-        undefined_return = any(v is UNDEFINED_RETURN for v in entry.values)
         leaf_names = []  # filled by `finish`; engine.cond reads it afterwards
         sides = []
 
@@ -103,7 +102,9 @@ class GraphBackend(Backend):
 
         def finish(true_out, false_out):
             # each branch is traced once
-            if undefined_return:
+            # a `return` in one branch only, or a variable dead after a jump
+            # (staging.dead_after_jump): the other side's type fills it in
+            if any(type(v) is UndefinedReturnValue for v in true_out + false_out):
                 true_out, false_out = staging.return_stand_ins(true_out, false_out,
                                                                _zeros_like_leaf)
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)

@@ -51,7 +51,7 @@ def if_stmt(cond, if_true, if_false, state, names):
     def checked(branch, side):
         def run(*args):
             with staging.region(backend, taken(side)):
-                result = branch(*args)
+                result = staging.dead_after_jump(branch(*args), names)
             outputs[side] = result
             if len(outputs) == 2:
                 staging.check_branch_structure(outputs[True], outputs[False], names, location)

@@ -21,6 +21,7 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
+import re
 import threading
 
 import numpy as np
@@ -126,6 +127,28 @@ def check_branch_structure(true_out, false_out, names, location):
         if _structure(a) != _structure(b) and not _return_pending(a, b):
             raise errors.StagingError(errors.branch_structure_message(
                 name, location, _describe_outline(a), _describe_outline(b)))
+
+
+# The flags the jump passes lower `return` / `break` / `continue` into
+# (converters/return_statements.py, break_statements.py, continue_statements.py;
+# the namer adds `_1`, `_2`, ... when the user has a variable of that name).
+_JUMP_FLAG = re.compile(r"(do_return|break_|continue_)(_\d+)?")
+
+
+def dead_after_jump(outputs, names):
+    """Outputs of a staged branch that surely jumped (a jump flag among its
+    outputs is Python True): a variable it left undefined is assigned only
+    on the path that did not jump, and everything after the jump that could
+    read it runs under `if not flag:` (jumps.py), so on this path it is dead.
+    It travels as an UndefinedReturnValue, which the backend fills with
+    zeros of the other branch's type, instead of being refused as undefined.
+    (Only a `finally` body, which runs after the jump too, could read the
+    stand-in where Python raises UnboundLocalError.)"""
+    if not any(value is True and _JUMP_FLAG.fullmatch(name)
+               for name, value in zip(names, outputs)):
+        return outputs
+    return tuple(UndefinedReturnValue() if type(value) is Undefined else value
+                 for value in outputs)
 
 
 def check_branch_defined(outputs, side, names, location):
