@@ -39,6 +39,8 @@ that body run three times (tests/staged/test_trace_once.py, xfail strict).
 Write `s = 0.0` to avoid it.
 """
 
+import builtins
+
 import numpy as np
 
 from autograph import errors
@@ -48,7 +50,7 @@ from autograph.graph.ops import base, misc, shaping
 from autograph.graph.ops.lists import TensorList, list_set
 from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
-from autograph.runtime.backend import Backend
+from autograph.runtime.backend import Backend, exception_parts, exception_text
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime import staging
 from autograph.runtime.staging import is_number
@@ -243,6 +245,17 @@ class GraphBackend(Backend):
 
     def assert_(self, pred, message):
         engine.assert_op(pred, message)
+
+    def raise_(self, pred, exception):
+        """The graph raises the user's exception type with its arguments: a
+        builtin type by name (a saved graph can hold it), a user's class as
+        the class (save refuses it, naming it)."""
+        parts = exception_parts(exception)
+        if parts is None:
+            return super().raise_(pred, exception)
+        cls, args = parts
+        error = cls.__name__ if getattr(builtins, cls.__name__, None) is cls else cls
+        engine.assert_op(pred, exception_text(exception), error=error, error_args=args)
 
     # --- builtins ----------------------------------------------------------------------
 

@@ -42,7 +42,7 @@ from jax import lax
 
 from autograph import errors
 from autograph.runtime import registry, staging
-from autograph.runtime.backend import Backend
+from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
 
@@ -251,6 +251,13 @@ def _asserter(message):
     return check
 
 
+def _raiser(cls, args):
+    def check(ok):
+        if not bool(ok):
+            raise cls(*args)
+    return check
+
+
 # --- the backend -------------------------------------------------------------------------
 
 class JaxBackend(Backend):
@@ -418,6 +425,15 @@ class JaxBackend(Backend):
 
     def assert_(self, pred, message):
         jax.debug.callback(_asserter(message), _predicate(pred, staging.user_location()))
+
+    def raise_(self, pred, exception):
+        """The callback raises the user's exception type with its arguments;
+        JAX reports an exception raised in a callback as JaxRuntimeError, whose
+        text holds the user's 'ValueError: ...' (tests/staged/test_staged_raise.py)."""
+        parts = exception_parts(exception)
+        if parts is None:
+            return super().raise_(pred, exception)
+        jax.debug.callback(_raiser(*parts), _predicate(pred, staging.user_location()))
 
     # --- builtins ---------------------------------------------------------------------
 

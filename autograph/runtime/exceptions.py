@@ -38,17 +38,14 @@ def raise_stmt(exception):
             raise raised
 
     so on Python paths it is the user's `raise`.  Inside a staged branch
-    being traced it stages a run-time check that raises AssertionError with
-    the exception's text when the graph takes the branch (the way a staged
-    `assert` is staged), and returns False."""
+    being traced it stages a run-time check that raises the user's exception
+    (type and arguments; `backend.raise_`) when the graph takes the branch,
+    the way a staged `assert` is staged, and returns False."""
     region = staging.innermost_region()
     if region is None or region[1] is None:
         return True  # Python, or a loop body: Python reached the raise
     backend, taken = region
-    text = f"{exception.__name__ if isinstance(exception, type) else type(exception).__name__}"
-    if not isinstance(exception, type) and str(exception):
-        text += f": {exception}"
-    backend.assert_(backend.logical_not(taken()), text)
+    backend.raise_(backend.logical_not(taken()), exception)
     return False
 
 

@@ -326,12 +326,12 @@ def raise_in_else_of_nested_branch(x, n):
 def test_raise_under_a_staged_if_is_a_run_time_check():
     staged = ag.function(raise_when_negative)
     assert staged(np.float64(1.5)) == raise_when_negative(1.5) == 2.5  # traced once
-    with pytest.raises(AssertionError, match="ValueError: negative input"):
+    with pytest.raises(ValueError, match="^negative input"):  # the user's type and text
         staged(np.float64(-1.0))
     nested = ag.function(raise_in_else_of_nested_branch)
     assert nested(np.float64(1.0), np.int64(3)) == 2.0
     assert nested(np.float64(-1.0), np.int64(0)) == -1.0
-    with pytest.raises(AssertionError, match="RuntimeError: n too small"):
+    with pytest.raises(RuntimeError, match="^n too small"):
         nested(np.float64(1.0), np.int64(1))
     with pytest.raises(ValueError, match="negative input"):  # Python paths: the raise itself
         with registry.staging("test: the converted body"):
