@@ -770,3 +770,22 @@ def stale_concrete_message(function_name, what, location):
         "graph would compute with the old one. Call the ag.function itself (it traces "
         "again for the new value), or take a new get_concrete_function(...), or hold "
         "the state in an ag.Variable and .assign() new values to it.")
+
+
+def staged_finally_return_message(location):
+    return (
+        f"the `try` body raised while tracing, and its `finally` body returns at {location} "
+        "only under a staged condition: Python discards the exception when that `return` "
+        "runs and raises it otherwise, which a traced graph cannot decide (the exception "
+        "happened while tracing). Make the `return` in `finally` unconditional, or move "
+        "it out of the `finally` body (Python 3.14 warns about it too, PEP 765).")
+
+
+def staged_check_in_discarding_try_message(statement, location):
+    return (
+        f"the staged `{statement}` at {location} is inside a `try` whose `finally` body "
+        "returns: Python discards the exception when that `return` runs, but a staged "
+        f"`{statement}` becomes a check the graph runs later, after the `finally` body, "
+        "so it would raise anyway. Move the `return` out of the `finally` body, or the "
+        f"`{statement}` out of the `try` (Python 3.14 warns about `return` in `finally`, "
+        "PEP 765).")

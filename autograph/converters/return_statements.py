@@ -66,7 +66,9 @@ def _is_generator(node):
 
 class Transformer(base.Converter):
     HANDLES = (gast.Return,)
-    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And, gast.Return)
+    # Try, With, Raise: a `finally` body holding a `return` (jumps.py)
+    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And, gast.Return, gast.Try,
+               gast.With, gast.Raise)
     STATEMENTS_ONLY = True
 
     def visit_FunctionDef(self, node):

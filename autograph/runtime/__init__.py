@@ -11,7 +11,8 @@ from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
-from autograph.runtime.exceptions import assert_stmt, python_try, raise_stmt
+from autograph.runtime.exceptions import (
+    assert_stmt, finally_returns, python_try, raise_stmt, reraise_after_finally)
 from autograph.runtime.directives import set_loop_options
 from autograph.runtime.tracebacks import user_tracebacks
 
@@ -27,6 +28,7 @@ __all__ = [
     "converted",
     "converted_call",
     "enumerate_",
+    "finally_returns",
     "for_stmt",
     "if_exp",
     "if_stmt",
@@ -44,6 +46,7 @@ __all__ = [
     "python_only",
     "python_try",
     "raise_stmt",
+    "reraise_after_finally",
     "range_",
     "register_backend",
     "set_element_type",

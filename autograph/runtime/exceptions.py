@@ -11,6 +11,10 @@ raised at the user's line; skipped with its test under `python -O`), and a
 staged test adds a run-time assertion to the graph instead.
 """
 
+import contextlib
+import sys
+import threading
+
 from autograph import errors
 from autograph.runtime import staging, structure
 from autograph.runtime.registry import backend_of, is_staged
@@ -26,6 +30,7 @@ def assert_stmt(test, msg_fn=None):
     backend = backend_of(test)
     if backend is None:
         return test
+    _refuse_if_discardable("assert")
     backend.assert_(test, None if msg_fn is None else msg_fn())
     return True
 
@@ -45,6 +50,7 @@ def raise_stmt(exception):
     if region is None or region[1] is None:
         return True  # Python, or a loop body: Python reached the raise
     backend, taken = region
+    _refuse_if_discardable("raise")
     backend.raise_(backend.logical_not(taken()), exception)
     return False
 
@@ -58,3 +64,43 @@ def python_try(values, names):
         if any(is_staged(leaf) for leaf in leaves.values):
             raise errors.NotStageableError(errors.staged_try_message(
                 name, staging.user_location()))
+
+
+def reraise_after_finally(returned):
+    """Python meaning: `not returned`.  Generated code for a `finally` body
+    holding a `return`, on the path where the `try` raised (while tracing):
+
+        if ag__.reraise_after_finally(returned):
+            raise
+
+    Python discards the exception when that `return` ran.  autograph's own
+    errors (a refusal while tracing) always go on.  A staged `returned`
+    cannot decide it: NotStageableError."""
+    if isinstance(sys.exc_info()[1], errors.AutoGraphError):
+        return True
+    if is_staged(returned):
+        raise errors.NotStageableError(errors.staged_finally_return_message(
+            staging.user_location()))
+    return not returned
+
+
+_discarding = threading.local()  # .depth: `try` bodies whose `finally` returns
+
+
+@contextlib.contextmanager
+def finally_returns():
+    """Python meaning: nothing.  Wraps the body of a `try` whose `finally`
+    body holds a `return`: Python discards an exception the body raises
+    when that `return` runs, which a check the graph runs later cannot
+    follow, so `raise_stmt` and `assert_stmt` refuse to stage one there."""
+    _discarding.depth = getattr(_discarding, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _discarding.depth -= 1
+
+
+def _refuse_if_discardable(statement):
+    if getattr(_discarding, "depth", 0):
+        raise errors.NotStageableError(errors.staged_check_in_discarding_try_message(
+            statement, staging.user_location()))

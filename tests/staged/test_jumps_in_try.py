@@ -189,3 +189,94 @@ def test_return_in_try_under_jax(x):
 def test_break_in_try_finally_under_jax(n):
     np.testing.assert_array_equal(_under_jax(break_in_try_finally_in_while, np.int64(n)),
                                   break_in_try_finally_in_while(np.int64(n)))
+
+
+# --- a `return` in `finally` wins ---------------------------------------------------------
+
+def return_in_finally_wins(x):
+    try:
+        if x > 0:
+            return x * 2.0
+        y = x + 1.0
+    finally:
+        if x > 5:
+            return x * 100.0  # wins over the pending return
+    return y
+
+
+def return_in_finally_after_break(xs):
+    total = 0.0
+    for v in xs:
+        try:
+            if v > 2:
+                break
+            total += v
+        finally:
+            if v > 10:
+                return total * 1000.0
+    return total
+
+
+def python_raise_discarded_by_finally(x, n):
+    try:
+        if n > 3:
+            raise ValueError("discarded")
+        y = x + 1.0
+    finally:
+        if n > 1:
+            return x * 0.0
+    return y
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0, 7.0])
+def test_return_in_finally_wins_over_a_staged_return(x):
+    _plain_converted_staged(return_in_finally_wins, np.float64(x))
+    np.testing.assert_array_equal(_under_jax(return_in_finally_wins, np.float64(x)),
+                                  return_in_finally_wins(np.float64(x)))
+
+
+@pytest.mark.parametrize("xs", [[1.0, 2.0, 3.0], [1.0, 20.0, 3.0], []])
+def test_return_in_finally_after_a_staged_break(xs):
+    _plain_converted_staged(return_in_finally_after_break, np.array(xs))
+
+
+@pytest.mark.parametrize("n", [0, 2, 5])
+def test_a_python_exception_discarded_by_return_in_finally(n):
+    _plain_converted_staged(python_raise_discarded_by_finally, np.float64(2.0), n)
+
+
+def staged_raise_under_finally_return(x):
+    try:
+        if x < 0:
+            raise ValueError("negative")
+    finally:
+        return x
+
+
+def staged_return_in_finally_over_python_raise(x, n):
+    try:
+        if n > 0:
+            raise ValueError("raised while tracing")
+    finally:
+        if x > 0:
+            return x
+    return -x
+
+
+def test_a_staged_raise_in_a_try_whose_finally_returns_is_refused():
+    """The graph would raise it after the `finally` body; Python discards it."""
+    with pytest.raises(ag.AutoGraphError, match=r"the staged `raise` at .*test_jumps_in_try\.py:"
+                       r"\d+ is inside a `try` whose `finally` body returns.*Move the `return` "
+                       r"out of the `finally` body"):
+        ag.function(staged_raise_under_finally_return)(np.float64(1.0))
+    assert ag.to_graph(staged_raise_under_finally_return)(-1.0) == -1.0  # Python: discarded
+
+
+def test_a_staged_return_in_finally_over_an_exception_raised_while_tracing_is_refused():
+    f = ag.function(staged_return_in_finally_over_python_raise)
+    with pytest.raises(ag.AutoGraphError, match=r"the `try` body raised while tracing, and its "
+                       r"`finally` body returns at .*test_jumps_in_try\.py:\d+ only under a "
+                       r"staged condition"):
+        f(np.float64(1.0), 1)
+    for x in (1.0, -1.0):  # nothing raised: staged as usual
+        assert f(np.float64(x), 0) == staged_return_in_finally_over_python_raise(x, 0)

@@ -9,7 +9,7 @@ skips it after a jump.  `find_jumps` finds the jumps that leave a block.
 
 import gast
 
-from autograph import anno, errors, templates
+from autograph import anno, errors, templates, trees
 from autograph.trees import child_nodes
 
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -178,6 +178,8 @@ class JumpLowering:
                 return self.lower_loop(stmt)
             stmt.orelse = self.lower_block(stmt.orelse)
         elif isinstance(stmt, (gast.Try, gast.TryStar)):
+            if self.jump_type is gast.Return and self.contains(stmt.finalbody):
+                return self._lower_return_in_finally(stmt), []
             self._check_finally(stmt.finalbody)
             may_jump = self.contains(stmt.body)
             stmt.body = self.lower_block(stmt.body)
@@ -193,6 +195,70 @@ class JumpLowering:
             if isinstance(stmt, gast.If):
                 stmt.orelse = self.lower_block(stmt.orelse)
         return [stmt], []
+
+    def _lower_return_in_finally(self, stmt):
+        """A `finally` body holding a `return` (it wins over a pending return
+        and discards a pending exception):
+
+            try:                        fret = raised = False
+                B                       try:
+            finally:          ==>           with ag__.finally_returns():
+                F                               B             (lowered)
+                                        except BaseException:
+                                            raised = True
+                                            F                 (its own flag `fret`)
+                                            if ag__.reraise_after_finally(fret):
+                                                raise
+                                        finally:
+                                            if not raised:
+                                                F             (the same, again)
+                                            if fret:
+                                                do_return = True
+
+        F runs inside the handler on the exception path, so an exception F
+        raises chains to the pending one as in Python, and a bare `raise`
+        re-raises it with its own traceback.  On the other paths F stays in a
+        `finally` clause, which the break and continue passes never guard
+        (a `break` in B still runs it).  `except`/`else` clauses stay in an
+        inner `try`.  `ag__.finally_returns` refuses a staged `raise` or
+        `assert` in B: the graph would raise it where Python discards it.
+        The `try` is marked SKIP: try_statements.py refuses staged values
+        only around the user's own `except` clauses."""
+        finalbody, stmt.finalbody = stmt.finalbody, []
+        origin = finalbody[0]
+        body = self.lower_block([stmt] if stmt.handlers or stmt.orelse else stmt.body)
+        returned = self.ctx.namer.new("fret")
+        inner = JumpLowering(self.ctx, self.jump_type, returned, self.statement,
+                             self.before_flag, self.lower_loop)
+        final = inner.lower_block(finalbody)
+        raised = self.ctx.namer.new("raised_in_try")
+        lowered = templates.replace(
+            """
+            returned = False
+            raised = False
+            try:
+                with ag__.finally_returns():
+                    body
+            except BaseException:
+                raised = True
+                final_on_raise
+                if ag__.reraise_after_finally(returned):
+                    raise
+            finally:
+                if not raised:
+                    final
+                if returned:
+                    flag = True
+            """, origin=origin, raised=raised, body=body, final_on_raise=trees.clone(final),
+            final=final, returned=returned, flag=self.flag, BaseException="BaseException")
+        try_node = lowered[2]
+        anno.setanno(try_node, anno.Basic.SKIP, True)  # not the user's `except`
+        # Native `if`s (their tests are Python bools): the bare `raise` must run
+        # in the handler's own frame to re-raise with the traceback as it was.
+        anno.setanno(try_node.handlers[0].body[-1], anno.Basic.SKIP, True)
+        anno.setanno(try_node.finalbody[0], anno.Basic.SKIP, True)
+        self._flag_sets.add(id(try_node.finalbody[-1].body[0]))
+        return lowered
 
     def _check_finally(self, finalbody):
         jumps = find_jumps(finalbody, self.jump_type, self.lower_loop is None)
