@@ -789,3 +789,10 @@ def staged_check_in_discarding_try_message(statement, location):
         "so it would raise anyway. Move the `return` out of the `finally` body, or the "
         f"`{statement}` out of the `try` (Python 3.14 warns about `return` in `finally`, "
         "PEP 765).")
+
+
+def staged_while_test_message(what, location):
+    return (
+        f"the test of the staged `while` loop at {location} is {what}; a staged test "
+        "must hold a single value (as Python's truth test of an array does). Use "
+        "np.all(...) or np.any(...) (jnp.all/jnp.any under JAX).")

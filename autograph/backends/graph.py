@@ -398,7 +398,7 @@ class _Loop:
                     trace.retype_var(j, new)
                 except RetypeError as e:
                     raise errors.StagingError(errors.loop_promotion_message(
-                        st.names[i], self.location, self.kind, before,
+                        staging.shown(st.names[i]), self.location, self.kind, before,
                         staging.describe(after), str(e))) from None
                 st.values[i] = new
                 st.weak.discard(i)

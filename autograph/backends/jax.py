@@ -311,7 +311,7 @@ class JaxBackend(Backend):
             a_aval, b_aval = _aval(a), _aval(b)
             if a_aval.shape != b_aval.shape:
                 raise errors.StagingError(errors.branch_shape_message(
-                    name, location, staging.describe(a), staging.describe(b)))
+                    staging.shown(name), location, staging.describe(a), staging.describe(b)))
             staged.append((k, jnp.result_type(a, b)))  # weak types promote as JAX does
             results.append(None)
 
@@ -518,7 +518,7 @@ def _check_weak_pairs(t_side, f_side, location):
             if _is_weak_jax(weak) and _is_value(strong) and not _weak(strong) and \
                     jnp.result_type(strong.dtype, weak) != strong.dtype:
                 raise errors.StagingError(errors.branch_dtype_message(
-                    name, location, staging.describe(a), staging.describe(b)))
+                    staging.shown(name), location, staging.describe(a), staging.describe(b)))
 
 
 def _checks_view(leaves, other):
@@ -629,13 +629,13 @@ class _Loop:
         if _weak(after) and not staging.is_number(after):
             if jnp.result_type(spec.dtype, after) != spec.dtype:
                 raise errors.StagingError(errors.loop_dtype_message(
-                    name, self.location, self.kind, staging.describe(self.init[j]),
+                    staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
                     staging.describe(after)))
         else:
             staging.check_loop_leaf(name, var, after, self.location, self.kind)
         if _aval(after).shape != spec.shape:
             raise errors.StagingError(errors.loop_shape_message(
-                name, self.location, self.kind, staging.describe(self.init[j]),
+                staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
                 staging.describe(after)))
         return _cast(after, spec.dtype)
 

@@ -6,7 +6,8 @@ from autograph.runtime.call import FunctionScope, converted, converted_call
 from autograph.runtime.registry import backend_of, is_staged, register_backend, tracing
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld
 from autograph.runtime.control_flow import (
-    for_stmt, if_stmt, is_undefined, load_part, python_only, store_part, while_stmt)
+    for_stmt, if_stmt, is_undefined, load_part, python_only, store_part, while_stmt,
+    while_test)
 from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
@@ -57,5 +58,6 @@ __all__ = [
     "user_locals",
     "user_tracebacks",
     "while_stmt",
+    "while_test",
     "zip_",
 ]

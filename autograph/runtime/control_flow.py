@@ -10,6 +10,8 @@ their messages live in runtime/staging.py; backends call the per-leaf ones
 
 import functools
 
+import numpy as np
+
 from autograph import errors
 from autograph.runtime import staging
 from autograph.runtime.registry import backend_of, is_staged
@@ -28,6 +30,20 @@ def python_only(value, construct):
     only run as Python; a staged value raises NotStageableError."""
     if is_staged(value):
         raise errors.NotStageableError(errors.not_stageable_message(construct, staging.user_location()))
+    return value
+
+
+def while_test(value):
+    """Python meaning: `value`.  A `while` test that a jump flag joined
+    (`not break_ and ag__.while_test(test)`): a staged test must hold a
+    single value, as a staged `while` test must; checked here, so that the
+    error names the user's test and not the generated `and`."""
+    if backend_of(value) is None:
+        return value
+    shape = getattr(value, "shape", None)
+    if shape and None not in shape and int(np.prod(shape)) != 1:
+        raise errors.StagingError(errors.staged_while_test_message(
+            staging.describe(value), staging.user_location()))
     return value
 
 

@@ -107,6 +107,8 @@ def _describe_outline(value):
     container = structure.describe_container(value)
     if container is not None:
         return container
+    if list_element_type(value) is not None:
+        return describe(value)  # a staged list: 'a staged list of float64 items'
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -123,10 +125,10 @@ def check_branch_structure(true_out, false_out, names, location):
     for name, a, b in zip(names, true_out, false_out):
         if type(a) is Undefined or type(b) is Undefined:
             raise errors.StagingError(errors.undefined_branch_message(
-                name, location, _describe_outline(a), _describe_outline(b)))
+                shown(name), location, _describe_outline(a), _describe_outline(b)))
         if _structure(a) != _structure(b) and not _return_pending(a, b):
             raise errors.StagingError(errors.branch_structure_message(
-                name, location, _describe_outline(a), _describe_outline(b)))
+                shown(name), location, _describe_outline(a), _describe_outline(b)))
 
 
 # The flags the jump passes lower `return` / `break` / `continue` into
@@ -151,6 +153,18 @@ def dead_after_jump(outputs, names):
                  for value in outputs)
 
 
+# The variable the return pass keeps a `return`'s value in (a leaf of it:
+# `retval_[0]`, `retval_.a`); messages call it what it is.
+_RETURN_VALUE = re.compile(r"retval_(_\d+)?(?=$|[\[.])")
+
+
+def shown(name):
+    """A variable's name as messages show it: the user's, or what a
+    generated one stands for ('retval_[0]' -> 'the returned value[0]')."""
+    return _RETURN_VALUE.sub("the returned value", name, count=1) \
+        if name.startswith("retval_") else name
+
+
 def check_branch_defined(outputs, side, names, location):
     """The first branch traced leaves no output undefined (checked before the
     backend uses the outputs; the other side is not traced yet)."""
@@ -158,14 +172,15 @@ def check_branch_defined(outputs, side, names, location):
         if type(value) is Undefined:
             this, other = "undefined", "not traced yet"
             raise errors.StagingError(errors.undefined_branch_message(
-                name, location, *((this, other) if side else (other, this))))
+                shown(name), location, *((this, other) if side else (other, this))))
 
 
 def check_defined(state, names, location, loop):
     """No variable of a staged loop's state is undefined on entry."""
     for name, value in zip(names, state):
         if type(value) is Undefined:
-            raise errors.StagingError(errors.undefined_loop_state_message(name, location, loop))
+            raise errors.StagingError(errors.undefined_loop_state_message(
+                shown(name), location, loop))
 
 
 def checked_body(loop_body, initial, names, location, loop, with_item):
@@ -184,9 +199,9 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
                                             and not _return_pending(before, value)):
                 if type(value) is list and type(before) is list and shape[1]:
                     raise errors.StagingError(errors.growing_python_list_message(
-                        name, location, loop, len(shape[1]), len(value)))
+                        shown(name), location, loop, len(shape[1]), len(value)))
                 raise errors.StagingError(errors.loop_structure_message(
-                    name, location, loop, outline or _describe_outline(before),
+                    shown(name), location, loop, outline or _describe_outline(before),
                     _describe_outline(value)))
         return result
 
@@ -201,8 +216,9 @@ def describe(value):
     """How messages name a leaf: 'a tensor of dtype float32 and shape (3,)', ..."""
     element = list_element_type(value)
     if element is not None:
-        dtype = element[0].name if element[0] is not None else "?"
-        return f"a staged list of {dtype} items"
+        if element[0] is None:
+            return "a staged list (its items' dtype not known yet)"
+        return f"a staged list of {element[0].name} items"
     typed = array_type(value)
     if typed is not None:
         what = "a tensor" if backend_of(value) is not None else "an array"
@@ -249,7 +265,7 @@ def check_branches(t, f, location):
         name = next((n for n, a, b in zip(t.names, t.structure, f.structure) if a != b),
                     t.names[0] if t.names else "?")
         raise errors.StagingError(errors.branch_structure_message(
-            name.split("[")[0], location, "another nesting", "another nesting"))
+            shown(name.split("[")[0]), location, "another nesting", "another nesting"))
     for name, a, b in zip(t.names, t.values, f.values):
         _check_branch_leaf(name, a, b, location)
 
@@ -258,13 +274,13 @@ def _check_branch_leaf(name, a, b, location):
     a_undef, b_undef = a is UNDEFINED_RETURN, b is UNDEFINED_RETURN
     if a_undef and b_undef:
         return
-    if name == "retval_" and (a_undef or b_undef or a is None or b is None) and \
+    if _RETURN_VALUE.match(name) and (a_undef or b_undef or a is None or b is None) and \
             not (a is None and b is None) and not (a_undef and b is None or b_undef and a is None):
         raise errors.StagingError(errors.partial_return_message(
             location, describe(a), describe(b)))
 
     def fail(message):
-        raise errors.StagingError(message(name, location, describe(a), describe(b)))
+        raise errors.StagingError(message(shown(name), location, describe(a), describe(b)))
 
     a_dtype, b_dtype = _dtype(a), _dtype(b)
     a_list, b_list = list_element_type(a), list_element_type(b)
@@ -314,7 +330,7 @@ def check_same_structure(entry, out, location, loop):
         for name, before, after in zip(entry.names, entry.structure, out.structure):
             if before != after:
                 raise errors.StagingError(errors.loop_structure_message(
-                    name, location, loop, "another nesting", "another nesting"))
+                    shown(name), location, loop, "another nesting", "another nesting"))
 
 
 def check_unchanged(name, before, after, location, loop):
@@ -324,7 +340,7 @@ def check_unchanged(name, before, after, location, loop):
             return  # retval_ is carried only if the body sets it (see _Loop)
         message = errors.loop_python_value_becomes_tensor_message if _is_array(
             after) else errors.loop_python_value_message
-        raise errors.StagingError(message(name, location, loop, describe(before),
+        raise errors.StagingError(message(shown(name), location, loop, describe(before),
                                           describe(after)))
 
 
@@ -338,7 +354,8 @@ def changes_dtype(var, after):
 
 def check_loop_leaf(name, var, after, location, loop):
     def fail(message, hint=None):
-        raise errors.StagingError(message(name, location, loop, describe(var), describe(after)))
+        raise errors.StagingError(message(shown(name), location, loop, describe(var),
+                                          describe(after)))
 
     var_list, after_list = list_element_type(var), list_element_type(after)
     if var_list is not None or after_list is not None:
@@ -389,7 +406,7 @@ def promoted(name, before, after, location, loop):
     dtype = _dtype(after) if not is_number(after) else np.asarray(after).dtype
     if dtype is None or np.result_type(dtype, before) != dtype:
         raise errors.StagingError(errors.loop_dtype_message(
-            name, location, loop, describe(before), describe(after)))
+            shown(name), location, loop, describe(before), describe(after)))
     return np.asarray(before, dtype)
 
 

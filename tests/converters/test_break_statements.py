@@ -26,7 +26,7 @@ def test_golden_break_is_folded_into_the_while_test():
         def while_break(x, key):
             i = 0
             break_ = False
-            while not break_ and i < len(x):
+            while not break_ and ag__.while_test(i < len(x)):
                 if x[i] == key:
                     break_ = True
                 else:

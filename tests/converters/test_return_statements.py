@@ -95,7 +95,7 @@ def test_golden_while_test_carries_the_flag():
             do_return = False
             retval_ = ag__.UndefinedReturnValue()
             i = 0
-            while not do_return and i < n:
+            while not do_return and ag__.while_test(i < n):
                 i += 1
                 if i == 3:
                     retval_ = 'three'

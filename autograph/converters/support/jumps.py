@@ -62,8 +62,14 @@ def stop_loop_unless(loop, keep_going):
     is false: folded into a `while` test, or into a `for` loop's extra test
     (anno EXTRA_TEST, checked before each item is fetched)."""
     if isinstance(loop, gast.While):
+        # `ag__.while_test(test)`: a staged test holding several values is refused
+        # naming the `while` test, not the generated `and` it is now part of
         test = loop.test
-        if not _is_bool(test):
+        if not (isinstance(test, gast.Constant) or isinstance(test, gast.UnaryOp)
+                and isinstance(test.op, gast.Not)):
+            test = gast.copy_location(templates.replace_as_expression(
+                "ag__.while_test(test)", origin=test, test=test), test)
+        if not _is_bool(loop.test):
             # `while n:` (an int, a list): the `and` must give a bool on every path,
             # as a staged `and` gives both sides one dtype; `not not n` is bool(n).
             test = gast.copy_location(gast.UnaryOp(op=gast.Not(), operand=gast.copy_location(
