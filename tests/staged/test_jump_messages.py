@@ -28,6 +28,9 @@ def while_with_break_on_an_array_test(a):
     return i
 
 
+WHILE_LINE = while_with_break_on_an_array_test.__code__.co_firstlineno + 2
+
+
 def return_of_two_dtypes(xs):
     for v in xs:
         k = 0
@@ -49,14 +52,14 @@ def list_staged_in_one_branch(x, n):
 def test_a_while_test_joined_with_a_break_flag_is_named_as_the_test():
     text = _message(while_with_break_on_an_array_test, np.array([5, 6]))
     assert "the test of the staged `while` loop at" in text
-    assert "test_jump_messages.py:23" in text  # the `while` line
+    assert f"test_jump_messages.py:{WHILE_LINE}" in text
     assert "shape (2,)" in text and "np.all(...) or np.any(...)" in text
 
 
 def test_a_while_test_joined_with_a_break_flag_under_jax():
     jax = pytest.importorskip("jax", exc_type=ImportError)
     with pytest.raises(ag.AutoGraphError, match=r"the test of the staged `while` loop at "
-                       r".*test_jump_messages\.py:23 .*shape \(2,\)"):
+                       rf".*test_jump_messages\.py:{WHILE_LINE} .*shape \(2,\)"):
         jax.jit(ag.to_graph(while_with_break_on_an_array_test))(np.array([5, 6]))
 
 
