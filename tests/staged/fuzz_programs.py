@@ -21,7 +21,8 @@ import random
 # Features a program may use.  Each is a class of staged pattern; a run picks
 # the ones it exercises (test_fuzz.py documents why some are left out of CI).
 FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "continue",
-            "return", "loop_else", "logic", "print", "call", "closure", "dict", "list")
+            "return", "loop_else", "logic", "print", "call", "closure", "dict", "list",
+            "try", "with")
 
 PRELUDE = '''\
 import numpy as np
@@ -29,6 +30,16 @@ import numpy as np
 
 def helper(z):
     return z * 0.5 + 1.25
+
+
+class Ctx:
+    """A context manager for `with` blocks (its exit does not swallow errors)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 '''
 
@@ -139,7 +150,8 @@ class ProgramWriter:
         kinds = ["assign_s", "assign_t", "assign_c"]
         if depth < self.max_depth:
             # `if` is listed twice: branches are the most common statement
-            kinds += [k for k in ("if", "while", "for_range", "for_array", "python_for", "if")
+            kinds += [k for k in ("if", "while", "for_range", "for_array", "python_for", "if",
+                                  "try", "with")
                       if self.has(k)]
         if scope.loop:
             kinds += [k for k in ("break", "continue") if self.has(k)]
@@ -199,6 +211,20 @@ class ProgramWriter:
         self.used.add("return")
         self.emit(indent, f"if {self.condition(scope)}:")
         self.emit(indent + 1, "return " + self.result())
+
+    def _try(self, indent, depth, scope):
+        # jumps inside the `try` body cross the `finally` body, which runs on
+        # every path; only `return` may appear in the `finally` body too
+        self.used.add("try")
+        self.emit(indent, "try:")
+        self.block(indent + 1, depth + 1, scope)
+        self.emit(indent, "finally:")
+        self.block(indent + 1, depth + 1, _Scope(index=scope.index, item=scope.item))
+
+    def _with(self, indent, depth, scope):
+        self.used.add("with")
+        self.emit(indent, "with Ctx():")
+        self.block(indent + 1, depth + 1, scope)
 
     def _loop_else(self, indent, depth, scope):
         if self.has("loop_else") and self.c.integer(0, 2) == 0:

@@ -114,9 +114,9 @@ class JumpLowering:
     """Rewrites one kind of jump in a block into `flag = True` plus guards.
 
     before_flag(jump) -> statements to run before the flag is set (a return's
-    value); lower_loop(loop) -> (statements, code that now follows the loop)
-    for loops the jump crosses (only `return` does; break/continue stop at
-    loops).  `drop_unread_flag` removes the flag when no guard ended up
+    value); lower_loop(loop, lowering) -> (statements, code that now follows
+    the loop) for loops the jump crosses (only `return` does; break/continue
+    stop at loops).  `drop_unread_flag` removes the flag when no guard ended up
     reading it (every jump was the last thing on its path).
     """
 
@@ -181,7 +181,7 @@ class JumpLowering:
     def _lower_compound(self, stmt):
         if isinstance(stmt, LOOPS):
             if self.lower_loop is not None:
-                return self.lower_loop(stmt)
+                return self.lower_loop(stmt, self)
             stmt.orelse = self.lower_block(stmt.orelse)
         elif isinstance(stmt, (gast.Try, gast.TryStar)):
             if self.jump_type is gast.Return and self.contains(stmt.finalbody):
