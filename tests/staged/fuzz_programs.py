@@ -70,10 +70,13 @@ class DataChooser:
 
 
 class _Scope:
-    __slots__ = ("loop", "item", "index")
+    # quiet: inside a `finally` body, which runs on every path, so not under a
+    # staged guard: a print of a Python value there would run once, while
+    # tracing, as any print of a Python value outside staged code does
+    __slots__ = ("loop", "item", "index", "quiet")
 
-    def __init__(self, loop=None, item=None, index=None):
-        self.loop, self.item, self.index = loop, item, index
+    def __init__(self, loop=None, item=None, index=None, quiet=False):
+        self.loop, self.item, self.index, self.quiet = loop, item, index, quiet
 
 
 class ProgramWriter:
@@ -158,7 +161,7 @@ class ProgramWriter:
         if self.has("return") and depth > 0:
             kinds.append("return")
         for feature in ("print", "dict", "list"):
-            if self.has(feature):
+            if self.has(feature) and not (feature == "print" and scope.quiet):
                 kinds.append(feature)
         getattr(self, "_" + self.c.choice(kinds))(indent, depth, scope)
 
@@ -219,7 +222,7 @@ class ProgramWriter:
         self.emit(indent, "try:")
         self.block(indent + 1, depth + 1, scope)
         self.emit(indent, "finally:")
-        self.block(indent + 1, depth + 1, _Scope(index=scope.index, item=scope.item))
+        self.block(indent + 1, depth + 1, _Scope(index=scope.index, item=scope.item, quiet=True))
 
     def _with(self, indent, depth, scope):
         self.used.add("with")
@@ -245,15 +248,17 @@ class ProgramWriter:
         # the counter moves first, so `continue` cannot make the loop endless
         self.emit(indent, f"while {counter} < {bound}:")
         self.emit(indent + 1, f"{counter} = {counter} + 1")
-        self.block(indent + 1, depth + 1, _Scope(loop="while", index=scope.index))
+        self.block(indent + 1, depth + 1, _Scope(loop="while", index=scope.index,
+                                                 quiet=scope.quiet))
         self._loop_else(indent, depth, scope)
 
     def _for(self, indent, depth, scope, feature, prefix, iterable, as_item):
         self.used.add(feature)
         target = f"{prefix}{self._new_loop()}"
         self.emit(indent, f"for {target} in {iterable}:")
-        inner = (_Scope(loop="for", item=target, index=scope.index) if as_item
-                 else _Scope(loop="for", item=scope.item, index=target))
+        inner = (_Scope(loop="for", item=target, index=scope.index, quiet=scope.quiet)
+                 if as_item else _Scope(loop="for", item=scope.item, index=target,
+                                        quiet=scope.quiet))
         self.block(indent + 1, depth + 1, inner)
         self._loop_else(indent, depth, scope)
 

@@ -4,11 +4,11 @@
 blocks, run plain, converted and under `ag.function`; they must match or be
 refused with a catalog error (fuzz_harness.py).
 
-Left out here: `print` -- a `finally` body runs on every path, so it is not
-under a staged guard, and a print of a Python value there runs once while
-tracing, as any print of a Python value outside staged code does
-(docs/ARCHITECTURE.md §6); the harness compares printed text per call.  Lists
-are left out as in most refusals they dominate (test_fuzz.py covers them).
+The writer puts no `print` in a `finally` body: it runs on every path, so it
+is not under a staged guard, and a print of a Python value there runs once
+while tracing, as any print of a Python value outside staged code does
+(docs/ARCHITECTURE.md §6), where the harness compares printed text per call.
+Lists are left out: their refusals would dominate (test_fuzz.py covers them).
 The long run: `python -m tests.staged.fuzz_staged --features all`.
 """
 
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from . import fuzz_harness, fuzz_programs
 
 TRY_FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "continue",
-                "return", "loop_else", "logic", "call", "dict", "try", "with")
+                "return", "loop_else", "logic", "print", "call", "dict", "try", "with")
 
 
 @pytest.fixture(scope="module")
