@@ -267,14 +267,6 @@ def internal_conversion_error_message(fn, exc):
 
 # --- jumps and expressions (converters/{return,break,continue}_statements, directives) ---
 
-def jump_in_finally_message(statement, location):
-    return (f"'{statement}' inside a 'finally' block at {location} cannot be converted: "
-            "it silently discards any exception raised in the 'try' block, which the "
-            f"converted code cannot reproduce. Move the '{statement}' out of the 'finally' "
-            "block (Python 3.14 warns about it too, PEP 765), or mark the function "
-            "@autograph.do_not_convert.")
-
-
 def directive_outside_loop_message(directive, location):
     return (f"{directive}() at {location} is not directly inside a loop body: it sets the "
             "options of the loop it stands in. Move it to the top of the body of the "
@@ -772,23 +764,24 @@ def stale_concrete_message(function_name, what, location):
         "the state in an ag.Variable and .assign() new values to it.")
 
 
-def staged_finally_return_message(location):
+def staged_finally_jump_message(statement, location):
     return (
-        f"the `try` body raised while tracing, and its `finally` body returns at {location} "
-        "only under a staged condition: Python discards the exception when that `return` "
-        "runs and raises it otherwise, which a traced graph cannot decide (the exception "
-        "happened while tracing). Make the `return` in `finally` unconditional, or move "
-        "it out of the `finally` body (Python 3.14 warns about it too, PEP 765).")
+        f"the `try` body raised while tracing, and its `finally` body leaves with "
+        f"`{statement}` at {location} only under a staged condition: Python discards the "
+        f"exception when that `{statement}` runs and raises it otherwise, which a traced "
+        f"graph cannot decide (the exception happened while tracing). Make the "
+        f"`{statement}` in `finally` unconditional, or move it out of the `finally` body "
+        "(Python 3.14 warns about it too, PEP 765).")
 
 
 def staged_check_in_discarding_try_message(statement, location):
     return (
         f"the staged `{statement}` at {location} is inside a `try` whose `finally` body "
-        "returns: Python discards the exception when that `return` runs, but a staged "
-        f"`{statement}` becomes a check the graph runs later, after the `finally` body, "
-        "so it would raise anyway. Move the `return` out of the `finally` body, or the "
-        f"`{statement}` out of the `try` (Python 3.14 warns about `return` in `finally`, "
-        "PEP 765).")
+        "leaves with `return`, `break` or `continue`: Python discards the exception when "
+        f"that jump runs, but a staged `{statement}` becomes a check the graph runs later, "
+        "after the `finally` body, so it would raise anyway. Move the jump out of the "
+        f"`finally` body, or the `{statement}` out of the `try` (Python 3.14 warns about "
+        "jumps in `finally`, PEP 765).")
 
 
 def staged_while_test_message(what, location):
@@ -796,3 +789,22 @@ def staged_while_test_message(what, location):
         f"the test of the staged `while` loop at {location} is {what}; a staged test "
         "must hold a single value (as Python's truth test of an array does). Use "
         "np.all(...) or np.any(...) (jnp.all/jnp.any under JAX).")
+
+
+def mixed_jumps_in_finally_message(statements, location):
+    listed = " and ".join(f"'{s}'" for s in statements)
+    return (
+        f"{listed} inside one 'finally' block (the second at {location}) cannot be "
+        "converted: each would have to discard the exception or jump the other one "
+        "left pending. Keep one kind of jump in a 'finally' block, or move them out of "
+        "it (Python 3.14 warns about jumps in 'finally', PEP 765), or mark the function "
+        "@autograph.do_not_convert.")
+
+
+def jump_in_finally_over_return_message(statement, location, return_location):
+    return (
+        f"'{statement}' inside a 'finally' block at {location} cannot be converted: the "
+        f"'try' body's 'return' at {return_location} stays a native return (a generator's), "
+        f"which that '{statement}' would have to cancel. Move the '{statement}' out of the "
+        "'finally' block (Python 3.14 warns about it, PEP 765), or mark the function "
+        "@autograph.do_not_convert.")

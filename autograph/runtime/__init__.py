@@ -13,7 +13,7 @@ from autograph.runtime.lists import list_append, list_pop, list_setitem, set_ele
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
 from autograph.runtime.exceptions import (
-    assert_stmt, finally_returns, python_try, raise_stmt, reraise_after_finally)
+    assert_stmt, finally_jumps, python_try, raise_stmt, reraise_after_finally)
 from autograph.runtime.directives import set_loop_options
 from autograph.runtime.tracebacks import user_tracebacks
 
@@ -29,7 +29,7 @@ __all__ = [
     "converted",
     "converted_call",
     "enumerate_",
-    "finally_returns",
+    "finally_jumps",
     "for_stmt",
     "if_exp",
     "if_stmt",

@@ -66,33 +66,35 @@ def python_try(values, names):
                 name, staging.user_location()))
 
 
-def reraise_after_finally(returned):
-    """Python meaning: `not returned`.  Generated code for a `finally` body
-    holding a `return`, on the path where the `try` raised (while tracing):
+def reraise_after_finally(jumped, statement):
+    """Python meaning: `not jumped`.  Generated code for a `finally` body
+    holding a `return` (`break`, `continue`: `statement`), on the path
+    where the `try` raised (while tracing):
 
-        if ag__.reraise_after_finally(returned):
+        if ag__.reraise_after_finally(jumped, 'return'):
             raise
 
-    Python discards the exception when that `return` ran.  autograph's own
-    errors (a refusal while tracing) always go on.  A staged `returned`
+    Python discards the exception when that jump ran.  autograph's own
+    errors (a refusal while tracing) always go on.  A staged `jumped`
     cannot decide it: NotStageableError."""
     if isinstance(sys.exc_info()[1], errors.AutoGraphError):
         return True
-    if is_staged(returned):
-        raise errors.NotStageableError(errors.staged_finally_return_message(
-            staging.user_location()))
-    return not returned
+    if is_staged(jumped):
+        raise errors.NotStageableError(errors.staged_finally_jump_message(
+            statement, staging.user_location()))
+    return not jumped
 
 
-_discarding = threading.local()  # .depth: `try` bodies whose `finally` returns
+_discarding = threading.local()  # .depth: `try` bodies whose `finally` jumps out
 
 
 @contextlib.contextmanager
-def finally_returns():
+def finally_jumps():
     """Python meaning: nothing.  Wraps the body of a `try` whose `finally`
-    body holds a `return`: Python discards an exception the body raises
-    when that `return` runs, which a check the graph runs later cannot
-    follow, so `raise_stmt` and `assert_stmt` refuse to stage one there."""
+    body holds a `return`, `break` or `continue`: Python discards an
+    exception the body raises when that jump runs, which a check the graph
+    runs later cannot follow, so `raise_stmt` and `assert_stmt` refuse to
+    stage one there."""
     _discarding.depth = getattr(_discarding, "depth", 0) + 1
     try:
         yield

@@ -266,8 +266,8 @@ def staged_return_in_finally_over_python_raise(x, n):
 def test_a_staged_raise_in_a_try_whose_finally_returns_is_refused():
     """The graph would raise it after the `finally` body; Python discards it."""
     with pytest.raises(ag.AutoGraphError, match=r"the staged `raise` at .*test_jumps_in_try\.py:"
-                       r"\d+ is inside a `try` whose `finally` body returns.*Move the `return` "
-                       r"out of the `finally` body"):
+                       r"\d+ is inside a `try` whose `finally` body leaves with `return`, `break` or "
+                       r"`continue`.*Move the jump out of the `finally` body"):
         ag.function(staged_raise_under_finally_return)(np.float64(1.0))
     assert ag.to_graph(staged_raise_under_finally_return)(-1.0) == -1.0  # Python: discarded
 
@@ -275,8 +275,49 @@ def test_a_staged_raise_in_a_try_whose_finally_returns_is_refused():
 def test_a_staged_return_in_finally_over_an_exception_raised_while_tracing_is_refused():
     f = ag.function(staged_return_in_finally_over_python_raise)
     with pytest.raises(ag.AutoGraphError, match=r"the `try` body raised while tracing, and its "
-                       r"`finally` body returns at .*test_jumps_in_try\.py:\d+ only under a "
-                       r"staged condition"):
+                       r"`finally` body leaves with `return` at .*test_jumps_in_try\.py:\d+ only "
+                       r"under a staged condition"):
         f(np.float64(1.0), 1)
     for x in (1.0, -1.0):  # nothing raised: staged as usual
         assert f(np.float64(x), 0) == staged_return_in_finally_over_python_raise(x, 0)
+
+
+# --- `break` / `continue` in `finally` win too ------------------------------------------
+
+def break_in_finally_cancels_return(xs):
+    total = 0.0
+    for v in xs:
+        try:
+            if v > 5:
+                return v * 1000.0  # cancelled when the `finally` breaks
+            total += v
+        finally:
+            if v > 2:
+                break
+    return total
+
+
+def continue_in_finally_cancels_break(xs):
+    total = 0.0
+    for v in xs:
+        try:
+            if v > 5:
+                break  # cancelled when the `finally` continues
+            total += v
+        finally:
+            if v < 8:
+                continue
+        total -= 100.0
+    return total
+
+
+@pytest.mark.parametrize("xs", [[1.0, 7.0, 2.0], [1.0, 3.0, 9.0], [1.0, 2.0], []])
+def test_break_in_finally_cancels_a_staged_return(xs):
+    _plain_converted_staged(break_in_finally_cancels_return, np.array(xs))
+
+
+@pytest.mark.parametrize("xs", [[1.0, 7.0, 2.0], [1.0, 9.0, 2.0], [9.0], []])
+def test_continue_in_finally_cancels_a_staged_break(xs):
+    _plain_converted_staged(continue_in_finally_cancels_break, np.array(xs))
+    np.testing.assert_array_equal(_under_jax(continue_in_finally_cancels_break, np.array(xs)),
+                                  continue_in_finally_cancels_break(np.array(xs)))

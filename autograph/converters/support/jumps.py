@@ -12,6 +12,10 @@ import gast
 from autograph import anno, errors, templates, trees
 from autograph.trees import child_nodes
 
+# On a `try` whose body (or handlers, or `else`) holds jumps: the flags the
+# earlier jump passes lowered them into, which a jump in `finally` cancels.
+_PENDING = "jumps.pending_flags"
+
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 LOOPS = (gast.For, gast.AsyncFor, gast.While)
 
@@ -184,10 +188,13 @@ class JumpLowering:
                 return self.lower_loop(stmt, self)
             stmt.orelse = self.lower_block(stmt.orelse)
         elif isinstance(stmt, (gast.Try, gast.TryStar)):
-            if self.jump_type is gast.Return and self.contains(stmt.finalbody):
-                return self._lower_return_in_finally(stmt), []
-            self._check_finally(stmt.finalbody)
+            if self.contains(stmt.finalbody):
+                return self._lower_jump_in_finally(stmt), []
             may_jump = self.contains(stmt.body)
+            if may_jump or self.contains(stmt.orelse) or any(
+                    self.contains(handler.body) for handler in stmt.handlers):
+                # a jump in `finally` (a later pass) cancels this one
+                anno.setanno(stmt, _PENDING, anno.getanno(stmt, _PENDING, ()) + (self.flag,))
             stmt.body = self.lower_block(stmt.body)
             for handler in stmt.handlers:
                 handler.body = self.lower_block(handler.body)
@@ -202,72 +209,91 @@ class JumpLowering:
                 stmt.orelse = self.lower_block(stmt.orelse)
         return [stmt], []
 
-    def _lower_return_in_finally(self, stmt):
-        """A `finally` body holding a `return` (it wins over a pending return
-        and discards a pending exception):
+    def _lower_jump_in_finally(self, stmt):
+        """A `finally` body holding this pass's jump, which wins: over a
+        pending exception (discarded) and over a pending jump of another
+        kind (a `return`'s flag, put down by a `break` or `continue` there):
 
-            try:                        fret = raised = False
+            try:                        fjump = raised = False
                 B                       try:
-            finally:          ==>           with ag__.finally_returns():
+            finally:          ==>           with ag__.finally_jumps():
                 F                               B             (lowered)
                                         except BaseException:
                                             raised = True
-                                            F                 (its own flag `fret`)
-                                            if ag__.reraise_after_finally(fret):
+                                            F                 (its own flag `fjump`)
+                                            if ag__.reraise_after_finally(fjump, 'return'):
                                                 raise
                                         finally:
                                             if not raised:
                                                 F             (the same, again)
-                                            if fret:
-                                                do_return = True
+                                            if fjump:
+                                                do_return = True   (break_ = True; do_return = False)
 
         F runs inside the handler on the exception path, so an exception F
         raises chains to the pending one as in Python, and a bare `raise`
         re-raises it with its own traceback.  On the other paths F stays in a
-        `finally` clause, which the break and continue passes never guard
-        (a `break` in B still runs it).  `except`/`else` clauses stay in an
-        inner `try`.  `ag__.finally_returns` refuses a staged `raise` or
-        `assert` in B: the graph would raise it where Python discards it.
-        The `try` is marked SKIP: try_statements.py refuses staged values
-        only around the user's own `except` clauses."""
+        `finally` clause, which later jump passes never guard (a `break` in B
+        still runs it).  `except`/`else` clauses stay in an inner `try`.
+        `ag__.finally_jumps` refuses a staged `raise` or `assert` in B: the
+        graph would raise it where Python discards it.  The `try` is marked
+        SKIP: try_statements.py refuses staged values only around the user's
+        own `except` clauses."""
+        self._refuse_mixed_jumps(stmt.finalbody)
+        if self.jump_type is not gast.Return:
+            native = find_jumps(stmt.body + stmt.orelse + [h for h in stmt.handlers],
+                                gast.Return, loops_are_boundaries=False)
+            if native:  # a generator's `return` stays native: it cannot be cancelled
+                jumps = find_jumps(stmt.finalbody, self.jump_type, loops_are_boundaries=True)
+                raise errors.ConversionError(errors.jump_in_finally_over_return_message(
+                    self.statement, self.ctx.where(jumps[0]), self.ctx.where(native[0])))
         finalbody, stmt.finalbody = stmt.finalbody, []
         origin = finalbody[0]
+        cancelled = anno.getanno(stmt, _PENDING, ())
         body = self.lower_block([stmt] if stmt.handlers or stmt.orelse else stmt.body)
-        returned = self.ctx.namer.new("fret")
-        inner = JumpLowering(self.ctx, self.jump_type, returned, self.statement,
+        jumped = self.ctx.namer.new("fjump")
+        inner = JumpLowering(self.ctx, self.jump_type, jumped, self.statement,
                              self.before_flag, self.lower_loop)
         final = inner.lower_block(finalbody)
         raised = self.ctx.namer.new("raised_in_try")
         lowered = templates.replace(
             """
-            returned = False
+            jumped = False
             raised = False
             try:
-                with ag__.finally_returns():
+                with ag__.finally_jumps():
                     body
             except BaseException:
                 raised = True
                 final_on_raise
-                if ag__.reraise_after_finally(returned):
+                if ag__.reraise_after_finally(jumped, statement):
                     raise
             finally:
                 if not raised:
                     final
-                if returned:
+                if jumped:
                     flag = True
             """, origin=origin, raised=raised, body=body, final_on_raise=trees.clone(final),
-            final=final, returned=returned, flag=self.flag, BaseException="BaseException")
+            final=final, jumped=jumped, flag=self.flag, BaseException="BaseException",
+            statement=gast.Constant(value=self.statement, kind=None))
         try_node = lowered[2]
         anno.setanno(try_node, anno.Basic.SKIP, True)  # not the user's `except`
         # Native `if`s (their tests are Python bools): the bare `raise` must run
         # in the handler's own frame to re-raise with the traceback as it was.
         anno.setanno(try_node.handlers[0].body[-1], anno.Basic.SKIP, True)
         anno.setanno(try_node.finalbody[0], anno.Basic.SKIP, True)
-        self._flag_sets.add(id(try_node.finalbody[-1].body[0]))
+        flag_up = try_node.finalbody[-1]
+        self._flag_sets.add(id(flag_up.body[0]))
+        for other in cancelled:
+            flag_up.body += templates.replace("other = False", origin=origin, other=other)
         return lowered
 
-    def _check_finally(self, finalbody):
-        jumps = find_jumps(finalbody, self.jump_type, self.lower_loop is None)
-        if jumps:
-            raise errors.ConversionError(errors.jump_in_finally_message(
-                self.statement, self.ctx.where(jumps[0])))
+    def _refuse_mixed_jumps(self, finalbody):
+        """Jumps of two kinds in one `finally` body: each pass would lower its
+        own, and neither would discard a pending exception for the other."""
+        kinds = [(kind, word) for kind, word in ((gast.Return, "return"), (gast.Break, "break"),
+                                                 (gast.Continue, "continue"))
+                 if find_jumps(finalbody, kind, kind is not gast.Return)]
+        if len(kinds) > 1:
+            jumps = find_jumps(finalbody, kinds[1][0], kinds[1][0] is not gast.Return)
+            raise errors.ConversionError(errors.mixed_jumps_in_finally_message(
+                [word for _, word in kinds], self.ctx.where(jumps[0])))
