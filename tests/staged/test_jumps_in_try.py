@@ -321,3 +321,28 @@ def test_continue_in_finally_cancels_a_staged_break(xs):
     _plain_converted_staged(continue_in_finally_cancels_break, np.array(xs))
     np.testing.assert_array_equal(_under_jax(continue_in_finally_cancels_break, np.array(xs)),
                                   continue_in_finally_cancels_break(np.array(xs)))
+
+
+# --- a refusal inside a `try` body is not hidden by its `finally` body ------------------
+
+def refused_inside_try(s, t, a):
+    d = {"k": a}
+    acc = []
+    try:
+        if s > t:
+            d["k"] = d["k"] + s
+        else:
+            acc.append(d["k"])  # a list that grows in one branch only: refused
+            d["k"] = d["k"] + s
+    finally:
+        d["k"] = d["k"] + -0.75  # runs as the refusal passes, on the value before the `if`
+    return d["k"], len(acc)
+
+
+def test_a_refusal_in_a_try_body_is_not_hidden_by_the_finally_body():
+    """The branch that failed leaves no value of its own in `d['k']`, so the
+    `finally` body runs on the value from before the `if` and the refusal
+    itself reaches the user (before: a GraphError about a tensor outside its
+    graph, raised by the `finally` body)."""
+    with pytest.raises(ag.AutoGraphError, match=r"^variable 'acc' has a different structure"):
+        ag.function(refused_inside_try)(np.float64(0.0), np.float64(1.0), np.float64(0.5))
