@@ -133,8 +133,9 @@ def check_branch_structure(true_out, false_out, names, location):
 
 # The flags the jump passes lower `return` / `break` / `continue` into
 # (converters/return_statements.py, break_statements.py, continue_statements.py;
-# the namer adds `_1`, `_2`, ... when the user has a variable of that name).
-_JUMP_FLAG = re.compile(r"(do_return|break_|continue_)(_\d+)?")
+# `fjump` for a jump inside `finally`, converters/support/jumps.py; the namer
+# adds `_1`, `_2`, ... when the user has a variable of that name).
+_JUMP_FLAG = re.compile(r"(do_return|break_|continue_|fjump)(_\d+)?")
 
 
 def dead_after_jump(outputs, names):

@@ -346,3 +346,18 @@ def test_a_refusal_in_a_try_body_is_not_hidden_by_the_finally_body():
     graph, raised by the `finally` body)."""
     with pytest.raises(ag.AutoGraphError, match=r"^variable 'acc' has a different structure"):
         ag.function(refused_inside_try)(np.float64(0.0), np.float64(1.0), np.float64(0.5))
+
+
+def assigned_after_a_return_in_finally(x):
+    try:
+        y = x * 2.0
+    finally:
+        if x > 0:
+            return y
+        z = y - 1.0  # dead on the path that returned
+    return z
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_a_variable_assigned_after_a_staged_return_in_finally(x):
+    _plain_converted_staged(assigned_after_a_return_in_finally, np.float64(x))
