@@ -4,7 +4,10 @@ Not a pass.  `JumpLowering` rewrites one kind of jump in a block: a jump
 becomes `flag = True`; what follows a statement that may have jumped runs
 under `if not flag:` (or, when an `if` branch always jumps, moves into the
 other branch); a `try` body that may jump guards its `else` clause, as Python
-skips it after a jump.  `find_jumps` finds the jumps that leave a block.
+skips it after a jump.  A `finally` body and a `with` block's exit are never
+guarded: they run on every path, after the jump as before it.  A jump inside
+`finally` wins over a pending exception and a pending jump of another kind
+(`_lower_jump_in_finally`).  `find_jumps` finds the jumps that leave a block.
 """
 
 import gast
