@@ -78,3 +78,13 @@ def test_while_test_is_the_test_on_python_values():
     with registry.staging("test: the converted body"):
         assert converted(7) == 4
         assert converted(2) == 2
+
+
+def conditional_expression_of_two_kinds(x):
+    return 1 if x > 0 else "a"
+
+
+def test_a_conditional_expression_is_named_by_its_condition():
+    text = _message(conditional_expression_of_two_kinds, np.float64(1.0))
+    assert text.startswith("variable 'the value of `... if x > 0 else ...`' gets a different "
+                           "Python value")
