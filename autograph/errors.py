@@ -267,14 +267,6 @@ def internal_conversion_error_message(fn, exc):
 
 # --- jumps and expressions (converters/{return,break,continue}_statements, directives) ---
 
-def jump_in_finally_message(statement, location):
-    return (f"'{statement}' inside a 'finally' block at {location} cannot be converted: "
-            "it silently discards any exception raised in the 'try' block, which the "
-            f"converted code cannot reproduce. Move the '{statement}' out of the 'finally' "
-            "block (Python 3.14 warns about it too, PEP 765), or mark the function "
-            "@autograph.do_not_convert.")
-
-
 def directive_outside_loop_message(directive, location):
     return (f"{directive}() at {location} is not directly inside a loop body: it sets the "
             "options of the loop it stands in. Move it to the top of the body of the "
@@ -938,3 +930,49 @@ def random_python_number_message(number_type, dtype, location):
         "it does not fit, which the graph's run-time value cannot mirror. Give the draw a "
         f"dtype or size (e.g. rng.integers(..., dtype=np.{dtype}), or size=()), or convert "
         f"it: np.{dtype}(draw).")
+
+
+def staged_finally_jump_message(statement, location):
+    return (
+        f"the `try` body raised while tracing, and its `finally` body leaves with "
+        f"`{statement}` at {location} only under a staged condition: Python discards the "
+        f"exception when that `{statement}` runs and raises it otherwise, which a traced "
+        f"graph cannot decide (the exception happened while tracing). Make the "
+        f"`{statement}` in `finally` unconditional, or move it out of the `finally` body "
+        "(Python 3.14 warns about it too, PEP 765).")
+
+
+def staged_check_in_discarding_try_message(statement, location):
+    return (
+        f"the staged `{statement}` at {location} is inside a `try` whose `finally` body "
+        "leaves with `return`, `break` or `continue`: Python discards the exception when "
+        f"that jump runs, but a staged `{statement}` becomes a check the graph runs later, "
+        "after the `finally` body, so it would raise anyway. Move the jump out of the "
+        f"`finally` body, or the `{statement}` out of the `try` (Python 3.14 warns about "
+        "jumps in `finally`, PEP 765).")
+
+
+def staged_while_test_message(what, location):
+    return (
+        f"the test of the staged `while` loop at {location} is {what}; a staged test "
+        "must hold a single value (as Python's truth test of an array does). Use "
+        "np.all(...) or np.any(...) (jnp.all/jnp.any under JAX).")
+
+
+def mixed_jumps_in_finally_message(statements, location):
+    listed = " and ".join(f"'{s}'" for s in statements)
+    return (
+        f"{listed} inside one 'finally' block (the second at {location}) cannot be "
+        "converted: each would have to discard the exception or jump the other one "
+        "left pending. Keep one kind of jump in a 'finally' block, or move them out of "
+        "it (Python 3.14 warns about jumps in 'finally', PEP 765), or mark the function "
+        "@autograph.do_not_convert.")
+
+
+def jump_in_finally_over_return_message(statement, location, return_location):
+    return (
+        f"'{statement}' inside a 'finally' block at {location} cannot be converted: the "
+        f"'try' body's 'return' at {return_location} stays a native return (a generator's), "
+        f"which that '{statement}' would have to cancel. Move the '{statement}' out of the "
+        "'finally' block (Python 3.14 warns about it, PEP 765), or mark the function "
+        "@autograph.do_not_convert.")

@@ -39,6 +39,8 @@ that body run three times (tests/staged/test_trace_once.py, xfail strict).
 Write `s = 0.0` to avoid it.
 """
 
+import builtins
+
 import numpy as np
 
 from autograph import errors
@@ -49,12 +51,12 @@ from autograph.graph.ops import random as random_ops
 from autograph.graph.ops.lists import TensorList, list_set
 from autograph.graph.retype import RetypeError
 from autograph.graph.tensor import Tensor
-from autograph.runtime.backend import Backend
+from autograph.runtime.backend import Backend, exception_parts, exception_text
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime import staging
 from autograph.runtime.staging import is_number
-from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
+from autograph.runtime.structure import flatten, unflatten
 
 _dim = shaping.dim
 
@@ -100,7 +102,6 @@ class GraphBackend(Backend):
     def cond(self, pred, true_fn, false_fn, state, names):
         location = staging.user_location()
         entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
-        undefined_return = any(v is UNDEFINED_RETURN for v in entry.values)
         leaf_names = []  # filled by `finish`; engine.cond reads it afterwards
         sides = []
 
@@ -115,7 +116,9 @@ class GraphBackend(Backend):
         def finish(true_out, false_out):
             # each branch is traced once
             true_out, false_out = _branch_lists(true_out, false_out, graphs, names, location)
-            if undefined_return:
+            # a `return` in one branch only, or a variable dead after a jump
+            # (staging.dead_after_jump): the other side's type fills it in
+            if any(type(v) is UndefinedReturnValue for v in true_out + false_out):
                 true_out, false_out = staging.return_stand_ins(true_out, false_out,
                                                                _zeros_like_leaf)
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
@@ -266,6 +269,17 @@ class GraphBackend(Backend):
 
         return random_ops.draw(method, leaves.values, rebuild,
                                random_text(method))
+
+    def raise_(self, pred, exception):
+        """The graph raises the user's exception type with its arguments: a
+        builtin type by name (a saved graph can hold it), a user's class as
+        the class (save refuses it, naming it)."""
+        parts = exception_parts(exception)
+        if parts is None:
+            return super().raise_(pred, exception)
+        cls, args = parts
+        error = cls.__name__ if getattr(builtins, cls.__name__, None) is cls else cls
+        engine.assert_op(pred, exception_text(exception), error=error, error_args=args)
 
     # --- builtins ----------------------------------------------------------------------
 
@@ -464,7 +478,7 @@ class _Loop:
                     trace.retype_var(j, new)
                 except RetypeError as e:
                     raise errors.StagingError(errors.loop_promotion_message(
-                        st.names[i], self.location, self.kind, before,
+                        staging.shown(st.names[i]), self.location, self.kind, before,
                         staging.describe(after), str(e))) from None
                 st.values[i] = new
                 st.weak.discard(i)

@@ -42,7 +42,7 @@ from jax import lax
 
 from autograph import errors
 from autograph.runtime import registry, staging
-from autograph.runtime.backend import Backend
+from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
@@ -252,6 +252,13 @@ def _asserter(message):
     return check
 
 
+def _raiser(cls, args):
+    def check(ok):
+        if not bool(ok):
+            raise cls(*args)
+    return check
+
+
 # --- the backend -------------------------------------------------------------------------
 
 class JaxBackend(Backend):
@@ -318,7 +325,7 @@ class JaxBackend(Backend):
             a_aval, b_aval = _aval(a), _aval(b)
             if a_aval.shape != b_aval.shape:
                 raise errors.StagingError(errors.branch_shape_message(
-                    name, location, staging.describe(a), staging.describe(b)))
+                    staging.shown(name), location, staging.describe(a), staging.describe(b)))
             staged.append((k, jnp.result_type(a, b)))  # weak types promote as JAX does
             results.append(None)
 
@@ -433,6 +440,15 @@ class JaxBackend(Backend):
     def assert_(self, pred, message):
         jax.debug.callback(_asserter(message), _predicate(pred, staging.user_location()))
 
+    def raise_(self, pred, exception):
+        """The callback raises the user's exception type with its arguments;
+        JAX reports an exception raised in a callback as JaxRuntimeError, whose
+        text holds the user's 'ValueError: ...' (tests/staged/test_staged_raise.py)."""
+        parts = exception_parts(exception)
+        if parts is None:
+            return super().raise_(pred, exception)
+        jax.debug.callback(_raiser(*parts), _predicate(pred, staging.user_location()))
+
     # --- builtins ---------------------------------------------------------------------
 
     def len_(self, value):
@@ -516,7 +532,7 @@ def _check_weak_pairs(t_side, f_side, location):
             if _is_weak_jax(weak) and _is_value(strong) and not _weak(strong) and \
                     jnp.result_type(strong.dtype, weak) != strong.dtype:
                 raise errors.StagingError(errors.branch_dtype_message(
-                    name, location, staging.describe(a), staging.describe(b)))
+                    staging.shown(name), location, staging.describe(a), staging.describe(b)))
 
 
 def _checks_view(leaves, other):
@@ -627,13 +643,13 @@ class _Loop:
         if _weak(after) and not staging.is_number(after):
             if jnp.result_type(spec.dtype, after) != spec.dtype:
                 raise errors.StagingError(errors.loop_dtype_message(
-                    name, self.location, self.kind, staging.describe(self.init[j]),
+                    staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
                     staging.describe(after)))
         else:
             staging.check_loop_leaf(name, var, after, self.location, self.kind)
         if _aval(after).shape != spec.shape:
             raise errors.StagingError(errors.loop_shape_message(
-                name, self.location, self.kind, staging.describe(self.init[j]),
+                staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
                 staging.describe(after)))
         return _cast(after, spec.dtype)
 

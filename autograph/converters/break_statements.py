@@ -1,13 +1,16 @@
 """Lowers `break` into a flag folded into the loop's test.
 
     while i < n:                        break_ = False
-        if x[i] == key:                 while not break_ and i < n:
+        if x[i] == key:                 while not break_ and ag__.while_test(i < n):
             break               ==>         if x[i] == key:
         i += 1                                  break_ = True
     else:                                   else:
         i = -1                                  i += 1
                                         if not break_:
                                             i = -1
+
+(`ag__.while_test(test)` is `test`; a staged test holding several values is
+refused there, naming the `while` test rather than the generated `and`.)
 
 A `for` loop gets `not break_` as its EXTRA_TEST annotation (ANDed with one
 the return pass put there): `ag__.for_stmt` stops before fetching the next

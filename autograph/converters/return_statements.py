@@ -66,7 +66,9 @@ def _is_generator(node):
 
 class Transformer(base.Converter):
     HANDLES = (gast.Return,)
-    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And, gast.Return)
+    # Try, With, Raise: a `finally` body holding a `return` (jumps.py)
+    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And, gast.Return, gast.Try,
+               gast.With, gast.Raise)
     STATEMENTS_ONLY = True
 
     def visit_FunctionDef(self, node):
@@ -78,7 +80,7 @@ class Transformer(base.Converter):
         retval = self.ctx.namer.new("retval_")
         lowering = JumpLowering(self.ctx, gast.Return, do_return, "return",
                                 before_flag=lambda ret: self._set_value(ret, retval),
-                                lower_loop=lambda loop: self._lower_loop(loop, lowering))
+                                lower_loop=self._lower_loop)
         docstring = node.body[:1] if is_docstring(node.body[0]) else []
         body = node.body[len(docstring):]
         if not lowering.always_jumps(body):

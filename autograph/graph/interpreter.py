@@ -107,9 +107,10 @@ def _print(node):
 
 
 def _assert(node):
-    def check(pred, message=None):
-        if not pred:
-            raise AssertionError() if message is None else AssertionError(message)
+    error, error_args = node.attrs.get("error"), node.attrs.get("error_args", ())
+
+    def check(pred, message=None):  # (a staged `raise` carries the user's exception)
+        state._assert_kernel(pred, message, error, error_args)
     return check
 
 

@@ -128,6 +128,14 @@ class _Writer:
         if isinstance(value, (slots.Slot, slots.ListSlot)):
             tag = "slot" if isinstance(value, slots.Slot) else "list_slot"
             return {tag: value.index}
+        if isinstance(value, BaseException) or (isinstance(value, type)
+                                                 and issubclass(value, BaseException)):
+            cls = value if isinstance(value, type) else kind  # a staged `raise` (an assert's attr)
+            return self.refuse(
+                f"a staged `raise` of {cls.__module__}.{cls.__qualname__}, an exception class "
+                "that is not one of Python's builtins",
+                "A saved graph holds no code, so it can raise builtin exception types only: "
+                "raise a builtin type (e.g. ValueError) there, or do not save this function.")
         return self.refuse(f"the Python object {value!r} of type {kind.__qualname__}",
                            "Return and pass only arrays, numbers, strings and lists, tuples "
                            "or dicts of them (a namedtuple or a user object cannot be "

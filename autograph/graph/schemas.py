@@ -14,6 +14,8 @@ no schema here is refused: add its entry when adding the op.
 """
 
 
+import builtins
+
 import numpy as np
 
 from autograph.graph import core
@@ -110,6 +112,16 @@ def is_const_value(v):
     return type(v) in (bool, int, float, complex)
 
 
+def is_builtin_exception(v):
+    """A builtin exception's name (a staged `raise`): looked up in builtins only."""
+    found = getattr(builtins, v, None) if type(v) is str else None
+    return isinstance(found, type) and issubclass(found, BaseException)
+
+
+def is_plain_tuple(v):
+    return type(v) is tuple and all(type(x) in (str, int, float, bool, type(None)) for x in v)
+
+
 def is_variable(v):
     from autograph.graph.variables import Variable
     return isinstance(v, Variable)
@@ -126,7 +138,8 @@ _LIKE = {"dtype": is_dtype, "shape": is_shape}
 SCHEMAS = {
     "placeholder": {}, "const": {"value": is_const_value},
     "cond": {"explicit_args": is_count}, "while_loop": {"explicit_args": is_count},
-    "print": {"sep": is_str, "end": is_str, "file": is_stream}, "assert": {},
+    "print": {"sep": is_str, "end": is_str, "file": is_stream},
+    "assert": {"error": is_builtin_exception, "error_args": is_plain_tuple},
     "variable.read": {"variable": is_variable}, "variable.assign": {"variable": is_variable},
     "list_new": {}, "list_append": {}, "list_pop": {}, "list_pop_at": {}, "list_length": {},
     "list_set_at": {},

@@ -6,12 +6,14 @@ from autograph.runtime.call import FunctionScope, converted, converted_call
 from autograph.runtime.registry import backend_of, is_staged, register_backend, tracing
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld
 from autograph.runtime.control_flow import (
-    for_stmt, if_stmt, is_undefined, load_part, python_only, store_part, while_stmt)
+    for_stmt, if_stmt, is_undefined, load_part, python_only, store_part, while_stmt,
+    while_test)
 from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
-from autograph.runtime.exceptions import assert_stmt, python_try, raise_stmt
+from autograph.runtime.exceptions import (
+    assert_stmt, finally_jumps, python_try, raise_stmt, reraise_after_finally)
 from autograph.runtime.directives import set_loop_options
 from autograph.runtime.tracebacks import user_tracebacks
 
@@ -27,6 +29,7 @@ __all__ = [
     "converted",
     "converted_call",
     "enumerate_",
+    "finally_jumps",
     "for_stmt",
     "if_exp",
     "if_stmt",
@@ -44,6 +47,7 @@ __all__ = [
     "python_only",
     "python_try",
     "raise_stmt",
+    "reraise_after_finally",
     "range_",
     "register_backend",
     "set_element_type",
@@ -54,5 +58,6 @@ __all__ = [
     "user_locals",
     "user_tracebacks",
     "while_stmt",
+    "while_test",
     "zip_",
 ]

@@ -25,6 +25,31 @@ Conventions (docs/BACKENDS.md tells the whole story):
 from autograph import errors
 
 
+def exception_text(exception):
+    """'ValueError: negative' for ValueError('negative'); 'ValueError' for the class."""
+    cls = exception if isinstance(exception, type) else type(exception)
+    text = str(exception) if not isinstance(exception, type) else ""
+    return f"{cls.__name__}: {text}" if text else cls.__name__
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def exception_parts(exception):
+    """(class, args) that rebuild a raised exception when a graph runs: its
+    args when they are plain constants, else its text (formatted while
+    tracing); None when the class cannot be called with them."""
+    cls = exception if isinstance(exception, type) else type(exception)
+    args = () if isinstance(exception, type) else exception.args
+    if not all(type(a) in _PLAIN for a in args):
+        args = (str(exception),)
+    try:
+        cls(*args)
+    except Exception:  # noqa: BLE001 - a class whose __init__ takes other arguments
+        return None
+    return cls, tuple(args)
+
+
 def _unsupported(backend, operation):
     return errors.StagingError(errors.staged_operation_message(
         operation, backend.name, errors.where_user()))
@@ -133,6 +158,12 @@ class Backend:
         from autograph.runtime.random import call_text  # (it imports this module)
         raise errors.StagingError(errors.random_draw_backend_message(
             call_text(method), self.name, errors.where_user()))
+
+    def raise_(self, pred, exception):
+        """Stages a staged branch's `raise exception` (an instance or a class):
+        raises it when the graph runs with `pred` false.  The default stages
+        an assertion whose message is the exception's type and text."""
+        self.assert_(pred, exception_text(exception))
 
     # --- builtins on staged values --------------------------------------------
 

@@ -8,7 +8,11 @@ their messages live in runtime/staging.py; backends call the per-leaf ones
 (dtype, shape) while they trace.
 """
 
+import contextlib
 import functools
+import threading
+
+import numpy as np
 
 from autograph import errors
 from autograph.runtime import aliases, staging
@@ -28,6 +32,20 @@ def python_only(value, construct):
     only run as Python; a staged value raises NotStageableError."""
     if is_staged(value):
         raise errors.NotStageableError(errors.not_stageable_message(construct, staging.user_location()))
+    return value
+
+
+def while_test(value):
+    """Python meaning: `value`.  A `while` test that a jump flag joined
+    (`not break_ and ag__.while_test(test)`): a staged test must hold a
+    single value, as a staged `while` test must; checked here, so that the
+    error names the user's test and not the generated `and`."""
+    if backend_of(value) is None:
+        return value
+    shape = getattr(value, "shape", None)
+    if shape and None not in shape and int(np.prod(shape)) != 1:
+        raise errors.StagingError(errors.staged_while_test_message(
+            staging.describe(value), staging.user_location()))
     return value
 
 
@@ -52,7 +70,7 @@ def if_stmt(cond, if_true, if_false, state, names):
     def checked(branch, side):
         def run(*args):
             with staging.region(backend, taken(side)):
-                result = branch(*args)
+                result = staging.dead_after_jump(branch(*args), names)
             outputs[side] = result
             if lists is not None:
                 lists.seen(side, args, result)
@@ -64,7 +82,9 @@ def if_stmt(cond, if_true, if_false, state, names):
             return result
         return run
 
-    result = backend.cond(cond, checked(if_true, True), checked(if_false, False), state, names)
+    with _undone_on_error():
+        result = backend.cond(cond, checked(if_true, True), checked(if_false, False),
+                              state, names)
     return result if lists is None else lists.finish(result, names, location)
 
 
@@ -82,7 +102,7 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=()):
             local = _LoopLocals(state, names, body_first, location, "while")
             body = staging.checked_body(local.body(loop_body), local.state, local.names,
                                         location, "while", with_item=False)
-            with staging.region(backend):
+            with staging.region(backend), _undone_on_error():
                 final = backend.while_loop(local.test(loop_test), body, local.state,
                                            local.names, opts)
             return local.result(final, backend)
@@ -125,7 +145,7 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
             body = _guarded_body(body, extra_test, names)
     parts = _range_types.get(type(iterated))
     owner = _owner_of_bounds(iterated, backend)
-    with staging.region(owner):
+    with staging.region(owner), _undone_on_error():
         if parts is not None:
             start, stop, step = parts(iterated)
             final = backend.for_range(start, stop, step, body, state, names, opts,
@@ -234,6 +254,45 @@ def _guarded_body(body, extra_test, names):
 
 
 _ABSENT = (KeyError, IndexError, AttributeError)
+_journals = threading.local()  # .stack: per staged statement being traced, its store_parts
+
+
+@contextlib.contextmanager
+def _undone_on_error():
+    """While a staged statement is traced: an error (a refusal) leaves no
+    item or attribute holding a value of the branch or body that failed --
+    a `finally` body running as the error passes would read it and fail on
+    that instead, hiding the refusal.  Each `store_part` made meanwhile is
+    journaled and undone, last first."""
+    stack = _journals.__dict__.setdefault("stack", [])
+    journal = []
+    stack.append(journal)
+    try:
+        yield
+    except BaseException:
+        stack.pop()
+        for obj, kind, key, old in reversed(journal):
+            _restore(obj, kind, key, old)
+        raise
+    stack.pop()
+    if stack:
+        stack[-1].extend(journal)  # the enclosing statement may still fail
+
+
+def _restore(obj, kind, key, old):
+    """Puts back what `store_part` found (not journaled itself)."""
+    if old is not _NOTHING:
+        if kind == "item":
+            obj[key] = old
+        else:
+            setattr(obj, key, old)
+    elif kind == "item" and isinstance(obj, dict):
+        obj.pop(key, None)
+    elif kind == "attr" and key in getattr(obj, "__dict__", ()):
+        delattr(obj, key)
+
+
+_NOTHING = object()
 
 
 def load_part(obj, kind, key, name):
@@ -252,6 +311,13 @@ def store_part(obj, kind, key, value):
     nothing when that very object is already there; an Undefined `value`
     (the part was absent) removes a dict key or instance attribute that a
     traced branch set."""
+    stack = getattr(_journals, "stack", None)
+    if stack:
+        try:
+            old = obj[key] if kind == "item" else getattr(obj, key)
+        except _ABSENT:
+            old = _NOTHING
+        stack[-1].append((obj, kind, key, old))
     if type(value) is Undefined:
         if kind == "item" and isinstance(obj, dict):
             obj.pop(key, None)

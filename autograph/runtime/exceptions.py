@@ -11,6 +11,10 @@ raised at the user's line; skipped with its test under `python -O`), and a
 staged test adds a run-time assertion to the graph instead.
 """
 
+import contextlib
+import sys
+import threading
+
 from autograph import errors
 from autograph.runtime import staging, structure
 from autograph.runtime.registry import backend_of, is_staged
@@ -26,6 +30,7 @@ def assert_stmt(test, msg_fn=None):
     backend = backend_of(test)
     if backend is None:
         return test
+    _refuse_if_discardable("assert")
     backend.assert_(test, None if msg_fn is None else msg_fn())
     return True
 
@@ -38,17 +43,15 @@ def raise_stmt(exception):
             raise raised
 
     so on Python paths it is the user's `raise`.  Inside a staged branch
-    being traced it stages a run-time check that raises AssertionError with
-    the exception's text when the graph takes the branch (the way a staged
-    `assert` is staged), and returns False."""
+    being traced it stages a run-time check that raises the user's exception
+    (type and arguments; `backend.raise_`) when the graph takes the branch,
+    the way a staged `assert` is staged, and returns False."""
     region = staging.innermost_region()
     if region is None or region[1] is None:
         return True  # Python, or a loop body: Python reached the raise
     backend, taken = region
-    text = f"{exception.__name__ if isinstance(exception, type) else type(exception).__name__}"
-    if not isinstance(exception, type) and str(exception):
-        text += f": {exception}"
-    backend.assert_(backend.logical_not(taken()), text)
+    _refuse_if_discardable("raise")
+    backend.raise_(backend.logical_not(taken()), exception)
     return False
 
 
@@ -61,3 +64,45 @@ def python_try(values, names):
         if any(is_staged(leaf) for leaf in leaves.values):
             raise errors.NotStageableError(errors.staged_try_message(
                 name, staging.user_location()))
+
+
+def reraise_after_finally(jumped, statement):
+    """Python meaning: `not jumped`.  Generated code for a `finally` body
+    holding a `return` (`break`, `continue`: `statement`), on the path
+    where the `try` raised (while tracing):
+
+        if ag__.reraise_after_finally(jumped, 'return'):
+            raise
+
+    Python discards the exception when that jump ran.  autograph's own
+    errors (a refusal while tracing) always go on.  A staged `jumped`
+    cannot decide it: NotStageableError."""
+    if isinstance(sys.exc_info()[1], errors.AutoGraphError):
+        return True
+    if is_staged(jumped):
+        raise errors.NotStageableError(errors.staged_finally_jump_message(
+            statement, staging.user_location()))
+    return not jumped
+
+
+_discarding = threading.local()  # .depth: `try` bodies whose `finally` jumps out
+
+
+@contextlib.contextmanager
+def finally_jumps():
+    """Python meaning: nothing.  Wraps the body of a `try` whose `finally`
+    body holds a `return`, `break` or `continue`: Python discards an
+    exception the body raises when that jump runs, which a check the graph
+    runs later cannot follow, so `raise_stmt` and `assert_stmt` refuse to
+    stage one there."""
+    _discarding.depth = getattr(_discarding, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _discarding.depth -= 1
+
+
+def _refuse_if_discardable(statement):
+    if getattr(_discarding, "depth", 0):
+        raise errors.NotStageableError(errors.staged_check_in_discarding_try_message(
+            statement, staging.user_location()))

@@ -56,7 +56,7 @@ def if_exp(cond, if_true, if_false, expr_text):
         except BaseException as e:
             raise without_thunks(e)
     return if_stmt(cond, lambda: (if_true(),), lambda: (if_false(),), (),
-                   (f"<value of `... if {expr_text} else ...`>",))[0]
+                   (f"the value of `... if {expr_text} else ...`",))[0]
 
 
 def contains(a, b):

@@ -21,6 +21,7 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
+import re
 import threading
 
 import numpy as np
@@ -122,6 +123,8 @@ def _describe_outline(value):
     container = structure.describe_container(value)
     if container is not None:
         return container
+    if list_element_type(value) is not None:
+        return describe(value)  # a staged list: 'a staged list of float64 items'
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -141,7 +144,7 @@ def check_branch_structure(true_out, false_out, names, location, lists_reconcile
     for name, a, b in zip(names, true_out, false_out):
         if type(a) is Undefined or type(b) is Undefined:
             raise errors.StagingError(errors.undefined_branch_message(
-                name, location, _describe_outline(a), _describe_outline(b)))
+                shown(name), location, _describe_outline(a), _describe_outline(b)))
         if _structure(a) != _structure(b) and not _return_pending(a, b):
             if lists_reconciled and _branch_lists(a, b):
                 continue
@@ -149,7 +152,42 @@ def check_branch_structure(true_out, false_out, names, location, lists_reconcile
                 raise errors.StagingError(errors.branch_list_length_message(
                     name, location, len(a), len(b)))
             raise errors.StagingError(errors.branch_structure_message(
-                name, location, _describe_outline(a), _describe_outline(b)))
+                shown(name), location, _describe_outline(a), _describe_outline(b)))
+
+
+# The flags the jump passes lower `return` / `break` / `continue` into
+# (converters/return_statements.py, break_statements.py, continue_statements.py;
+# `fjump` for a jump inside `finally`, converters/support/jumps.py; the namer
+# adds `_1`, `_2`, ... when the user has a variable of that name).
+_JUMP_FLAG = re.compile(r"(do_return|break_|continue_|fjump)(_\d+)?")
+
+
+def dead_after_jump(outputs, names):
+    """Outputs of a staged branch that surely jumped (a jump flag among its
+    outputs is Python True): a variable it left undefined is assigned only
+    on the path that did not jump, and everything after the jump that could
+    read it runs under `if not flag:` (jumps.py), so on this path it is dead.
+    It travels as an UndefinedReturnValue, which the backend fills with
+    zeros of the other branch's type, instead of being refused as undefined.
+    (Only a `finally` body, which runs after the jump too, could read the
+    stand-in where Python raises UnboundLocalError.)"""
+    if not any(value is True and _JUMP_FLAG.fullmatch(name)
+               for name, value in zip(names, outputs)):
+        return outputs
+    return tuple(UndefinedReturnValue() if type(value) is Undefined else value
+                 for value in outputs)
+
+
+# The variable the return pass keeps a `return`'s value in (a leaf of it:
+# `retval_[0]`, `retval_.a`); messages call it what it is.
+_RETURN_VALUE = re.compile(r"retval_(_\d+)?(?=$|[\[.])")
+
+
+def shown(name):
+    """A variable's name as messages show it: the user's, or what a
+    generated one stands for ('retval_[0]' -> 'the returned value[0]')."""
+    return _RETURN_VALUE.sub("the returned value", name, count=1) \
+        if name.startswith("retval_") else name
 
 
 def _branch_lists(a, b):
@@ -166,14 +204,15 @@ def check_branch_defined(outputs, side, names, location):
         if type(value) is Undefined:
             this, other = "undefined", "not traced yet"
             raise errors.StagingError(errors.undefined_branch_message(
-                name, location, *((this, other) if side else (other, this))))
+                shown(name), location, *((this, other) if side else (other, this))))
 
 
 def check_defined(state, names, location, loop):
     """No variable of a staged loop's state is undefined on entry."""
     for name, value in zip(names, state):
         if type(value) is Undefined:
-            raise errors.StagingError(errors.undefined_loop_state_message(name, location, loop))
+            raise errors.StagingError(errors.undefined_loop_state_message(
+                shown(name), location, loop))
 
 
 def checked_body(loop_body, initial, names, location, loop, with_item):
@@ -192,9 +231,9 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
                                             and not _return_pending(before, value)):
                 if type(value) is list and type(before) is list and shape[1]:
                     raise errors.StagingError(errors.growing_python_list_message(
-                        name, location, loop, len(shape[1]), len(value)))
+                        shown(name), location, loop, len(shape[1]), len(value)))
                 raise errors.StagingError(errors.loop_structure_message(
-                    name, location, loop, outline or _describe_outline(before),
+                    shown(name), location, loop, outline or _describe_outline(before),
                     _describe_outline(value)))
         return result
 
@@ -209,8 +248,9 @@ def describe(value):
     """How messages name a leaf: 'a tensor of dtype float32 and shape (3,)', ..."""
     element = list_element_type(value)
     if element is not None:
-        dtype = element[0].name if element[0] is not None else "?"
-        return f"a staged list of {dtype} items"
+        if element[0] is None:
+            return "a staged list (its items' dtype not known yet)"
+        return f"a staged list of {element[0].name} items"
     typed = array_type(value)
     if typed is not None:
         what = "a tensor" if backend_of(value) is not None else "an array"
@@ -257,7 +297,7 @@ def check_branches(t, f, location):
         name = next((n for n, a, b in zip(t.names, t.structure, f.structure) if a != b),
                     t.names[0] if t.names else "?")
         raise errors.StagingError(errors.branch_structure_message(
-            name.split("[")[0], location, "another nesting", "another nesting"))
+            shown(name.split("[")[0]), location, "another nesting", "another nesting"))
     for name, a, b in zip(t.names, t.values, f.values):
         _check_branch_leaf(name, a, b, location)
 
@@ -266,13 +306,13 @@ def _check_branch_leaf(name, a, b, location):
     a_undef, b_undef = a is UNDEFINED_RETURN, b is UNDEFINED_RETURN
     if a_undef and b_undef:
         return
-    if name == "retval_" and (a_undef or b_undef or a is None or b is None) and \
+    if _RETURN_VALUE.match(name) and (a_undef or b_undef or a is None or b is None) and \
             not (a is None and b is None) and not (a_undef and b is None or b_undef and a is None):
         raise errors.StagingError(errors.partial_return_message(
             location, describe(a), describe(b)))
 
     def fail(message):
-        raise errors.StagingError(message(name, location, describe(a), describe(b)))
+        raise errors.StagingError(message(shown(name), location, describe(a), describe(b)))
 
     a_dtype, b_dtype = _dtype(a), _dtype(b)
     a_list, b_list = list_element_type(a), list_element_type(b)
@@ -322,7 +362,7 @@ def check_same_structure(entry, out, location, loop):
         for name, before, after in zip(entry.names, entry.structure, out.structure):
             if before != after:
                 raise errors.StagingError(errors.loop_structure_message(
-                    name, location, loop, "another nesting", "another nesting"))
+                    shown(name), location, loop, "another nesting", "another nesting"))
 
 
 def check_unchanged(name, before, after, location, loop):
@@ -332,7 +372,7 @@ def check_unchanged(name, before, after, location, loop):
             return  # retval_ is carried only if the body sets it (see _Loop)
         message = errors.loop_python_value_becomes_tensor_message if _is_array(
             after) else errors.loop_python_value_message
-        raise errors.StagingError(message(name, location, loop, describe(before),
+        raise errors.StagingError(message(shown(name), location, loop, describe(before),
                                           describe(after)))
 
 
@@ -346,7 +386,8 @@ def changes_dtype(var, after):
 
 def check_loop_leaf(name, var, after, location, loop):
     def fail(message, hint=None):
-        raise errors.StagingError(message(name, location, loop, describe(var), describe(after)))
+        raise errors.StagingError(message(shown(name), location, loop, describe(var),
+                                          describe(after)))
 
     var_list, after_list = list_element_type(var), list_element_type(after)
     if var_list is not None or after_list is not None:
@@ -399,7 +440,7 @@ def promoted(name, before, after, location, loop):
     dtype = _dtype(after) if not is_number(after) else np.asarray(after).dtype
     if dtype is None or np.result_type(dtype, before) != dtype:
         raise errors.StagingError(errors.loop_dtype_message(
-            name, location, loop, describe(before), describe(after)))
+            shown(name), location, loop, describe(before), describe(after)))
     return np.asarray(before, dtype)
 
 

@@ -26,7 +26,7 @@ def test_golden_break_is_folded_into_the_while_test():
         def while_break(x, key):
             i = 0
             break_ = False
-            while not break_ and i < len(x):
+            while not break_ and ag__.while_test(i < len(x)):
                 if x[i] == key:
                     break_ = True
                 else:
@@ -197,6 +197,46 @@ def break_in_finally(xs):
             break
 
 
-def test_break_in_finally_is_a_clear_error():
-    with pytest.raises(errors.ConversionError, match=re.escape("'break' inside a 'finally' block")):
-        to_source(break_in_finally, BREAK_ONLY)
+def break_in_finally_cancels(xs):
+    """A `break` in `finally` discards the exception and cancels a `return`."""
+    out = []
+    for x in xs:
+        try:
+            if x == 1:
+                raise ValueError(x)
+            if x == 2:
+                return 'returned'
+            out.append(x)
+        finally:
+            if x > 0:
+                break
+    return out
+
+
+def return_and_break_in_one_finally(xs):
+    for x in xs:
+        try:
+            print(x)
+        finally:
+            if x:
+                return x
+            break
+
+
+def test_break_in_finally_wins():
+    check(break_in_finally, [1, 2])
+    for xs in ([0, 1, 5], [0, 2, 5], [0, 0], []):
+        check(break_in_finally_cancels, xs)  # all passes: the return pass runs first
+
+
+def test_break_in_finally_over_a_native_return_is_a_clear_error():
+    """Without the return pass (as in a generator) the `return` stays native."""
+    with pytest.raises(errors.ConversionError, match=r"'break' inside a 'finally' block at "
+                       r".*'return' at .*stays a native return"):
+        to_source(break_in_finally_cancels, BREAK_ONLY)
+
+
+def test_two_kinds_of_jump_in_one_finally_is_a_clear_error():
+    with pytest.raises(errors.ConversionError, match=re.escape(
+            "'return' and 'break' inside one 'finally' block (the second at ")):
+        to_source(return_and_break_in_one_finally)

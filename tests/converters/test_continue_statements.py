@@ -1,8 +1,3 @@
-import re
-
-import pytest
-
-from autograph import errors
 from autograph.converters import continue_statements
 from test_return_harness import check, dedent, to_source
 
@@ -123,7 +118,27 @@ def continue_in_finally(xs):
             continue
 
 
-def test_continue_in_finally_is_a_clear_error():
-    with pytest.raises(errors.ConversionError,
-                       match=re.escape("'continue' inside a 'finally' block")):
-        to_source(continue_in_finally, CONTINUE_ONLY)
+def continue_in_finally_cancels(xs):
+    """A `continue` in `finally` discards the exception, cancels a `break`
+    and a `return`."""
+    out = []
+    for x in xs:
+        try:
+            if x == 1:
+                raise ValueError(x)
+            if x == 2:
+                break
+            if x == 3:
+                return 'returned'
+            out.append(x)
+        finally:
+            if x > 0:
+                continue
+        out.append(-x)
+    return out
+
+
+def test_continue_in_finally_wins():
+    check(continue_in_finally, [1, 2])
+    for xs in ([0, 1, 5], [0, 2, 5], [0, 3, 4], [0, 0], []):
+        check(continue_in_finally_cancels, xs)

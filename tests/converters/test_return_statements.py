@@ -1,9 +1,4 @@
-import re
-
-import pytest
-
 import test_return_harness as harness
-from autograph import errors
 from autograph.converters import return_statements
 from test_return_harness import check, dedent, to_source
 
@@ -100,7 +95,7 @@ def test_golden_while_test_carries_the_flag():
             do_return = False
             retval_ = ag__.UndefinedReturnValue()
             i = 0
-            while not do_return and i < n:
+            while not do_return and ag__.while_test(i < n):
                 i += 1
                 if i == 3:
                     retval_ = 'three'
@@ -303,10 +298,21 @@ def return_in_finally(x):
     return 2
 
 
-def test_return_in_finally_is_a_clear_error():
-    with pytest.raises(errors.ConversionError, match=re.escape(
-            "'return' inside a 'finally' block at ") + r".*test_return_statements\.py:\d+"):
-        to_source(return_in_finally, RETURN_ONLY)
+def return_in_finally_over_a_raise(x):
+    try:
+        if x > 1:
+            raise ValueError(x)
+        return 'try'
+    finally:
+        if x > 2:
+            return 'finally'
+
+
+def test_return_in_finally_wins_and_discards_the_exception():
+    for x in (0, 1):
+        check(return_in_finally, x)
+    for x in (0, 2, 3):
+        check(return_in_finally_over_a_raise, x)
 
 
 def match_statement(command):

@@ -270,9 +270,13 @@ SKIP = {
     ("jax", "loop_variable_edge_cases[2]('undefined_total')"):
         "plain Python's line for this error depends on CPython's specialization",
     ("graph", "numpy_moving_average"):
-        "`current = None` becomes a tensor in a loop over a traced array: a staged loop "
-        "carries each variable as one tensor type, so StagingError "
-        "(loop_python_value_becomes_tensor_message, pinned in tests/staged/test_errors.py)",
+        "`current = None` becomes a tensor in a loop over a traced array, and the body "
+        "tests `current is None`: the first iteration takes one Python path, the others "
+        "the other, while a staged loop traces its body once with one type per variable "
+        "(treating None like a variable first assigned in the loop would not do: the body "
+        "reads it). StagingError (loop_python_value_becomes_tensor_message, pinned in "
+        "tests/staged/test_errors.py); tf.function refuses it too. Start from "
+        "`current = signal[0]` to stage it",
 }
 
 # "jax" entries: the same differences of traced semantics, as JAX has them,

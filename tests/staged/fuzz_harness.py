@@ -26,7 +26,8 @@ from autograph.runtime import registry
 
 # Names autograph generates: a message shown to the user must not contain them.
 GENERATED_NAMES = re.compile(r"\b(loop_cond|retval_|do_return|ag__|break_|continue_|"
-                             r"if_cond|loop_body|if_true|if_false|itr\d)|<value of")
+                             r"if_cond|loop_body|if_true|if_false|itr\d|fjump|raised_in_try)|"
+                             r"<value of|<TensorList")
 
 _counter = itertools.count()
 

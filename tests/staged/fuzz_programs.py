@@ -21,7 +21,8 @@ import random
 # Features a program may use.  Each is a class of staged pattern; a run picks
 # the ones it exercises (test_fuzz.py documents why some are left out of CI).
 FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "continue",
-            "return", "loop_else", "logic", "print", "call", "closure", "dict", "list")
+            "return", "loop_else", "logic", "print", "call", "closure", "dict", "list",
+            "try", "with")
 
 PRELUDE = '''\
 import numpy as np
@@ -29,6 +30,16 @@ import numpy as np
 
 def helper(z):
     return z * 0.5 + 1.25
+
+
+class Ctx:
+    """A context manager for `with` blocks (its exit does not swallow errors)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 '''
 
@@ -59,10 +70,21 @@ class DataChooser:
 
 
 class _Scope:
-    __slots__ = ("loop", "item", "index")
+    # quiet: inside a `finally` body, which runs on every path, so not under a
+    # staged guard: a print of a Python value there would run once, while
+    # tracing, as any print of a Python value outside staged code does
+    # no_return / only_jump: a `finally` body holds one kind of jump (two kinds
+    # in one are refused at conversion); loops inside it may break/continue
+    __slots__ = ("loop", "item", "index", "quiet", "no_return", "only_jump")
 
-    def __init__(self, loop=None, item=None, index=None):
-        self.loop, self.item, self.index = loop, item, index
+    def __init__(self, loop=None, item=None, index=None, quiet=False, no_return=False,
+                 only_jump=None):
+        self.loop, self.item, self.index, self.quiet = loop, item, index, quiet
+        self.no_return, self.only_jump = no_return, only_jump
+
+    def inner_loop(self, loop, item, index):
+        return _Scope(loop=loop, item=item, index=index, quiet=self.quiet,
+                      no_return=self.no_return)
 
 
 class ProgramWriter:
@@ -99,6 +121,10 @@ class ProgramWriter:
                               "{a}", "helper({v})" if self.has("call") else "{v} + 1.0"])
         if "helper" in form:
             self.used.add("call")
+        if scope.quiet and form == "{a}":
+            # a `finally` body is not under a staged guard: a constant stored
+            # there would make the variable a Python value for the prints after it
+            form = "{v} + {a}"
         return form.format(v=self.c.choice(["s", "t"]), a=atom)
 
     def int_expr(self, scope):
@@ -139,14 +165,16 @@ class ProgramWriter:
         kinds = ["assign_s", "assign_t", "assign_c"]
         if depth < self.max_depth:
             # `if` is listed twice: branches are the most common statement
-            kinds += [k for k in ("if", "while", "for_range", "for_array", "python_for", "if")
+            kinds += [k for k in ("if", "while", "for_range", "for_array", "python_for", "if",
+                                  "try", "with")
                       if self.has(k)]
         if scope.loop:
-            kinds += [k for k in ("break", "continue") if self.has(k)]
-        if self.has("return") and depth > 0:
+            kinds += [k for k in ("break", "continue")
+                      if self.has(k) and scope.only_jump in (None, k)]
+        if self.has("return") and depth > 0 and not scope.no_return:
             kinds.append("return")
         for feature in ("print", "dict", "list"):
-            if self.has(feature):
+            if self.has(feature) and not (feature == "print" and scope.quiet):
                 kinds.append(feature)
         getattr(self, "_" + self.c.choice(kinds))(indent, depth, scope)
 
@@ -200,6 +228,26 @@ class ProgramWriter:
         self.emit(indent, f"if {self.condition(scope)}:")
         self.emit(indent + 1, "return " + self.result())
 
+    def _try(self, indent, depth, scope):
+        # jumps inside the `try` body cross the `finally` body, which runs on
+        # every path and may jump itself (it wins over the pending jump)
+        self.used.add("try")
+        self.emit(indent, "try:")
+        self.block(indent + 1, depth + 1, scope)
+        self.emit(indent, "finally:")
+        kinds = [k for k in ("break", "continue") if scope.loop and scope.only_jump in (None, k)]
+        if not scope.no_return:
+            kinds.append("return")
+        kind = self.c.choice(kinds) if kinds else None
+        self.block(indent + 1, depth + 1, _Scope(
+            loop=scope.loop if kind in ("break", "continue") else None, index=scope.index,
+            item=scope.item, quiet=True, no_return=kind != "return", only_jump=kind))
+
+    def _with(self, indent, depth, scope):
+        self.used.add("with")
+        self.emit(indent, "with Ctx():")
+        self.block(indent + 1, depth + 1, scope)
+
     def _loop_else(self, indent, depth, scope):
         if self.has("loop_else") and self.c.integer(0, 2) == 0:
             self.used.add("loop_else")
@@ -219,15 +267,15 @@ class ProgramWriter:
         # the counter moves first, so `continue` cannot make the loop endless
         self.emit(indent, f"while {counter} < {bound}:")
         self.emit(indent + 1, f"{counter} = {counter} + 1")
-        self.block(indent + 1, depth + 1, _Scope(loop="while", index=scope.index))
+        self.block(indent + 1, depth + 1, scope.inner_loop("while", None, scope.index))
         self._loop_else(indent, depth, scope)
 
     def _for(self, indent, depth, scope, feature, prefix, iterable, as_item):
         self.used.add(feature)
         target = f"{prefix}{self._new_loop()}"
         self.emit(indent, f"for {target} in {iterable}:")
-        inner = (_Scope(loop="for", item=target, index=scope.index) if as_item
-                 else _Scope(loop="for", item=scope.item, index=target))
+        inner = (scope.inner_loop("for", target, scope.index) if as_item
+                 else scope.inner_loop("for", scope.item, target))
         self.block(indent + 1, depth + 1, inner)
         self._loop_else(indent, depth, scope)
 

@@ -4,13 +4,20 @@ Not a pass.  `JumpLowering` rewrites one kind of jump in a block: a jump
 becomes `flag = True`; what follows a statement that may have jumped runs
 under `if not flag:` (or, when an `if` branch always jumps, moves into the
 other branch); a `try` body that may jump guards its `else` clause, as Python
-skips it after a jump.  `find_jumps` finds the jumps that leave a block.
+skips it after a jump.  A `finally` body and a `with` block's exit are never
+guarded: they run on every path, after the jump as before it.  A jump inside
+`finally` wins over a pending exception and a pending jump of another kind
+(`_lower_jump_in_finally`).  `find_jumps` finds the jumps that leave a block.
 """
 
 import gast
 
-from autograph import anno, errors, templates
+from autograph import anno, errors, templates, trees
 from autograph.trees import child_nodes
+
+# On a `try` whose body (or handlers, or `else`) holds jumps: the flags the
+# earlier jump passes lowered them into, which a jump in `finally` cancels.
+_PENDING = "jumps.pending_flags"
 
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 LOOPS = (gast.For, gast.AsyncFor, gast.While)
@@ -62,8 +69,14 @@ def stop_loop_unless(loop, keep_going):
     is false: folded into a `while` test, or into a `for` loop's extra test
     (anno EXTRA_TEST, checked before each item is fetched)."""
     if isinstance(loop, gast.While):
+        # `ag__.while_test(test)`: a staged test holding several values is refused
+        # naming the `while` test, not the generated `and` it is now part of
         test = loop.test
-        if not _is_bool(test):
+        if not (isinstance(test, gast.Constant) or isinstance(test, gast.UnaryOp)
+                and isinstance(test.op, gast.Not)):
+            test = gast.copy_location(templates.replace_as_expression(
+                "ag__.while_test(test)", origin=test, test=test), test)
+        if not _is_bool(loop.test):
             # `while n:` (an int, a list): the `and` must give a bool on every path,
             # as a staged `and` gives both sides one dtype; `not not n` is bool(n).
             test = gast.copy_location(gast.UnaryOp(op=gast.Not(), operand=gast.copy_location(
@@ -108,9 +121,9 @@ class JumpLowering:
     """Rewrites one kind of jump in a block into `flag = True` plus guards.
 
     before_flag(jump) -> statements to run before the flag is set (a return's
-    value); lower_loop(loop) -> (statements, code that now follows the loop)
-    for loops the jump crosses (only `return` does; break/continue stop at
-    loops).  `drop_unread_flag` removes the flag when no guard ended up
+    value); lower_loop(loop, lowering) -> (statements, code that now follows
+    the loop) for loops the jump crosses (only `return` does; break/continue
+    stop at loops).  `drop_unread_flag` removes the flag when no guard ended up
     reading it (every jump was the last thing on its path).
     """
 
@@ -175,11 +188,16 @@ class JumpLowering:
     def _lower_compound(self, stmt):
         if isinstance(stmt, LOOPS):
             if self.lower_loop is not None:
-                return self.lower_loop(stmt)
+                return self.lower_loop(stmt, self)
             stmt.orelse = self.lower_block(stmt.orelse)
         elif isinstance(stmt, (gast.Try, gast.TryStar)):
-            self._check_finally(stmt.finalbody)
+            if self.contains(stmt.finalbody):
+                return self._lower_jump_in_finally(stmt), []
             may_jump = self.contains(stmt.body)
+            if may_jump or self.contains(stmt.orelse) or any(
+                    self.contains(handler.body) for handler in stmt.handlers):
+                # a jump in `finally` (a later pass) cancels this one
+                anno.setanno(stmt, _PENDING, anno.getanno(stmt, _PENDING, ()) + (self.flag,))
             stmt.body = self.lower_block(stmt.body)
             for handler in stmt.handlers:
                 handler.body = self.lower_block(handler.body)
@@ -194,8 +212,91 @@ class JumpLowering:
                 stmt.orelse = self.lower_block(stmt.orelse)
         return [stmt], []
 
-    def _check_finally(self, finalbody):
-        jumps = find_jumps(finalbody, self.jump_type, self.lower_loop is None)
-        if jumps:
-            raise errors.ConversionError(errors.jump_in_finally_message(
-                self.statement, self.ctx.where(jumps[0])))
+    def _lower_jump_in_finally(self, stmt):
+        """A `finally` body holding this pass's jump, which wins: over a
+        pending exception (discarded) and over a pending jump of another
+        kind (a `return`'s flag, put down by a `break` or `continue` there):
+
+            try:                        fjump = raised = False
+                B                       try:
+            finally:          ==>           with ag__.finally_jumps():
+                F                               B             (lowered)
+                                        except BaseException:
+                                            raised = True
+                                            F                 (its own flag `fjump`)
+                                            if ag__.reraise_after_finally(fjump, 'return'):
+                                                raise
+                                        finally:
+                                            if not raised:
+                                                F             (the same, again)
+                                            if fjump:
+                                                do_return = True   (break_ = True; do_return = False)
+
+        F runs inside the handler on the exception path, so an exception F
+        raises chains to the pending one as in Python, and a bare `raise`
+        re-raises it with its own traceback.  On the other paths F stays in a
+        `finally` clause, which later jump passes never guard (a `break` in B
+        still runs it).  `except`/`else` clauses stay in an inner `try`.
+        `ag__.finally_jumps` refuses a staged `raise` or `assert` in B: the
+        graph would raise it where Python discards it.  The `try` is marked
+        SKIP: try_statements.py refuses staged values only around the user's
+        own `except` clauses."""
+        self._refuse_mixed_jumps(stmt.finalbody)
+        if self.jump_type is not gast.Return:
+            native = find_jumps(stmt.body + stmt.orelse + [h for h in stmt.handlers],
+                                gast.Return, loops_are_boundaries=False)
+            if native:  # a generator's `return` stays native: it cannot be cancelled
+                jumps = find_jumps(stmt.finalbody, self.jump_type, loops_are_boundaries=True)
+                raise errors.ConversionError(errors.jump_in_finally_over_return_message(
+                    self.statement, self.ctx.where(jumps[0]), self.ctx.where(native[0])))
+        finalbody, stmt.finalbody = stmt.finalbody, []
+        origin = finalbody[0]
+        cancelled = anno.getanno(stmt, _PENDING, ())
+        body = self.lower_block([stmt] if stmt.handlers or stmt.orelse else stmt.body)
+        jumped = self.ctx.namer.new("fjump")
+        inner = JumpLowering(self.ctx, self.jump_type, jumped, self.statement,
+                             self.before_flag, self.lower_loop)
+        final = inner.lower_block(finalbody)
+        raised = self.ctx.namer.new("raised_in_try")
+        lowered = templates.replace(
+            """
+            jumped = False
+            raised = False
+            try:
+                with ag__.finally_jumps():
+                    body
+            except BaseException:
+                raised = True
+                final_on_raise
+                if ag__.reraise_after_finally(jumped, statement):
+                    raise
+            finally:
+                if not raised:
+                    final
+                if jumped:
+                    flag = True
+            """, origin=origin, raised=raised, body=body, final_on_raise=trees.clone(final),
+            final=final, jumped=jumped, flag=self.flag, BaseException="BaseException",
+            statement=gast.Constant(value=self.statement, kind=None))
+        try_node = lowered[2]
+        anno.setanno(try_node, anno.Basic.SKIP, True)  # not the user's `except`
+        # Native `if`s (their tests are Python bools): the bare `raise` must run
+        # in the handler's own frame to re-raise with the traceback as it was.
+        anno.setanno(try_node.handlers[0].body[-1], anno.Basic.SKIP, True)
+        anno.setanno(try_node.finalbody[0], anno.Basic.SKIP, True)
+        flag_up = try_node.finalbody[-1]
+        self._flag_sets.add(id(flag_up.body[0]))
+        for other in cancelled:
+            flag_up.body += templates.replace("other = False", origin=origin, other=other)
+        return lowered
+
+    def _refuse_mixed_jumps(self, finalbody):
+        """Jumps of two kinds in one `finally` body: each pass would lower its
+        own, and neither would discard a pending exception for the other."""
+        kinds = [(kind, word) for kind, word in ((gast.Return, "return"), (gast.Break, "break"),
+                                                 (gast.Continue, "continue"))
+                 if find_jumps(finalbody, kind, kind is not gast.Return)]
+        if len(kinds) > 1:
+            jumps = find_jumps(finalbody, kinds[1][0], kinds[1][0] is not gast.Return)
+            raise errors.ConversionError(errors.mixed_jumps_in_finally_message(
+                [word for _, word in kinds], self.ctx.where(jumps[0])))

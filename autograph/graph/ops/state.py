@@ -4,6 +4,8 @@ These run on every call of the graph, in program order, and the optimiser
 never folds, merges or removes them.
 """
 
+import builtins
+
 import numpy as np
 
 from autograph import errors
@@ -48,12 +50,25 @@ def print_op(*values, sep=" ", end="\n", file=None):
 # --- assert ----------------------------------------------------------------------
 
 
-def _assert_kernel(pred, message=None):
+def _exception_class(error):
+    """The class an assert with attribute `error` raises: a builtin
+    exception's name (what a saved graph may hold) or the class itself."""
+    return getattr(builtins, error) if type(error) is str else error
+
+
+def _assert_kernel(pred, message=None, error=None, error_args=()):
     if not pred:
+        if error is not None:  # a staged `raise`: the user's exception
+            raise _exception_class(error)(*error_args)
         raise AssertionError() if message is None else AssertionError(message)
 
 
 def _emit_assert(node, outs, args, ctx):
+    error = node.attrs.get("error")
+    if error is not None:
+        raised = (f"{ctx.bind_global(_exception_class(error), 'exc')}"
+                  f"(*{ctx.literal(tuple(node.attrs.get('error_args', ())))})")
+        return [f"if not {args[0]}:", f"    raise {raised}"]
     message = args[1] if len(args) > 1 else "None"
     error = "AssertionError()" if message == "None" else f"AssertionError({message})"
     return [f"if not {args[0]}:", f"    raise {error}"]
@@ -62,18 +77,21 @@ def _emit_assert(node, outs, args, ctx):
 ASSERT = core.register("assert", _assert_kernel, _no_outputs, stateful=True, emit=_emit_assert)
 
 
-def assert_op(pred, message=None):
+def assert_op(pred, message=None, error=None, error_args=()):
     """Records a check that raises AssertionError(message) when `pred` is
-    false at run time.  A Python `pred` is checked now, like Python's assert."""
+    false at run time.  A Python `pred` is checked now, like Python's assert.
+    With `error` (a builtin exception's name, or an exception class) the
+    check raises `error(*error_args)` instead: a staged `raise`."""
     if not isinstance(pred, Tensor):
-        _assert_kernel(pred, message)
+        _assert_kernel(pred, message, error, error_args)
         return
     if pred.static_size is not None and pred.static_size > 1:
         raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
             "assert", f"the condition has shape {pred.static_shape}; it needs a single value "
             "(use np.all(...) or np.any(...))", core.user_location()))
     args = (pred,) if message is None else (pred, message)
-    base.record(ASSERT, args)
+    attrs = {} if error is None else {"error": error, "error_args": tuple(error_args)}
+    base.record(ASSERT, args, attrs)
 
 
 # --- variables ---------------------------------------------------------------
