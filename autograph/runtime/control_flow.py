@@ -203,7 +203,9 @@ class _LoopLocals:
             else:
                 assigned.append(self.user_names[i])
         if assigned and backend_of(ran) is not None:
-            backend.assert_(ran, errors.loop_local_message(assigned, self.location, self.loop))
+            # (Python's own error for reading a variable that was never bound)
+            backend.raise_(ran, UnboundLocalError(
+                errors.loop_local_message(assigned, self.location, self.loop)))
         return tuple(final)
 
 

@@ -167,7 +167,7 @@ def test_variable_first_created_in_staged_loop_and_used_after():
 
     staged = ag.function(created_in_loop)
     assert staged(np.int64(3)) == created_in_loop(3) == 4
-    with pytest.raises(AssertionError, match=re.escape(errors.loop_local_message(
+    with pytest.raises(UnboundLocalError, match=re.escape(errors.loop_local_message(
             ["z"], _where(created_in_loop, "while i < n:"), "while"))):
         staged(np.int64(0))
 

@@ -276,12 +276,12 @@ def loop_variable_used_after(n):
 def test_loop_locals_are_carried_and_checked_at_run_time():
     staged = ag.function(assigned_in_every_iteration)
     assert staged(np.array([1.0, 2.5])) == assigned_in_every_iteration(np.array([1.0, 2.5]))
-    with pytest.raises(AssertionError, match=r"variable 'y' is first assigned inside the "
+    with pytest.raises(UnboundLocalError, match=r"variable 'y' is first assigned inside the "
                        r"staged `for` loop at .*test_issue8_classes.py:\d+, which ran zero"):
         staged(np.zeros(0))
     counted = ag.function(loop_variable_used_after)
     assert counted(np.int64(4)) == loop_variable_used_after(4) == 3
-    with pytest.raises(AssertionError, match="variable 'i' is first assigned"):
+    with pytest.raises(UnboundLocalError, match="variable 'i' is first assigned"):
         counted(np.int64(0))
 
 
