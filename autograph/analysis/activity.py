@@ -31,7 +31,6 @@ class Scope(typing.NamedTuple):
                      _EMPTY, self.declared | other.declared)
 
 
-_AST = gast.AST
 
 
 class _Names(trees.CachedDispatch, gast.NodeVisitor):
@@ -53,16 +52,9 @@ class _Names(trees.CachedDispatch, gast.NodeVisitor):
     def generic_visit(self, node):
         # `ast.NodeVisitor.generic_visit` without its generic field iteration:
         # this visits every expression of every statement.
-        attrs = node.__dict__
         visit = self.visit
-        for field in node._fields:
-            value = attrs.get(field)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, _AST):
-                        visit(item)
-            elif isinstance(value, _AST):
-                visit(value)
+        for child in trees.child_nodes(node):
+            visit(child)
 
     def visit_Call(self, node):
         loaded = anno.getanno(node, anno.Basic.LOADS, None)

@@ -24,6 +24,7 @@ staged change.
 """
 
 import dis
+import itertools
 import sys
 import types
 
@@ -187,28 +188,31 @@ def _path_to(held, value, name):
     if isinstance(held, _OPAQUE):
         return None
     if isinstance(held, (list, tuple)):
-        for i, item in enumerate(held[:_SCANNED_ITEMS]):
-            if item is value:
-                return f"{name}[{i}]"
-        return None
+        key = _key_holding(enumerate(held), value)
+        return None if key is _NOT_FOUND else f"{name}[{key}]"
     if isinstance(held, dict):
-        for count, (key, item) in enumerate(held.items()):
-            if count == _SCANNED_ITEMS:
-                break
-            if item is value:
-                return f"{name}[{key!r}]"
-        return None
+        key = _key_holding(held.items(), value)
+        return None if key is _NOT_FOUND else f"{name}[{key!r}]"
     try:
         attributes = getattr(held, "__dict__", None)
     except Exception:  # a user's __getattr__/property may raise anything
         return None
     if type(attributes) is dict:
-        for count, (key, item) in enumerate(attributes.items()):
-            if count == _SCANNED_ITEMS:
-                break
-            if item is value:
-                return f"{name}.{key}"
+        key = _key_holding(attributes.items(), value)
+        return None if key is _NOT_FOUND else f"{name}.{key}"
     return None
+
+
+_NOT_FOUND = object()
+
+
+def _key_holding(pairs, value):
+    """The key of the first (key, item) pair whose item is `value`, looking at
+    _SCANNED_ITEMS pairs at most, else _NOT_FOUND."""
+    for key, item in itertools.islice(pairs, _SCANNED_ITEMS):
+        if item is value:
+            return key
+    return _NOT_FOUND
 
 
 def _names_rebound_by_pending_call(frame):
