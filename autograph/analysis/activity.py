@@ -31,8 +31,6 @@ class Scope(typing.NamedTuple):
                      _EMPTY, self.declared | other.declared)
 
 
-
-
 class _Names(trees.CachedDispatch, gast.NodeVisitor):
     """Reads and writes of one expression (or assignment target)."""
 
