@@ -853,13 +853,18 @@ def in_place_view_message(name, other, change, location, name_is_view):
         "(np.where, np.concatenate).")
 
 
-def in_place_alias_message(name, changed, symbol, change_at, location):
+def in_place_alias_message(name, changed, symbol, change_at, location, returned_by=None):
     """`name` still holds the array that `changed symbol ...` at `change_at`
-    changed in place (numpy), and is used at `location`."""
+    changed in place (numpy), and is used at `location` (or is returned by
+    the function `returned_by`)."""
     holder = (f"graph tensor `{name}`" if name != changed
               else f"the old value of `{changed}` (held under another name)")
+    used = (f"is used at {location}" if returned_by is None
+            else f"is returned by `{returned_by}` (called at {location})")
+    if returned_by is not None and name != changed:
+        holder = f"a value (`{name}` in the graph)"
     return (
-        f"{holder} is used at {location}, after `{changed} {symbol} ...` at {change_at} "
+        f"{holder} {used}, after `{changed} {symbol} ...` at {change_at} "
         "changed the same array in place: in Python this holder would see the change, "
         f"but the staged `{symbol}` makes a new value and rebinds `{changed}` alone. "
         f"Write `{changed} = {changed} {symbol[:-1]} ...` instead of the in-place "

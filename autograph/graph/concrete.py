@@ -21,7 +21,7 @@ from autograph.graph import slots
 from autograph.graph.guards import guards_hold, guards_of, stale, watch_lines
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
-from autograph.graph.tensor import Tensor, TensorSpec
+from autograph.graph.tensor import Tensor, TensorSpec, check_live
 
 
 def _flatten_output(value, graph, outputs):
@@ -34,6 +34,7 @@ def _flatten_output(value, graph, outputs):
     if isinstance(value, Tensor):
         if value.graph is not graph:
             raise core.leaked_tensor_error(value, returned=True)
+        check_live(value, returned_by=graph.name)  # (`z = y; y += 1; return z`)
         outputs.append(value)
         return _Slot(len(outputs) - 1)
     if isinstance(value, (np.ndarray, np.generic)):

@@ -166,20 +166,20 @@ class Tensor:
     # --- numpy protocols ---------------------------------------------------
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        _check_live(*inputs)
+        check_live(*inputs)
         return _ops.elementwise.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        _check_live(*args)
+        check_live(*args)
         if args and isinstance(args[0], (list, tuple)):
-            _check_live(*args[0])  # np.stack([a, b]), np.concatenate(...)
+            check_live(*args[0])  # np.stack([a, b]), np.concatenate(...)
         return _numpy_api.array_function(func, args, kwargs)
 
     # --- indexing and methods ----------------------------------------------
 
     def __getitem__(self, key):
         if self.replaced is not None:
-            _check_live(self)
+            check_live(self)
         return _ops.indexing.getitem(self, key)
 
     def astype(self, dtype, copy=True):
@@ -242,12 +242,12 @@ def _binary(ufunc):
     def forward(self, other):
         if self.replaced is not None or (isinstance(other, Tensor)
                                          and other.replaced is not None):
-            _check_live(self, other)
+            check_live(self, other)
         return _ops.elementwise.apply_ufunc(ufunc, (self, other))
 
     def reflected(self, other):
         if self.replaced is not None:
-            _check_live(self)
+            check_live(self)
         return _ops.elementwise.apply_ufunc(ufunc, (other, self))
 
     return forward, reflected
@@ -307,7 +307,7 @@ def _in_place_operator(name, symbol):
                 "(non-broadcastable output operand); write "
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array",
                 location))
-        self.replaced = (names(self), symbol, location, _ops.base.core.current_graph())
+        _mark_replaced(self, (names(self), symbol, location, _ops.base.core.current_graph()))
         return result
 
     return in_place
@@ -425,20 +425,42 @@ def _refuse_shared(tensor, change, location, names):
         current = _view_base(current)  # a temporary (`(x * 2)[:2]`): what it views may be held
 
 
-def _check_live(*values):
+def _mark_replaced(tensor, marker):
+    """`tensor`'s array was changed in place: so was the array of the value it
+    stands for outside a staged loop or branch (a loop variable's first value,
+    a captured tensor), which another name may still hold."""
+    seen = set()
+    while tensor is not None and id(tensor) not in seen:
+        seen.add(id(tensor))
+        tensor.replaced = marker
+        graph = tensor.graph
+        tensor = tensor.origin if tensor.origin is not None else next(
+            (outer for outer, inner in graph.captured if inner is tensor), None)
+
+
+def check_live(*values, returned_by=None):
     """Raises if a value is a tensor whose array `x += ...` changed in place
-    after this name took it (`b = a; a += 1; a + b`): numpy would show the
-    change through it, the graph cannot."""
+    after this name took it (`b = a; a += 1; a + b`, or `return b`): numpy
+    would show the change through it, the graph cannot.  Used where the
+    change was made, inside it, or after a staged branch or loop that made it
+    (Python may have run it); not in a sibling branch, which Python would
+    not have run."""
     for value in values:
         if isinstance(value, Tensor) and value.replaced is not None:
             changed, symbol, change_at, changed_in = value.replaced
-            graph = _ops.base.core.current_graph()
+            here = _ops.base.core.current_graph()
+            graph = here
             while graph is not None and graph is not changed_in:
                 graph = graph.parent
-            if graph is None:  # a sibling branch, which Python would not have run
-                continue
+            if graph is None:
+                graph = changed_in  # the change's region ended: is it nested in this one?
+                while graph is not None and graph is not here:
+                    graph = graph.parent
+                if graph is None:  # a sibling branch
+                    continue
             raise errors.InPlaceChangeError(errors.in_place_alias_message(
-                _UserNames()(value), changed, symbol, change_at, errors.where_user()))
+                _UserNames()(value), changed, symbol, change_at, errors.where_user(),
+                returned_by))
 
 
 def _in_place_method_error(tensor, what):

@@ -377,3 +377,58 @@ def test_out_and_item_assignment_are_refused():
         ag.function(add_out)(np.arange(3.0))
     with pytest.raises(ag.errors.TensorUsageError, match=r"tensors are immutable"):
         ag.function(set_item)(np.arange(3.0))
+
+
+# -- an alias of a changed array, seen where the engine used to miss it ----------------
+
+def alias_returned(x):
+    y = x * 2
+    z = y
+    y += 1
+    return z
+
+
+def alias_used_after_a_staged_if(x):
+    y = x * 2
+    z = y
+    if x.sum() > 0:
+        y += 1
+    return z + 0
+
+
+def alias_used_after_a_staged_loop(x, n):
+    y = x * 2
+    z = y
+    for _ in range(n):
+        y += 1
+    return z * 1
+
+
+@pytest.mark.parametrize("fn, args, found", [
+    (alias_returned, (np.ones(2),), r"is returned by `alias_returned`"),
+    (alias_used_after_a_staged_if, (np.ones(2),), r"test_inplace\.py:\d+, after `y \+= \.\.\.`"),
+    (alias_used_after_a_staged_loop, (np.ones(2), np.int64(2)),
+     r"test_inplace\.py:\d+, after `y \+= \.\.\.`"),
+])
+def test_an_alias_of_an_array_changed_in_place_is_refused(fn, args, found):
+    """numpy: z is the array y changed, so it sees the change (plain Python
+    returns 3s); the staged `+=` rebinds y alone, so z would keep 2s."""
+    with pytest.raises(ag.AutoGraphError, match=found):
+        ag.function(fn)(*args)
+
+
+def changed_in_one_branch_used_in_the_other(x):
+    y = x * 2
+    z = y
+    if x.sum() > 0:
+        y += 1
+        out = y
+    else:
+        out = z * 3  # Python runs one branch: z is unchanged here
+    return out
+
+
+def test_an_alias_used_in_the_sibling_branch_runs():
+    for x in (np.ones(2), -np.ones(2)):
+        np.testing.assert_array_equal(ag.function(changed_in_one_branch_used_in_the_other)(x),
+                                      changed_in_one_branch_used_in_the_other(x))
