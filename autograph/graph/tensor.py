@@ -354,12 +354,6 @@ def _held(tensor):
     A view only the graph holds (`y[:2].sum()`) is never read again.  Counted
     references: an extra one (held by the engine) only errs on the safe side."""
     in_graph = 1 + sum(1 for node in tensor.graph.nodes for a in node.args if a is tensor)
-    root = tensor.graph
-    while root.parent is not None:
-        root = root.parent
-    # the trace's record of called functions (core.note_called) keeps bound
-    # methods such as `y[:2].sum`, which hold their tensor
-    in_graph += sum(1 for fn in root.called if getattr(fn, "__self__", None) is tensor)
     return _references(tensor) - _UNHELD > in_graph
 
 
