@@ -437,7 +437,7 @@ def _check_live(*values):
 
 def _in_place_method_error(tensor, what):
     return errors.InPlaceChangeError(
-        errors.in_place_method_message(what, tensor.name, errors.where_user()))
+        errors.in_place_method_message(what, _UserNames()(tensor), errors.where_user()))
 
 
 def _refuse_text(tensor, what):
