@@ -92,6 +92,11 @@ class CachedDispatch:
         return cls.generic_visit
 
 
+# The fields of a node that hold statements (a def, an if, a try, a match,
+# a handler, a case): a search for statements walks these lists only.
+STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def nodes(node):
     """Every gast node in `node` (a node or a list of them), in no set order.
 

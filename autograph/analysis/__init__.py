@@ -10,12 +10,11 @@ the activity of the statement it is in):
 
 import gast
 
-from autograph import anno
+from autograph import anno, trees
 from autograph.analysis import activity, definedness, liveness
 
 
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
-_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _functions(node):
@@ -30,7 +29,7 @@ def _functions(node):
         if current is node or isinstance(current, _FUNCTIONS):
             found.append(current)
         attrs = current.__dict__
-        for field in _STATEMENT_LISTS:
+        for field in trees.STATEMENT_LISTS:
             value = attrs.get(field)
             if value.__class__ is list:
                 stack.extend(reversed(value))

@@ -235,8 +235,6 @@ def pattern_values(pattern):
     return [n.value for n in gast.walk(pattern) if isinstance(n, gast.MatchValue)]
 
 
-
-_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
 _SCOPE_STATEMENTS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 
 
@@ -254,7 +252,7 @@ def declared_names(body):
                 global_names.update(node.names)
         elif not isinstance(node, _SCOPE_STATEMENTS):
             attrs = node.__dict__
-            for field in _STATEMENT_LISTS:
+            for field in trees.STATEMENT_LISTS:
                 value = attrs.get(field)
                 if value.__class__ is list:
                     stack.extend(value)

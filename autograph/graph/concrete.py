@@ -362,4 +362,7 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
     graph.outputs = outputs
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
     concrete.guards = guards_of(fn, key_keep, graph.called)
+    # (needed for the guards only: kept, it would hold every bound method the
+    # trace called, and the objects they are bound to, as long as the graph)
+    graph.called = []
     return concrete

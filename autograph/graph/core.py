@@ -15,6 +15,7 @@ engine itself (function tracing and sub-graph tracing).
 import contextlib
 import re
 import threading
+import types
 
 import numpy as np
 
@@ -273,7 +274,10 @@ def note_called(fn):
     guards (guards.py) watch it too.  Called by the runtime for each call
     converted code makes (autograph/wiring.py); outside tracing, nothing."""
     stack = getattr(_scope, "stack", None)
-    if stack:
+    if stack and not (type(fn) is types.MethodType and isinstance(fn.__self__, Tensor)):
+        # (a graph tensor's own method, `y[:2].sum`: autograph's code, which
+        # reads no user state; holding it would hold the tensor, which the
+        # in-place checks, counting who holds a tensor, would see as a holder)
         stack[0].called.append(fn)
 
 

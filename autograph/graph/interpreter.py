@@ -126,17 +126,17 @@ def _assign(node):
 
 def _spread(node):
     g, like = node.args[0], node.args[1]
-    if g.shape != () or None in like.shape:
+    if g.static_shape != () or None in like.static_shape:
         return None
-    shape = tuple(like.shape)
+    shape = tuple(like.static_shape)
     return lambda g, like, *rest: np.full(shape, g)
 
 
 def _scatter(node):
     like = node.args[1]
-    if len(node.args) > 2 or None in like.shape:
+    if len(node.args) > 2 or None in like.static_shape:
         return None
-    shape, key = tuple(like.shape), _subscript(node.attrs["template"], ())
+    shape, key = tuple(like.static_shape), _subscript(node.attrs["template"], ())
 
     def scatter(g, like):
         result = np.zeros(shape, g.dtype)
@@ -152,8 +152,8 @@ def _watch(node):
 def _dot_or_matmul(node):
     """compiler._as_dot: np.dot when both operands are C-contiguous, else `@`."""
     size = node.args[0].dtype.itemsize
-    a_strides = (node.args[0].shape[1] * size, size)
-    b_strides = (node.args[1].shape[1] * size, size)
+    a_strides = (node.args[0].static_shape[1] * size, size)
+    b_strides = (node.args[1].static_shape[1] * size, size)
 
     def product(a, b):
         if a.strides == a_strides and b.strides == b_strides:
@@ -390,7 +390,7 @@ def _output(tensor, values):
     if not isinstance(tensor, Tensor):
         return tensor
     value = values[id(tensor)]
-    if tensor.shape == () and tensor.dtype.kind != "O":
+    if tensor.static_shape == () and tensor.dtype.kind != "O":
         return compiler._scalar(value)
     if tensor.node.op.aliasing:
         return compiler._copy(value)

@@ -354,12 +354,6 @@ def _held(tensor):
     A view only the graph holds (`y[:2].sum()`) is never read again.  Counted
     references: an extra one (held by the engine) only errs on the safe side."""
     in_graph = 1 + sum(1 for node in tensor.graph.nodes for a in node.args if a is tensor)
-    root = tensor.graph
-    while root.parent is not None:
-        root = root.parent
-    # the trace's record of called functions (core.note_called) keeps bound
-    # methods such as `y[:2].sum`, which hold their tensor
-    in_graph += sum(1 for fn in root.called if getattr(fn, "__self__", None) is tensor)
     return _references(tensor) - _UNHELD > in_graph
 
 
@@ -465,7 +459,7 @@ def check_live(*values, returned_by=None):
 
 def _in_place_method_error(tensor, what):
     return errors.InPlaceChangeError(
-        errors.in_place_method_message(what, tensor.name, errors.where_user()))
+        errors.in_place_method_message(what, _UserNames()(tensor), errors.where_user()))
 
 
 def _refuse_text(tensor, what):
@@ -476,7 +470,7 @@ def _refuse_text(tensor, what):
     if errors.user_frame(3, _want_frame=True) is caller \
             and _ops.base.core.current_graph() is not None:
         raise errors.TensorTextError(
-            errors.tensor_text_message(what, tensor.name, errors.where_user()))
+            errors.tensor_text_message(what, _UserNames()(tensor), errors.where_user()))
 
 
 class TensorSpec:

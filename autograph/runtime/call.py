@@ -197,8 +197,10 @@ numpy_random = None  # autograph.runtime.random, loaded with the table above
 
 
 def _load_builtin_overrides():
+    """Fills `_builtin_overrides` (on first use: it imports the runtime's
+    operators, which import this module) and returns it."""
     import builtins
-    global numpy_random
+    global _builtin_overrides, numpy_random
     from autograph.runtime import builtins as overrides
     from autograph.runtime import random as numpy_random
     table = {}
@@ -212,14 +214,12 @@ def _load_builtin_overrides():
         table[id(maker)] = functools.partial(numpy_random.make_generator_, maker)
     for function, operator in numpy_random.methods_called_through_their_class().items():
         table[id(function)] = operator  # (the classes keep them alive)
+    _builtin_overrides = table
     return table
 
 
 def _builtin_target(f, targets):
-    global _builtin_overrides
-    if _builtin_overrides is None:
-        _builtin_overrides = _load_builtin_overrides()
-    target = _builtin_overrides.get(id(f))
+    target = (_builtin_overrides or _load_builtin_overrides()).get(id(f))
     if target is not None:
         return target
     # a draw from a numpy generator (a bound method: a new object on every read)
@@ -239,9 +239,7 @@ def _as_is(f, targets):
 def _callable_object_target(obj, targets):
     call = getattr(type(obj), "__call__", None)
     if type(call) is not types.FunctionType:  # (np.random.seed, default_rng: cython functions)
-        if _builtin_overrides is None:
-            _builtin_target(obj, targets)  # loads the table
-        return _builtin_overrides.get(id(obj), obj)
+        return (_builtin_overrides or _load_builtin_overrides()).get(id(obj), obj)
     target = _function_target(call, targets)
     return obj if target is call else types.MethodType(target, obj)
 

@@ -42,8 +42,11 @@ def while_test(value):
     error names the user's test and not the generated `and`."""
     if backend_of(value) is None:
         return value
-    shape = getattr(value, "shape", None)
-    if shape and None not in shape and int(np.prod(shape)) != 1:
+    # the static shape (None for a dim only known at run time: then it may
+    # hold several values, which the `and` cannot take either)
+    typed = staging.array_type(value)
+    shape = typed[1] if typed is not None else ()
+    if shape and (None in shape or int(np.prod(shape)) != 1):
         raise errors.StagingError(errors.staged_while_test_message(
             staging.describe(value), staging.user_location()))
     return value

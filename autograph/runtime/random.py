@@ -90,7 +90,7 @@ def draw_(method, *args, **kwargs):
         raise errors.StagingError(errors.random_state_in_trace_message(
             call_text(method), errors.where_user(), fix))
     if _made_in_this_trace(method.__self__):
-        return _draw_from_local(method, args, kwargs, backend)
+        return _draw_from_local(method, args, kwargs)
     return backend.random_draw(method, args, kwargs)
 
 
@@ -133,7 +133,7 @@ def _held_elsewhere(generator):
     return False
 
 
-def _draw_from_local(method, args, kwargs, backend):
+def _draw_from_local(method, args, kwargs):
     staged = any(registry.backend_of(v) is not None
                  for v in flatten((args, kwargs), ("args", "kwargs")).values)
     reason = ("with a staged argument" if staged else

@@ -389,3 +389,20 @@ def test_a_warning_turned_error_is_raised_by_both_runs():
     assert program.compiled is not None
     _assert_same_runs(*outcomes)
     assert type(outcomes[0][1]) is RuntimeWarning
+
+
+def test_an_interpreted_first_run_inside_another_trace_reads_static_shapes():
+    # the first run of `inner` (interpreted) happens while `outer` traces: the
+    # interpreter must read the engine's static shapes, not user code's .shape,
+    # which would record a staged dim into the outer graph
+    @ag.function
+    def gradient(x):
+        return ag.grad(lambda v: np.sum(v * 2.0))(x)
+
+    inner = gradient.get_concrete_function(ag.TensorSpec((None,), np.float64))
+
+    @ag.function
+    def outer(y):
+        return y + inner(np.ones(3))[0]
+
+    assert outer(np.float64(1.0)) == 3.0

@@ -4,8 +4,10 @@ make `ag.function` trace again and a ConcreteFunction refuse to run -- never
 return the result for the old contents.  Functions that read no such array
 keep a fast call with no content check."""
 
+import gc
 import sys
 import types
+import weakref
 
 import numpy as np
 import pytest
@@ -269,3 +271,27 @@ def test_the_fast_call_compares_with_the_contents_at_tracing():
             np.testing.assert_array_equal(staged(x), loops_over_a_global_list(x))
     finally:
         LAYERS[:] = saved_layers
+
+
+class _MadeWhileTracing:
+    instances = []
+
+    def __init__(self):
+        self.scale = 2.0
+        _MadeWhileTracing.instances.append(weakref.ref(self))
+
+    def apply(self, x):
+        return x * self.scale
+
+
+def test_what_the_trace_called_is_not_kept_with_the_graph():
+    # the functions a trace ran are needed for its guards only: an object made
+    # while tracing, whose method converted code called, is freed afterwards
+    @ag.function
+    def f(x):
+        return _MadeWhileTracing().apply(x)
+
+    np.testing.assert_array_equal(f(np.ones(2)), [2.0, 2.0])
+    gc.collect()
+    assert _MadeWhileTracing.instances[-1]() is None
+    np.testing.assert_array_equal(f(np.ones(2)), [2.0, 2.0])

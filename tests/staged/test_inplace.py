@@ -364,11 +364,13 @@ def set_item(x):
     return y
 
 
-@pytest.mark.parametrize("fn,what", [
-    (fill, r"\.fill\(\)"), (sort_method, r"\.sort\(\)"), (copyto, r"np\.copyto\(\)"),
-    (set_shape, r"setting \.shape"), (resize, r"\.resize\(\)")])
-def test_in_place_numpy_calls_are_refused(fn, what):
-    _refused(fn, rf"{what} on graph tensor '\w+' at {LINE} changes an array in place",
+@pytest.mark.parametrize("fn,what,name", [
+    (fill, r"\.fill\(\)", "y"), (sort_method, r"\.sort\(\)", "y"),
+    (copyto, r"np\.copyto\(\)", r"\w+"), (set_shape, r"setting \.shape", "y"),
+    (resize, r"\.resize\(\)", "y")])
+def test_in_place_numpy_calls_are_refused(fn, what, name):
+    # (a method names the user's variable, not the tensor's op name `multiply`)
+    _refused(fn, rf"{what} on graph tensor '{name}' at {LINE} changes an array in place",
              np.arange(3.0))
 
 

@@ -67,6 +67,17 @@ def test_a_while_test_joined_with_a_break_flag_is_named_as_the_test():
     assert "shape (2,)" in text and "np.all(...) or np.any(...)" in text
 
 
+def test_a_while_test_of_a_run_time_length_joined_with_a_break_flag():
+    # (its static shape is read: user code's .shape would stage its dims)
+    f = ag.function(while_with_break_on_an_array_test)
+    with pytest.raises(ag.AutoGraphError) as caught:
+        f.get_concrete_function(ag.TensorSpec((None,), np.int64))
+    text = str(caught.value)
+    assert not any(word in text for word in INTERNAL), text
+    assert "the test of the staged `while` loop at" in text
+    assert f"test_jump_messages.py:{WHILE_LINE}" in text and "shape (?,)" in text
+
+
 def test_a_while_test_joined_with_a_break_flag_under_jax():
     jax = pytest.importorskip("jax", exc_type=ImportError)
     with pytest.raises(ag.AutoGraphError, match=r"the test of the staged `while` loop at "

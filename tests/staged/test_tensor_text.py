@@ -46,6 +46,17 @@ def test_text_of_a_tensor_is_refused(fn, what):
         ag.function(fn)(np.float64(3.0))
 
 
+def f_string_of_a_result(x):
+    doubled = x * 2
+    return f"{doubled}"
+
+
+def test_the_refusal_names_the_users_variable():
+    with pytest.raises(ag.errors.TensorTextError, match=(
+            rf"f-string or format\(\) of graph tensor 'doubled' at {LINE}")):
+        ag.function(f_string_of_a_result)(np.float64(3.0))
+
+
 def test_plain_python_formats_the_number():
     assert f_string(np.float64(3.0)) == "3.0"
     assert format_spec(np.float64(3.0)) == "3.00"

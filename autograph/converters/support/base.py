@@ -12,13 +12,12 @@ def _unchanged(self, node):
     return node
 
 
-_STATEMENT_LISTS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 _STATEMENT_FIELDS = {}  # node class -> its fields that may hold statements
 
 
 def _statement_fields(node_class):
     fields = _STATEMENT_FIELDS[node_class] = tuple(
-        field for field in node_class._fields if field in _STATEMENT_LISTS)
+        field for field in node_class._fields if field in trees.STATEMENT_LISTS)
     return fields
 
 
