@@ -94,10 +94,10 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
     return holders, changed or "the list"
 
 
-def running_frames():
-    """Ids of the frames running now (they stay alive, so unique, while any
-    frame called from here runs)."""
-    ids, frame = set(), sys._getframe(1)
+def running_frames(frame):
+    """Ids of `frame` and the frames that called it (all alive, so their ids
+    are unique, while a frame called from there runs)."""
+    ids = set()
     while frame is not None:
         ids.add(id(frame))
         frame = frame.f_back

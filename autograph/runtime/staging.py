@@ -21,6 +21,7 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
+import sys
 import re
 import threading
 
@@ -49,7 +50,7 @@ def region(backend, taken=None):
     stack = _regions.__dict__.setdefault("stack", [])
     stack.append((backend, taken))
     outside = _regions.__dict__.setdefault("outside", [])
-    outside.append(aliases.running_frames())
+    outside.append(sys._getframe(2))  # (the frame entering the region; see frames_outside_region)
     try:
         yield
     finally:
@@ -61,7 +62,7 @@ def frames_outside_region():
     """Ids of the frames that were running when the innermost staged branch
     or loop body began (aliases.check_container_change), or None outside one."""
     outside = getattr(_regions, "outside", None)
-    return outside[-1] if outside else None
+    return aliases.running_frames(outside[-1]) if outside else None
 
 
 def region_backend():
