@@ -117,6 +117,9 @@ class ConcreteFunction:
         self._key = key
         self._arg_names = arg_names
         self._keep = keep  # objects keyed by id must outlive the cache entry
+        self._rebound_scalars = tuple(  # (see _refuse_arrays_for_rebound_scalars)
+            (i, graph.rebound_scalars[id(p)]) for i, p in enumerate(graph.inputs)
+            if id(p) in graph.rebound_scalars)
         self.report = optimize.optimize(graph)
         self._program = _Program(graph)
         self._build = _builder(template)
@@ -169,7 +172,18 @@ class ConcreteFunction:
         return list(self.graph.outputs)
 
     def call_flat(self, leaves):
+        if self._rebound_scalars:
+            self._refuse_arrays_for_rebound_scalars(leaves)
         return self._build(self._program(leaves))
+
+    def _refuse_arrays_for_rebound_scalars(self, leaves):
+        """A numpy scalar and a 0-d array share a cache key, but `x += 1` on
+        the scalar the graph was traced with rebinds x, where on a 0-d array
+        it would change the caller's array: refused, as tracing with one is."""
+        for index, (name, change, location) in self._rebound_scalars:
+            if isinstance(leaves[index], np.ndarray):
+                raise errors.InPlaceChangeError(errors.in_place_argument_message(
+                    name, change, location))
 
     @property
     def has_run(self):

@@ -115,6 +115,9 @@ class Graph:
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
         # it would change an ndarray argument in place: tensor.py refuses that)
         self.scalar_inputs = set()
+        # those a `+=` rebound, id -> (name, change, location): a later call passing a
+        # 0-d array there (the same cache key) must be refused (concrete.call_flat)
+        self.rebound_scalars = {}
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""

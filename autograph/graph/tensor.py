@@ -402,10 +402,13 @@ def _refuse_shared(tensor, change, location, names):
         if current.node.op.name == "placeholder":
             graph = current.graph
             if graph.parent is None:
-                if any(p is current for p in graph.inputs) \
-                        and id(current) not in current.graph.scalar_inputs:
-                    raise errors.InPlaceChangeError(errors.in_place_argument_message(
-                        current.name, f"{current.name} {change.split()[1]} ...", location))
+                if any(p is current for p in graph.inputs):
+                    argument_change = f"{current.name} {change.split()[1]} ..."
+                    if id(current) not in graph.scalar_inputs:
+                        raise errors.InPlaceChangeError(errors.in_place_argument_message(
+                            current.name, argument_change, location))
+                    graph.rebound_scalars[id(current)] = (current.name, argument_change,
+                                                          location)
                 return
             current = current.origin if current.origin is not None else next(
                 (outer for outer, inner in graph.captured if inner is current), None)

@@ -434,3 +434,19 @@ def test_an_alias_used_in_the_sibling_branch_runs():
     for x in (np.ones(2), -np.ones(2)):
         np.testing.assert_array_equal(ag.function(changed_in_one_branch_used_in_the_other)(x),
                                       changed_in_one_branch_used_in_the_other(x))
+
+
+def increments(x):
+    x += 1
+    return x
+
+
+def test_a_zero_d_array_after_a_numpy_scalar_is_refused():
+    """np.float64 and a 0-d array share a cache key: the graph traced with the
+    scalar (where `+=` rebinds, as in Python) must not run for a 0-d array,
+    whose `+=` would change the caller's array in Python."""
+    staged = ag.function(increments)
+    assert staged(np.float64(1.0)) == 2.0
+    with pytest.raises(ag.AutoGraphError, match=r"changes the argument `x` in place"):
+        staged(np.array(1.0))
+    assert staged(np.float64(5.0)) == 6.0  # the scalar calls still run
