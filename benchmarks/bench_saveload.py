@@ -20,6 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import autograph as ag
+from examples.classic import collatz  # the README's program, as users write it
 
 
 def chain(layers):
@@ -33,17 +34,6 @@ def chain(layers):
         return x
 
     return ag.function(model, autograph=False), (np.ones((8, 16), np.float32),)
-
-
-def collatz(n):
-    count = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        count += 1
-    return count
 
 
 def best(fn, rounds=5):
