@@ -17,7 +17,7 @@ import numpy as np
 from autograph import errors
 from autograph.runtime import aliases, staging
 from autograph.runtime.registry import backend_of, is_staged
-from autograph.runtime.special_values import Undefined, UndefinedReturnValue
+from autograph.runtime.special_values import Undefined, UndefinedReturnValue, note_unbound_when
 
 _range_types = {}  # type of a staged range object -> fn(obj) -> (start, stop, step)
 
@@ -70,10 +70,15 @@ def if_stmt(cond, if_true, if_false, state, names):
     def taken(side):
         return (lambda: cond) if side else (lambda: backend.logical_not(cond))
 
+    dead = {}  # side -> positions of the variables it left unbound by jumping
+
     def checked(branch, side):
         def run(*args):
             with staging.region(backend, taken(side)):
-                result = staging.dead_after_jump(branch(*args), names)
+                raw = branch(*args)
+                result = staging.dead_after_jump(raw, names)
+            if result is not raw:
+                dead[side] = [i for i, (a, b) in enumerate(zip(raw, result)) if a is not b]
             outputs[side] = result
             if lists is not None:
                 lists.seen(side, args, result)
@@ -88,6 +93,9 @@ def if_stmt(cond, if_true, if_false, state, names):
     with _undone_on_error():
         result = backend.cond(cond, checked(if_true, True), checked(if_false, False),
                               state, names)
+    for side, positions in dead.items():  # (a `finally` body may read them: `ld`)
+        for i in positions:
+            note_unbound_when(result[i], names[i], taken(side)())
     return result if lists is None else lists.finish(result, names, location)
 
 

@@ -5,6 +5,10 @@ variable that Python would leave unbound travels as `Undefined('y')`.  Using
 it in any way raises the error Python raises for reading an unbound local.
 """
 
+import weakref
+
+from autograph.runtime import registry
+
 _UNBOUND = "cannot access local variable '{}' where it is not associated with a value"
 
 
@@ -47,6 +51,41 @@ class Undefined:
     del _op
 
 
+# Values a staged `if` gave a variable that one of its branches left unbound
+# because it jumped (`return`/`break`/`continue` before the assignment:
+# staging.dead_after_jump): id(value) -> (weakref to it, name, staged "that
+# branch was taken").  Only a `finally` body reads such a variable without the
+# jump's guard; `ld` stages Python's UnboundLocalError for the path that jumped.
+_unbound_when = {}
+
+
+def note_unbound_when(value, name, taken):
+    """`value` stands for the variable `name`, which is unbound at run time
+    when the staged bool `taken` is true."""
+    if registry.backend_of(value) is None:
+        return  # (a Python value the other branch gave: nothing staged to check)
+    key = id(value)
+    _unbound_when[key] = (weakref.ref(value, lambda _: _unbound_when.pop(key, None)),
+                          name, taken)
+
+
+def ld(value):
+    """Reads a variable: `value`; an `Undefined` raises UnboundLocalError.
+
+    Python meaning: reading a local variable, which fails when it is unbound
+    (for a staged value left unbound on a path that jumped: when the graph
+    runs that path).
+    """
+    if type(value) is Undefined:
+        raise unbound_error(value.name)
+    if _unbound_when:
+        entry = _unbound_when.get(id(value))
+        if entry is not None and entry[0]() is value:
+            backend = registry.backend_of(entry[2])
+            backend.raise_(backend.logical_not(entry[2]), unbound_error(entry[1]))
+    return value
+
+
 class UndefinedReturnValue:
     """The value of `retval_` before any `return` ran.
 
@@ -60,11 +99,3 @@ class UndefinedReturnValue:
         return "UndefinedReturnValue()"
 
 
-def ld(value):
-    """Reads a variable: `value`; an `Undefined` raises UnboundLocalError.
-
-    Python meaning: reading a local variable, which fails when it is unbound.
-    """
-    if type(value) is Undefined:
-        raise unbound_error(value.name)
-    return value
