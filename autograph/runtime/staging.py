@@ -170,8 +170,9 @@ def dead_after_jump(outputs, names):
     read it runs under `if not flag:` (jumps.py), so on this path it is dead.
     It travels as an UndefinedReturnValue, which the backend fills with
     zeros of the other branch's type, instead of being refused as undefined.
-    (Only a `finally` body, which runs after the jump too, could read the
-    stand-in where Python raises UnboundLocalError.)"""
+    Only a `finally` body, which runs after the jump too, reads the stand-in
+    unguarded: if_stmt notes it (special_values.note_unbound_when) and `ld`
+    stages Python's UnboundLocalError for the path that jumped."""
     if not any(value is True and _JUMP_FLAG.fullmatch(name)
                for name, value in zip(names, outputs)):
         return outputs
