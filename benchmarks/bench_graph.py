@@ -69,20 +69,6 @@ def repeated_subexpr(x):
 # --- timing ---------------------------------------------------------------------
 
 
-def per_call_pair(eager, staged, args, rounds=30, budget=1.5):
-    """Seconds per call of both functions: runs alternate (so both see the same
-    machine load) and the best round counts (the least disturbed one)."""
-    timers = [timeit.Timer(lambda: eager(*args)), timeit.Timer(lambda: staged(*args))]
-    number = 1
-    while timers[0].timeit(number) < budget / rounds / 8:
-        number *= 2
-    best = [float("inf"), float("inf")]
-    for _ in range(rounds):
-        for i, timer in enumerate(timers):
-            best[i] = min(best[i], timer.timeit(number) / number)
-    return best
-
-
 def steady_state():
     cases = [
         ("dense_softmax", dense_softmax, (RNG.standard_normal((60, 28, 28)).astype(np.float32),)),
@@ -93,7 +79,7 @@ def steady_state():
     for name, fn, args in cases:
         staged = function(fn, autograph=False)
         np.testing.assert_allclose(staged(*args), fn(*args), rtol=1e-5, atol=1e-6)
-        eager_t, staged_t = per_call_pair(fn, staged, args)
+        eager_t, staged_t = workloads.per_call_pair(fn, staged, args, rounds=30, budget=1.5)
         report = staged.get_concrete_function(*args).report
         nodes = len(staged.get_concrete_function(*args).graph.nodes)
         rows.append((name, eager_t, staged_t, staged_t / eager_t, nodes, report))
