@@ -26,7 +26,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core
 from autograph.graph.ops import base, elementwise, indexing, linalg, misc, reductions, shaping
-from autograph.graph.tensor import Tensor
+from autograph.graph.tensor import Tensor, in_place_method_error
 
 
 def _reduction(name):
@@ -107,8 +107,7 @@ def _in_place(name):
         if not isinstance(target, Tensor):  # a numpy array written from a tensor
             raise errors.InPlaceChangeError(errors.in_place_method_message(
                 what, "(a tensor argument)", core.user_location()))
-        raise errors.InPlaceChangeError(errors.in_place_method_message(
-            what, target.name, core.user_location()))
+        raise in_place_method_error(target, what)  # (names the user's variable)
     return refuse
 
 

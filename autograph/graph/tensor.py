@@ -80,7 +80,7 @@ class Tensor:
 
     @shape.setter
     def shape(self, value):
-        raise _in_place_method_error(self, "setting .shape")
+        raise in_place_method_error(self, "setting .shape")
 
     @property
     def ndim(self):
@@ -143,19 +143,19 @@ class Tensor:
         raise self._usage_error("item assignment (tensors are immutable; build a new one)")
 
     def fill(self, value):
-        raise _in_place_method_error(self, ".fill()")
+        raise in_place_method_error(self, ".fill()")
 
     def sort(self, *args, **kwargs):
-        raise _in_place_method_error(self, ".sort()")
+        raise in_place_method_error(self, ".sort()")
 
     def resize(self, *args, **kwargs):
-        raise _in_place_method_error(self, ".resize()")
+        raise in_place_method_error(self, ".resize()")
 
     def put(self, *args, **kwargs):
-        raise _in_place_method_error(self, ".put()")
+        raise in_place_method_error(self, ".put()")
 
     def partition(self, *args, **kwargs):
-        raise _in_place_method_error(self, ".partition()")
+        raise in_place_method_error(self, ".partition()")
 
     def item(self, *args):
         raise self._usage_error(".item()")
@@ -460,7 +460,7 @@ def check_live(*values, returned_by=None):
                 returned_by))
 
 
-def _in_place_method_error(tensor, what):
+def in_place_method_error(tensor, what):
     return errors.InPlaceChangeError(
         errors.in_place_method_message(what, _UserNames()(tensor), errors.where_user()))
 
