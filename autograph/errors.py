@@ -890,8 +890,7 @@ def tensor_text_message(what, name, location):
         f"{what} of graph tensor '{name}' at {location}: the text of a staged value only "
         "exists when the graph runs, and while tracing Python would get a placeholder "
         "description instead of the number. Use print(...) (staged: it prints the "
-        "run-time value) or return the value and format it outside the ag.function; "
-        "repr() still describes the tensor for debugging.")
+        "run-time value) or return the value and format it outside the ag.function.")
 
 
 def random_generator_in_trace_message(call, location, reason):
@@ -981,3 +980,48 @@ def jump_in_finally_over_return_message(statement, location, return_location):
         f"which that '{statement}' would have to cancel. Move the '{statement}' out of the "
         "'finally' block (Python 3.14 warns about it, PEP 765), or mark the function "
         "@autograph.do_not_convert.")
+
+
+# --- type(), isinstance() and repr() of staged values (runtime/builtins.py) ----------
+
+
+class TracedTypeError(StagingError, TypeError):
+    """type()/isinstance() of a staged value whose eager type the trace cannot tell."""
+
+
+def traced_type_message(call, name, what, location, candidates):
+    listed = ", ".join(getattr(c, "__qualname__", repr(c)) for c in candidates)
+    return (
+        f"{call} at {location}: '{name}' is a staged value ({what}), and the answer "
+        f"depends on its eager type, which one trace cannot tell: run eagerly it could be "
+        f"any of {listed} (numpy gives a 0-d result as a numpy scalar or a 0-d array "
+        f"depending on how it was computed, and a Python number carried through a loop "
+        f"that ran no iteration stays one). Branch on what it holds instead: "
+        f"`{name}.dtype` (e.g. `np.issubdtype({name}.dtype, np.floating)`) or "
+        f"`np.ndim({name})`.")
+
+
+def traced_repr_message(name, location):
+    return (
+        f"repr() of staged value '{name}' at {location}: its text only exists when the "
+        "program runs, and while tracing Python would get a placeholder description "
+        "instead of the numbers. Use print(...) (staged: it prints the run-time value) "
+        "or return the value and format it outside the staged function.")
+
+
+# --- containers passed as arguments to ag.function (runtime/aliases.py) ----------------
+
+
+class ArgumentChangeError(StagingError):
+    """A list/dict/set argument of an ag.function changed in place while tracing."""
+
+
+def argument_changed_message(path, how, function_name, defined_at):
+    root = path.split("[")[0]
+    return (
+        f"`{path}`, a Python container passed as an argument to the ag.function "
+        f"'{function_name}' ({defined_at}), is changed in place {how}. ag.function traces "
+        f"on a copy of its container arguments and later calls run only the graph, so the "
+        f"caller's container would not change as Python changes it. Change a copy and "
+        f"return it instead (`{root} = {root}.copy()` first, then `return {root}` and let "
+        f"the caller rebind it), or call the function without ag.function.")

@@ -14,7 +14,9 @@ them:
 - `ag.function(autograph=True)` converts with `autograph.api.to_graph`;
 - the engine learns which functions converted code called while it traced,
   so values they read from globals and attributes are guarded too;
-- the runtime's registry learns which backend module serves which library.
+- the runtime's registry learns which backend module serves which library;
+- ag.function's traces refuse in-place changes of their container arguments
+  (it traces on copies: the caller's container would not change).
 
 (The API hands the runtime the transpiler itself: see autograph/api.py.)
 """
@@ -23,13 +25,14 @@ import operator
 
 from autograph import api, backends, errors, transpiler
 from autograph.graph import core, slots
-from autograph.graph.function import BoundFunction, Function, set_converter
-from autograph.runtime import call, registry, structure
+from autograph.graph.function import BoundFunction, Function, set_arguments_hook, set_converter
+from autograph.runtime import aliases, call, registry, structure
 
 core.trace_hook = registry.staging
 call.called_hook = core.note_called  # the functions a trace ran are guarded too (guards.py)
 slots.structure = structure  # returned dataclasses are taken apart by the one flattener
 set_converter(api.to_graph)
+set_arguments_hook(aliases.watching_arguments)  # container arguments changed in place: refused
 errors.is_converted_code = transpiler.is_converted_code  # which fix a message names
 errors.is_library_file = call.is_library_file
 for _wrapper in (Function, BoundFunction):  # to_graph/to_code convert what they wrap

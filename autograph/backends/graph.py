@@ -290,6 +290,22 @@ class GraphBackend(Backend):
             raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         return _dim(value)
 
+    def eager_types(self, value):
+        """A tensor of rank >= 1 is an ndarray when run eagerly; a 0-d one is
+        the argument's own type when it is an argument of the traced function
+        (a numpy scalar or a 0-d array, `graph.scalar_inputs`), otherwise a
+        numpy scalar, a 0-d array or a Python number (runtime/backend.py)."""
+        if isinstance(value, TensorList):
+            return (list,)
+        if isinstance(value, Tensor):
+            if value.static_shape:
+                return (np.ndarray,)
+            graph = value.graph
+            if graph.parent is None and any(p is value for p in graph.inputs):
+                return (value.dtype.type if id(value) in graph.scalar_inputs else np.ndarray,)
+            return (np.ndarray, value.dtype.type, bool, int, float, complex)
+        return (builtins.enumerate,) if isinstance(value, StagedEnumerate) else (builtins.zip,)
+
     def range_len(self, start, stop, step):
         # np.subtract, not `-`: stop may be a Python int (numpy-typed here, like
         # the loop counter) or a Tensor (which np.asarray cannot take)

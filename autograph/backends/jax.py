@@ -57,6 +57,17 @@ from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
 from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
 
 
+def _eager_array_type():
+    """The class of JAX's concrete arrays (what `type()` of one gives)."""
+    global _EAGER_ARRAY
+    if _EAGER_ARRAY is None:
+        _EAGER_ARRAY = type(jnp.zeros(()))
+    return _EAGER_ARRAY
+
+
+_EAGER_ARRAY = None
+
+
 def _jax_is_tracing():
     return _TRACE_REF.value is not _EVAL_TRACE
 
@@ -457,6 +468,18 @@ class JaxBackend(Backend):
         if not value.shape:
             raise TypeError("len() of unsized object")  # Python's own text
         return value.shape[0]
+
+    def eager_types(self, value):
+        """What a value is when the program runs eagerly on JAX arrays (as
+        `jax.jit` passes them): a traced array of rank >= 1 is a JAX array; a
+        0-d one a JAX array or a Python number carried through a loop that
+        ran no iteration (runtime/backend.py)."""
+        if type(value) is JaxList:
+            return (list,)
+        if isinstance(value, Tracer):
+            array = _eager_array_type()
+            return (array,) if value.ndim else (array, bool, int, float, complex)
+        return (builtins.enumerate,) if isinstance(value, StagedEnumerate) else (builtins.zip,)
 
     def range_len(self, start, stop, step):
         span = (jnp.subtract(stop, start) + step - jnp.sign(step)) // step

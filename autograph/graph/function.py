@@ -208,8 +208,11 @@ class Function:
         return self._concrete[0]
 
     def _trace(self, args, kwargs, key, keep, specs):
-        concrete = trace(self._python_for_tracing(), args, kwargs, name=self.__name__,
-                         arg_names=self._arg_names(len(args)), leaf_specs=specs, keep=keep)
+        names, fn = self._arg_names(len(args)), self._python_for_tracing()
+        if arguments_hook is not None:  # refuses in-place changes of container arguments
+            fn = arguments_hook(fn, self.python_function, names)
+        concrete = trace(fn, args, kwargs, name=self.__name__,
+                         arg_names=names, leaf_specs=specs, keep=keep)
         self._concrete.append(concrete)
         if key is not None:
             self._note_retrace(key)
@@ -365,6 +368,17 @@ def _relaxed(old_specs, leaves):
 # it to autograph.api.to_graph (the engine never imports the transpiler); while
 # it is None, functions are traced as written.
 converter = None
+
+
+# Wraps what a trace runs, `arguments_hook(fn, python_function, argument_names)`;
+# wiring.py sets it to the runtime's `aliases.watching_arguments` (the trace
+# runs on copies of list/dict arguments: changing one in place is refused).
+arguments_hook = None
+
+
+def set_arguments_hook(hook):
+    global arguments_hook
+    arguments_hook = hook
 
 
 def set_converter(convert):

@@ -12,6 +12,7 @@ from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
+from autograph.runtime.builtins import isinstance_, repr_, type_
 from autograph.runtime.exceptions import (
     assert_stmt, finally_jumps, python_try, raise_stmt, reraise_after_finally)
 from autograph.runtime.directives import set_loop_options
@@ -34,6 +35,7 @@ __all__ = [
     "if_exp",
     "if_stmt",
     "is_staged",
+    "isinstance_",
     "is_undefined",
     "ld",
     "len_",
@@ -48,6 +50,7 @@ __all__ = [
     "python_try",
     "raise_stmt",
     "reraise_after_finally",
+    "repr_",
     "range_",
     "register_backend",
     "set_element_type",
@@ -55,6 +58,7 @@ __all__ = [
     "stack",
     "store_part",
     "tracing",
+    "type_",
     "user_locals",
     "user_tracebacks",
     "while_stmt",

@@ -24,6 +24,7 @@ staged change.
 """
 
 import dis
+import functools
 import itertools
 import sys
 import types
@@ -326,3 +327,120 @@ class BranchLists:
                     changed, path, at, location, "a branch of the staged `if` there changes "
                     "it in place, and the `if` does not give that list back", True))
         return tuple(result)
+
+
+# --- containers passed as arguments to a function ag.function traces ---------------
+# ag.function traces on copies of its list/dict arguments (and runs only the
+# graph on later calls), so an in-place change of one would never reach the
+# caller's container: refused, at the change when converted code makes it with
+# a method call (`converted` in call.py, `list_append`/`list_pop`/`list_setitem`
+# in lists.py), else (`d[k] = v`, `del`, `+=`) when the trace ends.
+
+# One entry per ag.function trace running: ({id(container): (container, path,
+# snapshot)}, the traced Python function).
+watched_arguments = []
+_ARGUMENT_CONTAINERS = (list, dict, set, bytearray)
+
+
+def watching_arguments(fn, python_function, names):
+    """`fn` (what ag.function traces for `python_function`, its arguments
+    named `names` by position) wrapped to refuse in-place changes of the
+    containers among its arguments (ArgumentChangeError)."""
+    @functools.wraps(fn)
+    def traced_with_arguments_watched(*args, **kwargs):
+        watched = {}
+        for value, name in zip(args, names):
+            _watch(value, name, watched, 0)
+        for name, value in kwargs.items():
+            _watch(value, name, watched, 0)
+        if not watched:
+            return fn(*args, **kwargs)
+        watched_arguments.append((watched, python_function))
+        try:
+            result = fn(*args, **kwargs)
+        except errors.ArgumentChangeError:
+            raise
+        except BaseException as e:
+            changed = _changed(watched)
+            if changed is not None:  # (Python would have raised e after changing it)
+                raise _argument_error(changed, None, python_function) from e
+            raise
+        finally:
+            watched_arguments.pop()
+        changed = _changed(watched)
+        if changed is not None:
+            raise _argument_error(changed, None, python_function)
+        return result
+    return traced_with_arguments_watched
+
+
+def _watch(value, path, watched, depth):
+    if isinstance(value, _ARGUMENT_CONTAINERS):
+        if id(value) not in watched:
+            watched[id(value)] = (value, path, _snapshot(value))
+    elif not isinstance(value, tuple) or depth > 8:
+        return
+    if isinstance(value, dict):
+        for key, item in itertools.islice(value.items(), _SCANNED_ITEMS):
+            _watch(item, f"{path}[{key!r}]", watched, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(itertools.islice(value, _SCANNED_ITEMS)):
+            _watch(item, f"{path}[{i}]", watched, depth + 1)
+
+
+def _snapshot(container):
+    return tuple(container.items()) if isinstance(container, dict) else tuple(container)
+
+
+def _changed(watched):
+    """The path of the first watched container whose items are not the same
+    objects as before (in order; a set's in any order), or None."""
+    for container, path, before in watched.values():
+        now = _snapshot(container)
+        if len(now) != len(before):
+            return path
+        if isinstance(container, (set, frozenset)):
+            if {id(v) for v in now} != {id(v) for v in before}:
+                return path
+        elif isinstance(container, dict):
+            if any(k1 is not k2 or v1 is not v2 for (k1, v1), (k2, v2) in zip(now, before)):
+                return path
+        elif any(a is not b for a, b in zip(now, before)):
+            return path
+    return None
+
+
+def _argument_error(path, change, python_function):
+    code = python_function.__code__
+    defined_at = errors.where(code.co_filename, code.co_firstlineno)
+    how = (f"by {change} at {errors.where_user()}" if change is not None else
+           "by an item assignment, `del` or an in-place operator such as `+=` (seen when "
+           "the trace ended, so its line is not known)")
+    return errors.ArgumentChangeError(errors.argument_changed_message(
+        path, how, python_function.__name__, defined_at))
+
+
+def argument_changed(container, change):
+    """Refuses `change` (just made, e.g. '`.append(...)`') of `container`
+    when it is an argument container of a function ag.function is tracing."""
+    for watched, python_function in reversed(watched_arguments):
+        entry = watched.get(id(container))
+        if entry is not None and entry[0] is container:
+            raise _argument_error(entry[1], change, python_function)
+
+
+def method_refusing_argument_change(method):
+    """`method` (a bound method of a list, dict, set or bytearray), or, when it
+    changes its container in place and that container is an argument of a
+    function ag.function is tracing, a stand-in that makes the call (so
+    Python's own errors, `[].pop()`'s IndexError, come first) and then
+    refuses the change."""
+    container = method.__self__
+    if method.__name__ not in _CHANGES.get(type(container), ()) or not any(
+            id(container) in watched for watched, _ in watched_arguments):
+        return method
+
+    def call_then_refuse(*args, **kwargs):
+        method(*args, **kwargs)
+        argument_changed(container, f"`.{method.__name__}(...)`")
+    return call_then_refuse

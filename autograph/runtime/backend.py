@@ -184,6 +184,18 @@ class Backend:
         """`zip(*iterables, strict=strict)` with a staged iterable (as enumerate_)."""
         raise _unsupported(self, "zip()")
 
+    def eager_types(self, value):
+        """The classes staged `value` can have when the same program runs
+        eagerly on the values it was traced for (runtime/builtins.py answers
+        converted code's `type(value)` and `isinstance(value, cls)` from
+        them): one class when known, so `type()` gives it; several when the
+        trace cannot tell (numpy gives a 0-d result as a numpy scalar or a 0-d
+        array depending on how it was computed, a Python number carried
+        through a loop stays one if the loop runs no iteration), then
+        `isinstance` answers where they all agree and everything else is
+        refused (TracedTypeError).  Default: () -- not known: both refused."""
+        return ()
+
     # --- lists ------------------------------------------------------------------
 
     def stack(self, items):

@@ -1,10 +1,16 @@
 """Builtins as converted code calls them: `print_`, `len_`, `range_`,
-`enumerate_`, `zip_`, and `user_locals` (what `locals()` shows).
+`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, and `user_locals`
+(what `locals()` shows).
 
 With Python arguments each calls the builtin itself, with the same arguments,
 so results and exceptions are the builtin's.  A staged argument goes to its
 backend: a staged print runs every time the graph runs; `range` with a staged
 bound is a `StagedRange`, which `for_stmt` stages as one loop (`for_range`).
+`type()` and `isinstance()` of a staged value answer what the value is when
+the program runs eagerly (`Backend.eager_types`: `np.ndarray` for a graph
+tensor of rank >= 1), never the tracing placeholder's class, and refuse
+(TracedTypeError) where one trace cannot tell; `repr()` of a staged value is
+refused like `str()` (its text only exists at run time).
 """
 
 import builtins
@@ -83,6 +89,9 @@ class _StagedRangeOwner(Backend):
         return staged_range.backend.range_len(
             staged_range.start, staged_range.stop, staged_range.step)
 
+    def eager_types(self, staged_range):
+        return (builtins.range,)
+
 
 registry.register_backend(_StagedRangeOwner())
 control_flow.register_range_type(StagedRange)
@@ -116,6 +125,74 @@ def zip_(*iterables, **kwargs):
     if backend is None:
         return builtins.zip(*iterables, **kwargs)
     return backend.zip_(*iterables, **kwargs)
+
+
+def type_(*args, **kwargs):
+    """Python meaning: `type(*args, **kwargs)` (one argument: the class of
+    the object, as it is when the program runs eagerly)."""
+    if len(args) == 1 and not kwargs:
+        backend = registry.backend_of(args[0])
+        if backend is not None:
+            candidates = backend.eager_types(args[0])
+            if len(candidates) == 1:
+                return candidates[0]
+            _refuse_type("type()", args[0], candidates)
+    return builtins.type(*args, **kwargs)
+
+
+def isinstance_(obj, classinfo):
+    """Python meaning: `isinstance(obj, classinfo)` (for a staged `obj`: as
+    the object is when the program runs eagerly)."""
+    answer = builtins.isinstance(obj, classinfo)  # (a bad classinfo: Python's TypeError)
+    backend = registry.backend_of(obj)
+    if backend is None:
+        return answer
+    candidates = backend.eager_types(obj)
+    answers = {builtins.issubclass(c, classinfo) for c in candidates}
+    if len(answers) != 1:
+        _refuse_type("isinstance()", obj, candidates)
+    return answers.pop()
+
+
+def _refuse_type(call, value, candidates):
+    where = errors.where_user()
+    raise errors.TracedTypeError(errors.traced_type_message(
+        call, _variable_holding(value), staging.describe(value), where,
+        candidates or ("a type the backend does not say",)))
+
+
+def repr_(*args, **kwargs):
+    """Python meaning: `repr(*args, **kwargs)`."""
+    if len(args) == 1 and not kwargs and _staged_inside(args[0]):
+        raise errors.TensorTextError(errors.traced_repr_message(
+            _variable_holding(args[0]), errors.where_user()))
+    return builtins.repr(*args, **kwargs)
+
+
+_SCANNED = (list, tuple, dict, set, frozenset)
+
+
+def _staged_inside(value, depth=0):
+    """Is `value` staged, or a list/tuple/dict/set holding one (a few levels down)?"""
+    if registry.backend_of(value) is not None:
+        return True
+    if depth < 3 and builtins.type(value) in _SCANNED:
+        items = value.values() if builtins.type(value) is dict else value
+        return any(_staged_inside(item, depth + 1) for item in items)
+    return False
+
+
+def _variable_holding(value):
+    """The name the user's frame (the converted code calling an operator
+    here) holds `value` under, for messages; else 'the value'."""
+    frame = errors.user_frame(1, _want_frame=True)
+    if frame is None:
+        return "the value"
+    scope = frame.f_locals.get("fscope")
+    generated = getattr(scope, "internal_names", ())
+    return next((name for name, held in frame.f_locals.items() if held is value
+                 and name not in generated and name not in _HIDDEN
+                 and not name.startswith("ag__")), "the value")
 
 
 _HIDDEN = frozenset({"ag__", "fscope"})

@@ -204,7 +204,7 @@ def _load_builtin_overrides():
     from autograph.runtime import builtins as overrides
     from autograph.runtime import random as numpy_random
     table = {}
-    for name in ("print", "len", "range", "enumerate", "zip"):
+    for name in ("print", "len", "range", "enumerate", "zip", "type", "isinstance", "repr"):
         operator = getattr(overrides, name + "_", None)
         if operator is not None:
             table[id(getattr(builtins, name))] = operator
@@ -322,6 +322,8 @@ def converted(f, fscope=None):
         called_hook(f)
     if type(f) is types.BuiltinMethodType and type(f.__self__) in _CONTAINERS:
         _check_container_change(f)
+        if aliases.watched_arguments:  # (ag.function is tracing on argument containers)
+            return aliases.method_refusing_argument_change(f)
     return _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
 
 
@@ -331,6 +333,8 @@ def converted_call(f, args, kwargs=None, fscope=None):
         called_hook(f)
     if type(f) is types.BuiltinMethodType and type(f.__self__) in _CONTAINERS:
         _check_container_change(f)
+        if aliases.watched_arguments:  # (ag.function is tracing on argument containers)
+            f = aliases.method_refusing_argument_change(f)
     f = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     if kwargs is None:
         return f(*args)

@@ -21,6 +21,8 @@ def list_append(target, item):
     backend = backend_of(target)
     if backend is None:
         target.append(item)
+        if aliases.watched_arguments:  # an ag.function's argument: refused (aliases.py)
+            aliases.argument_changed(target, "`.append(...)`")
         return target
     if callable(item) and backend_of(item) is None:
         raise errors.StagingError(errors.staged_list_function_message(errors.where_user()))
@@ -32,7 +34,10 @@ def list_pop(target, index=None):
     """Python meaning: `(target, target.pop() if index is None else target.pop(index))`."""
     backend = backend_of(target)
     if backend is None:
-        return target, (target.pop() if index is None else target.pop(index))
+        popped = target.pop() if index is None else target.pop(index)
+        if aliases.watched_arguments:  # an ag.function's argument: refused (aliases.py)
+            aliases.argument_changed(target, "`.pop(...)`")
+        return target, popped
     _check_sole_holder(target, "pop")
     return backend.list_pop(target, index)
 
@@ -44,6 +49,8 @@ def list_setitem(value, target, index):
     backend = backend_of(target)
     if backend is None or backend.list_element_type(target) is None:
         target[index] = value
+        if aliases.watched_arguments:  # an ag.function's argument: refused (aliases.py)
+            aliases.argument_changed(target, "an item assignment")
         return target
     _check_sole_holder(target, "item assignment")
     return backend.list_setitem(target, index, value)
