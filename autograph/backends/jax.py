@@ -61,7 +61,8 @@ def _eager_array_type():
     """The class of JAX's concrete arrays (what `type()` of one gives)."""
     global _EAGER_ARRAY
     if _EAGER_ARRAY is None:
-        _EAGER_ARRAY = type(jnp.zeros(()))
+        with jax.ensure_compile_time_eval():  # (asked while jax traces: a concrete array)
+            _EAGER_ARRAY = type(jnp.zeros(()))
     return _EAGER_ARRAY
 
 

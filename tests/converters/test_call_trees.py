@@ -26,7 +26,7 @@ def test_golden_converted_call_forms():
             r = ag__.converted(helper, fscope)(x, *b, k=1, **kw)
             s = ag__.converted(helper, fscope)()
             t = ag__.converted(helper, fscope)(x)
-            return (r, s, t, isinstance(x, int), sorted(b, key=lambda v: -v))
+            return (r, s, t, ag__.isinstance_(x, int), sorted(b, key=lambda v: -v))
     ''')
     check(calls, 1, [2, 3], {'z': 4}, passes=CALLS)
 

@@ -1,8 +1,9 @@
 """Formatting a graph tensor as text while tracing (issue 8): Python gives the
 number's text, the trace only has a description of the tensor, so str(),
 f-strings, format(), `%` and str.format in user code are refused at trace
-time, naming the tensor, the line and the fix (print() is staged).  repr()
-keeps describing the tensor, and autograph's own messages still can."""
+time, naming the tensor, the line and the fix (print() is staged).  So is
+repr() in user code (runtime/builtins.py's repr_); autograph's own messages
+still describe the tensor."""
 
 import numpy as np
 import pytest
@@ -86,8 +87,10 @@ def describe(x):
     return repr(x)
 
 
-def test_repr_describes_the_tensor():
-    assert ag.function(describe)(np.ones(2)) == "<Tensor 'x' shape=(2,) dtype=float64>"
+def test_repr_in_user_code_is_refused_like_str():
+    # (tests/staged/test_traced_builtins.py covers repr() further)
+    with pytest.raises(ag.errors.TensorTextError, match=r"repr\(\) of staged value 'x' at "):
+        ag.function(describe)(np.ones(2))
 
 
 def test_autograph_messages_still_name_tensors():
