@@ -990,7 +990,8 @@ class TracedTypeError(StagingError, TypeError):
 
 
 def traced_type_message(call, name, what, location, candidates):
-    listed = ", ".join(getattr(c, "__qualname__", repr(c)) for c in candidates)
+    listed = ", ".join(c if isinstance(c, str) else c.__qualname__ if c.__module__ == "builtins"
+                       else f"{c.__module__.split('.')[0]}.{c.__qualname__}" for c in candidates)
     return (
         f"{call} at {location}: '{name}' is a staged value ({what}), and the answer "
         f"depends on its eager type, which one trace cannot tell: run eagerly it could be "

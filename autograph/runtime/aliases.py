@@ -88,7 +88,7 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
             if name in rebound or name in skip or name in generated or \
                     name in ("ag__", "fscope"):
                 continue
-            path = _path_to(held, value, name)
+            path = path_to(held, value, name)
             if path is not None and path not in rebound:
                 holders.append((path, where))
         frame = frame.f_back
@@ -158,7 +158,7 @@ def _local_holder_outside(value, outside):
             for name, held in list(frame.f_locals.items()):
                 if name in ("ag__", "fscope") or name in free:
                     continue
-                path = _path_to(held, value, name)
+                path = path_to(held, value, name)
                 if path is not None:
                     return path, (f"in {code.co_name} at "
                                   f"{errors.where(code.co_filename, frame.f_lineno)}")
@@ -181,7 +181,7 @@ def _backend_files():
 _files_by_backends = {}
 
 
-def _path_to(held, value, name):
+def path_to(held, value, name):
     """How `held` (bound to `name`) holds `value`: 'name', "name['k']",
     'name[0]', 'name.attr', or None."""
     if held is value:

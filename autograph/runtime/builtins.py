@@ -13,12 +13,14 @@ tensor of rank >= 1), never the tracing placeholder's class, and refuse
 refused like `str()` (its text only exists at run time).
 """
 
+import ast
 import builtins
+import linecache
 
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import control_flow, registry, staging
+from autograph.runtime import aliases, control_flow, registry, staging
 from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import Undefined
 
@@ -136,7 +138,7 @@ def type_(*args, **kwargs):
             candidates = backend.eager_types(args[0])
             if len(candidates) == 1:
                 return candidates[0]
-            _refuse_type("type()", args[0], candidates)
+            _refuse_type("type", args[0], candidates)
     return builtins.type(*args, **kwargs)
 
 
@@ -150,14 +152,14 @@ def isinstance_(obj, classinfo):
     candidates = backend.eager_types(obj)
     answers = {builtins.issubclass(c, classinfo) for c in candidates}
     if len(answers) != 1:
-        _refuse_type("isinstance()", obj, candidates)
+        _refuse_type("isinstance", obj, candidates)
     return answers.pop()
 
 
 def _refuse_type(call, value, candidates):
     where = errors.where_user()
     raise errors.TracedTypeError(errors.traced_type_message(
-        call, _variable_holding(value), staging.describe(value), where,
+        call + "()", _variable_holding(value, call), staging.describe(value), where,
         candidates or ("a type the backend does not say",)))
 
 
@@ -165,7 +167,7 @@ def repr_(*args, **kwargs):
     """Python meaning: `repr(*args, **kwargs)`."""
     if len(args) == 1 and not kwargs and _staged_inside(args[0]):
         raise errors.TensorTextError(errors.traced_repr_message(
-            _variable_holding(args[0]), errors.where_user()))
+            _variable_holding(args[0], "repr"), errors.where_user()))
     return builtins.repr(*args, **kwargs)
 
 
@@ -182,17 +184,35 @@ def _staged_inside(value, depth=0):
     return False
 
 
-def _variable_holding(value):
-    """The name the user's frame (the converted code calling an operator
-    here) holds `value` under, for messages; else 'the value'."""
+def _variable_holding(value, call):
+    """How messages name `value`, the argument of `call` ('type', ...) in the
+    user's frame (the converted code calling an operator here): the variable
+    holding it, or the item or attribute of one (aliases.path_to), else the
+    argument as written on that line."""
     frame = errors.user_frame(1, _want_frame=True)
     if frame is None:
         return "the value"
     scope = frame.f_locals.get("fscope")
     generated = getattr(scope, "internal_names", ())
-    return next((name for name, held in frame.f_locals.items() if held is value
-                 and name not in generated and name not in _HIDDEN
-                 and not name.startswith("ag__")), "the value")
+    for name, held in frame.f_locals.items():
+        if name not in generated and name not in _HIDDEN and not name.startswith("ag__"):
+            path = aliases.path_to(held, value, name)
+            if path is not None:
+                return path
+    return _argument_text(frame, call) or "the value"
+
+
+def _argument_text(frame, call):
+    """The source of the one argument of the one `call(...)` on the frame's line."""
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    try:
+        tree = ast.parse(line.rstrip(":") if line.endswith(":") else line)
+    except SyntaxError:
+        return None
+    found = [node.args[0] for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id == call
+             and len(node.args) == 1]
+    return ast.unparse(found[0]) if len(found) == 1 else None
 
 
 _HIDDEN = frozenset({"ag__", "fscope"})

@@ -191,138 +191,175 @@ NUMPY_RESULT_MODES = {"graph", "jax"}
 
 # (mode, case name or case id) -> reason.  A name skips all of its argument sets.
 # Every entry must say why; an entry for a case that does not exist is an error.
-# "graph" entries are differences of traced semantics that tf.function users
-# expect (docs/ARCHITECTURE.md §6), never engine bugs; each says which one applies.
-_TRACED_TRUTH = (
-    "truth value of a traced array with {} elements: the staged `{}` raises the engine's "
-    "GraphError ('... needs a single value (use np.all(...) or np.any(...))') at tracing, "
-    "where numpy raises ValueError at the call")
-_TRACED_TYPE = (
-    "returns type() of a value computed in the trace: while tracing it is "
-    "autograph.graph.Tensor, not the numpy/Python type the plain run sees")
-_ARGUMENT_MUTATION = (
-    "mutates its {} argument: ag.function traces on a rebuilt copy of Python "
-    "containers (flattened into the signature), so the mutation happens at tracing "
-    "only and the caller's {} is unchanged")
-_REFUSED_GENERATOR = (
-    "refused by design: ag.function refuses generator and async functions at trace time "
-    "(a traced call would hand back one generator/coroutine object, holding graph "
-    "tensors, on every call); tests/staged/test_issue8_classes.py checks the message")
+# What is left here differs from Python with no way to detect it while tracing
+# (docs/ARCHITECTURE.md §6); everything a mode can detect is refused instead,
+# with a catalog error, and checked (REFUSED_IN_MODE below).
+_SPECIALIZED_LINE = "plain Python's line for this error depends on CPython's specialization"
+_IDENTITY = (
+    "`(a and b) is b`: a staged `and` gives the cond's output, a new value, so identity "
+    "with the operand cannot survive tracing (`is` cannot be overloaded or staged, so it "
+    "cannot be refused either); the other results match under NUMPY_RESULT_MODES")
 SKIP = {
-    **{("graph", name): _REFUSED_GENERATOR for name in (
-        "generator_with_control_flow", "generator_with_yield_from", "generator_raises_midway",
-        "async_control_flow", "generator_with_break_in_while", "async_generator_entry",
-        "async_await_in_conditions")},
-    ("graph", "numpy_truthiness_in_and"):
-        "`value and 'has truth'` on a traced value stages a cond whose two sides must "
-        "both be tensors or numbers: a str on one side raises StagingError "
-        "(branch_kind_message) for a one-element value, and a two-element array raises "
-        "the engine's GraphError 'needs a single value' instead of numpy's ValueError",
-    ("graph", "numpy_bools_logical_ops"):
-        "`(a and b) is b`: a staged `and` gives the cond's output, a new tensor, so "
-        "identity with the operand does not survive tracing (the other results match "
-        "under NUMPY_RESULT_MODES)",
-    ("graph", "print_numpy_values"):
-        "print(repr(scalar)): repr() of a traced argument runs at tracing and gives the "
-        "symbolic Tensor's repr; print() of the tensors themselves prints their values "
-        "on every call and matches",
-    ("graph", "pop_from_empty_list[1]([7])"): _ARGUMENT_MUTATION.format("list", "list"),
-    ("graph", "append_mutates_argument"): _ARGUMENT_MUTATION.format("list", "list"),
-    ("graph", "dict_changed_during_iteration"): _ARGUMENT_MUTATION.format("dict", "dict"),
-    ("graph", "for_over_growing_list"): _ARGUMENT_MUTATION.format("list", "list"),
-    ("graph", "if_on_array_comparison"): _TRACED_TRUTH.format(2, "if"),
-    ("graph", "if_on_single_element_array[2](array[]:int8)"): _TRACED_TRUTH.format(0, "if"),
-    ("graph", "numpy_truthiness_errors[0](array[1,2]:int64,'if')"): _TRACED_TRUTH.format(2, "if"),
-    ("graph", "numpy_truthiness_errors[1](array[1,2]:int64,'while')"):
-        _TRACED_TRUTH.format(2, "while"),
-    ("graph", "numpy_truthiness_errors[2](array[1,2]:int64,'not')"):
-        _TRACED_TRUTH.format(2, "not"),
-    ("graph", "numpy_truthiness_errors[3](array[1,2]:int64,'ifexp')"):
-        _TRACED_TRUTH.format(2, "... if ... else ..."),
-    ("graph", "numpy_truthiness_errors[4](array[1,2]:int64,'assert')"):
-        _TRACED_TRUTH.format(2, "assert"),
-    ("graph", "numpy_truthiness_errors[5](array[1,2]:int64,'chain')"):
-        _TRACED_TRUTH.format(2, "`and` of the comparison chain"),
-    ("graph", "numpy_float32_accumulation"): _TRACED_TYPE + " (type(acc))",
-    ("graph", "range_with_numpy_bounds"):
-        _TRACED_TYPE + " (type(out[0]); the items and len(range(stop)) match, pinned in "
-        "tests/staged/test_staged.py)",
-    ("graph", "numpy_zero_d_array_loop"):
-        _TRACED_TYPE + " (type(value)); also whether `value` ends as a 0-d array or a "
-        "numpy scalar depends on whether the loop ran, which one traced graph cannot follow",
-    ("graph", "numpy_in_assert_not_and_while"):
-        _TRACED_TYPE + " (type(negated)); and the assert message f\"zero in {arr}\" is "
-        "formatted at tracing, so it shows the Tensor, not the array's values",
-    ("graph", "numpy_iteration_and_any_all"):
-        "bool((row > 1).any()) inside a loop over a traced array: an explicit bool() "
-        "needs a concrete value, which a staged value only has when the graph runs "
-        "(TensorUsageError, tf.function's OperatorNotAllowedInGraphError)",
+    ("graph", "numpy_bools_logical_ops"): _IDENTITY,
     # CPython 3.11 itself reports this UnboundLocalError at the `for` line once
     # the function is specialized (its STORE_FAST__LOAD_FAST superinstruction
     # joins the store of `x` with the load of `total`), and at the
     # `total += x` line before: the plain run's line depends on the calls
     # before it. The converted body (the loop body is a function of its own)
     # always reports `total += x`. The value and message match.
-    ("converted", "loop_variable_edge_cases[2]('undefined_total')"):
-        "plain Python's line for this error depends on CPython's specialization",
-    ("graph", "loop_variable_edge_cases[2]('undefined_total')"):
-        "plain Python's line for this error depends on CPython's specialization",
-    ("jax", "loop_variable_edge_cases[2]('undefined_total')"):
-        "plain Python's line for this error depends on CPython's specialization",
-    ("graph", "numpy_moving_average"):
-        "`current = None` becomes a tensor in a loop over a traced array, and the body "
-        "tests `current is None`: the first iteration takes one Python path, the others "
-        "the other, while a staged loop traces its body once with one type per variable "
-        "(treating None like a variable first assigned in the loop would not do: the body "
-        "reads it). StagingError (loop_python_value_becomes_tensor_message, pinned in "
-        "tests/staged/test_errors.py); tf.function refuses it too. Start from "
-        "`current = signal[0]` to stage it",
+    ("converted", "loop_variable_edge_cases[2]('undefined_total')"): _SPECIALIZED_LINE,
+    ("graph", "loop_variable_edge_cases[2]('undefined_total')"): _SPECIALIZED_LINE,
+    ("jax", "loop_variable_edge_cases[2]('undefined_total')"): _SPECIALIZED_LINE,
 }
 
-# "jax" entries: the same differences of traced semantics, as JAX has them,
-# and what JAX cannot trace at all (numpy functions on traced values).
-_JAX_TRUTH = (
-    "truth value of a traced array with {} elements: the staged `{}` raises autograph's "
-    "StagingError (staged_condition_message, 'use jnp.all(...) or jnp.any(...)') at "
-    "tracing, where numpy raises ValueError at the call")
-_JAX_TYPE = (
-    "returns type() of a value computed in the trace: while jax traces it is a JAX "
-    "tracer, not the numpy/Python type the plain run sees")
+# "jax" entries: what JAX cannot trace at all (numpy functions on traced
+# values; an explicit bool()), which JAX refuses with its own errors, not
+# autograph's catalog.
 _JAX_NUMPY = (
     "calls a numpy function ({}) on a traced value: JAX traces jax.numpy only, numpy "
-    "asks for a concrete array (TracerArrayConversionError); the JAX spelling of the "
+    "asks for a concrete array (JAX's TracerArrayConversionError); the JAX spelling of the "
     "program (jnp.{}) runs")
 SKIP.update({
-    ("jax", "numpy_truthiness_in_and"): SKIP[("graph", "numpy_truthiness_in_and")].replace(
-        "the engine's GraphError 'needs a single value'", "StagingError 'must hold a single "
-        "value'"),
-    ("jax", "numpy_bools_logical_ops"): SKIP[("graph", "numpy_bools_logical_ops")],
-    ("jax", "print_numpy_values"):
-        "print(repr(scalar)): repr() of a traced argument runs at tracing and gives the "
-        "tracer's repr; print() of the traced values themselves prints their values "
-        "when the program runs (jax.debug.callback) and matches",
-    ("jax", "if_on_array_comparison"): _JAX_TRUTH.format(2, "if"),
-    ("jax", "if_on_single_element_array[2](array[]:int8)"): _JAX_TRUTH.format(0, "if"),
-    ("jax", "numpy_truthiness_errors"): _JAX_TRUTH.format(2, "if/while/not/ifexp/assert/and"),
-    ("jax", "numpy_float32_accumulation"): _JAX_TYPE + " (type(acc))",
-    ("jax", "numpy_zero_d_array_loop"): _JAX_TYPE + " (type(value))",
-    ("jax", "numpy_in_assert_not_and_while"):
-        _JAX_TYPE + " (type(negated)); the assert message f\"zero in {arr}\" is formatted "
-        "at tracing (it shows the tracer), and a staged assert that fails raises "
-        "JaxRuntimeError (the user's message inside) when the program runs, not "
-        "AssertionError",
-    ("jax", "range_with_numpy_bounds"):
-        "appends to a list in `for i in range(stop, 0, step)` with a traced stop: the "
-        "trip count is not known while tracing, so JAX cannot stack the items; autograph "
-        "raises its StagingError (staged_list_append_message)",
+    ("jax", "numpy_bools_logical_ops"): _IDENTITY,
     ("jax", "numpy_where_and_conditional_expression"): _JAX_NUMPY.format("np.where", "where"),
     ("jax", "staged_if_inside_with"): _JAX_NUMPY.format("np.log", "log"),
     ("jax", "numpy_iteration_and_any_all"):
         "bool((row > 1).any()) inside a loop over a traced array: an explicit bool() "
-        "needs a concrete value, which a traced value only has when the program runs "
-        "(JAX's TracerBoolConversionError)",
-    ("jax", "numpy_moving_average"): SKIP[("graph", "numpy_moving_average")],
+        "needs a concrete value, which a traced value only has when the program runs; "
+        "JAX refuses it with its own TracerBoolConversionError (bool() is a builtin "
+        "converted code calls as it is; the graph mode's refusal is checked)",
 })
+
+# (mode, case name or case id) -> (catalog error class name, text, marker): what
+# a mode cannot stage and refuses at trace time (the project's rule: staged mode
+# never returns a wrong value, it raises a catalog error naming the user's
+# variable, the line and a fix).  The call must raise exactly that class (not
+# return, not raise anything else) with `text` in its message; in `text`,
+# `{where}` is the user's file:line of the one line of the function that reads
+# `marker` (stripped; also the last user frame of the traceback), and `{first}`
+# the file:line of the function's first line (as code objects give it).
+# Checked twice, through two conversions, like every case.
+_GENERATOR = ("NotStageableError", "ag.function cannot stage {name} ({first}): it is {kind}",
+              None)
+_TRUTH_GRAPH = "{op}: the {what} has shape {shape}; it needs a single value " \
+    "(use np.all(...) or np.any(...)) (at {where})"
+_TRUTH_JAX = "the condition at {where} is a tensor of dtype {dtype} and shape {shape}; a " \
+    "staged condition must hold a single value"
+
+
+def _truth_graph(marker, shape="(2,)", op="cond", what="condition"):
+    return ("GraphValueError", _TRUTH_GRAPH.format(op=op, what=what, shape=shape,
+                                                   where="{where}"), marker)
+
+
+def _truth_jax(marker, dtype, shape="(2,)"):
+    return ("StagingError", _TRUTH_JAX.format(dtype=dtype, shape=shape, where="{where}"), marker)
+
+
+def _traced_type(name, marker):
+    return ("TracedTypeError", f"type() at {{where}}: '{name}' is a staged value", marker)
+
+
+def _argument_change(name, function, how, marker):
+    return ("ArgumentChangeError",
+            f"`{name}`, a Python container passed as an argument to the ag.function "
+            f"'{function}' ({{first}}), is changed in place by {how}", marker)
+
+
+_TRUTH_ERRORS = {  # numpy_truthiness_errors: construct -> (marker, graph op, dtype, what)
+    "if": ("if arr:", "cond", "int64", "condition"),
+    "while": ("while arr:", "while_loop", "int64", "condition"),
+    "not": ("return not arr", "not", "int64", "operand"),
+    "ifexp": ('return "yes" if arr > 1 else "no"', "cond", "bool", "condition"),
+    "assert": ("assert arr > 1", "assert", "bool", "condition"),
+    "chain": ("return 0 < arr < 5", "cond", "bool", "condition"),
+}
+_AND_MARKER = 'return value and "has truth"'
+_AND_SIDES = ("StagingError", "variable 'the value of `value and 'has truth'`' is a staged "
+              "value in one branch of the staged `if` at {where}", _AND_MARKER)
+_MOVING_AVERAGE = ("StagingError", "variable 'current' is the Python value None before the "
+                   "staged `for` loop at {where}", "for value in signal:")
+_REPR = ("TensorTextError", "repr() of staged value 'scalar' at {where}",
+         "print(repr(scalar), arr * scalar)")
+_TYPE_CASES = {
+    "numpy_float32_accumulation": _traced_type("acc", "return acc, type(acc)"),
+    "numpy_zero_d_array_loop": _traced_type("value", "return steps, value, type(value)"),
+}
+REFUSED_IN_MODE = {
+    # ag.function refuses generator and async functions at the first call (a
+    # traced call would hand back one generator/coroutine object, holding
+    # graph tensors, on every call)
+    **{("graph", name): _GENERATOR for name in (
+        "generator_with_control_flow", "generator_with_yield_from", "generator_raises_midway",
+        "async_control_flow", "generator_with_break_in_while", "async_generator_entry",
+        "async_await_in_conditions")},
+    # the truth value of a traced array with several (or no) elements: numpy
+    # raises ValueError when it runs; the engine raises its GraphValueError (a
+    # ValueError too) while tracing, at the user's line
+    ("graph", "if_on_array_comparison"): _truth_graph("if arr > 0:"),
+    ("graph", "if_on_single_element_array[2](array[]:int8)"): _truth_graph("if arr:", "(0,)"),
+    **{("graph", f"numpy_truthiness_errors[{i}](array[1,2]:int64,'{construct}')"):
+       _truth_graph(marker, op=op, what=what)
+       for i, (construct, (marker, op, _, what)) in enumerate(_TRUTH_ERRORS.items())},
+    ("graph", "numpy_truthiness_in_and[1](array[1,2]:int64)"): _truth_graph(_AND_MARKER),
+    # `value and 'has truth'` with a staged `value` is a cond whose two sides
+    # are a str and a tensor
+    ("graph", "numpy_truthiness_in_and[0](array[True]:bool)"): _AND_SIDES,
+    ("graph", "numpy_truthiness_in_and[2](float64(0.0))"): _AND_SIDES,
+    # type() of a 0-d staged value: a numpy scalar, a 0-d array or a Python
+    # number when run eagerly, which one trace cannot tell (isinstance too)
+    **{("graph", name): entry for name, entry in _TYPE_CASES.items()},
+    ("graph", "range_with_numpy_bounds"): _traced_type(
+        "out[0]", "return out, len(range(stop)), type(out[0])"),
+    # repr() of a traced value (like str() and f-strings): only a placeholder's text
+    ("graph", "print_numpy_values"): _REPR,
+    ("graph", "numpy_in_assert_not_and_while"): (
+        "TensorTextError", "f-string or format() of graph tensor 'arr' at {where}",
+        'assert np.all(arr != 0), f"zero in {arr}"'),
+    # an explicit bool() needs a concrete value (tf.function's
+    # OperatorNotAllowedInGraphError)
+    ("graph", "numpy_iteration_and_any_all"): (
+        "TensorUsageError", "bool() of graph tensor 'any' at {where}",
+        "flags.append(bool((row > 1).any()))"),
+    # a variable that is None before a staged loop and a tensor after its
+    # first iteration (tf.function refuses it too; `current = signal[0]` stages)
+    ("graph", "numpy_moving_average"): _MOVING_AVERAGE,
+    # ag.function traces on copies of list/dict arguments: an in-place change
+    # would never reach the caller's container
+    ("graph", "pop_from_empty_list[1]([7])"): _argument_change(
+        "values", "pop_from_empty_list", "`.pop(...)` at {where}", "first = values.pop()"),
+    ("graph", "append_mutates_argument"): _argument_change(
+        "values", "append_mutates_argument", "`.append(...)` at {where}",
+        "values.append(len(values))"),
+    ("graph", "for_over_growing_list"): _argument_change(
+        "items", "for_over_growing_list", "`.append(...)` at {where}", "items.append(x + 3)"),
+    ("graph", "dict_changed_during_iteration"): _argument_change(
+        "mapping", "dict_changed_during_iteration", "an item assignment, `del` or an "
+        "in-place operator such as `+=` (seen when the trace ended", None),
+
+    # jax.jit(ag.to_graph(f)): autograph's own refusals under JAX
+    ("jax", "if_on_array_comparison"): _truth_jax("if arr > 0:", "bool"),
+    ("jax", "if_on_single_element_array[2](array[]:int8)"): _truth_jax("if arr:", "int8", "(0,)"),
+    **{("jax", f"numpy_truthiness_errors[{i}](array[1,2]:int64,'{construct}')"):
+       _truth_jax(marker, dtype)
+       for i, (construct, (marker, _, dtype, _)) in enumerate(_TRUTH_ERRORS.items())},
+    ("jax", "numpy_truthiness_in_and[1](array[1,2]:int64)"): _truth_jax(_AND_MARKER, "int64"),
+    ("jax", "numpy_truthiness_in_and[0](array[True]:bool)"): _AND_SIDES,
+    ("jax", "numpy_truthiness_in_and[2](float64(0.0))"): _AND_SIDES,
+    **{("jax", name): entry for name, entry in _TYPE_CASES.items()},
+    # (under JAX the assert's f-string is formatted from the tracer, not
+    # refused: type(negated) is refused first)
+    ("jax", "numpy_in_assert_not_and_while"): _traced_type(
+        "negated", "return steps, negated, type(negated), flag, x, x.dtype"),
+    ("jax", "print_numpy_values"): _REPR,
+    ("jax", "numpy_moving_average"): _MOVING_AVERAGE,
+    # appends in a loop over range(stop, 0, step) with a traced stop: JAX
+    # needs the trip count at tracing to stack the items
+    ("jax", "range_with_numpy_bounds"): (
+        "StagingError", "list 'out' gets items appended at {where} in a staged `for` loop "
+        "whose trip count is not known when the function is traced",
+        "for i in range(stop, 0, step):"),
+}
 
 # (mode, case name or case id) -> reason: known converter bugs, reported to the
 # owner, expected to fail (strict: an XPASS fails, so fixed bugs get noticed).
@@ -372,12 +409,21 @@ def _params():
 
 def test_skip_and_xfail_tables_are_well_formed():
     known = {c.id for c in programs.CASES} | {c.name for c in programs.CASES}
-    for table in (SKIP, XFAIL, REJECTED):
+    for table in (SKIP, XFAIL, REJECTED, REFUSED_IN_MODE):
         for (mode, key), reason in table.items():
             assert mode in CONVERT_BY_MODE, f"unknown mode {mode!r}"
             assert key in known, f"no corpus case {key!r}"
-            if table is not REJECTED:
+            if table in (SKIP, XFAIL):
                 assert isinstance(reason, str) and reason.strip(), f"{key}: give a reason"
+    for (mode, key), (error_name, text, marker) in REFUSED_IN_MODE.items():
+        assert issubclass(getattr(errors, error_name), errors.AutoGraphError), error_name
+        assert text.strip() and (marker is None or "{where}" in text), key
+    for case in programs.CASES:  # one table per (mode, case)
+        for mode in CONVERT_BY_MODE:
+            tables = [name for name, table in (("SKIP", SKIP), ("XFAIL", XFAIL),
+                                               ("REFUSED_IN_MODE", REFUSED_IN_MODE))
+                      if _lookup(table, mode, case)]
+            assert len(tables) <= 1, f"{mode}-{case.id} is in {tables}"
 
 
 def test_numpy_result_rule_is_narrow():
@@ -670,6 +716,35 @@ def check_conversion(mode, entity, converted, previous):
             "second to_graph did not reuse the cached conversion"
 
 
+def assert_refused_in_mode(mode, case, convert):
+    """The REFUSED_IN_MODE check: each call (through two conversions) raises
+    exactly the catalog class, with the text, at the marker's line."""
+    error_name, text, marker = _lookup(REFUSED_IN_MODE, mode, case)
+    error_type = getattr(errors, error_name)
+    fn = _function_of(case.entity)
+    filename, where, line = fn.__code__.co_filename, None, None
+    if marker is not None:
+        lines, first = inspect.getsourcelines(fn)
+        offending = [first + i for i, source in enumerate(lines) if source.strip() == marker]
+        assert len(offending) == 1, f"exactly one line of {fn.__name__} must read {marker!r}"
+        line = offending[0]
+        where = errors.where(filename, line)
+    expected = text.format(
+        where=where, first=errors.where(filename, fn.__code__.co_firstlineno),
+        name=fn.__name__, kind="an async function" if inspect.iscoroutinefunction(fn)
+        else "a generator")
+    for _ in range(2):  # the second conversion comes from the caches
+        converted = convert(case.entity)
+        with pytest.raises(Exception) as info:  # (a return fails: DID NOT RAISE)
+            _invoke_raw(converted, case.call)
+        error = info.value
+        assert type(error) is error_type, (
+            f"raised {type(error).__qualname__}: {error}, expected {error_name}")
+        assert expected in str(error), f"{expected!r} not in {str(error)!r}"
+        if line is not None:
+            assert user_frames(error)[-1][:2] == (filename, line), user_frames(error)
+
+
 def assert_rejected(mode, case, convert):
     error_name, text, marker = REJECTED[(mode, case.name)]
     error_type = getattr(errors, error_name)
@@ -706,6 +781,9 @@ def test_converted_matches_original(mode, case, capsys, caplog):
     expected = _run(case.entity, case.call, capsys)
     if (mode, case.name) in REJECTED:
         assert_rejected(mode, case, convert)
+        return
+    if _lookup(REFUSED_IN_MODE, mode, case):
+        assert_refused_in_mode(mode, case, convert)
         return
 
     first = convert(case.entity)
