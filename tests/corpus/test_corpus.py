@@ -37,6 +37,11 @@ Constructs the converters reject on purpose (REJECTED) must instead raise
 their catalog error, naming the user's file and a line of the function, at
 conversion: at `convert(entity)`, or in modes in CONVERTS_AT_FIRST_CALL
 ("graph": ag.function converts when first called) at the first call.
+What a mode cannot stage and refuses while tracing (REFUSED_IN_MODE: staged
+mode never returns a wrong value) must raise exactly the catalog error class
+given there, with the given text (the user's variable, the file:line of a
+marked line of the function, which must also be the traceback's last user
+frame): a call that returns, or raises anything else, fails.
 
 Every case runs twice per mode: the second time through a fresh conversion
 that must hit the conversion cache (for `ag.to_graph`: the very same code
@@ -49,18 +54,22 @@ in; MODES lists the modes that run.  By default all three: "python"
 function called inside `registry.staging(...)`, so its converted body runs, on
 plain values) and "graph" (the built-in graph engine: `ag.function(entity)`,
 traced on the arguments -- numpy values become Tensors -- then the graph run;
-its SKIP entries are the cases whose traced meaning legitimately differs:
-Python side effects at tracing only, type() of a traced value, truthiness of
-multi-element arrays), and "jax" (`jax.jit(ag.to_graph(entity))`, the JAX
-backend: numpy arguments traced as jax arrays with x64 enabled, other
-arguments Python values; see _UnderJaxJit; skipped with a reason when jax is
-not installed; its SKIP entries are the same kind of traced-semantics
-differences, plus numpy functions called on traced values, which JAX cannot
-trace).  AUTOGRAPH_CORPUS_MODES=python,converted runs a subset.
+its REFUSED_IN_MODE entries are what it refuses at trace time: generators,
+truth values of multi-element arrays, type() of a 0-d traced value, repr(),
+in-place changes of list/dict arguments, ...; its few SKIP entries differ
+from Python undetectably, each saying why), and "jax"
+(`jax.jit(ag.to_graph(entity))`, the JAX backend: numpy arguments traced as
+jax arrays with x64 enabled, other arguments Python values; see
+_UnderJaxJit; skipped with a reason when jax is not installed; its
+REFUSED_IN_MODE entries are autograph's refusals under JAX, its SKIP entries
+the same undetectable differences plus what JAX itself refuses with its own
+errors: numpy functions and bool() on traced values).
+AUTOGRAPH_CORPUS_MODES=python,converted runs a subset.
 To plug in a mode (a backend would be another entry), add its converter (and
 scope) and its name to the default MODES once cases that cannot run in it are
-in SKIP with a reason (say, "generators cannot be traced") and mode-specific
-conversion checks are in check_conversion.  Every (mode, case) pair becomes
+in REFUSED_IN_MODE with the catalog error they raise (say, generators) or in
+SKIP with a reason, and mode-specific conversion checks are in
+check_conversion.  Every (mode, case) pair becomes
 one test, with id "<mode>-<case name>[<index>](<args>)".
 """
 

@@ -6,7 +6,8 @@ the same values of the same types, the same printed output, the same
 exception type, message and notes (which name the user's file:line as text).
 
 The programs and their arguments are the corpus's own (programs.CASES, with
-test_corpus's SKIP/XFAIL/REJECTED tables for the graph mode); all saved
+test_corpus's SKIP/XFAIL/REJECTED/REFUSED_IN_MODE tables for the graph mode: a
+program refused while tracing has no graph to save); all saved
 programs run in one subprocess.  A program whose trace holds something that
 is not data (an argument keyed by identity, a user object returned) must be
 refused at save with GraphSaveError; nothing else may fail.
@@ -66,6 +67,7 @@ def _graph_cases():
     for case in programs.CASES:
         if test_corpus._lookup(test_corpus.SKIP, MODE, case) or \
                 test_corpus._lookup(test_corpus.XFAIL, MODE, case) or \
+                test_corpus._lookup(test_corpus.REFUSED_IN_MODE, MODE, case) or \
                 (MODE, case.name) in test_corpus.REJECTED:
             continue
         yield case
