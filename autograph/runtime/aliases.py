@@ -92,6 +92,7 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
             if path is not None and path not in rebound:
                 holders.append((path, where))
         frame = frame.f_back
+    holders += _argument_holders(value)  # the caller of ag.function holds its arguments
     return holders, changed or "the list"
 
 
@@ -418,6 +419,19 @@ def _argument_error(path, change, python_function):
            "the trace ended, so its line is not known)")
     return errors.ArgumentChangeError(errors.argument_changed_message(
         path, how, python_function.__name__, defined_at))
+
+
+def _argument_holders(value):
+    """[(name, where)] for `value` when it is an argument container of a
+    function ag.function is tracing (other_holders: the caller holds it)."""
+    for watched, python_function in reversed(watched_arguments):
+        entry = watched.get(id(value))
+        if entry is not None and entry[0] is value:
+            code = python_function.__code__
+            return [(f"the caller's {entry[1]}", f"an argument of the ag.function "
+                     f"'{python_function.__name__}' at "
+                     f"{errors.where(code.co_filename, code.co_firstlineno)}")]
+    return []
 
 
 def argument_changed(container, change):
