@@ -142,10 +142,11 @@ def type_(*args, **kwargs):
     return builtins.type(*args, **kwargs)
 
 
-def isinstance_(obj, classinfo):
+def isinstance_(*args, **kwargs):
     """Python meaning: `isinstance(obj, classinfo)` (for a staged `obj`: as
     the object is when the program runs eagerly)."""
-    answer = builtins.isinstance(obj, classinfo)  # (a bad classinfo: Python's TypeError)
+    answer = builtins.isinstance(*args, **kwargs)  # (bad arguments: Python's TypeError)
+    obj, classinfo = args
     backend = registry.backend_of(obj)
     if backend is None:
         return answer

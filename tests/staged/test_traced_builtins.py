@@ -178,8 +178,16 @@ def test_plain_values_get_the_builtins_answers():
                 assert ag_builtins.isinstance_(value, classinfo) is builtins.isinstance(
                     value, classinfo)
         assert ag_builtins.type_("N", (), {}).__name__ == "N"
-        with pytest.raises(TypeError):
-            ag_builtins.repr_()
+        for operator, builtin, args, kwargs in (
+                (ag_builtins.repr_, builtins.repr, (), {}),
+                (ag_builtins.type_, builtins.type, (1, 2), {}),
+                (ag_builtins.isinstance_, builtins.isinstance, (1,), {}),
+                (ag_builtins.isinstance_, builtins.isinstance, (1,), {"classinfo": int})):
+            with pytest.raises(TypeError) as python:
+                builtin(*args, **kwargs)
+            with pytest.raises(TypeError) as ours:
+                operator(*args, **kwargs)
+            assert str(ours.value) == str(python.value)
 
 
 def test_plain_calls_run_the_original_code():
