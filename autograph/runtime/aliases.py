@@ -395,20 +395,30 @@ def _snapshot(container):
 
 def _changed(watched):
     """The path of the first watched container whose items are not the same
-    objects as before (in order; a set's in any order), or None."""
+    objects as before (in order; a set's in any order), or None.  Each
+    changed one gets its items back: a set or bytearray is the caller's own
+    object (ag.function copies lists and dicts only), and a refused change
+    must not stay."""
+    first = None
     for container, path, before in watched.values():
         now = _snapshot(container)
         if len(now) != len(before):
-            return path
-        if isinstance(container, (set, frozenset)):
-            if {id(v) for v in now} != {id(v) for v in before}:
-                return path
+            changed = True
+        elif isinstance(container, set):
+            changed = {id(v) for v in now} != {id(v) for v in before}
         elif isinstance(container, dict):
-            if any(k1 is not k2 or v1 is not v2 for (k1, v1), (k2, v2) in zip(now, before)):
-                return path
-        elif any(a is not b for a, b in zip(now, before)):
-            return path
-    return None
+            changed = any(k1 is not k2 or v1 is not v2
+                          for (k1, v1), (k2, v2) in zip(now, before))
+        else:
+            changed = any(a is not b for a, b in zip(now, before))
+        if changed:
+            first = first or path
+            if isinstance(container, (dict, set)):
+                container.clear()
+                container.update(before)
+            else:
+                container[:] = before
+    return first
 
 
 def _argument_error(path, change, python_function):
@@ -446,15 +456,16 @@ def argument_changed(container, change):
 def method_refusing_argument_change(method):
     """`method` (a bound method of a list, dict, set or bytearray), or, when it
     changes its container in place and that container is an argument of a
-    function ag.function is tracing, a stand-in that makes the call (so
-    Python's own errors, `[].pop()`'s IndexError, come first) and then
-    refuses the change."""
+    function ag.function is tracing, a stand-in that makes the call on a
+    copy (so Python's own errors, `[].pop()`'s IndexError, come first) and
+    then refuses the change."""
     container = method.__self__
     if method.__name__ not in _CHANGES.get(type(container), ()) or not any(
             id(container) in watched for watched, _ in watched_arguments):
         return method
 
     def call_then_refuse(*args, **kwargs):
-        method(*args, **kwargs)
+        # on a copy: Python's own error first; the argument itself never changes
+        getattr(container.copy(), method.__name__)(*args, **kwargs)
         argument_changed(container, f"`.{method.__name__}(...)`")
     return call_then_refuse

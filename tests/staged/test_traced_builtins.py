@@ -259,6 +259,16 @@ def nested_list(table, x):
     return x
 
 
+def adds_to_a_set(values, x):
+    values.add(3)
+    return x
+
+
+def ors_into_a_set(values, x):
+    values |= {3}
+    return x
+
+
 _CHANGES = [
     (appends, [2, 1], "values", "`.append(...)`", "values.append(x)"),
     (extends, [2, 1], "values", "`.extend(...)`", "values.extend([x])"),
@@ -272,6 +282,9 @@ _CHANGES = [
     (updates, {"a": [1]}, "table", "`.update(...)`", "table.update(b=x)"),
     (sets_a_key, {"a": [1]}, "table", "an item assignment, `del` or an in-place operator", None),
     (nested_list, {"a": [1]}, "table['a']", "`.append(...)`", 'table["a"].append(x)'),
+    # (a set is passed as it is, not copied: the refused change must not stay)
+    (adds_to_a_set, {1}, "values", "`.add(...)`", "values.add(3)"),
+    (ors_into_a_set, {1}, "values", "an item assignment, `del` or an in-place operator", None),
 ]
 
 
