@@ -45,6 +45,7 @@ class Tensor:
         self.replaced = None
 
     def __repr__(self):
+        _refuse_text(self, "repr() (or `!r`, `%r`, the text of a container holding it)")
         shape = "(" + ", ".join("None" if d is None else str(d) for d in self.static_shape)
         shape += ",)" if len(self.static_shape) == 1 else ")"
         return f"<Tensor '{self.name}' shape={shape} dtype={self.dtype}>"

@@ -161,6 +161,26 @@ def test_repr_of_a_staged_value_is_refused():
         ag.function(repr_of_a_list_of_tensors)(np.ones(2))
 
 
+def bang_r(x):
+    return f"{x!r}"
+
+
+def percent_r(x):
+    return "%r" % (x,)
+
+
+def text_of_a_list(x):
+    return str([x])
+
+
+@pytest.mark.parametrize("fn", [bang_r, percent_r, text_of_a_list])
+def test_repr_reached_from_c_is_refused_too(fn):
+    # (Python calls Tensor.__repr__ itself here: graph/tensor.py refuses it
+    # when the user's frame asked, as it does for __str__)
+    with pytest.raises(errors.TensorTextError, match=rf"repr\(\) .* of graph tensor 'x' at {LINE}"):
+        ag.function(fn)(np.ones(2))
+
+
 # --- plain Python stays exact ------------------------------------------------------------
 
 _VALUES = [3, 2.5, True, None, "s", [1], (1,), {"a": 1}, np.float32(1), np.int64(2),
