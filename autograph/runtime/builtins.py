@@ -1,6 +1,6 @@
 """Builtins as converted code calls them: `print_`, `len_`, `range_`,
-`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, and `user_locals`
-(what `locals()` shows).
+`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, and
+`user_locals` (what `locals()` shows).
 
 With Python arguments each calls the builtin itself, with the same arguments,
 so results and exceptions are the builtin's.  A staged argument goes to its
@@ -10,7 +10,8 @@ bound is a `StagedRange`, which `for_stmt` stages as one loop (`for_range`).
 the program runs eagerly (`Backend.eager_types`: `np.ndarray` for a graph
 tensor of rank >= 1), never the tracing placeholder's class, and refuse
 (TracedTypeError) where one trace cannot tell; `repr()` of a staged value is
-refused like `str()` (its text only exists at run time).
+refused like `str()` (its text only exists at run time), and `bool()` of
+one by the same catalog error for every backend.
 """
 
 import ast
@@ -162,6 +163,17 @@ def _refuse_type(call, value, candidates):
     raise errors.TracedTypeError(errors.traced_type_message(
         call + "()", _variable_holding(value, call), staging.describe(value), where,
         candidates or ("a type the backend does not say",)))
+
+
+def bool_(*args, **kwargs):
+    """Python meaning: `bool(*args, **kwargs)`.  A staged value has no truth
+    value while tracing (a staged `if`/`while` tests it instead): refused
+    with the same catalog error for every backend (TensorUsageError)."""
+    if len(args) == 1 and not kwargs and registry.backend_of(args[0]) is not None:
+        raise errors.TensorUsageError(errors.tensor_usage_message(
+            "bool()", _variable_holding(args[0], "bool"), errors.where_user(),
+            errors.staged_value_fix("bool()")))
+    return builtins.bool(*args, **kwargs)
 
 
 def repr_(*args, **kwargs):

@@ -204,7 +204,8 @@ def _load_builtin_overrides():
     from autograph.runtime import builtins as overrides
     from autograph.runtime import random as numpy_random
     table = {}
-    for name in ("print", "len", "range", "enumerate", "zip", "type", "isinstance", "repr"):
+    for name in ("print", "len", "range", "enumerate", "zip", "type", "isinstance", "repr",
+                 "bool"):
         operator = getattr(overrides, name + "_", None)
         if operator is not None:
             table[id(getattr(builtins, name))] = operator

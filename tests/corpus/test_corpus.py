@@ -63,7 +63,7 @@ jax arrays with x64 enabled, other arguments Python values; see
 _UnderJaxJit; skipped with a reason when jax is not installed; its
 REFUSED_IN_MODE entries are autograph's refusals under JAX, its SKIP entries
 the same undetectable differences plus what JAX itself refuses with its own
-errors: numpy functions and bool() on traced values).
+errors: numpy functions on traced values).
 AUTOGRAPH_CORPUS_MODES=python,converted runs a subset.
 To plug in a mode (a backend would be another entry), add its converter (and
 scope) and its name to the default MODES once cases that cannot run in it are
@@ -222,8 +222,7 @@ SKIP = {
 }
 
 # "jax" entries: what JAX cannot trace at all (numpy functions on traced
-# values; an explicit bool()), which JAX refuses with its own errors, not
-# autograph's catalog.
+# values), which JAX refuses with its own errors, not autograph's catalog.
 _JAX_NUMPY = (
     "calls a numpy function ({}) on a traced value: JAX traces jax.numpy only, numpy "
     "asks for a concrete array (JAX's TracerArrayConversionError); the JAX spelling of the "
@@ -232,11 +231,6 @@ SKIP.update({
     ("jax", "numpy_bools_logical_ops"): _IDENTITY,
     ("jax", "numpy_where_and_conditional_expression"): _JAX_NUMPY.format("np.where", "where"),
     ("jax", "staged_if_inside_with"): _JAX_NUMPY.format("np.log", "log"),
-    ("jax", "numpy_iteration_and_any_all"):
-        "bool((row > 1).any()) inside a loop over a traced array: an explicit bool() "
-        "needs a concrete value, which a traced value only has when the program runs; "
-        "JAX refuses it with its own TracerBoolConversionError (bool() is a builtin "
-        "converted code calls as it is; the graph mode's refusal is checked)",
 })
 
 # (mode, case name or case id) -> (catalog error class name, text, marker): what
@@ -290,6 +284,8 @@ _MOVING_AVERAGE = ("StagingError", "variable 'current' is the Python value None 
                    "staged `for` loop at {where}", "for value in signal:")
 _REPR = ("TensorTextError", "repr() of staged value 'scalar' at {where}",
          "print(repr(scalar), arr * scalar)")
+_BOOL = ("TensorUsageError", "bool() of graph tensor '(row > 1).any()' at {where}",
+         "flags.append(bool((row > 1).any()))")
 _TYPE_CASES = {
     "numpy_float32_accumulation": _traced_type("acc", "return acc, type(acc)"),
     "numpy_zero_d_array_loop": _traced_type("value", "return steps, value, type(value)"),
@@ -327,9 +323,7 @@ REFUSED_IN_MODE = {
         'assert np.all(arr != 0), f"zero in {arr}"'),
     # an explicit bool() needs a concrete value (tf.function's
     # OperatorNotAllowedInGraphError)
-    ("graph", "numpy_iteration_and_any_all"): (
-        "TensorUsageError", "bool() of graph tensor 'any' at {where}",
-        "flags.append(bool((row > 1).any()))"),
+    ("graph", "numpy_iteration_and_any_all"): _BOOL,
     # a variable that is None before a staged loop and a tensor after its
     # first iteration (tf.function refuses it too; `current = signal[0]` stages)
     ("graph", "numpy_moving_average"): _MOVING_AVERAGE,
@@ -361,6 +355,7 @@ REFUSED_IN_MODE = {
     ("jax", "numpy_in_assert_not_and_while"): _traced_type(
         "negated", "return steps, negated, type(negated), flag, x, x.dtype"),
     ("jax", "print_numpy_values"): _REPR,
+    ("jax", "numpy_iteration_and_any_all"): _BOOL,
     ("jax", "numpy_moving_average"): _MOVING_AVERAGE,
     # appends in a loop over range(stop, 0, step) with a traced stop: JAX
     # needs the trip count at tracing to stack the items

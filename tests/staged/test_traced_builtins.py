@@ -10,7 +10,8 @@ wrong value).
     is refused (TracedTypeError) -- before, the answer was the tracing
     placeholder's class (a Tensor class returned as a constant, isinstance
     silently False).
-  * `repr(t)` is refused like `str(t)` (TensorTextError).
+  * `repr(t)` is refused like `str(t)` (TensorTextError); `bool(t)` raises
+    TensorUsageError for every backend (under JAX it was JAX's own error).
   * ag.function traces on copies of list/dict arguments and later calls run
     the graph alone: changing one in place never reached the caller's
     container after the first call.  Refused (ArgumentChangeError), naming
@@ -20,6 +21,7 @@ wrong value).
 """
 
 import builtins
+import re
 
 import numpy as np
 import pytest
@@ -181,6 +183,22 @@ def test_repr_reached_from_c_is_refused_too(fn):
         ag.function(fn)(np.ones(2))
 
 
+def bool_of_a_reduction(m):
+    flags = []
+    for row in m:
+        flags.append(bool((row > 1).any()))
+    return flags
+
+
+def test_bool_of_a_staged_value_is_one_catalog_error_for_every_backend():
+    message = rf"bool\(\) of graph tensor '\(row > 1\)\.any\(\)' at {LINE}: .*np\.any"
+    with pytest.raises(errors.TensorUsageError, match=message):
+        ag.function(bool_of_a_reduction)(np.ones((2, 2)))
+    jax = pytest.importorskip("jax")
+    with pytest.raises(errors.TensorUsageError, match=message):  # (was JAX's own error)
+        jax.jit(ag.to_graph(bool_of_a_reduction))(np.ones((2, 2)))
+
+
 # --- plain Python stays exact ------------------------------------------------------------
 
 _VALUES = [3, 2.5, True, None, "s", [1], (1,), {"a": 1}, np.float32(1), np.int64(2),
@@ -194,6 +212,13 @@ def test_plain_values_get_the_builtins_answers():
         for value in _VALUES:
             assert ag_builtins.type_(value) is builtins.type(value)
             assert ag_builtins.repr_(value) == builtins.repr(value)
+            try:
+                truth = builtins.bool(value)
+            except ValueError as e:  # (np.arange(2): numpy's own error, the same)
+                with pytest.raises(ValueError, match=re.escape(str(e))):
+                    ag_builtins.bool_(value)
+            else:
+                assert ag_builtins.bool_(value) is truth
             for classinfo in _CLASSINFOS:
                 assert ag_builtins.isinstance_(value, classinfo) is builtins.isinstance(
                     value, classinfo)
