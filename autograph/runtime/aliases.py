@@ -21,6 +21,11 @@ ag__.for_stmt(...)`, `self.items = helper(self.items)`) holds a dead
 reference and does not count; nor do
 the variables autograph generated.  This runs only while tracing, once per
 staged change.
+
+The caller of an `ag.function` holds its container arguments too: the trace
+runs on copies of them, so any in-place change of one (not only a staged
+list's) is refused while tracing (`watching_arguments`, at the end of this
+module), and `other_holders` names "the caller's" argument as a holder.
 """
 
 import dis
