@@ -992,14 +992,15 @@ class TracedTypeError(StagingError, TypeError):
 def traced_type_message(call, name, what, location, candidates):
     listed = ", ".join(c if isinstance(c, str) else c.__qualname__ if c.__module__ == "builtins"
                        else f"{c.__module__.split('.')[0]}.{c.__qualname__}" for c in candidates)
+    code = name if name != "the value" else "x"  # (in the fix's code)
     return (
         f"{call} at {location}: '{name}' is a staged value ({what}), and the answer "
         f"depends on its eager type, which one trace cannot tell: run eagerly it could be "
         f"any of {listed} (numpy gives a 0-d result as a numpy scalar or a 0-d array "
         f"depending on how it was computed, and a Python number carried through a loop "
         f"that ran no iteration stays one). Branch on what it holds instead: "
-        f"`{name}.dtype` (e.g. `np.issubdtype({name}.dtype, np.floating)`) or "
-        f"`np.ndim({name})`.")
+        f"`{code}.dtype` (e.g. `np.issubdtype({code}.dtype, np.floating)`) or "
+        f"`np.ndim({code})`.")
 
 
 def traced_repr_message(name, location):

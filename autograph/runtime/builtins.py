@@ -207,24 +207,31 @@ def _variable_holding(value, call):
         return "the value"
     scope = frame.f_locals.get("fscope")
     generated = getattr(scope, "internal_names", ())
-    for name, held in frame.f_locals.items():
-        if name not in generated and name not in _HIDDEN and not name.startswith("ag__"):
-            path = aliases.path_to(held, value, name)
-            if path is not None:
-                return path
+    names = [(name, held) for name, held in frame.f_locals.items()
+             if name not in generated and name not in _HIDDEN and not name.startswith("ag__")]
+    for name, held in names:  # a variable first, then an item or attribute of one
+        if held is value:
+            return name
+    for name, held in names:
+        path = aliases.path_to(held, value, name)
+        if path is not None:
+            return path
     return _argument_text(frame, call) or "the value"
 
 
 def _argument_text(frame, call):
-    """The source of the one argument of the one `call(...)` on the frame's line."""
+    """The source of the (first) argument of the one `call(...)` on the frame's line."""
     line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    if line.endswith(":"):  # a statement's header: `if isinstance(x, t):`
+        line = (line[2:] if line.startswith("elif ") else line) + " pass"
     try:
-        tree = ast.parse(line.rstrip(":") if line.endswith(":") else line)
+        tree = ast.parse(line)
     except SyntaxError:
         return None
+    arity = 2 if call == "isinstance" else 1
     found = [node.args[0] for node in ast.walk(tree) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and node.func.id == call
-             and len(node.args) == 1]
+             and len(node.args) == arity]
     return ast.unparse(found[0]) if len(found) == 1 else None
 
 

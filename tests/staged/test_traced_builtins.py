@@ -101,11 +101,21 @@ def type_of_an_expression(x):
     return type(x.max() + 1)
 
 
+def isinstance_in_a_header(x):
+    pair = [x, x.sum()]
+    total = pair[1]
+    if isinstance(x.min(), float):
+        return total
+    return isinstance(total, float)
+
+
 def test_the_message_names_an_item_or_the_expression():
     with pytest.raises(errors.TracedTypeError, match=r"'d\['k'\]' is a staged value"):
         ag.function(type_of_a_dict_item)(np.arange(3.0))
     with pytest.raises(errors.TracedTypeError, match=r"'x\.max\(\) \+ 1' is a staged value"):
         ag.function(type_of_an_expression)(np.arange(3.0))
+    with pytest.raises(errors.TracedTypeError, match=r"'x\.min\(\)' is a staged value"):
+        ag.function(isinstance_in_a_header)(np.arange(3.0))
 
 
 def staged_list_type(x):
