@@ -166,3 +166,26 @@ def test_a_concrete_function_refuses_a_watched_list_changed_in_place():
     finally:
         SMALL[0][1][...] = saved
     np.testing.assert_array_equal(concrete(x), through_small(x))
+
+
+PAIR = [SMALL[0][0], SMALL[0][0]]  # one array held twice
+
+
+def through_pair(x):
+    return x @ (PAIR[0] + PAIR[1])
+
+
+def test_an_array_held_twice_is_compared_once_and_still_watched():
+    staged = ag.function(through_pair, autograph=False)
+    x = np.ones((1, 2))
+    staged(x)
+    staged(x)
+    entry = staged._entries[0]
+    assert [n for n in entry.__globals__ if n.startswith("_shape")] == ["_shape0"]
+    saved = PAIR[0].copy()
+    try:
+        PAIR[1][0, 0] = 5.0
+        assert entry((x,)) is concrete_module.MISS
+        np.testing.assert_array_equal(staged(x), through_pair(x))
+    finally:
+        PAIR[0][...] = saved
