@@ -243,6 +243,30 @@ def _changed(array, contents):
     return array.shape != shape or array.dtype != dtype or array.tobytes() != data
 
 
+def compared_arrays(guards):
+    """{id(array): (shape, dtype, bytes) at tracing} of every array whose
+    contents the guards compare on each call (held directly or in a watched
+    list, tuple or dict): while the guards hold, each has those contents."""
+    found = {}
+
+    def visit(fingerprint):
+        if type(fingerprint) is tuple and fingerprint and fingerprint[0] is _CONTAINER:
+            for _, item in fingerprint[3]:
+                visit(item)
+        elif type(fingerprint) is tuple and len(fingerprint) == 4 and \
+                type(fingerprint[0]) is int:  # (id, shape, dtype, bytes): _fingerprint's
+            found[fingerprint[0]] = fingerprint[1:]
+
+    for _, _, value, _, contents in guards:
+        if contents is None:
+            continue
+        if contents[0] is _CONTAINER:
+            visit(contents)
+        else:
+            found[id(value)] = contents
+    return found
+
+
 def watch_lines(guards, namespace):
     """Statements (for ConcreteFunction.entry's generated body) that
     `return _MISS` unless every guard holds; the caller then finds which
