@@ -56,7 +56,7 @@ def widened(graph, watched):
 
 
 def _widened_args(node, watched, made, graph, nodes):
-    if node.op.kernel not in _EXACT or node.attrs or len(node.args) != 2 \
+    if not any(node.op.kernel is kernel for kernel in _EXACT) or node.attrs or len(node.args) != 2 \
             or len(node.outputs) != 1 or node.subgraphs or node.stateful:
         return None
     out = node.outputs[0]

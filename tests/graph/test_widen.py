@@ -137,3 +137,24 @@ def test_compiling_after_an_in_place_change_widens_the_traced_contents():
     np.testing.assert_array_equal(concrete(x), shifted(x))
     np.testing.assert_array_equal(concrete(x), shifted(x))  # (through the fast call)
     assert concrete._entry
+
+
+MIXED = {"f64_bias": np.array([0.1, 0.2, -0.0], np.float64),
+         "f32_bias": np.array([[0.1, np.nan, 3e38]], np.float32),  # [1, 3]: a row
+         "i8_bias": np.array([127, -128, 5], np.int8)}
+
+
+@pytest.mark.parametrize("x_dtype", [np.float32, np.int8, np.uint16])
+@pytest.mark.parametrize("name", list(MIXED))
+def test_mixed_dtypes_promote_as_eagerly(name, x_dtype):
+    def mixed(x):
+        return (x + x) * MIXED[name]
+
+    x = np.array([[1, 2, 3], [4, 5, 6]], x_dtype)
+    with np.errstate(all="ignore"):
+        expected = mixed(x)
+        staged = ag.function(mixed, autograph=False)
+        for _ in range(3):
+            out = staged(x)
+            assert out.dtype == expected.dtype and out.tobytes() == expected.tobytes()
+    assert any(c.shape == (2, 3) for c in _compiled_constants(staged, x))
