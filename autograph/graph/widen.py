@@ -32,7 +32,8 @@ from autograph.graph import core
 from autograph.graph.tensor import Tensor
 
 _EXACT = (np.add, np.subtract, np.multiply, np.true_divide, np.maximum, np.minimum)
-WIDEST = 1 << 18  # bytes of one widened constant (a graph keeps it)
+WIDEST = 1 << 18  # bytes of one widened constant (a graph keeps it) ...
+BUDGET = 1 << 22  # ... and of all of one graph's
 
 
 def widened(graph, watched):
@@ -43,7 +44,9 @@ def widened(graph, watched):
         return graph
     nodes, made = [], {}
     for node in graph.nodes:
-        args = _widened_args(node, watched, made, graph, nodes)
+        args = None
+        if sum(t.node.attrs["value"].nbytes for t in made.values()) < BUDGET:
+            args = _widened_args(node, watched, made, graph, nodes)
         if args is not None:
             node = copy.copy(node)
             node.args = args

@@ -158,3 +158,22 @@ def test_mixed_dtypes_promote_as_eagerly(name, x_dtype):
             out = staged(x)
             assert out.dtype == expected.dtype and out.tobytes() == expected.tobytes()
     assert any(c.shape == (2, 3) for c in _compiled_constants(staged, x))
+
+
+LAYER_BIASES = [np.full(512, float(i)) for i in range(5)]
+
+
+def five_biases(x):
+    for b in LAYER_BIASES:
+        x = x + b
+    return x
+
+
+def test_widened_constants_stay_within_the_budget(monkeypatch):
+    from autograph.graph import widen
+    monkeypatch.setattr(widen, "BUDGET", 2 * 64 * 512 * 8)  # two [64, 512] float64 copies
+    staged = ag.function(five_biases, autograph=False)
+    x = np.ones((64, 512))
+    for _ in range(3):
+        assert staged(x).tobytes() == five_biases(x).tobytes()
+    assert sum(c.shape == (64, 512) for c in _compiled_constants(staged, x)) == 2
