@@ -14,11 +14,13 @@ An array can also be changed in place (`W[:] = ...`, `W *= 2`).  Where the
 graph uses it directly the constant is that array and sees the change, but
 numpy work the trace did on it (`W * 2`, `W.sum()` with no tensor involved)
 ran once and its result is baked in; so each watched array's shape, dtype and
-bytes are kept when the trace ends and compared on every call (`tobytes()`
-and a bytes comparison, exact for NaN and -0.0: ~40 ns for a small array,
-~1 us per 30 kB; np.array_equal costs ~1 us even for 16 elements).  A
-function that reads no global/cell/attribute array pays nothing.  The fast
-call (ConcreteFunction.entry) runs the same checks inline (`watch_lines`).
+bytes are kept when the trace ends and compared on every call (bytes, so
+exact for NaN and -0.0; np.array_equal costs ~1 us even for 16 elements).
+The slow path compares `tobytes()`; the fast call (ConcreteFunction.entry)
+runs the same checks inline (`watch_lines`), the bytes of all small arrays
+in one `b"".join(...) == snapshot` (~35 ns an array) and of a large one by
+`snapshot.startswith(array)` (~0.65 us per 30 kB).  A function that reads
+no global/cell/attribute array pays nothing.
 
 Values read are watched wherever the trace's code read them: the globals and
 closure cells of every function the trace ran (converted code reports its
