@@ -30,6 +30,7 @@ ops with the time per op, which must stay flat (linear growth).
 import sys
 import time
 import timeit
+from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
@@ -126,6 +127,109 @@ def per_call_overhead(rounds=40, number=400):
     return rows
 
 
+def _best_of(functions, rounds=15, number=2000):
+    """Seconds per call of each zero-argument function (alternating, best round)."""
+    best = [float("inf")] * len(functions)
+    for _ in range(rounds):
+        for i, fn in enumerate(functions):
+            best[i] = min(best[i], timeit.Timer(fn).timeit(number) / number)
+    return best
+
+
+def _generated(body, namespace):
+    """A function `f(xs)` with `body` (source lines), as the guards are built."""
+    namespace = dict(namespace)
+    exec("def f(xs):\n" + "".join(f"    {line}\n" for line in body), namespace)  # noqa: S102
+    return namespace["f"]
+
+
+def guard_floor(n=20):
+    """What an exact check of n array leaves costs in this Python and numpy,
+    spelled as the entry spells it and in the bulk forms that look cheaper
+    (each form checked to return True here): ns per call of f(list of n)."""
+    xs = [np.full(4, float(i)) for i in range(n)]
+    names = [f"x{i}" for i in range(n)]
+    unpack = ", ".join(names) + ", = xs"
+    namespace = {"_nd": np.ndarray, "_D": xs[0].dtype, "_T": [np.ndarray] * n,
+                 "_S": [(4,)] * n, "_DT": [xs[0].dtype] * n, "_shape": attrgetter("shape"),
+                 "_dtype": attrgetter("dtype"), "_both": attrgetter("shape", "dtype"),
+                 "_SD": [((4,), xs[0].dtype)] * n}
+
+    def inline(test):
+        return [unpack, "return " + " and ".join(test.format(x=x) for x in names)]
+    forms = [
+        ("unpacking alone", [unpack, "return True"]),
+        ("type(x) is ndarray", inline("type({x}) is _nd")),
+        ("+ x.dtype is D", inline("type({x}) is _nd and {x}.dtype is _D")),
+        ("+ x.shape == S (the entry's test)",
+         inline("type({x}) is _nd and {x}.shape == (4,) and {x}.dtype is _D")),
+        ("x.ndim == 1 and len(x) == 4 for the shape",
+         inline("type({x}) is _nd and {x}.ndim == 1 and len({x}) == 4 and {x}.dtype is _D")),
+        ("[*map(type, xs)] == T", ["return [*map(type, xs)] == _T"]),
+        ("[*map(attrgetter('shape'), xs)] == S", ["return [*map(_shape, xs)] == _S"]),
+        ("[*map(attrgetter('dtype'), xs)] == D", ["return [*map(_dtype, xs)] == _DT"]),
+        ("the three map forms", ["return [*map(type, xs)] == _T and [*map(_shape, xs)] == _S "
+                                 "and [*map(_dtype, xs)] == _DT"]),
+        ("[*map(attrgetter('shape', 'dtype'), xs)]", ["return [*map(_both, xs)] == _SD"]),
+    ]
+    functions = [_generated(body, namespace) for _, body in forms]
+    for (label, _), fn in zip(forms, functions):
+        assert fn(xs) is True, label
+    times = _best_of([lambda fn=fn: fn(xs) for fn in functions])
+    return [(label, t) for (label, _), t in zip(forms, times)]
+
+
+def contents_floor():
+    """Comparing the bytes of watched arrays with those saved at tracing:
+    mlp_tanh_10's twenty (ten [16,16] float32, ten [16]) and the dense
+    model's [784,10] float32 (31 kB); ns per comparison of all of them."""
+    mlp = [a for pair in MLP for a in pair]
+    big = [workloads.DENSE[0][0]]
+    rows = []
+    for label, arrays in (("mlp_tanh_10's 20 arrays", mlp), ("one [784,10] float32", big)):
+        saved = [a.tobytes() for a in arrays]
+        joined, snapshot = tuple(arrays), b"".join(saved)
+        pairs = list(zip(arrays, saved))
+        copies = [(a, a.copy()) for a in arrays]
+        forms = [("a.tobytes() == saved, each", lambda: all(a.tobytes() == b for a, b in pairs)),
+                 ("saved.startswith(a), each", lambda: all(b.startswith(a) for a, b in pairs)),
+                 ('b"".join(arrays) == snapshot', lambda: b"".join(joined) == snapshot),
+                 ("np.array_equal(a, copy), each", lambda: all(np.array_equal(a, c)
+                                                                for a, c in copies)),
+                 ("(a == copy).all(), each (wrong for NaN)",
+                  lambda: all((a == c).all() for a, c in copies))]
+        for form, fn in forms:
+            assert fn(), form
+        times = _best_of([fn for _, fn in forms], number=300)
+        rows += [(label, form, t) for (form, _), t in zip(forms, times)]
+    return rows
+
+
+def guard_share():
+    """(model, eager s, kernels s, guard alone s, staged s): the staged call
+    split into the compiled graph alone and its entry with the graph
+    replaced by a no-op (the guard: argument and watched-global checks)."""
+    rows = []
+    for name, fn, x in [("dense_softmax", dense_softmax,
+                         RNG.standard_normal((60, 28, 28)).astype(np.float32)),
+                        ("mlp_tanh_10", mlp_tanh_10,
+                         RNG.standard_normal((8, 16)).astype(np.float32))]:
+        staged = function(fn, autograph=False)
+        for _ in range(3):
+            staged(x)
+        kernels, entry = staged.get_concrete_function(x)._fn, staged._entries[0]
+        namespace = entry.__globals__
+        eager_t, kernels_t, staged_t = _best_of(
+            [lambda: fn(x), lambda: kernels(x), lambda: staged(x)], rounds=20, number=200)
+        namespace["_fn"] = lambda *leaves: (None,)
+        try:
+            guard_t, = _best_of([lambda: entry((x,))], number=2000)
+        finally:
+            namespace["_fn"] = kernels
+        rows.append((name, eager_t, kernels_t, guard_t, staged_t))
+    return rows
+
+
 def chain(n_ops):
     def fn(x):
         for i in range(n_ops // 2):
@@ -168,6 +272,19 @@ def main():
         print(f"{label:<20}{kernel_t * 1e6:>8.2f}us{(function_t - kernel_t) * 1e6:>+10.2f}us"
               f"{(concrete_t - kernel_t) * 1e6:>+10.2f}us")
     print("(x + each array; Function/Concrete columns: time above the compiled graph alone)")
+    print()
+    print("Exact checks of 20 array leaves (list of float64[4]), ns per call; the floor")
+    for label, t in guard_floor():
+        print(f"  {label:<44}{t * 1e9:>8.0f} ns")
+    print("Contents of watched arrays vs the bytes saved at tracing, ns")
+    for label, form, t in contents_floor():
+        print(f"  {label:<26}{form:<42}{t * 1e9:>8.0f} ns")
+    print("Where a staged call of the models reading global weights goes")
+    print(f"{'model':<18}{'eager':>10}{'kernels':>10}{'guard':>10}{'staged':>10}")
+    for name, eager_t, kernels_t, guard_t, staged_t in guard_share():
+        print(f"{name:<18}{eager_t * 1e6:>8.2f}us{kernels_t * 1e6:>8.2f}us"
+              f"{guard_t * 1e6:>8.2f}us{staged_t * 1e6:>8.2f}us")
+    print("(guard = the entry with the compiled graph replaced by a no-op)")
     print()
     print("First-call latency (trace + optimise + compile) vs graph size")
     print(f"{'ops':>8}{'nodes':>8}{'first call':>14}{'per op':>12}")

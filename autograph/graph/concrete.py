@@ -15,10 +15,10 @@ import operator
 import numpy as np
 
 from autograph import errors
-from autograph.graph import compiler, core, interpreter, optimize, signature
+from autograph.graph import compiler, core, interpreter, optimize, signature, widen
 from autograph.graph.listing import type_string
 from autograph.graph import slots
-from autograph.graph.guards import guards_hold, guards_of, stale, watch_lines
+from autograph.graph.guards import compared_arrays, guards_hold, guards_of, stale, watch_lines
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec, check_live
@@ -297,6 +297,9 @@ class _Program:
         self.graph = graph
         self.runs = 0
         self.compiled = None  # (function, source)
+        # arrays the call guards compare (guards.compared_arrays): constants
+        # the compiled code may hold broadcast (widen.py); set by trace()
+        self.watched = {}
         self.interpret = None
         if interpreter.worth_interpreting(graph):
             self.interpret = interpreter.Interpreter(graph)
@@ -305,7 +308,7 @@ class _Program:
 
     def compile(self):
         if self.compiled is None:
-            self.compiled = compiler.compile_graph(self.graph,
+            self.compiled = compiler.compile_graph(widen.widened(self.graph, self.watched),
                                                    name=_identifier(self.graph.name))
             if self.interpret is not None:  # (what it showed is not shown again)
                 self.interpret.seed_warnings(self.compiled[0])
@@ -376,6 +379,7 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
     graph.outputs = outputs
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
     concrete.guards = guards_of(fn, key_keep, graph.called)
+    concrete._program.watched = compared_arrays(concrete.guards)
     # (needed for the guards only: kept, it would hold every bound method the
     # trace called, and the objects they are bound to, as long as the graph)
     graph.called = []

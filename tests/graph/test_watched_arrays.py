@@ -139,11 +139,13 @@ def test_functions_reading_no_global_array_have_no_content_check():
     staged(x, [np.ones(2), 2.0])  # (the second call makes the guard)
     concrete = staged.get_concrete_function(x, [np.ones(2), 2.0])
     assert concrete.guards == ()
-    assert "tobytes" not in staged._entries[0].__code__.co_names
+    # (a contents check compares bytes: tobytes(), startswith() or join())
+    compares = {"tobytes", "startswith", "join"}
+    assert not compares & set(staged._entries[0].__code__.co_names)
     fast = ag.function(doubled_scale, autograph=False)
     fast(x)
     fast(x)
-    assert "tobytes" in fast._entries[0].__code__.co_names  # (the check that test looks for)
+    assert compares & set(fast._entries[0].__code__.co_names)  # (the check that test looks for)
 
 
 # -- values read by the functions a trace calls, not only by the traced one ------------
