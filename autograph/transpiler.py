@@ -144,9 +144,11 @@ def run_pipeline(node, ctx, present=None):
     # the tree before any pass ran; passes that remove nodes only make it a
     # superset); after a pass runs, the handled types it may create (its
     # CREATES, checked over the corpus by tests/converters/test_pipeline.py)
-    # are added, so a later pass is skipped only when its nodes are surely
-    # absent.
+    # are added -- unless the pass handed out no new name and creates nothing
+    # without one (NAMES_WHAT_IT_CREATES) --, so a later pass is skipped only
+    # when its nodes are surely absent.
     analysed = False
+    generated = ctx.namer.generated
     log_passes = verbosity() >= 2  # the annotations hold for the next pass that needs them
     for transformer in converters_pkg.PIPELINE:
         if transformer.HANDLES:
@@ -157,9 +159,11 @@ def run_pipeline(node, ctx, present=None):
         if transformer.NEEDS_ANALYSIS and not analysed:
             analysis.resolve(node, ctx)
             analysed = True
+        named = len(generated)
         node = transformer.transform(node, ctx)
         analysed = analysed and getattr(transformer, "KEEPS_ANALYSIS", False)
-        if present is not None and transformer.CREATES:
+        if present is not None and transformer.CREATES and (
+                len(generated) > named or not transformer.NAMES_WHAT_IT_CREATES):
             present |= set(transformer.CREATES)
         if log_passes:
             logger.debug("after %s:\n%s", transformer.__module__, unparse(node))
