@@ -149,6 +149,9 @@ def run_pipeline(node, ctx, present=None):
     # when its nodes are surely absent.
     analysed = False
     generated = ctx.namer.generated
+    # The control-flow passes add the names they may load as Undefined; with
+    # none of them run, the variables pass knows there are none (no walk).
+    anno.setanno(node, anno.Basic.MAYBE_UNDEFINED, frozenset())
     log_passes = verbosity() >= 2  # the annotations hold for the next pass that needs them
     for transformer in converters_pkg.PIPELINE:
         if transformer.HANDLES:

@@ -137,6 +137,19 @@ def child_nodes(node):
     return found
 
 
+def statement_children(node):
+    """The nodes in `node`'s statement lists (STATEMENT_LISTS), in field
+    order: where a search for statements (a nested `def`) needs to look."""
+    found = []
+    attrs = node.__dict__
+    for field in node._fields:
+        if field in STATEMENT_LISTS:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                found.extend(item for item in value if isinstance(item, _AST))
+    return found
+
+
 def contains(node, types):
     """Whether `node` or any node inside it is an instance of `types`."""
     stack = [node]
