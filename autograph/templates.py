@@ -254,7 +254,9 @@ def _parse(template):
     if parsed is None:
         # (trees' translator: gast.parse's own is ~1.5x slower, and a fresh
         # process parses every template its first conversions use)
-        parsed = _parsed[template] = trees.ast_to_gast(ast.parse(textwrap.dedent(template))).body
+        one_liner = "\n" not in template and not template[:1].isspace()
+        text = template if one_liner else textwrap.dedent(template)
+        parsed = _parsed[template] = trees.ast_to_gast(ast.parse(text)).body
     return parsed
 
 
