@@ -90,3 +90,11 @@ def test_jump_passes_list_the_ifs_they_create(text):
     info = context.EntityInfo(name="f", filename="<test>", lineno=1, source=text, namespace={})
     _check_creates(node, context.Context(info=info, options=context.ConversionOptions(),
                                          namer=naming.Namer(naming.names_in(node))))
+
+
+def test_handled_node_types_have_no_subclasses():
+    """run_pipeline tests HANDLES against the node classes in the tree by set
+    membership: exact only for classes no other node class derives from."""
+    for transformer in converters.PIPELINE:
+        for handled in transformer.HANDLES:
+            assert not handled.__subclasses__(), (transformer.__module__, handled)
