@@ -88,3 +88,24 @@ def test_numbered_names_are_told_as_the_pattern_told_them(name, base):
     expected = re.fullmatch(re.escape(core._numbered(base, "")) + r"\d+", name) is not None
     assert core._is_numbered(name, base) == expected
 
+
+
+def test_gufunc_signatures_parse_as_the_pattern_parsed_them():
+    """linalg._parse_signature's string splits give what `re.findall(r'\\(([^)]*)\\)')`
+    gave, for every generalized ufunc numpy has (and spacing variants)."""
+    import re
+
+    from autograph.graph.ops import linalg
+
+    def by_pattern(signature):
+        ins, outs = signature.split("->")
+        return tuple([[d.strip() for d in group.split(",") if d.strip()]
+                      for group in re.findall(r"\(([^)]*)\)", part)] for part in (ins, outs))
+
+    modules = [np, np.linalg._umath_linalg]
+    signatures = {getattr(m, n).signature for m in modules for n in dir(m)
+                  if isinstance(getattr(m, n), np.ufunc) and getattr(m, n).signature}
+    signatures |= {"(),()->()", "( m , n ),(n)->( m )", "(3),(3)->(3)"}
+    assert "(n?,k),(k,m?)->(n?,m?)" in signatures
+    for signature in signatures:
+        assert linalg._parse_signature(signature) == by_pattern(signature), signature
