@@ -144,22 +144,30 @@ def run_pipeline(node, ctx, present=None):
     # the tree before any pass ran; passes that remove nodes only make it a
     # superset); after a pass runs, the handled types it may create (its
     # CREATES, checked over the corpus by tests/converters/test_pipeline.py)
-    # are added, so a later pass is skipped only when its nodes are surely
-    # absent.
+    # are added -- unless the pass handed out no new name and creates nothing
+    # without one (NAMES_WHAT_IT_CREATES) --, so a later pass is skipped only
+    # when its nodes are surely absent.
     analysed = False
+    generated = ctx.namer.generated
+    # The control-flow passes add the names they may load as Undefined; with
+    # none of them run, the variables pass knows there are none (no walk).
+    anno.setanno(node, anno.Basic.MAYBE_UNDEFINED, frozenset())
     log_passes = verbosity() >= 2  # the annotations hold for the next pass that needs them
     for transformer in converters_pkg.PIPELINE:
         if transformer.HANDLES:
             if present is None:
                 present = trees.node_types(node)
-            if not any(issubclass(t, transformer.HANDLES) for t in present):
+            # (HANDLES are leaf classes: a set test, checked by test_pipeline.py)
+            if present.isdisjoint(transformer.HANDLES):
                 continue  # nothing to rewrite: spare the pass and its analysis
         if transformer.NEEDS_ANALYSIS and not analysed:
             analysis.resolve(node, ctx)
             analysed = True
+        named = len(generated)
         node = transformer.transform(node, ctx)
         analysed = analysed and getattr(transformer, "KEEPS_ANALYSIS", False)
-        if present is not None and transformer.CREATES:
+        if present is not None and transformer.CREATES and (
+                len(generated) > named or not transformer.NAMES_WHAT_IT_CREATES):
             present |= set(transformer.CREATES)
         if log_passes:
             logger.debug("after %s:\n%s", transformer.__module__, unparse(node))

@@ -137,6 +137,19 @@ def child_nodes(node):
     return found
 
 
+def statement_children(node):
+    """The nodes in `node`'s statement lists (STATEMENT_LISTS), in field
+    order: where a search for statements (a nested `def`) needs to look."""
+    found = []
+    attrs = node.__dict__
+    for field in node._fields:
+        if field in STATEMENT_LISTS:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                found.extend(item for item in value if isinstance(item, _AST))
+    return found
+
+
 def contains(node, types):
     """Whether `node` or any node inside it is an instance of `types`."""
     stack = [node]
@@ -172,7 +185,47 @@ _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _CONTEXTS = ("Load", "Store", "Del")
 
 
-def _fast_translator(base, target_module, name_fields):
+def _not_in_target(self, node):
+    return None  # a node class the target's AST does not have
+
+
+def _shared(node):
+    return lambda self, _: node
+
+
+def _copier(node_class, target):
+    """A visitor copying a `node_class` node into a new `target` node: each
+    field in order, translated where it holds nodes, then the positions.
+    Visitors are looked up in the translator's table inline (one call per
+    node, not two)."""
+    fields, attributes, new = node_class._fields, node_class._attributes, target.__new__
+
+    def copy(self, node):
+        source = node.__dict__
+        new_node = new(target)
+        attrs = new_node.__dict__
+        table = self._visitors
+        for field in fields:
+            value = source.get(field, _MISSING)
+            if value is _MISSING:
+                continue
+            if value.__class__ is list:
+                value = [(table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
+                         if isinstance(item, _AST) else self._visit(item) for item in value]
+            elif isinstance(value, _AST):
+                value = (table.get(value.__class__) or self.visitor_for(value.__class__))(
+                    self, value)
+            attrs[field] = value
+        for attr in attributes:
+            value = source.get(attr, _MISSING)
+            if value is not _MISSING:
+                attrs[attr] = value
+        return new_node
+
+    return copy
+
+
+def _fast_translator(base, target_module, name_fields, share_empty):
     target_name = target_module.Name
     # The expression contexts hold nothing: one node of each kind serves all
     # (the stdlib's own parser shares them too).
@@ -180,7 +233,7 @@ def _fast_translator(base, target_module, name_fields):
                 for source in (ast, gast) for kind in _CONTEXTS}
 
     class Translator(CachedDispatch, base):
-        _targets = {}
+        _copiers = {}  # node class -> its copy (the generic visit for that class)
 
         def _visit(self, node):
             if isinstance(node, _AST):
@@ -190,33 +243,25 @@ def _fast_translator(base, target_module, name_fields):
                 return [visit(n) for n in node]
             return node
 
-        def generic_visit(self, node):
-            cls = node.__class__
-            target = self._targets.get(cls, _MISSING)
-            if target is _MISSING:
-                target = self._targets[cls] = getattr(target_module, cls.__name__, None)
-            if target is None:
-                return None  # not part of the target's AST
-            source = node.__dict__
-            attrs = {}
-            visit = self.visit
-            for field in cls._fields:
-                value = source.get(field, _MISSING)
-                if value is _MISSING:
-                    continue
-                if value.__class__ is list:
-                    value = [visit(item) if isinstance(item, _AST) else self._visit(item)
-                             for item in value]
-                elif isinstance(value, _AST):
-                    value = visit(value)
-                attrs[field] = value
-            for attr in cls._attributes:
-                value = source.get(attr, _MISSING)
-                if value is not _MISSING:
-                    attrs[attr] = value
-            new_node = target.__new__(target)
-            new_node.__dict__.update(attrs)
-            return new_node
+        @classmethod
+        def default_visitor(cls, node_class):
+            copy = cls._copiers.get(node_class)
+            if copy is None:
+                target = getattr(target_module, node_class.__name__, None)
+                if target is None:
+                    copy = _not_in_target
+                elif share_empty and not node_class._fields and not node_class._attributes:
+                    copy = _shared(target())  # an operator: one serves all (as in ast.parse)
+                else:
+                    copy = _copier(node_class, target)
+                cls._copiers[node_class] = copy
+            return copy
+
+        def generic_visit(self, node):  # (gast's own visitors call it too)
+            copy = self._copiers.get(node.__class__)
+            if copy is None:
+                copy = self.default_visitor(node.__class__)
+            return copy(self, node)
 
         def visit_Name(self, node):
             source = node.__dict__
@@ -233,8 +278,11 @@ def _fast_translator(base, target_module, name_fields):
     return Translator
 
 
-_ToAst = _fast_translator(_gast3.GAstToAst3, ast, {})
-_ToGast = _fast_translator(_gast3.Ast3ToGAst, gast, {"annotation": None, "type_comment": None})
+# Operators (nodes without fields) are shared in the stdlib tree, which is
+# only compiled or unparsed; the gast tree gets its own, as passes may mark nodes.
+_ToAst = _fast_translator(_gast3.GAstToAst3, ast, {}, share_empty=True)
+_ToGast = _fast_translator(_gast3.Ast3ToGAst, gast, {"annotation": None, "type_comment": None},
+                          share_empty=False)
 
 
 def gast_to_ast(node):

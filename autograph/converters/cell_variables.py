@@ -35,6 +35,7 @@ class Transformer(base.Converter):
 
     STATEMENTS_ONLY = True  # every tree has a function: no HANDLES check
     CREATES = (gast.If,)  # `if ag__.is_undefined(y): del y`
+    NAMES_WHAT_IT_CREATES = False  # (that `if` comes without a new name)
 
     @classmethod
     def transform(cls, node, ctx):

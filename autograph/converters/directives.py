@@ -106,9 +106,14 @@ class Transformer(base.Converter):
         return stmt
 
     def _is_directive(self, stmt, name):
-        return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
-                and _is_autograph_function(
-                    resolve(stmt.value.func, self.ctx.info.namespace, self.locals), name))
+        if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+            return False
+        func, namespace = stmt.value.func, self.ctx.info.namespace
+        # Resolved without the local names first (a local name could only make
+        # it None): the names bound in the tree are then needed only for a
+        # call that is the directive, not for every call statement.
+        return (_is_autograph_function(resolve(func, namespace, ()), name)
+                and _is_autograph_function(resolve(func, namespace, self.locals), name))
 
     def _rebind_element_type(self, stmt):
         """`ag.set_element_type(lst, ...)` -> `lst = ag__.set_element_type(lst, ...)`."""

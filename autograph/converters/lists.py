@@ -47,33 +47,62 @@ def local_names(fn):
     return names
 
 
+# What `_local_names` does with a node, by its class (all leaf classes of
+# gast): most nodes bind nothing and are only searched.
+_DEF, _SKIP, _COMPREHENSION, _DECLARATION, _NAME, _ALIAS, _MATCH_NAME, _MATCH_REST = range(8)
+_KINDS = {gast.FunctionDef: _DEF, gast.AsyncFunctionDef: _DEF, gast.ClassDef: _DEF,
+          gast.Lambda: _SKIP, gast.Global: _DECLARATION, gast.Nonlocal: _DECLARATION,
+          gast.Name: _NAME, gast.alias: _ALIAS, gast.MatchAs: _MATCH_NAME,
+          gast.MatchStar: _MATCH_NAME, gast.MatchMapping: _MATCH_REST}
+_KINDS.update(dict.fromkeys(_COMPREHENSIONS, _COMPREHENSION))
+_BINDING_CONTEXTS = (gast.Store, gast.Del)
+_AST = gast.AST
+
+
 def _local_names(fn):
     args = fn.args
     params = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
     names = {p.id for p in params if p is not None}
     declared = set()
+    kinds = _KINDS
     stack = list(fn.body)
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node = stack.pop()
-        if isinstance(node, _DEFS):
+        node = pop()
+        kind = kinds.get(node.__class__)
+        if kind is None:
+            if not isinstance(node, _AST):
+                continue  # a name in a list of names (MatchClass.kwd_attrs)
+        elif kind is _NAME:
+            if node.ctx.__class__ in _BINDING_CONTEXTS:
+                names.add(node.id)
+            if node.annotation is None:
+                continue  # (its ctx holds nothing)
+        elif kind is _DEF:
             names.add(node.name)
             continue
-        if isinstance(node, gast.Lambda):
+        elif kind is _SKIP:
             continue
-        if isinstance(node, _COMPREHENSIONS):  # only a walrus binds outside of them
+        elif kind is _COMPREHENSION:  # only a walrus binds outside of them
             names.update(n.target.id for n in trees.nodes(node) if isinstance(n, gast.NamedExpr))
             continue
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
+        elif kind is _DECLARATION:
             declared.update(node.names)
-        elif isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            names.add(node.id)
-        elif isinstance(node, gast.alias):
+            continue
+        elif kind is _ALIAS:
             names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, (gast.MatchAs, gast.MatchStar)) and node.name:
-            names.add(node.name)
-        elif isinstance(node, gast.MatchMapping) and node.rest:
+        elif kind is _MATCH_NAME:
+            if node.name:
+                names.add(node.name)
+        elif node.rest:  # _MATCH_REST
             names.add(node.rest)
-        stack.extend(trees.child_nodes(node))
+        attrs = node.__dict__
+        for field in node._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                extend(value)
+            elif isinstance(value, _AST):
+                push(value)
     return names - declared
 
 

@@ -48,15 +48,16 @@ def _needs_lowering(body):
 
 def _nested_functions(node):
     """The functions defined directly in `node` (not in nested functions or
-    classes), in the order `generic_visit` meets them."""
+    classes), in the order `generic_visit` meets them.  A `def` is a
+    statement: only statement lists are searched, not expressions."""
     found = []
-    stack = trees.child_nodes(node)[::-1]
+    stack = trees.statement_children(node)[::-1]
     while stack:
         child = stack.pop()
         if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef)):
             found.append(child)
         elif not isinstance(child, gast.ClassDef):
-            stack.extend(trees.child_nodes(child)[::-1])
+            stack.extend(trees.statement_children(child)[::-1])
     return found
 
 

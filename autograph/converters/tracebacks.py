@@ -34,6 +34,12 @@ class Transformer(base.Converter):
 
     STATEMENTS_ONLY = True  # every tree has a function: no HANDLES check
 
+    @classmethod
+    def transform(cls, node, ctx):
+        if not ctx.namer.generated:
+            return node  # no name handed out: no generated function to look for
+        return super().transform(node, ctx)
+
     def visit_FunctionDef(self, node):
         self.generic_visit(node)  # nested user functions get their own
         generated = self.ctx.namer.generated

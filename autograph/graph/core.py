@@ -137,8 +137,7 @@ class Graph:
         e.g. the user's variable it is assigned to."""
         canonical = tensor.node.outputs[tensor.index]
         base = identifier(base)
-        if canonical.name == base or re.fullmatch(re.escape(_numbered(base, "")) + r"\d+",
-                                                  canonical.name):
+        if canonical.name == base or _is_numbered(canonical.name, base):
             return  # already named after that variable
         old = canonical.name
         canonical.name = tensor.name = self.unique_name(base)
@@ -215,6 +214,14 @@ class Graph:
 
     def __repr__(self):
         return f"<Graph {self.name!r}: {len(self.nodes)} nodes>"
+
+
+def _is_numbered(name, base):
+    """Whether `name` is `_numbered(base, n)` for some n (what unique_name
+    made of `base`); a string test, not a regular expression per name."""
+    prefix = _numbered(base, "")
+    digits = name[len(prefix):]
+    return name.startswith(prefix) and digits.isdecimal()  # (`\d+`: Unicode decimals)
 
 
 def _numbered(base, count):

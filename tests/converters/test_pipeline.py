@@ -2,8 +2,10 @@
 
 transpiler.run_pipeline computes the node types once and, after each pass,
 adds the pass's CREATES: every handled type a pass may create must be listed
-there.  Checked pass by pass over the corpus and over functions whose only
-`if`s (or `and`s, `not`s) are the ones the jump passes create."""
+there (and, for a pass that NAMES_WHAT_IT_CREATES, a run that handed out no
+new name must have created none).  Checked pass by pass over the corpus and
+over functions whose only `if`s (or `and`s, `not`s) are the ones the jump
+passes create."""
 
 import textwrap
 import types
@@ -61,11 +63,15 @@ def _corpus_functions():
 def _check_creates(node, ctx):
     for transformer in converters.PIPELINE:
         before = trees.node_types(node)
+        named = len(ctx.namer.generated)
         if transformer.NEEDS_ANALYSIS:
             analysis.resolve(node, ctx)
         node = transformer.transform(node, ctx)
         created = {t for t in trees.node_types(node) - before if issubclass(t, HANDLED)}
         assert created <= set(transformer.CREATES), (transformer.__module__, created)
+        if transformer.NAMES_WHAT_IT_CREATES and len(ctx.namer.generated) == named:
+            # the pipeline adds nothing for such a run (transpiler.run_pipeline)
+            assert not created, (transformer.__module__, "created without a new name", created)
 
 
 @pytest.mark.parametrize("fn", _corpus_functions(), ids=lambda fn: fn.__qualname__)
@@ -84,3 +90,11 @@ def test_jump_passes_list_the_ifs_they_create(text):
     info = context.EntityInfo(name="f", filename="<test>", lineno=1, source=text, namespace={})
     _check_creates(node, context.Context(info=info, options=context.ConversionOptions(),
                                          namer=naming.Namer(naming.names_in(node))))
+
+
+def test_handled_node_types_have_no_subclasses():
+    """run_pipeline tests HANDLES against the node classes in the tree by set
+    membership: exact only for classes no other node class derives from."""
+    for transformer in converters.PIPELINE:
+        for handled in transformer.HANDLES:
+            assert not handled.__subclasses__(), (transformer.__module__, handled)

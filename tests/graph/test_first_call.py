@@ -73,3 +73,39 @@ def test_traced_dtypes_equal_numpy_on_every_call(dtype, scalar):
         for got, want in zip(staged, f(x)):
             assert np.asarray(got).dtype == np.asarray(want).dtype
             assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+@pytest.mark.parametrize("name, base", [
+    ("x_1", "x"), ("x_12", "x"), ("x_", "x"), ("x", "x"), ("x_1a", "x"), ("xx_1", "x"),
+    ("break_1", "break_"), ("break__1", "break_"), ("y_1", "x"), ("x_\u0663", "x"),
+    ("x_\u00b2", "x"), ("x_-1", "x"), ("x_1_2", "x_1"), ("x_1_2", "x"),
+])
+def test_numbered_names_are_told_as_the_pattern_told_them(name, base):
+    """Graph.rename's string test gives what `fullmatch(escape(prefix) + r'\\d+')` gave."""
+    import re
+
+    from autograph.graph import core
+    expected = re.fullmatch(re.escape(core._numbered(base, "")) + r"\d+", name) is not None
+    assert core._is_numbered(name, base) == expected
+
+
+
+def test_gufunc_signatures_parse_as_the_pattern_parsed_them():
+    """linalg._parse_signature's string splits give what `re.findall(r'\\(([^)]*)\\)')`
+    gave, for every generalized ufunc numpy has (and spacing variants)."""
+    import re
+
+    from autograph.graph.ops import linalg
+
+    def by_pattern(signature):
+        ins, outs = signature.split("->")
+        return tuple([[d.strip() for d in group.split(",") if d.strip()]
+                      for group in re.findall(r"\(([^)]*)\)", part)] for part in (ins, outs))
+
+    modules = [np, np.linalg._umath_linalg]
+    signatures = {getattr(m, n).signature for m in modules for n in dir(m)
+                  if isinstance(getattr(m, n), np.ufunc) and getattr(m, n).signature}
+    signatures |= {"(),()->()", "( m , n ),(n)->( m )", "(3),(3)->(3)"}
+    assert "(n?,k),(k,m?)->(n?,m?)" in signatures
+    for signature in signatures:
+        assert linalg._parse_signature(signature) == by_pattern(signature), signature

@@ -32,6 +32,11 @@ class Converter(trees.CachedDispatch, gast.NodeTransformer):
     NEEDS_ANALYSIS = False  # the transpiler re-runs static analysis first
     HANDLES = ()       # node types the pass rewrites: without any, it is skipped
     CREATES = ()       # node types of some pass's HANDLES that this pass may create
+    # Every rewrite of this pass that creates a CREATES node also hands out a
+    # new name (a flag, a function, a temporary): a run that named nothing
+    # created nothing, so the pipeline can still skip the passes after it
+    # (most functions `return` without needing the return pass's flags).
+    NAMES_WHAT_IT_CREATES = True
     # A pass that rewrites statements only (no visitor for an expression
     # node) does not walk into expressions: none holds a statement.
     STATEMENTS_ONLY = False

@@ -84,7 +84,10 @@ class Converter(base.Converter):
         # Found by the first of the three passes: they create none of these.
         in_expressions = anno.getanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, None)
         if in_expressions is None:
-            in_expressions = trees.contains(node, _IN_EXPRESSIONS)
+            # (none without its keyword in the source; the only one a pass
+            # makes is the lists pass's comprehension for a `.pop()`)
+            in_expressions = any(word in ctx.info.source for word in _IN_EXPRESSIONS_WORDS) \
+                and trees.contains(node, _IN_EXPRESSIONS)
             anno.setanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, in_expressions)
         converter.findings = Findings(ctx.namer.generated, in_expressions)
         converter.source_order = SourceOrder(node)
@@ -189,6 +192,7 @@ class Findings:
 
 _PART_TARGETS = (gast.Subscript, gast.Attribute)
 _IN_EXPRESSIONS = (gast.Yield, gast.YieldFrom, gast.Await, gast.comprehension)
+_IN_EXPRESSIONS_WORDS = ("yield", "await", "for", "pop")
 _LOAD = gast.Load()
 
 
