@@ -62,16 +62,16 @@ sys.modules["guard_paths_helpers"] = helpers
 
 def _fresh_state():
     """The globals the traced functions read, as each test starts."""
-    g = globals()
-    g["LAYERS"] = [Layer(np.array([1.0, 2.0]), np.array([0.5, 0.5])),
-                   Layer(np.array([3.0, 4.0]), np.array([1.0, -1.0]))]
-    g["SLOTS"] = [SlotLayer(np.array([1.0, 2.0]), np.array([0.5, 0.5]))]
-    g["CONFIG"] = Config(np.array([2.0, 3.0]), 0.1)
-    g["FROZEN"] = Frozen(np.array([2.0, 3.0]), 0.1)
-    g["NS"] = types.SimpleNamespace(weights=np.array([2.0, 3.0]), lr=0.1)
-    g["MODEL"] = Model()
-    g["BLOCKS"] = {"enc": Layer(np.array([1.0, 1.5]), np.zeros(2)),
-                   "dec": Layer(np.array([2.0, 2.5]), np.ones(2))}
+    global LAYERS, SLOTS, CONFIG, FROZEN, NS, MODEL, BLOCKS
+    LAYERS = [Layer(np.array([1.0, 2.0]), np.array([0.5, 0.5])),
+              Layer(np.array([3.0, 4.0]), np.array([1.0, -1.0]))]
+    SLOTS = [SlotLayer(np.array([1.0, 2.0]), np.array([0.5, 0.5]))]
+    CONFIG = Config(np.array([2.0, 3.0]), 0.1)
+    FROZEN = Frozen(np.array([2.0, 3.0]), 0.1)
+    NS = types.SimpleNamespace(weights=np.array([2.0, 3.0]), lr=0.1)
+    MODEL = Model()
+    BLOCKS = {"enc": Layer(np.array([1.0, 1.5]), np.zeros(2)),
+              "dec": Layer(np.array([2.0, 2.5]), np.ones(2))}
     helpers.MODEL = Model()
 
 
