@@ -371,3 +371,67 @@ def test_reading_a_property_runs_no_user_code_per_call():
         assert len(reads) == 1  # read while tracing only, never by a guard
     finally:
         _Lazy.w = property(original)
+
+
+class Scaled:
+    scale = 2.0  # read through the instance while the instance has none
+
+    def __init__(self, w):
+        self.w = w
+
+
+def test_a_class_attribute_read_through_an_object_on_a_path():
+    held = [Scaled(np.array([1.0, 2.0]))]
+
+    def f(x):
+        return x * held[0].w * held[0].scale
+
+    staged = ag.function(f)
+    x = np.array([1.0, 3.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    held[0].scale = 5.0  # the instance gains one: shadows the class's
+    np.testing.assert_array_equal(staged(x), f(x))
+    del held[0].scale
+    Scaled.scale = 3.0  # the class's replaced
+    try:
+        np.testing.assert_array_equal(staged(x), f(x))
+        assert staged.experimental_get_tracing_count() == 3
+    finally:
+        Scaled.scale = 2.0
+
+
+def test_numbers_in_objects_are_baked_in_and_watched():
+    """A Python number read from an object is a constant of the graph (no
+    placeholder for it), so it is watched by value: an equal number does not
+    trace again, another does."""
+    staged = ag.function(reads_dataclass)
+    x = np.array([1.0, 2.0])
+    staged(x)
+    concrete = staged.get_concrete_function(x)
+    assert len(concrete.graph.inputs) == 1  # x only: lr and weights are constants
+    CONFIG.lr = float("0.1")  # equal, another object
+    np.testing.assert_array_equal(staged(x), reads_dataclass(x))
+    assert staged.experimental_get_tracing_count() == 1
+    CONFIG.lr = 0.2
+    np.testing.assert_array_equal(staged(x), reads_dataclass(x))
+    assert staged.experimental_get_tracing_count() == 2
+
+
+def test_namedtuples_in_a_list_and_a_cycle_of_objects():
+    first, second = Layer(np.array([1.0, 2.0]), 0.0), Layer(np.array([3.0, 1.0]), 0.0)
+    first.peer, second.peer = second, first  # a cycle: walked a bounded number of links
+    pairs = [Frozen(np.array([2.0, 2.0]), 0.5)]
+
+    def f(x):
+        return x * first.peer.w * pairs[0].weights + first.peer.peer.w
+
+    staged = ag.function(f)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    pairs[0].weights[1] = 7.0
+    np.testing.assert_array_equal(staged(x), f(x))
+    second.w = np.array([0.0, 1.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    first.w *= 3
+    np.testing.assert_array_equal(staged(x), f(x))
+    assert staged.experimental_get_tracing_count() == 4
