@@ -31,6 +31,7 @@ container).  Arrays inside other objects (`LAYERS[0].w`, a dataclass field)
 are watched by the holding object's identity only.
 """
 
+import collections
 import functools
 import types
 
@@ -179,6 +180,13 @@ def guards_of(fn, objects, called=()):
                     watch(vars(cls), name, value, "class attribute", f"{cls.__name__}.{name}")
                     watch(attributes, name, _MISSING, kind, prefix + name)
                     found = True
+                elif type(value) is property and isinstance(value.fget, types.FunctionType):
+                    # `layer.w` returning `self._w`: the getter's own reads of the
+                    # object are watched (not what it reads elsewhere)
+                    for inner in _names_read(value.fget.__code__, set()).intersection(
+                            attributes):
+                        found = watch(attributes, inner, attributes[inner], kind,
+                                      prefix + inner, depth) or found
         return found
 
     for obj in list(objects) + [owner for _, owner in functions if owner is not None]:
@@ -214,9 +222,9 @@ def guards_of(fn, objects, called=()):
 
 
 # How many links a watched path may have past its root: `MODEL.layers[1].b`
-# (a global) has three.  Bounded, so that a linked structure (a graph of
+# (a global) has three, `MODEL.encoder.blocks[3].attention.w` five.  Bounded, so that a linked structure (a graph of
 # objects pointing at each other) is not walked whole at every trace.
-_PATH_LINKS = 4
+_PATH_LINKS = 6
 
 # Objects whose attributes are not walked: autograph's own (an ag.Variable is
 # the graph's state, not a constant; an ag.function holds its cache), code,
@@ -264,6 +272,8 @@ _MISSING = object()
 # method of the one it was traced with, so rebinding the name must retrace
 _GENERATORS = (np.random.Generator, np.random.RandomState)
 _CONTAINERS = (list, tuple, dict)
+# dicts whose items, get and len are dict's own (no user code runs in them)
+_DICTS = (collections.OrderedDict, collections.defaultdict)
 _CONTAINER = object()  # first item of a container's fingerprint
 
 
@@ -273,6 +283,8 @@ def _container_kind(value):
     kind = type(value)
     if kind in _CONTAINERS:
         return kind
+    if kind in _DICTS:
+        return dict
     if isinstance(value, tuple) and hasattr(kind, "_fields"):
         return tuple
     return None

@@ -435,3 +435,37 @@ def test_namedtuples_in_a_list_and_a_cycle_of_objects():
     first.w *= 3
     np.testing.assert_array_equal(staged(x), f(x))
     assert staged.experimental_get_tracing_count() == 4
+
+
+def test_an_array_behind_a_property_is_watched_through_what_the_getter_reads():
+    lazy = _Lazy()
+
+    def f(x):
+        return x * lazy.w
+
+    staged = ag.function(f)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    lazy._w *= 2  # in place, under the property
+    np.testing.assert_array_equal(staged(x), f(x))
+    lazy._w = np.array([5.0, 5.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    assert staged.experimental_get_tracing_count() == 3
+
+
+def test_an_ordered_dict_of_arrays_and_a_deep_path():
+    params = collections.OrderedDict(w=np.array([1.0, 2.0]))
+    deep = types.SimpleNamespace(encoder=types.SimpleNamespace(
+        blocks=[Model(), Model()]))
+
+    def f(x):
+        return x * params["w"] + deep.encoder.blocks[1].layers[0].w  # five links
+
+    staged = ag.function(f)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    params["w"][0] = 4.0
+    np.testing.assert_array_equal(staged(x), f(x))
+    deep.encoder.blocks[1].layers[0].w = np.array([9.0, 9.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    assert staged.experimental_get_tracing_count() == 3
