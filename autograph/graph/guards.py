@@ -27,8 +27,36 @@ closure cells of every function the trace ran (converted code reports its
 calls: core.note_called), attributes of `self` on the instance or its class,
 and lists, tuples and dicts holding arrays there (`PARAMS["w"]`, `for w in
 LAYERS`), by structure, identity and contents (`_fingerprint`: its cost grows with the
-container).  Arrays inside other objects (`LAYERS[0].w`, a dataclass field)
-are watched by the holding object's identity only.
+container).
+
+Arrays and numbers inside other objects are watched along their path from
+those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
+dataclass, namedtuple or SimpleNamespace, `params.inner.w` of an argument):
+the walk (`guards_of`: `inside`, `watch_object`) follows list/tuple/dict
+items and the attributes the code names, of objects and of classes used as
+namespaces (`Config.W`; by name, not by exact path: an
+attribute some other line reads is watched too, which can only cost a
+retrace), up to `_PATH_LINKS` links.  Each link is a guard of its own -- the
+root's holder holds the object, the object's `__dict__` (or a `_Slots`
+holder for a `__slots__` slot) holds the attribute, a container's
+fingerprint holds its items -- so the chain is exact without evaluating a
+path per call: if every holder still holds what the trace saw, the path
+leads to the same array, whose contents are compared as above.  An object on
+the way is compared by identity, never by `==` (user code; a dataclass's
+`==` compares arrays).  Attributes are read from `__dict__` or the slot's own
+descriptor, never by getattr, so no user code runs on a call; a property is
+followed into what its getter names of the same object (`self._w`).
+
+Not watched (changing it after the first call leaves the graph with the old
+value; documented in docs/ARCHITECTURE.md section 6, since refusing such
+programs at trace time would refuse many that never change them): values
+computed by `__getattr__`, `__getattribute__` or descriptors other than
+properties, what a property's getter reads elsewhere, attributes of objects
+with no `__dict__` or slots (C extension types) and of numpy's or builtin
+classes, paths longer than
+`_PATH_LINKS`, an object whose `__dict__` is replaced as a whole, and
+autograph's own objects (an `ag.Variable` is the graph's state, read per
+call).  A function that reads no such object gets no guard and pays nothing.
 """
 
 import collections
@@ -105,13 +133,14 @@ def guards_of(fn, objects, called=()):
     for function, _ in functions:
         _names_read(function.__code__, names)
     guards, seen = [], {}
-    slots_read = []  # (kept while the guards are made: `seen` keys on their ids)
+    kept = []
 
     def watch(holder, name, value, kind, path, depth=0):
         """Watches `holder`'s `name`, which holds `value`, if a graph may have
         baked in `value` or something inside it; True when it did."""
         if (id(holder), name) in seen:
             return seen[id(holder), name]
+        kept.append(holder)  # (`seen` keys on its id: no other holder may take it)
         seen[id(holder), name] = False  # (a cycle of objects ends here)
         at = len(guards)
         label = f"{kind} '{path}'"
@@ -138,6 +167,8 @@ def guards_of(fn, objects, called=()):
         if depth >= _PATH_LINKS:
             return False
         container = _container_kind(value)
+        if isinstance(value, type):
+            return _user_class(value) and watch_class(value, kind, path, depth + 1)
         if container is None:
             return watch_object(value, kind, path, depth + 1)
         found = False
@@ -172,7 +203,6 @@ def guards_of(fn, objects, called=()):
                 value = vars(cls)[name]
                 if type(value) is types.MemberDescriptorType:  # a `__slots__` slot
                     slots = _Slots(obj, value)
-                    slots_read.append(slots)
                     found = watch(slots, name, slots.get(name, _MISSING), kind,
                                   prefix + name, depth) or found
                 elif isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
@@ -187,6 +217,21 @@ def guards_of(fn, objects, called=()):
                             attributes):
                         found = watch(attributes, inner, attributes[inner], kind,
                                       prefix + inner, depth) or found
+        return found
+
+    def watch_class(cls, kind, path, depth):
+        """`Config.W` read through a class (a namespace of settings): the
+        first class of its MRO that has the name holds it, and those before
+        it must not gain one; True when something is watched."""
+        found, done, mro = False, set(), cls.__mro__[:-1]
+        for i, owner in enumerate(mro):
+            attributes = vars(owner)
+            for name in names.intersection(attributes).difference(done):
+                done.add(name)
+                if watch(attributes, name, attributes[name], kind, f"{path}.{name}", depth):
+                    found = True
+                    for before in mro[:i]:
+                        watch(vars(before), name, _MISSING, kind, f"{path}.{name}", depth)
         return found
 
     for obj in list(objects) + [owner for _, owner in functions if owner is not None]:
@@ -238,6 +283,13 @@ def _holds_attributes(value):
     if isinstance(value, _NOT_WALKED) or type(value) in _SCALARS or value is None:
         return False
     return type(value).__module__.split(".")[0] != "autograph"
+
+
+def _user_class(cls):
+    """A class whose attributes `guards_of` walks: not numpy's, autograph's
+    or a builtin (their class attributes are no user state)."""
+    return str(getattr(cls, "__module__", "builtins")).split(".")[0] not in (
+        "builtins", "numpy", "autograph")
 
 
 def _own_attributes(obj):

@@ -469,3 +469,33 @@ def test_an_ordered_dict_of_arrays_and_a_deep_path():
     deep.encoder.blocks[1].layers[0].w = np.array([9.0, 9.0])
     np.testing.assert_array_equal(staged(x), f(x))
     assert staged.experimental_get_tracing_count() == 3
+
+
+class Settings:
+    lr = 0.1
+    W = np.array([1.0, -1.0])
+
+
+class MoreSettings(Settings):
+    pass
+
+
+def test_a_class_used_as_a_namespace_of_settings():
+    def f(x):
+        return x * MoreSettings.W * MoreSettings.lr
+
+    staged = ag.function(f)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    try:
+        Settings.W *= 2  # in place, on the base class
+        np.testing.assert_array_equal(staged(x), f(x))
+        MoreSettings.lr = 0.5  # the subclass gains its own
+        np.testing.assert_array_equal(staged(x), f(x))
+        Settings.lr = 0.25  # shadowed: no change to what f reads
+        np.testing.assert_array_equal(staged(x), f(x))
+        assert staged.experimental_get_tracing_count() == 3
+    finally:
+        Settings.W = np.array([1.0, -1.0])
+        Settings.lr = 0.1
+        del MoreSettings.lr
