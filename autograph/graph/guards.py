@@ -132,16 +132,23 @@ def guards_of(fn, objects, called=()):
     names = set()
     for function, _ in functions:
         _names_read(function.__code__, names)
-    guards, seen = [], {}
-    kept = []
+    guards = []
+    seen = {}  # (id(holder), name) -> (watched?, depth it was walked from)
+    kept = []  # the holders seen (`seen` keys on their ids: no other may take one)
+    slots = {}  # (id(obj), name) -> its _Slots holder
+    proxies = {}  # id(cls) -> vars(cls) (a new proxy each call: one holder per class)
+
+    def class_vars(cls):
+        return proxies.setdefault(id(cls), vars(cls))
 
     def watch(holder, name, value, kind, path, depth=0):
         """Watches `holder`'s `name`, which holds `value`, if a graph may have
         baked in `value` or something inside it; True when it did."""
-        if (id(holder), name) in seen:
-            return seen[id(holder), name]
-        kept.append(holder)  # (`seen` keys on its id: no other holder may take it)
-        seen[id(holder), name] = False  # (a cycle of objects ends here)
+        known = seen.get((id(holder), name))
+        if known is not None and (known[0] or known[1] <= depth):
+            return known[0]  # (else walked again: nearer its root, it reaches further)
+        kept.append(holder)
+        seen[id(holder), name] = (False, -1)  # (a cycle of objects ends here)
         at = len(guards)
         label = f"{kind} '{path}'"
         if isinstance(value, np.ndarray):
@@ -156,8 +163,8 @@ def guards_of(fn, objects, called=()):
                 guards.insert(at, (holder, name, value, label, _fingerprint(value)))
         elif inside(value, kind, path, depth):  # (the object's identity first)
             guards.insert(at, (holder, name, value, label, None))
-        seen[id(holder), name] = len(guards) > at
-        return seen[id(holder), name]
+        seen[id(holder), name] = (len(guards) > at, depth)
+        return len(guards) > at
 
     def inside(value, kind, path, depth):
         """Watches what the code may have read inside `value` (whose own
@@ -186,6 +193,8 @@ def guards_of(fn, objects, called=()):
         must not gain one of that name either); True when something is
         watched.  Read without running user code (no getattr: a property
         or `__getattr__` is not watched, see the module docstring)."""
+        if isinstance(obj, type):  # (`cls.W` in a classmethod)
+            return _user_class(obj) and watch_class(obj, kind, path, depth)
         if not _holds_attributes(obj):
             return False
         prefix = f"{path}." if path else ""
@@ -195,20 +204,19 @@ def guards_of(fn, objects, called=()):
             for name in names.intersection(attributes):
                 found = watch(attributes, name, attributes[name], kind,
                               prefix + name, depth) or found
-        if isinstance(obj, type):
-            return found
-        attributes = attributes if attributes is not None else {}
         for cls in type(obj).__mro__[:-1]:  # (not `object`)
-            for name in names.intersection(vars(cls)).difference(attributes):
-                value = vars(cls)[name]
+            for name in names.intersection(class_vars(cls)).difference(attributes or ()):
+                value = class_vars(cls)[name]
                 if type(value) is types.MemberDescriptorType:  # a `__slots__` slot
-                    slots = _Slots(obj, value)
-                    found = watch(slots, name, slots.get(name, _MISSING), kind,
+                    holder = slots.setdefault((id(obj), name), _Slots(obj, value))
+                    found = watch(holder, name, holder.get(name, _MISSING), kind,
                                   prefix + name, depth) or found
                 elif isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
                         type(value) in _SCALARS:
-                    watch(vars(cls), name, value, "class attribute", f"{cls.__name__}.{name}")
-                    watch(attributes, name, _MISSING, kind, prefix + name)
+                    watch(class_vars(cls), name, value, "class attribute",
+                          f"{cls.__name__}.{name}")
+                    if attributes is not None:  # (else it cannot gain one)
+                        watch(attributes, name, _MISSING, kind, prefix + name)
                     found = True
                 elif type(value) is property and isinstance(value.fget, types.FunctionType):
                     # `layer.w` returning `self._w`: the getter's own reads of the
@@ -224,14 +232,15 @@ def guards_of(fn, objects, called=()):
         first class of its MRO that has the name holds it, and those before
         it must not gain one; True when something is watched."""
         found, done, mro = False, set(), cls.__mro__[:-1]
+        prefix = f"{path}." if path else ""
         for i, owner in enumerate(mro):
-            attributes = vars(owner)
+            attributes = class_vars(owner)
             for name in names.intersection(attributes).difference(done):
                 done.add(name)
-                if watch(attributes, name, attributes[name], kind, f"{path}.{name}", depth):
+                if watch(attributes, name, attributes[name], kind, prefix + name, depth):
                     found = True
                     for before in mro[:i]:
-                        watch(vars(before), name, _MISSING, kind, f"{path}.{name}", depth)
+                        watch(class_vars(before), name, _MISSING, kind, prefix + name, depth)
         return found
 
     for obj in list(objects) + [owner for _, owner in functions if owner is not None]:

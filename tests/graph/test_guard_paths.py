@@ -499,3 +499,36 @@ def test_a_class_used_as_a_namespace_of_settings():
         Settings.W = np.array([1.0, -1.0])
         Settings.lr = 0.1
         del MoreSettings.lr
+
+
+def test_an_object_reached_first_too_deep_is_walked_again_nearer_its_root():
+    """The argument's path to SHARED is seven links, past the walk's bound;
+    the global SHARED, walked after the arguments, reaches `inner.w` in two."""
+    global SHARED
+    SHARED = types.SimpleNamespace(inner=Layer(np.array([1.0, 2.0]), 0.0))
+    deep = SHARED
+    for name in "fedcba":
+        deep = types.SimpleNamespace(**{name: deep})
+
+    def f(x, p):
+        return x * SHARED.inner.w + (p.a.b.c.d.e.f is SHARED)
+
+    staged = ag.function(f)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(staged(x, deep), f(x, deep))
+    SHARED.inner.w[1] = 5.0
+    np.testing.assert_array_equal(staged(x, deep), f(x, deep))
+    assert staged.experimental_get_tracing_count() == 2
+
+
+def test_instances_of_one_class_share_its_class_attribute_guard():
+    held = [Scaled(np.array([1.0, 2.0])), Scaled(np.array([3.0, 4.0]))]
+
+    def f(x):
+        return x * held[0].scale + held[1].w * held[1].scale
+
+    staged = ag.function(f)
+    x = np.array([1.0, 2.0])
+    staged(x)
+    labels = [guard[3] for guard in staged.get_concrete_function(x).guards]
+    assert labels.count("class attribute 'Scaled.scale'") == 1
