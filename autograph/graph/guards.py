@@ -31,21 +31,23 @@ container).
 
 Arrays and numbers inside other objects are watched along their path from
 those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
-dataclass, namedtuple or SimpleNamespace, `params.inner.w` of an argument):
-the walk (`guards_of`: `inside`, `watch_object`) follows list/tuple/dict
-items and the attributes the code names, of objects and of classes used as
-namespaces (`Config.W`; by name, not by exact path: an
-attribute some other line reads is watched too, which can only cost a
-retrace), up to `_PATH_LINKS` links.  Each link is a guard of its own -- the
+dataclass, namedtuple or SimpleNamespace, `params.inner.w` of an argument).
+The walk (`guards_of`: `inside`, `watch_object`, `watch_class`) follows
+list/tuple/dict items and the attributes the code names, of objects and of
+classes used as namespaces (`Config.W`), up to `_PATH_LINKS` links; by name,
+not by exact path, so an attribute that another line reads is watched too,
+which can only cost a retrace.  Each link is a guard of its own -- the
 root's holder holds the object, the object's `__dict__` (or a `_Slots`
 holder for a `__slots__` slot) holds the attribute, a container's
 fingerprint holds its items -- so the chain is exact without evaluating a
-path per call: if every holder still holds what the trace saw, the path
-leads to the same array, whose contents are compared as above.  An object on
-the way is compared by identity, never by `==` (user code; a dataclass's
-`==` compares arrays).  Attributes are read from `__dict__` or the slot's own
+path per call: while every holder holds what the trace saw, the path leads
+to the same array, whose contents are compared as above.  An object on the
+way is compared by identity, never by `==` (user code; a dataclass's `==`
+compares arrays).  Attributes are read from `__dict__` or the slot's own
 descriptor, never by getattr, so no user code runs on a call; a property is
-followed into what its getter names of the same object (`self._w`).
+followed into what its getter names of the same object (`self._w`).  `None`
+and enum members, at a root or on a path, are watched by identity (a Python
+branch on them, `if MASK is not None:`, is decided at tracing).
 
 Not watched (changing it after the first call leaves the graph with the old
 value; documented in docs/ARCHITECTURE.md section 6, since refusing such
@@ -60,6 +62,7 @@ call).  A function that reads no such object gets no guard and pays nothing.
 """
 
 import collections
+import enum
 import functools
 import types
 
@@ -157,6 +160,8 @@ def guards_of(fn, objects, called=()):
         elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
             guards.append((holder, name, value, label, None))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
+            guards.append((holder, name, value, label, None))
+        elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
             guards.append((holder, name, value, label, None))
         elif _container_kind(value) is not None:
             if inside(value, kind, path, depth) or _holds_an_array(value):

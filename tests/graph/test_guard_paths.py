@@ -10,6 +10,7 @@ weights updated between calls outside the graph."""
 
 import collections
 import dataclasses
+import enum
 import sys
 import types
 
@@ -532,3 +533,49 @@ def test_instances_of_one_class_share_its_class_attribute_guard():
     staged(x)
     labels = [guard[3] for guard in staged.get_concrete_function(x).guards]
     assert labels.count("class attribute 'Scaled.scale'") == 1
+
+
+class Mode(enum.Enum):
+    TRAIN = 1
+    TEST = 2
+
+
+class Norm:
+    W = np.array([2.0, 3.0])
+
+    @classmethod
+    def apply(cls, x):
+        return x * cls.W
+
+
+def test_none_and_enum_settings_a_python_branch_read():
+    settings = types.SimpleNamespace(mask=None, mode=Mode.TRAIN)
+
+    def f(x):
+        if settings.mask is not None:  # a Python branch: decided at tracing
+            x = x * settings.mask
+        return x * 2.0 if settings.mode is Mode.TRAIN else x
+
+    staged = ag.function(f)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    settings.mask = np.array([0.0, 1.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    settings.mode = Mode.TEST
+    np.testing.assert_array_equal(staged(x), f(x))
+    assert staged.experimental_get_tracing_count() == 3
+
+
+def test_a_classmethod_reading_its_class():
+    def f(x):
+        return Norm.apply(x)
+
+    staged = ag.function(f)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(staged(x), f(x))
+    Norm.W[0] = 7.0
+    try:
+        np.testing.assert_array_equal(staged(x), f(x))
+        assert staged.experimental_get_tracing_count() == 2
+    finally:
+        Norm.W[0] = 2.0
