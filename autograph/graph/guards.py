@@ -53,12 +53,12 @@ Not watched (changing it after the first call leaves the graph with the old
 value; documented in docs/ARCHITECTURE.md section 6, since refusing such
 programs at trace time would refuse many that never change them): values
 computed by `__getattr__`, `__getattribute__` or descriptors other than
-properties, what a property's getter reads elsewhere, attributes of objects
-with no `__dict__` or slots (C extension types) and of numpy's or builtin
-classes, paths longer than
-`_PATH_LINKS`, an object whose `__dict__` is replaced as a whole, and
-autograph's own objects (an `ag.Variable` is the graph's state, read per
-call).  A function that reads no such object gets no guard and pays nothing.
+properties, what a property's getter reads elsewhere, items of list or
+dict subclasses other than OrderedDict and defaultdict (their methods are
+user code), attributes of objects with no `__dict__` or slots (C extension
+types) and of numpy's or builtin classes, paths longer than `_PATH_LINKS`,
+an object whose `__dict__` is replaced as a whole, and autograph's own
+objects (an `ag.Variable` is the graph's state, read per call).  A function that reads no such object gets no guard and pays nothing.
 """
 
 import collections
