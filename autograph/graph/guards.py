@@ -58,7 +58,8 @@ dict subclasses other than OrderedDict and defaultdict (their methods are
 user code), attributes of objects with no `__dict__` or slots (C extension
 types) and of numpy's or builtin classes, paths longer than `_PATH_LINKS`,
 an object whose `__dict__` is replaced as a whole, and autograph's own
-objects (an `ag.Variable` is the graph's state, read per call).  A function that reads no such object gets no guard and pays nothing.
+objects (an `ag.Variable` is the graph's state, read per call).  A
+function that reads no such object gets no guard and pays nothing.
 """
 
 import collections
@@ -123,7 +124,7 @@ def guards_of(fn, objects, called=()):
     by modules they read by name (`config.W`), as far as the code names them;
     and, from each of those, along paths of list/tuple/dict items and of
     attributes the code names, those inside other objects (`LAYERS[0].w`,
-    `MODEL.layers[1].b`: `_inside`).
+    `MODEL.layers[1].b`: `inside`, `watch_class`).
     Each guard is (holder, name, value, label, contents); name None for a
     cell; label says what it is, for messages ("global 'W'", "attribute
     'w'", "global 'MODEL.layers[1].b'", ...); contents, for an array, its
@@ -196,8 +197,9 @@ def guards_of(fn, objects, called=()):
         """`self.w`, `LAYERS[0].w`: the object's own attribute (in its
         `__dict__` or a `__slots__` slot), or its class's (then the instance
         must not gain one of that name either); True when something is
-        watched.  Read without running user code (no getattr: a property
-        or `__getattr__` is not watched, see the module docstring)."""
+        watched.  Read without running user code (no getattr: what
+        `__getattr__` computes is not watched, see the module docstring; a
+        property is followed into what its getter reads of `obj`)."""
         if isinstance(obj, type):  # (`cls.W` in a classmethod)
             return _user_class(obj) and watch_class(obj, kind, path, depth)
         if not _holds_attributes(obj):
@@ -281,13 +283,15 @@ def guards_of(fn, objects, called=()):
 
 
 # How many links a watched path may have past its root: `MODEL.layers[1].b`
-# (a global) has three, `MODEL.encoder.blocks[3].attention.w` five.  Bounded, so that a linked structure (a graph of
-# objects pointing at each other) is not walked whole at every trace.
+# (a global) has three, `MODEL.encoder.blocks[3].attention.w` five.  Bounded,
+# so that a linked structure (a graph of objects pointing at each other) is
+# not walked whole at every trace.
 _PATH_LINKS = 6
 
-# Objects whose attributes are not walked: autograph's own (an ag.Variable is
-# the graph's state, not a constant; an ag.function holds its cache), code,
-# modules (watch_module watches those the code names) and classes.
+# Objects whose attributes watch_object does not walk: autograph's own (an
+# ag.Variable is the graph's state, not a constant; an ag.function holds its
+# cache), code, modules (watch_module watches those the code names), arrays,
+# and classes (watch_class walks a user's class).
 _NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.MethodType,
                types.BuiltinFunctionType, functools.partial, np.ndarray, np.generic)
 
