@@ -27,10 +27,43 @@ closure cells of every function the trace ran (converted code reports its
 calls: core.note_called), attributes of `self` on the instance or its class,
 and lists, tuples and dicts holding arrays there (`PARAMS["w"]`, `for w in
 LAYERS`), by structure, identity and contents (`_fingerprint`: its cost grows with the
-container).  Arrays inside other objects (`LAYERS[0].w`, a dataclass field)
-are watched by the holding object's identity only.
+container).
+
+Arrays and numbers inside other objects are watched along their path from
+those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
+dataclass, namedtuple or SimpleNamespace, `params.inner.w` of an argument).
+The walk (`guards_of`: `inside`, `watch_object`, `watch_class`) follows
+list/tuple/dict items and the attributes the code names, of objects and of
+classes used as namespaces (`Config.W`), up to `_PATH_LINKS` links; by name,
+not by exact path, so an attribute that another line reads is watched too,
+which can only cost a retrace.  Each link is a guard of its own -- the
+root's holder holds the object, the object's `__dict__` (or a `_Slots`
+holder for a `__slots__` slot) holds the attribute, a container's
+fingerprint holds its items -- so the chain is exact without evaluating a
+path per call: while every holder holds what the trace saw, the path leads
+to the same array, whose contents are compared as above.  An object on the
+way is compared by identity, never by `==` (user code; a dataclass's `==`
+compares arrays).  Attributes are read from `__dict__` or the slot's own
+descriptor, never by getattr, so no user code runs on a call; a property is
+followed into what its getter names of the same object (`self._w`).  `None`
+and enum members, at a root or on a path, are watched by identity (a Python
+branch on them, `if MASK is not None:`, is decided at tracing).
+
+Not watched (changing it after the first call leaves the graph with the old
+value; documented in docs/ARCHITECTURE.md section 6, since refusing such
+programs at trace time would refuse many that never change them): values
+computed by `__getattr__`, `__getattribute__` or descriptors other than
+properties, what a property's getter reads elsewhere, items of list or
+dict subclasses other than OrderedDict and defaultdict (their methods are
+user code), attributes of objects with no `__dict__` or slots (C extension
+types) and of numpy's or builtin classes, paths longer than `_PATH_LINKS`,
+an object whose `__dict__` is replaced as a whole, and autograph's own
+objects (an `ag.Variable` is the graph's state, read per call).  A
+function that reads no such object gets no guard and pays nothing.
 """
 
+import collections
+import enum
 import functools
 import types
 
@@ -88,53 +121,137 @@ def guards_of(fn, objects, called=()):
     closure cells of the functions the trace ran (`_code_owners`), by the
     attributes of arguments kept by identity and of objects those functions
     were bound to (`self.w`, whether the instance or its class holds it), and
-    by modules they read by name (`config.W`), as far as the code names them.
+    by modules they read by name (`config.W`), as far as the code names them;
+    and, from each of those, along paths of list/tuple/dict items and of
+    attributes the code names, those inside other objects (`LAYERS[0].w`,
+    `MODEL.layers[1].b`: `inside`, `watch_class`).
     Each guard is (holder, name, value, label, contents); name None for a
     cell; label says what it is, for messages ("global 'W'", "attribute
-    'w'", ...); contents, for an array, its (shape, dtype, bytes) now.  A
-    later call whose holder holds another array (or another number) traces
-    again, where the graph would run with the old one (function.py); in-place
-    changes: see the module docstring."""
+    'w'", "global 'MODEL.layers[1].b'", ...); contents, for an array, its
+    (shape, dtype, bytes) now.  A later call whose holder holds another array
+    (or another number, or another object on the way) traces again, where the
+    graph would run with the old one (function.py); in-place changes: see the
+    module docstring."""
     functions = _code_owners(fn, called)
     names = set()
     for function, _ in functions:
         _names_read(function.__code__, names)
-    guards, seen = [], set()
+    guards = []
+    seen = {}  # (id(holder), name) -> (watched?, depth it was walked from)
+    kept = []  # the holders seen (`seen` keys on their ids: no other may take one)
+    slots = {}  # (id(obj), name) -> its _Slots holder
+    proxies = {}  # id(cls) -> vars(cls) (a new proxy each call: one holder per class)
 
-    def watch(holder, name, value, label):
-        if (id(holder), name) in seen:
-            return
-        seen.add((id(holder), name))
+    def class_vars(cls):
+        return proxies.setdefault(id(cls), vars(cls))
+
+    def watch(holder, name, value, kind, path, depth=0):
+        """Watches `holder`'s `name`, which holds `value`, if a graph may have
+        baked in `value` or something inside it; True when it did."""
+        known = seen.get((id(holder), name))
+        if known is not None and (known[0] or known[1] <= depth):
+            return known[0]  # (else walked again: nearer its root, it reaches further)
+        kept.append(holder)
+        seen[id(holder), name] = (False, -1)  # (a cycle of objects ends here)
+        at = len(guards)
+        label = f"{kind} '{path}'"
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, label,
                            (value.shape, value.dtype, value.tobytes())))
         elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
             guards.append((holder, name, value, label, None))
-        elif type(value) in _CONTAINERS and _holds_an_array(value):
-            guards.append((holder, name, value, label, _fingerprint(value)))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
             guards.append((holder, name, value, label, None))
+        elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
+            guards.append((holder, name, value, label, None))
+        elif _container_kind(value) is not None:
+            if inside(value, kind, path, depth) or _holds_an_array(value):
+                guards.insert(at, (holder, name, value, label, _fingerprint(value)))
+        elif inside(value, kind, path, depth):  # (the object's identity first)
+            guards.insert(at, (holder, name, value, label, None))
+        seen[id(holder), name] = (len(guards) > at, depth)
+        return len(guards) > at
 
-    def watch_object(obj):
-        """`self.w`: the instance's own attribute, or its class's (then the
-        instance must not gain one of that name either)."""
-        attributes = getattr(obj, "__dict__", None)
-        if type(attributes) is not dict:
-            return
-        for name in names.intersection(attributes):
-            watch(attributes, name, attributes[name], f"attribute '{name}'")
-        if isinstance(obj, type):
-            return
+    def inside(value, kind, path, depth):
+        """Watches what the code may have read inside `value` (whose own
+        holder the caller watches): the items of a list, tuple or dict (its
+        fingerprint holds them by identity), then the attributes it names of
+        the objects among them; True when something is watched."""
+        if depth >= _PATH_LINKS:
+            return False
+        container = _container_kind(value)
+        if isinstance(value, type):
+            return _user_class(value) and watch_class(value, kind, path, depth + 1)
+        if container is None:
+            return watch_object(value, kind, path, depth + 1)
+        found = False
+        fields = getattr(type(value), "_fields", None)  # (a namedtuple's)
+        items = value.items() if container is dict else enumerate(value)
+        for key, item in items:
+            if _container_kind(item) is not None or _holds_attributes(item):
+                step = f".{fields[key]}" if fields else f"[{key!r}]"
+                found = inside(item, kind, path + step, depth + 1) or found
+        return found
+
+    def watch_object(obj, kind, path, depth=0):
+        """`self.w`, `LAYERS[0].w`: the object's own attribute (in its
+        `__dict__` or a `__slots__` slot), or its class's (then the instance
+        must not gain one of that name either); True when something is
+        watched.  Read without running user code (no getattr: what
+        `__getattr__` computes is not watched, see the module docstring; a
+        property is followed into what its getter reads of `obj`)."""
+        if isinstance(obj, type):  # (`cls.W` in a classmethod)
+            return _user_class(obj) and watch_class(obj, kind, path, depth)
+        if not _holds_attributes(obj):
+            return False
+        prefix = f"{path}." if path else ""
+        found = False
+        attributes = _own_attributes(obj)
+        if attributes is not None:
+            for name in names.intersection(attributes):
+                found = watch(attributes, name, attributes[name], kind,
+                              prefix + name, depth) or found
         for cls in type(obj).__mro__[:-1]:  # (not `object`)
-            for name in names.intersection(vars(cls)).difference(attributes):
-                value = vars(cls)[name]
-                if isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
+            for name in names.intersection(class_vars(cls)).difference(attributes or ()):
+                value = class_vars(cls)[name]
+                if type(value) is types.MemberDescriptorType:  # a `__slots__` slot
+                    holder = slots.setdefault((id(obj), name), _Slots(obj, value))
+                    found = watch(holder, name, holder.get(name, _MISSING), kind,
+                                  prefix + name, depth) or found
+                elif isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
                         type(value) in _SCALARS:
-                    watch(vars(cls), name, value, f"class attribute '{cls.__name__}.{name}'")
-                    watch(attributes, name, _MISSING, f"attribute '{name}'")
+                    watch(class_vars(cls), name, value, "class attribute",
+                          f"{cls.__name__}.{name}")
+                    if attributes is not None:  # (else it cannot gain one)
+                        watch(attributes, name, _MISSING, kind, prefix + name)
+                    found = True
+                elif type(value) is property and isinstance(value.fget, types.FunctionType):
+                    # `layer.w` returning `self._w`: the getter's own reads of the
+                    # object are watched (not what it reads elsewhere)
+                    for inner in _names_read(value.fget.__code__, set()).intersection(
+                            attributes):
+                        found = watch(attributes, inner, attributes[inner], kind,
+                                      prefix + inner, depth) or found
+        return found
+
+    def watch_class(cls, kind, path, depth):
+        """`Config.W` read through a class (a namespace of settings): the
+        first class of its MRO that has the name holds it, and those before
+        it must not gain one; True when something is watched."""
+        found, done, mro = False, set(), cls.__mro__[:-1]
+        prefix = f"{path}." if path else ""
+        for i, owner in enumerate(mro):
+            attributes = class_vars(owner)
+            for name in names.intersection(attributes).difference(done):
+                done.add(name)
+                if watch(attributes, name, attributes[name], kind, prefix + name, depth):
+                    found = True
+                    for before in mro[:i]:
+                        watch(class_vars(before), name, _MISSING, kind, prefix + name, depth)
+        return found
 
     for obj in list(objects) + [owner for _, owner in functions if owner is not None]:
-        watch_object(obj)
+        watch_object(obj, "attribute", "")
 
     def watch_module(module):
         """`config.W` where `config` is a module the function reads by name."""
@@ -143,14 +260,14 @@ def guards_of(fn, objects, called=()):
         attributes = getattr(module, "__dict__", None)
         if type(attributes) is dict:
             for name in names.intersection(attributes):
-                watch(attributes, name, attributes[name],
-                      f"module attribute '{module.__name__}.{name}'")
+                watch(attributes, name, attributes[name], "module attribute",
+                      f"{module.__name__}.{name}")
 
     for function, _ in functions:
         namespace = getattr(function, "__globals__", None)
         if type(namespace) is dict:
             for name in names.intersection(namespace):
-                watch(namespace, name, namespace[name], f"global '{name}'")
+                watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
         free = function.__code__.co_freevars
@@ -159,10 +276,65 @@ def guards_of(fn, objects, called=()):
                 value = cell.cell_contents
             except ValueError:  # an empty cell
                 continue
-            watch(cell, None, value, f"closure variable '{name}'")
+            watch(cell, None, value, "closure variable", name)
             if isinstance(value, types.ModuleType):
                 watch_module(value)
     return tuple(guards)
+
+
+# How many links a watched path may have past its root: `MODEL.layers[1].b`
+# (a global) has three, `MODEL.encoder.blocks[3].attention.w` five.  Bounded,
+# so that a linked structure (a graph of objects pointing at each other) is
+# not walked whole at every trace.
+_PATH_LINKS = 6
+
+# Objects whose attributes watch_object does not walk: autograph's own (an
+# ag.Variable is the graph's state, not a constant; an ag.function holds its
+# cache), code, modules (watch_module watches those the code names), arrays,
+# and classes (watch_class walks a user's class).
+_NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.MethodType,
+               types.BuiltinFunctionType, functools.partial, np.ndarray, np.generic)
+
+
+def _holds_attributes(value):
+    """Is `value` an object whose attributes `guards_of` walks?"""
+    if isinstance(value, _NOT_WALKED) or type(value) in _SCALARS or value is None:
+        return False
+    return type(value).__module__.split(".")[0] != "autograph"
+
+
+def _user_class(cls):
+    """A class whose attributes `guards_of` walks: not numpy's, autograph's
+    or a builtin (their class attributes are no user state)."""
+    return str(getattr(cls, "__module__", "builtins")).split(".")[0] not in (
+        "builtins", "numpy", "autograph")
+
+
+def _own_attributes(obj):
+    """`obj.__dict__` when it is a plain dict, read without running the
+    object's own `__getattr__`/`__getattribute__`; else None."""
+    try:
+        attributes = object.__getattribute__(obj, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    return attributes if type(attributes) is dict else None
+
+
+class _Slots:
+    """A `__slots__` attribute of `obj`, read like a dict entry (`get`, what
+    the guards call on a holder) through the slot's own descriptor: no user
+    code runs."""
+
+    __slots__ = ("obj", "slot")
+
+    def __init__(self, obj, slot):
+        self.obj, self.slot = obj, slot
+
+    def get(self, name, default):
+        try:
+            return self.slot.__get__(self.obj)
+        except AttributeError:  # (deleted)
+            return default
 
 
 _MISSING = object()
@@ -170,18 +342,35 @@ _MISSING = object()
 # method of the one it was traced with, so rebinding the name must retrace
 _GENERATORS = (np.random.Generator, np.random.RandomState)
 _CONTAINERS = (list, tuple, dict)
+# dicts whose items, get and len are dict's own (no user code runs in them)
+_DICTS = (collections.OrderedDict, collections.defaultdict)
 _CONTAINER = object()  # first item of a container's fingerprint
 
 
+def _container_kind(value):
+    """list, tuple or dict for a container the guards fingerprint (a
+    namedtuple counts as a tuple), else None."""
+    kind = type(value)
+    if kind in _CONTAINERS:
+        return kind
+    if kind in _DICTS:
+        return dict
+    if isinstance(value, tuple) and hasattr(kind, "_fields"):
+        return tuple
+    return None
+
+
 def _holds_an_array(value, depth=0):
-    """Only containers holding arrays are watched: those are the model state a
-    graph bakes in, while a list of numbers or objects the function appends to
-    at tracing (a log, a counter) changes on purpose and must not retrace."""
+    """Only containers holding arrays (or objects holding what the code
+    reads, `guards_of`) are watched: those are the model state a graph bakes
+    in, while a list of numbers the function appends to at tracing (a log, a
+    counter) changes on purpose and must not retrace."""
     if type(value) is np.ndarray:
         return True
-    if type(value) in _CONTAINERS and depth < 8:
+    kind = _container_kind(value)
+    if kind is not None and depth < 8:
         return any(_holds_an_array(item, depth + 1)
-                   for item in (value.values() if type(value) is dict else value))
+                   for item in (value.values() if kind is dict else value))
     return False
 
 
@@ -190,8 +379,9 @@ def _fingerprint(value, depth=0):
     `for w in LAYERS`): its structure and keys, numbers by value, arrays by
     contents, any other object by identity."""
     kind = type(value)
-    if kind in _CONTAINERS and depth < 8:
-        items = value.items() if kind is dict else enumerate(value)
+    container = _container_kind(value)
+    if container is not None and depth < 8:
+        items = value.items() if container is dict else enumerate(value)
         return (_CONTAINER, kind, len(value),
                 tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
     if kind is np.ndarray:
@@ -228,14 +418,18 @@ def stale(guards):
         else:
             current = holder.get(name, _MISSING)
         if current is not value and (type(current) is not type(value) or
-                                     isinstance(value, _BY_IDENTITY) or current != value):
+                                     not _by_value(value) or current != value):
             return label, False
         if contents is not None and _changed(value, contents):
             return label, True
     return None
 
 
-_BY_IDENTITY = (np.ndarray, *_CONTAINERS)
+def _by_value(value):
+    """Numbers and strings are compared by value (an equal one traces the
+    same graph); arrays, containers and other objects by identity (`==` on
+    an object could run user code, and an equal object can change apart)."""
+    return type(value) in _SCALARS or isinstance(value, np.generic)
 
 
 def _changed(array, contents):
@@ -286,6 +480,7 @@ def watch_lines(guards, namespace):
         return []
     namespace["_absent"] = _MISSING
     held, tests, arrays = [], [], []
+    items = [0]  # (one count for all containers: their items' names must differ)
     for i, (holder, name, value, label, contents) in enumerate(guards):
         namespace[f"_holder{i}"] = holder
         namespace[f"_traced{i}"] = value
@@ -295,7 +490,7 @@ def watch_lines(guards, namespace):
             namespace[f"_name{i}"] = name
             held.append(f"_holder{i}.get(_name{i}, _absent) is _traced{i}")
         if contents is not None and contents[0] is _CONTAINER:
-            tests += _container_tests(value, contents, f"_traced{i}", namespace, [0], arrays)
+            tests += _container_tests(value, contents, f"_traced{i}", namespace, items, arrays)
         elif contents is not None:
             arrays.append((f"_traced{i}", value, contents))
     tests += _ContentTests(arrays, namespace).tests
@@ -368,8 +563,8 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     cannot change) -- the meaning of comparing fingerprints, without building
     one per call.  The arrays among the items go to `arrays`, whose contents
     _ContentTests compares."""
-    kind = type(value)
-    if kind not in _CONTAINERS or depth >= 8:
+    kind = _container_kind(value)
+    if kind is None or depth >= 8:
         return []
     _, _, length, saved_items = fingerprint
     tests = [] if kind is tuple else [f"len({expression}) == {length}"]
@@ -387,8 +582,9 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
                          else f"{expression}[{key}] is {name}")
         if type(item) is np.ndarray and type(saved) is tuple and saved[0] == id(item):
             arrays.append((name, item, saved[1:]))
-        elif type(item) in _CONTAINERS and type(saved) is tuple and saved[0] is _CONTAINER:
+        elif _container_kind(item) is not None and type(saved) is tuple and \
+                saved[0] is _CONTAINER:
             tests += _container_tests(item, saved, name, namespace, counter, arrays, depth + 1)
-        elif type(item) is np.ndarray or type(item) in _CONTAINERS:
+        elif type(item) is np.ndarray or _container_kind(item) is not None:
             tests.append("False")  # (changed since the trace: the slow path says how)
     return tests

@@ -189,3 +189,27 @@ def test_an_array_held_twice_is_compared_once_and_still_watched():
         np.testing.assert_array_equal(staged(x), through_pair(x))
     finally:
         PAIR[0][...] = saved
+
+
+SECOND = [np.array([2.0, 3.0]), np.array([4.0, 5.0])]
+
+
+def through_two_lists(x):
+    return x @ SMALL[0][0] + SECOND[0] * SECOND[1].sum()
+
+
+def test_two_watched_lists_keep_the_fast_call():
+    """Each watched list's items get their own names in the fast call (a
+    second list's items once took the first's: the fast call always missed)."""
+    staged = ag.function(through_two_lists, autograph=False)
+    x = np.ones((3, 2))
+    for _ in range(3):
+        np.testing.assert_array_equal(staged(x), through_two_lists(x))
+    assert _fast(staged, x) is not concrete_module.MISS
+    saved = SECOND[1]
+    try:
+        SECOND[1] = saved.copy()  # equal, but another array: the list's item test
+        assert _fast(staged, x) is concrete_module.MISS
+    finally:
+        SECOND[1] = saved
+    assert _fast(staged, x) is not concrete_module.MISS
