@@ -244,6 +244,28 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
     return lambda *state: run_checked(state, lambda: loop_body(*state))
 
 
+def outside_holders(array, variable):
+    """[(name, where)] for the names besides `variable` that hold numpy `array`:
+    the user's variables and one level into their containers
+    (aliases.other_holders), and the globals of the user's modules.  For an
+    in-place change staged code cannot make on the array itself."""
+    holders = aliases.other_holders(array, variable, skip_depth=2,
+                                    by_pending_call=False)[0]
+    scanned = set()
+    frame = sys._getframe(1)
+    while frame is not None:
+        namespace = frame.f_globals
+        if id(namespace) not in scanned and not errors._not_users(frame.f_code.co_filename):
+            scanned.add(id(namespace))
+            module = namespace.get("__name__", "?")
+            for name, held in list(namespace.items()):
+                path = None if name.startswith("__") else aliases._path_to(held, array, name)
+                if path is not None:
+                    holders.append((path, f"a global of module {module}"))
+        frame = frame.f_back
+    return holders
+
+
 # --- describing values for messages --------------------------------------------
 
 def describe(value):
