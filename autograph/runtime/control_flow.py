@@ -17,7 +17,8 @@ import numpy as np
 from autograph import errors
 from autograph.runtime import aliases, staging
 from autograph.runtime.registry import backend_of, is_staged
-from autograph.runtime.special_values import Undefined, UndefinedReturnValue, note_unbound_when
+from autograph.runtime.special_values import (Undefined, UndefinedReturnValue, UnboundInLoop,
+                                              note_flagged, unbound_flags)
 
 _range_types = {}  # type of a staged range object -> fn(obj) -> (start, stop, step)
 
@@ -87,15 +88,23 @@ def if_stmt(cond, if_true, if_false, state, names):
                                                backend.reconciles_branch_lists)
             else:  # the backend may touch the outputs before the other side is traced
                 staging.check_branch_defined(result, side, names, location)
+            if flagged:
+                # which outputs are unbound on this path (a jump left them so, or
+                # a value passed on was): Python False where none, so no op
+                return (*result, *unbound_flags(result, dead.get(side, ())))
             return result
         return run
 
+    # (a `finally` body, or a later statement's state, may carry them to a read: `ld`)
+    flagged = staging.may_leave_unbound(state, names)
     with _undone_on_error():
-        result = backend.cond(cond, checked(if_true, True), checked(if_false, False),
-                              state, names)
-    for side, positions in dead.items():  # (a `finally` body may read them: `ld`)
-        for i in positions:
-            note_unbound_when(result[i], names[i], taken(side)())
+        result = backend.cond(cond, checked(if_true, True), checked(if_false, False), state,
+                              (*names, *(f"<'{n}' unbound>" for n in names)) if flagged
+                              else names)
+    if flagged:
+        result = tuple(result)
+        note_flagged(result[:len(names)], names, result[len(names):])
+        result = result[:len(names)]
     return result if lists is None else lists.finish(result, names, location)
 
 
@@ -111,12 +120,13 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=()):
         if backend is not None:
             location = staging.user_location()
             local = _LoopLocals(state, names, body_first, location, "while")
-            body = staging.checked_body(local.body(loop_body), local.state, local.names,
-                                        location, "while", with_item=False)
+            unbound = UnboundInLoop(local.state, local.names)
+            body = staging.checked_body(unbound.body(local.body(loop_body)), unbound.state,
+                                        unbound.names, location, "while", with_item=False)
             with staging.region(backend), _undone_on_error():
-                final = backend.while_loop(local.test(loop_test), body, local.state,
-                                           local.names, opts)
-            return local.result(final, backend)
+                final = backend.while_loop(unbound.test(local.test(loop_test)), body,
+                                           unbound.state, unbound.names, opts)
+            return local.result(unbound.result(final), backend)
         if not test:
             return state
         state = loop_body(*state)
@@ -144,12 +154,14 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
     if target is None:
         target = _loop_target(loop_body)  # read before the body gets wrapped
     local = _LoopLocals(state, names, body_first, location, "for")
-    state, names = local.state, local.names
-    body = staging.checked_body(local.body(loop_body, with_item=True), state, names, location,
-                                "for", with_item=True)
+    unbound = UnboundInLoop(local.state, local.names)
+    state, names = unbound.state, unbound.names
+    body = staging.checked_body(unbound.body(local.body(loop_body, with_item=True),
+                                             with_item=True),
+                                state, names, location, "for", with_item=True)
     folded_test = None
     if extra_test is not None:
-        extra_test = local.test(extra_test)
+        extra_test = unbound.test(local.test(extra_test))
         if _owner_of_bounds(iterated, backend).folds_extra_test:
             folded_test = extra_test  # the backend tests it before each iteration
         else:
@@ -164,7 +176,7 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
         else:
             final = backend.for_each(iterated, body, state, names, opts, target=target,
                                      extra_test=folded_test)
-    return local.result(final, owner)
+    return local.result(unbound.result(final), owner)
 
 
 class _LoopLocals:

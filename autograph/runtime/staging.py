@@ -28,7 +28,7 @@ import threading
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import aliases, structure
+from autograph.runtime import aliases, special_values, structure
 from autograph.runtime.registry import backend_of
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN
@@ -178,6 +178,15 @@ def dead_after_jump(outputs, names):
         return outputs
     return tuple(UndefinedReturnValue() if type(value) is Undefined else value
                  for value in outputs)
+
+
+def may_leave_unbound(state, names):
+    """May a staged `if` give an output a value that is unbound on some path:
+    a jump flag among its outputs (`dead_after_jump`; a jump nested in it
+    sets one too), or a value noted so (special_values.note_unbound_when)
+    in its state, which it may pass on."""
+    return any(_JUMP_FLAG.fullmatch(name) for name in names) or any(
+        special_values.unbound_condition(value) is not None for value in state)
 
 
 # The variable the return pass keeps a `return`'s value in (a leaf of it:
