@@ -53,11 +53,12 @@ def while_test(value):
     return value
 
 
-def if_stmt(cond, if_true, if_false, state, names):
+def if_stmt(cond, if_true, if_false, state, names, jumps=()):
     """Python meaning: `if_true(*state) if cond else if_false(*state)`.
 
     Branches return a tuple of outputs; `names` are the outputs' variable names.
     `if_false` None: an `if` without `else` whose outputs are its state.
+    `jumps`: the names among `names` that are the converters' jump flags.
     """
     if if_false is None:
         if_false = _unchanged
@@ -77,7 +78,7 @@ def if_stmt(cond, if_true, if_false, state, names):
         def run(*args):
             with staging.region(backend, taken(side)):
                 raw = branch(*args)
-                result = staging.dead_after_jump(raw, names)
+                result = staging.dead_after_jump(raw, names, jumps)
             if result is not raw:
                 dead[side] = [i for i, (a, b) in enumerate(zip(raw, result)) if a is not b]
             outputs[side] = result
@@ -96,7 +97,7 @@ def if_stmt(cond, if_true, if_false, state, names):
         return run
 
     # (a `finally` body, or a later statement's state, may carry them to a read: `ld`)
-    flagged = staging.may_leave_unbound(state, names)
+    flagged = staging.may_leave_unbound(state, jumps)
     with _undone_on_error():
         result = backend.cond(cond, checked(if_true, True), checked(if_false, False), state,
                               (*names, *(f"<'{n}' unbound>" for n in names)) if flagged

@@ -21,8 +21,8 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
-import sys
 import re
+import sys
 import threading
 
 import numpy as np
@@ -156,36 +156,31 @@ def check_branch_structure(true_out, false_out, names, location, lists_reconcile
                 shown(name), location, _describe_outline(a), _describe_outline(b)))
 
 
-# The flags the jump passes lower `return` / `break` / `continue` into
-# (converters/return_statements.py, break_statements.py, continue_statements.py;
-# `fjump` for a jump inside `finally`, converters/support/jumps.py; the namer
-# adds `_1`, `_2`, ... when the user has a variable of that name).
-_JUMP_FLAG = re.compile(r"(do_return|break_|continue_|fjump)(_\d+)?")
-
-
-def dead_after_jump(outputs, names):
+def dead_after_jump(outputs, names, jumps):
     """Outputs of a staged branch that surely jumped (a jump flag among its
-    outputs is Python True): a variable it left undefined is assigned only
+    outputs, `jumps` names them, is Python True): a variable it left undefined is assigned only
     on the path that did not jump, and everything after the jump that could
     read it runs under `if not flag:` (jumps.py), so on this path it is dead.
     It travels as an UndefinedReturnValue, which the backend fills with
     zeros of the other branch's type, instead of being refused as undefined.
     Only a `finally` body, which runs after the jump too, reads the stand-in
     unguarded: if_stmt notes it (special_values.note_unbound_when) and `ld`
-    stages Python's UnboundLocalError for the path that jumped."""
-    if not any(value is True and _JUMP_FLAG.fullmatch(name)
-               for name, value in zip(names, outputs)):
+    stages Python's UnboundLocalError for the path that jumped.  The flags
+    are named by the converters (`jumps`), never told by their names: a
+    user's variable `break_ = True` is not one."""
+    if not jumps or not any(value is True and name in jumps
+                            for name, value in zip(names, outputs)):
         return outputs
     return tuple(UndefinedReturnValue() if type(value) is Undefined else value
                  for value in outputs)
 
 
-def may_leave_unbound(state, names):
+def may_leave_unbound(state, jumps):
     """May a staged `if` give an output a value that is unbound on some path:
-    a jump flag among its outputs (`dead_after_jump`; a jump nested in it
-    sets one too), or a value noted so (special_values.note_unbound_when)
+    it has jump flags among its outputs (`dead_after_jump`; a jump nested in
+    it sets one too), or a value noted so (special_values.note_unbound_when)
     in its state, which it may pass on."""
-    return any(_JUMP_FLAG.fullmatch(name) for name in names) or any(
+    return bool(jumps) or any(
         special_values.unbound_condition(value) is not None for value in state)
 
 
