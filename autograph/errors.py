@@ -1021,3 +1021,15 @@ def in_place_held_array_message(name, change, location, holder, where):
         f"if `{holder}` must not change, or give `{name}` its own copy before the "
         f"`if`/loop (`{name} = {name}.copy()`); state kept across calls goes in an "
         "ag.Variable (.assign()).")
+
+
+def in_place_numpy_in_region_message(name, location):
+    """numpy would change `name` (an array a variable of the user holds) in
+    place at `location`, inside a staged `if` or loop body being traced."""
+    return (
+        f"numpy changes {name} in place at {location}, inside a staged `if` or loop: "
+        "the array is a Python value there, so the change would run once, while "
+        "tracing, where Python makes it each time the graph takes that path (or never). "
+        "Write a new array and rebind the variable (`b = b + 1` for `b += 1`, "
+        "np.where/np.concatenate for item assignment), assigning it to the variable "
+        "the `if`/loop carries; state kept across calls goes in an ag.Variable.")

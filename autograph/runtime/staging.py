@@ -51,11 +51,64 @@ def region(backend, taken=None):
     stack.append((backend, taken))
     outside = _regions.__dict__.setdefault("outside", [])
     outside.append(sys._getframe(2))  # (the frame entering the region; see frames_outside_region)
+    protected = _protect_arrays(sys._getframe(2))
     try:
         yield
+    except ValueError as e:
+        if protected and "read-only" in str(e):
+            raise _in_place_numpy_error(e, protected) from e
+        raise
     finally:
+        for array in protected:
+            array.flags.writeable = True
         stack.pop()
         outside.pop()
+
+
+def _protect_arrays(frame):
+    """The numpy arrays the user's running frames hold (their variables, and
+    one level into the lists, tuples and dicts they hold), made read-only
+    while a staged branch or loop body is traced: an in-place numpy change of
+    one there (`b = w; b += 1`, `np.copyto(w, ...)`) would run once, while
+    tracing, where Python runs it each time the path is taken (or never).
+    Numpy's read-only error is turned into a catalog error (`region`)."""
+    protected, seen = [], set()
+    while frame is not None:
+        if not errors._not_users(frame.f_code.co_filename):
+            for value in list(frame.f_locals.values()):
+                items = value.values() if type(value) is dict else (
+                    value if type(value) in (list, tuple) else (value,))
+                for array in items:
+                    if type(array) is np.ndarray and id(array) not in seen \
+                            and array.flags.writeable:
+                        seen.add(id(array))
+                        array.flags.writeable = False
+                        protected.append(array)
+        frame = frame.f_back
+    return protected
+
+
+def _in_place_numpy_error(error, protected):
+    """The catalog error for numpy's read-only error inside a staged region,
+    naming the user's variable and line (the innermost user frame)."""
+    tb, frame = error.__traceback__, None
+    while tb is not None:
+        if not errors._not_users(tb.tb_frame.f_code.co_filename):
+            frame = tb.tb_frame
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    name, location = "an array", user_location()
+    if frame is not None:
+        location = errors.where(frame.f_code.co_filename, line)
+        held = {id(a) for a in protected}
+        for key, value in frame.f_locals.items():
+            base = value
+            while type(base) is np.ndarray and id(base) not in held:
+                base = base.base
+            if type(base) is np.ndarray and not key.startswith(("ag__", "__")):
+                name = f"`{key}`"
+                break
+    return errors.InPlaceChangeError(errors.in_place_numpy_in_region_message(name, location))
 
 
 def frames_outside_region():

@@ -391,3 +391,97 @@ def test_jax_fresh_array_branch_sees_no_change_from_other_branch():
     f = jax.jit(ag.to_graph(fresh_in_if))
     np.testing.assert_array_equal(f(-1.0), np.zeros(3))
     np.testing.assert_array_equal(f(1.0), np.ones(3))
+
+
+# --- numpy changing a Python-held array in place inside a staged region --------------
+# An array a staged `if` or loop body reads but does not carry stays a numpy
+# array while the body is traced: `b = w; b += 1` there changed it once, while
+# tracing (whichever path the graph later took).  The arrays the user's frames
+# hold are read-only while a staged region is traced (runtime/staging.region);
+# numpy's error becomes a catalog error naming the variable.
+
+
+def numpy_alias_changed_in_loop(n):
+    w = np.zeros(3)
+    i = 0
+    while i < n:
+        b = w
+        b += 1
+        i += 1
+    return w
+
+
+def numpy_alias_changed_in_branch(c):
+    w = np.zeros(3)
+    if c > 0:
+        b = w
+        b += 1
+    return w
+
+
+def numpy_item_assigned_in_branch(c):
+    w = np.zeros(3)
+    if c > 0:
+        v = w
+        v[0] = 5.0
+    return w
+
+
+def numpy_copyto_in_loop(x, n):  # (refused even though this write is idempotent)
+    out = np.zeros(3)
+    for _ in range(n):
+        np.copyto(out, np.arange(3.0))
+        x = x + out
+    return x
+
+
+def numpy_list_item_changed_in_loop(n):
+    arrays = [np.zeros(3)]
+    i = 0
+    while i < n:
+        first = arrays[0]
+        first *= 2
+        i += 1
+    return arrays[0]
+
+
+def numpy_fresh_in_body(n):
+    acc = np.zeros(3)
+    i = 0
+    while i < n:
+        t = np.ones(3)
+        t += 1
+        acc = acc + t
+        i += 1
+    return acc
+
+
+@pytest.mark.parametrize("fn, args, name", [
+    (numpy_alias_changed_in_loop, (N,), "b"),
+    (numpy_alias_changed_in_branch, (np.float64(-1),), "b"),
+    (numpy_item_assigned_in_branch, (np.float64(-1),), "v"),
+    (numpy_copyto_in_loop, (np.ones(3), N), "out"),
+    (numpy_list_item_changed_in_loop, (N,), "first"),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_numpy_in_place_change_in_staged_region_is_refused(fn, args, name):
+    _refused(fn, rf"numpy changes `{name}` in place at {LINE}, inside a staged `if` or loop",
+             *args)
+
+
+def test_arrays_made_in_the_body_and_after_tracing_stay_writeable():
+    _same(numpy_fresh_in_body, N)
+    held = np.zeros(3)
+
+    def reads(x, n):
+        s = x * 0
+        for _ in range(n):
+            s = s + held
+        return s
+    _same(reads, np.ones(3), N)
+    assert held.flags.writeable
+
+
+def test_jax_numpy_in_place_change_in_staged_branch_is_refused():
+    jax = pytest.importorskip("jax")
+    with pytest.raises(ag.errors.InPlaceChangeError, match=r"numpy changes `b` in place"):
+        jax.jit(ag.to_graph(numpy_alias_changed_in_branch))(-1.0)
