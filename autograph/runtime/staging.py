@@ -21,6 +21,7 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
+import os
 import re
 import sys
 import threading
@@ -73,19 +74,35 @@ def _protect_arrays(frame):
     tracing, where Python runs it each time the path is taken (or never).
     Numpy's read-only error is turned into a catalog error (`region`)."""
     protected, seen = [], set()
-    while frame is not None:
-        if not errors._not_users(frame.f_code.co_filename):
-            for value in list(frame.f_locals.values()):
-                items = value.values() if type(value) is dict else (
-                    value if type(value) in (list, tuple) else (value,))
-                for array in items:
-                    if type(array) is np.ndarray and id(array) not in seen \
-                            and array.flags.writeable:
-                        seen.add(id(array))
-                        array.flags.writeable = False
-                        protected.append(array)
-        frame = frame.f_back
+    for frame in _traced_user_frames(frame):
+        for value in list(frame.f_locals.values()):
+            items = value.values() if type(value) is dict else (
+                value if type(value) in (list, tuple) else (value,))
+            for array in items:
+                if type(array) is np.ndarray and id(array) not in seen \
+                        and array.flags.writeable:
+                    seen.add(id(array))
+                    array.flags.writeable = False
+                    protected.append(array)
     return protected
+
+
+_TRACE_ENTRIES = (os.path.join("autograph", "graph", "function.py"),
+                  os.path.join("autograph", "graph", "concrete.py"))
+
+
+def _traced_user_frames(frame):
+    """The user's frames from `frame` outwards, up to where ag.function
+    started tracing (its caller's variables are not the traced code's: what
+    the traced code reads of them, it reads through its own frames' closure
+    variables), or all of them (under another library's tracing)."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.endswith(_TRACE_ENTRIES):
+            return
+        if not errors._not_users(filename):
+            yield frame
+        frame = frame.f_back
 
 
 def _in_place_numpy_error(error, protected):
@@ -309,17 +326,15 @@ def outside_holders(array, variable):
     holders = aliases.other_holders(array, variable, skip_depth=2,
                                     by_pending_call=False)[0]
     scanned = set()
-    frame = sys._getframe(1)
-    while frame is not None:
+    for frame in _traced_user_frames(sys._getframe(1)):
         namespace = frame.f_globals
-        if id(namespace) not in scanned and not errors._not_users(frame.f_code.co_filename):
+        if id(namespace) not in scanned:
             scanned.add(id(namespace))
             module = namespace.get("__name__", "?")
             for name, held in list(namespace.items()):
                 path = None if name.startswith("__") else aliases._path_to(held, array, name)
                 if path is not None:
                     holders.append((path, f"a global of module {module}"))
-        frame = frame.f_back
     return holders
 
 
