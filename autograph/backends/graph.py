@@ -55,7 +55,7 @@ from autograph.graph.tensor import Tensor
 from autograph.runtime.backend import Backend, exception_parts, exception_text
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import UndefinedReturnValue
-from autograph.runtime import staging
+from autograph.runtime import control_flow, staging
 from autograph.runtime.staging import is_number
 from autograph.runtime.structure import flatten, unflatten
 
@@ -363,7 +363,14 @@ def _numeric_array(value):
     return type(value) is np.ndarray and value.dtype.kind in "biufc"
 
 
-tensor_module.outside_holders = staging.outside_holders
+def _outside_holders(array, variable):
+    """Who besides `variable` holds numpy `array` (graph/tensor.py asks, for
+    an in-place change): a variable, container item or global, or the
+    attribute or item a staged statement took it from (`self.w`)."""
+    return staging.outside_holders(array, variable) or control_flow.parts_holding(array)
+
+
+tensor_module.outside_holders = _outside_holders
 
 
 def _branch_lists(true_out, false_out, graphs, names, location):

@@ -332,6 +332,21 @@ def load_part(obj, kind, key, name):
         return Undefined(name)
 
 
+def parts_holding(value):
+    """[(path, where)] for the items and attributes (`self.w`, `d['k']`) that
+    held `value` before a staged statement being traced made them its state
+    (store_part journals them): the object keeps that array in Python, and a
+    change of it in place would show there."""
+    found = []
+    for journal in getattr(_journals, "stack", ()):
+        for obj, kind, key, old in journal:
+            if old is value:
+                path = f"[{key!r}]" if kind == "item" else f".{key}"
+                found.append((f"<{type(obj).__name__} object>{path}",
+                              "state of a staged `if` or loop"))
+    return found
+
+
 def store_part(obj, kind, key, value):
     """Python meaning: `obj[key] = value` / `setattr(obj, key, value)`, doing
     nothing when that very object is already there; an Undefined `value`

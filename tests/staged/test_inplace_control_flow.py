@@ -485,3 +485,56 @@ def test_jax_numpy_in_place_change_in_staged_branch_is_refused():
     jax = pytest.importorskip("jax")
     with pytest.raises(ag.errors.InPlaceChangeError, match=r"numpy changes `b` in place"):
         jax.jit(ag.to_graph(numpy_alias_changed_in_branch))(-1.0)
+
+
+# --- an array held by an attribute or item that a staged statement carries ----------
+# `self.w -= lr * g` in a staged loop: the attribute is loop state, so while
+# the body is traced it holds a tensor, and the array stays with the object.
+# Python changes that array in place (the model's state); the graph rebound
+# a value, and after tracing left a graph tensor in `self.w`.
+
+
+class Model:
+    def __init__(self):
+        self.w = np.zeros(3)
+
+    def step(self, x, n):
+        for _ in range(n):
+            self.w -= 0.1 * x
+        return self.w
+
+    def maybe_step(self, x):
+        if np.sum(x) > 0:
+            self.w += x
+        return self.w
+
+
+PARAMS = {"w": np.ones(3)}
+
+
+def dict_item_in_loop(n):
+    d = PARAMS
+    i = 0
+    while i < n:
+        d["w"] *= 2
+        i += 1
+    return d["w"]
+
+
+@pytest.mark.parametrize("make_call, holder", [
+    (lambda: ag.function(Model().step)(np.ones(3), N), r"<Model object>\.w"),
+    (lambda: ag.function(Model().maybe_step)(np.ones(3)), r"<Model object>\.w"),
+    (lambda: ag.function(dict_item_in_loop)(N), r"<dict object>\['w'\]"),
+], ids=["attribute_in_loop", "attribute_in_if", "dict_item_in_loop"])
+def test_array_of_carried_attribute_or_item_changed_in_place_is_refused(make_call, holder):
+    with pytest.raises(ag.errors.InPlaceChangeError,
+                       match=rf"in place, and the numpy array it holds is also held by `{holder}`"):
+        make_call()
+
+
+def test_refused_attribute_keeps_its_array():
+    model = Model()
+    with pytest.raises(ag.errors.InPlaceChangeError):
+        ag.function(model.step)(np.ones(3), N)
+    assert type(model.w) is np.ndarray
+    np.testing.assert_array_equal(model.w, np.zeros(3))
