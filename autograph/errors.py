@@ -1027,3 +1027,55 @@ def argument_changed_message(path, how, function_name, defined_at):
         f"caller's container would not change as Python changes it. Change a copy and "
         f"return it instead (`{root} = {root}.copy()` first, then `return {root}` and let "
         f"the caller rebind it), or call the function without ag.function.")
+
+
+def in_place_passed_argument_message(name, argument, change, location, passed_by):
+    """`name` may hold the caller's array `argument` because a staged `if` or
+    loop passed it on; `change` (`name += ...`) would change it in place."""
+    symbol = change.split()[1]
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and `{name}` may hold the "
+        f"argument `{argument}` (passed on by {passed_by}): on that path Python would "
+        f"change the caller's array too, but a graph tensor is a value, so the staged "
+        f"function would leave it unchanged. Write `{name} = {name} {symbol[:-1]} ...` "
+        f"for a new array, or take a copy where `{name}` gets the argument "
+        f"(`{name} = {argument}.copy()`); to keep state across calls, hold it in an "
+        "ag.Variable and .assign(...) it.")
+
+
+def in_place_next_iteration_message(name, changed, symbol, change_at):
+    """A staged loop reads `name` on its next iteration, and `changed symbol
+    ...` changed the array it holds in place (under another name)."""
+    return (
+        f"`{changed} {symbol} ...` at {change_at}, inside a staged loop, changes in place "
+        f"an array that `{name}` also holds, and the loop reads `{name}` again on its next "
+        f"iteration (or after the loop): Python would see the change through `{name}`, but "
+        f"the staged `{symbol}` makes a new value and rebinds `{changed}` alone. Write "
+        f"`{changed} = {changed} {symbol[:-1]} ...` instead of the in-place operator, or "
+        f"give `{name}` its own copy (`.copy()`).")
+
+
+def in_place_held_array_message(name, change, location, holder, where):
+    """`change` (`name += ...`) on a numpy array a staged `if` or loop made a
+    graph value, which `holder` also holds."""
+    symbol = change.split()[1]
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and the numpy array it "
+        f"holds is also held by `{holder}` ({where}): Python would change it under both "
+        f"names, but inside a staged `if` or loop the array is a graph value, so the staged "
+        f"`{symbol}` would rebind `{name}` alone. Write `{name} = {name} {symbol[:-1]} ...` "
+        f"if `{holder}` must not change, or give `{name}` its own copy before the "
+        f"`if`/loop (`{name} = {name}.copy()`); state kept across calls goes in an "
+        "ag.Variable (.assign()).")
+
+
+def in_place_numpy_in_region_message(name, location):
+    """numpy would change `name` (an array a variable of the user holds) in
+    place at `location`, inside a staged `if` or loop body being traced."""
+    return (
+        f"numpy changes {name} in place at {location}, inside a staged `if` or loop: "
+        "the array is a Python value there, so the change would run once, while "
+        "tracing, where Python makes it each time the graph takes that path (or never). "
+        "Write a new array and rebind the variable (`b = b + 1` for `b += 1`, "
+        "np.where/np.concatenate for item assignment), assigning it to the variable "
+        "the `if`/loop carries; state kept across calls goes in an ag.Variable.")

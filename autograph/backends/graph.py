@@ -50,11 +50,12 @@ from autograph.graph.ops import base, misc, shaping
 from autograph.graph.ops import random as random_ops
 from autograph.graph.ops.lists import TensorList, list_set
 from autograph.graph.retype import RetypeError
+from autograph.graph import tensor as tensor_module
 from autograph.graph.tensor import Tensor
 from autograph.runtime.backend import Backend, exception_parts, exception_text
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import UndefinedReturnValue
-from autograph.runtime import staging
+from autograph.runtime import control_flow, staging
 from autograph.runtime.staging import is_number
 from autograph.runtime.structure import flatten, unflatten
 
@@ -107,10 +108,16 @@ class GraphBackend(Backend):
 
         graphs = []  # the two branches' sub-graphs, in the order they are traced
 
+        # a numpy array in the state is a graph value inside the branches: `w += 1`
+        # there rebinds `w` (numpy would change the one array both branches hold,
+        # while tracing); where another name holds it, that is refused (tensor.py)
+        values = [engine.current_graph().constant(v) if _numeric_array(v) else v
+                  for v in entry.values]
+
         def branch(fn):
             def run():
                 graphs.append(engine.current_graph())
-                return tuple(fn(*unflatten(entry.structure, entry.values)))
+                return tuple(fn(*unflatten(entry.structure, values)))
             return run
 
         def finish(true_out, false_out):
@@ -124,11 +131,15 @@ class GraphBackend(Backend):
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
             staging.check_branches(t_side, f_side, location)
             leaf_names[:] = t_side.names
-            sides.append(t_side)
+            sides.extend((t_side, t_side, f_side))
             return t_side.values, f_side.values
 
         outputs = engine.cond(pred, branch(true_fn), branch(false_fn), names=leaf_names,
                               finish=finish)
+        if isinstance(pred, Tensor):
+            # a branch result holding an array changed in place under another name
+            for graph, side in zip(graphs, sides[1:]):
+                tensor_module.pass_on_staleness(side.values, outputs, graph)
         return unflatten(sides[0].structure, outputs)
 
     def logical_not(self, value):
@@ -364,6 +375,20 @@ class GraphBackend(Backend):
         return self.set_element_type(target, dtype, shape)
 
 
+def _numeric_array(value):
+    return type(value) is np.ndarray and value.dtype.kind in "biufc"
+
+
+def _outside_holders(array, variable):
+    """Who besides `variable` holds numpy `array` (graph/tensor.py asks, for
+    an in-place change): a variable, container item or global, or the
+    attribute or item a staged statement took it from (`self.w`)."""
+    return staging.outside_holders(array, variable) or control_flow.parts_holding(array)
+
+
+tensor_module.outside_holders = _outside_holders
+
+
 def _branch_lists(true_out, false_out, graphs, names, location):
     """The branches' outputs with each variable that is a Python list on one
     side and a staged list on the other, or a Python list of another length
@@ -469,7 +494,12 @@ class _Loop:
             staging.check_loop_leaf(st.names[i], trace.placeholders[j],
                                     _canonical(st.out.values[i]), self.location, self.kind)
         returned = self._carry_returns(trace)
+        initial, results = list(trace.init), list(trace.body_outputs)
         final = trace.finish(self.opts.get("maximum_iterations"))
+        names = [staging.shown(n) for n in st.carried_names()] + \
+            trace.var_names[len(st.carried):]
+        tensor_module.check_finished_loop(initial, trace.placeholders, results, final,
+                                          (trace.c_graph, trace.b_graph), names)
         return st.result(final, returned, final)
 
     def _promote(self, trace):

@@ -302,13 +302,18 @@ class JaxBackend(Backend):
         pred = _predicate(pred, location)
         entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
         lists = [v for v in entry.values if type(v) is JaxList]
+        # a numpy array in the state is a JAX array inside the branches: `w += 1`
+        # there rebinds `w`, where numpy would change (while tracing) the one
+        # array both branches are given
+        values = [jnp.asarray(v) if type(v) is np.ndarray and v.dtype.kind in "biufc"
+                  else v for v in entry.values]
 
         def trace(fn, side):
             outputs = []
 
             def run():
                 lengths = [len(lst.items) for lst in lists]
-                out = tuple(fn(*unflatten(entry.structure, entry.values)))
+                out = tuple(fn(*unflatten(entry.structure, values)))
                 for lst, n in zip(lists, lengths):
                     if len(lst.items) != n:
                         del lst.items[n:]

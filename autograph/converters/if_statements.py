@@ -35,10 +35,18 @@ stays a native `if`, with `ag__.python_only(test, why)` raising if the test is
 staged.
 """
 
+import re
+
 import gast
 
 from autograph import anno, templates
 from autograph.converters.support import staging
+
+
+# The flags the jump passes name with these bases (return_statements.py,
+# break_statements.py, continue_statements.py, support/jumps.py), numbered
+# by the namer; only names the namer generated count.
+_JUMP_FLAG = re.compile(r"(do_return|break_|continue_|fjump)(_\d+)?")
 
 
 class Transformer(staging.Converter):
@@ -81,12 +89,18 @@ class Transformer(staging.Converter):
         self.generic_visit(node)
         state_tuple = self.state(state, defined, node)
         state_tuple.elts += [part.load(node) for part in parts]
+        # the outputs that are jump flags (the runtime must not tell them by name:
+        # a user's `break_` is a variable like any other)
+        jumps = [name for name in outputs if name in self.ctx.namer.generated
+                 and _JUMP_FLAG.fullmatch(name)]
         call = templates.replace_as_expression(
-            "ag__.if_stmt(test, if_true, if_false, state, names)", origin=node,
+            "ag__.if_stmt(test, if_true, if_false, state, names" +
+            (", jumps=jumps)" if jumps else ")"), origin=node,
             test=node.test, if_true=if_true,
             if_false=if_false or gast.Constant(value=None, kind=None),
             state=state_tuple,
-            names=staging.names_tuple(outputs + [part.text for part in parts]))
+            names=staging.names_tuple(outputs + [part.text for part in parts]),
+            **({"jumps": staging.names_tuple(jumps)} if jumps else {}))
         targets = outputs + [part.local for part in parts]
         if targets:
             assign = templates.replace("(outputs,) = call", origin=node,

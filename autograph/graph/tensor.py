@@ -375,65 +375,293 @@ class _UserNames:
     """The user's variable holding a tensor, read from the user's frame (the
     tensor's own name is often its op's: `multiply`, `getitem`)."""
 
-    def __init__(self):
+    def __init__(self, exclude=None):
         frame = errors.user_frame(3, _want_frame=True)
         self.variables = frame.f_locals if frame is not None else {}
+        self.exclude = exclude  # a name known to hold another value by now
 
     def __call__(self, tensor):
-        name = next((k for k, v in self.variables.items() if v is tensor
+        name = next((k for k, v in self.variables.items() if v is tensor and k != self.exclude
                      and not k.startswith(("ag__", "__"))), None)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         return name or tensor.name
 
 
-def _refuse_shared(tensor, change, location, names):
+# --- which arrays a tensor may hold --------------------------------------------------
+#
+# In numpy, `y = x` inside a staged branch or loop makes y hold x's array on
+# the paths that run it.  The graph passes values through its control flow
+# ops: a cond output is one of its branches' results, a while_loop output its
+# initial value or its body's result, a loop's placeholder the same (the
+# previous iteration's result), a captured placeholder the outer tensor.
+# These pass-through edges, followed back to the tensors that made an array
+# (`_roots`), tell which arrays a tensor may hold; followed forward from those
+# (`_holders`), which tensors may hold an array an in-place change reaches.
+
+
+def _finished_node(graph):
+    """The cond / while_loop node whose sub-graph `graph` is, once made (None
+    while it is traced: its results are not known yet)."""
+    parent = graph.parent
+    if parent is None or not graph.outputs:
+        return None
+    for node in reversed(parent.nodes):
+        if any(sub is graph for sub in node.subgraphs):
+            return node
+    return None
+
+
+def _captured_outer(tensor):
+    graph = tensor.graph
+    return next((outer for outer, inner in graph.captured if inner is tensor), None)
+
+
+def _sources(tensor):
+    """The tensors whose array `tensor` may be, one pass-through edge back."""
+    node = tensor.node
+    k = tensor.index
+    if node.op.name == "cond":
+        return [sub.outputs[k] for sub in node.subgraphs]
+    if node.op.name == "while_loop":
+        return [node.args[k], node.subgraphs[1].outputs[k]]
+    if node.op.name != "placeholder":
+        return []
+    if tensor.origin is None:
+        outer = _captured_outer(tensor)
+        return [] if outer is None else [outer]
+    sources = [tensor.origin]
+    loop = _finished_node(tensor.graph)
+    if loop is not None and loop.op.name == "while_loop":
+        position = next((j for j, p in enumerate(tensor.graph.inputs) if p is tensor), None)
+        if position is not None:
+            sources.append(loop.subgraphs[1].outputs[position])
+    return sources
+
+
+def _passed_on(tensor):
+    """The tensors that may hold `tensor`'s array, one pass-through edge on."""
+    graph = tensor.graph
+    canonical = tensor.node.outputs[tensor.index]
+    found = [inner for _, inner in graph._captured_by.get(id(canonical), ())]
+    for node in reversed(graph.nodes):  # (its users come after it)
+        if node is tensor.node:
+            break
+        if node.op.name == "while_loop":
+            for k in range(len(node.outputs)):
+                if node.args[k] is tensor:
+                    found += [node.outputs[k], *(sub.inputs[k] for sub in node.subgraphs)]
+    if any(out is tensor for out in graph.outputs):
+        node = _finished_node(graph)
+        for k, out in enumerate(graph.outputs):
+            if out is not tensor or node is None:
+                continue
+            if node.op.name == "cond":
+                found.append(node.outputs[k])
+            elif graph is node.subgraphs[1]:
+                found += [node.outputs[k], *(sub.inputs[k] for sub in node.subgraphs)]
+    tracing = _ops.base.core.current_graph()
+    while tracing is not None:  # loops being traced that start from it
+        found += [p for p in tracing.inputs if p.origin is tensor]
+        tracing = tracing.parent
+    return found
+
+
+def _roots(tensor):
+    """The tensors that made the arrays `tensor` may hold (itself if none
+    passed it on), in the order met."""
+    roots, seen, todo = [], set(), [tensor]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or not isinstance(current, Tensor):
+            continue
+        seen.add(id(current))
+        sources = _sources(current)
+        if not sources:
+            roots.append(current)
+        todo.extend(reversed(sources))
+    return roots
+
+
+def _holders(tensor):
+    """Every tensor that may hold an array `tensor` may hold."""
+    seen, todo = {}, list(_roots(tensor)) + [tensor]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or not isinstance(current, Tensor):
+            continue
+        seen[id(current)] = current
+        todo.extend(_passed_on(current))
+    return list(seen.values())
+
+
+def _refuse_shared(tensor, change, location, names, passed_by=None):
     """Raises InPlaceChangeError if, in numpy, an in-place change of `tensor`
     would be seen by another holder of its array: the caller (an argument,
-    also through a loop variable or a captured value), a view of it, or the
-    array it is a view of, where code may still read them (`_held`).  A
-    tensor made fresh by an op passes."""
-    name, current, seen = names(tensor), tensor, set()
-    while current is not None and id(current) not in seen:
+    also through a loop variable, a captured value or a value a staged `if`
+    or loop passed on), a view of it, or the array it is a view of, where
+    code may still read them (`_held`).  A tensor made fresh by an op passes."""
+    name, seen = names(tensor), set()
+    todo = [(tensor, passed_by)]  # (tensor, the staged statement that passed it on, or None)
+    while todo:
+        current, passed_by = todo.pop()
+        if id(current) in seen:
+            continue
         seen.add(id(current))
         view = _view_taken(current, seen)
         if view is not None:
             raise errors.InPlaceChangeError(errors.in_place_view_message(
                 name, names(view), change, location, name_is_view=False))
-        if current.node.op.name == "placeholder":
+        if current.node.op.name == "placeholder" and current.graph.parent is None:
             graph = current.graph
-            if graph.parent is None:
-                if any(p is current for p in graph.inputs):
-                    argument_change = f"{current.name} {change.split()[1]} ..."
-                    if id(current) not in graph.scalar_inputs:
+            if any(p is current for p in graph.inputs):
+                argument_change = f"{current.name} {change.split()[1]} ..."
+                if id(current) not in graph.scalar_inputs:
+                    if passed_by is None:
                         raise errors.InPlaceChangeError(errors.in_place_argument_message(
                             current.name, argument_change, location))
-                    graph.rebound_scalars[id(current)] = (current.name, argument_change,
-                                                          location)
-                return
-            current = current.origin if current.origin is not None else next(
-                (outer for outer, inner in graph.captured if inner is current), None)
+                    raise errors.InPlaceChangeError(errors.in_place_passed_argument_message(
+                        name, current.name, change, location, passed_by))
+                graph.rebound_scalars[id(current)] = (current.name, argument_change,
+                                                      location)
+            continue
+        sources = _sources(current)
+        if sources:
+            through = passed_by
+            if current.node.op.name in ("cond", "while_loop"):
+                through = through or _statement(current.node)
+            elif current.origin is not None and len(sources) > 1:
+                through = through or _statement(_finished_node(current.graph))
+            todo.extend((s, through) for s in reversed(sources) if isinstance(s, Tensor))
             continue
         if _view_base(current) is None:
-            return
+            _refuse_held_constant(current, name, change, location)
+            continue
         # (no local names the base while `_held` counts who holds it)
         if _held(_view_base(current)):
             raise errors.InPlaceChangeError(errors.in_place_view_message(
                 name, names(_view_base(current)), change, location, name_is_view=True))
-        current = _view_base(current)  # a temporary (`(x * 2)[:2]`): what it views may be held
+        todo.append((_view_base(current), passed_by))  # a temporary (`(x * 2)[:2]`)
+
+
+def _refuse_held_constant(tensor, name, change, location):
+    """A constant is a numpy array of the trace's own Python code (a global,
+    `self.w`, `acc = np.zeros(3)` run while tracing): where a staged `if` or
+    loop made it a tensor, `name += ...` rebinds `name` alone, while numpy
+    would change that array under every name holding it.  Refused if another
+    name holds it (`outside_holders`, bound by the runtime's backend)."""
+    if tensor.node.op.name != "const" or outside_holders is None:
+        return
+    value = tensor.node.attrs.get("value")
+    if not isinstance(value, np.ndarray):
+        return
+    holders = outside_holders(value, name)
+    if holders:
+        raise errors.InPlaceChangeError(errors.in_place_held_array_message(
+            name, change, location, *holders[0]))
+
+
+# (array, variable) -> [(name, 'in f at file.py:12')]: who besides `variable`
+# holds that numpy array (runtime/staging.py, bound by backends/graph.py)
+outside_holders = None
+
+
+def _statement(node):
+    """`the staged `if` at file:line` for a cond / while_loop node."""
+    if node is None:
+        return "a staged loop"
+    what = "`if`" if node.op.name == "cond" else "loop"
+    where = f" at {node.location[0]}:{node.location[1]}" if node.location else ""
+    return f"the staged {what}{where}"
 
 
 def _mark_replaced(tensor, marker):
-    """`tensor`'s array was changed in place: so was the array of the value it
-    stands for outside a staged loop or branch (a loop variable's first value,
-    a captured tensor), which another name may still hold."""
-    seen = set()
-    while tensor is not None and id(tensor) not in seen:
-        seen.add(id(tensor))
-        tensor.replaced = marker
-        graph = tensor.graph
-        tensor = tensor.origin if tensor.origin is not None else next(
-            (outer for outer, inner in graph.captured if inner is tensor), None)
+    """`tensor`'s array was changed in place: so was the array of every value
+    that may hold it (the value a loop variable started from, a captured
+    tensor, a value a staged `if` or loop passed on), which another name may
+    still hold."""
+    for holder in _holders(tensor):
+        holder.replaced = marker
+
+
+def _nested_in(graph, region):
+    while graph is not None and graph is not region:
+        graph = graph.parent
+    return graph is not None
+
+
+def _read(tensor):
+    """Does a node of its graph (or its results) read `tensor`?"""
+    graph = tensor.graph
+    return any(out is tensor for out in graph.outputs) or any(
+        a is tensor for node in graph.nodes for a in node.args)
+
+
+def stale_marker(tensor, here):
+    """The `replaced` marker of `tensor` or of the outer tensor it captures
+    (the same array) if it applies in graph `here` (`_applies`), or None."""
+    while isinstance(tensor, Tensor):
+        if tensor.replaced is not None:
+            return tensor.replaced if _applies(tensor.replaced, here) else None
+        if tensor.node.op.name != "placeholder" or tensor.origin is not None:
+            return None
+        tensor = _captured_outer(tensor)
+    return None
+
+
+def pass_on_staleness(results, outputs, here):
+    """A staged `if` branch traced in graph `here` passed `results` on as
+    `outputs`: an output holding an array changed in place under another
+    name after the result took it (`b = a; a += 1` in a branch) is stale too."""
+    for result, output in zip(results, outputs):
+        marker = stale_marker(result, here)
+        if marker is not None and isinstance(output, Tensor) and output.replaced is None:
+            output.replaced = marker
+
+
+def check_finished_loop(initial, placeholders, results, outputs, graphs, names):
+    """After a staged loop is made (`graphs`: its test and body): where Python
+    would see, on a later iteration, an in-place change made under another
+    name, refuse -- a value the loop reads but does not carry (captured), or
+    a loop variable whose next value is stale; refuse a loop variable the body
+    changed in place whose next value may be the caller's array (`y += 1;
+    y = x`); and pass staleness on to the loop's outputs."""
+    test_graph, body_graph = graphs
+    outer = body_graph.parent
+    for graph in graphs:
+        for outer_value, inner in graph.captured:
+            marker = inner.replaced
+            if marker is not None and _nested_in(marker[3], body_graph) and _read(inner):
+                name = _UserNames(exclude=marker[0])(outer_value)
+                raise errors.InPlaceChangeError(errors.in_place_next_iteration_message(
+                    name, *marker[:3]))
+    for k, (placeholder, result, output) in enumerate(zip(placeholders, results, outputs)):
+        for value, here in ((initial[k], outer), (result, body_graph)):
+            marker = stale_marker(value, here)
+            if marker is None or here is outer and any(
+                    _nested_in(marker[3], graph) for graph in graphs):
+                continue  # (the loop's own changes come after its initial values)
+            if any(_read(sub.inputs[k]) for sub in graphs):
+                raise errors.InPlaceChangeError(errors.in_place_next_iteration_message(
+                    names[k], *marker[:3]))
+            if isinstance(output, Tensor) and output.replaced is None:
+                output.replaced = marker
+        marker = placeholder.replaced
+        if marker is not None and _nested_in(marker[3], body_graph) and \
+                isinstance(result, Tensor):
+            changed, symbol, change_at, _ = marker
+            statement = _statement(_finished_node(body_graph))
+            _refuse_shared(result, f"{changed} {symbol} ...", change_at,
+                           lambda t: changed if t is result else _UserNames()(t),
+                           passed_by=statement)
+
+
+def _applies(marker, here):
+    """Python may have made the change `marker` records before code in graph
+    `here` runs: it was made there or in a region around it, or in a region
+    inside `here` that has ended -- not in a sibling branch."""
+    changed_in = marker[3]
+    return _nested_in(here, changed_in) or _nested_in(changed_in, here)
 
 
 def check_live(*values, returned_by=None):
@@ -445,17 +673,9 @@ def check_live(*values, returned_by=None):
     not have run."""
     for value in values:
         if isinstance(value, Tensor) and value.replaced is not None:
-            changed, symbol, change_at, changed_in = value.replaced
-            here = _ops.base.core.current_graph()
-            graph = here
-            while graph is not None and graph is not changed_in:
-                graph = graph.parent
-            if graph is None:
-                graph = changed_in  # the change's region ended: is it nested in this one?
-                while graph is not None and graph is not here:
-                    graph = graph.parent
-                if graph is None:  # a sibling branch
-                    continue
+            changed, symbol, change_at, _ = value.replaced
+            if not _applies(value.replaced, _ops.base.core.current_graph()):
+                continue  # a sibling branch
             raise errors.InPlaceChangeError(errors.in_place_alias_message(
                 _UserNames()(value), changed, symbol, change_at, errors.where_user(),
                 returned_by))

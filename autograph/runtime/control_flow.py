@@ -17,7 +17,8 @@ import numpy as np
 from autograph import errors
 from autograph.runtime import aliases, staging
 from autograph.runtime.registry import backend_of, is_staged
-from autograph.runtime.special_values import Undefined, UndefinedReturnValue, note_unbound_when
+from autograph.runtime.special_values import (Undefined, UndefinedReturnValue, UnboundInLoop,
+                                              note_flagged, unbound_flags)
 
 _range_types = {}  # type of a staged range object -> fn(obj) -> (start, stop, step)
 
@@ -52,11 +53,12 @@ def while_test(value):
     return value
 
 
-def if_stmt(cond, if_true, if_false, state, names):
+def if_stmt(cond, if_true, if_false, state, names, jumps=()):
     """Python meaning: `if_true(*state) if cond else if_false(*state)`.
 
     Branches return a tuple of outputs; `names` are the outputs' variable names.
     `if_false` None: an `if` without `else` whose outputs are its state.
+    `jumps`: the names among `names` that are the converters' jump flags.
     """
     if if_false is None:
         if_false = _unchanged
@@ -76,7 +78,7 @@ def if_stmt(cond, if_true, if_false, state, names):
         def run(*args):
             with staging.region(backend, taken(side)):
                 raw = branch(*args)
-                result = staging.dead_after_jump(raw, names)
+                result = staging.dead_after_jump(raw, names, jumps)
             if result is not raw:
                 dead[side] = [i for i, (a, b) in enumerate(zip(raw, result)) if a is not b]
             outputs[side] = result
@@ -87,15 +89,23 @@ def if_stmt(cond, if_true, if_false, state, names):
                                                backend.reconciles_branch_lists)
             else:  # the backend may touch the outputs before the other side is traced
                 staging.check_branch_defined(result, side, names, location)
+            if flagged:
+                # which outputs are unbound on this path (a jump left them so, or
+                # a value passed on was): Python False where none, so no op
+                return (*result, *unbound_flags(result, dead.get(side, ())))
             return result
         return run
 
+    # (a `finally` body, or a later statement's state, may carry them to a read: `ld`)
+    flagged = staging.may_leave_unbound(state, jumps)
     with _undone_on_error():
-        result = backend.cond(cond, checked(if_true, True), checked(if_false, False),
-                              state, names)
-    for side, positions in dead.items():  # (a `finally` body may read them: `ld`)
-        for i in positions:
-            note_unbound_when(result[i], names[i], taken(side)())
+        result = backend.cond(cond, checked(if_true, True), checked(if_false, False), state,
+                              (*names, *(f"<'{n}' unbound>" for n in names)) if flagged
+                              else names)
+    if flagged:
+        result = tuple(result)
+        note_flagged(result[:len(names)], names, result[len(names):])
+        result = result[:len(names)]
     return result if lists is None else lists.finish(result, names, location)
 
 
@@ -111,12 +121,13 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=()):
         if backend is not None:
             location = staging.user_location()
             local = _LoopLocals(state, names, body_first, location, "while")
-            body = staging.checked_body(local.body(loop_body), local.state, local.names,
-                                        location, "while", with_item=False)
+            unbound = UnboundInLoop(local.state, local.names)
+            body = staging.checked_body(unbound.body(local.body(loop_body)), unbound.state,
+                                        unbound.names, location, "while", with_item=False)
             with staging.region(backend), _undone_on_error():
-                final = backend.while_loop(local.test(loop_test), body, local.state,
-                                           local.names, opts)
-            return local.result(final, backend)
+                final = backend.while_loop(unbound.test(local.test(loop_test)), body,
+                                           unbound.state, unbound.names, opts)
+            return local.result(unbound.result(final), backend)
         if not test:
             return state
         state = loop_body(*state)
@@ -144,12 +155,14 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
     if target is None:
         target = _loop_target(loop_body)  # read before the body gets wrapped
     local = _LoopLocals(state, names, body_first, location, "for")
-    state, names = local.state, local.names
-    body = staging.checked_body(local.body(loop_body, with_item=True), state, names, location,
-                                "for", with_item=True)
+    unbound = UnboundInLoop(local.state, local.names)
+    state, names = unbound.state, unbound.names
+    body = staging.checked_body(unbound.body(local.body(loop_body, with_item=True),
+                                             with_item=True),
+                                state, names, location, "for", with_item=True)
     folded_test = None
     if extra_test is not None:
-        extra_test = local.test(extra_test)
+        extra_test = unbound.test(local.test(extra_test))
         if _owner_of_bounds(iterated, backend).folds_extra_test:
             folded_test = extra_test  # the backend tests it before each iteration
         else:
@@ -164,7 +177,7 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
         else:
             final = backend.for_each(iterated, body, state, names, opts, target=target,
                                      extra_test=folded_test)
-    return local.result(final, owner)
+    return local.result(unbound.result(final), owner)
 
 
 class _LoopLocals:
@@ -317,6 +330,21 @@ def load_part(obj, kind, key, name):
         return obj[key] if kind == "item" else getattr(obj, key)
     except _ABSENT:
         return Undefined(name)
+
+
+def parts_holding(value):
+    """[(path, where)] for the items and attributes (`self.w`, `d['k']`) that
+    held `value` before a staged statement being traced made them its state
+    (store_part journals them): the object keeps that array in Python, and a
+    change of it in place would show there."""
+    found = []
+    for journal in getattr(_journals, "stack", ()):
+        for obj, kind, key, old in journal:
+            if old is value:
+                path = f"[{key!r}]" if kind == "item" else f".{key}"
+                found.append((f"<{type(obj).__name__} object>{path}",
+                              "state of a staged `if` or loop"))
+    return found
 
 
 def store_part(obj, kind, key, value):

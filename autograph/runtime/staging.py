@@ -21,14 +21,15 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
-import sys
+import os
 import re
+import sys
 import threading
 
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import aliases, structure
+from autograph.runtime import aliases, special_values, structure
 from autograph.runtime.registry import backend_of
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN
@@ -51,11 +52,80 @@ def region(backend, taken=None):
     stack.append((backend, taken))
     outside = _regions.__dict__.setdefault("outside", [])
     outside.append(sys._getframe(2))  # (the frame entering the region; see frames_outside_region)
+    protected = _protect_arrays(sys._getframe(2))
     try:
         yield
+    except ValueError as e:
+        if protected and "read-only" in str(e):
+            raise _in_place_numpy_error(e, protected) from e
+        raise
     finally:
+        for array in protected:
+            array.flags.writeable = True
         stack.pop()
         outside.pop()
+
+
+def _protect_arrays(frame):
+    """The numpy arrays the user's running frames hold (their variables, and
+    one level into the lists, tuples and dicts they hold), made read-only
+    while a staged branch or loop body is traced: an in-place numpy change of
+    one there (`b = w; b += 1`, `np.copyto(w, ...)`) would run once, while
+    tracing, where Python runs it each time the path is taken (or never).
+    Numpy's read-only error is turned into a catalog error (`region`)."""
+    protected, seen = [], set()
+    for frame in _traced_user_frames(frame):
+        for value in list(frame.f_locals.values()):
+            items = value.values() if type(value) is dict else (
+                value if type(value) in (list, tuple) else (value,))
+            for array in items:
+                if type(array) is np.ndarray and id(array) not in seen \
+                        and array.flags.writeable:
+                    seen.add(id(array))
+                    array.flags.writeable = False
+                    protected.append(array)
+    return protected
+
+
+_TRACE_ENTRIES = (os.path.join("autograph", "graph", "function.py"),
+                  os.path.join("autograph", "graph", "concrete.py"))
+
+
+def _traced_user_frames(frame):
+    """The user's frames from `frame` outwards, up to where ag.function
+    started tracing (its caller's variables are not the traced code's: what
+    the traced code reads of them, it reads through its own frames' closure
+    variables), or all of them (under another library's tracing)."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.endswith(_TRACE_ENTRIES):
+            return
+        if not errors._not_users(filename):
+            yield frame
+        frame = frame.f_back
+
+
+def _in_place_numpy_error(error, protected):
+    """The catalog error for numpy's read-only error inside a staged region,
+    naming the user's variable and line (the innermost user frame)."""
+    tb, frame = error.__traceback__, None
+    while tb is not None:
+        if not errors._not_users(tb.tb_frame.f_code.co_filename):
+            frame = tb.tb_frame
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    name, location = "an array", user_location()
+    if frame is not None:
+        location = errors.where(frame.f_code.co_filename, line)
+        held = {id(a) for a in protected}
+        for key, value in frame.f_locals.items():
+            base = value
+            while type(base) is np.ndarray and id(base) not in held:
+                base = base.base
+            if type(base) is np.ndarray and not key.startswith(("ag__", "__")):
+                name = f"`{key}`"
+                break
+    return errors.InPlaceChangeError(errors.in_place_numpy_in_region_message(name, location))
 
 
 def frames_outside_region():
@@ -156,28 +226,32 @@ def check_branch_structure(true_out, false_out, names, location, lists_reconcile
                 shown(name), location, _describe_outline(a), _describe_outline(b)))
 
 
-# The flags the jump passes lower `return` / `break` / `continue` into
-# (converters/return_statements.py, break_statements.py, continue_statements.py;
-# `fjump` for a jump inside `finally`, converters/support/jumps.py; the namer
-# adds `_1`, `_2`, ... when the user has a variable of that name).
-_JUMP_FLAG = re.compile(r"(do_return|break_|continue_|fjump)(_\d+)?")
-
-
-def dead_after_jump(outputs, names):
+def dead_after_jump(outputs, names, jumps):
     """Outputs of a staged branch that surely jumped (a jump flag among its
-    outputs is Python True): a variable it left undefined is assigned only
+    outputs, `jumps` names them, is Python True): a variable it left undefined is assigned only
     on the path that did not jump, and everything after the jump that could
     read it runs under `if not flag:` (jumps.py), so on this path it is dead.
     It travels as an UndefinedReturnValue, which the backend fills with
     zeros of the other branch's type, instead of being refused as undefined.
     Only a `finally` body, which runs after the jump too, reads the stand-in
     unguarded: if_stmt notes it (special_values.note_unbound_when) and `ld`
-    stages Python's UnboundLocalError for the path that jumped."""
-    if not any(value is True and _JUMP_FLAG.fullmatch(name)
-               for name, value in zip(names, outputs)):
+    stages Python's UnboundLocalError for the path that jumped.  The flags
+    are named by the converters (`jumps`), never told by their names: a
+    user's variable `break_ = True` is not one."""
+    if not jumps or not any(value is True and name in jumps
+                            for name, value in zip(names, outputs)):
         return outputs
     return tuple(UndefinedReturnValue() if type(value) is Undefined else value
                  for value in outputs)
+
+
+def may_leave_unbound(state, jumps):
+    """May a staged `if` give an output a value that is unbound on some path:
+    it has jump flags among its outputs (`dead_after_jump`; a jump nested in
+    it sets one too), or a value noted so (special_values.note_unbound_when)
+    in its state, which it may pass on."""
+    return bool(jumps) or any(
+        special_values.unbound_condition(value) is not None for value in state)
 
 
 # The variable the return pass keeps a `return`'s value in (a leaf of it:
@@ -242,6 +316,26 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
     if with_item:
         return lambda item, *state: run_checked(state, lambda: loop_body(item, *state))
     return lambda *state: run_checked(state, lambda: loop_body(*state))
+
+
+def outside_holders(array, variable):
+    """[(name, where)] for the names besides `variable` that hold numpy `array`:
+    the user's variables and one level into their containers
+    (aliases.other_holders), and the globals of the user's modules.  For an
+    in-place change staged code cannot make on the array itself."""
+    holders = aliases.other_holders(array, variable, skip_depth=2,
+                                    by_pending_call=False)[0]
+    scanned = set()
+    for frame in _traced_user_frames(sys._getframe(1)):
+        namespace = frame.f_globals
+        if id(namespace) not in scanned:
+            scanned.add(id(namespace))
+            module = namespace.get("__name__", "?")
+            for name, held in list(namespace.items()):
+                path = None if name.startswith("__") else aliases._path_to(held, array, name)
+                if path is not None:
+                    holders.append((path, f"a global of module {module}"))
+    return holders
 
 
 # --- describing values for messages --------------------------------------------

@@ -1,0 +1,115 @@
+"""Arrays inside objects held by globals, read directly by the traced function
+(issue 8, still open): `LAYERS[0].w`, a dataclass field `P.w`, `MODEL.w`.
+
+ag.function bakes what it reads from outside into the graph as constants and
+watches them (graph/guards.py): an array changed in place is seen (its
+contents are fingerprinted).  An attribute of an object held by a global,
+read in the traced function itself (not through a method), is watched only
+through the holding object's identity: rebinding the attribute (`MODEL.w =
+new_array`, the usual way to update a parameter) leaves the old array in
+the graph, and the next call returns a wrong value.  These tests show the
+difference from plain Python; they are expected to fail until guards.py
+(helper `percall`'s file) watches attribute paths (see the report).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w
+
+
+@dataclass
+class Params:
+    w: np.ndarray
+
+
+def _fresh():
+    global LAYERS, P, MODEL
+    LAYERS = [Layer(np.ones(3))]
+    P = Params(np.ones(3))
+    MODEL = Layer(np.ones(3))
+
+
+_fresh()
+
+
+def reads_item_attribute(x):
+    return x * LAYERS[0].w
+
+
+def reads_dataclass_field(x):
+    return x + P.w
+
+
+def reads_attribute(x):
+    return x + MODEL.w
+
+
+REBINDS = [
+    (reads_item_attribute, lambda: setattr(LAYERS[0], "w", np.full(3, 5.0))),
+    (reads_dataclass_field, lambda: setattr(P, "w", np.full(3, 5.0))),
+    (reads_attribute, lambda: setattr(MODEL, "w", np.full(3, 5.0))),
+]
+IN_PLACE = [
+    (reads_item_attribute, lambda: LAYERS[0].w.__setitem__(slice(None), 7.0)),
+    (reads_dataclass_field, lambda: P.w.__setitem__(slice(None), 7.0)),
+    (reads_attribute, lambda: MODEL.w.__setitem__(slice(None), 7.0)),
+]
+
+
+def _after_change(fn, change):
+    _fresh()
+    staged = ag.function(fn)
+    x = np.ones(3)
+    staged(x)
+    change()
+    return staged(x), fn(x)
+
+
+@pytest.mark.parametrize("fn, change", IN_PLACE, ids=lambda v: getattr(v, "__name__", ""))
+def test_array_changed_in_place_is_seen(fn, change):
+    got, expected = _after_change(fn, change)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.xfail(strict=True, reason="guards.py watches an attribute of an object held by a "
+                   "global only through the object's identity: rebinding the attribute is "
+                   "not seen (issue 8, left open; guards.py is helper percall's)")
+@pytest.mark.parametrize("fn, change", REBINDS, ids=lambda v: getattr(v, "__name__", ""))
+def test_rebound_attribute_is_seen(fn, change):
+    got, expected = _after_change(fn, change)
+    np.testing.assert_array_equal(got, expected)
+
+
+class Stateful:
+    def __init__(self):
+        self.w = np.zeros(3)
+
+    def step(self, x):
+        self.w = self.w + x  # rebinds the attribute: a graph tensor, while tracing
+        return self.w
+
+
+@pytest.mark.xfail(strict=True, reason="a graph tensor stored into an attribute of an object "
+                   "that outlives the trace (`self.w = self.w + x`) stays there: the next call "
+                   "runs the graph with the array traced and returns the first call's value "
+                   "(issue 8, left open: needs a check when tracing ends, graph/function.py)")
+def test_attribute_rebound_to_a_tensor_is_refused_or_correct():
+    plain, staged_model = Stateful(), Stateful()
+    staged = ag.function(staged_model.step)
+    x = np.ones(3)
+    plain.step(x)
+    expected = plain.step(x)
+    try:
+        staged(x)
+        got = staged(x)
+    except ag.errors.AutoGraphError:
+        return  # refused: fine
+    np.testing.assert_array_equal(got, expected)
