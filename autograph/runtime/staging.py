@@ -332,7 +332,7 @@ def outside_holders(array, variable):
             scanned.add(id(namespace))
             module = namespace.get("__name__", "?")
             for name, held in list(namespace.items()):
-                path = None if name.startswith("__") else aliases._path_to(held, array, name)
+                path = None if name.startswith("__") else aliases.path_to(held, array, name)
                 if path is not None:
                     holders.append((path, f"a global of module {module}"))
     return holders

@@ -1,15 +1,12 @@
 """Arrays inside objects held by globals, read directly by the traced function
-(issue 8, still open): `LAYERS[0].w`, a dataclass field `P.w`, `MODEL.w`.
+(issue 8): `LAYERS[0].w`, a dataclass field `P.w`, `MODEL.w`.
 
 ag.function bakes what it reads from outside into the graph as constants and
 watches them (graph/guards.py): an array changed in place is seen (its
-contents are fingerprinted).  An attribute of an object held by a global,
-read in the traced function itself (not through a method), is watched only
-through the holding object's identity: rebinding the attribute (`MODEL.w =
-new_array`, the usual way to update a parameter) leaves the old array in
-the graph, and the next call returns a wrong value.  These tests show the
-difference from plain Python; they are expected to fail until guards.py
-(helper `percall`'s file) watches attribute paths (see the report).
+contents are compared), and so is an attribute of an object held by a global
+rebound to another array (`MODEL.w = new_array`, the usual way to update a
+parameter): guards.py watches each link of the path from the global.  Each
+test compares the call after the change with plain Python.
 """
 
 from dataclasses import dataclass
@@ -79,9 +76,6 @@ def test_array_changed_in_place_is_seen(fn, change):
     np.testing.assert_array_equal(got, expected)
 
 
-@pytest.mark.xfail(strict=True, reason="guards.py watches an attribute of an object held by a "
-                   "global only through the object's identity: rebinding the attribute is "
-                   "not seen (issue 8, left open; guards.py is helper percall's)")
 @pytest.mark.parametrize("fn, change", REBINDS, ids=lambda v: getattr(v, "__name__", ""))
 def test_rebound_attribute_is_seen(fn, change):
     got, expected = _after_change(fn, change)
