@@ -123,13 +123,18 @@ class Graph:
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
         known = _identifiers.get(base) if type(base) is str else None
         base = known or identifier(base)
-        count = self._name_counts.get(base, 0)
+        counts, used = self._name_counts, self._used_names
+        count = counts.get(base, 0)
+        if count == 0 and base not in used:  # (the common case, spelled out: once a node)
+            counts[base] = 1
+            used.add(base)
+            return base
         name = base if count == 0 else _numbered(base, count)
-        while name in self._used_names:  # `x_1` may be a user's name too
+        while name in used:  # `x_1` may be a user's name too
             count += 1
             name = _numbered(base, count)
-        self._name_counts[base] = count + 1
-        self._used_names.add(name)
+        counts[base] = count + 1
+        used.add(name)
         return name
 
     def rename(self, tensor, base):
@@ -245,6 +250,8 @@ def identifier(text):
 
 
 def _identifier(text):
+    if type(text) is str and text.isascii() and text.isidentifier():
+        return text  # (what the split below gives back for [A-Za-z_][A-Za-z0-9_]*)
     name = ""
     for part in re.split(r"\W+", str(text)):
         if part:  # `retval_[0]` -> `retval_0`
