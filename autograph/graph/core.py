@@ -129,7 +129,10 @@ class Graph:
             counts[base] = 1
             used.add(base)
             return base
-        name = base if count == 0 else _numbered(base, count)
+        if count == 0:
+            name = base
+        else:  # _numbered(base, count), spelled out for the op names met again and again
+            name = f"{base}{count}" if base[-1] == "_" else f"{base}_{count}"
         while name in used:  # `x_1` may be a user's name too
             count += 1
             name = _numbered(base, count)
@@ -154,7 +157,9 @@ class Graph:
                  names=None):
         """Appends a node; its outputs are named `names` (one per output, made
         unique), else `name` (`name:0`, `name:1`, ... for several), else the op's."""
-        node = Node(op, args, attrs, subgraphs, _location(), stateful)
+        # the user's (filename, lineno), or None; kept on every node
+        filename, lineno, _ = errors.user_frame(2)
+        node = Node(op, args, attrs, subgraphs, (filename, lineno) if lineno else None, stateful)
         if names is not None:
             node.outputs = tuple(
                 Tensor(self, node, i, shape, dtype, self.unique_name(names[i]))
@@ -333,8 +338,3 @@ def leaked_tensor_error(tensor, returned=False):
     use = "returned by the traced function" if returned else f"used at {user_location()}"
     return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
 
-
-def _location():
-    """(filename, lineno) of the user's line, or None; kept on every node."""
-    filename, lineno, _ = errors.user_frame(3)
-    return (filename, lineno) if lineno else None
