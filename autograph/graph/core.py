@@ -284,6 +284,11 @@ CONST = register("const", _no_kernel, None, foldable=False, aliasing=True)
 
 _scope = threading.local()
 
+# One item per trace under way in ANY thread: `if traces_anywhere:` is a cheaper
+# first test than the thread-local stack's (Function.__call__ asks on every call,
+# and outside tracing the list is empty); the stack answers for this thread.
+traces_anywhere = []
+
 # Entered around every trace as `trace_hook(graph)`. autograph/wiring.py sets it
 # to the runtime's `staging`, so converted functions run their staged body while
 # a graph traces; the engine itself never imports the runtime.
@@ -315,10 +320,12 @@ def scope(graph):
     if stack is None:
         stack = _scope.stack = []
     stack.append(graph)
+    traces_anywhere.append(None)
     try:
         with trace_hook(graph):
             yield graph
     finally:
+        traces_anywhere.pop()
         stack.pop()
 
 
