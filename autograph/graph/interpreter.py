@@ -257,8 +257,11 @@ _registry = globals().setdefault("__warningregistry__", {})
 def _run_node(node, values):
     """Computes `node` from the value table (id(tensor) -> value), storing its outputs."""
     try:
-        result = _evaluator(node)(*[values[id(a)] if isinstance(a, Tensor) else a
-                                    for a in node.args])
+        # (_evaluator's shared case first, inline: a hit there is an op that qualifies)
+        evaluate = None if node.attrs else _SHARED.get(node.op)
+        if evaluate is None:
+            evaluate = _evaluator(node)
+        result = evaluate(*[values[id(a)] if isinstance(a, Tensor) else a for a in node.args])
     except Exception as exc:
         compiler.add_op_note(exc, node)
         raise
