@@ -111,6 +111,9 @@ class Graph:
         self._used_names = set()
         self._captured_by = {}  # id(tensor) -> [(sub-graph, its placeholder)]
         self._constants = {}  # id(ndarray) -> const tensor; the node keeps it alive
+        # (location,) while the user's line of every new node is known without looking
+        # (a gradient: every op backprop records is at the line that asked for it)
+        self.fixed_location = None
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
         # it would change an ndarray argument in place: tensor.py refuses that)
@@ -158,8 +161,13 @@ class Graph:
         """Appends a node; its outputs are named `names` (one per output, made
         unique), else `name` (`name:0`, `name:1`, ... for several), else the op's."""
         # the user's (filename, lineno), or None; kept on every node
-        filename, lineno, _ = errors.user_frame(2)
-        node = Node(op, args, attrs, subgraphs, (filename, lineno) if lineno else None, stateful)
+        fixed = self.fixed_location
+        if fixed is None:
+            filename, lineno, _ = errors.user_frame(2)
+            location = (filename, lineno) if lineno else None
+        else:
+            location = fixed[0]
+        node = Node(op, args, attrs, subgraphs, location, stateful)
         if names is not None:
             node.outputs = tuple(
                 Tensor(self, node, i, shape, dtype, self.unique_name(names[i]))

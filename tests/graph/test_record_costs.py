@@ -96,3 +96,63 @@ def test_the_interpreter_keeps_values_read_later_and_outputs():
     want = fn(x)
     for got in (first, second):
         assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def _line_of(marker):
+    import inspect
+    lines, start = inspect.getsourcelines(__import__(__name__))
+    return next(i + 1 for i, text in enumerate(lines) if text.rstrip().endswith(marker))
+
+
+def _loss(w):
+    y = np.tanh(w * 2.0)  # FORWARD
+    return (y * y).sum()
+
+
+def _nodes(graph):
+    for node in graph.nodes:
+        yield node
+        for sub in node.subgraphs:
+            yield from _nodes(sub)
+
+
+def test_gradient_ops_are_located_at_the_line_asking_for_the_gradient():
+    def step(w):
+        return ag.grad(_loss)(w)  # GRADIENT
+
+    for autograph in (False, True):
+        staged = ag.function(step, autograph=autograph)
+        w = np.linspace(-1.0, 1.0, 5)
+        assert np.allclose(staged(w), 4 * np.tanh(2 * w) * (1 - np.tanh(2 * w) ** 2))
+        graph = staged.get_concrete_function(w).graph
+        where = {n.location for n in _nodes(graph) if n.op is not core.PLACEHOLDER}
+        assert where >= {(__file__, _line_of("# GRADIENT")), (__file__, _line_of("# FORWARD"))}
+        assert {line for _, line in where} <= {
+            _line_of("# GRADIENT"), _line_of("# FORWARD"), _line_of("# FORWARD") + 1}
+
+
+def _branchy_loss(w):
+    if w.sum() > 0:  # BRANCH
+        y = w * 3.0
+    else:
+        y = w * w
+    return y.sum()
+
+
+def test_gradient_ops_of_a_staged_branch_are_located_at_the_gradient_line():
+    def step(w):
+        return ag.grad(_branchy_loss)(w)  # BRANCH GRADIENT
+
+    staged = ag.function(step)
+    w = np.ones(3)
+    assert staged(w).tolist() == [3.0, 3.0, 3.0]
+    assert staged(-w).tolist() == [-2.0, -2.0, -2.0]
+    graph = staged.get_concrete_function(w).graph
+    conds = [n for n in graph.nodes if n.subgraphs]
+    assert len(conds) == 2  # the forward `if`, and its adjoint's
+    adjoint = conds[1]
+    assert adjoint.location == (__file__, _line_of("# BRANCH GRADIENT"))
+    inner = [n.location for sub in adjoint.subgraphs for n in sub.nodes
+             if n.op is not core.PLACEHOLDER]
+    assert inner and set(inner) == {(__file__, _line_of("# BRANCH GRADIENT"))}
+    assert graph.fixed_location is None
