@@ -215,17 +215,24 @@ def backprop(ctx, nodes, seeds, targets, opaque=()):
     reading them are on the path, so a float they yield needs a rule."""
     live = {key(t) for t in targets} | {key(t) for t in opaque}
     path = []
+    # (loops, not generators: this runs once per node of every traced gradient)
     for node in nodes:
         if node.op is core.PLACEHOLDER or node.op is core.CONST:
             continue
-        if any(isinstance(a, Tensor) and key(a) in live for a in node.args):
-            path.append(node)
-            live.update(key(o) for o in node.outputs)
+        for a in node.args:
+            if isinstance(a, Tensor) and (id(a.node), a.index) in live:  # key(a)
+                path.append(node)
+                for o in node.outputs:
+                    live.add((id(o.node), o.index))
+                break
     adjoints = dict(seeds)
     for node in reversed(path):
         cotangents = [adjoints.get(key(o)) if differentiable(o) else None
                       for o in node.outputs]
-        if all(g is None for g in cotangents):
+        for g in cotangents:
+            if g is not None:
+                break
+        else:
             continue
         if node.op is control.COND:
             grads = _cond_adjoint(ctx, node, cotangents, live)

@@ -111,6 +111,9 @@ class Graph:
         self._used_names = set()
         self._captured_by = {}  # id(tensor) -> [(sub-graph, its placeholder)]
         self._constants = {}  # id(ndarray) -> const tensor; the node keeps it alive
+        # (location,) while the user's line of every new node is known without looking
+        # (a gradient: every op backprop records is at the line that asked for it)
+        self.fixed_location = None
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
         # it would change an ndarray argument in place: tensor.py refuses that)
@@ -123,13 +126,21 @@ class Graph:
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
         known = _identifiers.get(base) if type(base) is str else None
         base = known or identifier(base)
-        count = self._name_counts.get(base, 0)
-        name = base if count == 0 else _numbered(base, count)
-        while name in self._used_names:  # `x_1` may be a user's name too
+        counts, used = self._name_counts, self._used_names
+        count = counts.get(base, 0)
+        if count == 0 and base not in used:  # (the common case, spelled out: once a node)
+            counts[base] = 1
+            used.add(base)
+            return base
+        if count == 0:
+            name = base
+        else:  # _numbered(base, count), spelled out for the op names met again and again
+            name = f"{base}{count}" if base[-1] == "_" else f"{base}_{count}"
+        while name in used:  # `x_1` may be a user's name too
             count += 1
             name = _numbered(base, count)
-        self._name_counts[base] = count + 1
-        self._used_names.add(name)
+        counts[base] = count + 1
+        used.add(name)
         return name
 
     def rename(self, tensor, base):
@@ -149,7 +160,14 @@ class Graph:
                  names=None):
         """Appends a node; its outputs are named `names` (one per output, made
         unique), else `name` (`name:0`, `name:1`, ... for several), else the op's."""
-        node = Node(op, args, attrs, subgraphs, _location(), stateful)
+        # the user's (filename, lineno), or None; kept on every node
+        fixed = self.fixed_location
+        if fixed is None:
+            filename, lineno, _ = errors.user_frame(2)
+            location = (filename, lineno) if lineno else None
+        else:
+            location = fixed[0]
+        node = Node(op, args, attrs, subgraphs, location, stateful)
         if names is not None:
             node.outputs = tuple(
                 Tensor(self, node, i, shape, dtype, self.unique_name(names[i]))
@@ -245,6 +263,8 @@ def identifier(text):
 
 
 def _identifier(text):
+    if type(text) is str and text.isascii() and text.isidentifier():
+        return text  # (what the split below gives back for [A-Za-z_][A-Za-z0-9_]*)
     name = ""
     for part in re.split(r"\W+", str(text)):
         if part:  # `retval_[0]` -> `retval_0`
@@ -271,6 +291,11 @@ CONST = register("const", _no_kernel, None, foldable=False, aliasing=True)
 # --- the tracing scope (thread-local; see module docstring) ---------------
 
 _scope = threading.local()
+
+# One item per trace under way in ANY thread: `if traces_anywhere:` is a cheaper
+# first test than the thread-local stack's (Function.__call__ asks on every call,
+# and outside tracing the list is empty); the stack answers for this thread.
+traces_anywhere = []
 
 # Entered around every trace as `trace_hook(graph)`. autograph/wiring.py sets it
 # to the runtime's `staging`, so converted functions run their staged body while
@@ -303,10 +328,12 @@ def scope(graph):
     if stack is None:
         stack = _scope.stack = []
     stack.append(graph)
+    traces_anywhere.append(None)
     try:
         with trace_hook(graph):
             yield graph
     finally:
+        traces_anywhere.pop()
         stack.pop()
 
 
@@ -326,8 +353,3 @@ def leaked_tensor_error(tensor, returned=False):
     use = "returned by the traced function" if returned else f"used at {user_location()}"
     return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
 
-
-def _location():
-    """(filename, lineno) of the user's line, or None; kept on every node."""
-    filename, lineno, _ = errors.user_frame(3)
-    return (filename, lineno) if lineno else None

@@ -33,6 +33,7 @@ _ARRAY = signature.ARRAY
 # The tracing scope's per-thread attributes (core.current_graph reads its
 # "stack"): read here directly, as one dict lookup, because every call asks.
 _tracing_scope = core._scope
+_traces_anywhere = core.traces_anywhere
 RETRACE_LIMIT = 5  # retraces ...
 RETRACE_WINDOW = 10.0  # ... within this many seconds trigger one warning
 ENTRIES = 4  # compiled guards tried per call before computing the cache key
@@ -98,7 +99,8 @@ class Function:
     def __call__(self, *args, **kwargs):
         if _run_eagerly:
             return self.python_function(*args, **kwargs)
-        if _tracing_scope.__dict__.get("stack"):  # (core.current_graph(), inlined)
+        # (core.current_graph(), inlined; the stack only asked while some thread traces)
+        if _traces_anywhere and _tracing_scope.__dict__.get("stack"):
             # called while another function traces (a model inside a training
             # step): its ops join that graph, they are not a graph of their own
             return self._python_for_tracing()(*args, **kwargs)

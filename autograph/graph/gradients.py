@@ -111,7 +111,14 @@ class Gradient:
         value, aux = result if self.has_aux else (result, None)
         loss = self._loss(value, location)
         seed = graph.constant(np.ones((), loss.dtype))
-        grads = backprop(Backward(), graph.nodes[start:], {key(loss): seed}, watched)
+        # backprop's ops are all at the user's line calling the gradient: only
+        # autograph (and numpy) code runs in between, so add_node need not look
+        filename, lineno, _ = errors.user_frame(2)
+        graph.fixed_location = ((filename, lineno) if lineno else None,)
+        try:
+            grads = backprop(Backward(), graph.nodes[start:], {key(loss): seed}, watched)
+        finally:
+            graph.fixed_location = None
         grads = [g if g is not None else np.zeros_like(w) for g, w in zip(grads, watched)]
         if self.wrt is not None:
             by_variable = dict(zip(map(id, variables), grads))

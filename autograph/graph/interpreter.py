@@ -257,8 +257,11 @@ _registry = globals().setdefault("__warningregistry__", {})
 def _run_node(node, values):
     """Computes `node` from the value table (id(tensor) -> value), storing its outputs."""
     try:
-        result = _evaluator(node)(*[values[id(a)] if isinstance(a, Tensor) else a
-                                    for a in node.args])
+        # (_evaluator's shared case first, inline: a hit there is an op that qualifies)
+        evaluate = None if node.attrs else _SHARED.get(node.op)
+        if evaluate is None:
+            evaluate = _evaluator(node)
+        result = evaluate(*[values[id(a)] if isinstance(a, Tensor) else a for a in node.args])
     except Exception as exc:
         compiler.add_op_note(exc, node)
         raise
@@ -270,6 +273,29 @@ def _run_node(node, values):
         if len(items) != len(outputs):
             raise ValueError(f"expected {len(outputs)} values to unpack, got {len(items)}")
         values.update(zip(map(id, outputs), items))
+
+
+def _drops(graph):
+    """Per node position, the ids of the tensors that node reads for the last
+    time (None for none; graph outputs are never dropped): compiler._last_uses
+    turned around, in one backward pass, so running a node looks at its
+    arguments once."""
+    nodes = graph.nodes
+    seen = {id(t) for t in graph.outputs if isinstance(t, Tensor)}
+    drops = [None] * len(nodes)
+    for position in range(len(nodes) - 1, -1, -1):
+        dying = None
+        for a in nodes[position].args:
+            if isinstance(a, Tensor):
+                key = id(a)
+                if key not in seen:
+                    seen.add(key)
+                    if dying is None:
+                        dying = [key]
+                    else:
+                        dying.append(key)
+        drops[position] = dying
+    return drops
 
 
 def _value(values, a):
@@ -295,7 +321,7 @@ class Interpreter:
         # a value is dropped after its last reader (as the compiled code
         # rebinds its name): the next array of that size reuses its memory,
         # where holding every intermediate would touch new pages each op
-        last_use = compiler._last_uses(graph)
+        drops = _drops(graph)
         for position, node in enumerate(graph.nodes):
             op = node.op
             if op is core.PLACEHOLDER:
@@ -311,9 +337,10 @@ class Interpreter:
                 _run_node(node, values)
                 if len(_registry) != shown:
                     self._note_warnings(node)
-            for a in node.args:
-                if isinstance(a, Tensor) and last_use.get(id(a)) == position:
-                    values.pop(id(a), None)
+            dying = drops[position]
+            if dying is not None:
+                for key in dying:
+                    values.pop(key, None)
 
     def _cond(self, node, values):
         captured = iter(node.args[node.attrs["explicit_args"]:])

@@ -42,29 +42,31 @@ def _emit_prefix(symbol):
     return emit
 
 
+# a key part standing for an int whose value matters beyond the cache's range:
+# such keys are never stored (an object of its own: a float64 dtype compares
+# equal to None, so None could match a stored key)
+_UNCACHED = object()
+
+
 def _dtype_key(value):
     if isinstance(value, Tensor):
         return value.dtype
     if type(value) is int:
         # The value only matters for range errors; small ints are cached by value.
-        return (int, value) if -256 <= value < 256 else None
+        return (int, value) if -256 <= value < 256 else _UNCACHED
     return type(value)
 
 
 def _out_dtypes(ufunc, args, attrs):
-    keys = tuple([a.dtype if isinstance(a, Tensor) else _dtype_key(a) for a in args])
-    key = (ufunc, keys, attrs.get("dtype") if attrs else None)
-    # (not `None not in keys`: a float64 dtype compares equal to None)
-    cacheable = all(k is not None for k in keys)
-    if cacheable:
-        hit = _dtype_cache.get(key)
-        if hit is not None:
-            return hit
+    keys = tuple([a.dtype if type(a) is Tensor else _dtype_key(a) for a in args])
+    hit = _dtype_cache.get((ufunc, keys, attrs.get("dtype") if attrs else None))
+    if hit is not None:  # (looked up first: the common case, no key is ever _UNCACHED)
+        return hit
     with np.errstate(all="ignore"):
         result = ufunc(*(base.example(a) for a in args), **attrs)
     dtypes = tuple(np.asarray(r).dtype for r in (result if ufunc.nout > 1 else (result,)))
-    if cacheable:
-        _dtype_cache[key] = dtypes
+    if all(k is not _UNCACHED for k in keys):
+        _dtype_cache[(ufunc, keys, attrs.get("dtype") if attrs else None)] = dtypes
     return dtypes
 
 
@@ -76,7 +78,7 @@ def _ufunc_op(ufunc):
     def infer(*args, **attrs):
         if len(args) != ufunc.nin:
             raise base.RuleError(f"takes {ufunc.nin} inputs, got {len(args)}")
-        shape = base.broadcast_shapes(*[a.static_shape if isinstance(a, Tensor) else base.shape_of(a)
+        shape = base.broadcast_shapes(*[a.static_shape if type(a) is Tensor else base.shape_of(a)
                                         for a in args])
         return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]
 
