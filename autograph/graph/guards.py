@@ -138,7 +138,7 @@ def _nested_locals(codes):
     return found
 
 
-def guards_of(fn, objects, called=(), note=None):
+def guards_of(fn, objects, called=(), note=None, contents=True):
     """The values a trace may have baked into the graph as constants from
     outside its arguments: numpy arrays and numbers held by the globals and
     closure cells of the functions the trace ran (`_code_owners`), by the
@@ -159,7 +159,9 @@ def guards_of(fn, objects, called=(), note=None):
     `note`, when given, is called as note(value, place, root) with every
     value the walk meets (`place` spells its holder as the code does:
     `CACHE['last']`, `w` of the attribute walk's `root` object, None else):
-    leaked_tensors looks there for the trace's own tensors."""
+    LeakedTensors looks there for the trace's own tensors.  `contents`
+    False leaves out what arrays and containers hold (contents None): the
+    walk alone, for random_states before a trace."""
     functions = _code_owners(fn, called)
     names = set()
     for function, _ in functions:
@@ -187,7 +189,7 @@ def guards_of(fn, objects, called=(), note=None):
         label = f"{kind} '{path}'"
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, label,
-                           (value.shape, value.dtype, value.tobytes())))
+                           (value.shape, value.dtype, value.tobytes()) if contents else None))
         elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
             guards.append((holder, name, value, label, None))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
@@ -196,7 +198,8 @@ def guards_of(fn, objects, called=(), note=None):
             guards.append((holder, name, value, label, None))
         elif _container_kind(value) is not None:
             if inside(value, kind, path, depth) or _holds_an_array(value):
-                guards.insert(at, (holder, name, value, label, _fingerprint(value)))
+                guards.insert(at, (holder, name, value, label,
+                                   _fingerprint(value) if contents else None))
         elif inside(value, kind, path, depth):  # (the object's identity first)
             guards.insert(at, (holder, name, value, label, None))
         seen[id(holder), name] = (len(guards) > at, depth)
@@ -733,7 +736,7 @@ def random_states(fn, objects):
     for value in objects:
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, "the generator passed as an argument"))
-    for _, _, value, label, _ in guards_of(fn, objects):
+    for _, _, value, label, _ in guards_of(fn, objects, contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
     return [(generator, what, _random_state(generator)) for generator, what in found.values()]
