@@ -1054,7 +1054,7 @@ class BakedRandomDrawError(StagingError):
 def baked_random_draw_message(generator, function_name, location):
     return (
         f"tracing the ag.function '{function_name}' ({location}) drew numbers from "
-        f"{generator} in code autograph did not convert (ag.function(autograph=False), or "
+        f"(or set the state of) {generator} in code autograph did not convert (ag.function(autograph=False), or "
         f"a function autograph does not convert): that draw ran once, while tracing, and "
         f"its numbers would be constants of the graph, the same on every call. Let "
         f"autograph convert the function (ag.function(f), the default; for a library "

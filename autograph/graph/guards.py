@@ -60,6 +60,16 @@ types) and of numpy's or builtin classes, paths longer than `_PATH_LINKS`,
 an object whose `__dict__` is replaced as a whole, and autograph's own
 objects (an `ag.Variable` is the graph's state, read per call).  A
 function that reads no such object gets no guard and pays nothing.
+
+The same walk, when a trace ends, looks for what the trace must not leave
+behind (`guards_of`'s `note`, `LeakedTensors`): a graph tensor of that trace
+held by state that outlives it (`self.w = self.w + x`, `CACHE['last'] = y`,
+`HISTORY.append(y)`, a global or nonlocal rebound), which Python would update
+on every call and the graph never does, is refused (TraceLeakError).  Before
+and after a trace the states of numpy's global RandomState and of the
+generators the walk reaches are compared (`random_states`): a draw that moved
+one ran while tracing, unseen by autograph, and would be a graph constant
+(BakedRandomDrawError).  Both cost a little at trace time only.
 """
 
 import collections
