@@ -238,3 +238,15 @@ def test_numbers_and_arrays_written_to_state_are_fine():
 
     calls(ag.function(count))
     assert COUNT["n"] == 1  # (traced once: Python side effects run at tracing, as documented)
+
+
+def test_jax_reports_a_leaked_tracer_itself():
+    """Under jax.jit(ag.to_graph(f)) the same program leaves a JAX tracer in
+    CACHE; JAX raises its own error when it is used after the trace."""
+    jax = pytest.importorskip("jax")
+    CACHE.clear()
+    jitted = jax.jit(ag.to_graph(cache_last))
+    jitted(np.ones(2))
+    with pytest.raises(jax.errors.UnexpectedTracerError):
+        jax.numpy.add(CACHE["last"], 1.0)
+    CACHE.clear()

@@ -115,3 +115,19 @@ def test_reading_state_without_drawing_is_not_refused():
 
     np.random.rand()  # (between traces: no draw inside)
     assert ag.function(f, autograph=False)(np.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_a_draw_that_only_takes_the_cached_normal_is_refused():
+    """The legacy normal makes two numbers at a time and keeps one: the next
+    draw takes it without moving the bit generator, so the comparison
+    includes the cached one (RandomState.get_state(legacy=False))."""
+    np.random.seed(3)
+    np.random.normal()  # (now one is cached)
+    moved_before = np.random.mtrand._rand._bit_generator.state["state"]["pos"]
+
+    def cached_normal(x):
+        return x + np.random.normal()
+
+    with pytest.raises(errors.BakedRandomDrawError, match="numpy's global random state"):
+        ag.function(cached_normal, autograph=False)(np.zeros(2))
+    assert np.random.mtrand._rand._bit_generator.state["state"]["pos"] == moved_before
