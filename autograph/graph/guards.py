@@ -73,6 +73,7 @@ one ran while tracing, unseen by autograph, and would be a graph constant
 """
 
 import collections
+import ctypes
 import enum
 import functools
 import gc
@@ -749,13 +750,35 @@ def random_states(fn, objects):
     for _, _, value, label, _ in guards_of(fn, objects, contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
-    return [(generator, what, _random_state(generator)) for generator, what in found.values()]
+    return [(generator, what, _random_state(generator), _mt19937_bytes(generator))
+            for generator, what in found.values()]
 
 
 def baked_random_draw(states):
     """What the first of `states` (random_states before the trace) whose
     generator has moved since is, or None."""
-    for generator, what, state in states:
+    for generator, what, state, raw in states:
+        if raw is not None:
+            if _mt19937_bytes(generator) != raw:
+                return what
+            if not dict(state).get("has_gauss"):
+                continue  # (only a new pair of normals sets one: that moves the bytes)
         if _random_state(generator) != state:
             return what
     return None
+
+
+def _mt19937_bytes(generator):
+    """The bytes of a RandomState's MT19937 state (624 words and a position),
+    read where its bit generator keeps them (~0.4 us; get_state builds an
+    array of them, ~30 us), or None for any other generator.  They tell every
+    draw but one that takes the normal a previous draw cached (`has_gauss`),
+    which baked_random_draw compares through get_state."""
+    bits = getattr(generator, "_bit_generator", None) if \
+        isinstance(generator, np.random.RandomState) else None
+    if not isinstance(bits, np.random.MT19937):
+        return None
+    return ctypes.string_at(bits.ctypes.state_address, _MT19937_STATE_BYTES)
+
+
+_MT19937_STATE_BYTES = 624 * 4 + 4  # (uint32 key[624]; int pos: numpy's mt19937_state)
