@@ -250,3 +250,46 @@ def test_jax_reports_a_leaked_tracer_itself():
     with pytest.raises(jax.errors.UnexpectedTracerError):
         jax.numpy.add(CACHE["last"], 1.0)
     CACHE.clear()
+
+
+class State:
+    def __init__(self):
+        self.total = np.zeros(2)
+
+
+STATE = State()
+
+
+def update(state, x):
+    state.total = state.total + x
+
+
+def calls_a_helper_that_stores(x):
+    update(STATE, x)
+    return x
+
+
+def test_store_made_by_a_converted_helper():
+    STATE.total = np.zeros(2)
+    calls(calls_a_helper_that_stores)
+    assert STATE.total.tolist() == [6.0, 6.0]
+    STATE.total = np.zeros(2)
+    with pytest.raises(errors.TraceLeakError, match=r"STATE\.total"):
+        calls(ag.function(calls_a_helper_that_stores))
+    STATE.total = np.zeros(2)
+
+
+def test_module_attribute():
+    import types
+    import sys
+
+    module = types.ModuleType("leaky_settings")
+    module.LAST = None
+    sys.modules["leaky_settings"] = module
+    namespace = {"leaky_settings": module}
+    exec("def store(x):\n    leaky_settings.LAST = x * 2\n    return x\n", namespace)
+    try:
+        with pytest.raises(errors.TraceLeakError, match=r"leaky_settings\.LAST"):
+            calls(ag.function(namespace["store"], autograph=False))
+    finally:
+        del sys.modules["leaky_settings"]
