@@ -138,7 +138,7 @@ def test_under_a_staged_if():
     model = Model()
     calls(branchy, model)
     assert model.w.tolist() == [6.0, 6.0]
-    with pytest.raises(errors.AutoGraphError, match=r"model\.w"):
+    with pytest.raises(errors.TraceLeakError, match=r"model\.w"):
         calls(ag.function(branchy), Model())
 
 
@@ -151,7 +151,7 @@ def test_in_a_staged_loop():
         return x
 
     CACHE.clear()
-    with pytest.raises(errors.AutoGraphError, match=r"CACHE\['loop'\]"):
+    with pytest.raises(errors.TraceLeakError, match=r"CACHE\['loop'\]"):
         calls(ag.function(loop))
     CACHE.clear()
 
