@@ -1079,3 +1079,35 @@ def in_place_numpy_in_region_message(name, location):
         "Write a new array and rebind the variable (`b = b + 1` for `b += 1`, "
         "np.where/np.concatenate for item assignment), assigning it to the variable "
         "the `if`/loop carries; state kept across calls goes in an ag.Variable.")
+
+# --- what a trace left behind (graph/guards.py: LeakedTensors, baked_random_draw) ------
+
+
+class TraceLeakError(StagingError):
+    """A graph tensor of a finished trace is held by state that outlives it."""
+
+
+def trace_leak_message(place, tensor_name, made_at, function_name):
+    return (
+        f"`{place}` holds graph tensor '{tensor_name}' (made at {made_at}) after tracing "
+        f"the ag.function '{function_name}': the traced code stored a staged value into "
+        f"state that outlives the call (an attribute, a global, a container a global holds "
+        f"or a closure variable). Python would update `{place}` on every call, but the "
+        f"graph runs without it: later calls would see the first call's value. Keep the "
+        f"state in an ag.Variable (create it once outside the function, then "
+        f"`v.assign(...)` inside), or return the value and store it after the call.")
+
+
+class BakedRandomDrawError(StagingError):
+    """A random draw ran once while tracing: its numbers would be graph constants."""
+
+
+def baked_random_draw_message(generator, function_name, location):
+    return (
+        f"tracing the ag.function '{function_name}' ({location}) drew numbers from "
+        f"(or set the state of) {generator} in code autograph did not convert (ag.function(autograph=False), or "
+        f"a function autograph does not convert): that draw ran once, while tracing, and "
+        f"its numbers would be constants of the graph, the same on every call. Let "
+        f"autograph convert the function (ag.function(f), the default; for a library "
+        f"function, autograph.config.include(...)) so the draw is staged, or draw the "
+        f"random values outside and pass them in as an argument.")

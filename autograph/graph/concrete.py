@@ -18,7 +18,9 @@ from autograph import errors
 from autograph.graph import compiler, core, interpreter, optimize, signature, widen
 from autograph.graph.listing import type_string
 from autograph.graph import slots
-from autograph.graph.guards import compared_arrays, guards_hold, guards_of, stale, watch_lines
+from autograph.graph.guards import (
+    LeakedTensors, baked_random_draw, compared_arrays, guards_hold, guards_of, raise_leaked,
+    random_states, stale, watch_lines)
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec, check_live
@@ -370,6 +372,7 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
             graph.scalar_inputs.add(id(placeholder))
         return placeholder
 
+    randomness = random_states(fn, key_keep)  # (a draw baked in moves one: guards.py)
     with core.scope(graph):
         traced_args = [signature.rebuild(a, make_leaf, n) for a, n in zip(args, arg_names)]
         traced_kwargs = signature.rebuild(kwargs, make_leaf, "") if kwargs else {}
@@ -378,9 +381,17 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
-    concrete.guards = guards_of(fn, key_keep, graph.called)
+    leaks = LeakedTensors(graph, {id(a): n for a, n in zip(args, arg_names)})
+    concrete.guards = guards_of(fn, key_keep, graph.called, leaks.note)
     concrete._program.watched = compared_arrays(concrete.guards)
     # (needed for the guards only: kept, it would hold every bound method the
     # trace called, and the objects they are bound to, as long as the graph)
     graph.called = []
+    raise_leaked(leaks, name)  # (its tensors in state outliving the trace: guards.py)
+    baked = baked_random_draw(randomness)
+    if baked is not None:
+        code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+        raise errors.BakedRandomDrawError(errors.baked_random_draw_message(
+            baked, name, errors.where(code.co_filename, code.co_firstlineno)
+            if code is not None else "an unknown place"))
     return concrete

@@ -60,14 +60,30 @@ types) and of numpy's or builtin classes, paths longer than `_PATH_LINKS`,
 an object whose `__dict__` is replaced as a whole, and autograph's own
 objects (an `ag.Variable` is the graph's state, read per call).  A
 function that reads no such object gets no guard and pays nothing.
+
+The same walk, when a trace ends, looks for what the trace must not leave
+behind (`guards_of`'s `note`, `LeakedTensors`): a graph tensor of that trace
+held by state that outlives it (`self.w = self.w + x`, `CACHE['last'] = y`,
+`HISTORY.append(y)`, a global or nonlocal rebound), which Python would update
+on every call and the graph never does, is refused (TraceLeakError).  Before
+and after a trace the states of numpy's global RandomState and of the
+generators the walk reaches are compared (`random_states`): a draw that moved
+one ran while tracing, unseen by autograph, and would be a graph constant
+(BakedRandomDrawError).  Both cost a little at trace time only.
 """
 
 import collections
+import ctypes
 import enum
 import functools
+import gc
 import types
+import weakref
 
 import numpy as np
+
+from autograph import errors
+from autograph.graph.tensor import Tensor
 
 
 _SCALARS = (int, float, complex, bool, str)
@@ -115,7 +131,25 @@ def _code_owners(fn, called):
     return found
 
 
-def guards_of(fn, objects, called=()):
+def _nested_locals(codes):
+    """{code nested in one of `codes`: the names that are local variables
+    (cells) of it or of the code enclosing it}: a closure made while the
+    trace ran shares those cells with a call that has ended."""
+    found = {}
+
+    def visit(code, cells):
+        cells = cells | set(code.co_cellvars)
+        for const in code.co_consts:
+            if hasattr(const, "co_freevars"):
+                found[const] = cells
+                visit(const, cells)
+
+    for code in codes:
+        visit(code, frozenset())
+    return found
+
+
+def guards_of(fn, objects, called=(), note=None, contents=True):
     """The values a trace may have baked into the graph as constants from
     outside its arguments: numpy arrays and numbers held by the globals and
     closure cells of the functions the trace ran (`_code_owners`), by the
@@ -131,7 +165,14 @@ def guards_of(fn, objects, called=()):
     (shape, dtype, bytes) now.  A later call whose holder holds another array
     (or another number, or another object on the way) traces again, where the
     graph would run with the old one (function.py); in-place changes: see the
-    module docstring."""
+    module docstring.
+
+    `note`, when given, is called as note(value, place, root) with every
+    value the walk meets (`place` spells its holder as the code does:
+    `CACHE['last']`, `w` of the attribute walk's `root` object, None else):
+    LeakedTensors looks there for the trace's own tensors.  `contents`
+    False leaves out what arrays and containers hold (contents None): the
+    walk alone, for random_states before a trace."""
     functions = _code_owners(fn, called)
     names = set()
     for function, _ in functions:
@@ -148,6 +189,8 @@ def guards_of(fn, objects, called=()):
     def watch(holder, name, value, kind, path, depth=0):
         """Watches `holder`'s `name`, which holds `value`, if a graph may have
         baked in `value` or something inside it; True when it did."""
+        if note is not None and noting[0]:
+            note(value, path, root[0] if kind == "attribute" else None)
         known = seen.get((id(holder), name))
         if known is not None and (known[0] or known[1] <= depth):
             return known[0]  # (else walked again: nearer its root, it reaches further)
@@ -157,7 +200,7 @@ def guards_of(fn, objects, called=()):
         label = f"{kind} '{path}'"
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, label,
-                           (value.shape, value.dtype, value.tobytes())))
+                           (value.shape, value.dtype, value.tobytes()) if contents else None))
         elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
             guards.append((holder, name, value, label, None))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
@@ -166,7 +209,8 @@ def guards_of(fn, objects, called=()):
             guards.append((holder, name, value, label, None))
         elif _container_kind(value) is not None:
             if inside(value, kind, path, depth) or _holds_an_array(value):
-                guards.insert(at, (holder, name, value, label, _fingerprint(value)))
+                guards.insert(at, (holder, name, value, label,
+                                   _fingerprint(value) if contents else None))
         elif inside(value, kind, path, depth):  # (the object's identity first)
             guards.insert(at, (holder, name, value, label, None))
         seen[id(holder), name] = (len(guards) > at, depth)
@@ -188,9 +232,11 @@ def guards_of(fn, objects, called=()):
         fields = getattr(type(value), "_fields", None)  # (a namedtuple's)
         items = value.items() if container is dict else enumerate(value)
         for key, item in items:
+            step = f".{fields[key]}" if fields else f"[{key!r}]"
             if _container_kind(item) is not None or _holds_attributes(item):
-                step = f".{fields[key]}" if fields else f"[{key!r}]"
                 found = inside(item, kind, path + step, depth + 1) or found
+            elif note is not None and noting[0]:
+                note(item, path + step, root[0] if kind == "attribute" else None)
         return found
 
     def watch_object(obj, kind, path, depth=0):
@@ -250,7 +296,12 @@ def guards_of(fn, objects, called=()):
                         watch(class_vars(before), name, _MISSING, kind, prefix + name, depth)
         return found
 
+    root = [None]  # (the object whose attributes are walked, for `note`)
+    noting = [True]
+    traced_locals = _nested_locals(function.__code__ for function, _ in functions) \
+        if note is not None else {}
     for obj in list(objects) + [owner for _, owner in functions if owner is not None]:
+        root[0] = obj
         watch_object(obj, "attribute", "")
 
     def watch_module(module):
@@ -271,12 +322,17 @@ def guards_of(fn, objects, called=()):
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
         free = function.__code__.co_freevars
+        transient = traced_locals.get(function.__code__, ())
         for cell, name in zip(getattr(function, "__closure__", None) or (), free):
             try:
                 value = cell.cell_contents
             except ValueError:  # an empty cell
                 continue
+            # (a local of a function the trace ran, shared with a closure it
+            # made, is gone with that call: it holds no lasting state)
+            noting[0] = name not in transient
             watch(cell, None, value, "closure variable", name)
+            noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
     return tuple(guards)
@@ -588,3 +644,141 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
         elif type(item) is np.ndarray or _container_kind(item) is not None:
             tests.append("False")  # (changed since the trace: the slow path says how)
     return tests
+
+
+# --- what a trace must not leave behind: its tensors in lasting state, random draws --------
+
+
+class LeakedTensors:
+    """Collects, as `guards_of`'s `note`, the graph tensors of the trace of
+    `graph` (made in it or in a staged region nested in it) that the walk met
+    in state outliving the trace (`self.w`, `CACHE['last']`, `HISTORY[3]`, a
+    global or a closure cell): Python would update that state on every call,
+    the graph did once, while tracing.  `argument_names`: {id(argument):
+    its parameter name}, to spell an argument's attribute (`model.w`)."""
+
+    def __init__(self, graph, argument_names):
+        self.graph, self.argument_names = graph, argument_names
+        self.found = []  # [(place, tensor, weak reference to the root object or None)]
+
+    def note(self, value, place, root):
+        if type(value) is not Tensor or not self._of_this_trace(value.graph):
+            return
+        if root is not None:
+            name = self.argument_names.get(id(root), "self")
+            place = f"{name}.{place}"
+        self.found.append((place, value, self._weak(root)))
+
+    def _of_this_trace(self, graph):
+        while graph is not None:
+            if graph is self.graph:
+                return True
+            graph = getattr(graph, "parent", None)
+        return False
+
+    def _weak(self, root):
+        if root is None or id(root) in self.argument_names:
+            return None  # (a global, a cell or an argument: it outlives the trace)
+        try:
+            return weakref.ref(root)
+        except TypeError:
+            return None  # (cannot tell: taken to outlive the trace)
+
+    def first(self):
+        """(place, tensor) of the first leak, or None.  An object whose method
+        the trace called, but which the trace made itself (a local helper
+        object), dies with the trace's record of its calls (graph.called,
+        cleared before this is asked): what it held is no lasting state."""
+        if any(weak is not None and weak() is not None for _, _, weak in self.found):
+            gc.collect()  # (a cycle among such objects lives until collected)
+        for place, tensor, weak in self.found:
+            if weak is None or weak() is not None:
+                return place, tensor
+        return None
+
+
+def raise_leaked(leaks, function_name):
+    """Raises TraceLeakError for the first leak `leaks` (LeakedTensors) holds."""
+    found = leaks.first()
+    if found is not None:
+        place, tensor = found
+        node = getattr(tensor, "node", None)
+        made_at = errors.where(*node.location) if getattr(node, "location", None) else \
+            "an unknown place"
+        raise errors.TraceLeakError(errors.trace_leak_message(
+            place, tensor.name, made_at, function_name))
+
+
+def _random_state(generator):
+    """An exact, comparable copy of a numpy generator's state: numbers and
+    the bytes of its arrays (a RandomState's includes its cached normal)."""
+    if isinstance(generator, np.random.RandomState):
+        state = generator.get_state(legacy=False)
+    else:
+        state = generator.bit_generator.state
+    return _frozen(state)
+
+
+def _frozen(value):
+    if isinstance(value, dict):
+        return tuple((key, _frozen(item)) for key, item in value.items())
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    return value
+
+
+def random_states(fn, objects):
+    """Before a trace: [(generator, what it is, its state)] of numpy's global
+    RandomState (np.random.rand, np.random.normal, ...) and of the
+    generators the trace could draw from: in the globals the traced
+    function's module holds, among its arguments, and where `guards_of`
+    walks from its roots.  A staged draw (graph/ops/random.py) works on a
+    copy while tracing and leaves these states alone; a draw autograph did
+    not see (ag.function(autograph=False), a function it does not convert)
+    ran once and advanced one (`baked_random_draw`)."""
+    found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
+                                          "state (np.random.rand, np.random.normal, ...)")}
+    for function, _ in _code_owners(fn, ()):
+        namespace = getattr(function, "__globals__", None)
+        if type(namespace) is dict:
+            for name, value in list(namespace.items()):
+                if isinstance(value, _GENERATORS):
+                    found.setdefault(id(value), (value, f"the generator in global '{name}'"))
+    for value in objects:
+        if isinstance(value, _GENERATORS):
+            found.setdefault(id(value), (value, "the generator passed as an argument"))
+    for _, _, value, label, _ in guards_of(fn, objects, contents=False):
+        if isinstance(value, _GENERATORS):
+            found.setdefault(id(value), (value, f"the generator in {label}"))
+    return [(generator, what, _random_state(generator), _mt19937_bytes(generator))
+            for generator, what in found.values()]
+
+
+def baked_random_draw(states):
+    """What the first of `states` (random_states before the trace) whose
+    generator has moved since is, or None."""
+    for generator, what, state, raw in states:
+        if raw is not None:
+            if _mt19937_bytes(generator) != raw:
+                return what
+            if not dict(state).get("has_gauss"):
+                continue  # (only a new pair of normals sets one: that moves the bytes)
+        if _random_state(generator) != state:
+            return what
+    return None
+
+
+def _mt19937_bytes(generator):
+    """The bytes of a RandomState's MT19937 state (624 words and a position),
+    read where its bit generator keeps them (~0.4 us; get_state builds an
+    array of them, ~30 us), or None for any other generator.  They tell every
+    draw but one that takes the normal a previous draw cached (`has_gauss`),
+    which baked_random_draw compares through get_state."""
+    bits = getattr(generator, "_bit_generator", None) if \
+        isinstance(generator, np.random.RandomState) else None
+    if not isinstance(bits, np.random.MT19937):
+        return None
+    return ctypes.string_at(bits.ctypes.state_address, _MT19937_STATE_BYTES)
+
+
+_MT19937_STATE_BYTES = 624 * 4 + 4  # (uint32 key[624]; int pos: numpy's mt19937_state)

@@ -110,14 +110,16 @@ def changes_outside_regions(xs):
     return len(out) + xs.sum()
 
 
-def test_a_global_log_changes_once_per_trace():
-    """A container only a global holds is state the caller reads: the change
-    is a Python side effect, run once per trace (docs/ARCHITECTURE.md)."""
+def test_a_global_log_of_graph_tensors_is_refused():
+    """A container only a global holds is state the caller reads: the append
+    runs once, while tracing, and would leave the trace's tensor in it
+    (graph/guards.py LeakedTensors; docs/ARCHITECTURE.md)."""
     LOG.clear()
     staged = ag.function(appends_to_a_global)
-    staged(np.arange(3.0))
-    staged(np.arange(3.0))
+    with pytest.raises(errors.TraceLeakError, match=r"LOG\[0\]"):
+        staged(np.arange(3.0))
     assert len(LOG) == 1
+    LOG.clear()
 
 
 def test_changes_outside_staged_regions_are_not_refused():
