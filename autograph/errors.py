@@ -688,8 +688,12 @@ def without_internal_frames(exc):
         if not _not_users(tb.tb_frame.f_code.co_filename):
             entries.append(tb)
         tb = tb.tb_next
-    if not entries or len(entries) == total:
-        return exc  # nothing of the user's to show, or nothing to hide
+    if len(entries) == total or not entries and not isinstance(exc, AutoGraphError):
+        # nothing to hide; or an error of ours raised outside the user's code
+        # (an internal bug): its frames are what a report needs
+        return exc
+    # (a catalog error raised after the user's code ran -- at the end of a
+    # trace -- keeps no frame below the call: the message names the line)
     # (the note only on our own errors: the user's exceptions stay as Python made them)
     if isinstance(exc, AutoGraphError) and hasattr(exc, "add_note") and \
             _FILTERING_NOTE not in getattr(exc, "__notes__", ()):
@@ -1079,6 +1083,7 @@ def in_place_numpy_in_region_message(name, location):
         "Write a new array and rebind the variable (`b = b + 1` for `b += 1`, "
         "np.where/np.concatenate for item assignment), assigning it to the variable "
         "the `if`/loop carries; state kept across calls goes in an ag.Variable.")
+
 
 # --- what a trace left behind (graph/guards.py: LeakedTensors, baked_random_draw) ------
 

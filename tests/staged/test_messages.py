@@ -139,6 +139,38 @@ def test_errors_raised_while_tracing_show_the_users_frames():
     assert any("AUTOGRAPH_TRACEBACK_FILTERING=off" in n for n in info.value.__notes__)
 
 
+class _Model:
+    def __init__(self):
+        self.w = np.zeros(3)
+
+    def step(self, x):
+        self.w = self.w + x  # a tensor left in self.w: refused when the trace ends
+        return self.w
+
+
+def test_error_raised_when_the_trace_ends_shows_no_internal_frames():
+    """A catalog error raised after the user's code ran (no user frame below
+    the call) keeps only the re-raising frame; the message names the line."""
+    with pytest.raises(errors.TraceLeakError) as info:
+        ag.function(_Model().step)(np.ones(3))
+    here = os.path.basename(__file__)
+    assert [f for f in _frames(info.value) if f[0] != here] == [("function.py", "__call__")]
+    assert f"{here}:" in str(info.value)
+    assert any("AUTOGRAPH_TRACEBACK_FILTERING=off" in n for n in info.value.__notes__)
+
+
+def test_internal_bug_outside_user_code_keeps_its_frames():
+    """An exception that is not a catalog error raised with no user frame in
+    its traceback is an internal bug: its frames are left for the report."""
+    def internal():
+        raise RuntimeError("bug")
+    try:
+        internal()
+    except RuntimeError as e:
+        before = _frames(e)
+        assert _frames(errors.without_internal_frames(e)) == before
+
+
 def test_get_concrete_function_filters_too():
     with pytest.raises(errors.TensorUsageError) as info:
         ag.function(_outer_user_function).get_concrete_function(np.float64(1.0))
