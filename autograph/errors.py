@@ -1116,3 +1116,22 @@ def baked_random_draw_message(generator, function_name, location):
         f"autograph convert the function (ag.function(f), the default; for a library "
         f"function, autograph.config.include(...)) so the draw is staged, or draw the "
         f"random values outside and pass them in as an argument.")
+
+
+# --- in-place changes of a numpy array held elsewhere, for a backend that cannot follow them ---
+
+
+def in_place_held_state_message(name, statement, location, holder, where, backend):
+    """`name` holds, on entry to the staged `statement`, a numpy array that
+    `holder` also holds, and the statement's body changes `name` in place
+    (`+=`, item assignment, `out=`) (runtime/control_flow.py, `inplace=`)."""
+    return (
+        f"`{name}` is changed in place (an in-place operator such as `+=`, an item "
+        f"assignment or `out=`) inside the staged {statement} at {location}, and the "
+        f"numpy array it holds on entry is also held by `{holder}` ({where}): Python "
+        f"would change that array under both names, but the {backend} backend traces "
+        f"`{name}` as a new value on every change, so `{holder}` would keep the old "
+        f"numbers. Give `{name}` its own copy before the {statement} (`{name} = "
+        f"{name}.copy()`) if `{holder}` must not change, or write the change as a new "
+        f"value (`{name} = {name} + 1` for `{name} += 1`) and assign the result back "
+        f"to `{holder}` after the {statement} if it must.")

@@ -89,6 +89,7 @@ class GraphBackend(Backend):
     name = "graph"
     folds_extra_test = True  # for_range/for_each test extra_test before each iteration
     reconciles_branch_lists = True  # cond: see _branch_lists
+    follows_in_place_changes = True  # graph/tensor.py refuses a shared array's change
 
     def owns(self, value):
         return isinstance(value, (Tensor, StagedEnumerate, StagedZip))

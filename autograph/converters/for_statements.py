@@ -64,6 +64,8 @@ class Transformer(staging.Converter):
         extra_test = self.ctx.namer.new("extra_test") if extra is not None else None
         parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer,
                                        self.findings)
+        inplace = staging.inplace_keyword(node.body, state + [part.text for part in parts],
+                                          self.ctx.namer.generated)
         self.generic_visit(node)
         params = state + [part.local for part in parts]
 
@@ -96,6 +98,8 @@ class Transformer(staging.Converter):
                     return extra
                 """, origin=node, extra_test=extra_test, state=list(params), extra=extra)
             call.keywords.append(gast.keyword(arg="extra_test", value=staging.load(extra_test)))
+        if inplace is not None:
+            call.keywords.append(inplace)
         stmts.append(staging.function(loop_body, [item] + params, restore() + body,
                                       state + [part.load(node) for part in parts], node))
         if params:

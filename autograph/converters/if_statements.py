@@ -86,6 +86,9 @@ class Transformer(staging.Converter):
         if_false = None if no_else else self.ctx.namer.new("if_false")
         parts = staging.assigned_parts(node, node.body + node.orelse, modified, self.ctx.namer,
                                        self.findings)
+        inplace = staging.inplace_keyword(node.body + node.orelse,
+                                          state + [part.text for part in parts],
+                                          self.ctx.namer.generated)
         self.generic_visit(node)
         state_tuple = self.state(state, defined, node)
         state_tuple.elts += [part.load(node) for part in parts]
@@ -101,6 +104,8 @@ class Transformer(staging.Converter):
             state=state_tuple,
             names=staging.names_tuple(outputs + [part.text for part in parts]),
             **({"jumps": staging.names_tuple(jumps)} if jumps else {}))
+        if inplace is not None:
+            call.keywords.append(inplace)
         targets = outputs + [part.local for part in parts]
         if targets:
             assign = templates.replace("(outputs,) = call", origin=node,

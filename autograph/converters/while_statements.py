@@ -60,6 +60,8 @@ class Transformer(staging.Converter):
         loop_test, loop_body = self.ctx.namer.new("loop_test"), self.ctx.namer.new("loop_body")
         parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer,
                                        self.findings)
+        inplace = staging.inplace_keyword(node.body, state + [part.text for part in parts],
+                                          self.ctx.namer.generated)
         self.generic_visit(node)
         params = state + [part.local for part in parts]
 
@@ -80,6 +82,8 @@ class Transformer(staging.Converter):
             names=staging.names_tuple(state + [part.text for part in parts]))
         call.keywords = staging.opts_keywords(node) + staging.body_first_keyword(
             node, state, anno.getanno(node, anno.Static.COND_SCOPE).read)
+        if inplace is not None:
+            call.keywords.append(inplace)
         if params:
             assign = templates.replace("(state,) = call", origin=node, state=params, call=call)
         else:

@@ -70,6 +70,14 @@ class Backend:
     # another length) on the other; else the runtime refuses it first.
     reconciles_branch_lists = False
 
+    # True if this backend's staged values follow which numpy array they hold,
+    # so an in-place operator (`w += 1`) on a loop or branch variable that
+    # holds an array someone else holds is refused by the backend itself
+    # (the graph engine: graph/tensor.py).  Else the runtime refuses it when
+    # the staged `if`/loop starts (control_flow, `inplace=`): a traced value's
+    # `+=` rebinds the variable alone, where numpy changes the array in place.
+    follows_in_place_changes = False
+
     # True if this backend's library traces functions itself (`jax.jit`), so
     # a converted function called by that trace must run its staged body:
     # the registry then asks `is_tracing()` on every entry of a converted

@@ -53,12 +53,14 @@ def while_test(value):
     return value
 
 
-def if_stmt(cond, if_true, if_false, state, names, jumps=()):
+def if_stmt(cond, if_true, if_false, state, names, jumps=(), inplace=None):
     """Python meaning: `if_true(*state) if cond else if_false(*state)`.
 
     Branches return a tuple of outputs; `names` are the outputs' variable names.
     `if_false` None: an `if` without `else` whose outputs are its state.
     `jumps`: the names among `names` that are the converters' jump flags.
+    `inplace`: {name: position in `state`} of the state variables a branch
+    changes in place (`w += 1`; checked by `refuse_held_in_place`).
     """
     if if_false is None:
         if_false = _unchanged
@@ -66,6 +68,7 @@ def if_stmt(cond, if_true, if_false, state, names, jumps=()):
     if backend is None:
         return if_true(*state) if cond else if_false(*state)
     location = staging.user_location()
+    refuse_held_in_place(backend, state, inplace, location, "`if`")
     outputs = {}
     lists = aliases.BranchLists(state) if any(type(v) is list for v in state) else None
 
@@ -109,17 +112,19 @@ def if_stmt(cond, if_true, if_false, state, names, jumps=()):
     return result if lists is None else lists.finish(result, names, location)
 
 
-def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=()):
+def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=(), inplace=None):
     """Python meaning: `while loop_test(*state): state = loop_body(*state)`;
     returns the final state.  A test that becomes staged (e.g. a flag set by a
     staged `break`) hands the remaining iterations to the backend.
     `body_first`: the state names the body assigns before it reads them (a
-    staged loop may start them undefined: `_LoopLocals`)."""
+    staged loop may start them undefined: `_LoopLocals`).  `inplace`: as for
+    `if_stmt`, checked when the loop becomes staged."""
     while True:
         test = loop_test(*state)
         backend = backend_of(test)
         if backend is not None:
             location = staging.user_location()
+            refuse_held_in_place(backend, state, inplace, location, "`while` loop")
             local = _LoopLocals(state, names, body_first, location, "while")
             unbound = UnboundInLoop(local.state, local.names)
             body = staging.checked_body(unbound.body(local.body(loop_body)), unbound.state,
@@ -134,7 +139,7 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=()):
 
 
 def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, target=None,
-             body_first=()):
+             body_first=(), inplace=None):
     """Python meaning:
 
         for item in iterated:
@@ -146,12 +151,14 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
     fetches an item once it is false).  Over a Python iterable, a staged
     extra_test keeps unrolling with each body guarded by it.  `target` is the
     user's loop variable name (None for a tuple target); the backend gets it.
-    `body_first`: as for `while_stmt`.
+    `body_first`, `inplace`: as for `while_stmt`.
     """
     backend = backend_of(iterated)
     if backend is None:
         return _python_for(iterated, loop_body, state, names, extra_test)
     location = staging.user_location()
+    refuse_held_in_place(_owner_of_bounds(iterated, backend), state, inplace, location,
+                         "`for` loop")
     if target is None:
         target = _loop_target(loop_body)  # read before the body gets wrapped
     local = _LoopLocals(state, names, body_first, location, "for")
@@ -231,6 +238,30 @@ class _LoopLocals:
             backend.raise_(ran, UnboundLocalError(
                 errors.loop_local_message(assigned, self.location, self.loop)))
         return tuple(final)
+
+
+def refuse_held_in_place(backend, state, inplace, location, statement):
+    """Raises InPlaceChangeError if a state variable that the staged
+    `statement`'s body changes in place (`inplace`: {name: position in
+    `state`}, from the converters) holds, on entry, a numpy array that
+    someone else holds too -- another variable, a container item, a global,
+    the attribute a staged statement took it from -- or a view of one: numpy
+    would change it under every holder, while `backend`'s traced value makes
+    the variable alone a new value.  Only for a backend that cannot follow
+    in-place changes itself (`Backend.follows_in_place_changes`).  A fresh
+    array (`acc = np.zeros(3)`, or a view of one) passes."""
+    if not inplace or backend.follows_in_place_changes:
+        return
+    for name, position in inplace.items():
+        array = state[position]
+        while isinstance(array, np.ndarray):
+            # (the part `self.w` the statement carries holds it as the variable does)
+            holders = [holder for holder in staging.outside_holders(array, name)
+                       + parts_holding(array) if holder[0] != name]
+            if holders:
+                raise errors.InPlaceChangeError(errors.in_place_held_state_message(
+                    name, statement, location, *holders[0], backend.name))
+            array = array.base  # a view changes the array it was taken of
 
 
 def _loop_target(loop_body):

@@ -393,3 +393,70 @@ def body_first_keyword(node, state, also_read, targets=frozenset()):
     if not names:
         return []
     return [gast.keyword(arg="body_first", value=names_tuple(names))]
+
+
+def inplace_keyword(stmts, names, generated):
+    """`inplace={'w': 0}`: the state `names` (variables, and parts such as
+    `self.w`) that `stmts` change in place -- `w += 1`, `w[i] = v`, `w[i] +=
+    v`, `np.add(a, b, out=w)`, a list's `w = ag__.list_setitem(v, w, i)` --
+    with their positions in the state (not looking into the user's
+    functions, lambdas and classes, which may never run).  The runtime
+    refuses such a variable holding a numpy array someone else holds, for a
+    backend that cannot follow in-place changes (control_flow.refuse_held_in_place).
+    None when there are none, so most statements get no keyword."""
+    changed = set()
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if user_scope(node, generated):
+            continue
+        cls = node.__class__
+        if cls is gast.AugAssign:
+            changed.update(_spellings(node.target))
+        elif cls is gast.Assign:
+            for target in node.targets:
+                for element in (target.elts if target.__class__ in (gast.Tuple, gast.List)
+                                else (target,)):
+                    if element.__class__ is gast.Subscript:
+                        changed.update(_spellings(element.value))
+        elif cls is gast.Call:
+            for keyword in node.keywords:
+                if keyword.arg == "out":
+                    outs = keyword.value.elts if keyword.value.__class__ is gast.Tuple \
+                        else (keyword.value,)
+                    for out in outs:
+                        changed.update(_spellings(out))
+            func = node.func
+            if func.__class__ is gast.Attribute and func.attr == "list_setitem" and \
+                    func.value.__class__ is gast.Name and func.value.id == "ag__" and \
+                    len(node.args) == 3:
+                changed.update(_spellings(node.args[1]))
+        stack.extend(trees.child_nodes(node))
+    positions = {name: i for i, name in enumerate(names) if name in changed}
+    if not positions:
+        return None
+    return gast.keyword(arg="inplace", value=gast.Dict(
+        keys=[gast.Constant(value=name, kind=None) for name in positions],
+        values=[gast.Constant(value=i, kind=None) for i in positions.values()]))
+
+
+def _spellings(target):
+    """How state may spell what `target` changes: `w` for `w` and `w[i]`,
+    also `self.w` / `d['k']` / `d[k]` for `self.w[i]` (the Part texts of
+    assigned_parts)."""
+    found = []
+    node, items_only = target, True
+    while node.__class__ in (gast.Subscript, gast.Attribute):
+        items_only = items_only and node.__class__ is gast.Subscript
+        value = node.value
+        if value.__class__ is gast.Name:
+            if node.__class__ is gast.Attribute:
+                found.append(f"{value.id}.{node.attr}")
+            elif node.slice.__class__ is gast.Constant:
+                found.append(f"{value.id}[{node.slice.value!r}]")
+            elif node.slice.__class__ is gast.Name:
+                found.append(f"{value.id}[{node.slice.id}]")
+        node = value
+    if node.__class__ is gast.Name and items_only:
+        found.append(node.id)  # (`obj.n += 1` changes obj's attribute, not obj's array)
+    return found
