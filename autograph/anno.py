@@ -33,6 +33,9 @@ class Basic(_Key):
     FINDINGS_IN_EXPRESSIONS = ("on the function node: whether it holds a yield, an await or a "
                                "comprehension (staging.Findings), found by the first "
                                "control-flow pass for the others")
+    NUMBER_NAMES = ("on the function node: names every binding of which is a number "
+                    "constant (`count = 0`, `count += 1`), so they never hold an array "
+                    "(staging.number_names), found by the first control-flow pass")
     EXTRA_TEST = ("on a For: gast expression over loop-state names (jump flags); the "
                   "loop stops before fetching the next item once it is false")
 

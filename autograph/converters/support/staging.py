@@ -90,6 +90,11 @@ class Converter(base.Converter):
                 and trees.contains(node, _IN_EXPRESSIONS)
             anno.setanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, in_expressions)
         converter.findings = Findings(ctx.namer.generated, in_expressions)
+        numbers = anno.getanno(node, anno.Basic.NUMBER_NAMES, None)
+        if numbers is None:  # (before control flow binds state from its calls)
+            numbers = number_names(node)
+            anno.setanno(node, anno.Basic.NUMBER_NAMES, numbers)
+        converter.number_names = numbers
         converter.source_order = SourceOrder(node)
         node = converter.visit(node)
         # For the variables pass: the names that may now hold an Undefined.
@@ -395,7 +400,7 @@ def body_first_keyword(node, state, also_read, targets=frozenset()):
     return [gast.keyword(arg="body_first", value=names_tuple(names))]
 
 
-def inplace_keyword(stmts, names, generated):
+def inplace_keyword(stmts, names, generated, numbers=frozenset()):
     """`inplace={'w': 0}`: the state `names` (variables, and parts such as
     `self.w`) that `stmts` change in place -- `w += 1`, `w[i] = v`, `w[i] +=
     v`, `np.add(a, b, out=w)`, a list's `w = ag__.list_setitem(v, w, i)` --
@@ -403,7 +408,8 @@ def inplace_keyword(stmts, names, generated):
     functions, lambdas and classes, which may never run).  The runtime
     refuses such a variable holding a numpy array someone else holds, for a
     backend that cannot follow in-place changes (control_flow.refuse_held_in_place).
-    None when there are none, so most statements get no keyword."""
+    `numbers` (number_names) hold Python numbers: `count += 1` changes no
+    array.  None when there are none, so most statements get no keyword."""
     changed = set()
     stack = list(stmts)
     while stack:
@@ -432,7 +438,8 @@ def inplace_keyword(stmts, names, generated):
                     len(node.args) == 3:
                 changed.update(_spellings(node.args[1]))
         stack.extend(trees.child_nodes(node))
-    positions = {name: i for i, name in enumerate(names) if name in changed}
+    positions = {name: i for i, name in enumerate(names)
+                 if name in changed and name not in numbers}
     if not positions:
         return None
     return gast.keyword(arg="inplace", value=gast.Dict(
@@ -460,3 +467,42 @@ def _spellings(target):
     if node.__class__ is gast.Name and items_only:
         found.append(node.id)  # (`obj.n += 1` changes obj's attribute, not obj's array)
     return found
+
+
+def number_names(fn):
+    """The names every binding of which in function `fn` (its nested
+    functions included, parameters, loop targets, `global` and `nonlocal`
+    declarations counting as other bindings) is `name = <number constant>`
+    or `name op= <number constant>`: they always hold a Python number."""
+    numeric, handled, other = set(), set(), set()
+    found = trees.nodes(fn)
+    for node in found:
+        cls = node.__class__
+        if cls is gast.Assign and len(node.targets) == 1 or cls is gast.AugAssign:
+            target = node.targets[0] if cls is gast.Assign else node.target
+            if target.__class__ is gast.Name and _is_number(node.value):
+                numeric.add(target.id)
+                handled.add(id(target))
+        elif cls in (gast.Global, gast.Nonlocal):
+            other.update(node.names)
+        elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            other.add(node.name)
+        elif cls in (gast.MatchAs, gast.MatchStar):
+            other.add(node.name)
+        elif cls is gast.MatchMapping:
+            other.add(node.rest)
+        elif cls is gast.ExceptHandler and isinstance(node.name, gast.Name):
+            other.add(node.name.id)
+        elif cls is gast.alias:
+            other.add((node.asname or node.name).split(".")[0])
+    for node in found:
+        if node.__class__ is gast.Name and node.ctx.__class__ is not gast.Load and \
+                id(node) not in handled:
+            other.add(node.id)
+    return frozenset(numeric - other)
+
+
+def _is_number(value):
+    if value.__class__ is gast.UnaryOp and value.op.__class__ in (gast.USub, gast.UAdd):
+        value = value.operand
+    return value.__class__ is gast.Constant and type(value.value) in (int, float, complex, bool)
