@@ -380,14 +380,10 @@ def _numeric_array(value):
     return type(value) is np.ndarray and value.dtype.kind in "biufc"
 
 
-def _outside_holders(array, variable):
-    """Who besides `variable` holds numpy `array` (graph/tensor.py asks, for
-    an in-place change): a variable, container item or global, or the
-    attribute or item a staged statement took it from (`self.w`)."""
-    return staging.outside_holders(array, variable) or control_flow.parts_holding(array)
-
-
-tensor_module.outside_holders = _outside_holders
+# Who besides a variable holds a numpy array, or one it is a view of (graph/tensor.py
+# asks, for an in-place change): a variable, container item or global, or the
+# attribute or item a staged statement took it from (`self.w`).
+tensor_module.outside_holders = control_flow.array_holders
 
 
 def _branch_lists(true_out, false_out, graphs, names, location):

@@ -253,15 +253,26 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
     if not inplace or backend.follows_in_place_changes:
         return
     for name, position in inplace.items():
-        array = state[position]
-        while isinstance(array, np.ndarray):
-            # (the part `self.w` the statement carries holds it as the variable does)
-            holders = [holder for holder in staging.outside_holders(array, name)
-                       + parts_holding(array) if holder[0] != name]
-            if holders:
-                raise errors.InPlaceChangeError(errors.in_place_held_state_message(
-                    name, statement, location, *holders[0], backend.name))
-            array = array.base  # a view changes the array it was taken of
+        holders = array_holders(state[position], name)
+        if holders:
+            raise errors.InPlaceChangeError(errors.in_place_held_state_message(
+                name, statement, location, *holders[0], backend.name))
+
+
+def array_holders(array, variable):
+    """[(name, where)]: who besides `variable` holds numpy `array`, or an
+    array it is a view of (numpy's change in place shows there too): a
+    variable, container item or global of the user's (staging.outside_holders),
+    or the attribute or item a staged statement took it from (`parts_holding`;
+    the part `self.w` the statement carries itself, spelled as `variable`,
+    does not count).  Empty for anything but an ndarray."""
+    part = variable is not None and ("." in variable or "[" in variable)
+    holders = []
+    while isinstance(array, np.ndarray) and not holders:
+        holders = [holder for holder in staging.outside_holders(array, variable)
+                   + parts_holding(array) if not (part and holder[0] == variable)]
+        array = array.base
+    return holders
 
 
 def _loop_target(loop_body):
