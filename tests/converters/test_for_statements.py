@@ -161,3 +161,22 @@ def test_loop_defining_a_closure_over_its_variable_shares_the_variable():
     from autograph.runtime import registry
     with registry.staging("test: the converted body"):
         assert ag.to_graph(closures_over_loop_variable)(3) == [2, 2, 2]
+
+
+def test_golden_inplace_names_state_changed_by_out_argument():
+    got = run_passes("""
+        def f(w, xs):
+            for x in xs:
+                np.add(w, x, out=w)
+                w = w
+            return w
+    """, for_statements)
+    assert got == textwrap.dedent("""\
+        def f(w, xs):
+
+            def loop_body(x, w):
+                np.add(w, x, out=w)
+                w = w
+                return (w,)
+            w, = ag__.for_stmt(xs, loop_body, (w,), ('w',), target='x', inplace={'w': 0})
+            return w""")

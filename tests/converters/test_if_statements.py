@@ -268,3 +268,22 @@ def test_if_deleting_a_variable_stays_native():
     assert_same(deletes_in_branch, False)
     with pytest.raises(errors.NotStageableError, match="deleting the variable 'value'"):
         ag.to_graph(deletes_in_branch)(Sym(True))
+
+
+def test_golden_inplace_names_state_changed_by_item_assignment():
+    got = run_passes("""
+        def f(w, x, n):
+            if n > 0:
+                w[0] = x
+                w = w * 2
+            return w
+    """, if_statements)
+    assert got == textwrap.dedent("""\
+        def f(w, x, n):
+
+            def if_true(w):
+                w[0] = x
+                w = w * 2
+                return (w,)
+            w, = ag__.if_stmt(n > 0, if_true, None, (w,), ('w',), inplace={'w': 0})
+            return w""")

@@ -156,3 +156,34 @@ def test_staged_while_on_a_possibly_defined_name():
     assert value(ag.to_graph(counter_possibly_started)(Sym(3), True)) == 3
     assert_same(counter_possibly_started, 3, True)
     assert_same(counter_possibly_started, 3, False)
+
+
+def test_golden_inplace_names_state_changed_in_place():
+    # `w += ...` and the part `d['k'] += ...` change their arrays in place;
+    # `count` only ever holds number constants, so it is not named.
+    got = run_passes("""
+        def f(w, n, d):
+            count = 0
+            while count < n:
+                w += 1.0
+                d['k'] += 1.0
+                count += 1
+            return w, count
+    """, while_statements)
+    assert got == textwrap.dedent("""\
+        def f(w, n, d):
+            count = 0
+
+            def loop_test(w, count, d_k):
+                ag__.store_part(d, 'item', 'k', d_k)
+                return count < n
+
+            def loop_body(w, count, d_k):
+                ag__.store_part(d, 'item', 'k', d_k)
+                w += 1.0
+                d['k'] += 1.0
+                count += 1
+                return (w, count, ag__.load_part(d, 'item', 'k', "d['k']"))
+            w, count, d_k = ag__.while_stmt(loop_test, loop_body, (w, count, ag__.load_part(d, 'item', 'k', "d['k']")), ('w', 'count', "d['k']"), inplace={'w': 0, "d['k']": 2})
+            ag__.store_part(d, 'item', 'k', d_k)
+            return (w, count)""")

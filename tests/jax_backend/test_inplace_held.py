@@ -169,6 +169,51 @@ def item_if(n):
     return d["w"]
 
 
+class Box:
+    pass
+
+
+def attribute_while(n):
+    b = Box()
+    b.w = W
+    i = 0
+    while i < n:
+        b.w += 1.0
+        i += 1
+    return b.w
+
+
+def dict_item_if(n):
+    d = {"w": W}
+    if n > 0:
+        d["w"] += 1.0
+    return d["w"]
+
+
+def attribute_alone(n):
+    b = Box()
+    b.w = np.zeros(3)
+    i = 0
+    while i < n:
+        b.w += 1.0
+        i += 1
+    return b.w
+
+
+@pytest.mark.parametrize("f, part, statement", [
+    (attribute_while, "b.w", "while"), (dict_item_if, "d['w']", "if")])
+def test_item_or_attribute_state_holding_a_held_array_is_refused_under_jax(f, part, statement):
+    with pytest.raises(errors.InPlaceChangeError) as raised:
+        _jit(f)(2)
+    assert f"`{part}` is changed in place" in str(raised.value)
+    assert "by `W`" in str(raised.value)
+    assert np.all(W == 0.0)
+
+
+def test_attribute_state_holding_its_own_array_matches_python():
+    np.testing.assert_array_equal(np.asarray(_jit(attribute_alone)(3)), attribute_alone(3))
+
+
 HELD = [
     (global_while, "W", "while"), (global_for, "W", "for"), (global_if, "W", "if"),
     (global_item_assignment, "W", "while"), (global_view, "W", "while"),
