@@ -88,7 +88,7 @@ class Transformer(staging.Converter):
                                        self.findings)
         inplace = staging.inplace_keyword(node.body + node.orelse,
                                           state + [part.text for part in parts],
-                                          self.ctx.namer.generated, self.number_names)
+                                          self.inplace_changes, self.number_names)
         self.generic_visit(node)
         state_tuple = self.state(state, defined, node)
         state_tuple.elts += [part.load(node) for part in parts]

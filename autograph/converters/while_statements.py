@@ -61,7 +61,7 @@ class Transformer(staging.Converter):
         parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer,
                                        self.findings)
         inplace = staging.inplace_keyword(node.body, state + [part.text for part in parts],
-                                          self.ctx.namer.generated, self.number_names)
+                                          self.inplace_changes, self.number_names)
         self.generic_visit(node)
         params = state + [part.local for part in parts]
 

@@ -95,6 +95,7 @@ class Converter(base.Converter):
             numbers = number_names(node)
             anno.setanno(node, anno.Basic.NUMBER_NAMES, numbers)
         converter.number_names = numbers
+        converter.inplace_changes = InPlaceChanges(ctx.namer.generated)
         converter.source_order = SourceOrder(node)
         node = converter.visit(node)
         # For the variables pass: the names that may now hold an Undefined.
@@ -400,22 +401,28 @@ def body_first_keyword(node, state, also_read, targets=frozenset()):
     return [gast.keyword(arg="body_first", value=names_tuple(names))]
 
 
-def inplace_keyword(stmts, names, generated, numbers=frozenset()):
-    """`inplace={'w': 0}`: the state `names` (variables, and parts such as
-    `self.w`) that `stmts` change in place -- `w += 1`, `w[i] = v`, `w[i] +=
-    v`, `np.add(a, b, out=w)`, a list's `w = ag__.list_setitem(v, w, i)` --
-    with their positions in the state (not looking into the user's
-    functions, lambdas and classes, which may never run).  The runtime
-    refuses such a variable holding a numpy array someone else holds, for a
-    backend that cannot follow in-place changes (control_flow.refuse_held_in_place).
-    `numbers` (number_names) hold Python numbers: `count += 1` changes no
-    array.  None when there are none, so most statements get no keyword."""
-    changed = set()
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        if user_scope(node, generated):
-            continue
+class InPlaceChanges:
+    """What each node changes in place, as state may spell it (`_spellings`):
+    `w += 1`, `w[i] = v`, `w[i] += v`, `np.add(a, b, out=w)`, a list's `w =
+    ag__.list_setitem(v, w, i)`; not looking into the user's functions,
+    lambdas and classes, which may never run.  Memoised bottom-up, as
+    Findings is, so nested statements are not walked again for each
+    enclosing one (the memo keeps its nodes, so no id is reused)."""
+
+    def __init__(self, generated):
+        self.generated = generated
+        self._memo = {}  # id(node) -> (node, frozenset of spellings)
+
+    def of(self, node):
+        entry = self._memo.get(id(node))
+        if entry is None:
+            entry = self._memo[id(node)] = (node, self._scan(node))
+        return entry[1]
+
+    def _scan(self, node):
+        if user_scope(node, self.generated):
+            return frozenset()
+        changed = set()
         cls = node.__class__
         if cls is gast.AugAssign:
             changed.update(_spellings(node.target))
@@ -437,7 +444,22 @@ def inplace_keyword(stmts, names, generated, numbers=frozenset()):
                     func.value.__class__ is gast.Name and func.value.id == "ag__" and \
                     len(node.args) == 3:
                 changed.update(_spellings(node.args[1]))
-        stack.extend(trees.child_nodes(node))
+        for child in trees.child_nodes(node):
+            changed |= self.of(child)
+        return frozenset(changed)
+
+
+def inplace_keyword(stmts, names, changes, numbers=frozenset()):
+    """`inplace={'w': 0}`: the state `names` (variables, and parts such as
+    `self.w`) that `stmts` change in place (`changes`: the pass's
+    InPlaceChanges), with their positions in the state.  The runtime refuses
+    such a variable holding a numpy array someone else holds, for a backend
+    that cannot follow in-place changes (control_flow.refuse_held_in_place).
+    `numbers` (number_names) hold Python numbers: `count += 1` changes no
+    array.  None when there are none, so most statements get no keyword."""
+    changed = set()
+    for stmt in stmts:
+        changed |= changes.of(stmt)
     positions = {name: i for i, name in enumerate(names)
                  if name in changed and name not in numbers}
     if not positions:
