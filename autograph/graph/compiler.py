@@ -359,7 +359,7 @@ def _scratch_lines(specs, ctx):
     names = ", ".join(f"s{i}" for i in range(len(specs)))
     take = ["try:", "    _scratch = _scratch_take()", "except IndexError:",
             "    _scratch = _scratch_new()", f"{names}{',' if len(specs) == 1 else ''} = _scratch"]
-    return take, "_scratch_give(_scratch)"
+    return take, "_scratch_give(_scratch); "  # (on the return line)
 
 
 def _makes_fresh_array(op, tensor):
@@ -471,10 +471,11 @@ def compile_graph(graph, name="graph_fn", arg_names=None, raw_outputs=False):
     ctx.scratch_candidates = _scratch_candidates(graph)
     body = ctx.emit_graph(graph)
     outputs = [ctx.arg(t) if raw_outputs else ctx.output(t) for t in graph.outputs]
+    give = ""
     if ctx.scratch_specs:  # (outputs are never scratch buffers: give the set back first)
         take, give = _scratch_lines(ctx.scratch_specs, ctx)
-        body = take + body + [give]
-    body.append(f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+        body = take + body
+    body.append(f"{give}return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
     filename = f"<autograph graph {name} #{next(_module_ids)}>"
     body, by_line = _untag(body, 3, ctx.nodes)  # line 1: def, line 2: try
     source = "\n".join([f"def {name}({', '.join(params)}):", "    try:"]
