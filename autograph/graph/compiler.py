@@ -288,6 +288,10 @@ def _scratch_candidates(graph):
     -- so no reference to the buffer outlives the call: not an output, not
     read by a sub-graph (loop, branch), an aliasing op (a view, reshape,
     getitem), a print, an assign or any other op."""
+    products = [node for node in graph.nodes
+                if node.op.kernel is np.matmul and _dot_applies(node)]
+    if not products:  # (most graphs: no cost at compile time)
+        return set()
     readers = {}
     for node in graph.nodes:
         for a in node.args:
@@ -297,33 +301,28 @@ def _scratch_candidates(graph):
     for node in graph.nodes:
         for sub in node.subgraphs:
             escaping.update(_read_inside(sub))
-    contained = {}
-
-    def is_contained(tensor):
-        key = id(tensor)
-        if key not in contained:
-            contained[key] = False  # (a graph has no cycles; this ends recursion)
-            contained[key] = key not in escaping and all(
-                _reads_into_new_array(node, tensor, is_contained)
-                for node in readers.get(key, ()))
-        return contained[key]
-
+    contained = set()  # ids; readers come later in program order: computed first
+    for node in reversed(graph.nodes):
+        for tensor in node.outputs:
+            if id(tensor) not in escaping and all(
+                    _reads_into_new_array(reader, tensor, contained)
+                    for reader in readers.get(id(tensor), ())):
+                contained.add(id(tensor))
     candidates, total = set(), 0
-    for node in graph.nodes:
-        if node.op.kernel is np.matmul and _dot_applies(node):
-            out = node.outputs[0]
-            size = math.prod(out.static_shape) * out.dtype.itemsize
-            if size <= SCRATCH_BUFFER_BYTES and total + size <= SCRATCH_BYTES \
-                    and is_contained(out):
-                candidates.add(id(out))
-                total += size
+    for node in products:
+        out = node.outputs[0]
+        size = math.prod(out.static_shape) * out.dtype.itemsize
+        if size <= SCRATCH_BUFFER_BYTES and total + size <= SCRATCH_BYTES \
+                and id(out) in contained:
+            candidates.add(id(out))
+            total += size
     return candidates
 
 
-def _reads_into_new_array(node, tensor, is_contained):
+def _reads_into_new_array(node, tensor, contained):
     """Whether `node` reading `tensor` keeps no reference to its buffer: a
     ufunc returns a new array, unless emit_graph writes it into `tensor`'s
-    buffer (then that output must be contained as well)."""
+    buffer (then that output must be in `contained` as well)."""
     op = node.op
     if node.subgraphs or not isinstance(op.kernel, np.ufunc) or op.aliasing or op.stateful \
             or "out" in node.attrs:
@@ -332,7 +331,7 @@ def _reads_into_new_array(node, tensor, is_contained):
     may_write_in_place = op.kernel.signature is None and op.kernel.nout == 1 \
         and not node.attrs and out.static_shape == tensor.static_shape \
         and out.dtype == tensor.dtype
-    return not may_write_in_place or is_contained(out)
+    return not may_write_in_place or id(out) in contained
 
 
 def _read_inside(graph):

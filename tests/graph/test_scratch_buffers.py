@@ -265,3 +265,35 @@ def test_no_pool_when_nothing_qualifies():
     staged = function(lambda x, w: x @ w, autograph=False)
     x, w = RNG.standard_normal((4, 6)), RNG.standard_normal((6, 6))
     assert "_scratch" not in _warm(staged, x, w)
+
+
+def test_product_read_through_a_view_inside_the_graph_stays_right():
+    def f(x, w):
+        h = x @ w
+        t = h.T  # an aliasing reader: h keeps a new array
+        return (t @ x) + h.sum()
+
+    staged = function(f, autograph=False)
+    x, w = RNG.standard_normal((6, 6)), RNG.standard_normal((6, 6))
+    source = _warm(staged, x, w)
+    assert "out=s" not in source
+    for k in range(3):
+        _same_bits(staged(x + k, w), f(x + k, w))
+
+
+def test_long_in_place_chain_after_a_product_compiles_and_stays_right():
+    def f(x, w):
+        h = x @ w
+        for _ in range(1500):  # (unrolled while tracing: a chain of 1500 in-place ops)
+            h = h * 0.999
+        return h @ w
+
+    staged = function(f, autograph=False)
+    x, w = RNG.standard_normal((3, 4)), RNG.standard_normal((4, 4))
+    source = _warm(staged, x, w)
+    assert "out=s" in source
+    out = staged(x, w)
+    keep = out.copy()
+    _same_bits(staged(x * 2, w), f(x * 2, w))
+    _same_bits(out, keep)
+    _same_bits(out, f(x, w))
