@@ -303,6 +303,8 @@ def _scratch_candidates(graph):
             escaping.update(_read_inside(sub))
     contained = set()  # ids; readers come later in program order: computed first
     for node in reversed(graph.nodes):
+        if not isinstance(node.op.kernel, np.ufunc):  # (only ufuncs' outputs are asked about)
+            continue
         for tensor in node.outputs:
             if id(tensor) not in escaping and all(
                     _reads_into_new_array(reader, tensor, contained)
