@@ -297,3 +297,38 @@ def test_long_in_place_chain_after_a_product_compiles_and_stays_right():
     _same_bits(staged(x * 2, w), f(x * 2, w))
     _same_bits(out, keep)
     _same_bits(out, f(x, w))
+
+
+def test_product_of_two_scratch_products_gets_its_own_buffer():
+    def f(x, w):
+        h = np.tanh(x @ w)
+        g = h @ h  # (h dies here: its buffer must not be g's `out`)
+        k = np.tanh(g) @ g
+        return np.tanh(k @ w)
+
+    staged = function(f, autograph=False)
+    x, w = RNG.standard_normal((6, 6)) * 0.3, RNG.standard_normal((6, 6)) * 0.3
+    source = _warm(staged, x, w)
+    assert source.count("out=s") == 3
+    for k in range(3):
+        _same_bits(staged(x - k, w), f(x - k, w))
+
+
+def test_product_read_inside_a_branch_stays_right():
+    def f(x, w):
+        h = x @ w
+        if x.sum() > 0:
+            y = h * 2.0
+        else:
+            y = h - 1.0
+        return y @ w
+
+    staged = function(f)
+    x, w = RNG.standard_normal((4, 6)), RNG.standard_normal((6, 6))
+    for _ in range(3):
+        staged(x, w)
+    first = staged(x, w)
+    keep = first.copy()
+    for sign in (1, -1, 1, -1):
+        _same_bits(staged(sign * np.abs(x), w), f(sign * np.abs(x), w))
+    _same_bits(first, keep)
