@@ -48,6 +48,11 @@ class Context:
         self.emitted = set()  # id(node): computed by its parent's code (names set)
         self.unread = set()  # output positions of the node being emitted nothing reads
         self.row_major = set()  # id(tensor): a C-contiguous array (_as_dot made its buffer)
+        # scratch buffers (see _scratch_candidates): the graph whose products may
+        # use them, those products' output ids, and (shape, dtype) of each buffer
+        self.scratch_graph = None
+        self.scratch_candidates = set()
+        self.scratch_specs = []
 
     def fresh(self, prefix="v"):
         return f"{prefix}{next(self._counter)}"
@@ -104,6 +109,9 @@ class Context:
         temporaries = {}  # id(tensor) -> name, for tensors made at this level
         fresh = set()  # id(tensor): a new array only this graph refers to
         free = []  # names of dead temporaries
+        scratch = self.scratch_graph is graph  # (only the top level: not loop bodies, branches)
+        held = {}  # id(tensor) -> the scratch buffer holding its value
+        idle = {}  # (shape, dtype) -> scratch buffers no live tensor holds
         for position, node in enumerate(nodes):
             op = node.op
             if op is core.PLACEHOLDER or id(node) in self.emitted:
@@ -116,13 +124,14 @@ class Context:
                     for a in node.args]
             dying = _dying(node, position, last_use, temporaries)
             single = len(node.outputs) == 1 and not node.subgraphs
-            emitted, outs = None, None
+            emitted, outs, buffer = None, None, None
             if single and dying and fresh:
                 target = _writable_input(node, dying, fresh)
                 if target is not None:
                     name = temporaries[id(target)]
                     if id(target) in self.row_major:  # (the same buffer, written in place)
                         self.row_major.add(id(node.outputs[0]))
+                    buffer = held.pop(id(target), None)  # (the output takes it over)
                     dying = [t for t in dying if t is not target]  # (== is an op)
                     outs = [name]
                     out = name if op.kernel not in _KEYWORD_OUT else f"out={name}"
@@ -134,7 +143,9 @@ class Context:
                 self.unread = _unread_outputs(node, last_use)
                 emitted = op.emit(node, outs, args, self) if op.emit is not None else None
                 if op.kernel is np.matmul and _dot_applies(node):
-                    emitted = _as_dot(node, outs[0], args, self)
+                    if scratch and id(node.outputs[0]) in self.scratch_candidates:
+                        buffer = self._scratch_buffer(node.outputs[0], idle)
+                    emitted = _as_dot(node, outs[0], args, self, buffer)
                 if emitted is None:
                     call_args = args + [f"{k}={self.literal(v)}" for k, v in node.attrs.items()]
                     call = f"{self.kernel(op)}({', '.join(call_args)})"
@@ -148,6 +159,14 @@ class Context:
                         emitted = [outs[0] + " = " + emitted[0][len(prefix):]]
             if dying:
                 free.extend([temporaries[id(t)] for t in dying])
+            if held:  # (after this node chose its buffer: np.dot's out must not be an input)
+                for t in node.args:
+                    if isinstance(t, Tensor) and last_use.get(id(t)) == position \
+                            and id(t) in held:
+                        name = held.pop(id(t))
+                        idle.setdefault(self._scratch_key(t), []).append(name)
+            if buffer is not None:
+                held[id(node.outputs[0])] = buffer
             for tensor, name in zip(node.outputs, outs):
                 self.names[id(tensor)] = temporaries[id(tensor)] = name
                 if _makes_fresh_array(op, tensor):
@@ -159,6 +178,18 @@ class Context:
             else:  # (only control flow emits sub-graphs' lines)
                 lines.extend([line + tag for line in emitted])
         return lines
+
+    def _scratch_key(self, tensor):
+        return tuple(tensor.static_shape), tensor.dtype
+
+    def _scratch_buffer(self, tensor, idle):
+        """The name of a scratch buffer for `tensor`: an idle one of its
+        shape and dtype, else a new one."""
+        key = self._scratch_key(tensor)
+        if idle.get(key):
+            return idle[key].pop()
+        self.scratch_specs.append(key)
+        return f"s{len(self.scratch_specs) - 1}"
 
     def output(self, value):
         if not isinstance(value, Tensor):
@@ -224,9 +255,11 @@ def _dot_applies(node):
             and all(type(d) is int and d >= 2 for d in a.static_shape + b.static_shape))
 
 
-def _as_dot(node, out, args, ctx):
+def _as_dot(node, out, args, ctx, buffer=None):
     """`out = a @ b`, as np.dot when both operands are C-contiguous at run time
-    (a layout the graph cannot know for arguments and constants)."""
+    (a layout the graph cannot know for arguments and constants); np.dot
+    writes into scratch buffer `buffer` if given (a C-contiguous array of the
+    result's shape and dtype, as dot's `out` must be: the same gemm call)."""
     size = node.args[0].dtype.itemsize
     tests = [f"{name}.strides == {(tensor.static_shape[1] * size, size)!r}"
              for tensor, name in zip(node.args, args) if id(tensor) not in ctx.row_major]
@@ -235,9 +268,99 @@ def _as_dot(node, out, args, ctx):
     ctx.row_major.add(id(node.outputs[0]))
     ctx.globals["_dot"] = np.dot
     first, second = args
+    dot = f"_dot({first}, {second})" if buffer is None else f"_dot({first}, {second}, out={buffer})"
     if not tests:
-        return [f"{out} = _dot({first}, {second})"]
-    return [f"{out} = _dot({first}, {second}) if {' and '.join(tests)} else {first} @ {second}"]
+        return [f"{out} = {dot}"]
+    return [f"{out} = {dot} if {' and '.join(tests)} else {first} @ {second}"]
+
+
+# Scratch buffers are kept for products up to this size, up to SCRATCH_BYTES a
+# set (a set per thread running the function at once)
+SCRATCH_BUFFER_BYTES = 1 << 20
+SCRATCH_BYTES = 4 << 20
+
+
+def _scratch_candidates(graph):
+    """ids of the top-level products (np.dot, see _dot_applies) whose value
+    may live in a buffer kept across calls: the value, and every value an
+    elementwise ufunc may write into its buffer (emit_graph's in-place
+    rule), is read only by ufuncs at this level -- which return new arrays
+    -- so no reference to the buffer outlives the call: not an output, not
+    read by a sub-graph (loop, branch), an aliasing op (a view, reshape,
+    getitem), a print, an assign or any other op."""
+    products = [node for node in graph.nodes
+                if node.op.kernel is np.matmul and _dot_applies(node)]
+    if not products:  # (most graphs: no cost at compile time)
+        return set()
+    readers = {}
+    for node in graph.nodes:
+        for a in node.args:
+            if isinstance(a, Tensor):
+                readers.setdefault(id(a), []).append(node)
+    escaping = {id(t) for t in graph.outputs if isinstance(t, Tensor)}
+    for node in graph.nodes:
+        for sub in node.subgraphs:
+            escaping.update(_read_inside(sub))
+    contained = set()  # ids; readers come later in program order: computed first
+    for node in reversed(graph.nodes):
+        if not isinstance(node.op.kernel, np.ufunc):  # (only ufuncs' outputs are asked about)
+            continue
+        for tensor in node.outputs:
+            if id(tensor) not in escaping and all(
+                    _reads_into_new_array(reader, tensor, contained)
+                    for reader in readers.get(id(tensor), ())):
+                contained.add(id(tensor))
+    candidates, total = set(), 0
+    for node in products:
+        out = node.outputs[0]
+        size = math.prod(out.static_shape) * out.dtype.itemsize
+        if size <= SCRATCH_BUFFER_BYTES and total + size <= SCRATCH_BYTES \
+                and id(out) in contained:
+            candidates.add(id(out))
+            total += size
+    return candidates
+
+
+def _reads_into_new_array(node, tensor, contained):
+    """Whether `node` reading `tensor` keeps no reference to its buffer: a
+    ufunc returns a new array, unless emit_graph writes it into `tensor`'s
+    buffer (then that output must be in `contained` as well)."""
+    op = node.op
+    if node.subgraphs or not isinstance(op.kernel, np.ufunc) or op.aliasing or op.stateful \
+            or "out" in node.attrs:
+        return False
+    out = node.outputs[0]
+    may_write_in_place = op.kernel.signature is None and op.kernel.nout == 1 \
+        and not node.attrs and out.static_shape == tensor.static_shape \
+        and out.dtype == tensor.dtype
+    return not may_write_in_place or id(out) in contained
+
+
+def _read_inside(graph):
+    """ids of every tensor read by a node of `graph` or of its sub-graphs."""
+    read = set()
+    for node in graph.nodes:
+        read.update(id(a) for a in node.args if isinstance(a, Tensor))
+        for sub in node.subgraphs:
+            read.update(_read_inside(sub))
+    read.update(id(t) for t in graph.outputs if isinstance(t, Tensor))
+    return read
+
+
+def _scratch_lines(specs, ctx):
+    """Lines taking a set of scratch buffers from the function's pool (a
+    new set when it is empty: another thread, or a call re-entered from
+    inside this one, holds the others), and the line giving it back.
+    list.pop and list.append are atomic, so no two calls share a set; a
+    call that raises keeps its set (it is dropped)."""
+    pool = []
+    ctx.globals["_scratch_take"] = pool.pop
+    ctx.globals["_scratch_give"] = pool.append
+    ctx.globals["_scratch_new"] = lambda: tuple(np.empty(shape, dtype) for shape, dtype in specs)
+    names = ", ".join(f"s{i}" for i in range(len(specs)))
+    take = ["try:", "    _scratch = _scratch_take()", "except IndexError:",
+            "    _scratch = _scratch_new()", f"{names}{',' if len(specs) == 1 else ''} = _scratch"]
+    return take, "_scratch_give(_scratch); "  # (on the return line)
 
 
 def _makes_fresh_array(op, tensor):
@@ -345,9 +468,15 @@ def compile_graph(graph, name="graph_fn", arg_names=None, raw_outputs=False):
         param = f"a{i}"
         params.append(param)
         ctx.names[id(tensor)] = param
+    ctx.scratch_graph = graph
+    ctx.scratch_candidates = _scratch_candidates(graph)
     body = ctx.emit_graph(graph)
     outputs = [ctx.arg(t) if raw_outputs else ctx.output(t) for t in graph.outputs]
-    body.append(f"return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+    give = ""
+    if ctx.scratch_specs:  # (outputs are never scratch buffers: give the set back first)
+        take, give = _scratch_lines(ctx.scratch_specs, ctx)
+        body = take + body
+    body.append(f"{give}return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
     filename = f"<autograph graph {name} #{next(_module_ids)}>"
     body, by_line = _untag(body, 3, ctx.nodes)  # line 1: def, line 2: try
     source = "\n".join([f"def {name}({', '.join(params)}):", "    try:"]
