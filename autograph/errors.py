@@ -1116,3 +1116,28 @@ def baked_random_draw_message(generator, function_name, location):
         f"autograph convert the function (ag.function(f), the default; for a library "
         f"function, autograph.config.include(...)) so the draw is staged, or draw the "
         f"random values outside and pass them in as an argument.")
+
+
+# --- a non-empty list grown in a staged loop (runtime/lists.py) -----------------
+
+class GrowingListError(StagingError):
+    """A Python list that held items before a staged loop grew in its body.
+    Raised by the body check (runtime/staging.py) with the refusal's message;
+    runtime/lists.py catches it and traces the loop again with the list
+    staged, pre-filled with the items it held, where they allow it."""
+
+    def __init__(self, message, index, grown):
+        super().__init__(message)
+        # position in the loop's state, and what the body left: the items past
+        # those the list held before the loop, or a staged list
+        self.index, self.grown = index, grown
+
+
+def prefilled_list_type_message(name, location, loop, index, item_type, appended_type):
+    return (
+        f"list '{name}' holds items before the staged `{loop}` loop at {location}, which "
+        f"appends items of {appended_type}; {name}[{index}] is {item_type}. A staged list "
+        "holds items of one dtype and shape, and np.stack/np.array of the Python list "
+        "would give another dtype or fail. Make the items agree: convert the first "
+        f"items (e.g. {name} = [np.asarray(v, dtype) for v in {name}]) or cast what the "
+        "loop appends with .astype(...).")
