@@ -769,7 +769,8 @@ class _Loop:
         if test is not None:
             final = final[:-1]
         for (lst, _), stacked in zip(self.appended, ys):
-            lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
+            if stacked.shape[0]:  # (a scan of no items appends none: `pop` takes an earlier one)
+                lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
         return self._result(final)
 
 

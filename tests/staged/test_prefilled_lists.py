@@ -227,3 +227,33 @@ def iterated_after_the_loop(x, n):
 
 def test_iterated_after_the_loop():
     check(iterated_after_the_loop, np.float64(2.0), np.int64(3))
+
+
+def scanned_then_popped(x, first):
+    seen = [first, first + 1.0]
+    for v in x:
+        seen.append(v)
+    last = seen.pop()
+    return ag.stack(seen), last, seen, len(seen)
+
+
+@pytest.mark.parametrize("size", [0, 1, 3])
+def test_pop_after_a_scan_including_one_of_no_items(size):
+    check(scanned_then_popped, np.arange(float(size)), np.float64(-1.0), jax_too=True)
+
+
+@pytest.mark.skipif(jax is None, reason="jax is not installed (an optional extra)")
+def test_jax_refuses_items_of_another_dtype():
+    with pytest.raises(errors.StagingError, match=r"list 'seen' holds items before the staged "
+                       r"`for` loop .* items of dtype float64, shape \(\); seen\[0\] is "
+                       r"dtype float32"):
+        _run_jax(scanned_then_popped, (np.arange(3.0), np.float32(1.0)))
+
+
+@pytest.mark.skipif(jax is None, reason="jax is not installed (an optional extra)")
+def test_jax_refuses_a_while_loop_growing_it_as_a_list_that_starts_empty():
+    # lax.while_loop cannot grow a list (its trip count is not known while
+    # tracing): the same refusal as for a list that starts empty
+    with pytest.raises(errors.StagingError, match=r"list 'losses' gets items appended at "
+                       r"\S+:\d+ in a staged `while` loop whose trip count is not known"):
+        _run_jax(while_one_item, (np.float64(2.0), np.int64(3)))
