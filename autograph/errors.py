@@ -585,8 +585,9 @@ def growing_python_list_message(name, location, loop, before, after):
     return (
         f"variable '{name}' is a Python list of length {before} that the staged "
         f"`{loop}` loop at {location} changes to length {after}: a list can grow "
-        "in a staged loop only when it starts empty (it becomes a staged list, "
-        f"whose items all have one dtype and shape). Start with {name} = [] before "
+        "in a staged loop only when it starts empty or holds arrays or numbers (it "
+        "becomes a staged list, whose items all have one dtype and shape), and this "
+        f"one holds other objects. Start with {name} = [] before "
         "the loop (keep the items it held before in another list), or keep its "
         "length fixed inside the loop.")
 

@@ -257,3 +257,35 @@ def test_jax_refuses_a_while_loop_growing_it_as_a_list_that_starts_empty():
     with pytest.raises(errors.StagingError, match=r"list 'losses' gets items appended at "
                        r"\S+:\d+ in a staged `while` loop whose trip count is not known"):
         _run_jax(while_one_item, (np.float64(2.0), np.int64(3)))
+
+
+def shrinks(x, n):
+    items = [x, x + 1.0, x + 2.0]
+    i = 0
+    while i < n:
+        items.pop()
+        i += 1
+    return items, len(items)
+
+
+def test_a_list_the_loop_only_pops_from():
+    check(shrinks, np.float64(1.0), np.int64(2))
+    with pytest.raises(IndexError):  # as Python's: more pops than items
+        ag.function(shrinks)(np.float64(1.0), np.int64(4))
+
+
+def grows_until_break_or_return(x, n):
+    items = [x]
+    for i in range(n):
+        if i > 2:
+            break
+        items.append(x * i)
+        if items[-1] > 3.0:
+            return ag.stack(items) * 2.0
+    return ag.stack(items)
+
+
+@pytest.mark.parametrize("n", [0, 2, 6])
+@pytest.mark.parametrize("x", [1.0, 2.5])
+def test_break_and_return_in_the_loop(n, x):
+    check(grows_until_break_or_return, np.float64(x), np.int64(n))
