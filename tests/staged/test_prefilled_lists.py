@@ -289,3 +289,18 @@ def grows_until_break_or_return(x, n):
 @pytest.mark.parametrize("x", [1.0, 2.5])
 def test_break_and_return_in_the_loop(n, x):
     check(grows_until_break_or_return, np.float64(x), np.int64(n))
+
+
+def two_lists(x, n):
+    a = [x]
+    b = [x * 2.0, x * 3.0]
+    i = 0
+    while i < n:
+        a.append(x + i)
+        b.append(a[-1] * 2.0)
+        i += 1
+    return ag.stack(a), ag.stack(b), len(a), len(b)
+
+
+def test_two_lists_grown_in_one_loop():
+    check(two_lists, np.float64(1.0), np.int64(3))
