@@ -113,7 +113,8 @@ def grows_from(first, x, n):
     items = [first]
     for _ in range(n):
         items.append(x)
-    # (not ag.stack: eagerly, a list of Python numbers alone is left a list)
+    # (not ag.stack: run eagerly, it leaves a list of Python numbers alone a
+    # list, as when the loop ran no iteration here)
     return np.stack(items), items[0], items[-1], len(items)
 
 
@@ -234,12 +235,24 @@ def scanned_then_popped(x, first):
     for v in x:
         seen.append(v)
     last = seen.pop()
+    # (ag.stack: np.stack cannot stack a list under jax.jit; the items are
+    # numpy values here, which ag.stack stacks when run eagerly too)
     return ag.stack(seen), last, seen, len(seen)
 
 
+def scanned_list_of_python_numbers(x):
+    seen = [-1.0, 2.0]
+    for v in x:
+        seen.append(v)
+    last = seen.pop()
+    return seen, last, seen[0], len(seen)
+
+
+@pytest.mark.parametrize("first", [np.float64(-1.0), np.array(-1.0)], ids=repr)
 @pytest.mark.parametrize("size", [0, 1, 3])
-def test_pop_after_a_scan_including_one_of_no_items(size):
-    check(scanned_then_popped, np.arange(float(size)), np.float64(-1.0), jax_too=True)
+def test_pop_after_a_scan_including_one_of_no_items(size, first):
+    check(scanned_then_popped, np.arange(float(size)), first, jax_too=True)
+    check(scanned_list_of_python_numbers, np.arange(float(size)), jax_too=True)
 
 
 @pytest.mark.skipif(jax is None, reason="jax is not installed (an optional extra)")
