@@ -184,7 +184,7 @@ def _prefill_type(error, prefix, backend, name, location, loop):
 def _item_type(value):
     """(dtype, shape) of an item a staged list can hold -- an array, a numpy
     scalar, a Python number (numpy's dtype for it) or a staged value -- else None."""
-    if registry.backend_of(value) is not None and staging.list_element_type(value) is not None:
+    if staging.list_element_type(value) is not None:
         return None  # a staged list inside a list
     if type(value) in (bool, int, float, complex):
         value = np.asarray(value)
