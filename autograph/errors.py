@@ -585,8 +585,9 @@ def growing_python_list_message(name, location, loop, before, after):
     return (
         f"variable '{name}' is a Python list of length {before} that the staged "
         f"`{loop}` loop at {location} changes to length {after}: a list can grow "
-        "in a staged loop only when it starts empty (it becomes a staged list, "
-        f"whose items all have one dtype and shape). Start with {name} = [] before "
+        "in a staged loop only when it starts empty or holds arrays or numbers (it "
+        "becomes a staged list, whose items all have one dtype and shape), and this "
+        f"one holds other objects. Start with {name} = [] before "
         "the loop (keep the items it held before in another list), or keep its "
         "length fixed inside the loop.")
 
@@ -1135,3 +1136,28 @@ def in_place_held_state_message(name, statement, location, holder, where, backen
         f"{name}.copy()`) if `{holder}` must not change, or write the change as a new "
         f"value (`{name} = {name} + 1` for `{name} += 1`) and assign the result back "
         f"to `{holder}` after the {statement} if it must.")
+
+
+# --- a non-empty list grown in a staged loop (runtime/lists.py) -----------------
+
+class GrowingListError(StagingError):
+    """A Python list that held items before a staged loop grew in its body.
+    Raised by the body check (runtime/staging.py) with the refusal's message;
+    runtime/lists.py catches it and traces the loop again with the list
+    staged, pre-filled with the items it held, where they allow it."""
+
+    def __init__(self, message, index, grown):
+        super().__init__(message)
+        # position in the loop's state, and what the body left: the items past
+        # those the list held before the loop, or a staged list
+        self.index, self.grown = index, grown
+
+
+def prefilled_list_type_message(name, location, loop, index, item_type, appended_type):
+    return (
+        f"list '{name}' holds items before the staged `{loop}` loop at {location}, which "
+        f"appends items of {appended_type}; {name}[{index}] is {item_type}. A staged list "
+        "holds items of one dtype and shape, and np.stack/np.array of the Python list "
+        "would give another dtype or fail. Make the items agree: convert the first "
+        f"items (e.g. {name} = [np.asarray(v, dtype) for v in {name}]) or cast what the "
+        "loop appends with .astype(...).")

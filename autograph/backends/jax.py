@@ -34,6 +34,7 @@ like Python numbers, so they promote as JAX promotes them.
 """
 
 import builtins
+import operator
 
 import jax
 import jax.numpy as jnp
@@ -205,6 +206,16 @@ class JaxList:
                  for i in self.items]
         out = parts[0] if len(parts) == 1 else jnp.concatenate(parts)
         return out if self.element_dtype is None else _cast(out, self.element_dtype)
+
+    def __getitem__(self, key):
+        """`lst[i]` as on a Python list: the item (a staged index: the stacked
+        list's row); a slice is a list of those items."""
+        if isinstance(key, slice):
+            return JaxList(self.item_values()[key], self.element_dtype, self.element_shape)
+        if isinstance(key, Tracer) and key.shape == () and jnp.issubdtype(key.dtype,
+                                                                          jnp.integer):
+            return self.stacked()[key]
+        return self.item_values()[operator.index(key)]
 
     def __jax_array__(self):  # jnp.asarray(lst) stacks it, as it would a Python list
         return self.stacked()
@@ -758,7 +769,8 @@ class _Loop:
         if test is not None:
             final = final[:-1]
         for (lst, _), stacked in zip(self.appended, ys):
-            lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
+            if stacked.shape[0]:  # (a scan of no items appends none: `pop` takes an earlier one)
+                lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
         return self._result(final)
 
 

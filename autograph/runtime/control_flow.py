@@ -15,7 +15,7 @@ import threading
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import aliases, staging
+from autograph.runtime import aliases, lists, staging
 from autograph.runtime.registry import backend_of, is_staged
 from autograph.runtime.special_values import (Undefined, UndefinedReturnValue, UnboundInLoop,
                                               note_flagged, unbound_flags)
@@ -129,9 +129,12 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=(), inp
             unbound = UnboundInLoop(local.state, local.names)
             body = staging.checked_body(unbound.body(local.body(loop_body)), unbound.state,
                                         unbound.names, location, "while", with_item=False)
-            with staging.region(backend), _undone_on_error():
-                final = backend.while_loop(unbound.test(local.test(loop_test)), body,
-                                           unbound.state, unbound.names, opts)
+            def staged(state):
+                with staging.region(backend), _undone_on_error():
+                    return backend.while_loop(unbound.test(local.test(loop_test)), body,
+                                              state, unbound.names, opts)
+            final = lists.staged_loop(staged, unbound.state, unbound.names, backend, location,
+                                      "while")
             return local.result(unbound.result(final), backend)
         if not test:
             return state
@@ -176,14 +179,15 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
             body = _guarded_body(body, extra_test, names)
     parts = _range_types.get(type(iterated))
     owner = _owner_of_bounds(iterated, backend)
-    with staging.region(owner), _undone_on_error():
-        if parts is not None:
-            start, stop, step = parts(iterated)
-            final = backend.for_range(start, stop, step, body, state, names, opts,
-                                      target=target, extra_test=folded_test)
-        else:
-            final = backend.for_each(iterated, body, state, names, opts, target=target,
-                                     extra_test=folded_test)
+    def staged(state):
+        with staging.region(owner), _undone_on_error():
+            if parts is not None:
+                start, stop, step = parts(iterated)
+                return backend.for_range(start, stop, step, body, state, names, opts,
+                                         target=target, extra_test=folded_test)
+            return backend.for_each(iterated, body, state, names, opts, target=target,
+                                    extra_test=folded_test)
+    final = lists.staged_loop(staged, state, names, owner, location, "for")
     return local.result(unbound.result(final), owner)
 
 

@@ -12,7 +12,7 @@ variable) would not see is refused (runtime/aliases.py).
 import numpy as np
 
 from autograph import errors
-from autograph.runtime import aliases, registry
+from autograph.runtime import aliases, registry, staging
 from autograph.runtime.registry import backend_of
 
 
@@ -116,3 +116,84 @@ def set_element_type(target, dtype, shape=None):
                     "ag.set_element_type makes it a staged list", True))
             return result
     return target
+
+
+def staged_loop(run, state, names, backend, location, loop):
+    """`run(state)`: a backend's staged loop over `state` (control_flow.py).
+
+    A Python list that held items before the loop and that the body grows
+    (or shrinks) -- `losses = [first]; while ...: losses.append(loss)` -- is
+    traced again as the backend's staged list, pre-filled with those items,
+    when they and what the loop appends are arrays or numbers of one dtype
+    and shape (so stacking or indexing it gives eager numpy's values).  Other
+    items keep the body check's refusal; a dtype or shape that differs is
+    refused naming the item.  An alias of such a list is refused, as for a
+    list that starts empty (runtime/aliases.py)."""
+    state, staged = tuple(state), set()
+    while True:
+        try:
+            return run(state)
+        except errors.GrowingListError as e:
+            if e.index in staged:
+                raise
+            name, python_list = names[e.index], state[e.index]
+            item_type = _prefill_type(e, python_list, backend, name, location, loop)
+            holders, _ = aliases.other_holders(python_list, name, skip_depth=1)
+            if holders:
+                path, at = holders[0]
+                raise errors.StagingError(errors.staged_list_alias_message(
+                    name, path, at, location, f"the staged `{loop}` loop that starts "
+                    "there makes it a staged list", True)) from None
+            prefilled = backend.set_element_type(list(python_list), *item_type)
+            if backend.list_element_type(prefilled) is None:
+                raise  # a backend without staged lists
+            staged.add(e.index)
+            state = state[:e.index] + (prefilled,) + state[e.index + 1:]
+
+
+def _prefill_type(error, prefix, backend, name, location, loop):
+    """(dtype, shape) that the list's items before the loop (`prefix`) and the items
+    the loop appends all have (dims only known at run time are None); raises
+    `error` if an item is not an array or number, or the new refusal if
+    their dtypes or shapes differ."""
+    if type(error.grown) is list:
+        appended = [_item_type(v) for v in error.grown]
+        if None in appended:
+            raise error
+        appended = appended[0] if appended else None
+    else:
+        appended = backend.list_element_type(error.grown)
+        appended = None if appended is None or appended[0] is None else appended
+    dtype, shape = appended if appended is not None else (None, None)
+    for index, item in enumerate(prefix):
+        item_type = _item_type(item)
+        if item_type is None:
+            raise error
+        if dtype is None:
+            dtype, shape = item_type
+            continue
+        if item_type[0] != dtype or shape is None or len(item_type[1]) != len(shape) or any(
+                a is not None and b is not None and a != b for a, b in zip(item_type[1], shape)):
+            raise errors.StagingError(errors.prefilled_list_type_message(
+                name, location, loop, index, _described(item_type),
+                _described((dtype, shape)))) from None
+        shape = tuple(a if a == b else None for a, b in zip(shape, item_type[1]))
+    return dtype, shape
+
+
+def _item_type(value):
+    """(dtype, shape) of an item a staged list can hold -- an array, a numpy
+    scalar, a Python number (numpy's dtype for it) or a staged value -- else None."""
+    if staging.list_element_type(value) is not None:
+        return None  # a staged list inside a list
+    if type(value) in (bool, int, float, complex):
+        value = np.asarray(value)
+    found = staging.array_type(value)
+    if found is None or found[0].kind not in "biufc":
+        return None
+    return found[0], tuple(found[1])
+
+
+def _described(item_type):
+    dtype, shape = item_type
+    return f"dtype {dtype}, shape {tuple('?' if d is None else d for d in shape)}"

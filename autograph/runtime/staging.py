@@ -301,13 +301,18 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
         # described now: the body may append to a list it was given
         outlines = [structure.describe_container(v) for v in state]
         result = run()
-        for name, before, value, shape, outline in zip(names, state, result, expected,
-                                                       outlines):
+        for k, (name, before, value, shape, outline) in enumerate(zip(
+                names, state, result, expected, outlines)):
             if type(value) is Undefined or (_structure(value) != shape
                                             and not _return_pending(before, value)):
-                if type(value) is list and type(before) is list and shape[1]:
-                    raise errors.StagingError(errors.growing_python_list_message(
-                        shown(name), location, loop, len(shape[1]), len(value)))
+                if type(before) is list and shape[1] and (
+                        len(value) != len(shape[1]) if type(value) is list
+                        else list_element_type(value) is not None):
+                    # runtime/lists.py may stage it pre-filled with its items
+                    raise errors.GrowingListError(errors.growing_python_list_message(
+                        shown(name), location, loop, len(shape[1]),
+                        len(value) if type(value) is list else "one known at run time"),
+                        k, value[len(shape[1]):] if type(value) is list else value)
                 raise errors.StagingError(errors.loop_structure_message(
                     shown(name), location, loop, outline or _describe_outline(before),
                     _describe_outline(value)))

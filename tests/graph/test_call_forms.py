@@ -139,9 +139,10 @@ def test_show_command_on_an_ag_function(tmp_path):
 
 
 def test_growing_a_non_empty_list_in_a_staged_loop_names_its_real_length():
+    # (a list of numbers is staged pre-filled: tests/staged/test_prefilled_lists.py)
     @ag.function
     def grow(n):
-        items = [np.float64(1.0)]
+        items = ["start"]
         i = 0
         while i < n:
             items.append(n)
