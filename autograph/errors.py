@@ -1140,6 +1140,7 @@ def in_place_held_state_message(name, statement, location, holder, where, backen
 
 # --- a non-empty list grown in a staged loop (runtime/lists.py) -----------------
 
+
 class GrowingListError(StagingError):
     """A Python list that held items before a staged loop grew in its body.
     Raised by the body check (runtime/staging.py) with the refusal's message;
