@@ -21,10 +21,13 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
+import itertools
+import linecache
 import os
 import re
 import sys
 import threading
+import types
 
 import numpy as np
 
@@ -60,31 +63,86 @@ def region(backend, taken=None):
             raise _in_place_numpy_error(e, protected) from e
         raise
     finally:
-        for array in protected:
+        for array, _ in protected.values():
             array.flags.writeable = True
         stack.pop()
         outside.pop()
 
 
 def _protect_arrays(frame):
-    """The numpy arrays the user's running frames hold (their variables, and
-    one level into the lists, tuples and dicts they hold), made read-only
-    while a staged branch or loop body is traced: an in-place numpy change of
-    one there (`b = w; b += 1`, `np.copyto(w, ...)`) would run once, while
-    tracing, where Python runs it each time the path is taken (or never).
-    Numpy's read-only error is turned into a catalog error (`region`)."""
-    protected, seen = [], set()
+    """The numpy arrays the user's running frames hold or read, made
+    read-only while a staged branch or loop body is traced: an in-place numpy
+    change of one there (`b = w; b += 1`, `np.copyto(w, ...)`, `box.w += 1`
+    on a global `box`) would run once, while tracing, where Python runs it
+    each time the path is taken (or never).  Looked at: the frames'
+    variables (closure cells included) and the globals their code (and the
+    code nested in it: the generated branch and loop bodies) reads by name,
+    then `_HOLDER_DEPTH` levels into the lists, tuples and dicts and the
+    attributes of the user's objects they hold.  Numpy's read-only error is
+    turned into a catalog error naming the holder (`region`).  Returns
+    {id(array): (array, 'box.w')}."""
+    protected = {}
     for frame in _traced_user_frames(frame):
-        for value in list(frame.f_locals.values()):
-            items = value.values() if type(value) is dict else (
-                value if type(value) in (list, tuple) else (value,))
-            for array in items:
-                if type(array) is np.ndarray and id(array) not in seen \
-                        and array.flags.writeable:
-                    seen.add(id(array))
-                    array.flags.writeable = False
-                    protected.append(array)
+        roots = list(frame.f_locals.items())
+        namespace = frame.f_globals
+        roots += [(name, namespace[name]) for name in _names_read(frame.f_code)
+                  if name in namespace]
+        for name, value in roots:
+            if not name.startswith(("ag__", "__")):
+                _protect_held(value, name, protected, _HOLDER_DEPTH)
     return protected
+
+
+_HOLDER_DEPTH = 2  # levels of items and attributes looked into (a cap on the cost)
+_SCANNED_ITEMS = 256  # items of one container looked at
+_names_read_by = {}  # code -> the global and attribute names it and its nested code read
+
+
+def _names_read(code):
+    """Every global (or attribute) name `code` and the code nested in it read."""
+    names = _names_read_by.get(code)
+    if names is None:
+        found, todo = set(), [code]
+        while todo:
+            current = todo.pop()
+            found.update(current.co_names)
+            todo += [c for c in current.co_consts if hasattr(c, "co_names")]
+        names = _names_read_by[code] = tuple(sorted(found))
+    return names
+
+
+def _protect_held(value, path, protected, depth):
+    """Makes `value` read-only if it is a writeable numpy array; else, `depth`
+    levels down, the arrays its list/tuple/dict items and the attributes of
+    a user's object (its class from a user's file) hold."""
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.flags.writeable:
+            value.flags.writeable = False
+            protected[id(value)] = (value, path)
+        return
+    if depth == 0:
+        return
+    if kind is dict:
+        pairs = ((f"{path}[{k!r}]", v) for k, v in value.items())
+    elif kind in (list, tuple):
+        pairs = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    elif _users_object(value):
+        pairs = ((f"{path}.{k}", v) for k, v in value.__dict__.items())
+    else:
+        return
+    for item_path, item in itertools.islice(pairs, _SCANNED_ITEMS):
+        _protect_held(item, item_path, protected, depth - 1)
+
+
+def _users_object(value):
+    """Is `value` an instance of a class defined in a user's file (not a
+    module, class, function, nor autograph's, numpy's or a library's object)?"""
+    module = sys.modules.get(type(value).__module__)
+    filename = getattr(module, "__file__", None)
+    return filename is not None and not errors._not_users(filename) and \
+        type(getattr(value, "__dict__", None)) is dict and \
+        not isinstance(value, (type, types.ModuleType, types.FunctionType))
 
 
 _TRACE_ENTRIES = (os.path.join("autograph", "graph", "function.py"),
@@ -107,7 +165,8 @@ def _traced_user_frames(frame):
 
 def _in_place_numpy_error(error, protected):
     """The catalog error for numpy's read-only error inside a staged region,
-    naming the user's variable and line (the innermost user frame)."""
+    naming the user's variable (or the item or attribute holding the array:
+    `box.w`) and line (the innermost user frame)."""
     tb, frame = error.__traceback__, None
     while tb is not None:
         if not errors._not_users(tb.tb_frame.f_code.co_filename):
@@ -117,14 +176,19 @@ def _in_place_numpy_error(error, protected):
     name, location = "an array", user_location()
     if frame is not None:
         location = errors.where(frame.f_code.co_filename, line)
-        held = {id(a) for a in protected}
         for key, value in frame.f_locals.items():
             base = value
-            while type(base) is np.ndarray and id(base) not in held:
+            while type(base) is np.ndarray and id(base) not in protected:
                 base = base.base
             if type(base) is np.ndarray and not key.startswith(("ag__", "__")):
-                name = f"`{key}`"
-                break
+                return errors.InPlaceChangeError(
+                    errors.in_place_numpy_in_region_message(f"`{key}`", location))
+        # (a holder the line spells out: `box.w += 1` on a global or a closure's object)
+        text = linecache.getline(frame.f_code.co_filename, line)
+        spelled = [path for _, path in protected.values()
+                   if re.search(rf"(?<![\w.]){re.escape(path)}(?![\w\[])", text)]
+        if spelled:
+            name = f"`{max(spelled, key=len)}`"
     return errors.InPlaceChangeError(errors.in_place_numpy_in_region_message(name, location))
 
 
