@@ -36,6 +36,7 @@ from autograph.runtime import aliases, special_values, structure
 from autograph.runtime.registry import backend_of
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN
+from autograph.runtime.tracebacks import generated_owner
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -190,6 +191,50 @@ def _in_place_numpy_error(error, protected):
         if spelled:
             name = f"`{max(spelled, key=len)}`"
     return errors.InPlaceChangeError(errors.in_place_numpy_in_region_message(name, location))
+
+
+def user_spelling(frame, name):
+    """How the user spells the variable `name` of `frame`: `name` itself,
+    or, for the local a generated branch or loop function carries an item or
+    attribute in (`b_w` for `b.w`, named by the converters), the item or
+    attribute of a user's variable that holds the same value (`b.w`:
+    store_part put it there)."""
+    generated = _generated_names(frame)
+    if name not in generated:
+        return name
+    value = frame.f_locals.get(name)
+    for key, held in list(frame.f_locals.items()):
+        if key not in generated and not key.startswith(("ag__", "__")) and key != "fscope":
+            path = aliases.path_to(held, value, key)
+            if path is not None and path != key:
+                return path
+    return name
+
+
+def variable_holding(value):
+    """The user's variable (not one the converters generated) of the innermost
+    user frame that holds `value` itself, or None."""
+    frame = errors.user_frame(2, _want_frame=True)
+    if frame is None:
+        return None
+    generated = _generated_names(frame)
+    return next((key for key, held in list(frame.f_locals.items()) if held is value
+                 and key not in generated and key != "fscope"
+                 and not key.startswith(("ag__", "__"))), None)
+
+
+def _generated_names(frame):
+    """The names the converters generated in the user function `frame` is
+    (or whose generated branch or loop function it runs): its `fscope`'s."""
+    owner = generated_owner(frame.f_code)
+    scope = frame.f_locals.get("fscope")
+    outer = frame
+    while scope is None and owner is not None and outer is not None:
+        if id(outer.f_code) == owner:
+            scope = outer.f_locals.get("fscope")
+            break
+        outer = outer.f_back
+    return getattr(scope, "internal_names", ())
 
 
 def frames_outside_region():
