@@ -185,9 +185,9 @@ def _in_place_numpy_error(error, protected):
                 return errors.InPlaceChangeError(
                     errors.in_place_numpy_in_region_message(f"`{key}`", location))
         # (a holder the line spells out: `box.w += 1` on a global or a closure's object)
-        text = linecache.getline(frame.f_code.co_filename, line)
+        text = linecache.getline(frame.f_code.co_filename, line).replace('"', "'")
         spelled = [path for _, path in protected.values()
-                   if re.search(rf"(?<![\w.]){re.escape(path)}(?![\w\[])", text)]
+                   if re.search(rf"(?<![\w.]){re.escape(path)}(?!\w)", text)]
         if spelled:
             name = f"`{max(spelled, key=len)}`"
     return errors.InPlaceChangeError(errors.in_place_numpy_in_region_message(name, location))
