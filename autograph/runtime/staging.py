@@ -64,10 +64,21 @@ def region(backend, taken=None):
             raise _in_place_numpy_error(e, protected) from e
         raise
     finally:
-        for array, _ in protected.values():
-            array.flags.writeable = True
+        _writeable_again(protected)
         stack.pop()
         outside.pop()
+
+
+def _writeable_again(protected):
+    """Undoes `_protect_arrays`: the arrays a view is taken of first (numpy
+    keeps a view read-only while the array it views is)."""
+    def chain_length(array):
+        n = 0
+        while isinstance(array, np.ndarray):
+            array, n = array.base, n + 1
+        return n
+    for array, _ in sorted(protected.values(), key=lambda pair: chain_length(pair[0])):
+        array.flags.writeable = True
 
 
 def _protect_arrays(frame):
@@ -83,14 +94,18 @@ def _protect_arrays(frame):
     turned into a catalog error naming the holder (`region`).  Returns
     {id(array): (array, 'box.w')}."""
     protected = {}
+    converted = errors.is_converted_code or (lambda code: False)
     for frame in _traced_user_frames(frame):
         roots = list(frame.f_locals.items())
-        namespace = frame.f_globals
-        roots += [(name, namespace[name]) for name in _names_read(frame.f_code)
-                  if name in namespace]
+        traced = converted(frame.f_code)
+        if traced:  # (not the frames of whoever called jax.jit: only the traced code's)
+            namespace = frame.f_globals
+            roots += [(name, namespace[name]) for name in _names_read(frame.f_code)
+                      if name in namespace]
         for name, value in roots:
             if not name.startswith(("ag__", "__")):
-                _protect_held(value, name, protected, _HOLDER_DEPTH)
+                _protect_held(value, name, protected, _HOLDER_DEPTH if traced else 1,
+                              objects=traced)
     return protected
 
 
@@ -112,10 +127,10 @@ def _names_read(code):
     return names
 
 
-def _protect_held(value, path, protected, depth):
+def _protect_held(value, path, protected, depth, objects=True):
     """Makes `value` read-only if it is a writeable numpy array; else, `depth`
-    levels down, the arrays its list/tuple/dict items and the attributes of
-    a user's object (its class from a user's file) hold."""
+    levels down, the arrays its list/tuple/dict items and (with `objects`)
+    the attributes of a user's object (its class from a user's file) hold."""
     kind = type(value)
     if kind is np.ndarray:
         if value.flags.writeable:
@@ -128,12 +143,12 @@ def _protect_held(value, path, protected, depth):
         pairs = ((f"{path}[{k!r}]", v) for k, v in value.items())
     elif kind in (list, tuple):
         pairs = ((f"{path}[{i}]", v) for i, v in enumerate(value))
-    elif _users_object(value):
+    elif objects and _users_object(value):
         pairs = ((f"{path}.{k}", v) for k, v in value.__dict__.items())
     else:
         return
     for item_path, item in itertools.islice(pairs, _SCANNED_ITEMS):
-        _protect_held(item, item_path, protected, depth - 1)
+        _protect_held(item, item_path, protected, depth - 1, objects)
 
 
 def _users_object(value):
