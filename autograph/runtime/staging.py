@@ -215,7 +215,9 @@ def user_spelling(frame, name):
     attribute of a user's variable that holds the same value (`b.w`:
     store_part put it there)."""
     generated = _generated_names(frame)
-    if name not in generated:
+    code = frame.f_code
+    carried = generated_owner(code) is not None and name in code.co_varnames[:code.co_argcount]
+    if name not in generated and not carried:  # (no `fscope`: a body's parameters)
         return name
     value = frame.f_locals.get(name)
     for key, held in list(frame.f_locals.items()):
@@ -226,29 +228,51 @@ def user_spelling(frame, name):
     return name
 
 
-def variable_holding(value):
-    """The user's variable (not one the converters generated) of the innermost
-    user frame that holds `value` itself, or None."""
+def local_object_name(value):
+    """The variable holding `value` (an object an item or attribute of which
+    a staged statement carries) when only the traced code holds it: a local
+    of the user function being traced -- not a parameter, closure cell or
+    global -- that no other variable, container or global holds
+    (`outside_holders`); else None.  Its part's old array is then held by
+    nobody the staged statement does not rebind."""
     frame = errors.user_frame(2, _want_frame=True)
-    if frame is None:
+    owner = _owner_frame(frame) if frame is not None else None
+    if owner is None:
         return None
+    code = owner.f_code
+    parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
+                                  + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
     generated = _generated_names(frame)
-    return next((key for key, held in list(frame.f_locals.items()) if held is value
-                 and key not in generated and key != "fscope"
+    name = next((key for key, held in list(owner.f_locals.items()) if held is value
+                 and key not in generated and key not in parameters
+                 and key not in code.co_freevars and key != "fscope"
                  and not key.startswith(("ag__", "__"))), None)
+    if name is None or outside_holders(value, name):
+        return None
+    return name
+
+
+def _owner_frame(frame):
+    """The frame of the user function `frame` is, or whose generated branch
+    or loop function it runs (None if that frame is not running)."""
+    owner = generated_owner(frame.f_code)
+    if owner is None:
+        return frame
+    while frame is not None and id(frame.f_code) != owner:
+        frame = frame.f_back
+    return frame
 
 
 def _generated_names(frame):
     """The names the converters generated in the user function `frame` is
     (or whose generated branch or loop function it runs): its `fscope`'s."""
-    owner = generated_owner(frame.f_code)
     scope = frame.f_locals.get("fscope")
-    outer = frame
-    while scope is None and owner is not None and outer is not None:
-        if id(outer.f_code) == owner:
-            scope = outer.f_locals.get("fscope")
-            break
-        outer = outer.f_back
+    if scope is None:
+        owner = _owner_frame(frame)
+        scope = owner.f_locals.get("fscope") if owner is not None else None
+    if scope is None:  # (a body run as code of its own: the nearest converted caller's)
+        scope = next((f.f_locals["fscope"] for f in _traced_user_frames(frame)
+                      if "fscope" in f.f_locals), None)
     return getattr(scope, "internal_names", ())
 
 

@@ -273,3 +273,26 @@ def test_jax_local_part_held_by_another_variable_is_refused_naming_the_part():
     message = str(info.value)
     assert "`b.w`" in message and "b_w" not in message, message
     assert re.search(rf"{FILE}:\d+", message), message
+
+
+def argument_attribute_loop(b, n):
+    i = 0
+    while i < n:
+        b.w += 1
+        i += 1
+    return b.w
+
+
+def test_part_of_an_object_from_outside_stays_refused():
+    """The caller's object keeps its array in Python (changed in place); the
+    graph would rebind `b.w` to a new value: still refused, naming `b.w`."""
+    b = Box()
+    b.w = np.zeros(3)
+    with pytest.raises(ag.errors.InPlaceChangeError) as info:
+        ag.function(argument_attribute_loop)(b, N)
+    message = str(info.value)
+    assert "`b.w += ...`" in message and "b_w" not in message, message
+    assert re.search(rf"{FILE}:{_line_of(argument_attribute_loop, 'b.w += 1')}\b",
+                     message), message
+    assert type(b.w) is np.ndarray
+    np.testing.assert_array_equal(b.w, np.zeros(3))
