@@ -92,7 +92,7 @@ def _protect_arrays(frame):
     then `_HOLDER_DEPTH` levels into the lists, tuples and dicts and the
     attributes of the user's objects they hold.  Numpy's read-only error is
     turned into a catalog error naming the holder (`region`).  Returns
-    {id(array): (array, 'box.w')}."""
+    {id(array): (array, its path: 'box.w' as `_spelled` makes it)}."""
     protected = {}
     converted = errors.is_converted_code or (lambda code: False)
     for frame in _traced_user_frames(frame):
@@ -137,18 +137,31 @@ def _protect_held(value, path, protected, depth, objects=True):
             value.flags.writeable = False
             protected[id(value)] = (value, path)
         return
-    if depth == 0:
+    if depth == 0 or kind in _SCALARS:
         return
     if kind is dict:
-        pairs = ((f"{path}[{k!r}]", v) for k, v in value.items())
+        pairs, spelled = value.items(), "{}[{!r}]"
     elif kind in (list, tuple):
-        pairs = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+        pairs, spelled = enumerate(value), "{}[{}]"
     elif objects and _users_object(value):
-        pairs = ((f"{path}.{k}", v) for k, v in value.__dict__.items())
+        pairs, spelled = value.__dict__.items(), "{}.{}"
     else:
         return
-    for item_path, item in itertools.islice(pairs, _SCANNED_ITEMS):
-        _protect_held(item, item_path, protected, depth - 1, objects)
+    for key, item in itertools.islice(pairs, _SCANNED_ITEMS):
+        if type(item) not in _SCALARS:  # (the common case, skipped without a call)
+            _protect_held(item, (path, spelled, key), protected, depth - 1, objects)
+
+
+def _spelled(path):
+    """'box.w' for a path `_protect_held` records as ('box', '{}.{}', 'w')
+    (spelled out only for an error message)."""
+    if type(path) is str:
+        return path
+    parent, spelled, key = path
+    return spelled.format(_spelled(parent), key)
+
+
+_SCALARS = frozenset((bool, int, float, complex, str, bytes, type(None)))
 
 
 def _users_object(value):
@@ -201,7 +214,7 @@ def _in_place_numpy_error(error, protected):
                     errors.in_place_numpy_in_region_message(f"`{key}`", location))
         # (a holder the line spells out: `box.w += 1` on a global or a closure's object)
         text = linecache.getline(frame.f_code.co_filename, line).replace('"', "'")
-        spelled = [path for _, path in protected.values()
+        spelled = [path for path in map(_spelled, (p for _, p in protected.values()))
                    if re.search(rf"(?<![\w.]){re.escape(path)}(?!\w)", text)]
         if spelled:
             name = f"`{max(spelled, key=len)}`"
