@@ -384,6 +384,7 @@ def _numeric_array(value):
 # asks, for an in-place change): a variable, container item or global, or the
 # attribute or item a staged statement took it from (`self.w`).
 tensor_module.outside_holders = control_flow.array_holders
+tensor_module.user_spelling = staging.user_spelling  # (`b.w` for a generated `b_w`)
 
 
 def _branch_lists(true_out, false_out, graphs, names, location):

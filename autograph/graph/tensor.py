@@ -377,6 +377,7 @@ class _UserNames:
 
     def __init__(self, exclude=None):
         frame = errors.user_frame(3, _want_frame=True)
+        self.frame = frame
         self.variables = frame.f_locals if frame is not None else {}
         self.exclude = exclude  # a name known to hold another value by now
 
@@ -385,6 +386,8 @@ class _UserNames:
                      and not k.startswith(("ag__", "__"))), None)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
+        if name is not None and user_spelling is not None:
+            name = user_spelling(self.frame, name)  # `b.w`, not the generated `b_w`
         return name or tensor.name
 
 
@@ -564,6 +567,11 @@ def _refuse_held_constant(tensor, name, change, location):
 # (array, variable) -> [(name, 'in f at file.py:12')]: who besides `variable`
 # holds that numpy array (runtime/staging.py, bound by backends/graph.py)
 outside_holders = None
+
+# (frame, local name) -> how the user spells it: `b.w` for the local `b_w` a
+# generated loop body carries that attribute in (runtime/staging.py, bound by
+# backends/graph.py)
+user_spelling = None
 
 
 def _statement(node):

@@ -382,14 +382,17 @@ def parts_holding(value):
     """[(path, where)] for the items and attributes (`self.w`, `d['k']`) that
     held `value` before a staged statement being traced made them its state
     (store_part journals them): the object keeps that array in Python, and a
-    change of it in place would show there."""
+    change of it in place would show there -- unless only the traced code
+    holds the object (`b = Box()`: staging.local_object_name): then the part
+    is spelled as the user wrote it (`b.w`), so that `array_holders` knows it
+    for the part the statement carries and rebinds itself."""
     found = []
     for journal in getattr(_journals, "stack", ()):
         for obj, kind, key, old in journal:
             if old is value:
                 path = f"[{key!r}]" if kind == "item" else f".{key}"
-                found.append((f"<{type(obj).__name__} object>{path}",
-                              "state of a staged `if` or loop"))
+                holder = staging.local_object_name(obj) or f"<{type(obj).__name__} object>"
+                found.append((holder + path, "state of a staged `if` or loop"))
     return found
 
 

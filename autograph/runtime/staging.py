@@ -21,10 +21,13 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
+import itertools
+import linecache
 import os
 import re
 import sys
 import threading
+import types
 
 import numpy as np
 
@@ -33,6 +36,7 @@ from autograph.runtime import aliases, special_values, structure
 from autograph.runtime.registry import backend_of
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN
+from autograph.runtime.tracebacks import generated_owner
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -60,31 +64,114 @@ def region(backend, taken=None):
             raise _in_place_numpy_error(e, protected) from e
         raise
     finally:
-        for array in protected:
-            array.flags.writeable = True
+        _writeable_again(protected)
         stack.pop()
         outside.pop()
 
 
+def _writeable_again(protected):
+    """Undoes `_protect_arrays`: the arrays a view is taken of first (numpy
+    keeps a view read-only while the array it views is)."""
+    def chain_length(array):
+        n = 0
+        while isinstance(array, np.ndarray):
+            array, n = array.base, n + 1
+        return n
+    for array, _ in sorted(protected.values(), key=lambda pair: chain_length(pair[0])):
+        array.flags.writeable = True
+
+
 def _protect_arrays(frame):
-    """The numpy arrays the user's running frames hold (their variables, and
-    one level into the lists, tuples and dicts they hold), made read-only
-    while a staged branch or loop body is traced: an in-place numpy change of
-    one there (`b = w; b += 1`, `np.copyto(w, ...)`) would run once, while
-    tracing, where Python runs it each time the path is taken (or never).
-    Numpy's read-only error is turned into a catalog error (`region`)."""
-    protected, seen = [], set()
+    """The numpy arrays the user's running frames hold or read, made
+    read-only while a staged branch or loop body is traced: an in-place numpy
+    change of one there (`b = w; b += 1`, `np.copyto(w, ...)`, `box.w += 1`
+    on a global `box`) would run once, while tracing, where Python runs it
+    each time the path is taken (or never).  Looked at: the frames'
+    variables (closure cells included) and the globals their code (and the
+    code nested in it: the generated branch and loop bodies) reads by name,
+    then `_HOLDER_DEPTH` levels into the lists, tuples and dicts and the
+    attributes of the user's objects they hold.  Numpy's read-only error is
+    turned into a catalog error naming the holder (`region`).  Returns
+    {id(array): (array, its path: 'box.w' as `_spelled` makes it)}."""
+    protected = {}
+    converted = errors.is_converted_code or (lambda code: False)
     for frame in _traced_user_frames(frame):
-        for value in list(frame.f_locals.values()):
-            items = value.values() if type(value) is dict else (
-                value if type(value) in (list, tuple) else (value,))
-            for array in items:
-                if type(array) is np.ndarray and id(array) not in seen \
-                        and array.flags.writeable:
-                    seen.add(id(array))
-                    array.flags.writeable = False
-                    protected.append(array)
+        roots = list(frame.f_locals.items())
+        traced = converted(frame.f_code)
+        if traced:  # (not the frames of whoever called jax.jit: only the traced code's)
+            namespace = frame.f_globals
+            roots += [(name, namespace[name]) for name in _names_read(frame.f_code)
+                      if name in namespace]
+        for name, value in roots:
+            if not name.startswith(("ag__", "__")):
+                _protect_held(value, name, protected, _HOLDER_DEPTH if traced else 1,
+                              objects=traced)
     return protected
+
+
+_HOLDER_DEPTH = 2  # levels of items and attributes looked into (a cap on the cost)
+_SCANNED_ITEMS = 256  # items of one container looked at
+_names_read_by = {}  # code -> the global and attribute names it and its nested code read
+
+
+def _names_read(code):
+    """Every global (or attribute) name `code` and the code nested in it read."""
+    names = _names_read_by.get(code)
+    if names is None:
+        found, todo = set(), [code]
+        while todo:
+            current = todo.pop()
+            found.update(current.co_names)
+            todo += [c for c in current.co_consts if hasattr(c, "co_names")]
+        names = _names_read_by[code] = tuple(sorted(found))
+    return names
+
+
+def _protect_held(value, path, protected, depth, objects=True):
+    """Makes `value` read-only if it is a writeable numpy array; else, `depth`
+    levels down, the arrays its list/tuple/dict items and (with `objects`)
+    the attributes of a user's object (its class from a user's file) hold."""
+    kind = type(value)
+    if kind is np.ndarray:
+        if value.flags.writeable:
+            value.flags.writeable = False
+            protected[id(value)] = (value, path)
+        return
+    if depth == 0 or kind in _SCALARS:
+        return
+    if kind is dict:
+        pairs, spelled = value.items(), "{}[{!r}]"
+    elif kind in (list, tuple):
+        pairs, spelled = enumerate(value), "{}[{}]"
+    elif objects and _users_object(value):
+        pairs, spelled = value.__dict__.items(), "{}.{}"
+    else:
+        return
+    for key, item in itertools.islice(pairs, _SCANNED_ITEMS):
+        if type(item) not in _SCALARS:  # (the common case, skipped without a call)
+            _protect_held(item, (path, spelled, key), protected, depth - 1, objects)
+
+
+def _spelled(path):
+    """'box.w' for a path `_protect_held` records as ('box', '{}.{}', 'w')
+    (spelled out only for an error message)."""
+    if type(path) is str:
+        return path
+    parent, spelled, key = path
+    return spelled.format(_spelled(parent), key)
+
+
+_SCALARS = frozenset((bool, int, float, complex, str, bytes, type(None)))
+
+
+def _users_object(value):
+    """Is `value` an instance of a class defined in a user's file (not a
+    module, class, function, nor autograph's, numpy's or a library's object)?"""
+    module = sys.modules.get(type(value).__module__)
+    filename = getattr(module, "__file__", None)
+    return filename is not None and not errors._not_users(filename) and \
+        type(getattr(value, "__dict__", None)) is dict and \
+        not isinstance(value, (type, types.ModuleType, types.FunctionType))
 
 
 _TRACE_ENTRIES = (os.path.join("autograph", "graph", "function.py"),
@@ -107,7 +194,8 @@ def _traced_user_frames(frame):
 
 def _in_place_numpy_error(error, protected):
     """The catalog error for numpy's read-only error inside a staged region,
-    naming the user's variable and line (the innermost user frame)."""
+    naming the user's variable (or the item or attribute holding the array:
+    `box.w`) and line (the innermost user frame)."""
     tb, frame = error.__traceback__, None
     while tb is not None:
         if not errors._not_users(tb.tb_frame.f_code.co_filename):
@@ -117,15 +205,88 @@ def _in_place_numpy_error(error, protected):
     name, location = "an array", user_location()
     if frame is not None:
         location = errors.where(frame.f_code.co_filename, line)
-        held = {id(a) for a in protected}
         for key, value in frame.f_locals.items():
             base = value
-            while type(base) is np.ndarray and id(base) not in held:
+            while type(base) is np.ndarray and id(base) not in protected:
                 base = base.base
             if type(base) is np.ndarray and not key.startswith(("ag__", "__")):
-                name = f"`{key}`"
-                break
+                return errors.InPlaceChangeError(
+                    errors.in_place_numpy_in_region_message(f"`{key}`", location))
+        # (a holder the line spells out: `box.w += 1` on a global or a closure's object)
+        text = linecache.getline(frame.f_code.co_filename, line).replace('"', "'")
+        spelled = [path for path in map(_spelled, (p for _, p in protected.values()))
+                   if re.search(rf"(?<![\w.]){re.escape(path)}(?!\w)", text)]
+        if spelled:
+            name = f"`{max(spelled, key=len)}`"
     return errors.InPlaceChangeError(errors.in_place_numpy_in_region_message(name, location))
+
+
+def user_spelling(frame, name):
+    """How the user spells the variable `name` of `frame`: `name` itself,
+    or, for the local a generated branch or loop function carries an item or
+    attribute in (`b_w` for `b.w`, named by the converters), the item or
+    attribute of a user's variable that holds the same value (`b.w`:
+    store_part put it there)."""
+    generated = _generated_names(frame)
+    code = frame.f_code
+    carried = generated_owner(code) is not None and name in code.co_varnames[:code.co_argcount]
+    if name not in generated and not carried:  # (no `fscope`: a body's parameters)
+        return name
+    value = frame.f_locals.get(name)
+    for key, held in list(frame.f_locals.items()):
+        if key not in generated and not key.startswith(("ag__", "__")) and key != "fscope":
+            path = aliases.path_to(held, value, key)
+            if path is not None and path != key:
+                return path
+    return name
+
+
+def local_object_name(value):
+    """The variable holding `value` (an object an item or attribute of which
+    a staged statement carries) when only the traced code holds it: a local
+    of the user function being traced -- not a parameter, closure cell or
+    global -- that no other variable, container or global holds
+    (`outside_holders`); else None.  Its part's old array is then held by
+    nobody the staged statement does not rebind."""
+    frame = errors.user_frame(2, _want_frame=True)
+    owner = _owner_frame(frame) if frame is not None else None
+    if owner is None:
+        return None
+    code = owner.f_code
+    parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
+                                  + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
+    generated = _generated_names(frame)
+    name = next((key for key, held in list(owner.f_locals.items()) if held is value
+                 and key not in generated and key not in parameters
+                 and key not in code.co_freevars and key != "fscope"
+                 and not key.startswith(("ag__", "__"))), None)
+    if name is None or outside_holders(value, name):
+        return None
+    return name
+
+
+def _owner_frame(frame):
+    """The frame of the user function `frame` is, or whose generated branch
+    or loop function it runs (None if that frame is not running)."""
+    owner = generated_owner(frame.f_code)
+    if owner is None:
+        return frame
+    while frame is not None and id(frame.f_code) != owner:
+        frame = frame.f_back
+    return frame
+
+
+def _generated_names(frame):
+    """The names the converters generated in the user function `frame` is
+    (or whose generated branch or loop function it runs): its `fscope`'s."""
+    scope = frame.f_locals.get("fscope")
+    if scope is None:
+        owner = _owner_frame(frame)
+        scope = owner.f_locals.get("fscope") if owner is not None else None
+    if scope is None:  # (a body run as code of its own: the nearest converted caller's)
+        scope = next((f.f_locals["fscope"] for f in _traced_user_frames(frame)
+                      if "fscope" in f.f_locals), None)
+    return getattr(scope, "internal_names", ())
 
 
 def frames_outside_region():
