@@ -193,12 +193,36 @@ def _shared(node):
     return lambda self, _: node
 
 
-def _copier(node_class, target):
+def _copier(node_class, target, whole_dict):
     """A visitor copying a `node_class` node into a new `target` node: each
     field in order, translated where it holds nodes, then the positions.
     Visitors are looked up in the translator's table inline (one call per
-    node, not two)."""
+    node, not two).  `whole_dict`: the nodes are the stdlib parser's, whose
+    __dict__ holds every field and position and nothing else, so it is
+    copied at once and only the fields holding nodes are replaced."""
     fields, attributes, new = node_class._fields, node_class._attributes, target.__new__
+
+    def copy_whole(self, node):
+        new_node = new(target)
+        attrs = new_node.__dict__
+        attrs.update(node.__dict__)
+        table = self._visitors
+        for field in fields:
+            value = attrs[field]
+            if value.__class__ is list:
+                if value:
+                    attrs[field] = [
+                        (table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
+                        if isinstance(item, _AST) else self._visit(item) for item in value]
+                else:
+                    attrs[field] = []
+            elif isinstance(value, _AST):
+                attrs[field] = (table.get(value.__class__) or self.visitor_for(value.__class__))(
+                    self, value)
+        return new_node
+
+    if whole_dict:
+        return copy_whole
 
     def copy(self, node):
         source = node.__dict__
@@ -225,7 +249,7 @@ def _copier(node_class, target):
     return copy
 
 
-def _fast_translator(base, target_module, name_fields, share_empty):
+def _fast_translator(base, target_module, name_fields, share_empty, whole_dict):
     target_name = target_module.Name
     # The expression contexts hold nothing: one node of each kind serves all
     # (the stdlib's own parser shares them too).
@@ -253,7 +277,7 @@ def _fast_translator(base, target_module, name_fields, share_empty):
                 elif share_empty and not node_class._fields and not node_class._attributes:
                     copy = _shared(target())  # an operator: one serves all (as in ast.parse)
                 else:
-                    copy = _copier(node_class, target)
+                    copy = _copier(node_class, target, whole_dict)
                 cls._copiers[node_class] = copy
             return copy
 
@@ -268,6 +292,10 @@ def _fast_translator(base, target_module, name_fields, share_empty):
             new_node = target_name.__new__(target_name)
             attrs = new_node.__dict__
             ctx = node.ctx
+            if whole_dict:  # (the parser's positions are never None)
+                attrs.update(source)
+                attrs.update(name_fields, ctx=contexts.get(ctx.__class__) or self.visit(ctx))
+                return new_node
             attrs.update(name_fields, id=node.id, ctx=contexts.get(ctx.__class__) or self.visit(ctx))
             for attr in _POSITIONS:
                 value = source.get(attr)
@@ -280,9 +308,9 @@ def _fast_translator(base, target_module, name_fields, share_empty):
 
 # Operators (nodes without fields) are shared in the stdlib tree, which is
 # only compiled or unparsed; the gast tree gets its own, as passes may mark nodes.
-_ToAst = _fast_translator(_gast3.GAstToAst3, ast, {}, share_empty=True)
+_ToAst = _fast_translator(_gast3.GAstToAst3, ast, {}, share_empty=True, whole_dict=False)
 _ToGast = _fast_translator(_gast3.Ast3ToGAst, gast, {"annotation": None, "type_comment": None},
-                          share_empty=False)
+                          share_empty=False, whole_dict=True)
 
 
 def gast_to_ast(node):
@@ -291,7 +319,8 @@ def gast_to_ast(node):
 
 
 def ast_to_gast(node):
-    """`gast.ast_to_gast(node)`, faster."""
+    """`gast.ast_to_gast(node)`, faster, for a tree as `ast.parse` makes it
+    (its nodes hold their fields and positions, nothing else)."""
     return _ToGast().visit(node)
 
 
