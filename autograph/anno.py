@@ -33,6 +33,8 @@ class Basic(_Key):
     FINDINGS_IN_EXPRESSIONS = ("on the function node: whether it holds a yield, an await or a "
                                "comprehension (staging.Findings), found by the first "
                                "control-flow pass for the others")
+    PARSED_NODE_TYPES = ("on the function node: the classes of the nodes its parse gave "
+                         "(the transpiler's walk, before any pass ran)")
     EXTRA_TEST = ("on a For: gast expression over loop-state names (jump flags); the "
                   "loop stops before fetching the next item once it is false")
 

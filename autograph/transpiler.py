@@ -358,6 +358,7 @@ def transform(fn, options):
     if original is not None and {"locals", "vars"} & set(fn.__code__.co_names):
         original = function_scope.Transformer.transform(original, ctx)
     present = {child.__class__ for child in nodes}
+    anno.setanno(node, anno.Basic.PARSED_NODE_TYPES, frozenset(present))
     return _guarded(run_pipeline(node, ctx, present), original, info.source), ctx, plain
 
 
