@@ -313,9 +313,48 @@ _ToGast = _fast_translator(_gast3.Ast3ToGAst, gast, {"annotation": None, "type_c
                           share_empty=False, whole_dict=True)
 
 
+class _GastToAst(_ToAst):
+    """`_ToAst` building parameters and assignments (frequent in generated
+    code) field by field, without gast's constructor calls and
+    `ast.copy_location`: the same nodes, but that a position missing on the
+    gast node stays missing rather than None (fix_missing_locations, which
+    the transpiler runs next, fills both alike)."""
+
+    visit_Assign = None  # the generic copy (gast's drops type_comment, None when parsed)
+
+    def visit_arguments(self, node):
+        make = self._make_arg
+        new = _AST_ARGUMENTS.__new__(_AST_ARGUMENTS)
+        new.__dict__.update(posonlyargs=[make(arg) for arg in node.posonlyargs],
+                            args=[make(arg) for arg in node.args], vararg=make(node.vararg),
+                            kwonlyargs=[make(arg) for arg in node.kwonlyargs],
+                            kw_defaults=self._visit(node.kw_defaults), kwarg=make(node.kwarg),
+                            defaults=self._visit(node.defaults))
+        return new
+
+    def _make_arg(self, node):
+        """A parameter (a gast Name) as an `ast.arg`."""
+        if node is None:
+            return None
+        source = node.__dict__
+        new = _AST_ARG.__new__(_AST_ARG)
+        attrs = new.__dict__
+        annotation = node.annotation
+        attrs.update(arg=node.id, annotation=None if annotation is None else self.visit(annotation),
+                     type_comment=node.type_comment)
+        for attr in _POSITIONS:
+            value = source.get(attr)
+            if value is not None:
+                attrs[attr] = value
+        return new
+
+
+_AST_ARGUMENTS, _AST_ARG = ast.arguments, ast.arg
+
+
 def gast_to_ast(node):
     """`gast.gast_to_ast(node)`, faster."""
-    return _ToAst().visit(node)
+    return _GastToAst().visit(node)
 
 
 def ast_to_gast(node):

@@ -84,3 +84,30 @@ def test_fix_missing_locations_matches_ast():
         ast.fix_missing_locations(expected)
         trees.fix_missing_locations(ours)
         assert _dump(ours) == _dump(expected)
+
+
+def test_converted_modules_translate_as_gast_does(monkeypatch):
+    """The trees the transpiler translates back (generated nodes, some without
+    positions) give, once positions are filled in, what gast's translator and
+    ast.fix_missing_locations give."""
+    import types
+
+    from autograph import context, transpiler
+    from tests.corpus import programs
+
+    fast = trees.gast_to_ast
+    compared = []
+
+    def checked(node):
+        ours, theirs = fast(node), gast.gast_to_ast(node)
+        trees.fix_missing_locations(ours)
+        ast.fix_missing_locations(theirs)
+        assert _dump(ours) == _dump(theirs)
+        compared.append(node)
+        return fast(node)
+
+    monkeypatch.setattr(trees, "gast_to_ast", checked)
+    for case in programs.CASES:
+        if type(case.entity) is types.FunctionType and case.name not in programs.REJECTED:
+            transpiler._compile(case.entity, context.ConversionOptions())
+    assert len(compared) > 100
