@@ -360,10 +360,31 @@ def gast_to_ast(node):
 def ast_to_gast(node):
     """`gast.ast_to_gast(node)`, faster, for a tree as `ast.parse` makes it
     (its nodes hold their fields and positions, nothing else)."""
-    return _ToGast().visit(node)
+    return _AstToGast().visit(node)
 
 
-class _ParseToGast(_ToGast):
+class _AstToGast(_ToGast):
+    """`_ToGast` building parameters field by field (gast's goes through its
+    node constructor and `ast.copy_location`): a gast Name with its own
+    Param context, positions as parsed."""
+
+    def visit_arg(self, node):
+        source = node.__dict__
+        new = _GAST_NAME.__new__(_GAST_NAME)
+        annotation = source["annotation"]
+        new.__dict__.update(
+            id=source["arg"], ctx=_GAST_PARAM(),
+            annotation=None if annotation is None else self.visit(annotation),
+            type_comment=source["type_comment"], lineno=source["lineno"],
+            col_offset=source["col_offset"], end_lineno=source["end_lineno"],
+            end_col_offset=source["end_col_offset"])
+        return new
+
+
+_GAST_NAME, _GAST_PARAM = gast.Name, gast.Param
+
+
+class _ParseToGast(_AstToGast):
     """`_ToGast` that remembers, on each function node, the stdlib node it
     came from (anno PARSED_FROM): the transpiler compiles the original body
     of a converted function from it, without translating it back."""
