@@ -357,6 +357,117 @@ def gast_to_ast(node):
     return _GastToAst().visit(node)
 
 
+def _located_copier(node_class, target):
+    """`_copier` for a node class with positions: a position the node lacks
+    (or holds as None) is its parent's, as ast.fix_missing_locations gives
+    it, and the node's are the ones its children lacking theirs take."""
+    fields, new = node_class._fields, target.__new__
+
+    def copy(self, node):
+        source = node.__dict__
+        new_node = new(target)
+        attrs = new_node.__dict__
+        outer = self.at
+        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
+                                            source.get("end_lineno"), source.get("end_col_offset"))
+        if lineno is None:
+            lineno = outer[0]
+        if col is None:
+            col = outer[1]
+        if end_lineno is None:
+            end_lineno = outer[2]
+        if end_col is None:
+            end_col = outer[3]
+        attrs.update(lineno=lineno, col_offset=col, end_lineno=end_lineno, end_col_offset=end_col)
+        self.at = (lineno, col, end_lineno, end_col)
+        table = self._visitors
+        for field in fields:
+            value = source.get(field, _MISSING)
+            if value is _MISSING:
+                continue
+            if value.__class__ is list:
+                value = [(table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
+                         if isinstance(item, _AST) else self._visit(item) for item in value]
+            elif isinstance(value, _AST):
+                value = (table.get(value.__class__) or self.visitor_for(value.__class__))(
+                    self, value)
+            attrs[field] = value
+        self.at = outer
+        return new_node
+
+    return copy
+
+
+class _LocatingGastToAst(_GastToAst):
+    """`_GastToAst` that also fills in missing positions in the same walk
+    (`gast_to_ast` then `fix_missing_locations`, one walk fewer).  Every
+    positioned node goes through a visitor here that does it: the generic
+    copy (gast's own FunctionDef, ClassDef visitors are not used: the generic
+    copy of their fields is the same node), names, parameters and handlers."""
+
+    _copiers = {}  # (its own: these copies locate)
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = None
+
+    def __init__(self):
+        self.at = (1, 0, 1, 0)  # where a node lacking positions is: its parent's
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        copy = cls._copiers.get(node_class)
+        if copy is None:
+            target = getattr(ast, node_class.__name__, None)
+            if target is not None and target._attributes:
+                copy = cls._copiers[node_class] = _located_copier(node_class, target)
+            else:
+                copy = super().default_visitor(node_class)
+                cls._copiers[node_class] = copy
+        return copy
+
+    def _locate(self, new, source):
+        outer = self.at
+        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
+                                            source.get("end_lineno"), source.get("end_col_offset"))
+        new.__dict__.update(lineno=outer[0] if lineno is None else lineno,
+                            col_offset=outer[1] if col is None else col,
+                            end_lineno=outer[2] if end_lineno is None else end_lineno,
+                            end_col_offset=outer[3] if end_col is None else end_col)
+        return new
+
+    def visit_Name(self, node):
+        return self._locate(super().visit_Name(node), node.__dict__)
+
+    def _make_arg(self, node):
+        if node is None:
+            return None
+        new = self._locate(_AST_ARG.__new__(_AST_ARG), node.__dict__)
+        annotation = node.annotation
+        if annotation is not None:
+            outer, self.at = self.at, (new.lineno, new.col_offset, new.end_lineno,
+                                       new.end_col_offset)
+            annotation = self.visit(annotation)
+            self.at = outer
+        new.__dict__.update(arg=node.id, annotation=annotation, type_comment=node.type_comment)
+        return new
+
+    def visit_ExceptHandler(self, node):
+        if not node.name:
+            return self.generic_visit(node)
+        new = self._locate(_AST_HANDLER.__new__(_AST_HANDLER), node.__dict__)
+        outer, self.at = self.at, (new.lineno, new.col_offset, new.end_lineno, new.end_col_offset)
+        new.__dict__.update(type=self._visit(node.type), name=node.name.id,
+                            body=self._visit(node.body))
+        self.at = outer
+        return new
+
+
+_AST_HANDLER = ast.ExceptHandler
+
+
+def gast_to_located_ast(node):
+    """`fix_missing_locations(gast_to_ast(node))` in one walk."""
+    return _LocatingGastToAst().visit(node)
+
+
 def ast_to_gast(node):
     """`gast.ast_to_gast(node)`, faster, for a tree as `ast.parse` makes it
     (its nodes hold their fields and positions, nothing else)."""
