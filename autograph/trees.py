@@ -10,6 +10,8 @@ of the nodes instead of going through generic machinery:
   - `gast_to_ast`, `ast_to_gast`, `parse`, `fix_missing_locations`: gast's
     and the stdlib's, with cheaper dispatch. The translators subclass gast's
     own (`gast.ast3`), so pyproject pins gast to the minor version tested;
+  - `gast_to_located_ast`: `gast_to_ast` + `fix_missing_locations` in one
+    walk (what the transpiler compiles);
   - `CachedDispatch`: the one visitor base with dispatch cached per node
     class (passes, templates, translators and the analysis use it).
 """
