@@ -381,7 +381,10 @@ def _located_copier(node_class, target):
             end_lineno = outer[2]
         if end_col is None:
             end_col = outer[3]
-        attrs.update(lineno=lineno, col_offset=col, end_lineno=end_lineno, end_col_offset=end_col)
+        attrs["lineno"] = lineno
+        attrs["col_offset"] = col
+        attrs["end_lineno"] = end_lineno
+        attrs["end_col_offset"] = end_col
         self.at = (lineno, col, end_lineno, end_col)
         table = self._visitors
         for field in fields:
