@@ -36,6 +36,8 @@ class Basic(_Key):
     NUMBER_NAMES = ("on the function node: names every binding of which is a number "
                     "constant (`count = 0`, `count += 1`), so they never hold an array "
                     "(staging.number_names), found by the first control-flow pass")
+    PARSED_NODE_TYPES = ("on the function node: the classes of the nodes its parse gave "
+                         "(the transpiler's walk, before any pass ran)")
     EXTRA_TEST = ("on a For: gast expression over loop-state names (jump flags); the "
                   "loop stops before fetching the next item once it is false")
 

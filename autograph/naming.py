@@ -8,16 +8,26 @@ def names_in(node):
     `node` is its root, or already the list of all its nodes (trees.nodes,
     a cheaper walk than gast's, which this layer below trees cannot call)."""
     found = set()
+    add = found.add
+    name, spelled = gast.Name, _SPELLING  # (leaf classes: tested by class, not isinstance)
     for child in node if isinstance(node, list) else gast.walk(node):
-        if child.__class__ is gast.Name:
-            found.add(child.id)
-        elif isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            found.add(child.name)
-        elif isinstance(child, gast.alias):
-            found.add((child.asname or child.name).split(".")[0])
-        elif isinstance(child, (gast.Global, gast.Nonlocal)):
-            found.update(child.names)
+        cls = child.__class__
+        if cls is name:
+            add(child.id)
+        elif cls in spelled:
+            found.update(spelled[cls](child))
     return found
+
+
+# The other nodes that spell an identifier, and which (most nodes spell none).
+_SPELLING = {
+    gast.FunctionDef: lambda node: (node.name,),
+    gast.AsyncFunctionDef: lambda node: (node.name,),
+    gast.ClassDef: lambda node: (node.name,),
+    gast.alias: lambda node: ((node.asname or node.name).split(".")[0],),
+    gast.Global: lambda node: node.names,
+    gast.Nonlocal: lambda node: node.names,
+}
 
 
 class Namer:

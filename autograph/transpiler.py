@@ -358,6 +358,7 @@ def transform(fn, options):
     if original is not None and {"locals", "vars"} & set(fn.__code__.co_names):
         original = function_scope.Transformer.transform(original, ctx)
     present = {child.__class__ for child in nodes}
+    anno.setanno(node, anno.Basic.PARSED_NODE_TYPES, frozenset(present))
     return _guarded(run_pipeline(node, ctx, present), original, info.source), ctx, plain
 
 
@@ -365,10 +366,9 @@ def _compile(fn, options):
     from autograph.runtime.call import FunctionScope
     started = time.perf_counter()
     node, ctx, plain = transform(fn, options)
-    module = trees.gast_to_ast(_factory(node, fn))
+    module = trees.gast_to_located_ast(_factory(node, fn))  # (missing positions filled in)
     if not isinstance(node, gast.Lambda):
         node.name = fn.__code__.co_name  # the factory named it ENTITY
-    trees.fix_missing_locations(module)
     if plain is not None:
         _attach_plain_body(module.body[0].body[0], plain)  # the factory's entity
     flags = fn.__code__.co_flags & _FUTURE_FLAGS

@@ -10,6 +10,8 @@ of the nodes instead of going through generic machinery:
   - `gast_to_ast`, `ast_to_gast`, `parse`, `fix_missing_locations`: gast's
     and the stdlib's, with cheaper dispatch. The translators subclass gast's
     own (`gast.ast3`), so pyproject pins gast to the minor version tested;
+  - `gast_to_located_ast`: `gast_to_ast` + `fix_missing_locations` in one
+    walk (what the transpiler compiles);
   - `CachedDispatch`: the one visitor base with dispatch cached per node
     class (passes, templates, translators and the analysis use it).
 """
@@ -193,12 +195,36 @@ def _shared(node):
     return lambda self, _: node
 
 
-def _copier(node_class, target):
+def _copier(node_class, target, whole_dict):
     """A visitor copying a `node_class` node into a new `target` node: each
     field in order, translated where it holds nodes, then the positions.
     Visitors are looked up in the translator's table inline (one call per
-    node, not two)."""
+    node, not two).  `whole_dict`: the nodes are the stdlib parser's, whose
+    __dict__ holds every field and position and nothing else, so it is
+    copied at once and only the fields holding nodes are replaced."""
     fields, attributes, new = node_class._fields, node_class._attributes, target.__new__
+
+    def copy_whole(self, node):
+        new_node = new(target)
+        attrs = new_node.__dict__
+        attrs.update(node.__dict__)
+        table = self._visitors
+        for field in fields:
+            value = attrs[field]
+            if value.__class__ is list:
+                if value:
+                    attrs[field] = [
+                        (table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
+                        if isinstance(item, _AST) else self._visit(item) for item in value]
+                else:
+                    attrs[field] = []
+            elif isinstance(value, _AST):
+                attrs[field] = (table.get(value.__class__) or self.visitor_for(value.__class__))(
+                    self, value)
+        return new_node
+
+    if whole_dict:
+        return copy_whole
 
     def copy(self, node):
         source = node.__dict__
@@ -225,7 +251,7 @@ def _copier(node_class, target):
     return copy
 
 
-def _fast_translator(base, target_module, name_fields, share_empty):
+def _fast_translator(base, target_module, name_fields, share_empty, whole_dict):
     target_name = target_module.Name
     # The expression contexts hold nothing: one node of each kind serves all
     # (the stdlib's own parser shares them too).
@@ -234,6 +260,7 @@ def _fast_translator(base, target_module, name_fields, share_empty):
 
     class Translator(CachedDispatch, base):
         _copiers = {}  # node class -> its copy (the generic visit for that class)
+        shared_contexts = contexts
 
         def _visit(self, node):
             if isinstance(node, _AST):
@@ -253,7 +280,7 @@ def _fast_translator(base, target_module, name_fields, share_empty):
                 elif share_empty and not node_class._fields and not node_class._attributes:
                     copy = _shared(target())  # an operator: one serves all (as in ast.parse)
                 else:
-                    copy = _copier(node_class, target)
+                    copy = _copier(node_class, target, whole_dict)
                 cls._copiers[node_class] = copy
             return copy
 
@@ -268,6 +295,10 @@ def _fast_translator(base, target_module, name_fields, share_empty):
             new_node = target_name.__new__(target_name)
             attrs = new_node.__dict__
             ctx = node.ctx
+            if whole_dict:  # (the parser's positions are never None)
+                attrs.update(source)
+                attrs.update(name_fields, ctx=contexts.get(ctx.__class__) or self.visit(ctx))
+                return new_node
             attrs.update(name_fields, id=node.id, ctx=contexts.get(ctx.__class__) or self.visit(ctx))
             for attr in _POSITIONS:
                 value = source.get(attr)
@@ -280,22 +311,209 @@ def _fast_translator(base, target_module, name_fields, share_empty):
 
 # Operators (nodes without fields) are shared in the stdlib tree, which is
 # only compiled or unparsed; the gast tree gets its own, as passes may mark nodes.
-_ToAst = _fast_translator(_gast3.GAstToAst3, ast, {}, share_empty=True)
+_ToAst = _fast_translator(_gast3.GAstToAst3, ast, {}, share_empty=True, whole_dict=False)
 _ToGast = _fast_translator(_gast3.Ast3ToGAst, gast, {"annotation": None, "type_comment": None},
-                          share_empty=False)
+                          share_empty=False, whole_dict=True)
+
+
+class _GastToAst(_ToAst):
+    """`_ToAst` building parameters and assignments (frequent in generated
+    code) field by field, without gast's constructor calls and
+    `ast.copy_location`: the same nodes, but that a position missing on the
+    gast node stays missing rather than None (fix_missing_locations, which
+    the transpiler runs next, fills both alike)."""
+
+    visit_Assign = None  # the generic copy (gast's drops type_comment, None when parsed)
+
+    def visit_arguments(self, node):
+        make = self._make_arg
+        new = _AST_ARGUMENTS.__new__(_AST_ARGUMENTS)
+        new.__dict__.update(posonlyargs=[make(arg) for arg in node.posonlyargs],
+                            args=[make(arg) for arg in node.args], vararg=make(node.vararg),
+                            kwonlyargs=[make(arg) for arg in node.kwonlyargs],
+                            kw_defaults=self._visit(node.kw_defaults), kwarg=make(node.kwarg),
+                            defaults=self._visit(node.defaults))
+        return new
+
+    def _make_arg(self, node):
+        """A parameter (a gast Name) as an `ast.arg`."""
+        if node is None:
+            return None
+        source = node.__dict__
+        new = _AST_ARG.__new__(_AST_ARG)
+        attrs = new.__dict__
+        annotation = node.annotation
+        attrs.update(arg=node.id, annotation=None if annotation is None else self.visit(annotation),
+                     type_comment=node.type_comment)
+        for attr in _POSITIONS:
+            value = source.get(attr)
+            if value is not None:
+                attrs[attr] = value
+        return new
+
+
+_AST_ARGUMENTS, _AST_ARG = ast.arguments, ast.arg
 
 
 def gast_to_ast(node):
     """`gast.gast_to_ast(node)`, faster."""
-    return _ToAst().visit(node)
+    return _GastToAst().visit(node)
+
+
+def _located_copier(node_class, target):
+    """`_copier` for a node class with positions: a position the node lacks
+    (or holds as None) is its parent's, as ast.fix_missing_locations gives
+    it, and the node's are the ones its children lacking theirs take."""
+    fields, new = node_class._fields, target.__new__
+
+    def copy(self, node):
+        source = node.__dict__
+        new_node = new(target)
+        attrs = new_node.__dict__
+        outer = self.at
+        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
+                                            source.get("end_lineno"), source.get("end_col_offset"))
+        if lineno is None:
+            lineno = outer[0]
+        if col is None:
+            col = outer[1]
+        if end_lineno is None:
+            end_lineno = outer[2]
+        if end_col is None:
+            end_col = outer[3]
+        attrs["lineno"] = lineno
+        attrs["col_offset"] = col
+        attrs["end_lineno"] = end_lineno
+        attrs["end_col_offset"] = end_col
+        self.at = (lineno, col, end_lineno, end_col)
+        table = self._visitors
+        for field in fields:
+            value = source.get(field, _MISSING)
+            if value is _MISSING:
+                continue
+            if value.__class__ is list:
+                value = [(table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
+                         if isinstance(item, _AST) else self._visit(item) for item in value]
+            elif isinstance(value, _AST):
+                value = (table.get(value.__class__) or self.visitor_for(value.__class__))(
+                    self, value)
+            attrs[field] = value
+        self.at = outer
+        return new_node
+
+    return copy
+
+
+class _LocatingGastToAst(_GastToAst):
+    """`_GastToAst` that also fills in missing positions in the same walk
+    (`gast_to_ast` then `fix_missing_locations`, one walk fewer).  Every
+    positioned node goes through a visitor here that does it: the generic
+    copy (gast's own FunctionDef, ClassDef visitors are not used: the generic
+    copy of their fields is the same node), names, parameters and handlers."""
+
+    _copiers = {}  # (its own: these copies locate)
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = None
+
+    def __init__(self):
+        self.at = (1, 0, 1, 0)  # where a node lacking positions is: its parent's
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        copy = cls._copiers.get(node_class)
+        if copy is None:
+            target = getattr(ast, node_class.__name__, None)
+            if target is not None and target._attributes:
+                copy = cls._copiers[node_class] = _located_copier(node_class, target)
+            else:
+                copy = super().default_visitor(node_class)
+                cls._copiers[node_class] = copy
+        return copy
+
+    def _locate(self, new, source):
+        outer = self.at
+        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
+                                            source.get("end_lineno"), source.get("end_col_offset"))
+        new.__dict__.update(lineno=outer[0] if lineno is None else lineno,
+                            col_offset=outer[1] if col is None else col,
+                            end_lineno=outer[2] if end_lineno is None else end_lineno,
+                            end_col_offset=outer[3] if end_col is None else end_col)
+        return new
+
+    def visit_Name(self, node):  # (the most frequent node: `_locate` inline)
+        source = node.__dict__
+        outer = self.at
+        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
+                                            source.get("end_lineno"), source.get("end_col_offset"))
+        new = _AST_NAME.__new__(_AST_NAME)
+        ctx = node.ctx
+        new.__dict__.update(id=node.id,
+                            ctx=self.shared_contexts.get(ctx.__class__) or self.visit(ctx),
+                            lineno=outer[0] if lineno is None else lineno,
+                            col_offset=outer[1] if col is None else col,
+                            end_lineno=outer[2] if end_lineno is None else end_lineno,
+                            end_col_offset=outer[3] if end_col is None else end_col)
+        return new
+
+    def _make_arg(self, node):
+        if node is None:
+            return None
+        new = self._locate(_AST_ARG.__new__(_AST_ARG), node.__dict__)
+        annotation = node.annotation
+        if annotation is not None:
+            outer, self.at = self.at, (new.lineno, new.col_offset, new.end_lineno,
+                                       new.end_col_offset)
+            annotation = self.visit(annotation)
+            self.at = outer
+        new.__dict__.update(arg=node.id, annotation=annotation, type_comment=node.type_comment)
+        return new
+
+    def visit_ExceptHandler(self, node):
+        if not node.name:
+            return self.generic_visit(node)
+        new = self._locate(_AST_HANDLER.__new__(_AST_HANDLER), node.__dict__)
+        outer, self.at = self.at, (new.lineno, new.col_offset, new.end_lineno, new.end_col_offset)
+        new.__dict__.update(type=self._visit(node.type), name=node.name.id,
+                            body=self._visit(node.body))
+        self.at = outer
+        return new
+
+
+_AST_HANDLER, _AST_NAME = ast.ExceptHandler, ast.Name
+
+
+def gast_to_located_ast(node):
+    """`fix_missing_locations(gast_to_ast(node))` in one walk."""
+    return _LocatingGastToAst().visit(node)
 
 
 def ast_to_gast(node):
-    """`gast.ast_to_gast(node)`, faster."""
-    return _ToGast().visit(node)
+    """`gast.ast_to_gast(node)`, faster, for a tree as `ast.parse` makes it
+    (its nodes hold their fields and positions, nothing else)."""
+    return _AstToGast().visit(node)
 
 
-class _ParseToGast(_ToGast):
+class _AstToGast(_ToGast):
+    """`_ToGast` building parameters field by field (gast's goes through its
+    node constructor and `ast.copy_location`): a gast Name with its own
+    Param context, positions as parsed."""
+
+    def visit_arg(self, node):
+        source = node.__dict__
+        new = _GAST_NAME.__new__(_GAST_NAME)
+        annotation = source["annotation"]
+        new.__dict__.update(
+            id=source["arg"], ctx=_GAST_PARAM(),
+            annotation=None if annotation is None else self.visit(annotation),
+            type_comment=source["type_comment"], lineno=source["lineno"],
+            col_offset=source["col_offset"], end_lineno=source["end_lineno"],
+            end_col_offset=source["end_col_offset"])
+        return new
+
+
+_GAST_NAME, _GAST_PARAM = gast.Name, gast.Param
+
+
+class _ParseToGast(_AstToGast):
     """`_ToGast` that remembers, on each function node, the stdlib node it
     came from (anno PARSED_FROM): the transpiler compiles the original body
     of a converted function from it, without translating it back."""

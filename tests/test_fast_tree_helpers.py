@@ -84,3 +84,48 @@ def test_fix_missing_locations_matches_ast():
         ast.fix_missing_locations(expected)
         trees.fix_missing_locations(ours)
         assert _dump(ours) == _dump(expected)
+
+
+def test_converted_modules_translate_as_gast_does(monkeypatch):
+    """The trees the transpiler translates back (generated nodes, some without
+    positions) give, positions filled in, what gast's translator and the
+    separate fix_missing_locations walk give."""
+    import types
+
+    from autograph import context, transpiler
+    from tests.corpus import programs
+
+    fast = trees.gast_to_located_ast
+    compared = []
+
+    def checked(node):
+        ours, theirs = fast(node), gast.gast_to_ast(node)
+        trees.fix_missing_locations(theirs)  # (the separate walk, tested above)
+        assert _dump(ours) == _dump(theirs)
+        compared.append(node)
+        return fast(node)
+
+    monkeypatch.setattr(trees, "gast_to_located_ast", checked)
+    for case in programs.CASES:
+        if type(case.entity) is types.FunctionType and case.name not in programs.REJECTED:
+            transpiler._compile(case.entity, context.ConversionOptions())
+    assert len(compared) > 100
+
+
+def test_located_translation_matches_gast_and_fix_missing_locations():
+    """gast_to_located_ast = gast's translation + fix_missing_locations (the
+    separate walk, which takes a None position as missing too), on gast trees
+    with positions taken away at random (None or absent)."""
+    rng = random.Random(1)
+    for source in _sources():
+        tree = gast.parse(source)
+        for node in gast.walk(tree):
+            for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                if attr in node._attributes and rng.random() < 0.3:
+                    if rng.random() < 0.5:
+                        setattr(node, attr, None)
+                    else:
+                        node.__dict__.pop(attr, None)
+        theirs = gast.gast_to_ast(tree)
+        trees.fix_missing_locations(theirs)
+        assert _dump(trees.gast_to_located_ast(tree)) == _dump(theirs)

@@ -15,6 +15,7 @@ import gast
 from autograph import anno, trees
 
 _EMPTY = frozenset()
+_AST = gast.AST
 
 
 class Scope(typing.NamedTuple):
@@ -49,10 +50,18 @@ class _Names(trees.CachedDispatch, gast.NodeVisitor):
 
     def generic_visit(self, node):
         # `ast.NodeVisitor.generic_visit` without its generic field iteration:
-        # this visits every expression of every statement.
+        # this visits every expression of every statement.  Nodes without
+        # fields (contexts, operators) hold no name: not visited.
         visit = self.visit
-        for child in trees.child_nodes(node):
-            visit(child)
+        attrs = node.__dict__
+        for field in node._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, _AST) and item._fields:
+                        visit(item)
+            elif isinstance(value, _AST) and value._fields:
+                visit(value)
 
     def visit_Call(self, node):
         loaded = anno.getanno(node, anno.Basic.LOADS, None)

@@ -13,7 +13,7 @@ import types
 import gast
 import pytest
 
-from autograph import analysis, context, converters, naming, source, transpiler, trees
+from autograph import analysis, anno, context, converters, naming, source, transpiler, trees
 from tests.corpus import programs
 
 HANDLED = tuple({t for transformer in converters.PIPELINE for t in transformer.HANDLES})
@@ -60,13 +60,28 @@ def _corpus_functions():
     return list(found.values())
 
 
+def _extra_tests(node):
+    return {id(loop): anno.getanno(loop, anno.Basic.EXTRA_TEST, None)
+            for loop in trees.nodes(node) if isinstance(loop, (gast.For, gast.AsyncFor))}
+
+
 def _check_creates(node, ctx):
     for transformer in converters.PIPELINE:
         before = trees.node_types(node)
+        extra_before = _extra_tests(node)
         named = len(ctx.namer.generated)
         if transformer.NEEDS_ANALYSIS:
             analysis.resolve(node, ctx)
         node = transformer.transform(node, ctx)
+        extra_after = _extra_tests(node)
+        if any(test is not None and extra_before.get(loop) is None
+               for loop, test in extra_after.items()):
+            # A loop's EXTRA_TEST is outside the tree: the logical-expressions
+            # pass (which converts its `not`) runs only because the pass that
+            # first put one there named a flag and lists `Not` among what it
+            # creates (a later one is ANDed to it: Not is in the tree's types).
+            assert len(ctx.namer.generated) > named, (transformer.__module__, "EXTRA_TEST")
+            assert gast.Not in transformer.CREATES, (transformer.__module__, "EXTRA_TEST")
         created = {t for t in trees.node_types(node) - before if issubclass(t, HANDLED)}
         assert created <= set(transformer.CREATES), (transformer.__module__, created)
         if transformer.NAMES_WHAT_IT_CREATES and len(ctx.namer.generated) == named:

@@ -85,9 +85,15 @@ class Converter(base.Converter):
         in_expressions = anno.getanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, None)
         if in_expressions is None:
             # (none without its keyword in the source; the only one a pass
-            # makes is the lists pass's comprehension for a `.pop()`)
-            in_expressions = any(word in ctx.info.source for word in _IN_EXPRESSIONS_WORDS) \
-                and trees.contains(node, _IN_EXPRESSIONS)
+            # makes is the lists pass's comprehension for a `.pop()`; without
+            # one, the parse's node types tell, no walk: `for` is a common word)
+            parsed = anno.getanno(node, anno.Basic.PARSED_NODE_TYPES, None)
+            if not any(word in ctx.info.source for word in _IN_EXPRESSIONS_WORDS):
+                in_expressions = False
+            elif parsed is not None and "pop" not in ctx.info.source:
+                in_expressions = not parsed.isdisjoint(_IN_EXPRESSIONS)
+            else:
+                in_expressions = trees.contains(node, _IN_EXPRESSIONS)
             anno.setanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, in_expressions)
         converter.findings = Findings(ctx.namer.generated, in_expressions)
         numbers = anno.getanno(node, anno.Basic.NUMBER_NAMES, None)
