@@ -16,7 +16,9 @@ for long runs) or `DataChooser` (hypothesis' `data.draw`, which shrinks a
 failing program to a small one).
 """
 
+import copy
 import random
+import re
 
 # Features a program may use.  Each is a class of staged pattern; a run picks
 # the ones it exercises (test_fuzz.py documents why some are left out of CI).
@@ -75,16 +77,24 @@ class _Scope:
     # tracing, as any print of a Python value outside staged code does
     # no_return / only_jump: a `finally` body holds one kind of jump (two kinds
     # in one are refused at conversion); loops inside it may break/continue
-    __slots__ = ("loop", "item", "index", "quiet", "no_return", "only_jump")
+    # unguarded: not inside a staged `if` or loop (the function's top level, a
+    # Python `for` or an `if` on its index there): a constant stored there
+    # makes the variable a Python value, and a print of it runs while tracing
+    __slots__ = ("loop", "item", "index", "quiet", "no_return", "only_jump", "unguarded")
 
     def __init__(self, loop=None, item=None, index=None, quiet=False, no_return=False,
-                 only_jump=None):
+                 only_jump=None, unguarded=False):
         self.loop, self.item, self.index, self.quiet = loop, item, index, quiet
-        self.no_return, self.only_jump = no_return, only_jump
+        self.no_return, self.only_jump, self.unguarded = no_return, only_jump, unguarded
 
-    def inner_loop(self, loop, item, index):
+    def inner_loop(self, loop, item, index, staged=True):
         return _Scope(loop=loop, item=item, index=index, quiet=self.quiet,
-                      no_return=self.no_return)
+                      no_return=self.no_return, unguarded=self.unguarded and not staged)
+
+    def guarded(self):
+        inner = copy.copy(self)
+        inner.unguarded = False
+        return inner
 
 
 class ProgramWriter:
@@ -121,7 +131,7 @@ class ProgramWriter:
                               "{a}", "helper({v})" if self.has("call") else "{v} + 1.0"])
         if "helper" in form:
             self.used.add("call")
-        if scope.quiet and form == "{a}":
+        if (scope.quiet or scope.unguarded) and form == "{a}":
             # a `finally` body is not under a staged guard: a constant stored
             # there would make the variable a Python value for the prints after it
             form = "{v} + {a}"
@@ -201,15 +211,20 @@ class ProgramWriter:
 
     def _if(self, indent, depth, scope):
         self.used.add("if")
-        self.emit(indent, f"if {self.condition(scope)}:")
-        self.block(indent + 1, depth + 1, scope)
+        test = self.condition(scope)
+        self.emit(indent, f"if {test}:")
+        # a test reading a Python `for`'s index may be a Python `if` (`j1 % 3 ==
+        # 1 or ...` is Python's True): its arms are as guarded as the `if` itself
+        python_test = re.search(r"\bj\d+\b", test) is not None
+        arm_scope = scope if python_test else scope.guarded()
+        self.block(indent + 1, depth + 1, arm_scope)
         arms = self.c.integer(0, 2)
         for _ in range(arms - 1):
             self.emit(indent, f"elif {self.condition(scope)}:")
-            self.block(indent + 1, depth + 1, scope)
+            self.block(indent + 1, depth + 1, arm_scope)
         if arms:
             self.emit(indent, "else:")
-            self.block(indent + 1, depth + 1, scope)
+            self.block(indent + 1, depth + 1, arm_scope)
 
     def _jump(self, indent, scope, keyword):
         self.used.add(keyword)
@@ -274,8 +289,9 @@ class ProgramWriter:
         self.used.add(feature)
         target = f"{prefix}{self._new_loop()}"
         self.emit(indent, f"for {target} in {iterable}:")
-        inner = (scope.inner_loop("for", target, scope.index) if as_item
-                 else scope.inner_loop("for", scope.item, target))
+        staged = feature != "python_for"
+        inner = (scope.inner_loop("for", target, scope.index, staged) if as_item
+                 else scope.inner_loop("for", scope.item, target, staged))
         self.block(indent + 1, depth + 1, inner)
         self._loop_else(indent, depth, scope)
 
@@ -313,7 +329,7 @@ class ProgramWriter:
             self.used.add("closure")
             self.emit(1, "def scaled(z):")
             self.emit(2, "return z * 0.5 + t")
-        self.block(1, 0, _Scope())
+        self.block(1, 0, _Scope(unguarded=True))
         self.emit(1, "return " + self.result())
         return PRELUDE + "\n".join(self.lines) + "\n"
 
