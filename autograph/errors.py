@@ -160,6 +160,26 @@ def user_frame(depth=1, _want_frame=False):
     return None if _want_frame else ("<unknown>", 0, "?")
 
 
+_names_read_by = {}  # code -> the global and attribute names it and its nested code read
+
+
+def names_read(code):
+    """Every global or attribute name `code` and the code nested in it (its
+    functions, lambdas, comprehensions: the generated loop bodies) read --
+    what the traced code can reach outside its arguments (graph/guards.py
+    watches those names after a trace, runtime/staging.py protects the
+    arrays behind them while a staged region is traced)."""
+    names = _names_read_by.get(code)
+    if names is None:
+        found, todo = set(), [code]
+        while todo:
+            current = todo.pop()
+            found.update(current.co_names)
+            todo += [c for c in current.co_consts if hasattr(c, "co_names")]
+        names = _names_read_by[code] = tuple(sorted(found))
+    return names
+
+
 def where(filename, lineno):
     """'file.py:12' for messages."""
     return f"{filename}:{lineno}"

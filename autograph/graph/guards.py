@@ -89,15 +89,6 @@ from autograph.graph.tensor import Tensor
 _SCALARS = (int, float, complex, bool, str)
 
 
-def _names_read(code, found):
-    """Every global or attribute name `code` (and the code nested in it) reads."""
-    found.update(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            _names_read(const, found)
-    return found
-
-
 def _code_owners(fn, called):
     """The Python functions whose code a trace ran -- `fn` (and what it wraps,
     `__wrapped__`: ag.grad traces a wrapper) and every callable converted
@@ -176,7 +167,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
     functions = _code_owners(fn, called)
     names = set()
     for function, _ in functions:
-        _names_read(function.__code__, names)
+        names.update(errors.names_read(function.__code__))
     guards = []
     seen = {}  # (id(holder), name) -> (watched?, depth it was walked from)
     kept = []  # the holders seen (`seen` keys on their ids: no other may take one)
@@ -274,7 +265,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
                 elif type(value) is property and isinstance(value.fget, types.FunctionType):
                     # `layer.w` returning `self._w`: the getter's own reads of the
                     # object are watched (not what it reads elsewhere)
-                    for inner in _names_read(value.fget.__code__, set()).intersection(
+                    for inner in set(errors.names_read(value.fget.__code__)).intersection(
                             attributes):
                         found = watch(attributes, inner, attributes[inner], kind,
                                       prefix + inner, depth) or found

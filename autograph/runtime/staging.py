@@ -100,7 +100,7 @@ def _protect_arrays(frame):
         traced = converted(frame.f_code)
         if traced:  # (not the frames of whoever called jax.jit: only the traced code's)
             namespace = frame.f_globals
-            roots += [(name, namespace[name]) for name in _names_read(frame.f_code)
+            roots += [(name, namespace[name]) for name in errors.names_read(frame.f_code)
                       if name in namespace]
         for name, value in roots:
             if not name.startswith(("ag__", "__")):
@@ -111,22 +111,6 @@ def _protect_arrays(frame):
 
 _HOLDER_DEPTH = 2  # levels of items and attributes looked into (a cap on the cost)
 _SCANNED_ITEMS = 256  # items of one container looked at
-_names_read_by = {}  # code -> the global and attribute names it and its nested code read
-
-
-def _names_read(code):
-    """Every global (or attribute) name `code` and the code nested in it read."""
-    names = _names_read_by.get(code)
-    if names is None:
-        found, todo = set(), [code]
-        while todo:
-            current = todo.pop()
-            found.update(current.co_names)
-            todo += [c for c in current.co_consts if hasattr(c, "co_names")]
-        names = _names_read_by[code] = tuple(sorted(found))
-    return names
-
-
 def _protect_held(value, path, protected, depth, objects=True):
     """Makes `value` read-only if it is a writeable numpy array; else, `depth`
     levels down, the arrays its list/tuple/dict items and (with `objects`)
