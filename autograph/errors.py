@@ -10,6 +10,7 @@ import os
 import re
 import sys
 import types
+import weakref
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -160,7 +161,9 @@ def user_frame(depth=1, _want_frame=False):
     return None if _want_frame else ("<unknown>", 0, "?")
 
 
-_names_read_by = {}  # code -> the global and attribute names it and its nested code read
+# code -> the global and attribute names it and its nested code read (weak:
+# the code of a function converted again after clear_caches goes with it)
+_names_read_by = weakref.WeakKeyDictionary()
 
 
 def names_read(code):
@@ -1182,3 +1185,12 @@ def prefilled_list_type_message(name, location, loop, index, item_type, appended
         "would give another dtype or fail. Make the items agree: convert the first "
         f"items (e.g. {name} = [np.asarray(v, dtype) for v in {name}]) or cast what the "
         "loop appends with .astype(...).")
+
+
+def staged_print_container_message(name, location):
+    return (
+        f"print() of {name} at {location}, a list, tuple, dict or set holding a staged "
+        "value: its text would be formatted once, while tracing, showing a placeholder "
+        "instead of the numbers, and never printed again. Print the staged values "
+        "themselves as arguments (`print('loss', loss, 'acc', acc)`): a staged print "
+        "prints their run-time values on every call.")

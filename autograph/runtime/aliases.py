@@ -406,17 +406,7 @@ def _changed(watched):
     must not stay."""
     first = None
     for container, path, before in watched.values():
-        now = _snapshot(container)
-        if len(now) != len(before):
-            changed = True
-        elif isinstance(container, set):
-            changed = {id(v) for v in now} != {id(v) for v in before}
-        elif isinstance(container, dict):
-            changed = any(k1 is not k2 or v1 is not v2
-                          for (k1, v1), (k2, v2) in zip(now, before))
-        else:
-            changed = any(a is not b for a, b in zip(now, before))
-        if changed:
+        if _differs(_snapshot(container), before, type(container)):
             first = first or path
             if isinstance(container, (dict, set)):
                 container.clear()
@@ -424,6 +414,18 @@ def _changed(watched):
             else:
                 container[:] = before
     return first
+
+
+def _differs(now, before, kind):
+    """Do two snapshots of a container of type `kind` hold other objects (in
+    order; a set's in any order)?"""
+    if len(now) != len(before):
+        return True
+    if issubclass(kind, set):
+        return {id(v) for v in now} != {id(v) for v in before}
+    if issubclass(kind, dict):
+        return any(k1 is not k2 or v1 is not v2 for (k1, v1), (k2, v2) in zip(now, before))
+    return any(a is not b for a, b in zip(now, before))
 
 
 def _argument_error(path, change, python_function):
@@ -463,7 +465,8 @@ def method_refusing_argument_change(method):
     changes its container in place and that container is an argument of a
     function ag.function is tracing, a stand-in that makes the call on a
     copy (so Python's own errors, `[].pop()`'s IndexError, come first) and
-    then refuses the change."""
+    then refuses it if it changed the copy (`d.setdefault(k, v)` with `k`
+    present, `xs.extend([])` change nothing: they give the copy's result)."""
     container = method.__self__
     if method.__name__ not in _CHANGES.get(type(container), ()) or not any(
             id(container) in watched for watched, _ in watched_arguments):
@@ -471,6 +474,9 @@ def method_refusing_argument_change(method):
 
     def call_then_refuse(*args, **kwargs):
         # on a copy: Python's own error first; the argument itself never changes
-        getattr(container.copy(), method.__name__)(*args, **kwargs)
-        argument_changed(container, f"`.{method.__name__}(...)`")
+        copy = container.copy()
+        result = getattr(copy, method.__name__)(*args, **kwargs)
+        if _differs(_snapshot(copy), _snapshot(container), type(container)):
+            argument_changed(container, f"`.{method.__name__}(...)`")
+        return result
     return call_then_refuse

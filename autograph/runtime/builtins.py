@@ -38,6 +38,10 @@ def print_(*values, **kwargs):
     """Python meaning: `print(*values, **kwargs)`.  Inside a staged branch or
     loop body even a print of Python values is staged (it runs when the graph
     takes that path, as often as it does)."""
+    for value in values:  # (its text would be formatted once, at tracing)
+        if type(value) in _SCANNED and _staged_inside(value):
+            raise errors.TensorTextError(errors.staged_print_container_message(
+                _variable_holding(value, "print"), errors.where_user()))
     backend = _first_backend(values)
     if backend is None and kwargs.get("file") is None:
         backend = staging.region_backend()
@@ -149,7 +153,9 @@ def isinstance_(*args, **kwargs):
     answer = builtins.isinstance(*args, **kwargs)  # (bad arguments: Python's TypeError)
     obj, classinfo = args
     backend = registry.backend_of(obj)
-    if backend is None:
+    if backend is None or answer:
+        # (a staged value that is an instance -- a jax Tracer or jax.Array under
+        # jax.jit, `object` -- is one: a library's own idioms keep working)
         return answer
     candidates = backend.eager_types(obj)
     answers = {builtins.issubclass(c, classinfo) for c in candidates}

@@ -85,8 +85,10 @@ def test_isinstance_the_eager_types_disagree_on_is_refused(classinfo):
         ag.function(isinstance_of_a_sum)(np.arange(3.0), classinfo)
 
 
+# (isinstance of the class the staged value really is answers True: `is this
+# traced?` idioms -- ag.graph.Tensor here, jax.core.Tracer under jax.jit)
 @pytest.mark.parametrize("classinfo, answer", [
-    (str, False), (list, False), (ag.graph.Tensor, False),
+    (str, False), (list, False), (ag.graph.Tensor, True),
     ((np.ndarray, np.generic, int, float, bool, complex), True)])
 def test_isinstance_the_eager_types_agree_on_is_answered(classinfo, answer):
     assert bool(ag.function(isinstance_of_a_sum)(np.arange(3.0), classinfo)) is answer
@@ -451,3 +453,39 @@ def test_jax_jit_changes_list_arguments_as_python_does():
 
     jax.jit(traced)(np.float64(2.0))
     assert len(values) == 2  # a Python value the traced function closes over: really changed
+
+
+# --- found in review: print of a container, argument methods that change nothing ---
+
+
+def print_a_list_holding(x):
+    y = x * 2.0
+    print([y, 1])
+    return y
+
+
+def test_print_of_a_container_holding_a_staged_value_is_refused():
+    print_a_list_holding(np.float64(1.0))  # plain: prints the list
+    with pytest.raises(errors.TensorTextError, match=r"print\(\) of \[y, 1\] at .*py:\d+"):
+        ag.function(print_a_list_holding)(np.float64(1.0))
+
+
+def argument_methods_that_change_nothing(d, xs, x):
+    d.setdefault("k", 5.0)  # present: no change
+    xs.extend([])
+    xs.sort()  # already sorted
+    return x + d["k"] + len(xs)
+
+
+def argument_method_that_changes(d, x):
+    d.setdefault("new", 1.0)
+    return x
+
+
+def test_argument_methods_that_change_nothing_run():
+    d, xs = {"k": 2.0}, [1, 2]
+    expected = argument_methods_that_change_nothing(d, xs, np.float64(3.0))
+    got = ag.function(argument_methods_that_change_nothing)(dict(d), list(xs), np.float64(3.0))
+    assert got == expected == 7.0
+    with pytest.raises(errors.ArgumentChangeError, match=r"d"):
+        ag.function(argument_method_that_changes)({"k": 2.0}, np.float64(3.0))
