@@ -32,6 +32,7 @@ import dis
 import functools
 import itertools
 import sys
+import threading
 import types
 
 from autograph import errors
@@ -342,8 +343,10 @@ class BranchLists:
 # a method call (`converted` in call.py, `list_append`/`list_pop`/`list_setitem`
 # in lists.py), else (`d[k] = v`, `del`, `+=`) when the trace ends.
 
-# One entry per ag.function trace running: ({id(container): (container, path,
-# snapshot)}, the traced Python function).
+# One entry per ag.function trace running, on any thread: ({id(container):
+# (container, path, snapshot)}, the traced Python function, the thread's id).
+# (Shared, so that converted code's `if aliases.watched_arguments:` stays one
+# test; each thread reads and removes only its own entries.)
 watched_arguments = []
 _ARGUMENT_CONTAINERS = (list, dict, set, bytearray)
 
@@ -361,7 +364,8 @@ def watching_arguments(fn, python_function, names):
             _watch(value, name, watched, 0)
         if not watched:
             return fn(*args, **kwargs)
-        watched_arguments.append((watched, python_function))
+        entry = (watched, python_function, threading.get_ident())
+        watched_arguments.append(entry)
         try:
             result = fn(*args, **kwargs)
         except errors.ArgumentChangeError:
@@ -372,12 +376,19 @@ def watching_arguments(fn, python_function, names):
                 raise _argument_error(changed, None, python_function) from e
             raise
         finally:
-            watched_arguments.pop()
+            del watched_arguments[next(i for i, e in enumerate(watched_arguments)
+                                       if e is entry)]
         changed = _changed(watched)
         if changed is not None:
             raise _argument_error(changed, None, python_function)
         return result
     return traced_with_arguments_watched
+
+
+def _this_threads_watched():
+    """[(watched, python_function)] of this thread's traces, innermost first."""
+    thread = threading.get_ident()
+    return [(w, f) for w, f, t in reversed(watched_arguments) if t == thread]
 
 
 def _watch(value, path, watched, depth):
@@ -441,7 +452,7 @@ def _argument_error(path, change, python_function):
 def _argument_holders(value):
     """[(name, where)] for `value` when it is an argument container of a
     function ag.function is tracing (other_holders: the caller holds it)."""
-    for watched, python_function in reversed(watched_arguments):
+    for watched, python_function in _this_threads_watched():
         entry = watched.get(id(value))
         if entry is not None and entry[0] is value:
             code = python_function.__code__
@@ -454,7 +465,7 @@ def _argument_holders(value):
 def argument_changed(container, change):
     """Refuses `change` (just made, e.g. '`.append(...)`') of `container`
     when it is an argument container of a function ag.function is tracing."""
-    for watched, python_function in reversed(watched_arguments):
+    for watched, python_function in _this_threads_watched():
         entry = watched.get(id(container))
         if entry is not None and entry[0] is container:
             raise _argument_error(entry[1], change, python_function)
@@ -469,7 +480,7 @@ def method_refusing_argument_change(method):
     present, `xs.extend([])` change nothing: they give the copy's result)."""
     container = method.__self__
     if method.__name__ not in _CHANGES.get(type(container), ()) or not any(
-            id(container) in watched for watched, _ in watched_arguments):
+            id(container) in watched for watched, _ in _this_threads_watched()):
         return method
 
     def call_then_refuse(*args, **kwargs):

@@ -22,6 +22,7 @@ wrong value).
 
 import builtins
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -489,3 +490,36 @@ def test_argument_methods_that_change_nothing_run():
     assert got == expected == 7.0
     with pytest.raises(errors.ArgumentChangeError, match=r"d"):
         ag.function(argument_method_that_changes)({"k": 2.0}, np.float64(3.0))
+
+
+def test_argument_watches_belong_to_their_thread():
+    """A trace on another thread that ends while this one runs must not end
+    this trace's watch of its container arguments."""
+    started, release = threading.Event(), threading.Event()
+
+    @ag.do_not_convert
+    def block():
+        started.set()
+        release.wait(5)
+
+    def slow(ys, x):
+        block()
+        return x + len(ys)
+
+    other = threading.Thread(target=lambda: ag.function(slow)([0], np.float64(1.0)))
+
+    @ag.do_not_convert
+    def finish_other():
+        release.set()
+        other.join(5)
+
+    def changes(xs, x):
+        finish_other()
+        xs.append(1.0)
+        return x
+
+    other.start()
+    started.wait(5)
+    # (refused at the call, naming it; a lost watch would see it only as the trace ends)
+    with pytest.raises(errors.ArgumentChangeError, match=r"xs.*\.append\(\.\.\.\)"):
+        ag.function(changes)([0.0], np.float64(1.0))
