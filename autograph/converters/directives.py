@@ -21,7 +21,7 @@ import gast
 
 from autograph import anno, errors, templates, trees
 from autograph.converters.support import base
-from autograph.converters.lists import LazyLocalNames, local_names
+from autograph.converters.support.local_names import LazyLocalNames, local_names
 
 _LOOPS = (gast.For, gast.AsyncFor, gast.While)
 # What autograph.runtime.directives defines (converters do not import the runtime).

@@ -19,7 +19,7 @@ import gast
 
 from autograph import templates, trees
 from autograph.converters.support import base
-from autograph.converters.lists import local_names
+from autograph.converters.support.local_names import local_names
 
 _MISSING = object()
 
