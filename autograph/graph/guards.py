@@ -182,28 +182,29 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         baked in `value` or something inside it; True when it did."""
         if note is not None and noting[0]:
             note(value, path, root[0] if kind == "attribute" else None)
+        if type(value) in _NEVER_WATCHED:
+            return False  # (what `inside` finds for them: nothing; no bookkeeping)
         known = seen.get((id(holder), name))
         if known is not None and (known[0] or known[1] <= depth):
             return known[0]  # (else walked again: nearer its root, it reaches further)
         kept.append(holder)
         seen[id(holder), name] = (False, -1)  # (a cycle of objects ends here)
         at = len(guards)
-        label = f"{kind} '{path}'"
         if isinstance(value, np.ndarray):
-            guards.append((holder, name, value, label,
+            guards.append((holder, name, value, f"{kind} '{path}'",
                            (value.shape, value.dtype, value.tobytes()) if contents else None))
         elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
-            guards.append((holder, name, value, label, None))
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
-            guards.append((holder, name, value, label, None))
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
-            guards.append((holder, name, value, label, None))
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif _container_kind(value) is not None:
             if inside(value, kind, path, depth) or _holds_an_array(value):
-                guards.insert(at, (holder, name, value, label,
+                guards.insert(at, (holder, name, value, f"{kind} '{path}'",
                                    _fingerprint(value) if contents else None))
         elif inside(value, kind, path, depth):  # (the object's identity first)
-            guards.insert(at, (holder, name, value, label, None))
+            guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
         seen[id(holder), name] = (len(guards) > at, depth)
         return len(guards) > at
 
@@ -295,8 +296,13 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         root[0] = obj
         watch_object(obj, "attribute", "")
 
+    walked_modules = set()
+
     def watch_module(module):
         """`config.W` where `config` is a module the function reads by name."""
+        if id(module) in walked_modules:
+            return  # (read by several functions: a second walk finds what the first did)
+        walked_modules.add(id(module))
         if module.__name__.split(".")[0] == "autograph":
             return  # (the runtime's own modules hold no user state)
         attributes = getattr(module, "__dict__", None)
@@ -305,9 +311,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
                 watch(attributes, name, attributes[name], "module attribute",
                       f"{module.__name__}.{name}")
 
+    walked_namespaces = set()  # (functions of one module share it, and `names`)
     for function, _ in functions:
         namespace = getattr(function, "__globals__", None)
-        if type(namespace) is dict:
+        if type(namespace) is dict and id(namespace) not in walked_namespaces:
+            walked_namespaces.add(id(namespace))
             for name in names.intersection(namespace):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
@@ -341,6 +349,11 @@ _PATH_LINKS = 6
 # and classes (watch_class walks a user's class).
 _NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.MethodType,
                types.BuiltinFunctionType, functools.partial, np.ndarray, np.generic)
+# Values `watch` neither watches nor walks into (exactly these types: `inside`
+# finds nothing in them, `_holds_attributes` is False), most of what a
+# function reads by name (np, np.sqrt, helper functions): skipped at once.
+_NEVER_WATCHED = frozenset((types.ModuleType, types.FunctionType, types.MethodType,
+                            types.BuiltinFunctionType, functools.partial))
 
 
 def _holds_attributes(value):
@@ -729,9 +742,11 @@ def random_states(fn, objects):
     ran once and advanced one (`baked_random_draw`)."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
                                           "state (np.random.rand, np.random.normal, ...)")}
+    walked_namespaces = set()
     for function, _ in _code_owners(fn, ()):
         namespace = getattr(function, "__globals__", None)
-        if type(namespace) is dict:
+        if type(namespace) is dict and id(namespace) not in walked_namespaces:
+            walked_namespaces.add(id(namespace))
             for name, value in list(namespace.items()):
                 if isinstance(value, _GENERATORS):
                     found.setdefault(id(value), (value, f"the generator in global '{name}'"))
