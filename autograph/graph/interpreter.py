@@ -261,7 +261,13 @@ def _run_node(node, values):
         evaluate = None if node.attrs else _SHARED.get(node.op)
         if evaluate is None:
             evaluate = _evaluator(node)
-        result = evaluate(*[values[id(a)] if isinstance(a, Tensor) else a for a in node.args])
+        args = node.args
+        if len(args) == 2:  # (most ops; spelled out, without a list built per node)
+            a, b = args
+            result = evaluate(values[id(a)] if isinstance(a, Tensor) else a,
+                              values[id(b)] if isinstance(b, Tensor) else b)
+        else:
+            result = evaluate(*[values[id(a)] if isinstance(a, Tensor) else a for a in args])
     except Exception as exc:
         compiler.add_op_note(exc, node)
         raise

@@ -89,11 +89,24 @@ def optimize(graph, report=None, known=None):
         if node.stateful:
             kept.append(node)
             continue
-        if op.foldable and _all_known(node.args, known) and \
+        # (one pass over the arguments: the CSE key's tensor ids, and whether
+        # every tensor argument is a known constant, which folding needs)
+        parts, every_known, literals = [], True, False
+        for a in node.args:
+            if isinstance(a, Tensor):
+                parts.append(id(a))
+                if every_known and id(a) not in known:
+                    every_known = False
+            else:
+                parts.append(a)
+                literals = True
+        if op.foldable and every_known and \
                 _fold(graph, node, known, replace, kept, report, seen):
             continue
-        key = (op, tuple([id(a) if isinstance(a, Tensor) else freeze(a) for a in node.args]),
-               freeze(node.attrs) if node.attrs else None)
+        if literals:  # (frozen after folding was tried, as before)
+            parts = [part if isinstance(a, Tensor) else freeze(a)
+                     for a, part in zip(node.args, parts)]
+        key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None)
         match = seen.get(key)
         if match is not None:
             for old, new in zip(node.outputs, match):
@@ -106,14 +119,6 @@ def optimize(graph, report=None, known=None):
                      for t in graph.outputs]
     graph.nodes = _eliminate_dead_code(kept, graph.outputs, report)
     return report
-
-
-def _all_known(args, known):
-    """Every tensor argument has a known constant value (so folding may work)."""
-    for a in args:
-        if isinstance(a, Tensor) and id(a) not in known:
-            return False
-    return True
 
 
 def _fold(graph, node, known, replace, kept, report, seen):
