@@ -27,10 +27,13 @@ class Report:
         return f"Report(folded={self.folded}, merged={self.merged}, removed={self.removed})"
 
 
+_ATOMS = frozenset((int, float, bool, str, complex, type(None)))
+
+
 def freeze(value):
     """A hashable key for a literal argument or attribute (1, 1.0, True differ)."""
     kind = type(value)
-    if kind in (int, float, bool, str, complex, type(None)):
+    if kind in _ATOMS:
         return (kind, value)
     if kind in (tuple, list):
         return (kind, tuple(freeze(v) for v in value))
@@ -64,8 +67,11 @@ def optimize(graph, report=None, known=None):
     replace, seen, kept = {}, {}, []
     for node in graph.nodes:
         if replace:
-            node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
-                               for a in node.args])
+            for a in node.args:  # (a new tuple only for a node reading a replaced tensor)
+                if isinstance(a, Tensor) and id(a) in replace:
+                    node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
+                                       for a in node.args])
+                    break
         op = node.op
         if op is core.PLACEHOLDER:
             kept.append(node)
@@ -104,8 +110,10 @@ def optimize(graph, report=None, known=None):
                 _fold(graph, node, known, replace, kept, report, seen):
             continue
         if literals:  # (frozen after folding was tried, as before)
-            parts = [part if isinstance(a, Tensor) else freeze(a)
-                     for a, part in zip(node.args, parts)]
+            for i, a in enumerate(node.args):
+                if not isinstance(a, Tensor):
+                    kind = type(a)  # (freeze's first case inline: most literals are numbers)
+                    parts[i] = (kind, a) if kind in _ATOMS else freeze(a)
         key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None)
         match = seen.get(key)
         if match is not None:
