@@ -182,28 +182,29 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         baked in `value` or something inside it; True when it did."""
         if note is not None and noting[0]:
             note(value, path, root[0] if kind == "attribute" else None)
+        if type(value) in _NEVER_WATCHED:
+            return False  # (what `inside` finds for them: nothing; no bookkeeping)
         known = seen.get((id(holder), name))
         if known is not None and (known[0] or known[1] <= depth):
             return known[0]  # (else walked again: nearer its root, it reaches further)
         kept.append(holder)
         seen[id(holder), name] = (False, -1)  # (a cycle of objects ends here)
         at = len(guards)
-        label = f"{kind} '{path}'"
         if isinstance(value, np.ndarray):
-            guards.append((holder, name, value, label,
+            guards.append((holder, name, value, f"{kind} '{path}'",
                            (value.shape, value.dtype, value.tobytes()) if contents else None))
         elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
-            guards.append((holder, name, value, label, None))
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
-            guards.append((holder, name, value, label, None))
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
-            guards.append((holder, name, value, label, None))
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif _container_kind(value) is not None:
             if inside(value, kind, path, depth) or _holds_an_array(value):
-                guards.insert(at, (holder, name, value, label,
+                guards.insert(at, (holder, name, value, f"{kind} '{path}'",
                                    _fingerprint(value) if contents else None))
         elif inside(value, kind, path, depth):  # (the object's identity first)
-            guards.insert(at, (holder, name, value, label, None))
+            guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
         seen[id(holder), name] = (len(guards) > at, depth)
         return len(guards) > at
 
@@ -295,8 +296,13 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         root[0] = obj
         watch_object(obj, "attribute", "")
 
+    walked_modules = set()
+
     def watch_module(module):
         """`config.W` where `config` is a module the function reads by name."""
+        if id(module) in walked_modules:
+            return  # (read by several functions: a second walk finds what the first did)
+        walked_modules.add(id(module))
         if module.__name__.split(".")[0] == "autograph":
             return  # (the runtime's own modules hold no user state)
         attributes = getattr(module, "__dict__", None)
@@ -305,9 +311,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
                 watch(attributes, name, attributes[name], "module attribute",
                       f"{module.__name__}.{name}")
 
+    walked_namespaces = set()  # (functions of one module share it, and `names`)
     for function, _ in functions:
         namespace = getattr(function, "__globals__", None)
-        if type(namespace) is dict:
+        if type(namespace) is dict and id(namespace) not in walked_namespaces:
+            walked_namespaces.add(id(namespace))
             for name in names.intersection(namespace):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
@@ -341,6 +349,11 @@ _PATH_LINKS = 6
 # and classes (watch_class walks a user's class).
 _NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.MethodType,
                types.BuiltinFunctionType, functools.partial, np.ndarray, np.generic)
+# Values `watch` neither watches nor walks into (exactly these types: `inside`
+# finds nothing in them, `_holds_attributes` is False), most of what a
+# function reads by name (np, np.sqrt, helper functions): skipped at once.
+_NEVER_WATCHED = frozenset((types.ModuleType, types.FunctionType, types.MethodType,
+                            types.BuiltinFunctionType, functools.partial))
 
 
 def _holds_attributes(value):
@@ -729,9 +742,11 @@ def random_states(fn, objects):
     ran once and advanced one (`baked_random_draw`)."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
                                           "state (np.random.rand, np.random.normal, ...)")}
+    walked_namespaces = set()
     for function, _ in _code_owners(fn, ()):
         namespace = getattr(function, "__globals__", None)
-        if type(namespace) is dict:
+        if type(namespace) is dict and id(namespace) not in walked_namespaces:
+            walked_namespaces.add(id(namespace))
             for name, value in list(namespace.items()):
                 if isinstance(value, _GENERATORS):
                     found.setdefault(id(value), (value, f"the generator in global '{name}'"))
@@ -741,19 +756,31 @@ def random_states(fn, objects):
     for _, _, value, label, _ in guards_of(fn, objects, contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
-    return [(generator, what, _random_state(generator), _mt19937_bytes(generator))
-            for generator, what in found.values()]
+    states = []
+    for generator, what in found.values():
+        raw = _mt19937_bytes(generator)
+        gauss = _cached_normal(generator) if raw is not None else None
+        # (get_state, ~30 us, only where the bytes cannot tell every draw)
+        state = _random_state(generator) if gauss is None else None
+        states.append((generator, what, state, raw, gauss))
+    return states
 
 
 def baked_random_draw(states):
     """What the first of `states` (random_states before the trace) whose
     generator has moved since is, or None."""
-    for generator, what, state, raw in states:
+    for generator, what, state, raw, gauss in states:
         if raw is not None:
             if _mt19937_bytes(generator) != raw:
                 return what
+            if gauss is not None:
+                # (no cached normal before: only a new pair of normals sets
+                # one, and that moves the bytes)
+                if gauss[0] and _cached_normal(generator) != gauss:
+                    return what
+                continue
             if not dict(state).get("has_gauss"):
-                continue  # (only a new pair of normals sets one: that moves the bytes)
+                continue
         if _random_state(generator) != state:
             return what
     return None
@@ -773,3 +800,55 @@ def _mt19937_bytes(generator):
 
 
 _MT19937_STATE_BYTES = 624 * 4 + 4  # (uint32 key[624]; int pos: numpy's mt19937_state)
+
+
+def _cached_normal(generator):
+    """(has_gauss, the bytes of gauss): the normal a RandomState's previous
+    draw cached, read where the RandomState keeps it (its `_aug_state`,
+    found once by `_cached_normal_offsets`; ~0.5 us where get_state takes
+    ~30), or None when that place is not known."""
+    if _CACHED_NORMAL is None or not isinstance(generator, np.random.RandomState):
+        return None
+    flag, value = _CACHED_NORMAL
+    address = id(generator)
+    return ctypes.c_int.from_address(address + flag).value, \
+        ctypes.string_at(address + value, 8)
+
+
+def _cached_normal_offsets():
+    """Where in a RandomState object numpy keeps its cached normal: the
+    offsets of `has_gauss` (a C int) and `gauss` (a double), found by setting
+    them through set_state and looking for their bytes, then checked against
+    get_state through a draw that caches one and a draw that takes it; None
+    (get_state is used) if anything does not match."""
+    probe = np.random.RandomState(0)
+    size = type(probe).__basicsize__
+    key, pos = probe.get_state()[1:3]
+    marker = 0.7071067811865476 * 3.0001
+    probe.set_state(("MT19937", key, pos, 1, marker))
+    memory = ctypes.string_at(id(probe), size)
+    value = memory.find(np.float64(marker).tobytes())
+    if value < 0 or memory.find(np.float64(marker).tobytes(), value + 1) >= 0:
+        return None
+    flag = value - 8  # (aug_bitgen_t: a pointer, int has_gauss, double gauss)
+    if flag < 0:
+        return None
+    offsets = (flag, value)
+
+    def agrees():
+        _, _, _, has_gauss, gauss = probe.get_state()
+        read = ctypes.c_int.from_address(id(probe) + flag).value, \
+            ctypes.string_at(id(probe) + value, 8)
+        return read == (has_gauss, np.float64(gauss).tobytes())
+
+    checks = [agrees()]
+    probe.set_state(("MT19937", key, pos, 0, 0.0))
+    checks.append(agrees())
+    probe.standard_normal()  # (draws a pair: caches one)
+    checks.append(agrees() and ctypes.c_int.from_address(id(probe) + flag).value == 1)
+    probe.standard_normal()  # (takes it)
+    checks.append(agrees() and ctypes.c_int.from_address(id(probe) + flag).value == 0)
+    return offsets if all(checks) else None
+
+
+_CACHED_NORMAL = _cached_normal_offsets()

@@ -254,27 +254,6 @@ def _made_evaluator(node):
 _registry = globals().setdefault("__warningregistry__", {})
 
 
-def _run_node(node, values):
-    """Computes `node` from the value table (id(tensor) -> value), storing its outputs."""
-    try:
-        # (_evaluator's shared case first, inline: a hit there is an op that qualifies)
-        evaluate = None if node.attrs else _SHARED.get(node.op)
-        if evaluate is None:
-            evaluate = _evaluator(node)
-        result = evaluate(*[values[id(a)] if isinstance(a, Tensor) else a for a in node.args])
-    except Exception as exc:
-        compiler.add_op_note(exc, node)
-        raise
-    outputs = node.outputs
-    if len(outputs) == 1:
-        values[id(outputs[0])] = result
-    elif outputs:
-        items = tuple(result)  # (what `a, b = result` iterates)
-        if len(items) != len(outputs):
-            raise ValueError(f"expected {len(outputs)} values to unpack, got {len(items)}")
-        values.update(zip(map(id, outputs), items))
-
-
 def _drops(graph):
     """Per node position, the ids of the tensors that node reads for the last
     time (None for none; graph outputs are never dropped): compiler._last_uses
@@ -332,9 +311,33 @@ class Interpreter:
                 self._cond(node, values)
             elif op is control.WHILE:
                 self._while(node, values)
-            else:
+            else:  # (an op, computed inline: a call less per node)
                 shown = len(_registry)
-                _run_node(node, values)
+                try:
+                    # (_evaluator's shared case first: a hit there is an op that qualifies)
+                    evaluate = None if node.attrs else _SHARED.get(op)
+                    if evaluate is None:
+                        evaluate = _evaluator(node)
+                    args = node.args
+                    if len(args) == 2:  # (most ops: without a list built per node)
+                        a, b = args
+                        result = evaluate(values[id(a)] if isinstance(a, Tensor) else a,
+                                          values[id(b)] if isinstance(b, Tensor) else b)
+                    else:
+                        result = evaluate(*[values[id(a)] if isinstance(a, Tensor) else a
+                                            for a in args])
+                except Exception as exc:
+                    compiler.add_op_note(exc, node)
+                    raise
+                outputs = node.outputs
+                if len(outputs) == 1:
+                    values[id(outputs[0])] = result
+                elif outputs:
+                    items = tuple(result)  # (what `a, b = result` iterates)
+                    if len(items) != len(outputs):
+                        raise ValueError(
+                            f"expected {len(outputs)} values to unpack, got {len(items)}")
+                    values.update(zip(map(id, outputs), items))
                 if len(_registry) != shown:
                     self._note_warnings(node)
             dying = drops[position]

@@ -27,10 +27,13 @@ class Report:
         return f"Report(folded={self.folded}, merged={self.merged}, removed={self.removed})"
 
 
+_ATOMS = frozenset((int, float, bool, str, complex, type(None)))
+
+
 def freeze(value):
     """A hashable key for a literal argument or attribute (1, 1.0, True differ)."""
     kind = type(value)
-    if kind in (int, float, bool, str, complex, type(None)):
+    if kind in _ATOMS:
         return (kind, value)
     if kind in (tuple, list):
         return (kind, tuple(freeze(v) for v in value))
@@ -64,8 +67,11 @@ def optimize(graph, report=None, known=None):
     replace, seen, kept = {}, {}, []
     for node in graph.nodes:
         if replace:
-            node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
-                               for a in node.args])
+            for a in node.args:  # (a new tuple only for a node reading a replaced tensor)
+                if isinstance(a, Tensor) and id(a) in replace:
+                    node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
+                                       for a in node.args])
+                    break
         op = node.op
         if op is core.PLACEHOLDER:
             kept.append(node)
@@ -89,11 +95,26 @@ def optimize(graph, report=None, known=None):
         if node.stateful:
             kept.append(node)
             continue
-        if op.foldable and _all_known(node.args, known) and \
+        # (one pass over the arguments: the CSE key's tensor ids, and whether
+        # every tensor argument is a known constant, which folding needs)
+        parts, every_known, literals = [], True, False
+        for a in node.args:
+            if isinstance(a, Tensor):
+                parts.append(id(a))
+                if every_known and id(a) not in known:
+                    every_known = False
+            else:
+                parts.append(a)
+                literals = True
+        if op.foldable and every_known and \
                 _fold(graph, node, known, replace, kept, report, seen):
             continue
-        key = (op, tuple([id(a) if isinstance(a, Tensor) else freeze(a) for a in node.args]),
-               freeze(node.attrs) if node.attrs else None)
+        if literals:  # (frozen after folding was tried, as before)
+            for i, a in enumerate(node.args):
+                if not isinstance(a, Tensor):
+                    kind = type(a)  # (freeze's first case inline: most literals are numbers)
+                    parts[i] = (kind, a) if kind in _ATOMS else freeze(a)
+        key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None)
         match = seen.get(key)
         if match is not None:
             for old, new in zip(node.outputs, match):
@@ -106,14 +127,6 @@ def optimize(graph, report=None, known=None):
                      for t in graph.outputs]
     graph.nodes = _eliminate_dead_code(kept, graph.outputs, report)
     return report
-
-
-def _all_known(args, known):
-    """Every tensor argument has a known constant value (so folding may work)."""
-    for a in args:
-        if isinstance(a, Tensor) and id(a) not in known:
-            return False
-    return True
 
 
 def _fold(graph, node, known, replace, kept, report, seen):

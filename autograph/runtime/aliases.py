@@ -349,6 +349,7 @@ class BranchLists:
 # test; each thread reads and removes only its own entries.)
 watched_arguments = []
 _ARGUMENT_CONTAINERS = (list, dict, set, bytearray)
+_WATCHED_OR_WALKED = (*_ARGUMENT_CONTAINERS, tuple)
 
 
 def watching_arguments(fn, python_function, names):
@@ -397,12 +398,16 @@ def _watch(value, path, watched, depth):
             watched[id(value)] = (value, path, _snapshot(value))
     elif not isinstance(value, tuple) or depth > 8:
         return
+    # (an item that is neither a container nor a tuple -- an array, a number --
+    # is skipped here, without its path spelled out: _watch would ignore it)
     if isinstance(value, dict):
         for key, item in itertools.islice(value.items(), _SCANNED_ITEMS):
-            _watch(item, f"{path}[{key!r}]", watched, depth + 1)
+            if isinstance(item, _WATCHED_OR_WALKED):
+                _watch(item, f"{path}[{key!r}]", watched, depth + 1)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(itertools.islice(value, _SCANNED_ITEMS)):
-            _watch(item, f"{path}[{i}]", watched, depth + 1)
+            if isinstance(item, _WATCHED_OR_WALKED):
+                _watch(item, f"{path}[{i}]", watched, depth + 1)
 
 
 def _snapshot(container):

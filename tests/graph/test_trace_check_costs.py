@@ -1,0 +1,24 @@
+"""The trace-time random-state check reads a RandomState's cached normal
+where numpy keeps it (guards._cached_normal) instead of calling get_state:
+it must find that place with this numpy and read what get_state says."""
+
+import numpy as np
+
+from autograph.graph import guards
+
+
+def test_the_cached_normal_is_read_where_numpy_keeps_it():
+    assert guards._CACHED_NORMAL is not None  # (else every trace pays get_state)
+    generator = np.random.RandomState(3)
+    for _ in range(5):
+        _, _, _, has_gauss, gauss = generator.get_state()
+        assert guards._cached_normal(generator) == (has_gauss, np.float64(gauss).tobytes())
+        generator.standard_normal()
+
+
+def test_random_states_before_a_trace_calls_no_get_state(monkeypatch):
+    calls = []
+    original = np.random.RandomState.get_state
+    monkeypatch.setattr(guards, "_random_state", lambda g: calls.append(g) or original(g))
+    states = guards.random_states(lambda x: x, [])
+    assert calls == [] and states[0][0] is np.random.mtrand._rand
