@@ -468,13 +468,14 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
     return lambda *state: run_checked(state, lambda: loop_body(*state))
 
 
-def outside_holders(array, variable):
-    """[(name, where)] for the names besides `variable` that hold numpy `array`:
-    the user's variables and one level into their containers
-    (aliases.other_holders), and the globals of the user's modules.  For an
-    in-place change staged code cannot make on the array itself."""
+def outside_holders(array, variable, same=None):
+    """[(name, where)] for the names besides `variable` that hold numpy `array`
+    (or, with `same`, a value `same` is true of: a view of it): the user's
+    variables and one level into their containers (aliases.other_holders),
+    and the globals of the user's modules.  For an in-place change staged
+    code cannot make on the array itself."""
     holders = aliases.other_holders(array, variable, skip_depth=2,
-                                    by_pending_call=False)[0]
+                                    by_pending_call=False, same=same)[0]
     scanned = set()
     for frame in _traced_user_frames(sys._getframe(1)):
         namespace = frame.f_globals
@@ -482,7 +483,8 @@ def outside_holders(array, variable):
             scanned.add(id(namespace))
             module = namespace.get("__name__", "?")
             for name, held in list(namespace.items()):
-                path = None if name.startswith("__") else aliases.path_to(held, array, name)
+                path = None if name.startswith("__") else aliases.path_to(held, array, name,
+                                                                          same)
                 if path is not None:
                     holders.append((path, f"a global of module {module}"))
     return holders
