@@ -127,7 +127,7 @@ def _protect_arrays(frame, protected=None):
 
 
 _HOLDER_DEPTH = 2  # levels of items and attributes looked into (a cap on the cost)
-_SCANNED_ITEMS = 256  # items of one container looked at
+_SCANNED_ITEMS = 256  # items of one container looked into (further ones: only if arrays)
 def _protect_held(value, path, protected, depth, objects=True):
     """Makes `value` read-only if it is a writeable numpy array; else, `depth`
     levels down, the arrays its list/tuple/dict items and (with `objects`)
@@ -148,9 +148,13 @@ def _protect_held(value, path, protected, depth, objects=True):
         pairs, spelled = _attributes(value).items(), "{}.{}"
     else:
         return
+    pairs = iter(pairs)
     for key, item in itertools.islice(pairs, _SCANNED_ITEMS):
         if type(item) not in _SCALARS:  # (the common case, skipped without a call)
             _protect_held(item, (path, spelled, key), protected, depth - 1, objects)
+    for key, item in pairs:  # (past the cap, its arrays alone: a type test each)
+        if type(item) is np.ndarray:
+            _protect_held(item, (path, spelled, key), protected, 0, objects)
 
 
 def _spelled(path):

@@ -180,3 +180,22 @@ def test_a_failing_protection_walk_leaves_nothing_read_only(monkeypatch):
         ag.function(reads_raising_objects)(np.float64(1.0))
     _no_region_left()
     assert HELD.flags.writeable
+
+
+# --- B3: a container of more arrays than the walk looks into ---------------------------
+
+def _last_changed(items):
+    def f(x, items=items):
+        if x > 0:
+            items[-1][0] = 5.0
+        return x + items[-1][0]
+    return f
+
+
+@pytest.mark.parametrize("size", [3, 300])
+def test_array_past_the_item_cap_is_protected(size):
+    items = [np.zeros(2) for _ in range(size)]
+    with pytest.raises(ag.errors.InPlaceChangeError):
+        ag.function(_last_changed(items))(np.float64(-1.0))
+    assert items[-1][0] == 0.0 and all(a.flags.writeable for a in items)
+    assert _last_changed(items)(np.float64(-1.0)) == -1.0  # (Python's value)
