@@ -46,7 +46,7 @@ _STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL")
 _rebound = {}  # (code, offset of the pending call) -> names its result is stored into
 
 
-def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
+def other_holders(value, variable=None, skip_depth=1, by_pending_call=True, same=None):
     """(holders, changed): `holders` lists (name, 'in f at file.py:12') for the
     user variables (and the items and attributes of the containers they hold)
     that hold `value`, innermost frame first; `changed` is the variable the
@@ -54,6 +54,9 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
     user frame's pending call rebinds (`lst = ag__.list_append(lst, x)`), else
     the first name holding `value` there (a pop inside an expression; or
     without `by_pending_call`, when the pending call is not the change).
+
+    `same`: a test counting a held value other than `value` itself as holding
+    it (a view of a numpy array: control_flow.array_holders).
 
     Not holders: names the pending call of their frame rebinds, autograph's
     generated names, and `changed` itself in the frames of the user function
@@ -94,7 +97,7 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True):
             if name in rebound or name in skip or name in generated or \
                     name in ("ag__", "fscope"):
                 continue
-            path = path_to(held, value, name)
+            path = path_to(held, value, name, same)
             if path is not None and path not in rebound:
                 holders.append((path, where))
         frame = frame.f_back
@@ -188,25 +191,26 @@ def _backend_files():
 _files_by_backends = {}
 
 
-def path_to(held, value, name):
+def path_to(held, value, name, same=None):
     """How `held` (bound to `name`) holds `value`: 'name', "name['k']",
-    'name[0]', 'name.attr', or None."""
-    if held is value:
+    'name[0]', 'name.attr', or None.  With `same`, what `same(item)` is true
+    of holds `value` too."""
+    if held is value or same is not None and same(held):
         return name
     if isinstance(held, _OPAQUE):
         return None
     if isinstance(held, (list, tuple)):
-        key = _key_holding(enumerate(held), value)
+        key = _key_holding(enumerate(held), value, same)
         return None if key is _NOT_FOUND else f"{name}[{key}]"
     if isinstance(held, dict):
-        key = _key_holding(held.items(), value)
+        key = _key_holding(held.items(), value, same)
         return None if key is _NOT_FOUND else f"{name}[{key!r}]"
     try:
         attributes = getattr(held, "__dict__", None)
     except Exception:  # a user's __getattr__/property may raise anything
         return None
     if type(attributes) is dict:
-        key = _key_holding(attributes.items(), value)
+        key = _key_holding(attributes.items(), value, same)
         return None if key is _NOT_FOUND else f"{name}.{key}"
     return None
 
@@ -214,11 +218,11 @@ def path_to(held, value, name):
 _NOT_FOUND = object()
 
 
-def _key_holding(pairs, value):
-    """The key of the first (key, item) pair whose item is `value`, looking at
-    _SCANNED_ITEMS pairs at most, else _NOT_FOUND."""
+def _key_holding(pairs, value, same=None):
+    """The key of the first (key, item) pair whose item is `value` (or passes
+    `same`), looking at _SCANNED_ITEMS pairs at most, else _NOT_FOUND."""
     for key, item in itertools.islice(pairs, _SCANNED_ITEMS):
-        if item is value:
+        if item is value or same is not None and same(item):
             return key
     return _NOT_FOUND
 

@@ -264,17 +264,25 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
 
 
 def array_holders(array, variable):
-    """[(name, where)]: who besides `variable` holds numpy `array`, or an
-    array it is a view of (numpy's change in place shows there too): a
-    variable, container item or global of the user's (staging.outside_holders),
-    or the attribute or item a staged statement took it from (`parts_holding`;
-    the part `self.w` the statement carries itself, spelled as `variable`,
-    does not count).  Empty for anything but an ndarray."""
+    """[(name, where)]: who besides `variable` holds numpy `array`, an array
+    it is a view of, or a view of it (numpy's change in place shows there
+    too: `v = w[:2]; w += 1` changes `v`): a variable, container item or
+    global of the user's (staging.outside_holders, any array that may share
+    memory with `array`), or the attribute or item a staged statement took it
+    or an array it views from (`parts_holding`; the part `self.w` the
+    statement carries itself, spelled as `variable`, does not count).  Empty
+    for anything but an ndarray."""
+    if not isinstance(array, np.ndarray):
+        return []
     part = variable is not None and ("." in variable or "[" in variable)
-    holders = []
+
+    def shares_memory(held):  # (bounds only: a false "shares" refuses, never misleads)
+        return isinstance(held, np.ndarray) and np.may_share_memory(held, array)
+    holders = [holder for holder in staging.outside_holders(array, variable, shares_memory)
+               if not (part and holder[0] == variable)]
     while isinstance(array, np.ndarray) and not holders:
-        holders = [holder for holder in staging.outside_holders(array, variable)
-                   + parts_holding(array) if not (part and holder[0] == variable)]
+        holders = [holder for holder in parts_holding(array)
+                   if not (part and holder[0] == variable)]
         array = array.base
     return holders
 

@@ -51,37 +51,52 @@ def region(backend, taken=None):
     runs only when (and as often as) the graph takes that path, so a Python
     side effect such as `print("x")` must be staged too (`region_backend`).
     `taken`: for a branch, a function giving a staged value true exactly when
-    the graph takes it."""
-    stack = _regions.__dict__.setdefault("stack", [])
+    the graph takes it.  Whatever the body (or the protection walk) raises,
+    the stacks are popped and every array this region made read-only is
+    writeable again (or handed to the enclosing region: `_writeable_again`)."""
+    entering = sys._getframe(2)  # (the frame entering the region; see frames_outside_region)
+    state = _regions.__dict__
+    stack, outside = state.setdefault("stack", []), state.setdefault("outside", [])
+    protections = state.setdefault("protected", [])  # per region: what it made read-only
+    protected = {}
     stack.append((backend, taken))
-    outside = _regions.__dict__.setdefault("outside", [])
-    outside.append(sys._getframe(2))  # (the frame entering the region; see frames_outside_region)
-    protected = _protect_arrays(sys._getframe(2))
+    outside.append(entering)
+    protections.append(protected)
     try:
+        _protect_arrays(entering, protected)
         yield
     except ValueError as e:
         if protected and "read-only" in str(e):
             raise _in_place_numpy_error(e, protected) from e
         raise
     finally:
-        _writeable_again(protected)
         stack.pop()
         outside.pop()
+        protections.pop()
+        _writeable_again(protected, protections[-1] if protections else None)
 
 
-def _writeable_again(protected):
+def _writeable_again(protected, enclosing):
     """Undoes `_protect_arrays`: the arrays a view is taken of first (numpy
-    keeps a view read-only while the array it views is)."""
+    keeps a view read-only while the array it views is).  A view whose base
+    an enclosing region keeps read-only cannot be made writeable yet: it is
+    handed to the `enclosing` region's `protected`, which undoes it after
+    that base."""
     def chain_length(array):
         n = 0
         while isinstance(array, np.ndarray):
             array, n = array.base, n + 1
         return n
-    for array, _ in sorted(protected.values(), key=lambda pair: chain_length(pair[0])):
-        array.flags.writeable = True
+    for key, (array, path) in sorted(protected.items(),
+                                     key=lambda pair: chain_length(pair[1][0])):
+        try:
+            array.flags.writeable = True
+        except ValueError:  # ("cannot set WRITEABLE flag to True": its base is read-only)
+            if enclosing is not None:
+                enclosing.setdefault(key, (array, path))
 
 
-def _protect_arrays(frame):
+def _protect_arrays(frame, protected=None):
     """The numpy arrays the user's running frames hold or read, made
     read-only while a staged branch or loop body is traced: an in-place numpy
     change of one there (`b = w; b += 1`, `np.copyto(w, ...)`, `box.w += 1`
@@ -92,8 +107,10 @@ def _protect_arrays(frame):
     then `_HOLDER_DEPTH` levels into the lists, tuples and dicts and the
     attributes of the user's objects they hold.  Numpy's read-only error is
     turned into a catalog error naming the holder (`region`).  Returns
-    {id(array): (array, its path: 'box.w' as `_spelled` makes it)}."""
-    protected = {}
+    {id(array): (array, its path: 'box.w' as `_spelled` makes it)}, filled
+    into `protected` as it goes (the caller undoes what it holds, should the
+    walk fail)."""
+    protected = {} if protected is None else protected
     converted = errors.is_converted_code or (lambda code: False)
     for frame in _traced_user_frames(frame):
         roots = list(frame.f_locals.items())
@@ -110,7 +127,7 @@ def _protect_arrays(frame):
 
 
 _HOLDER_DEPTH = 2  # levels of items and attributes looked into (a cap on the cost)
-_SCANNED_ITEMS = 256  # items of one container looked at
+_SCANNED_ITEMS = 256  # items of one container looked into (further ones: only if arrays)
 def _protect_held(value, path, protected, depth, objects=True):
     """Makes `value` read-only if it is a writeable numpy array; else, `depth`
     levels down, the arrays its list/tuple/dict items and (with `objects`)
@@ -128,12 +145,16 @@ def _protect_held(value, path, protected, depth, objects=True):
     elif kind in (list, tuple):
         pairs, spelled = enumerate(value), "{}[{}]"
     elif objects and _users_object(value):
-        pairs, spelled = value.__dict__.items(), "{}.{}"
+        pairs, spelled = _attributes(value).items(), "{}.{}"
     else:
         return
+    pairs = iter(pairs)
     for key, item in itertools.islice(pairs, _SCANNED_ITEMS):
         if type(item) not in _SCALARS:  # (the common case, skipped without a call)
             _protect_held(item, (path, spelled, key), protected, depth - 1, objects)
+    for key, item in pairs:  # (past the cap, its arrays alone: a type test each)
+        if type(item) is np.ndarray:
+            _protect_held(item, (path, spelled, key), protected, 0, objects)
 
 
 def _spelled(path):
@@ -150,12 +171,29 @@ _SCALARS = frozenset((bool, int, float, complex, str, bytes, type(None)))
 
 def _users_object(value):
     """Is `value` an instance of a class defined in a user's file (not a
-    module, class, function, nor autograph's, numpy's or a library's object)?"""
-    module = sys.modules.get(type(value).__module__)
-    filename = getattr(module, "__file__", None)
-    return filename is not None and not errors._not_users(filename) and \
-        type(getattr(value, "__dict__", None)) is dict and \
-        not isinstance(value, (type, types.ModuleType, types.FunctionType))
+    module, class, function, nor autograph's, numpy's or a library's object)
+    with a plain `__dict__`?  Asked by type, without running the user's code
+    (a `__getattr__` or property that raises)."""
+    kind = type(value)
+    try:
+        name = type.__getattribute__(kind, "__module__")
+    except Exception:  # noqa: BLE001 - a user's metaclass may raise anything
+        return False
+    module = sys.modules.get(name) if type(name) is str else None
+    filename = getattr(module, "__file__", None) if type(module) is types.ModuleType else None
+    return type(filename) is str and not errors._not_users(filename) and \
+        not issubclass(kind, (type, types.ModuleType, types.FunctionType)) and \
+        _attributes(value) is not None
+
+
+def _attributes(value):
+    """`value`'s instance `__dict__` (a plain dict), or None; read as
+    `object` reads it, so no user `__getattr__` or `__getattribute__` runs."""
+    try:
+        attributes = object.__getattribute__(value, "__dict__")
+    except Exception:  # noqa: BLE001 - no __dict__ (slots), or a user's property raising
+        return None
+    return attributes if type(attributes) is dict else None
 
 
 _TRACE_ENTRIES = (os.path.join("autograph", "graph", "function.py"),
@@ -468,13 +506,14 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
     return lambda *state: run_checked(state, lambda: loop_body(*state))
 
 
-def outside_holders(array, variable):
-    """[(name, where)] for the names besides `variable` that hold numpy `array`:
-    the user's variables and one level into their containers
-    (aliases.other_holders), and the globals of the user's modules.  For an
-    in-place change staged code cannot make on the array itself."""
+def outside_holders(array, variable, same=None):
+    """[(name, where)] for the names besides `variable` that hold numpy `array`
+    (or, with `same`, a value `same` is true of: a view of it): the user's
+    variables and one level into their containers (aliases.other_holders),
+    and the globals of the user's modules.  For an in-place change staged
+    code cannot make on the array itself."""
     holders = aliases.other_holders(array, variable, skip_depth=2,
-                                    by_pending_call=False)[0]
+                                    by_pending_call=False, same=same)[0]
     scanned = set()
     for frame in _traced_user_frames(sys._getframe(1)):
         namespace = frame.f_globals
@@ -482,7 +521,8 @@ def outside_holders(array, variable):
             scanned.add(id(namespace))
             module = namespace.get("__name__", "?")
             for name, held in list(namespace.items()):
-                path = None if name.startswith("__") else aliases.path_to(held, array, name)
+                path = None if name.startswith("__") else aliases.path_to(held, array, name,
+                                                                          same)
                 if path is not None:
                     holders.append((path, f"a global of module {module}"))
     return holders
