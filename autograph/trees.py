@@ -183,6 +183,25 @@ def contains(node, types):
 # positions), names and contexts (the most frequent nodes) are cheaper.
 
 _MISSING = object()
+
+
+def _translate_fields(translator, source, attrs, fields):
+    """Sets `attrs[field]` to the translation of each of `fields` present in
+    `source` (a node's __dict__): nodes and lists of nodes by the
+    translator's per-class visitors, other values as they are."""
+    table = translator._visitors
+    for field in fields:
+        value = source.get(field, _MISSING)
+        if value is _MISSING:
+            continue
+        if value.__class__ is list:
+            value = [(table.get(item.__class__) or translator.visitor_for(item.__class__))(
+                translator, item) if isinstance(item, _AST) else translator._visit(item)
+                for item in value]
+        elif isinstance(value, _AST):
+            value = (table.get(value.__class__) or translator.visitor_for(value.__class__))(
+                translator, value)
+        attrs[field] = value
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _CONTEXTS = ("Load", "Store", "Del")
 
@@ -230,18 +249,7 @@ def _copier(node_class, target, whole_dict):
         source = node.__dict__
         new_node = new(target)
         attrs = new_node.__dict__
-        table = self._visitors
-        for field in fields:
-            value = source.get(field, _MISSING)
-            if value is _MISSING:
-                continue
-            if value.__class__ is list:
-                value = [(table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
-                         if isinstance(item, _AST) else self._visit(item) for item in value]
-            elif isinstance(value, _AST):
-                value = (table.get(value.__class__) or self.visitor_for(value.__class__))(
-                    self, value)
-            attrs[field] = value
+        _translate_fields(self, source, attrs, fields)
         for attr in attributes:
             value = source.get(attr, _MISSING)
             if value is not _MISSING:
@@ -386,18 +394,7 @@ def _located_copier(node_class, target):
         attrs["end_lineno"] = end_lineno
         attrs["end_col_offset"] = end_col
         self.at = (lineno, col, end_lineno, end_col)
-        table = self._visitors
-        for field in fields:
-            value = source.get(field, _MISSING)
-            if value is _MISSING:
-                continue
-            if value.__class__ is list:
-                value = [(table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
-                         if isinstance(item, _AST) else self._visit(item) for item in value]
-            elif isinstance(value, _AST):
-                value = (table.get(value.__class__) or self.visitor_for(value.__class__))(
-                    self, value)
-            attrs[field] = value
+        _translate_fields(self, source, attrs, fields)
         self.at = outer
         return new_node
 
