@@ -375,7 +375,7 @@ def _own_attributes(obj):
     object's own `__getattr__`/`__getattribute__`; else None."""
     try:
         attributes = object.__getattribute__(obj, "__dict__")
-    except (AttributeError, TypeError):
+    except Exception:  # noqa: BLE001 - no __dict__ (slots), or a user's `__dict__` property raising
         return None
     return attributes if type(attributes) is dict else None
 

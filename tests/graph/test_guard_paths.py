@@ -579,3 +579,23 @@ def test_a_classmethod_reading_its_class():
         assert staged.experimental_get_tracing_count() == 2
     finally:
         Norm.W[0] = 2.0
+
+
+class _DictPropertyRaises:
+    @property
+    def __dict__(self):
+        raise KeyError("no dict")
+
+
+ODD_HOLDER = _DictPropertyRaises()
+ODD_W = np.ones(3)
+
+
+def reads_an_object_whose_dict_raises(x):
+    holder = ODD_HOLDER  # the guards walk it: reading its __dict__ must not raise
+    return x * ODD_W, holder is None
+
+
+def test_an_object_whose_dict_property_raises_is_not_walked():
+    got, _ = ag.function(reads_an_object_whose_dict_raises)(np.full(3, 2.0))
+    np.testing.assert_array_equal(got, np.full(3, 2.0))
