@@ -128,6 +128,8 @@ def _protect_arrays(frame, protected=None):
 
 _HOLDER_DEPTH = 2  # levels of items and attributes looked into (a cap on the cost)
 _SCANNED_ITEMS = 256  # items of one container looked into (further ones: only if arrays)
+
+
 def _protect_held(value, path, protected, depth, objects=True):
     """Makes `value` read-only if it is a writeable numpy array; else, `depth`
     levels down, the arrays its list/tuple/dict items and (with `objects`)
