@@ -463,6 +463,8 @@ def inplace_keyword(stmts, names, changes, numbers=frozenset()):
     that cannot follow in-place changes (control_flow.refuse_held_in_place).
     `numbers` (number_names) hold Python numbers: `count += 1` changes no
     array.  None when there are none, so most statements get no keyword."""
+    if not names:
+        return None  # no state to change in place: spare the scan of `stmts`
     changed = set()
     for stmt in stmts:
         changed |= changes.of(stmt)
@@ -502,16 +504,26 @@ def number_names(fn):
     functions included, parameters, loop targets, `global` and `nonlocal`
     declarations counting as other bindings) is `name = <number constant>`
     or `name op= <number constant>`: they always hold a Python number."""
+    # The candidates first: assignments are statements, found in statement
+    # lists alone (no expression holds one), so a function without a
+    # `name = <number>` is told without walking its expressions.
     numeric, handled, other = set(), set(), set()
-    found = trees.nodes(fn)
-    for node in found:
+    stack = [fn]
+    while stack:
+        node = stack.pop()
         cls = node.__class__
         if cls is gast.Assign and len(node.targets) == 1 or cls is gast.AugAssign:
             target = node.targets[0] if cls is gast.Assign else node.target
             if target.__class__ is gast.Name and _is_number(node.value):
                 numeric.add(target.id)
                 handled.add(id(target))
-        elif cls in (gast.Global, gast.Nonlocal):
+        stack.extend(trees.statement_children(node))
+    if not numeric:
+        return frozenset()
+    found = trees.nodes(fn)
+    for node in found:
+        cls = node.__class__
+        if cls in (gast.Global, gast.Nonlocal):
             other.update(node.names)
         elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
             other.add(node.name)

@@ -1,0 +1,107 @@
+"""staging.number_names and inplace_keyword skip work that cannot change
+their answer (a statement-only search for `name = <number>` first; no scan
+without state): the answers are those of the plain whole-tree search."""
+
+import glob
+import os
+
+import gast
+
+from autograph import trees
+from autograph.converters.support import staging
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FILES = sorted(glob.glob(os.path.join(ROOT, "autograph", "**", "*.py"), recursive=True)
+               + glob.glob(os.path.join(ROOT, "tests", "corpus", "*.py"))
+               + glob.glob(os.path.join(ROOT, "examples", "*.py")))
+
+SNIPPET = '''
+def f(a):
+    n = 0
+    m = -1.5
+    k = 2
+    for i in a:
+        n += 1
+        k = a
+        with open(a) as w:
+            j = 3
+        try:
+            t = 4
+        except E as t:
+            pass
+    match a:
+        case [1, *rest]:
+            q = 5
+    def g():
+        nonlocal m
+        u = 6
+    [v := 7 for _ in a]
+    v = 7
+'''
+
+
+def reference_number_names(fn):
+    """number_names as one walk over every node (what it must equal)."""
+    numeric, handled, other = set(), set(), set()
+    found = trees.nodes(fn)
+    for node in found:
+        cls = node.__class__
+        if cls is gast.Assign and len(node.targets) == 1 or cls is gast.AugAssign:
+            target = node.targets[0] if cls is gast.Assign else node.target
+            if target.__class__ is gast.Name and staging._is_number(node.value):
+                numeric.add(target.id)
+                handled.add(id(target))
+        elif cls in (gast.Global, gast.Nonlocal):
+            other.update(node.names)
+        elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            other.add(node.name)
+        elif cls in (gast.MatchAs, gast.MatchStar):
+            other.add(node.name)
+        elif cls is gast.MatchMapping:
+            other.add(node.rest)
+        elif cls is gast.ExceptHandler and isinstance(node.name, gast.Name):
+            other.add(node.name.id)
+        elif cls is gast.alias:
+            other.add((node.asname or node.name).split(".")[0])
+    for node in found:
+        if node.__class__ is gast.Name and node.ctx.__class__ is not gast.Load and \
+                id(node) not in handled:
+            other.add(node.id)
+    return frozenset(numeric - other)
+
+
+def _functions(text):
+    tree = gast.parse(text)
+    return [node for node in gast.walk(tree)
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))]
+
+
+def test_number_names_of_snippet():
+    (f, _) = _functions(SNIPPET)[:2]
+    assert staging.number_names(f) == {"n", "j", "q", "u"} == reference_number_names(f)
+
+
+def test_number_names_as_whole_tree_search_on_real_source():
+    checked = with_numbers = 0
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for fn in _functions(text):
+            found = staging.number_names(fn)
+            assert found == reference_number_names(fn), (path, getattr(fn, "name", "lambda"))
+            checked += 1
+            with_numbers += bool(found)
+    assert checked > 500 and with_numbers > 20  # (both kinds of function were seen)
+
+
+def test_inplace_keyword_without_state_is_none_and_with_state_finds_changes():
+    (f,) = [fn for fn in _functions("def f(w, xs):\n    for x in xs:\n        w[0] += x\n")
+            if isinstance(fn, gast.FunctionDef)]
+    loop = f.body[0]
+    changes = staging.InPlaceChanges(frozenset())
+    assert staging.inplace_keyword(loop.body, [], changes) is None
+    keyword = staging.inplace_keyword(loop.body, ["x", "w"], changes)
+    assert keyword.arg == "inplace"
+    assert [k.value for k in keyword.value.keys] == ["w"]
+    assert [v.value for v in keyword.value.values] == [1]
+    assert staging.inplace_keyword(loop.body, ["w"], changes, numbers=frozenset({"w"})) is None
