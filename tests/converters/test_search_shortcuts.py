@@ -1,6 +1,8 @@
-"""staging.number_names and inplace_keyword skip work that cannot change
-their answer (a statement-only search for `name = <number>` first; no scan
-without state): the answers are those of the plain whole-tree search."""
+"""Searches that skip work which cannot change their answer give the answers
+of the plain whole-tree search: staging.number_names (a statement-only
+search for `name = <number>` first), staging.inplace_keyword (no scan
+without state), function_scope.bound_names (statements only when the source
+has no `lambda`)."""
 
 import glob
 import os
@@ -8,6 +10,7 @@ import os
 import gast
 
 from autograph import trees
+from autograph.converters import function_scope
 from autograph.converters.support import staging
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -76,6 +79,15 @@ def _functions(text):
             if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))]
 
 
+def _functions_with_source(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    lines = text.splitlines(keepends=True)
+    for fn in _functions(text):  # (its lines, decorators included, as source.get_entity's)
+        first = min([fn.lineno] + [d.lineno for d in getattr(fn, "decorator_list", [])])
+        yield fn, "".join(lines[first - 1:fn.end_lineno])
+
+
 def test_number_names_of_snippet():
     (f, _) = _functions(SNIPPET)[:2]
     assert staging.number_names(f) == {"n", "j", "q", "u"} == reference_number_names(f)
@@ -105,3 +117,23 @@ def test_inplace_keyword_without_state_is_none_and_with_state_finds_changes():
     assert [k.value for k in keyword.value.keys] == ["w"]
     assert [v.value for v in keyword.value.values] == [1]
     assert staging.inplace_keyword(loop.body, ["w"], changes, numbers=frozenset({"w"})) is None
+
+
+def test_bound_names_as_whole_tree_search_on_real_source():
+    checked = with_lambda = 0
+    for path in FILES:
+        for fn, text in _functions_with_source(path):
+            full = function_scope.bound_names(fn)
+            assert function_scope.bound_names(fn, text) == full, (path, getattr(fn, "name", None))
+            checked += 1
+            with_lambda += "lambda" in text
+    assert checked > 500 and with_lambda > 10
+
+
+def test_bound_names_finds_nested_and_declared_names_without_lambda():
+    (f,) = [fn for fn in _functions(SNIPPET) if getattr(fn, "name", None) == "f"]
+    text = SNIPPET
+    assert "lambda" not in text
+    found = function_scope.bound_names(f, text)
+    assert found == function_scope.bound_names(f)
+    assert {"a", "n", "w", "t", "rest", "g", "u", "m", "v"} <= found
