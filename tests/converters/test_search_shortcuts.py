@@ -1,7 +1,8 @@
 """Searches that skip work which cannot change their answer give the answers
 of the plain whole-tree search: staging.number_names (a statement-only
 search for `name = <number>` first), staging.inplace_keyword (no scan
-without state), function_scope.bound_names (statements only when the source
+without state that could change) and InPlaceChanges (expressions walked
+flat), function_scope.bound_names (statements only when the source
 has no `lambda`)."""
 
 import glob
@@ -137,3 +138,76 @@ def test_bound_names_finds_nested_and_declared_names_without_lambda():
     found = function_scope.bound_names(f, text)
     assert found == function_scope.bound_names(f)
     assert {"a", "n", "w", "t", "rest", "g", "u", "m", "v"} <= found
+
+
+class ReferenceInPlaceChanges(staging.InPlaceChanges):
+    """InPlaceChanges as one memoised scan of every node (what it must equal)."""
+
+    def _scan(self, node):
+        if staging.user_scope(node, self.generated):
+            return frozenset()
+        changed = set()
+        cls = node.__class__
+        if cls is gast.AugAssign:
+            changed.update(staging._spellings(node.target))
+        elif cls is gast.Assign:
+            for target in node.targets:
+                for element in (target.elts if target.__class__ in (gast.Tuple, gast.List)
+                                else (target,)):
+                    if element.__class__ is gast.Subscript:
+                        changed.update(staging._spellings(element.value))
+        elif cls is gast.Call:
+            for keyword in node.keywords:
+                if keyword.arg == "out":
+                    outs = keyword.value.elts if keyword.value.__class__ is gast.Tuple \
+                        else (keyword.value,)
+                    for out in outs:
+                        changed.update(staging._spellings(out))
+            func = node.func
+            if func.__class__ is gast.Attribute and func.attr == "list_setitem" and \
+                    func.value.__class__ is gast.Name and func.value.id == "ag__" and \
+                    len(node.args) == 3:
+                changed.update(staging._spellings(node.args[1]))
+        for child in trees.child_nodes(node):
+            changed |= self.of(child)
+        return frozenset(changed)
+
+
+INPLACE_SNIPPET = '''
+def f(w, xs, d, self):
+    for x in xs:
+        w[0] += x
+        np.add(w, x, out=d["k"])
+        y = [np.add(a, b, out=(self.v, z)) for a in xs]
+        g = lambda: np.add(w, w, out=q)
+        w2 = ag__.list_setitem(v, lst, i)
+        self.n += 1
+        t[i], u = 1, 2
+        if x:
+            h(np.sqrt(x, out=r[1]))
+'''
+
+
+def test_inplace_changes_of_snippet():
+    (f,) = [fn for fn in _functions(INPLACE_SNIPPET) if isinstance(fn, gast.FunctionDef)]
+    loop = f.body[0]
+    changes = staging.InPlaceChanges(frozenset())
+    found = set().union(*(changes.of(stmt) for stmt in loop.body))
+    assert found == {"w", "w[0]", "d['k']", "d", "self.v", "z", "lst", "self.n", "t", "r[1]", "r"}
+    reference = ReferenceInPlaceChanges(frozenset())
+    assert found == set().union(*(reference.of(stmt) for stmt in loop.body))
+
+
+def test_inplace_changes_as_whole_tree_scan_on_real_source():
+    checked = 0
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for fn in _functions(text):
+            changes = staging.InPlaceChanges(frozenset())
+            reference = ReferenceInPlaceChanges(frozenset())
+            for node in trees.nodes(fn):
+                if isinstance(node, (gast.stmt, gast.expr)):
+                    assert changes.of(node) == reference.of(node), (path, node.lineno)
+                    checked += 1
+    assert checked > 10000
