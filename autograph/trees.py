@@ -21,7 +21,7 @@ import ast
 import gast
 from gast import ast3 as _gast3  # gast's own translators, specialised below
 
-from autograph import anno
+from autograph import anno, naming
 
 _AST = gast.AST
 
@@ -591,3 +591,41 @@ def node_types(node):
             elif isinstance(value, _AST):
                 push(value)
     return found
+
+
+def node_types_and_names(node):
+    """(`node_types(node)`, `naming.names_in(node)`) in one walk, which the
+    transpiler asks of every function it converts.  A Name (the most
+    frequent node) gives its class, its context's and its identifier
+    without its fields going through the stack."""
+    types, names = set(), set()
+    add_type, add_name = types.add, names.add
+    name_class, spelled = gast.Name, naming.SPELLING
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        current = pop()
+        cls = current.__class__
+        if cls is name_class:
+            attrs = current.__dict__
+            add_type(cls)
+            add_name(attrs["id"])
+            ctx, annotation = attrs.get("ctx"), attrs.get("annotation")
+            if ctx is not None:
+                add_type(ctx.__class__)  # (a context holds nothing)
+            if annotation is not None:
+                push(annotation)
+            continue
+        if not isinstance(current, _AST):
+            continue  # a list of names (Global) or of constants
+        add_type(cls)
+        if cls in spelled:
+            names.update(spelled[cls](current))
+        attrs = current.__dict__
+        for field in current._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                extend(value)
+            elif isinstance(value, _AST):
+                push(value)
+    return types, names
