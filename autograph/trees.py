@@ -195,9 +195,20 @@ def _translate_fields(translator, source, attrs, fields):
         if value is _MISSING:
             continue
         if value.__class__ is list:
-            value = [(table.get(item.__class__) or translator.visitor_for(item.__class__))(
-                translator, item) if isinstance(item, _AST) else translator._visit(item)
-                for item in value]
+            if value:
+                # (a loop, not a comprehension: in Python 3.11 each comprehension
+                # is a function call, here one per list of every node)
+                items = []
+                append = items.append
+                for item in value:
+                    if isinstance(item, _AST):
+                        append((table.get(item.__class__) or translator.visitor_for(
+                            item.__class__))(translator, item))
+                    else:
+                        append(translator._visit(item))
+                value = items
+            else:
+                value = []
         elif isinstance(value, _AST):
             value = (table.get(value.__class__) or translator.visitor_for(value.__class__))(
                 translator, value)
@@ -231,12 +242,16 @@ def _copier(node_class, target, whole_dict):
         for field in fields:
             value = attrs[field]
             if value.__class__ is list:
+                items = []
                 if value:
-                    attrs[field] = [
-                        (table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
-                        if isinstance(item, _AST) else self._visit(item) for item in value]
-                else:
-                    attrs[field] = []
+                    append = items.append
+                    for item in value:
+                        if isinstance(item, _AST):
+                            append((table.get(item.__class__) or self.visitor_for(
+                                item.__class__))(self, item))
+                        else:
+                            append(self._visit(item))
+                attrs[field] = items
             elif isinstance(value, _AST):
                 attrs[field] = (table.get(value.__class__) or self.visitor_for(value.__class__))(
                     self, value)
@@ -379,21 +394,24 @@ def _located_copier(node_class, target):
         new_node = new(target)
         attrs = new_node.__dict__
         outer = self.at
-        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
-                                            source.get("end_lineno"), source.get("end_col_offset"))
-        if lineno is None:
-            lineno = outer[0]
-        if col is None:
-            col = outer[1]
-        if end_lineno is None:
-            end_lineno = outer[2]
-        if end_col is None:
-            end_col = outer[3]
+        get = source.get
+        lineno, col, end_lineno, end_col = at = (get("lineno"), get("col_offset"),
+                                                 get("end_lineno"), get("end_col_offset"))
+        if None in at:  # (the parser's and the templates' nodes have all four)
+            if lineno is None:
+                lineno = outer[0]
+            if col is None:
+                col = outer[1]
+            if end_lineno is None:
+                end_lineno = outer[2]
+            if end_col is None:
+                end_col = outer[3]
+            at = (lineno, col, end_lineno, end_col)
         attrs["lineno"] = lineno
         attrs["col_offset"] = col
         attrs["end_lineno"] = end_lineno
         attrs["end_col_offset"] = end_col
-        self.at = (lineno, col, end_lineno, end_col)
+        self.at = at
         _translate_fields(self, source, attrs, fields)
         self.at = outer
         return new_node
