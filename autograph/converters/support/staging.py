@@ -433,7 +433,8 @@ class InPlaceChanges:
         cls = node.__class__
         if isinstance(node, gast.expr):
             _expression_changes(node, changed)
-        elif cls is gast.AugAssign:
+            return frozenset(changed)
+        if cls is gast.AugAssign:
             changed.update(_spellings(node.target))
         elif cls is gast.Assign:
             for target in node.targets:
