@@ -30,8 +30,7 @@ def bound_names(tree, source_text=None):
     searched: functions and declarations are statements, and the only
     lambdas are the passes' thunks (`lambda: b`), which bind nothing."""
     names = set()
-    if source_text is not None and "lambda" not in source_text and \
-            tree.__class__ is not gast.Lambda:
+    if source_text and "lambda" not in source_text and tree.__class__ is not gast.Lambda:
         found = []
         stack = [tree]
         while stack:
