@@ -3,7 +3,7 @@ of the plain whole-tree search: staging.number_names (a statement-only
 search for `name = <number>` first), staging.inplace_keyword (no scan
 without state that could change) and InPlaceChanges (expressions walked
 flat), function_scope.bound_names (statements only when the source
-has no `lambda`)."""
+has no `lambda`), jumps.find_jumps (statement lists only)."""
 
 import glob
 import os
@@ -12,7 +12,7 @@ import gast
 
 from autograph import trees
 from autograph.converters import function_scope
-from autograph.converters.support import staging
+from autograph.converters.support import jumps, staging
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FILES = sorted(glob.glob(os.path.join(ROOT, "autograph", "**", "*.py"), recursive=True)
@@ -211,3 +211,40 @@ def test_inplace_changes_as_whole_tree_scan_on_real_source():
                     assert changes.of(node) == reference.of(node), (path, node.lineno)
                     checked += 1
     assert checked > 10000
+
+
+def reference_find_jumps(stmts, jump_type, loops_are_boundaries):
+    """find_jumps descending into every child of a statement (what it must equal)."""
+    found, stack = [], list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, jumps.SCOPES):
+            continue
+        if isinstance(node, jump_type):
+            found.append(node)
+        elif loops_are_boundaries and isinstance(node, jumps.LOOPS):
+            stack.extend(node.orelse)
+        elif isinstance(node, (gast.stmt, gast.excepthandler)):
+            stack.extend(c for c in trees.child_nodes(node) if not isinstance(c, jumps.SCOPES))
+        elif isinstance(node, gast.match_case):
+            stack.extend(node.body)
+    return found
+
+
+def test_find_jumps_as_search_of_every_child_on_real_source():
+    checked = found = 0
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for fn in _functions(text):
+            if isinstance(fn, gast.Lambda):
+                continue
+            blocks = [fn.body] + [n.body for n in trees.nodes(fn) if isinstance(n, jumps.LOOPS)]
+            for block in blocks:
+                for kind in (gast.Return, gast.Break, gast.Continue):
+                    for boundaries in (True, False):
+                        ours = jumps.find_jumps(block, kind, boundaries)
+                        assert ours == reference_find_jumps(block, kind, boundaries), path
+                        checked += 1
+                        found += len(ours)
+    assert checked > 3000 and found > 500
