@@ -9,7 +9,7 @@ def names_in(node):
     a cheaper walk than gast's, which this layer below trees cannot call)."""
     found = set()
     add = found.add
-    name, spelled = gast.Name, _SPELLING  # (leaf classes: tested by class, not isinstance)
+    name, spelled = gast.Name, SPELLING  # (leaf classes: tested by class, not isinstance)
     for child in node if isinstance(node, list) else gast.walk(node):
         cls = child.__class__
         if cls is name:
@@ -20,7 +20,7 @@ def names_in(node):
 
 
 # The other nodes that spell an identifier, and which (most nodes spell none).
-_SPELLING = {
+SPELLING = {
     gast.FunctionDef: lambda node: (node.name,),
     gast.AsyncFunctionDef: lambda node: (node.name,),
     gast.ClassDef: lambda node: (node.name,),

@@ -117,7 +117,10 @@ class _Filler:
 
     def _placeholder(self, node):
         """What template Name `node` becomes."""
-        value = self._value_for(node.id)
+        return self._filled(node, self._value_for(node.id))
+
+    def _filled(self, node, value):
+        """What template Name `node` becomes given its replacement `value`."""
         if value is None:
             return self._copy(node)
         if isinstance(value, str):
@@ -144,7 +147,7 @@ class _Filler:
                     out.extend(self._name(item, ctx) if isinstance(item, str)
                                else self._splice(item, ctx) for item in value)
                     continue
-                out.append(self._placeholder(node))
+                out.append(self._filled(node, value))
             else:
                 out.append(self._build(node))
         return out
@@ -267,20 +270,33 @@ def _parse(template):
     return parsed
 
 
-def replace(template, origin=None, **replacements):
-    """Parses `template`, fills its placeholders; returns a list of statements."""
-    filler = _Filler(replacements, origin)
-    body = filler._statements(_parse(template))
+def _check(filler, replacements):
     if filler.missing:
         raise TemplateError(f"template placeholders without replacement: {sorted(filler.missing)}")
     if len(filler.used) != len(replacements):
         extra = set(replacements) - filler.used
         raise TemplateError(f"replacements not used by the template: {sorted(extra)}")
+
+
+def replace(template, origin=None, **replacements):
+    """Parses `template`, fills its placeholders; returns a list of statements."""
+    filler = _Filler(replacements, origin)
+    body = filler._statements(_parse(template))
+    _check(filler, replacements)
     return body
 
 
 def replace_as_expression(template, origin=None, **replacements):
     """Like `replace`, for a template that is a single expression."""
+    parsed = _parse(template)
+    first = parsed[0] if len(parsed) == 1 else None
+    if first.__class__ is gast.Expr and first.value.__class__ is not _NAME:
+        # Only the expression is built: the statement around it would be
+        # dropped.  (A bare placeholder may stand for statements: below.)
+        filler = _Filler(replacements, origin)
+        value = filler._copy(first.value)
+        _check(filler, replacements)
+        return value
     body = replace(template, origin=origin, **replacements)
     if len(body) != 1 or not isinstance(body[0], gast.Expr):
         raise TemplateError("replace_as_expression needs a single-expression template")

@@ -350,14 +350,13 @@ def transform(fn, options):
     plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
     # Without parsed nodes, the plain body is a copy of the gast tree.
     original = trees.clone(node) if plain is None else None
-    nodes = trees.nodes(node)
-    taken = naming.names_in(nodes) | set(fn.__code__.co_names) | set(GENERATED_NAMES)
+    present, spelled = trees.node_types_and_names(node)
+    taken = spelled | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
     # The plain body stays as written but for `locals()`, which must not show
     # the closure cells (`ag__`, `fscope`) both bodies share.
     if original is not None and {"locals", "vars"} & set(fn.__code__.co_names):
         original = function_scope.Transformer.transform(original, ctx)
-    present = {child.__class__ for child in nodes}
     anno.setanno(node, anno.Basic.PARSED_NODE_TYPES, frozenset(present))
     return _guarded(run_pipeline(node, ctx, present), original, info.source), ctx, plain
 

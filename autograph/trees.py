@@ -21,7 +21,7 @@ import ast
 import gast
 from gast import ast3 as _gast3  # gast's own translators, specialised below
 
-from autograph import anno
+from autograph import anno, naming
 
 _AST = gast.AST
 
@@ -195,9 +195,20 @@ def _translate_fields(translator, source, attrs, fields):
         if value is _MISSING:
             continue
         if value.__class__ is list:
-            value = [(table.get(item.__class__) or translator.visitor_for(item.__class__))(
-                translator, item) if isinstance(item, _AST) else translator._visit(item)
-                for item in value]
+            if value:
+                # (a loop, not a comprehension: in Python 3.11 each comprehension
+                # is a function call, here one per list of every node)
+                items = []
+                append = items.append
+                for item in value:
+                    if isinstance(item, _AST):
+                        append((table.get(item.__class__) or translator.visitor_for(
+                            item.__class__))(translator, item))
+                    else:
+                        append(translator._visit(item))
+                value = items
+            else:
+                value = []
         elif isinstance(value, _AST):
             value = (table.get(value.__class__) or translator.visitor_for(value.__class__))(
                 translator, value)
@@ -231,12 +242,16 @@ def _copier(node_class, target, whole_dict):
         for field in fields:
             value = attrs[field]
             if value.__class__ is list:
+                items = []
                 if value:
-                    attrs[field] = [
-                        (table.get(item.__class__) or self.visitor_for(item.__class__))(self, item)
-                        if isinstance(item, _AST) else self._visit(item) for item in value]
-                else:
-                    attrs[field] = []
+                    append = items.append
+                    for item in value:
+                        if isinstance(item, _AST):
+                            append((table.get(item.__class__) or self.visitor_for(
+                                item.__class__))(self, item))
+                        else:
+                            append(self._visit(item))
+                attrs[field] = items
             elif isinstance(value, _AST):
                 attrs[field] = (table.get(value.__class__) or self.visitor_for(value.__class__))(
                     self, value)
@@ -379,21 +394,24 @@ def _located_copier(node_class, target):
         new_node = new(target)
         attrs = new_node.__dict__
         outer = self.at
-        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
-                                            source.get("end_lineno"), source.get("end_col_offset"))
-        if lineno is None:
-            lineno = outer[0]
-        if col is None:
-            col = outer[1]
-        if end_lineno is None:
-            end_lineno = outer[2]
-        if end_col is None:
-            end_col = outer[3]
+        get = source.get
+        lineno, col, end_lineno, end_col = at = (get("lineno"), get("col_offset"),
+                                                 get("end_lineno"), get("end_col_offset"))
+        if None in at:  # (the parser's and the templates' nodes have all four)
+            if lineno is None:
+                lineno = outer[0]
+            if col is None:
+                col = outer[1]
+            if end_lineno is None:
+                end_lineno = outer[2]
+            if end_col is None:
+                end_col = outer[3]
+            at = (lineno, col, end_lineno, end_col)
         attrs["lineno"] = lineno
         attrs["col_offset"] = col
         attrs["end_lineno"] = end_lineno
         attrs["end_col_offset"] = end_col
-        self.at = (lineno, col, end_lineno, end_col)
+        self.at = at
         _translate_fields(self, source, attrs, fields)
         self.at = outer
         return new_node
@@ -591,3 +609,41 @@ def node_types(node):
             elif isinstance(value, _AST):
                 push(value)
     return found
+
+
+def node_types_and_names(node):
+    """(`node_types(node)`, `naming.names_in(node)`) in one walk, which the
+    transpiler asks of every function it converts.  A Name (the most
+    frequent node) gives its class, its context's and its identifier
+    without its fields going through the stack."""
+    types, names = set(), set()
+    add_type, add_name = types.add, names.add
+    name_class, spelled = gast.Name, naming.SPELLING
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        current = pop()
+        cls = current.__class__
+        if cls is name_class:
+            attrs = current.__dict__
+            add_type(cls)
+            add_name(attrs["id"])
+            ctx, annotation = attrs.get("ctx"), attrs.get("annotation")
+            if ctx is not None:
+                add_type(ctx.__class__)  # (a context holds nothing)
+            if annotation is not None:
+                push(annotation)
+            continue
+        if not isinstance(current, _AST):
+            continue  # a list of names (Global) or of constants
+        add_type(cls)
+        if cls in spelled:
+            names.update(spelled[cls](current))
+        attrs = current.__dict__
+        for field in current._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                extend(value)
+            elif isinstance(value, _AST):
+                push(value)
+    return types, names

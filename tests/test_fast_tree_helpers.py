@@ -10,7 +10,7 @@ import random
 import gast
 import pytest
 
-from autograph import trees
+from autograph import naming, trees
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = sorted(glob.glob(os.path.join(ROOT, "autograph", "**", "*.py"), recursive=True))
@@ -67,6 +67,15 @@ def test_nodes_and_contains_match_walk():
     assert trees.contains(tree, (gast.Global, gast.Nonlocal))
     assert not trees.contains(tree, gast.Nonlocal)
     assert not trees.contains(gast.parse("x = 1"), (gast.If, gast.For))
+
+
+def test_node_types_and_names_match_walk_and_names_in():
+    for source in _sources():
+        tree = gast.parse(source)
+        assert trees.node_types_and_names(tree) == (
+            {type(n) for n in gast.walk(tree)}, naming.names_in(tree))
+    types, names = trees.node_types_and_names(gast.parse("def f(a: T) -> R:\n    global g\n"))
+    assert {gast.Param, gast.Load, gast.Global} <= types and names == {"f", "a", "T", "R", "g"}
 
 
 def test_fix_missing_locations_matches_ast():

@@ -41,7 +41,7 @@ class Transformer(base.Converter):
 
     def visit_FunctionDef(self, node):
         if self.bound is None:
-            self.bound = LazyBoundNames(node)
+            self.bound = LazyBoundNames(node, self.ctx.info.source)
         node.body = self._statements(node.body)  # not decorators, defaults, annotations
         return node
 
@@ -49,7 +49,7 @@ class Transformer(base.Converter):
 
     def visit_Lambda(self, node):
         if self.bound is None:
-            self.bound = LazyBoundNames(node)
+            self.bound = LazyBoundNames(node, self.ctx.info.source)
         node.body = self.visit(node.body)
         return node
 

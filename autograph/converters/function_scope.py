@@ -24,10 +24,22 @@ from autograph.converters.support.local_names import local_names
 _MISSING = object()
 
 
-def bound_names(tree):
-    """Every name bound in any function of the converted tree."""
+def bound_names(tree, source_text=None):
+    """Every name bound in any function of the converted tree.  With the
+    function's `source_text` and no `lambda` in it, only statements are
+    searched: functions and declarations are statements, and the only
+    lambdas are the passes' thunks (`lambda: b`), which bind nothing."""
     names = set()
-    for node in trees.nodes(tree):
+    if source_text and "lambda" not in source_text and tree.__class__ is not gast.Lambda:
+        found = []
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            found.append(node)
+            stack.extend(trees.statement_children(node))
+    else:
+        found = trees.nodes(tree)
+    for node in found:
         if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
             names |= local_names(node)
         elif isinstance(node, gast.Lambda):
@@ -43,13 +55,14 @@ class LazyBoundNames:
     """`bound_names(tree)`, computed on the first membership test: most
     functions never ask (no call of a builtin-named function)."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, source_text=None):
         self._tree = tree
+        self._source_text = source_text
         self._names = None
 
     def __contains__(self, name):
         if self._names is None:
-            self._names = bound_names(self._tree)
+            self._names = bound_names(self._tree, self._source_text)
         return name in self._names
 
 
@@ -69,7 +82,7 @@ class Transformer(base.Converter):
 
     def visit_FunctionDef(self, node):
         if self.bound is None:
-            self.bound = LazyBoundNames(node)
+            self.bound = LazyBoundNames(node, self.ctx.info.source)
         self.generic_visit(node)
         return node
 

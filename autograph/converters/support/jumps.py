@@ -33,7 +33,8 @@ def scope_nodes(stmts):
 
 
 def find_jumps(stmts, jump_type, loops_are_boundaries):
-    """The `jump_type` statements under `stmts` that leave `stmts`' scope (or loop)."""
+    """The `jump_type` statements under `stmts` that leave `stmts`' scope (or
+    loop).  Jumps are statements: only statement lists are searched."""
     found, stack = [], list(stmts)
     while stack:
         node = stack.pop()
@@ -44,7 +45,7 @@ def find_jumps(stmts, jump_type, loops_are_boundaries):
         elif loops_are_boundaries and isinstance(node, LOOPS):
             stack.extend(node.orelse)  # a loop's `else` jumps on behalf of the outer loop
         elif isinstance(node, gast.stmt) or isinstance(node, gast.excepthandler):
-            stack.extend(c for c in child_nodes(node) if not isinstance(c, SCOPES))
+            stack.extend(trees.statement_children(node))
         elif isinstance(node, gast.match_case):
             stack.extend(node.body)
     return found

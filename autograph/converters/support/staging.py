@@ -413,7 +413,8 @@ class InPlaceChanges:
     ag__.list_setitem(v, w, i)`; not looking into the user's functions,
     lambdas and classes, which may never run.  Memoised bottom-up, as
     Findings is, so nested statements are not walked again for each
-    enclosing one (the memo keeps its nodes, so no id is reused)."""
+    enclosing one (the memo keeps its nodes, so no id is reused); the
+    expressions in a statement are walked once, with it."""
 
     def __init__(self, generated):
         self.generated = generated
@@ -430,6 +431,9 @@ class InPlaceChanges:
             return frozenset()
         changed = set()
         cls = node.__class__
+        if isinstance(node, gast.expr):
+            _expression_changes(node, changed)
+            return frozenset(changed)
         if cls is gast.AugAssign:
             changed.update(_spellings(node.target))
         elif cls is gast.Assign:
@@ -438,7 +442,25 @@ class InPlaceChanges:
                                 else (target,)):
                     if element.__class__ is gast.Subscript:
                         changed.update(_spellings(element.value))
-        elif cls is gast.Call:
+        for child in trees.child_nodes(node):
+            if isinstance(child, gast.expr):
+                _expression_changes(child, changed)
+            else:
+                changed |= self.of(child)
+        return frozenset(changed)
+
+
+def _expression_changes(expr, changed):
+    """Adds to `changed` what the calls in expression `expr` change in place
+    (not looking into lambdas).  An expression holds no statement, and no
+    enclosing statement asks about its parts: one walk, no memo."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is gast.Lambda:
+            continue  # (user_scope: may never run)
+        if cls is gast.Call:
             for keyword in node.keywords:
                 if keyword.arg == "out":
                     outs = keyword.value.elts if keyword.value.__class__ is gast.Tuple \
@@ -450,9 +472,7 @@ class InPlaceChanges:
                     func.value.__class__ is gast.Name and func.value.id == "ag__" and \
                     len(node.args) == 3:
                 changed.update(_spellings(node.args[1]))
-        for child in trees.child_nodes(node):
-            changed |= self.of(child)
-        return frozenset(changed)
+        stack.extend(trees.child_nodes(node))
 
 
 def inplace_keyword(stmts, names, changes, numbers=frozenset()):
@@ -463,6 +483,8 @@ def inplace_keyword(stmts, names, changes, numbers=frozenset()):
     that cannot follow in-place changes (control_flow.refuse_held_in_place).
     `numbers` (number_names) hold Python numbers: `count += 1` changes no
     array.  None when there are none, so most statements get no keyword."""
+    if all(name in numbers for name in names):
+        return None  # no state that could count (or none at all): spare the scan
     changed = set()
     for stmt in stmts:
         changed |= changes.of(stmt)
@@ -502,16 +524,26 @@ def number_names(fn):
     functions included, parameters, loop targets, `global` and `nonlocal`
     declarations counting as other bindings) is `name = <number constant>`
     or `name op= <number constant>`: they always hold a Python number."""
+    # The candidates first: assignments are statements, found in statement
+    # lists alone (no expression holds one), so a function without a
+    # `name = <number>` is told without walking its expressions.
     numeric, handled, other = set(), set(), set()
-    found = trees.nodes(fn)
-    for node in found:
+    stack = [fn]
+    while stack:
+        node = stack.pop()
         cls = node.__class__
         if cls is gast.Assign and len(node.targets) == 1 or cls is gast.AugAssign:
             target = node.targets[0] if cls is gast.Assign else node.target
             if target.__class__ is gast.Name and _is_number(node.value):
                 numeric.add(target.id)
                 handled.add(id(target))
-        elif cls in (gast.Global, gast.Nonlocal):
+        stack.extend(trees.statement_children(node))
+    if not numeric:
+        return frozenset()
+    found = trees.nodes(fn)
+    for node in found:
+        cls = node.__class__
+        if cls in (gast.Global, gast.Nonlocal):
             other.update(node.names)
         elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
             other.add(node.name)

@@ -1,0 +1,250 @@
+"""Searches that skip work which cannot change their answer give the answers
+of the plain whole-tree search: staging.number_names (a statement-only
+search for `name = <number>` first), staging.inplace_keyword (no scan
+without state that could change) and InPlaceChanges (expressions walked
+flat), function_scope.bound_names (statements only when the source
+has no `lambda`), jumps.find_jumps (statement lists only)."""
+
+import glob
+import os
+
+import gast
+
+from autograph import trees
+from autograph.converters import function_scope
+from autograph.converters.support import jumps, staging
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FILES = sorted(glob.glob(os.path.join(ROOT, "autograph", "**", "*.py"), recursive=True)
+               + glob.glob(os.path.join(ROOT, "tests", "corpus", "*.py"))
+               + glob.glob(os.path.join(ROOT, "examples", "*.py")))
+
+SNIPPET = '''
+def f(a):
+    n = 0
+    m = -1.5
+    k = 2
+    for i in a:
+        n += 1
+        k = a
+        with open(a) as w:
+            j = 3
+        try:
+            t = 4
+        except E as t:
+            pass
+    match a:
+        case [1, *rest]:
+            q = 5
+    def g():
+        nonlocal m
+        u = 6
+    [v := 7 for _ in a]
+    v = 7
+'''
+
+
+def reference_number_names(fn):
+    """number_names as one walk over every node (what it must equal)."""
+    numeric, handled, other = set(), set(), set()
+    found = trees.nodes(fn)
+    for node in found:
+        cls = node.__class__
+        if cls is gast.Assign and len(node.targets) == 1 or cls is gast.AugAssign:
+            target = node.targets[0] if cls is gast.Assign else node.target
+            if target.__class__ is gast.Name and staging._is_number(node.value):
+                numeric.add(target.id)
+                handled.add(id(target))
+        elif cls in (gast.Global, gast.Nonlocal):
+            other.update(node.names)
+        elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            other.add(node.name)
+        elif cls in (gast.MatchAs, gast.MatchStar):
+            other.add(node.name)
+        elif cls is gast.MatchMapping:
+            other.add(node.rest)
+        elif cls is gast.ExceptHandler and isinstance(node.name, gast.Name):
+            other.add(node.name.id)
+        elif cls is gast.alias:
+            other.add((node.asname or node.name).split(".")[0])
+    for node in found:
+        if node.__class__ is gast.Name and node.ctx.__class__ is not gast.Load and \
+                id(node) not in handled:
+            other.add(node.id)
+    return frozenset(numeric - other)
+
+
+def _functions(text):
+    tree = gast.parse(text)
+    return [node for node in gast.walk(tree)
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))]
+
+
+def _functions_with_source(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    lines = text.splitlines(keepends=True)
+    for fn in _functions(text):  # (its lines, decorators included, as source.get_entity's)
+        first = min([fn.lineno] + [d.lineno for d in getattr(fn, "decorator_list", [])])
+        yield fn, "".join(lines[first - 1:fn.end_lineno])
+
+
+def test_number_names_of_snippet():
+    (f, _) = _functions(SNIPPET)[:2]
+    assert staging.number_names(f) == {"n", "j", "q", "u"} == reference_number_names(f)
+
+
+def test_number_names_as_whole_tree_search_on_real_source():
+    checked = with_numbers = 0
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for fn in _functions(text):
+            found = staging.number_names(fn)
+            assert found == reference_number_names(fn), (path, getattr(fn, "name", "lambda"))
+            checked += 1
+            with_numbers += bool(found)
+    assert checked > 500 and with_numbers > 20  # (both kinds of function were seen)
+
+
+def test_inplace_keyword_without_state_is_none_and_with_state_finds_changes():
+    (f,) = [fn for fn in _functions("def f(w, xs):\n    for x in xs:\n        w[0] += x\n")
+            if isinstance(fn, gast.FunctionDef)]
+    loop = f.body[0]
+    changes = staging.InPlaceChanges(frozenset())
+    assert staging.inplace_keyword(loop.body, [], changes) is None
+    keyword = staging.inplace_keyword(loop.body, ["x", "w"], changes)
+    assert keyword.arg == "inplace"
+    assert [k.value for k in keyword.value.keys] == ["w"]
+    assert [v.value for v in keyword.value.values] == [1]
+    assert staging.inplace_keyword(loop.body, ["w"], changes, numbers=frozenset({"w"})) is None
+
+
+def test_bound_names_as_whole_tree_search_on_real_source():
+    checked = with_lambda = 0
+    for path in FILES:
+        for fn, text in _functions_with_source(path):
+            full = function_scope.bound_names(fn)
+            assert function_scope.bound_names(fn, text) == full, (path, getattr(fn, "name", None))
+            checked += 1
+            with_lambda += "lambda" in text
+    assert checked > 500 and with_lambda > 10
+
+
+def test_bound_names_finds_nested_and_declared_names_without_lambda():
+    (f,) = [fn for fn in _functions(SNIPPET) if getattr(fn, "name", None) == "f"]
+    text = SNIPPET
+    assert "lambda" not in text
+    found = function_scope.bound_names(f, text)
+    assert found == function_scope.bound_names(f)
+    assert {"a", "n", "w", "t", "rest", "g", "u", "m", "v"} <= found
+
+
+class ReferenceInPlaceChanges(staging.InPlaceChanges):
+    """InPlaceChanges as one memoised scan of every node (what it must equal)."""
+
+    def _scan(self, node):
+        if staging.user_scope(node, self.generated):
+            return frozenset()
+        changed = set()
+        cls = node.__class__
+        if cls is gast.AugAssign:
+            changed.update(staging._spellings(node.target))
+        elif cls is gast.Assign:
+            for target in node.targets:
+                for element in (target.elts if target.__class__ in (gast.Tuple, gast.List)
+                                else (target,)):
+                    if element.__class__ is gast.Subscript:
+                        changed.update(staging._spellings(element.value))
+        elif cls is gast.Call:
+            for keyword in node.keywords:
+                if keyword.arg == "out":
+                    outs = keyword.value.elts if keyword.value.__class__ is gast.Tuple \
+                        else (keyword.value,)
+                    for out in outs:
+                        changed.update(staging._spellings(out))
+            func = node.func
+            if func.__class__ is gast.Attribute and func.attr == "list_setitem" and \
+                    func.value.__class__ is gast.Name and func.value.id == "ag__" and \
+                    len(node.args) == 3:
+                changed.update(staging._spellings(node.args[1]))
+        for child in trees.child_nodes(node):
+            changed |= self.of(child)
+        return frozenset(changed)
+
+
+INPLACE_SNIPPET = '''
+def f(w, xs, d, self):
+    for x in xs:
+        w[0] += x
+        np.add(w, x, out=d["k"])
+        y = [np.add(a, b, out=(self.v, z)) for a in xs]
+        g = lambda: np.add(w, w, out=q)
+        w2 = ag__.list_setitem(v, lst, i)
+        self.n += 1
+        t[i], u = 1, 2
+        if x:
+            h(np.sqrt(x, out=r[1]))
+'''
+
+
+def test_inplace_changes_of_snippet():
+    (f,) = [fn for fn in _functions(INPLACE_SNIPPET) if isinstance(fn, gast.FunctionDef)]
+    loop = f.body[0]
+    changes = staging.InPlaceChanges(frozenset())
+    found = set().union(*(changes.of(stmt) for stmt in loop.body))
+    assert found == {"w", "w[0]", "d['k']", "d", "self.v", "z", "lst", "self.n", "t", "r[1]", "r"}
+    reference = ReferenceInPlaceChanges(frozenset())
+    assert found == set().union(*(reference.of(stmt) for stmt in loop.body))
+
+
+def test_inplace_changes_as_whole_tree_scan_on_real_source():
+    checked = 0
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for fn in _functions(text):
+            changes = staging.InPlaceChanges(frozenset())
+            reference = ReferenceInPlaceChanges(frozenset())
+            for node in trees.nodes(fn):
+                if isinstance(node, (gast.stmt, gast.expr)):
+                    assert changes.of(node) == reference.of(node), (path, node.lineno)
+                    checked += 1
+    assert checked > 10000
+
+
+def reference_find_jumps(stmts, jump_type, loops_are_boundaries):
+    """find_jumps descending into every child of a statement (what it must equal)."""
+    found, stack = [], list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, jumps.SCOPES):
+            continue
+        if isinstance(node, jump_type):
+            found.append(node)
+        elif loops_are_boundaries and isinstance(node, jumps.LOOPS):
+            stack.extend(node.orelse)
+        elif isinstance(node, (gast.stmt, gast.excepthandler)):
+            stack.extend(c for c in trees.child_nodes(node) if not isinstance(c, jumps.SCOPES))
+        elif isinstance(node, gast.match_case):
+            stack.extend(node.body)
+    return found
+
+
+def test_find_jumps_as_search_of_every_child_on_real_source():
+    checked = found = 0
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for fn in _functions(text):
+            if isinstance(fn, gast.Lambda):
+                continue
+            blocks = [fn.body] + [n.body for n in trees.nodes(fn) if isinstance(n, jumps.LOOPS)]
+            for block in blocks:
+                for kind in (gast.Return, gast.Break, gast.Continue):
+                    for boundaries in (True, False):
+                        ours = jumps.find_jumps(block, kind, boundaries)
+                        assert ours == reference_find_jumps(block, kind, boundaries), path
+                        checked += 1
+                        found += len(ours)
+    assert checked > 3000 and found > 500
