@@ -161,18 +161,23 @@ class Function:
         position move to their place, so `f(x, n=1)` and `f(x, 1)` share one
         trace.  (Defaults are not filled in: a saved graph, which has no
         Python signature, is called in the same form.)"""
-        if self._signature is None:
-            try:
-                self._signature = inspect.signature(self.python_function)
-            except (TypeError, ValueError):
-                self._signature = False
-        if self._signature is False or self.input_signature is not None:
+        if self._python_signature() is False or self.input_signature is not None:
             return args, kwargs
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError:
             return args, kwargs  # calling the function raises Python's own error
         return bound.args, bound.kwargs
+
+    def _python_signature(self):
+        """inspect.signature(python_function), False if it has none; found
+        once (~30 us: each trace names its arguments by it)."""
+        if self._signature is None:
+            try:
+                self._signature = inspect.signature(self.python_function)
+            except (TypeError, ValueError):
+                self._signature = False
+        return self._signature
 
     def _coerce(self, args):
         """Python values for TensorSpec arguments become arrays of its dtype."""
@@ -230,10 +235,8 @@ class Function:
         return self._traced_function
 
     def _arg_names(self, count):
-        try:
-            params = list(inspect.signature(self.python_function).parameters.values())
-        except (TypeError, ValueError):
-            params = []
+        python_signature = self._python_signature()
+        params = list(python_signature.parameters.values()) if python_signature else []
         names = []
         for i in range(count):
             if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY,

@@ -65,18 +65,21 @@ def optimize(graph, report=None, known=None):
     report = report or Report()
     known = {} if known is None else known
     replace, seen, kept = {}, {}, []
+    # (names read per node, as locals)
+    placeholder, const, tensor, atoms = core.PLACEHOLDER, core.CONST, Tensor, _ATOMS
+    keep = kept.append
     for node in graph.nodes:
         if replace:
             for a in node.args:  # (a new tuple only for a node reading a replaced tensor)
-                if isinstance(a, Tensor) and id(a) in replace:
-                    node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
+                if isinstance(a, tensor) and id(a) in replace:
+                    node.args = tuple([replace.get(id(a), a) if isinstance(a, tensor) else a
                                        for a in node.args])
                     break
         op = node.op
-        if op is core.PLACEHOLDER:
-            kept.append(node)
+        if op is placeholder:
+            keep(node)
             continue
-        if op is core.CONST:
+        if op is const:
             value = node.attrs["value"]
             key = _const_key(value)
             if key is not None and key in seen:
@@ -86,34 +89,34 @@ def optimize(graph, report=None, known=None):
             if key is not None:
                 seen[key] = node.outputs
             known[id(node.outputs[0])] = value
-            kept.append(node)
+            keep(node)
             continue
         if node.subgraphs:
             _optimize_subgraphs(node, report, known)
-            kept.append(node)
+            keep(node)
             continue
         if node.stateful:
-            kept.append(node)
+            keep(node)
             continue
         # (one pass over the arguments: the CSE key's tensor ids, and whether
         # every tensor argument is a known constant, which folding needs)
         parts, every_known, literals = [], True, False
         for a in node.args:
-            if isinstance(a, Tensor):
-                parts.append(id(a))
-                if every_known and id(a) not in known:
+            if isinstance(a, tensor):
+                a = id(a)
+                if every_known and a not in known:
                     every_known = False
             else:
-                parts.append(a)
                 literals = True
-        if op.foldable and every_known and \
+            parts.append(a)
+        if every_known and op.foldable and \
                 _fold(graph, node, known, replace, kept, report, seen):
             continue
         if literals:  # (frozen after folding was tried, as before)
             for i, a in enumerate(node.args):
-                if not isinstance(a, Tensor):
+                if not isinstance(a, tensor):
                     kind = type(a)  # (freeze's first case inline: most literals are numbers)
-                    parts[i] = (kind, a) if kind in _ATOMS else freeze(a)
+                    parts[i] = (kind, a) if kind in atoms else freeze(a)
         key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None)
         match = seen.get(key)
         if match is not None:
@@ -122,10 +125,13 @@ def optimize(graph, report=None, known=None):
             report.merged += 1
             continue
         seen[key] = node.outputs
-        kept.append(node)
+        keep(node)
     graph.outputs = [replace.get(id(t), t) if isinstance(t, Tensor) else t
                      for t in graph.outputs]
-    graph.nodes = _eliminate_dead_code(kept, graph.outputs, report)
+    graph.nodes, drops = _eliminate_dead_code(kept, graph.outputs, report)
+    # (the interpreter's `_drops`, found by the same backward pass: read while
+    # graph.nodes is still this list, see interpreter.Interpreter.run)
+    graph.last_reads = (graph.nodes, drops)
     return report
 
 
@@ -176,18 +182,30 @@ def _stateful(graph):
 
 
 def _eliminate_dead_code(nodes, outputs, report):
+    """(the nodes kept, and per kept node the ids of the tensors it reads for
+    the last time, None for none: interpreter._drops, as a tensor enters
+    `live` at its last reader in this backward pass; outputs never do)."""
     live = {id(t) for t in outputs if isinstance(t, Tensor)}
-    kept = []
+    kept, drops = [], []
     placeholder = core.PLACEHOLDER
     for node in reversed(nodes):
         outs = node.outputs
         if (id(outs[0]) in live if len(outs) == 1 else any(id(o) in live for o in outs)) \
                 or node.stateful or node.op is placeholder:
             kept.append(node)
+            dying = None
             for a in node.args:
                 if isinstance(a, Tensor):
-                    live.add(id(a))
+                    key = id(a)
+                    if key not in live:
+                        live.add(key)
+                        if dying is None:
+                            dying = [key]
+                        else:
+                            dying.append(key)
+            drops.append(dying)
         else:
             report.removed += 1
     kept.reverse()
-    return kept
+    drops.reverse()
+    return kept, drops

@@ -124,7 +124,7 @@ def structure_of(key):
     if type(key) is tuple:
         if key and key[0] is ARRAY:
             return (ARRAY, len(key[1]), key[2])
-        return tuple(structure_of(k) for k in key)
+        return tuple([structure_of(k) for k in key])
     return key
 
 

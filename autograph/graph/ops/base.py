@@ -70,9 +70,16 @@ def record(op, args, attrs=None, graph=None, name=None):
     if graph is None:
         graph = core.current_graph() or graph_for(args)
     attrs = attrs or {}
-    # (a tensor of this graph, the common case, needs no resolving)
-    args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
-                  for a in args])
+    # (a tensor of this graph, the common case, needs no resolving: a tuple of
+    # only those is kept as it is)
+    for a in args:
+        if type(a) is not Tensor or a.graph is not graph:
+            args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
+                          for a in args])
+            break
+    else:
+        if type(args) is not tuple:
+            args = tuple(args)
     try:
         avals = op.infer(*args, **attrs) if attrs else op.infer(*args)
     except RuleError as e:
