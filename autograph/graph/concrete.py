@@ -121,7 +121,7 @@ class ConcreteFunction:
         self._keep = keep  # objects keyed by id must outlive the cache entry
         self._rebound_scalars = tuple(  # (see _refuse_arrays_for_rebound_scalars)
             (i, graph.rebound_scalars[id(p)]) for i, p in enumerate(graph.inputs)
-            if id(p) in graph.rebound_scalars)
+            if id(p) in graph.rebound_scalars) if graph.rebound_scalars else ()
         self.report = optimize.optimize(graph)
         self._program = _Program(graph)
         self._build = _builder(template)

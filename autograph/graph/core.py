@@ -124,6 +124,7 @@ class Graph:
         # (graph.nodes, what each node reads last) when the optimiser last
         # changed the nodes (optimize._eliminate_dead_code), for the interpreter
         self.last_reads = None
+        self._locations = {}  # (filename, lineno) -> that tuple, shared by its nodes
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
@@ -170,7 +171,13 @@ class Graph:
         fixed = self.fixed_location
         if fixed is None:
             filename, lineno, _ = errors.user_frame(2)
-            location = (filename, lineno) if lineno else None
+            if lineno:
+                # one tuple per line: fewer objects for the collector to scan
+                # when it is turned back on after the trace (concrete.py)
+                location = (filename, lineno)
+                location = self._locations.setdefault(location, location)
+            else:
+                location = None
         else:
             location = fixed[0]
         node = Node(op, args, attrs, subgraphs, location, stateful)

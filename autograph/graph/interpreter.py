@@ -30,7 +30,7 @@ import operator
 
 import numpy as np
 
-from autograph.graph import compiler, core
+from autograph.graph import compiler, core, optimize
 from autograph.graph.grad_rules import SCATTER, SPREAD, WATCH
 from autograph.graph.ops import control, elementwise, indexing, shaping, state
 from autograph.graph.tensor import Tensor
@@ -281,9 +281,10 @@ _registry = globals().setdefault("__warningregistry__", {})
 
 def _drops(graph):
     """Per node position, the ids of the tensors that node reads for the last
-    time (None for none; graph outputs are never dropped): compiler._last_uses
-    turned around, in one backward pass, so running a node looks at its
-    arguments once."""
+    time (None for none, an id for one, a tuple for several; graph outputs
+    are never dropped): compiler._last_uses turned around, in one backward
+    pass, so running a node looks at its arguments once.  The optimiser's
+    dead-code pass finds the same for the nodes it keeps (graph.last_reads)."""
     nodes = graph.nodes
     seen = {id(t) for t in graph.outputs if isinstance(t, Tensor)}
     drops = [None] * len(nodes)
@@ -294,10 +295,7 @@ def _drops(graph):
                 key = id(a)
                 if key not in seen:
                     seen.add(key)
-                    if dying is None:
-                        dying = [key]
-                    else:
-                        dying.append(key)
+                    dying = key if dying is None else optimize.interpreter_drop(dying, key)
         drops[position] = dying
     return drops
 
@@ -329,6 +327,7 @@ class Interpreter:
         known = graph.last_reads  # (found by the optimiser while it had these nodes)
         drops = known[1] if known is not None and known[0] is nodes and \
             len(known[1]) == len(nodes) else _drops(graph)
+        graph.last_reads = None  # (read once: a graph's first run is the one interpreted)
         # (names the loop reads per node, as locals: ~0.3 us a node less)
         placeholder, const, cond, while_ = core.PLACEHOLDER, core.CONST, control.COND, \
             control.WHILE
@@ -373,8 +372,11 @@ class Interpreter:
                 if len(registry) != shown:
                     self._note_warnings(node)
             if dying is not None:
-                for key in dying:
-                    pop(key, None)
+                if type(dying) is int:
+                    pop(dying, None)
+                else:
+                    for key in dying:
+                        pop(key, None)
 
     def _cond(self, node, values):
         captured = iter(node.args[node.attrs["explicit_args"]:])

@@ -181,10 +181,18 @@ def _stateful(graph):
     return any(n.stateful for n in graph.nodes)
 
 
+def interpreter_drop(dying, key):
+    """`dying` (an id, or a tuple of ids) and `key`: a node's drops are kept
+    as an int or a tuple, not lists -- objects the garbage collector would
+    scan when it is turned back on after the trace."""
+    return (dying, key) if type(dying) is int else dying + (key,)
+
+
 def _eliminate_dead_code(nodes, outputs, report):
     """(the nodes kept, and per kept node the ids of the tensors it reads for
-    the last time, None for none: interpreter._drops, as a tensor enters
-    `live` at its last reader in this backward pass; outputs never do)."""
+    the last time -- None, an id or a tuple of ids -- as interpreter._drops
+    gives them: a tensor enters `live` at its last reader in this backward
+    pass; outputs never do)."""
     live = {id(t) for t in outputs if isinstance(t, Tensor)}
     kept, drops = [], []
     placeholder = core.PLACEHOLDER
@@ -199,10 +207,7 @@ def _eliminate_dead_code(nodes, outputs, report):
                     key = id(a)
                     if key not in live:
                         live.add(key)
-                        if dying is None:
-                            dying = [key]
-                        else:
-                            dying.append(key)
+                        dying = key if dying is None else interpreter_drop(dying, key)
             drops.append(dying)
         else:
             report.removed += 1
