@@ -109,12 +109,12 @@ def _array_entries(key, found):
 class ConcreteFunction:
     """A traced graph with its compiled Python function."""
 
-    def __init__(self, graph, key, leaf_specs, template, arg_names, keep):
+    def __init__(self, graph, key, leaf_specs, template, arg_names, keep, structure=None):
         self.graph = graph
         # values the trace read from outside its arguments (guards.py): set by
         # trace(); ag.function traces again when one no longer holds
         self.guards = ()
-        self.structure = signature.structure_of(key)
+        self.structure = signature.structure_of(key) if structure is None else structure
         self.leaf_specs = leaf_specs
         self._key = key
         self._arg_names = arg_names
@@ -346,19 +346,25 @@ def _collector_paused():
         gc.enable()
 
 
-def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=()):
+def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=(), called_with=None):
     """Traces fn(*args, **kwargs) into a new ConcreteFunction.
 
     Array leaves (and TensorSpecs) become placeholders with the shapes of
     `leaf_specs` when given (shape relaxation), else their own.
+    `called_with`: (key, leaves, keep, structure) that signature.call_key
+    and structure_of give for these arguments, when the caller has them.
     """
     with _collector_paused():
-        return _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep)
+        return _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with)
 
 
-def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
-    leaves, key_keep = [], []
-    key = signature.call_key(args, kwargs, leaves, key_keep)
+def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
+    if called_with is None:
+        leaves, key_keep = [], []
+        key = signature.call_key(args, kwargs, leaves, key_keep)
+        structure = None
+    else:
+        key, leaves, key_keep, structure = called_with
     specs = list(leaf_specs) if leaf_specs is not None else [
         leaf if isinstance(leaf, TensorSpec) else TensorSpec(np.shape(leaf), leaf.dtype)
         for leaf in leaves]
@@ -380,7 +386,8 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
         outputs = []
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
-    concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
+    concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep,
+                                structure)
     leaks = LeakedTensors(graph, {id(a): n for a, n in zip(args, arg_names)})
     concrete.guards = guards_of(fn, key_keep, graph.called, leaks.note)
     concrete._program.watched = compared_arrays(concrete.guards)

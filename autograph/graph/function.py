@@ -204,7 +204,7 @@ class Function:
         specs = None
         if self._reduce_retracing and candidates:
             specs = _relaxed(candidates[-1].leaf_specs, leaves)
-        concrete = self._trace(args, kwargs, key, keep, specs)
+        concrete = self._trace(args, kwargs, key, keep, specs, (leaves, structure))
         candidates.append(concrete)
         self._cache[key] = concrete
         return concrete
@@ -214,12 +214,15 @@ class Function:
             self._trace(tuple(self.input_signature), {}, None, [], None)
         return self._concrete[0]
 
-    def _trace(self, args, kwargs, key, keep, specs):
+    def _trace(self, args, kwargs, key, keep, specs, known=None):
+        """`known`: (leaves, structure) of `key`, when the caller has them."""
         names, fn = self._arg_names(len(args)), self._python_for_tracing()
         if arguments_hook is not None:  # refuses in-place changes of container arguments
             fn = arguments_hook(fn, self.python_function, names)
+        # (the call's key, as trace would compute it again from the same arguments)
+        called_with = (key, known[0], keep, known[1]) if known is not None else None
         concrete = trace(fn, args, kwargs, name=self.__name__,
-                         arg_names=names, leaf_specs=specs, keep=keep)
+                         arg_names=names, leaf_specs=specs, keep=keep, called_with=called_with)
         self._concrete.append(concrete)
         if key is not None:
             self._note_retrace(key)
