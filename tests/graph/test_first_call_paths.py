@@ -172,3 +172,28 @@ def test_nodes_on_one_line_share_their_location():
     assert all(n.location is first_line[0].location for n in first_line)
     assert first_line[0].location == (__file__, line)
     assert [n.location for n in ops if n not in first_line] == [(__file__, line + 1)]
+
+
+def test_a_generator_method_called_through_its_class_is_made_once_and_draws_as_bound():
+    from autograph.runtime import call
+
+    operator = call._override(np.random.Generator.normal)
+    assert operator is call._override(np.random.Generator.normal)  # (made on first use)
+    assert operator.__doc__.startswith("Python meaning: `Generator.normal(generator,")
+    assert call._override(np.random.RandomState.rand) is not None
+    assert call._override(len) is not None and call._override(np.ndarray) is None
+
+    def through_class(rng, x):
+        return x + np.random.Generator.normal(rng, size=3)
+
+    def bound(rng, x):
+        return x + rng.normal(size=3)
+
+    x = np.zeros(3)
+    results = []
+    for fn in (through_class, bound):
+        staged = ag.function(fn)
+        rng = np.random.default_rng(7)
+        results.append([staged(rng, x), staged(rng, x)])
+    assert all(np.array_equal(a, b) for a, b in zip(*results))
+    assert not np.array_equal(results[0][0], results[0][1])  # (a draw per call)
