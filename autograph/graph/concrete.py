@@ -315,6 +315,7 @@ class _Program:
             if self.interpret is not None:  # (what it showed is not shown again)
                 self.interpret.seed_warnings(self.compiled[0])
             self.interpret = None
+            interpreter.forget_last_reads(self.graph)
         return self.compiled
 
     def __call__(self, leaves):

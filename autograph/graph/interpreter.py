@@ -44,8 +44,17 @@ _PREFIX = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
 
 
 def _closure(emit):
-    """The values an emitter made by a factory closes over, by name."""
-    return dict(zip(emit.__code__.co_freevars, (c.cell_contents for c in emit.__closure__)))
+    """The values an emitter made by a factory closes over, by name (read
+    once per emitter: the factories never rebind them, and each op keeps its
+    emitter, so the key stays the same function)."""
+    found = _closures.get(emit)
+    if found is None:
+        found = _closures[emit] = dict(zip(emit.__code__.co_freevars,
+                                           (c.cell_contents for c in emit.__closure__)))
+    return found
+
+
+_closures = {}  # emitter -> _closure(emitter)
 
 
 def _kernel_call(node):
@@ -298,6 +307,15 @@ def _drops(graph):
                     dying = key if dying is None else optimize.interpreter_drop(dying, key)
         drops[position] = dying
     return drops
+
+
+def forget_last_reads(graph):
+    """Drops what the optimiser found for the interpreter (graph.last_reads)
+    in `graph` and its sub-graphs: once a graph is compiled, none is run here."""
+    graph.last_reads = None
+    for node in graph.nodes:
+        for sub in node.subgraphs:
+            forget_last_reads(sub)
 
 
 def _value(values, a):

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph.graph import core, interpreter
+from autograph.graph import core, interpreter, optimize
 from autograph.graph.ops import base, elementwise
 from tests.corpus import programs
 
@@ -113,11 +113,10 @@ def _optimised_graphs():
 def test_the_optimisers_drops_are_the_interpreters():
     checked = 0
     for name, graph in _optimised_graphs():
-        if graph.last_reads is None:
-            continue  # (a loop body or branch optimised as part of its parent)
+        if graph.last_reads is None:  # (compiled at once: optimised again, here)
+            optimize.optimize(graph)
         nodes, drops = graph.last_reads
-        if nodes is not graph.nodes:
-            continue
+        assert nodes is graph.nodes, name
         assert drops == interpreter._drops(graph), name
         for dying in drops:
             assert dying is None or type(dying) is int or (
@@ -197,3 +196,23 @@ def test_a_generator_method_called_through_its_class_is_made_once_and_draws_as_b
         results.append([staged(rng, x), staged(rng, x)])
     assert all(np.array_equal(a, b) for a, b in zip(*results))
     assert not np.array_equal(results[0][0], results[0][1])  # (a draw per call)
+
+
+def test_a_compiled_graph_keeps_no_drops():
+    def branchy(x, n):
+        if x.sum() > 0:
+            x = x * 2.0
+        while n > 0:
+            x = x + 1.0
+            n -= 1
+        return x
+
+    staged = ag.function(branchy)
+    for _ in range(2):  # (interpreted, then compiled)
+        staged(np.ones(3), np.int64(2))
+    graph = staged.get_concrete_function(np.ones(3), np.int64(2)).graph
+    todo = [graph]
+    while todo:
+        current = todo.pop()
+        assert current.last_reads is None
+        todo += [sub for node in current.nodes for sub in node.subgraphs]
