@@ -12,6 +12,7 @@ give what the general paths give:
 """
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -216,3 +217,43 @@ def test_a_compiled_graph_keeps_no_drops():
         current = todo.pop()
         assert current.last_reads is None
         todo += [sub for node in current.nodes for sub in node.subgraphs]
+
+
+REDUCTION_DTYPES = [np.bool_, np.int8, np.uint16, np.int32, np.dtype("l"), np.dtype("q"),
+                    np.float16, np.float32, np.float64, np.complex64, np.dtype(object)]
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "max", "argmax", "std", "any"])
+def test_reduction_dtypes_cached_are_numpys(name):
+    from autograph.graph.ops import reductions
+
+    op = reductions._op(name)
+    graph = core.Graph("g")
+    options = [{}, {"axis": 0}, {"axis": 1}, {"axis": (0, 1)}, {"axis": True},
+               {"axis": np.int64(1)}, {"keepdims": True}, {"axis": 1, "keepdims": 1},
+               {"dtype": np.dtype(np.float32)}, {"dtype": np.dtype("q")}, {"ddof": 1},
+               {"axis": 5}]
+    with core.scope(graph):
+        cases = [(graph.placeholder((2, 3), dt), np.dtype(dt), attrs)
+                 for dt in REDUCTION_DTYPES for attrs in options]
+        reductions._sample_dtypes.clear()
+        seen = {}
+        for number, (x, dtype, attrs) in enumerate(cases * 2):  # the cache cold, then warm
+            def eager():
+                with np.errstate(all="ignore"):
+                    return np.asarray(getattr(np, name)(np.ones((2, 3), dtype), **attrs))
+            with warnings.catch_warnings(record=True) as shown:
+                warnings.simplefilter("always")
+                expected = _outcome(eager)
+                del shown[:]
+                got = _outcome(lambda: op.infer(x, **attrs))
+            # (what the rule shows on each trace does not depend on the cache)
+            outcome = (got[0], [str(w.message) for w in shown])
+            assert seen.setdefault(number % len(cases), outcome) == outcome, (name, attrs)
+            assert got[0] == expected[0], (name, dtype, attrs, got, expected)
+            if got[0] == "ok":
+                (shape, result), = got[1]
+                assert shape == expected[1].shape, (name, dtype, attrs)
+                assert result == expected[1].dtype and result.char == expected[1].dtype.char, \
+                    (name, dtype, attrs, result, expected[1].dtype)
+        assert reductions._sample_dtypes  # (some were cached)
