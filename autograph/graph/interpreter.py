@@ -30,7 +30,7 @@ import operator
 
 import numpy as np
 
-from autograph.graph import compiler, core, optimize
+from autograph.graph import compiler, core
 from autograph.graph.grad_rules import SCATTER, SPREAD, WATCH
 from autograph.graph.ops import control, elementwise, indexing, shaping, state
 from autograph.graph.tensor import Tensor
@@ -304,8 +304,27 @@ def _drops(graph):
                 key = id(a)
                 if key not in seen:
                     seen.add(key)
-                    dying = key if dying is None else optimize.interpreter_drop(dying, key)
+                    dying = key if dying is None else _with_drop(dying, key)
         drops[position] = dying
+    return drops
+
+
+def _with_drop(dying, key):
+    """`dying` (an id, or a tuple of ids) and `key`: a node's drops are an int
+    or a tuple, not lists (objects the garbage collector would scan)."""
+    return (dying, key) if type(dying) is int else dying + (key,)
+
+
+def _drops_of(last_readers, count):
+    """_drops of a graph of `count` nodes from the optimiser's last readers
+    ({id: reader numbered from the end, 0 for outputs}, in the order its
+    backward pass met them: a node's arguments in their order)."""
+    drops = [None] * count
+    for key, reader in last_readers.items():
+        if reader:
+            position = count - reader
+            dying = drops[position]
+            drops[position] = key if dying is None else _with_drop(dying, key)
     return drops
 
 
@@ -343,8 +362,8 @@ class Interpreter:
         # where holding every intermediate would touch new pages each op
         nodes = graph.nodes
         known = graph.last_reads  # (found by the optimiser while it had these nodes)
-        drops = known[1] if known is not None and known[0] is nodes and \
-            len(known[1]) == len(nodes) else _drops(graph)
+        drops = _drops_of(known[1], len(nodes)) if known is not None and known[0] is nodes \
+            else _drops(graph)
         graph.last_reads = None  # (read once: a graph's first run is the one interpreted)
         # (names the loop reads per node, as locals: ~0.3 us a node less)
         placeholder, const, cond, while_ = core.PLACEHOLDER, core.CONST, control.COND, \

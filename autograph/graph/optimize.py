@@ -65,21 +65,18 @@ def optimize(graph, report=None, known=None):
     report = report or Report()
     known = {} if known is None else known
     replace, seen, kept = {}, {}, []
-    # (names read per node, as locals)
-    placeholder, const, tensor, atoms = core.PLACEHOLDER, core.CONST, Tensor, _ATOMS
-    keep = kept.append
     for node in graph.nodes:
         if replace:
             for a in node.args:  # (a new tuple only for a node reading a replaced tensor)
-                if isinstance(a, tensor) and id(a) in replace:
-                    node.args = tuple([replace.get(id(a), a) if isinstance(a, tensor) else a
+                if isinstance(a, Tensor) and id(a) in replace:
+                    node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
                                        for a in node.args])
                     break
         op = node.op
-        if op is placeholder:
-            keep(node)
+        if op is core.PLACEHOLDER:
+            kept.append(node)
             continue
-        if op is const:
+        if op is core.CONST:
             value = node.attrs["value"]
             key = _const_key(value)
             if key is not None and key in seen:
@@ -89,34 +86,34 @@ def optimize(graph, report=None, known=None):
             if key is not None:
                 seen[key] = node.outputs
             known[id(node.outputs[0])] = value
-            keep(node)
+            kept.append(node)
             continue
         if node.subgraphs:
             _optimize_subgraphs(node, report, known)
-            keep(node)
+            kept.append(node)
             continue
         if node.stateful:
-            keep(node)
+            kept.append(node)
             continue
         # (one pass over the arguments: the CSE key's tensor ids, and whether
         # every tensor argument is a known constant, which folding needs)
         parts, every_known, literals = [], True, False
         for a in node.args:
-            if isinstance(a, tensor):
-                a = id(a)
-                if every_known and a not in known:
+            if isinstance(a, Tensor):
+                parts.append(id(a))
+                if every_known and id(a) not in known:
                     every_known = False
             else:
+                parts.append(a)
                 literals = True
-            parts.append(a)
-        if every_known and op.foldable and \
+        if op.foldable and every_known and \
                 _fold(graph, node, known, replace, kept, report, seen):
             continue
         if literals:  # (frozen after folding was tried, as before)
             for i, a in enumerate(node.args):
-                if not isinstance(a, tensor):
+                if not isinstance(a, Tensor):
                     kind = type(a)  # (freeze's first case inline: most literals are numbers)
-                    parts[i] = (kind, a) if kind in atoms else freeze(a)
+                    parts[i] = (kind, a) if kind in _ATOMS else freeze(a)
         key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None)
         match = seen.get(key)
         if match is not None:
@@ -125,13 +122,13 @@ def optimize(graph, report=None, known=None):
             report.merged += 1
             continue
         seen[key] = node.outputs
-        keep(node)
+        kept.append(node)
     graph.outputs = [replace.get(id(t), t) if isinstance(t, Tensor) else t
                      for t in graph.outputs]
-    graph.nodes, drops = _eliminate_dead_code(kept, graph.outputs, report)
-    # (the interpreter's `_drops`, found by the same backward pass: read while
-    # graph.nodes is still this list, see interpreter.Interpreter.run)
-    graph.last_reads = (graph.nodes, drops)
+    graph.nodes, last_readers = _eliminate_dead_code(kept, graph.outputs, report)
+    # (what the interpreter's `_drops` finds, from the same backward pass:
+    # read while graph.nodes is still this list, see interpreter.Interpreter.run)
+    graph.last_reads = (graph.nodes, last_readers)
     return report
 
 
@@ -181,36 +178,24 @@ def _stateful(graph):
     return any(n.stateful for n in graph.nodes)
 
 
-def interpreter_drop(dying, key):
-    """`dying` (an id, or a tuple of ids) and `key`: a node's drops are kept
-    as an int or a tuple, not lists -- objects the garbage collector would
-    scan when it is turned back on after the trace."""
-    return (dying, key) if type(dying) is int else dying + (key,)
-
-
 def _eliminate_dead_code(nodes, outputs, report):
-    """(the nodes kept, and per kept node the ids of the tensors it reads for
-    the last time -- None, an id or a tuple of ids -- as interpreter._drops
-    gives them: a tensor enters `live` at its last reader in this backward
-    pass; outputs never do)."""
-    live = {id(t) for t in outputs if isinstance(t, Tensor)}
-    kept, drops = [], []
+    """(the nodes kept, {id(tensor): its last reader}): a tensor enters `live`
+    at its last reader in this backward pass, numbered from the end of the
+    kept nodes (1 = the last; 0 for the graph's outputs, read after them).
+    A dict of ints: no object for the garbage collector to scan."""
+    live = {id(t): 0 for t in outputs if isinstance(t, Tensor)}
+    kept = []
     placeholder = core.PLACEHOLDER
     for node in reversed(nodes):
         outs = node.outputs
         if (id(outs[0]) in live if len(outs) == 1 else any(id(o) in live for o in outs)) \
                 or node.stateful or node.op is placeholder:
             kept.append(node)
-            dying = None
+            reader = len(kept)
             for a in node.args:
                 if isinstance(a, Tensor):
-                    key = id(a)
-                    if key not in live:
-                        live.add(key)
-                        dying = key if dying is None else interpreter_drop(dying, key)
-            drops.append(dying)
+                    live.setdefault(id(a), reader)
         else:
             report.removed += 1
     kept.reverse()
-    drops.reverse()
-    return kept, drops
+    return kept, live
