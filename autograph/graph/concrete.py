@@ -49,6 +49,8 @@ def _flatten_output(value, graph, outputs):
         return type(value)(*(_flatten_output(v, graph, outputs) for v in value))
     if isinstance(value, (list, tuple)):
         return type(value)(_flatten_output(v, graph, outputs) for v in value)
+    if type(value) is dict:  # (the common case, without a generator)
+        return {k: _flatten_output(v, graph, outputs) for k, v in value.items()}
     if isinstance(value, dict):
         return type(value)((k, _flatten_output(v, graph, outputs)) for k, v in value.items())
     parts = slots.take_apart(value)  # a dataclass, ...
@@ -367,8 +369,9 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     else:
         key, leaves, key_keep, structure = called_with
     specs = list(leaf_specs) if leaf_specs is not None else [
-        leaf if isinstance(leaf, TensorSpec) else TensorSpec(np.shape(leaf), leaf.dtype)
-        for leaf in leaves]
+        leaf if isinstance(leaf, TensorSpec) else
+        TensorSpec(leaf.shape if type(leaf) is np.ndarray else np.shape(leaf), leaf.dtype)
+        for leaf in leaves]  # (np.shape of an ndarray is its .shape, through numpy's dispatch)
     spec_iter = iter(specs)
     graph = core.Graph(name)
 
