@@ -90,14 +90,14 @@ def _ufunc_op(ufunc):
             # is looked up under _out_dtypes' key)
             if type(a) is Tensor:
                 first, key_a = a.static_shape, a.dtype
-            elif type(a) in _NUMBERS:
-                first, key_a = (), _dtype_key(a)
+            elif type(a) in _NUMBERS:  # (_dtype_key's answer: an int's needs its value)
+                first, key_a = (), type(a) if type(a) is not int else _dtype_key(a)
             else:
                 first = None
             if type(b) is Tensor:
                 second, key_b = b.static_shape, b.dtype
             elif type(b) in _NUMBERS:
-                second, key_b = (), _dtype_key(b)
+                second, key_b = (), type(b) if type(b) is not int else _dtype_key(b)
             else:
                 first = None
             if first is not None:
