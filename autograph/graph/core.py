@@ -121,7 +121,7 @@ class Graph:
         # those a `+=` rebound, id -> (name, change, location): a later call passing a
         # 0-d array there (the same cache key) must be refused (concrete.call_flat)
         self.rebound_scalars = {}
-        # (graph.nodes, what each node reads last) when the optimiser last
+        # (graph.nodes, {id(tensor): its last reader}) when the optimiser last
         # changed the nodes (optimize._eliminate_dead_code), for the interpreter
         self.last_reads = None
         self._locations = {}  # (filename, lineno) -> that tuple, shared by its nodes
