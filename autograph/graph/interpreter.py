@@ -365,7 +365,7 @@ class Interpreter:
         drops = _drops_of(known[1], len(nodes)) if known is not None and known[0] is nodes \
             else _drops(graph)
         graph.last_reads = None  # (read once: a graph's first run is the one interpreted)
-        # (names the loop reads per node, as locals: ~0.3 us a node less)
+        # (names the loop reads per node, as locals)
         placeholder, const, cond, while_ = core.PLACEHOLDER, core.CONST, control.COND, \
             control.WHILE
         registry, shared, tensor, pop = _registry, _SHARED, Tensor, values.pop
