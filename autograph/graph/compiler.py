@@ -140,8 +140,10 @@ class Context:
                 outs = [self.fresh() for _ in node.outputs]
                 for tensor, name in zip(node.outputs, outs):
                     self.names[id(tensor)] = name
-                self.unread = _unread_outputs(node, last_use)
-                emitted = op.emit(node, outs, args, self) if op.emit is not None else None
+                emitted = None
+                if op.emit is not None:  # (the emitters read `unread`: not the kernel call)
+                    self.unread = _unread_outputs(node, last_use)
+                    emitted = op.emit(node, outs, args, self)
                 if op.kernel is np.matmul and _dot_applies(node):
                     if scratch and id(node.outputs[0]) in self.scratch_candidates:
                         buffer = self._scratch_buffer(node.outputs[0], idle)
@@ -234,7 +236,7 @@ def _dying(node, position, last_use, temporaries):
     for a in node.args:
         if isinstance(a, Tensor):
             key = id(a)
-            if key in temporaries and last_use.get(key) == position and key not in seen:
+            if last_use.get(key) == position and key in temporaries and key not in seen:
                 dying.append(a)
                 seen.append(key)
     return dying
@@ -296,19 +298,27 @@ def _scratch_candidates(graph):
     for node in graph.nodes:
         for a in node.args:
             if isinstance(a, Tensor):
-                readers.setdefault(id(a), []).append(node)
+                known = readers.get(id(a))
+                if known is None:
+                    readers[id(a)] = [node]
+                else:
+                    known.append(node)
     escaping = {id(t) for t in graph.outputs if isinstance(t, Tensor)}
     for node in graph.nodes:
         for sub in node.subgraphs:
             escaping.update(_read_inside(sub))
     contained = set()  # ids; readers come later in program order: computed first
+    ufunc = np.ufunc
     for node in reversed(graph.nodes):
-        if not isinstance(node.op.kernel, np.ufunc):  # (only ufuncs' outputs are asked about)
+        if not isinstance(node.op.kernel, ufunc):  # (only ufuncs' outputs are asked about)
             continue
         for tensor in node.outputs:
-            if id(tensor) not in escaping and all(
-                    _reads_into_new_array(reader, tensor, contained)
-                    for reader in readers.get(id(tensor), ())):
+            if id(tensor) in escaping:
+                continue
+            for reader in readers.get(id(tensor), ()):
+                if not _reads_into_new_array(reader, tensor, contained):
+                    break
+            else:
                 contained.add(id(tensor))
     candidates, total = set(), 0
     for node in products:

@@ -49,6 +49,8 @@ def _flatten_output(value, graph, outputs):
         return type(value)(*(_flatten_output(v, graph, outputs) for v in value))
     if isinstance(value, (list, tuple)):
         return type(value)(_flatten_output(v, graph, outputs) for v in value)
+    if type(value) is dict:  # (the common case, without a generator)
+        return {k: _flatten_output(v, graph, outputs) for k, v in value.items()}
     if isinstance(value, dict):
         return type(value)((k, _flatten_output(v, graph, outputs)) for k, v in value.items())
     parts = slots.take_apart(value)  # a dataclass, ...
@@ -109,19 +111,19 @@ def _array_entries(key, found):
 class ConcreteFunction:
     """A traced graph with its compiled Python function."""
 
-    def __init__(self, graph, key, leaf_specs, template, arg_names, keep):
+    def __init__(self, graph, key, leaf_specs, template, arg_names, keep, structure=None):
         self.graph = graph
         # values the trace read from outside its arguments (guards.py): set by
         # trace(); ag.function traces again when one no longer holds
         self.guards = ()
-        self.structure = signature.structure_of(key)
+        self.structure = signature.structure_of(key) if structure is None else structure
         self.leaf_specs = leaf_specs
         self._key = key
         self._arg_names = arg_names
         self._keep = keep  # objects keyed by id must outlive the cache entry
         self._rebound_scalars = tuple(  # (see _refuse_arrays_for_rebound_scalars)
             (i, graph.rebound_scalars[id(p)]) for i, p in enumerate(graph.inputs)
-            if id(p) in graph.rebound_scalars)
+            if id(p) in graph.rebound_scalars) if graph.rebound_scalars else ()
         self.report = optimize.optimize(graph)
         self._program = _Program(graph)
         self._build = _builder(template)
@@ -315,6 +317,7 @@ class _Program:
             if self.interpret is not None:  # (what it showed is not shown again)
                 self.interpret.seed_warnings(self.compiled[0])
             self.interpret = None
+            interpreter.forget_last_reads(self.graph)
         return self.compiled
 
     def __call__(self, leaves):
@@ -346,22 +349,29 @@ def _collector_paused():
         gc.enable()
 
 
-def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=()):
+def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=(), called_with=None):
     """Traces fn(*args, **kwargs) into a new ConcreteFunction.
 
     Array leaves (and TensorSpecs) become placeholders with the shapes of
     `leaf_specs` when given (shape relaxation), else their own.
+    `called_with`: (key, leaves, keep, structure) that signature.call_key
+    and structure_of give for these arguments, when the caller has them.
     """
     with _collector_paused():
-        return _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep)
+        return _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with)
 
 
-def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
-    leaves, key_keep = [], []
-    key = signature.call_key(args, kwargs, leaves, key_keep)
+def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
+    if called_with is None:
+        leaves, key_keep = [], []
+        key = signature.call_key(args, kwargs, leaves, key_keep)
+        structure = None
+    else:
+        key, leaves, key_keep, structure = called_with
     specs = list(leaf_specs) if leaf_specs is not None else [
-        leaf if isinstance(leaf, TensorSpec) else TensorSpec(np.shape(leaf), leaf.dtype)
-        for leaf in leaves]
+        leaf if isinstance(leaf, TensorSpec) else
+        TensorSpec(leaf.shape if type(leaf) is np.ndarray else np.shape(leaf), leaf.dtype)
+        for leaf in leaves]  # (np.shape of an ndarray is its .shape, through numpy's dispatch)
     spec_iter = iter(specs)
     graph = core.Graph(name)
 
@@ -380,7 +390,8 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep):
         outputs = []
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
-    concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep)
+    concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep,
+                                structure)
     leaks = LeakedTensors(graph, {id(a): n for a, n in zip(args, arg_names)})
     concrete.guards = guards_of(fn, key_keep, graph.called, leaks.note)
     concrete._program.watched = compared_arrays(concrete.guards)

@@ -121,11 +121,18 @@ class Graph:
         # those a `+=` rebound, id -> (name, change, location): a later call passing a
         # 0-d array there (the same cache key) must be refused (concrete.call_flat)
         self.rebound_scalars = {}
+        # (graph.nodes, {id(tensor): its last reader}) when the optimiser last
+        # changed the nodes (optimize._eliminate_dead_code), for the interpreter
+        self.last_reads = None
+        self._locations = {}  # (filename, lineno) -> that tuple, shared by its nodes
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
         known = _identifiers.get(base) if type(base) is str else None
-        base = known or identifier(base)
+        return self._unique(known or identifier(base))
+
+    def _unique(self, base):
+        """unique_name of `base`, an identifier already (an op's output_name)."""
         counts, used = self._name_counts, self._used_names
         count = counts.get(base, 0)
         if count == 0 and base not in used:  # (the common case, spelled out: once a node)
@@ -164,7 +171,13 @@ class Graph:
         fixed = self.fixed_location
         if fixed is None:
             filename, lineno, _ = errors.user_frame(2)
-            location = (filename, lineno) if lineno else None
+            if lineno:
+                # one tuple per line: fewer objects for the collector to scan
+                # when it is turned back on after the trace (concrete.py)
+                location = (filename, lineno)
+                location = self._locations.setdefault(location, location)
+            else:
+                location = None
         else:
             location = fixed[0]
         node = Node(op, args, attrs, subgraphs, location, stateful)
@@ -174,7 +187,8 @@ class Graph:
                 for i, (shape, dtype) in enumerate(avals))
             self.nodes.append(node)
             return node
-        base = self.unique_name(name or op.output_name)
+        # (op.output_name is an identifier already: made by `identifier`)
+        base = self.unique_name(name) if name else self._unique(op.output_name)
         if len(avals) == 1:
             shape, dtype = avals[0]
             node.outputs = (Tensor(self, node, 0, shape, dtype, base),)

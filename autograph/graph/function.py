@@ -161,18 +161,23 @@ class Function:
         position move to their place, so `f(x, n=1)` and `f(x, 1)` share one
         trace.  (Defaults are not filled in: a saved graph, which has no
         Python signature, is called in the same form.)"""
-        if self._signature is None:
-            try:
-                self._signature = inspect.signature(self.python_function)
-            except (TypeError, ValueError):
-                self._signature = False
-        if self._signature is False or self.input_signature is not None:
+        if self._python_signature() is False or self.input_signature is not None:
             return args, kwargs
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError:
             return args, kwargs  # calling the function raises Python's own error
         return bound.args, bound.kwargs
+
+    def _python_signature(self):
+        """inspect.signature(python_function), False if it has none; found
+        once (~30 us: each trace names its arguments by it)."""
+        if self._signature is None:
+            try:
+                self._signature = inspect.signature(self.python_function)
+            except (TypeError, ValueError):
+                self._signature = False
+        return self._signature
 
     def _coerce(self, args):
         """Python values for TensorSpec arguments become arrays of its dtype."""
@@ -199,7 +204,7 @@ class Function:
         specs = None
         if self._reduce_retracing and candidates:
             specs = _relaxed(candidates[-1].leaf_specs, leaves)
-        concrete = self._trace(args, kwargs, key, keep, specs)
+        concrete = self._trace(args, kwargs, key, keep, specs, (leaves, structure))
         candidates.append(concrete)
         self._cache[key] = concrete
         return concrete
@@ -209,12 +214,15 @@ class Function:
             self._trace(tuple(self.input_signature), {}, None, [], None)
         return self._concrete[0]
 
-    def _trace(self, args, kwargs, key, keep, specs):
+    def _trace(self, args, kwargs, key, keep, specs, known=None):
+        """`known`: (leaves, structure) of `key`, when the caller has them."""
         names, fn = self._arg_names(len(args)), self._python_for_tracing()
         if arguments_hook is not None:  # refuses in-place changes of container arguments
             fn = arguments_hook(fn, self.python_function, names)
+        # (the call's key, as trace would compute it again from the same arguments)
+        called_with = (key, known[0], keep, known[1]) if known is not None else None
         concrete = trace(fn, args, kwargs, name=self.__name__,
-                         arg_names=names, leaf_specs=specs, keep=keep)
+                         arg_names=names, leaf_specs=specs, keep=keep, called_with=called_with)
         self._concrete.append(concrete)
         if key is not None:
             self._note_retrace(key)
@@ -230,10 +238,8 @@ class Function:
         return self._traced_function
 
     def _arg_names(self, count):
-        try:
-            params = list(inspect.signature(self.python_function).parameters.values())
-        except (TypeError, ValueError):
-            params = []
+        python_signature = self._python_signature()
+        params = list(python_signature.parameters.values()) if python_signature else []
         names = []
         for i in range(count):
             if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY,

@@ -44,8 +44,17 @@ _PREFIX = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
 
 
 def _closure(emit):
-    """The values an emitter made by a factory closes over, by name."""
-    return dict(zip(emit.__code__.co_freevars, (c.cell_contents for c in emit.__closure__)))
+    """The values an emitter made by a factory closes over, by name (read
+    once per emitter: the factories never rebind them, and each op keeps its
+    emitter, so the key stays the same function)."""
+    found = _closures.get(emit)
+    if found is None:
+        found = _closures[emit] = dict(zip(emit.__code__.co_freevars,
+                                           (c.cell_contents for c in emit.__closure__)))
+    return found
+
+
+_closures = {}  # emitter -> _closure(emitter)
 
 
 def _kernel_call(node):
@@ -201,10 +210,35 @@ def worth_interpreting(graph):
     Interpreter._while) and again with the whole graph at the second run, so
     a graph made mostly of loops (Collatz, sum_even, linreg, 50 training
     steps in one call) gains nothing from interpreting and is compiled at once."""
-    if not supports(graph):
-        return False
-    outside, inside = _op_counts(graph)
-    return outside > inside
+    counts = _supported_op_counts(graph)
+    return counts is not None and counts[0] > counts[1]
+
+
+def _supported_op_counts(graph):
+    """_op_counts(graph) when supports(graph), else None: both in one pass."""
+    outside = inside = 0
+    for node in graph.nodes:
+        op = node.op
+        if op is core.PLACEHOLDER or op is core.CONST:
+            continue
+        if op is control.WHILE:
+            inside += 1 + sum(sum(_op_counts(sub)) for sub in node.subgraphs)
+            continue
+        if op is control.COND:
+            for sub in node.subgraphs:
+                counts = _supported_op_counts(sub)
+                if counts is None:
+                    return None
+                outside, inside = outside + counts[0], inside + counts[1]
+            outside += 1
+            continue
+        if op.emit is not None and op.emit.__code__ not in _EVALUATORS:
+            return None
+        outside += 1
+        for sub in node.subgraphs:
+            more_outside, more_inside = _op_counts(sub)
+            outside, inside = outside + more_outside, inside + more_inside
+    return outside, inside
 
 
 def _op_counts(graph):
@@ -256,9 +290,10 @@ _registry = globals().setdefault("__warningregistry__", {})
 
 def _drops(graph):
     """Per node position, the ids of the tensors that node reads for the last
-    time (None for none; graph outputs are never dropped): compiler._last_uses
-    turned around, in one backward pass, so running a node looks at its
-    arguments once."""
+    time (None for none, an id for one, a tuple for several; graph outputs
+    are never dropped): compiler._last_uses turned around, in one backward
+    pass, so running a node looks at its arguments once.  The optimiser's
+    dead-code pass finds the same for the nodes it keeps (graph.last_reads)."""
     nodes = graph.nodes
     seen = {id(t) for t in graph.outputs if isinstance(t, Tensor)}
     drops = [None] * len(nodes)
@@ -269,12 +304,37 @@ def _drops(graph):
                 key = id(a)
                 if key not in seen:
                     seen.add(key)
-                    if dying is None:
-                        dying = [key]
-                    else:
-                        dying.append(key)
+                    dying = key if dying is None else _with_drop(dying, key)
         drops[position] = dying
     return drops
+
+
+def _with_drop(dying, key):
+    """`dying` (an id, or a tuple of ids) and `key`: a node's drops are an int
+    or a tuple, not lists (objects the garbage collector would scan)."""
+    return (dying, key) if type(dying) is int else dying + (key,)
+
+
+def _drops_of(last_readers, count):
+    """_drops of a graph of `count` nodes from the optimiser's last readers
+    ({id: reader numbered from the end, 0 for outputs}, in the order its
+    backward pass met them: a node's arguments in their order)."""
+    drops = [None] * count
+    for key, reader in last_readers.items():
+        if reader:
+            position = count - reader
+            dying = drops[position]
+            drops[position] = key if dying is None else _with_drop(dying, key)
+    return drops
+
+
+def forget_last_reads(graph):
+    """Drops what the optimiser found for the interpreter (graph.last_reads)
+    in `graph` and its sub-graphs: once a graph is compiled, none is run here."""
+    graph.last_reads = None
+    for node in graph.nodes:
+        for sub in node.subgraphs:
+            forget_last_reads(sub)
 
 
 def _value(values, a):
@@ -300,31 +360,39 @@ class Interpreter:
         # a value is dropped after its last reader (as the compiled code
         # rebinds its name): the next array of that size reuses its memory,
         # where holding every intermediate would touch new pages each op
-        drops = _drops(graph)
-        for position, node in enumerate(graph.nodes):
+        nodes = graph.nodes
+        known = graph.last_reads  # (found by the optimiser while it had these nodes)
+        drops = _drops_of(known[1], len(nodes)) if known is not None and known[0] is nodes \
+            else _drops(graph)
+        graph.last_reads = None  # (read once: a graph's first run is the one interpreted)
+        # (names the loop reads per node, as locals)
+        placeholder, const, cond, while_ = core.PLACEHOLDER, core.CONST, control.COND, \
+            control.WHILE
+        registry, shared, tensor, pop = _registry, _SHARED, Tensor, values.pop
+        for node, dying in zip(nodes, drops):
             op = node.op
-            if op is core.PLACEHOLDER:
+            if op is placeholder:
                 continue
-            if op is core.CONST:
+            if op is const:
                 values[id(node.outputs[0])] = node.attrs["value"]
-            elif op is control.COND:
+            elif op is cond:
                 self._cond(node, values)
-            elif op is control.WHILE:
+            elif op is while_:
                 self._while(node, values)
             else:  # (an op, computed inline: a call less per node)
-                shown = len(_registry)
+                shown = len(registry)
                 try:
                     # (_evaluator's shared case first: a hit there is an op that qualifies)
-                    evaluate = None if node.attrs else _SHARED.get(op)
+                    evaluate = None if node.attrs else shared.get(op)
                     if evaluate is None:
                         evaluate = _evaluator(node)
                     args = node.args
                     if len(args) == 2:  # (most ops: without a list built per node)
                         a, b = args
-                        result = evaluate(values[id(a)] if isinstance(a, Tensor) else a,
-                                          values[id(b)] if isinstance(b, Tensor) else b)
+                        result = evaluate(values[id(a)] if isinstance(a, tensor) else a,
+                                          values[id(b)] if isinstance(b, tensor) else b)
                     else:
-                        result = evaluate(*[values[id(a)] if isinstance(a, Tensor) else a
+                        result = evaluate(*[values[id(a)] if isinstance(a, tensor) else a
                                             for a in args])
                 except Exception as exc:
                     compiler.add_op_note(exc, node)
@@ -338,12 +406,14 @@ class Interpreter:
                         raise ValueError(
                             f"expected {len(outputs)} values to unpack, got {len(items)}")
                     values.update(zip(map(id, outputs), items))
-                if len(_registry) != shown:
+                if len(registry) != shown:
                     self._note_warnings(node)
-            dying = drops[position]
             if dying is not None:
-                for key in dying:
-                    values.pop(key, None)
+                if type(dying) is int:
+                    pop(dying, None)
+                else:
+                    for key in dying:
+                        pop(key, None)
 
     def _cond(self, node, values):
         captured = iter(node.args[node.attrs["explicit_args"]:])

@@ -125,7 +125,10 @@ def optimize(graph, report=None, known=None):
         kept.append(node)
     graph.outputs = [replace.get(id(t), t) if isinstance(t, Tensor) else t
                      for t in graph.outputs]
-    graph.nodes = _eliminate_dead_code(kept, graph.outputs, report)
+    graph.nodes, last_readers = _eliminate_dead_code(kept, graph.outputs, report)
+    # (what the interpreter's `_drops` finds, from the same backward pass:
+    # read while graph.nodes is still this list, see interpreter.Interpreter.run)
+    graph.last_reads = (graph.nodes, last_readers)
     return report
 
 
@@ -176,7 +179,11 @@ def _stateful(graph):
 
 
 def _eliminate_dead_code(nodes, outputs, report):
-    live = {id(t) for t in outputs if isinstance(t, Tensor)}
+    """(the nodes kept, {id(tensor): its last reader}): a tensor enters `live`
+    at its last reader in this backward pass, numbered from the end of the
+    kept nodes (1 = the last; 0 for the graph's outputs, read after them).
+    A dict of ints: no object for the garbage collector to scan."""
+    live = {id(t): 0 for t in outputs if isinstance(t, Tensor)}
     kept = []
     placeholder = core.PLACEHOLDER
     for node in reversed(nodes):
@@ -184,10 +191,11 @@ def _eliminate_dead_code(nodes, outputs, report):
         if (id(outs[0]) in live if len(outs) == 1 else any(id(o) in live for o in outs)) \
                 or node.stateful or node.op is placeholder:
             kept.append(node)
+            reader = len(kept)
             for a in node.args:
                 if isinstance(a, Tensor):
-                    live.add(id(a))
+                    live.setdefault(id(a), reader)
         else:
             report.removed += 1
     kept.reverse()
-    return kept
+    return kept, live

@@ -124,13 +124,14 @@ def structure_of(key):
     if type(key) is tuple:
         if key and key[0] is ARRAY:
             return (ARRAY, len(key[1]), key[2])
-        return tuple(structure_of(k) for k in key)
+        return tuple([structure_of(k) for k in key])
     return key
 
 
 def rebuild(value, make_leaf, path):
     """`value` with array leaves replaced by `make_leaf(leaf, path)`."""
-    if isinstance(value, (np.ndarray, np.generic, TensorSpec, Tensor)):
+    if type(value) is np.ndarray or isinstance(value, (np.ndarray, np.generic, TensorSpec,
+                                                        Tensor)):
         return make_leaf(value, path)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(rebuild(v, make_leaf, f"{path}.{f}")
@@ -141,6 +142,8 @@ def rebuild(value, make_leaf, path):
         # Leaves in key_of's order (sorted keys); the dict keeps its own order.
         rebuilt = {k: rebuild(value[k], make_leaf, f"{path}_{k}")
                    for k in sorted(value, key=repr)}
+        if type(value) is dict:  # (the dict's own order, without a generator)
+            return {k: rebuilt[k] for k in value}
         return type(value)((k, rebuilt[k]) for k in value)
     parts = slots.take_apart(value)  # a fresh dataclass around the new leaves
     if parts is not None:

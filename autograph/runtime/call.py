@@ -213,14 +213,27 @@ def _load_builtin_overrides():
         table[id(function)] = operator  # (numpy's functions live as long as numpy)
     for maker in numpy_random.MAKERS:
         table[id(maker)] = functools.partial(numpy_random.make_generator_, maker)
-    for function, operator in numpy_random.methods_called_through_their_class().items():
-        table[id(function)] = operator  # (the classes keep them alive)
+    # the generators' methods called through their class: their operators
+    # (~90 closures, ~0.1 ms in a new process) are made on first use (_override)
+    _unbound_draws.update((id(f), f) for f in numpy_random.methods_called_through_their_class())
     _builtin_overrides = table
     return table
 
 
+_unbound_draws = {}  # id(np.random.Generator.normal, ...) -> it (the classes keep them alive)
+
+
+def _override(f):
+    """The runtime's operator standing for callable `f` (by identity), or None."""
+    table = _builtin_overrides or _load_builtin_overrides()
+    target = table.get(id(f))
+    if target is None and id(f) in _unbound_draws:
+        target = table[id(f)] = numpy_random.draw_through_class(_unbound_draws[id(f)])
+    return target
+
+
 def _builtin_target(f, targets):
-    target = (_builtin_overrides or _load_builtin_overrides()).get(id(f))
+    target = _override(f)
     if target is not None:
         return target
     # a draw from a numpy generator (a bound method: a new object on every read)
@@ -240,7 +253,8 @@ def _as_is(f, targets):
 def _callable_object_target(obj, targets):
     call = getattr(type(obj), "__call__", None)
     if type(call) is not types.FunctionType:  # (np.random.seed, default_rng: cython functions)
-        return (_builtin_overrides or _load_builtin_overrides()).get(id(obj), obj)
+        target = _override(obj)
+        return obj if target is None else target
     target = _function_target(call, targets)
     return obj if target is call else types.MethodType(target, obj)
 

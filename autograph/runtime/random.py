@@ -188,7 +188,9 @@ MAKERS = (np.random.default_rng, np.random.Generator, np.random.RandomState, np.
           *BIT_GENERATOR_TYPES)
 
 
-def _unbound_draw(function):
+def draw_through_class(function):
+    """The operator for generator method `function` called unbound, with the
+    generator first (`np.random.Generator.normal(rng, ...)`)."""
     def draw_through_class(*args, **kwargs):
         if args and isinstance(args[0], GENERATOR_TYPES):
             return draw_(getattr(args[0], function.__name__), *args[1:], **kwargs)
@@ -199,14 +201,12 @@ def _unbound_draw(function):
 
 
 def methods_called_through_their_class():
-    """{`np.random.Generator.normal`, ...: operator}: the generators' methods
-    called unbound, with the generator first (call.py's table of overrides)."""
-    table = {}
-    for cls in GENERATOR_TYPES:
-        for name, function in vars(cls).items():
-            if callable(function) and not name.startswith("_") and not isinstance(function, type):
-                table[function] = _unbound_draw(function)
-    return table
+    """[`np.random.Generator.normal`, ...]: the generators' methods whose
+    unbound calls get an operator (`draw_through_class`; call.py's table of
+    overrides makes each on first use)."""
+    return [function for cls in GENERATOR_TYPES for name, function in vars(cls).items()
+            if callable(function) and not name.startswith("_")
+            and not isinstance(function, type)]
 
 
 def target_for(method):

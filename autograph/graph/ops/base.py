@@ -48,6 +48,9 @@ def resolve(graph, value):
     return value
 
 
+# the tracing scope's per-thread attributes (core.current_graph reads its "stack")
+_scope = core._scope
+
 # shaping.stack, registered by ops/shaping.py (which builds on this module).
 stack = None
 
@@ -67,12 +70,20 @@ def as_tensor(value, graph=None):
 
 def record(op, args, attrs=None, graph=None, name=None):
     """Adds a node applying `op`; returns its output Tensors (a tuple)."""
-    if graph is None:
-        graph = core.current_graph() or graph_for(args)
+    if graph is None:  # (core.current_graph, inlined: one call less an op)
+        stack = _scope.__dict__.get("stack")
+        graph = stack[-1] if stack else graph_for(args)
     attrs = attrs or {}
-    # (a tensor of this graph, the common case, needs no resolving)
-    args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
-                  for a in args])
+    # (a tensor of this graph, the common case, needs no resolving: a tuple of
+    # only those is kept as it is)
+    for a in args:
+        if type(a) is not Tensor or a.graph is not graph:
+            args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
+                          for a in args])
+            break
+    else:
+        if type(args) is not tuple:
+            args = tuple(args)
     try:
         avals = op.infer(*args, **attrs) if attrs else op.infer(*args)
     except RuleError as e:

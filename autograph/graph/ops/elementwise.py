@@ -48,6 +48,10 @@ def _emit_prefix(symbol):
 _UNCACHED = object()
 
 
+# Python numbers: shape (), dtype by _dtype_key (base.shape_of's scalars)
+_NUMBERS = base._PYTHON_SCALARS
+
+
 def _dtype_key(value):
     if isinstance(value, Tensor):
         return value.dtype
@@ -75,9 +79,35 @@ def _ufunc_op(ufunc):
     if op is not None:
         return op
 
+    nin, nout = ufunc.nin, ufunc.nout
+
     def infer(*args, **attrs):
-        if len(args) != ufunc.nin:
-            raise base.RuleError(f"takes {ufunc.nin} inputs, got {len(args)}")
+        if len(args) != nin:
+            raise base.RuleError(f"takes {nin} inputs, got {len(args)}")
+        if nin == 2 and not attrs:  # (most ops: `x + y`, `0.9 * m`; spelled out)
+            a, b = args
+            # (a Python number has shape () and its _dtype_key; a cached dtype
+            # is looked up under _out_dtypes' key)
+            if type(a) is Tensor:
+                first, key_a = a.static_shape, a.dtype
+            elif type(a) in _NUMBERS:  # (_dtype_key's answer: an int's needs its value)
+                first, key_a = (), type(a) if type(a) is not int else _dtype_key(a)
+            else:
+                first = None
+            if type(b) is Tensor:
+                second, key_b = b.static_shape, b.dtype
+            elif type(b) in _NUMBERS:
+                second, key_b = (), type(b) if type(b) is not int else _dtype_key(b)
+            else:
+                first = None
+            if first is not None:
+                # (broadcast_shapes' first case: equal shapes with every dim known)
+                shape = tuple(first) if first == second and None not in first else \
+                    base.broadcast_shapes(first, second)
+                dtypes = _dtype_cache.get((ufunc, (key_a, key_b), None))
+                if dtypes is None:
+                    dtypes = _out_dtypes(ufunc, args, attrs)
+                return [(shape, dtypes[0])] if nout == 1 else [(shape, dt) for dt in dtypes]
         shape = base.broadcast_shapes(*[a.static_shape if type(a) is Tensor else base.shape_of(a)
                                         for a in args])
         return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]

@@ -27,6 +27,44 @@ _KWARGS = {
 }
 
 
+# (func, rank, dtype, axis, keepdims, keyword arguments) -> the dtype the
+# reduction gives on a stand-in of that rank and dtype (_sample_key); a call
+# that raised is not kept, so it raises again
+_sample_dtypes = {}
+_SAMPLE_DTYPES_KEPT = 4096
+_ATOMS = frozenset((int, bool, type(None)))
+
+
+def _key_part(value):
+    """`value` with its exact type (1, True, np.int64(1) differ), or None
+    when it is not a plain int/bool/None, a tuple of them or a plain dtype
+    (one with metadata or fields could give another result while comparing
+    equal)."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return kind, value
+    if kind is tuple and all(type(v) in _ATOMS for v in value):
+        return kind, tuple((type(v), v) for v in value)
+    if isinstance(value, np.dtype) and value.metadata is None and not value.fields:
+        # (by number and text: int64 spelled 'l' and 'q' compare equal, yet
+        # a result keeps its own spelling)
+        return np.dtype, value.num, value.str
+    return None
+
+
+def _sample_key(func, ndim, dtype, axis, keepdims, kwargs):
+    """The key of _sample_dtypes: everything the stand-in call depends on
+    (the function, the stand-in's rank and dtype, axis and keepdims by exact
+    type and value), or None (not cached).  Calls with other arguments
+    (dtype=, ddof=) are not cached: those can warn on the stand-in (a complex
+    cast, a ddof past its size), which every trace shows as before; a
+    reduction of ones over its own axes warns of nothing."""
+    if kwargs:
+        return None
+    parts = (func, ndim, _key_part(dtype), _key_part(axis), _key_part(keepdims))
+    return None if None in parts[2:] else parts
+
+
 def _reduction_rule(func, single_axis):
     def infer(x, axis=None, keepdims=False, **kwargs):
         ndim = len(x.static_shape)
@@ -34,13 +72,20 @@ def _reduction_rule(func, single_axis):
             raise base.RuleError(f"axis must be an int or None, got {axis!r}",
                                  like=TypeError)  # numpy's argmax(axis=(0, 1))
         axes = base.normalize_axes(axis, ndim)
-        with np.errstate(all="ignore"):
-            sample = func(np.ones((1,) * ndim, x.dtype), axis=axis, keepdims=keepdims, **kwargs)
+        key = _sample_key(func, ndim, x.dtype, axis, keepdims, kwargs)
+        dtype = _sample_dtypes.get(key) if key is not None else None
+        if dtype is None:
+            with np.errstate(all="ignore"):
+                sample = func(np.ones((1,) * ndim, x.dtype), axis=axis, keepdims=keepdims,
+                              **kwargs)
+            dtype = np.asarray(sample).dtype
+            if key is not None and len(_sample_dtypes) < _SAMPLE_DTYPES_KEPT:
+                _sample_dtypes[key] = dtype
         if keepdims:
             shape = tuple(1 if i in axes else d for i, d in enumerate(x.static_shape))
         else:
             shape = tuple(d for i, d in enumerate(x.static_shape) if i not in axes)
-        return [(shape, np.asarray(sample).dtype)]
+        return [(shape, dtype)]
     return infer
 
 
