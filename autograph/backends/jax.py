@@ -16,7 +16,8 @@ tracer here:
     for i in range(t)              -> lax.while_loop over a counter (or masked scan)
     break / continue / return      -> flags in the loop state (the converters)
     lst.append(x) in a scan        -> stacked scan outputs (`ag.stack(lst)`)
-    print(t) / assert t, msg       -> jax.debug.callback (prints / raises at run time)
+    print(t) / assert t, msg       -> jax.debug.callback (prints / raises at run time,
+                                      in program order on one device)
 
 Each branch and loop body is traced ONCE into a jaxpr (`jax.make_jaxpr`),
 which tells the outputs' types before the lax primitive is built; the
@@ -253,6 +254,24 @@ class StagedZip(staging.StagedZip):
     __slots__ = ()
 
 
+def _callback(fn, *args):
+    """jax.debug.callback(fn, *args), run in program order: XLA may otherwise
+    run the callbacks of statements with no data between them (a loop's
+    iterations, two prints) in another order than Python's.  JAX keeps
+    callbacks in order on one device only (its ordered effects), so in a
+    process with several devices they are unordered, as JAX's own are."""
+    jax.debug.callback(fn, *args, ordered=_single_device())
+
+
+_devices = []  # [jax.device_count()], read on the first staged callback
+
+
+def _single_device():
+    if not _devices:
+        _devices.append(jax.device_count())
+    return _devices[0] == 1
+
+
 def _printer(sep, end, template):
     """The callback of a staged print: `template` holds the Python values, None
     where the program's values go."""
@@ -401,7 +420,7 @@ class JaxBackend(Backend):
             raise errors.StagingError(errors.staged_range_message(str(dtype), location))
 
         if isinstance(step, Tracer):  # Python's ValueError, when the program runs
-            jax.debug.callback(_range_step_check, step)
+            _callback(_range_step_check, step)
 
         def test(i, *rest):
             if isinstance(step, Tracer):
@@ -463,10 +482,10 @@ class JaxBackend(Backend):
         def staged(v):
             return isinstance(v, (Tracer, jax.Array, np.ndarray))
         template = [None if staged(v) else v for v in values]
-        jax.debug.callback(_printer(sep, end, template), *[v for v in values if staged(v)])
+        _callback(_printer(sep, end, template), *[v for v in values if staged(v)])
 
     def assert_(self, pred, message):
-        jax.debug.callback(_asserter(message), _predicate(pred, staging.user_location()))
+        _callback(_asserter(message), _predicate(pred, staging.user_location()))
 
     def raise_(self, pred, exception):
         """The callback raises the user's exception type with its arguments;
@@ -475,7 +494,7 @@ class JaxBackend(Backend):
         parts = exception_parts(exception)
         if parts is None:
             return super().raise_(pred, exception)
-        jax.debug.callback(_raiser(*parts), _predicate(pred, staging.user_location()))
+        _callback(_raiser(*parts), _predicate(pred, staging.user_location()))
 
     # --- builtins ---------------------------------------------------------------------
 

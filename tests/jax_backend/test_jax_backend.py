@@ -235,6 +235,44 @@ def test_a_branch_print_runs_when_its_outputs_are_python_numbers(capsys):
     jax.effects_barrier()
     assert capsys.readouterr().out == "positive\n"
 
+def test_prints_with_no_data_between_them_come_out_in_program_order(capsys):
+    # Unordered callbacks printed "at -1" before "at 0" here: XLA is free to
+    # run two callbacks with no data between them in either order.
+    def f(n):
+        c = n * 0
+        k = n * 0
+        while k < n:
+            k = k + 1
+            for _ in range(3):
+                print("at", c)
+                c = c - 1
+        return c
+
+    f(3)
+    expected = capsys.readouterr().out
+    jax.jit(ag.to_graph(f))(np.int64(3))
+    jax.effects_barrier()
+    assert capsys.readouterr().out == expected
+
+
+def test_a_failing_assert_comes_after_the_prints_before_it(capsys):
+    def f(n):
+        c = n * 0
+        k = n * 0
+        while k < n:
+            k = k + 1
+            for _ in range(3):
+                print("at", c)
+                c = c - 1
+            assert k < 2, "k reached 2"
+        return c
+
+    with pytest.raises(Exception, match="k reached 2"):
+        jax.jit(ag.to_graph(f))(np.int64(5))
+        jax.effects_barrier()
+    assert capsys.readouterr().out == "".join(f"at {-i}\n" for i in range(6))
+
+
 
 def test_a_traced_range_step_of_zero_fails_as_python_does_instead_of_looping_forever():
     def f(n, step):
