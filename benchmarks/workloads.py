@@ -21,6 +21,7 @@ the same eagerly in numpy with hand-written gradients.
 import contextlib
 import importlib.util
 import io
+import statistics
 import sys
 import time
 import timeit
@@ -159,18 +160,20 @@ def per_call_pair(eager, staged, args, rounds=25, budget=1.0, eager_args=None):
     return best
 
 
-def first_call(fn, args, repeats=5):
-    """Best times of a fresh ag.function's first call: (with conversion,
-    without it -- the conversion cache warm: trace + optimise + run --, and
-    its second call, which compiles a graph the first call interpreted
-    (docs/GRAPH_PERFORMANCE.md) and builds the fast-call guard)."""
-    cold = warm = second = float("inf")
+def first_call(fn, args, repeats=11):
+    """Times of a fresh ag.function's first call over `repeats` tries: (best
+    with conversion, median with conversion, best without it -- the
+    conversion cache warm: trace + optimise + run --, best of its second
+    call, which compiles a graph the first call interpreted
+    (docs/GRAPH_PERFORMANCE.md) and builds the fast-call guard).  The median
+    says what a typical first call costs; the best, what it costs undisturbed."""
+    colds, warm, second = [], float("inf"), float("inf")
     for _ in range(repeats):
         transpiler.clear_caches()
         staged = ag.function(fn)
         start = time.perf_counter()
         staged(*args)
-        cold = min(cold, time.perf_counter() - start)
+        colds.append(time.perf_counter() - start)
         staged = ag.function(fn)
         start = time.perf_counter()
         staged(*args)
@@ -178,7 +181,7 @@ def first_call(fn, args, repeats=5):
         start = time.perf_counter()
         staged(*args)
         second = min(second, time.perf_counter() - start)
-    return cold, warm, second
+    return min(colds), statistics.median(colds), warm, second
 
 
 def _same(a, b):
@@ -297,11 +300,11 @@ def print_issue_table():
     programs = jax_programs() if have_jax else {}
     print("Issue 10 workloads: eager numpy vs ag.function (same code, one run)")
     print(f"{'workload':<32}{'eager':>11}{'staged':>11}{'ratio':>7}{'first call':>12}"
-          f"{'-steady':>10}{'(graph)':>10}{'-steady':>10}{'2nd call':>10}"
+          f"{'median':>10}{'-steady':>10}{'(graph)':>10}{'-steady':>10}{'2nd call':>10}"
           + (f"{'jax.jit':>11}{'jax/eager':>10}" if have_jax else ""))
-    for name, eager_t, staged_t, ratio, (cold, warm, second) in rows:
+    for name, eager_t, staged_t, ratio, (cold, median, warm, second) in rows:
         line = (f"{name:<32}{eager_t * 1e6:>9.1f}us{staged_t * 1e6:>9.1f}us{ratio:>7.2f}"
-                f"{cold * 1e3:>10.2f}ms{(cold - staged_t) * 1e3:>8.2f}ms"
+                f"{cold * 1e3:>10.2f}ms{median * 1e3:>8.2f}ms{(cold - staged_t) * 1e3:>8.2f}ms"
                 f"{warm * 1e3:>8.2f}ms{(warm - staged_t) * 1e3:>8.2f}ms"
                 f"{second * 1e3:>8.2f}ms")
         if have_jax:
@@ -310,8 +313,9 @@ def print_issue_table():
                      else f"{'-':>11}{'-':>10}")
         print(line)
     print("ratio = staged / eager (target <= 1).  first call = convert + trace + optimise +")
-    print("run (target <= 5 ms); (graph) = the same without conversion; -steady = the column")
-    print("before minus one steady call (the latency staging adds to the run).  A graph made")
+    print("run (target <= 5 ms), best of 11 new ag.functions, and their median; (graph) = the")
+    print("same without conversion; -steady = the best first call (or graph) minus one steady")
+    print("call (the latency staging adds to the run).  A graph made")
     print("mostly of ops outside loops runs interpreted on its first call and compiles on")
     print("its second (2nd call = that call, with the compile and the fast-call guard);")
     print("loop-heavy graphs compile on the first call.")
