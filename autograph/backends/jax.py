@@ -36,6 +36,7 @@ like Python numbers, so they promote as JAX promotes them.
 
 import builtins
 import operator
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -259,8 +260,15 @@ def _callback(fn, *args):
     run the callbacks of statements with no data between them (a loop's
     iterations, two prints) in another order than Python's.  JAX keeps
     callbacks in order on one device only (its ordered effects), so in a
-    process with several devices they are unordered, as JAX's own are."""
-    jax.debug.callback(fn, *args, ordered=_single_device())
+    process with several devices they are unordered, as JAX's own are.  So
+    are those of a `while` loop's test: under jax.vmap, an ordered callback
+    in lax.while_loop's test keeps every element looping until the last one
+    stops (jax 0.10: wrong values, no error)."""
+    ordered = _single_device() and not getattr(_in_loop_test, "depth", 0)
+    jax.debug.callback(fn, *args, ordered=ordered)
+
+
+_in_loop_test = threading.local()  # depth: > 0 while a loop's test is traced (_Loop._trace)
 
 
 _devices = []  # [jax.device_count()], read on the first staged callback
@@ -641,8 +649,7 @@ class _Loop:
         while a weak-typed loop variable gets promoted (as JAX does)."""
         for _ in range(len(self.specs) + 1):
             self.promote = {}
-            test = None if test_fn is None else _Traced(
-                lambda *v: [_predicate(self.st.call(test_fn, v), self.location)], self.specs)
+            test = None if test_fn is None else self._traced_test(test_fn)
             item_specs = [] if make_item is None else list(self.item_specs)
             body = _Traced(lambda *args: self._body(body_fn, args, n_items, make_item),
                            item_specs + self.specs)
@@ -652,6 +659,14 @@ class _Loop:
                 self.init[j] = _cast(self.init[j], dtype)
                 self.specs[j] = _spec(self.init[j], dtype)
         raise AssertionError("weak-type promotion did not settle")  # pragma: no cover
+
+    def _traced_test(self, test_fn):
+        _in_loop_test.depth = getattr(_in_loop_test, "depth", 0) + 1  # (see _callback)
+        try:
+            return _Traced(lambda *v: [_predicate(self.st.call(test_fn, v), self.location)],
+                           self.specs)
+        finally:
+            _in_loop_test.depth -= 1
 
     def _body(self, body_fn, args, n_items, make_item):
         st = self.st

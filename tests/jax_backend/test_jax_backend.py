@@ -273,6 +273,27 @@ def test_a_failing_assert_comes_after_the_prints_before_it(capsys):
     assert capsys.readouterr().out == "".join(f"at {-i}\n" for i in range(6))
 
 
+def test_a_loop_test_that_prints_or_asserts_keeps_its_values_under_vmap(capsys):
+    # An ordered callback in lax.while_loop's test made every element loop
+    # until the last one stopped under jax.vmap: [16, 32, 48].
+    def small(x):
+        assert x > -1e9, "huge"
+        print("testing")
+        return x < 10.0
+
+    def f(x):
+        while small(x):
+            x = x * 2.0
+        return x
+
+    xs = np.arange(1.0, 4.0, dtype=np.float32)
+    expected = [f(x) for x in xs]
+    got = jax.vmap(ag.to_graph(f))(xs)
+    jax.effects_barrier()
+    np.testing.assert_array_equal(got, expected)
+    assert expected == [16.0, 16.0, 12.0]
+
+
 
 def test_a_traced_range_step_of_zero_fails_as_python_does_instead_of_looping_forever():
     def f(n, step):
