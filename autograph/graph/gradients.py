@@ -51,7 +51,6 @@ class Gradient:
                 errors.gradient_argnums_message(argnums, errors.where_user()))
         self.fn, self.argnums, self.has_aux, self.with_value = fn, argnums, has_aux, with_value
         self.wrt = wrt
-        self._converted = None
         self.__name__ = getattr(fn, "__name__", type(fn).__name__)
         self.__wrapped__ = fn
         # outside tracing: one graph per call signature, as ag.function does
@@ -80,8 +79,10 @@ class Gradient:
         """Records fn and its gradient into the graph being traced."""
         graph = core.current_graph()
         location = core.user_location()
-        if self._converted is None:
-            self._converted = _traceable(self.fn)
+        # (asked at each trace, not kept: the conversion caches own it, and
+        # clearing them must reach a gradient made before; once converted,
+        # asking again is a dictionary lookup)
+        converted = _traceable(self.fn)
         start = len(graph.nodes)
         watched, args = [], list(args)
         positions = () if self.wrt is not None else (
@@ -100,7 +101,7 @@ class Gradient:
         try:
             for variable, tensor in zip(variables, watched[len(watched) - len(variables):]):
                 variable._watched = tensor
-            result = self._converted(*args, **kwargs)
+            result = converted(*args, **kwargs)
         finally:
             for variable, old in zip(variables, saved):
                 variable._watched = old
