@@ -96,6 +96,31 @@ def _parse_lines(block, first):
     return node, text
 
 
+def parsed_def(fn):
+    """The stdlib FunctionDef of plain function `fn` (user positions), parsed
+    from its indented block alone; None where that does not parse to it
+    (get_entity's fallbacks then apply)."""
+    try:
+        lines = _lines_of(fn)
+    except errors.SourceNotFoundError:
+        return None
+    first = fn.__code__.co_firstlineno
+    text = "".join(_indented_block(lines, first))
+    indented = text[:1] in (" ", "\t")
+    offset = first - 1 - (1 if indented else 0)
+    if offset < 0:
+        return None
+    try:
+        tree = ast.parse("\n" * offset + ("if 1:\n" + text if indented else text))
+    except SyntaxError:
+        return None
+    statements = tree.body[0].body if indented and tree.body else tree.body
+    if len(statements) != 1 or statements[0].__class__ is not ast.FunctionDef \
+            or statements[0].name != fn.__code__.co_name:
+        return None
+    return statements[0]
+
+
 def _parsed_file(filename, lines):
     cached = _PARSED_FILES.get(filename)
     key = tuple(lines)

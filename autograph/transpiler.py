@@ -23,7 +23,7 @@ import types
 
 import gast
 
-from autograph import analysis, anno, context, errors, naming, source, templates
+from autograph import analysis, anno, call_only, context, errors, naming, source, templates
 from autograph import converters as converters_pkg
 from autograph.converters import function_scope
 from autograph import trees
@@ -74,8 +74,13 @@ class Converted:
         self.fscope_cell = types.CellType(fscope)
         self.nested_code_ids = frozenset(_code_ids(code))
 
-    @property
-    def source(self):
+    def source_for(self, fn, options):
+        """The converted function's source (`fn` is the function converted,
+        or one with the same code)."""
+        if self._source is None and self._tree is None:
+            # built without the pipeline (call_only.py): the pipeline's tree,
+            # the same function, is made now for its text
+            self._tree, _, self._plain = transform(fn, options)
         if self._source is None:
             tree = trees.gast_to_ast(self._tree)
             if self._plain is not None:
@@ -178,11 +183,15 @@ def unparse(node):
     return ast.unparse(trees.gast_to_ast(node))
 
 
-def _factory(node, fn):
+def _factory_params(fn):
     # A function defined inside converted code may close over `ag__` already.
-    free = tuple(n for n in fn.__code__.co_freevars if n not in GENERATED_NAMES)
+    return GENERATED_NAMES + tuple(n for n in fn.__code__.co_freevars
+                                   if n not in GENERATED_NAMES)
+
+
+def _factory(node, fn):
     params = [gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
-              for name in GENERATED_NAMES + free]
+              for name in _factory_params(fn)]
     if isinstance(node, gast.Lambda):
         body = [gast.Return(value=node)]
     else:
@@ -364,25 +373,34 @@ def transform(fn, options):
 def _compile(fn, options):
     from autograph.runtime.call import FunctionScope
     started = time.perf_counter()
-    node, ctx, plain = transform(fn, options)
-    module = trees.gast_to_located_ast(_factory(node, fn))  # (missing positions filled in)
-    if not isinstance(node, gast.Lambda):
-        node.name = fn.__code__.co_name  # the factory named it ENTITY
-    if plain is not None:
-        _attach_plain_body(module.body[0].body[0], plain)  # the factory's entity
+    # A function whose conversion only wraps its calls: its module without
+    # the passes (call_only.py; the same module the pipeline gives).
+    module = call_only.module_for(fn, _factory_params(fn), ENTITY)
+    if module is not None:
+        node = plain = None
+        generated = frozenset()
+    else:
+        node, ctx, plain = transform(fn, options)
+        module = trees.gast_to_located_ast(_factory(node, fn))  # (missing positions filled in)
+        if not isinstance(node, gast.Lambda):
+            node.name = fn.__code__.co_name  # the factory named it ENTITY
+        if plain is not None:
+            _attach_plain_body(module.body[0].body[0], plain)  # the factory's entity
+        generated = frozenset(ctx.namer.generated)
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
     lambda_ = isinstance(node, gast.Lambda)
     code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
     code, _ = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname,
-                       ctx.namer.generated)
-    fscope = FunctionScope(fn.__name__, options, frozenset(ctx.namer.generated))
+                       generated)
+    fscope = FunctionScope(fn.__name__, options, generated)
     converted = Converted(code, node, fscope, plain)
     if verbosity() >= 1:
-        logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, ctx.info.filename,
-                    ctx.info.lineno, 1e3 * (time.perf_counter() - started))
+        logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, fn.__code__.co_filename,
+                    fn.__code__.co_firstlineno, 1e3 * (time.perf_counter() - started))
     if verbosity() >= 3:
-        logger.info("generated code for %s:\n%s", fn.__qualname__, converted.source)
+        logger.info("generated code for %s:\n%s", fn.__qualname__,
+                    converted.source_for(fn, options))
     return converted
 
 
@@ -404,4 +422,4 @@ def convert(fn, options):
 
 def converted_source(fn, options):
     convert(fn, options)
-    return _cache[(fn.__code__, fn.__code__.co_filename, options)].source
+    return _cache[(fn.__code__, fn.__code__.co_filename, options)].source_for(fn, options)

@@ -1,0 +1,227 @@
+"""Functions whose conversion only routes their calls through
+`ag__.converted`: their module is built from the stdlib parse, without the
+pass pipeline.
+
+    def logits(params, x):                   def logits(params, x):
+        h = np.tanh(x @ params['w'])   ==>       if ag__.tracing:
+        return h @ params['v']                       h = ag__.converted(np.tanh, fscope)(x @ params['w'])
+                                                     return h @ params['v']
+                                                 else:
+                                                     h = np.tanh(x @ params['w'])
+                                                     return h @ params['v']
+
+Straight-line functions -- an optional docstring, assignments to names and
+one `return` at the end -- whose expressions are names, constants,
+arithmetic, subscripts, slices, attributes, tuples and calls of anything but
+a builtin's name (no `print`, `len`, `range`, ...; no list method, no
+starred or `**` argument): every pass but call_trees leaves them as they
+are, and call_trees wraps each call.  Model layers and losses written in
+numpy are often like that.  The module is the one the pipeline gives, node
+for node and position for position (tests/test_call_only.py compares them
+for every such function of the corpus, the examples and the benchmarks), at
+less than half the cost: no gast translation either way, no passes.
+Anything else gives None, and the transpiler takes the pipeline.
+"""
+
+import ast
+import builtins
+import dis
+
+from autograph import source
+
+_FLAGS_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+# Methods the lists pass rewrites on a list (`lst.append(x)`): not wrapped alone.
+_LIST_METHODS = frozenset({"append", "pop"})
+_BUILTINS = frozenset(vars(builtins))
+
+
+def may_be_call_only(code):
+    """A cheap test of the bytecode before parsing: no jump (no `if`, loop,
+    `and`/`or`, conditional expression), no nested code (no lambda,
+    comprehension, nested def), no `try`/`with`, not a generator."""
+    if code.co_flags & _FLAGS_NOT_PLAIN or code.co_exceptiontable:
+        return False
+    if any(type(c) is type(code) for c in code.co_consts):
+        return False
+    jumps = _JUMPS
+    raw = code.co_code
+    return not any(raw[i] in jumps for i in range(0, len(raw), 2))
+
+
+def module_for(fn, factory_params, entity_name):
+    """The module the transpiler compiles for `fn` (a FunctionDef `ag__factory`
+    with parameters `factory_params` returning the converted function named
+    `entity_name`), or None when `fn` is not call-only."""
+    if not may_be_call_only(fn.__code__):
+        return None
+    parsed = source.parsed_def(fn)
+    if parsed is None:
+        return None
+    node = parsed
+    if node.decorator_list or not _call_only_body(node.body):
+        return None
+    return _module(node, factory_params, entity_name)
+
+
+def _call_only_body(body):
+    for i, stmt in enumerate(body):
+        cls = stmt.__class__
+        if cls is ast.Assign:
+            if len(stmt.targets) != 1 or not _assigned_names(stmt.targets[0]):
+                return False
+            if not _plain_expression(stmt.value):
+                return False
+        elif cls is ast.Return:
+            if i != len(body) - 1 or stmt.value is not None and not _plain_expression(stmt.value):
+                return False
+        elif cls is ast.Expr:  # a docstring only: a call statement may be a directive
+            if i != 0 or not (stmt.value.__class__ is ast.Constant
+                              and isinstance(stmt.value.value, str)):
+                return False
+        else:
+            return False
+    return True
+
+
+def _assigned_names(target):
+    if target.__class__ is ast.Name:
+        return True
+    return target.__class__ is ast.Tuple and all(e.__class__ is ast.Name for e in target.elts)
+
+
+_UNARY = (ast.UAdd, ast.USub, ast.Invert)  # (`not` is the logical pass's)
+
+
+def _plain_expression(node):
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is ast.Name or cls is ast.Constant:
+            continue
+        if cls is ast.BinOp:
+            stack += (node.left, node.right)
+        elif cls is ast.UnaryOp:
+            if not isinstance(node.op, _UNARY):
+                return False
+            stack.append(node.operand)
+        elif cls is ast.Subscript:
+            stack += (node.value, node.slice)
+        elif cls is ast.Slice:
+            stack += [part for part in (node.lower, node.upper, node.step) if part is not None]
+        elif cls is ast.Attribute:
+            stack.append(node.value)
+        elif cls is ast.Tuple:
+            stack += node.elts
+        elif cls is ast.Call:
+            func = node.func
+            if func.__class__ is ast.Name:
+                if func.id in _BUILTINS or func.id == "ag__":
+                    return False
+            elif func.__class__ is ast.Attribute:
+                if func.attr in _LIST_METHODS:
+                    return False
+            elif func.__class__ is not ast.Call:  # (`ag.value_and_grad(f)(x)`)
+                return False
+            if any(k.arg is None for k in node.keywords):
+                return False
+            stack.append(func)
+            stack += node.args
+            stack += [k.value for k in node.keywords]
+        else:  # Starred, BoolOp, Compare, IfExp, Lambda, comprehensions, f-strings, ...
+            return False
+    return True
+
+
+def _located(node, at):
+    node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = at
+    return node
+
+
+def _position(node):
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
+def _template_position(node):
+    """Where templates.replace puts the nodes it writes for `node`: its first
+    line only (see templates._Filler)."""
+    one_line = node.end_lineno == node.lineno
+    return node.lineno, node.col_offset, node.lineno, \
+        node.end_col_offset if one_line else node.col_offset
+
+
+def _wrapped_call(node):
+    """`f(a, k=b)` as `ag__.converted(f, fscope)(a, k=b)`, the calls in `f`,
+    `a` and `b` wrapped too; the wrapper where templates.replace puts it."""
+    at = _template_position(node)
+    wrapper = _located(ast.Call(
+        func=_located(ast.Attribute(value=_located(ast.Name(id="ag__", ctx=ast.Load()), at),
+                                    attr="converted", ctx=ast.Load()), at),
+        args=[_wrapped(node.func), _located(ast.Name(id="fscope", ctx=ast.Load()), at)],
+        keywords=[]), at)
+    keywords = []
+    for keyword in node.keywords:
+        copy = ast.keyword(arg=keyword.arg, value=_wrapped(keyword.value))
+        keywords.append(_located(copy, _position(keyword)))
+    return _located(ast.Call(func=wrapper, args=[_wrapped(a) for a in node.args],
+                             keywords=keywords), _position(node))
+
+
+# The fields of the (checked) node classes that hold expressions.
+_FIELDS = {ast.BinOp: ("left", "right"), ast.UnaryOp: ("operand",),
+           ast.Subscript: ("value", "slice"), ast.Slice: ("lower", "upper", "step"),
+           ast.Attribute: ("value",), ast.Assign: ("value",), ast.Return: ("value",)}
+
+
+def _wrapped(node):
+    """`node` with its calls wrapped: a copy of each node on the way to a
+    call, the rest shared with the plain body (compile() only reads trees)."""
+    cls = node.__class__
+    if cls is ast.Call:
+        return _wrapped_call(node)
+    if cls is ast.Tuple:
+        elts = [_wrapped(e) for e in node.elts]
+        if all(a is b for a, b in zip(elts, node.elts)):
+            return node
+        changed = {"elts": elts}
+    else:
+        changed = {}
+        for field in _FIELDS.get(cls, ()):
+            value = getattr(node, field)
+            if value is not None:
+                new = _wrapped(value)
+                if new is not value:
+                    changed[field] = new
+        if not changed:
+            return node
+    copy = cls.__new__(cls)
+    copy.__dict__.update(node.__dict__)
+    copy.__dict__.update(changed)
+    return copy
+
+
+def _module(node, factory_params, entity_name):
+    at, guard_at = _position(node), _template_position(node)
+    body = node.body
+    docstring = body[:1] if body and body[0].__class__ is ast.Expr else []
+    statements = body[len(docstring):]
+    staged = [_wrapped(stmt) for stmt in statements] or [_located(ast.Pass(), at)]
+    plain = statements or [_located(ast.Pass(), at)]
+    guard = _located(ast.If(
+        test=_located(ast.Attribute(value=_located(ast.Name(id="ag__", ctx=ast.Load()), guard_at),
+                                    attr="tracing", ctx=ast.Load()), guard_at),
+        body=staged, orelse=plain), guard_at)
+    entity = _located(ast.FunctionDef(
+        name=entity_name, args=node.args, body=docstring + [guard], decorator_list=[],
+        returns=node.returns, type_comment=None), at)
+    params = ast.arguments(
+        posonlyargs=[], args=[_located(ast.arg(arg=name, annotation=None, type_comment=None), at)
+                              for name in factory_params],
+        vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    factory = _located(ast.FunctionDef(
+        name="ag__factory", args=params,
+        body=[entity, _located(ast.Return(value=_located(
+            ast.Name(id=entity_name, ctx=ast.Load()), at)), at)],
+        decorator_list=[], returns=None, type_comment=None), at)
+    return ast.Module(body=[factory], type_ignores=[])
