@@ -58,10 +58,9 @@ def module_for(fn, factory_params, entity_name):
     parsed = source.parsed_def(fn)
     if parsed is None:
         return None
-    node = parsed
-    if node.decorator_list or not _call_only_body(node.body):
+    if not _call_only_body(parsed.body):
         return None
-    return _module(node, factory_params, entity_name)
+    return _module(parsed, factory_params, entity_name)  # (decorators were applied already)
 
 
 def _call_only_body(body):
@@ -214,7 +213,7 @@ def _module(node, factory_params, entity_name):
         body=staged, orelse=plain), guard_at)
     entity = _located(ast.FunctionDef(
         name=entity_name, args=node.args, body=docstring + [guard], decorator_list=[],
-        returns=node.returns, type_comment=None), at)
+        returns=node.returns, type_comment=None, **_NO_TYPE_PARAMS), at)
     params = ast.arguments(
         posonlyargs=[], args=[_located(ast.arg(arg=name, annotation=None, type_comment=None), at)
                               for name in factory_params],
@@ -223,5 +222,8 @@ def _module(node, factory_params, entity_name):
         name="ag__factory", args=params,
         body=[entity, _located(ast.Return(value=_located(
             ast.Name(id=entity_name, ctx=ast.Load()), at)), at)],
-        decorator_list=[], returns=None, type_comment=None), at)
+        decorator_list=[], returns=None, type_comment=None, **_NO_TYPE_PARAMS), at)
     return ast.Module(body=[factory], type_ignores=[])
+
+
+_NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}

@@ -70,6 +70,15 @@ def call_of_a_call(x):
         np.sin)(x)
 
 
+def _identity(fn):
+    return fn
+
+
+@_identity
+def decorated(x: np.ndarray, *rest, scale=np.float64(2.0), **options) -> np.ndarray:
+    return np.multiply(x, scale)
+
+
 def no_return(x):
     y = np.sin(x)  # noqa: F841 (a function without a return)
 
@@ -90,7 +99,7 @@ def make_closure(k):
 
 
 CALL_ONLY = [layer, with_docstring, multi_line_call, calls_in_slices_and_keywords,
-             calls_a_user_function, call_of_a_call, no_return, Model.forward, Model.hidden,
+             calls_a_user_function, call_of_a_call, decorated, no_return, Model.forward, Model.hidden,
              make_closure(3.0)]
 
 
