@@ -40,7 +40,8 @@ def may_be_call_only(code):
     """A cheap test of the bytecode before parsing: no jump (no `if`, loop,
     `and`/`or`, conditional expression), no nested code (no lambda,
     comprehension, nested def), no `try`/`with`, not a generator."""
-    if code.co_flags & _FLAGS_NOT_PLAIN or code.co_exceptiontable:
+    # (co_exceptiontable: Python 3.11+; before, a `try`/`with` shows as a jump)
+    if code.co_flags & _FLAGS_NOT_PLAIN or getattr(code, "co_exceptiontable", b""):
         return False
     if any(type(c) is type(code) for c in code.co_consts):
         return False
