@@ -195,24 +195,26 @@ def _translate_fields(translator, source, attrs, fields):
         if value is _MISSING:
             continue
         if value.__class__ is list:
-            if value:
-                # (a loop, not a comprehension: in Python 3.11 each comprehension
-                # is a function call, here one per list of every node)
-                items = []
-                append = items.append
-                for item in value:
-                    if isinstance(item, _AST):
-                        append((table.get(item.__class__) or translator.visitor_for(
-                            item.__class__))(translator, item))
-                    else:
-                        append(translator._visit(item))
-                value = items
-            else:
-                value = []
+            value = _translated_items(translator, table, value) if value else []
         elif isinstance(value, _AST):
             value = (table.get(value.__class__) or translator.visitor_for(value.__class__))(
                 translator, value)
         attrs[field] = value
+def _translated_items(translator, table, items):
+    """The translations of a field's list of `items` (nodes, or names and
+    constants).  A loop, not a comprehension: in Python 3.11 each
+    comprehension is a call of its own."""
+    translated = []
+    append = translated.append
+    for item in items:
+        if isinstance(item, _AST):
+            append((table.get(item.__class__) or translator.visitor_for(item.__class__))(
+                translator, item))
+        else:
+            append(translator._visit(item))
+    return translated
+
+
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _CONTEXTS = ("Load", "Store", "Del")
 
@@ -242,16 +244,7 @@ def _copier(node_class, target, whole_dict):
         for field in fields:
             value = attrs[field]
             if value.__class__ is list:
-                items = []
-                if value:
-                    append = items.append
-                    for item in value:
-                        if isinstance(item, _AST):
-                            append((table.get(item.__class__) or self.visitor_for(
-                                item.__class__))(self, item))
-                        else:
-                            append(self._visit(item))
-                attrs[field] = items
+                attrs[field] = _translated_items(self, table, value) if value else []
             elif isinstance(value, _AST):
                 attrs[field] = (table.get(value.__class__) or self.visitor_for(value.__class__))(
                     self, value)
