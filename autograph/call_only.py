@@ -33,7 +33,7 @@ _FLAGS_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 # Methods the lists pass rewrites on a list (`lst.append(x)`): not wrapped alone.
 _LIST_METHODS = frozenset({"append", "pop"})
-_BUILTINS = frozenset(vars(builtins))
+_GENERATED = ("ag__", "fscope")  # (transpiler.GENERATED_NAMES; a user's own would clash)
 
 
 def may_be_call_only(code):
@@ -42,6 +42,8 @@ def may_be_call_only(code):
     comprehension, nested def), no `try`/`with`, not a generator."""
     # (co_exceptiontable: Python 3.11+; before, a `try`/`with` shows as a jump)
     if code.co_flags & _FLAGS_NOT_PLAIN or getattr(code, "co_exceptiontable", b""):
+        return False
+    if any(name in code.co_names or name in code.co_varnames for name in _GENERATED):
         return False
     if any(type(c) is type(code) for c in code.co_consts):
         return False
@@ -117,7 +119,9 @@ def _plain_expression(node):
         elif cls is ast.Call:
             func = node.func
             if func.__class__ is ast.Name:
-                if func.id in _BUILTINS or func.id == "ag__":
+                # (read now, as the pipeline's call_trees reads it: a name
+                # may become a builtin after import, `gettext.install`'s `_`)
+                if func.id in builtins.__dict__:
                     return False
             elif func.__class__ is ast.Attribute:
                 if func.attr in _LIST_METHODS:
@@ -206,8 +210,9 @@ def _module(node, factory_params, entity_name):
     body = node.body
     docstring = body[:1] if body and body[0].__class__ is ast.Expr else []
     statements = body[len(docstring):]
-    staged = [_wrapped(stmt) for stmt in statements] or [_located(ast.Pass(), at)]
-    plain = statements or [_located(ast.Pass(), at)]
+    # (a `pass` the guard's template adds takes the guard's position)
+    staged = [_wrapped(stmt) for stmt in statements] or [_located(ast.Pass(), guard_at)]
+    plain = statements or [_located(ast.Pass(), guard_at)]
     guard = _located(ast.If(
         test=_located(ast.Attribute(value=_located(ast.Name(id="ag__", ctx=ast.Load()), guard_at),
                                     attr="tracing", ctx=ast.Load()), guard_at),

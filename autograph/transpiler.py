@@ -74,13 +74,13 @@ class Converted:
         self.fscope_cell = types.CellType(fscope)
         self.nested_code_ids = frozenset(_code_ids(code))
 
-    def source_for(self, fn, options):
-        """The converted function's source (`fn` is the function converted,
-        or one with the same code)."""
-        if self._source is None and self._tree is None:
-            # built without the pipeline (call_only.py): the pipeline's tree,
-            # the same function, is made now for its text
-            self._tree, _, self._plain = transform(fn, options)
+    @property
+    def source(self):
+        if self._source is None and isinstance(self._tree, ast.FunctionDef):
+            # built by call_only.py: the stdlib tree of the same function
+            # the pipeline gives, as compiled (not the file as it is now)
+            self._source = ast.unparse(self._tree)
+            self._tree = None
         if self._source is None:
             tree = trees.gast_to_ast(self._tree)
             if self._plain is not None:
@@ -377,7 +377,7 @@ def _compile(fn, options):
     # the passes (call_only.py; the same module the pipeline gives).
     module = call_only.module_for(fn, _factory_params(fn), ENTITY)
     if module is not None:
-        node = plain = None
+        node, plain = module.body[0].body[0], None  # (the factory's entity)
         generated = frozenset()
     else:
         node, ctx, plain = transform(fn, options)
@@ -393,14 +393,15 @@ def _compile(fn, options):
     code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
     code, _ = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname,
                        generated)
+    if isinstance(node, ast.FunctionDef):  # (call_only's, compiled: named for to_code)
+        node.name = fn.__code__.co_name
     fscope = FunctionScope(fn.__name__, options, generated)
     converted = Converted(code, node, fscope, plain)
     if verbosity() >= 1:
         logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, fn.__code__.co_filename,
                     fn.__code__.co_firstlineno, 1e3 * (time.perf_counter() - started))
     if verbosity() >= 3:
-        logger.info("generated code for %s:\n%s", fn.__qualname__,
-                    converted.source_for(fn, options))
+        logger.info("generated code for %s:\n%s", fn.__qualname__, converted.source)
     return converted
 
 
@@ -422,4 +423,4 @@ def convert(fn, options):
 
 def converted_source(fn, options):
     convert(fn, options)
-    return _cache[(fn.__code__, fn.__code__.co_filename, options)].source_for(fn, options)
+    return _cache[(fn.__code__, fn.__code__.co_filename, options)].source

@@ -79,6 +79,10 @@ def decorated(x: np.ndarray, *rest, scale=np.float64(2.0), **options) -> np.ndar
     return np.multiply(x, scale)
 
 
+def doc_only(x):
+    """Only a docstring."""
+
+
 def no_return(x):
     y = np.sin(x)  # noqa: F841 (a function without a return)
 
@@ -99,7 +103,7 @@ def make_closure(k):
 
 
 CALL_ONLY = [layer, with_docstring, multi_line_call, calls_in_slices_and_keywords,
-             calls_a_user_function, call_of_a_call, decorated, no_return, Model.forward, Model.hidden,
+             calls_a_user_function, call_of_a_call, decorated, doc_only, no_return, Model.forward, Model.hidden,
              make_closure(3.0)]
 
 
@@ -216,10 +220,19 @@ def generator(x):
     yield np.sin(x)
 
 
+def uses_generated_names(x):
+    return ag__.converted(np.sin, None)(x)  # noqa: F821 (never called)
+
+
+def parameter_named_fscope(fscope, x):
+    return np.sin(x) + fscope
+
+
 NOT_CALL_ONLY = [branches, loops, prints, measures, appends, list_literal, logical, negates,
                  compares, conditional, comprehension, lambdas, asserts, augmented,
                  stores_an_item, stores_an_attribute, starred, double_star, declares_global,
-                 directive, call_statement, early_return, generator, lambda x: np.sin(x)]
+                 directive, call_statement, early_return, generator, uses_generated_names,
+                 parameter_named_fscope, lambda x: np.sin(x)]
 
 
 def _module_functions(module):
@@ -305,3 +318,32 @@ def test_a_call_only_model_traces_and_matches_numpy():
     model = Model()
     model.scale = 3.0
     np.testing.assert_array_equal(ag.function(model.forward)(x), model.forward(x))
+
+
+def test_a_name_made_a_builtin_after_import_is_read_when_converting(monkeypatch):
+    # call_trees leaves a builtin's call alone, so call_only must decline it,
+    # reading builtins now (gettext.install() adds `_` at run time)
+    import builtins
+
+    assert _fast_module(calls_late_builtin) is not None
+    monkeypatch.setattr(builtins, "late_builtin", np.sin, raising=False)
+    assert _fast_module(calls_late_builtin) is None
+
+
+def calls_late_builtin(x):
+    return late_builtin(x)  # noqa: F821 (a builtin in the test above)
+
+
+def test_to_code_shows_what_was_converted_even_after_the_file_changes(tmp_path, monkeypatch):
+    path = tmp_path / "edited_module.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    y = np.sin(x)\n    return y\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("edited_module")
+    try:
+        transpiler.clear_caches()
+        assert ag.to_graph(module.f)(0.0) == 0.0
+        path.write_text("import numpy as np\n\n\ndef g(x):\n    return np.cos(x) * 100\n")
+        text = ag.to_code(module.f)
+        assert "ag__.converted(np.sin, fscope)(x)" in text and "cos" not in text
+    finally:
+        sys.modules.pop("edited_module", None)
