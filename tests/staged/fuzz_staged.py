@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 
+import autograph as ag
 from tests.staged import fuzz_harness, fuzz_programs
 from tests.staged.test_fuzz import CI_FEATURES
 
@@ -27,6 +28,9 @@ def main(argv=None):
                         help="'ci' (the CI slice's features), 'all', or a comma list of "
                              + ", ".join(fuzz_programs.FEATURES))
     parser.add_argument("--show", type=int, default=3, help="mismatching programs to print")
+    parser.add_argument("--backend", choices=("graph", "jax"), default="graph",
+                        help="graph: ag.function; jax: jax.jit(ag.to_graph(f)) (the corpus's "
+                             "jax mode), with the programs' np.sin written as arithmetic")
     options = parser.parse_args(argv)
     if options.features == "ci":
         features = CI_FEATURES
@@ -47,8 +51,11 @@ def main(argv=None):
         for k in range(options.programs):
             chooser = fuzz_programs.RandomChooser(options.seed * 1_000_003 + k)
             source, used = fuzz_programs.write_program(chooser, features)
+            stage = ag.function
+            if options.backend == "jax":
+                source, stage = fuzz_harness.for_jax(source)
             verdict = fuzz_harness.run(source, used, fuzz_programs.argument_sets(chooser),
-                                       directory)
+                                       directory, stage=stage)
             counts[verdict.kind] += 1
             if verdict.kind == "refused":
                 # one bucket per message shape: drop file paths, lines and names
@@ -59,7 +66,8 @@ def main(argv=None):
                     shown += 1
                     print(f"--- mismatch (program {k}) ---\n{verdict!r}")
     seconds = time.perf_counter() - start
-    print(f"\n{options.programs} programs in {seconds:.1f} s, features: {', '.join(features)}")
+    print(f"\n{options.programs} programs in {seconds:.1f} s ({options.backend}), features: "
+          f"{', '.join(features)}")
     print(f"  match {counts['match']}, refused {counts['refused']}, "
           f"mismatch {counts['mismatch']}")
     for message, count in refusals.most_common():
