@@ -212,10 +212,46 @@ def _factory(node, fn):
 
 
 def _inner_code(module_code, name):
-    factory = next(c for c in module_code.co_consts
-                   if isinstance(c, types.CodeType) and c.co_name == "ag__factory")
-    return next(c for c in factory.co_consts
-                if isinstance(c, types.CodeType) and c.co_name == name)
+    factory = _code_named(module_code, "ag__factory")
+    if factory is None:  # compiled inside the method's class (_in_private_class)
+        factory = _code_named(next(c for c in module_code.co_consts
+                                   if isinstance(c, types.CodeType)), "ag__factory")
+    return _code_named(factory, name)
+
+
+def _code_named(code, name):
+    return next((c for c in code.co_consts
+                 if isinstance(c, types.CodeType) and c.co_name == name), None)
+
+
+def _private_class(qualname):
+    """The innermost class around the function of `qualname` (through the
+    functions it is nested in), whose name Python mangles `__name` with; or None."""
+    parts = qualname.split(".")
+    j = len(parts) - 2
+    while j >= 0:
+        if parts[j] != "<locals>":
+            return parts[j]
+        j -= 2  # (the function before `<locals>` encloses it)
+    return None
+
+
+def _in_private_class(module, fn):
+    """`module` with its factory inside `class C:` when `fn` is defined in a
+    class C (a method, or a function nested in one): compiled there, `self.__w`
+    and `__count` are mangled to `_C__w` as in the original; compiled at the
+    top, they would not be."""
+    private = _private_class(fn.__code__.co_qualname)
+    if private is None or private.strip("_") == "":  # (no class, or one Python ignores)
+        return module
+    factory = module.body[0]
+    holder = ast.ClassDef(name=private, bases=[], keywords=[], body=[factory],
+                          decorator_list=[], **_NO_TYPE_PARAMS)
+    ast.copy_location(holder, factory)
+    return ast.Module(body=[holder], type_ignores=[])
+
+
+_NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.ClassDef._fields else {}
 
 
 def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=False):
@@ -388,6 +424,7 @@ def _compile(fn, options):
             _attach_plain_body(module.body[0].body[0], plain)  # the factory's entity
         generated = frozenset(ctx.namer.generated)
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
+    module = _in_private_class(module, fn)
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
     lambda_ = isinstance(node, gast.Lambda)
     code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
