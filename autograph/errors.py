@@ -1194,3 +1194,12 @@ def staged_print_container_message(name, location):
         "instead of the numbers, and never printed again. Print the staged values "
         "themselves as arguments (`print('loss', loss, 'acc', acc)`): a staged print "
         "prints their run-time values on every call.")
+
+
+def while_test_effects_message(location):
+    return (
+        f"the test of the staged `while` loop at {location} stages a print, assert, raise, "
+        "random draw or variable update. Autograph evaluates a loop's test once to find "
+        "that it is staged, then again as the loop's test, so that effect would run one "
+        "time too many (a random draw would change the numbers drawn). Move it into the "
+        "loop: `while True:` with the effect, then `if not <test>: break`.")

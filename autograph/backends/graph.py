@@ -302,6 +302,9 @@ class GraphBackend(Backend):
             raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         return _dim(value)
 
+    def effects(self):
+        return core.staged_effects()  # (stateful nodes recorded on this thread)
+
     def eager_types(self, value):
         """A tensor of rank >= 1 is an ndarray when run eagerly; a 0-d one is
         the argument's own type when it is an argument of the traced function

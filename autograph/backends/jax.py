@@ -260,15 +260,15 @@ def _callback(fn, *args):
     run the callbacks of statements with no data between them (a loop's
     iterations, two prints) in another order than Python's.  JAX keeps
     callbacks in order on one device only (its ordered effects), so in a
-    process with several devices they are unordered, as JAX's own are.  So
-    are those of a `while` loop's test: under jax.vmap, an ordered callback
-    in lax.while_loop's test keeps every element looping until the last one
-    stops (jax 0.10: wrong values, no error)."""
-    ordered = _single_device() and not getattr(_in_loop_test, "depth", 0)
-    jax.debug.callback(fn, *args, ordered=ordered)
+    process with several devices they are unordered, as JAX's own are.  (A
+    loop's test never holds one: the runtime refuses a staged `while` whose
+    test stages an effect, control_flow.while_stmt; under jax.vmap an ordered
+    callback in lax.while_loop's test gives wrong values, jax 0.10.)"""
+    jax.debug.callback(fn, *args, ordered=_single_device())
+    _effects.count = getattr(_effects, "count", 0) + 1  # (JaxBackend.effects)
 
 
-_in_loop_test = threading.local()  # depth: > 0 while a loop's test is traced (_Loop._trace)
+_effects = threading.local()  # count: the callbacks this thread staged so far
 
 
 _devices = []  # [jax.device_count()], read on the first staged callback
@@ -513,6 +513,9 @@ class JaxBackend(Backend):
             raise TypeError("len() of unsized object")  # Python's own text
         return value.shape[0]
 
+    def effects(self):
+        return getattr(_effects, "count", 0)  # (staged callbacks: _callback)
+
     def eager_types(self, value):
         """What a value is when the program runs eagerly on JAX arrays (as
         `jax.jit` passes them): a traced array of rank >= 1 is a JAX array; a
@@ -661,12 +664,8 @@ class _Loop:
         raise AssertionError("weak-type promotion did not settle")  # pragma: no cover
 
     def _traced_test(self, test_fn):
-        _in_loop_test.depth = getattr(_in_loop_test, "depth", 0) + 1  # (see _callback)
-        try:
-            return _Traced(lambda *v: [_predicate(self.st.call(test_fn, v), self.location)],
-                           self.specs)
-        finally:
-            _in_loop_test.depth -= 1
+        return _Traced(lambda *v: [_predicate(self.st.call(test_fn, v), self.location)],
+                       self.specs)
 
     def _body(self, body_fn, args, n_items, make_item):
         st = self.st

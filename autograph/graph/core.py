@@ -30,11 +30,14 @@ class OpDef:
     constant passed through), so function outputs made by them are copied."""
 
     __slots__ = ("name", "kernel", "infer", "stateful", "emit", "foldable", "aliasing",
-                 "output_name")
+                 "output_name", "effect")
 
     def __init__(self, name, kernel, infer, stateful=False, emit=None, foldable=True,
-                 aliasing=False):
+                 aliasing=False, effect=False):
         self.name = name
+        # runs something a second run would repeat (a print, assert, draw or
+        # write; not a read): counted by staged_effects
+        self.effect = effect
         # what its outputs are called when nothing better is known: `np.add` -> `add`
         self.output_name = identifier(name.rsplit(".", 1)[-1].strip("_") or "op")
         self.aliasing = aliasing
@@ -181,6 +184,8 @@ class Graph:
         else:
             location = fixed[0]
         node = Node(op, args, attrs, subgraphs, location, stateful)
+        if op.effect:
+            _scope.effects = getattr(_scope, "effects", 0) + 1  # (staged_effects)
         if names is not None:
             node.outputs = tuple(
                 Tensor(self, node, i, shape, dtype, self.unique_name(names[i]))
@@ -367,3 +372,9 @@ def leaked_tensor_error(tensor, returned=False):
     use = "returned by the traced function" if returned else f"used at {user_location()}"
     return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
 
+
+
+def staged_effects():
+    """How many effect nodes (prints, asserts, random draws, variable
+    writes: OpDef.effect) this thread's traces have recorded so far."""
+    return getattr(_scope, "effects", 0)

@@ -192,6 +192,15 @@ class Backend:
         """`zip(*iterables, strict=strict)` with a staged iterable (as enumerate_)."""
         raise _unsupported(self, "zip()")
 
+    def effects(self):
+        """How many side effects -- prints, asserts, raises, random draws,
+        variable updates: what runs each time the program runs and no
+        optimisation may drop -- this thread's traces have staged so far
+        (any count that grows with each).  A staged `while` compares it
+        around the first evaluation of its test (control_flow.while_stmt).
+        The default, 0, says nothing is known."""
+        return 0
+
     def eager_types(self, value):
         """The classes staged `value` can have when the same program runs
         eagerly on the values it was traced for (runtime/builtins.py answers

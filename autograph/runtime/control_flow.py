@@ -16,7 +16,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.runtime import aliases, lists, staging
-from autograph.runtime.registry import backend_of, is_staged
+from autograph.runtime.registry import backend_of, is_staged, registered_backends
 from autograph.runtime.special_values import (Undefined, UndefinedReturnValue, UnboundInLoop,
                                               note_flagged, unbound_flags)
 
@@ -120,10 +120,13 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=(), inp
     staged loop may start them undefined: `_LoopLocals`).  `inplace`: as for
     `if_stmt`, checked when the loop becomes staged."""
     while True:
+        effects = _staged_effects()
         test = loop_test(*state)
         backend = backend_of(test)
         if backend is not None:
             location = staging.user_location()
+            if _staged_effects() != effects:  # (evaluated again as the loop's test)
+                raise errors.NotStageableError(errors.while_test_effects_message(location))
             refuse_held_in_place(backend, state, inplace, location, "`while` loop")
             local = _LoopLocals(state, names, body_first, location, "while")
             unbound = UnboundInLoop(local.state, local.names)
@@ -139,6 +142,11 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=(), inp
         if not test:
             return state
         state = loop_body(*state)
+
+
+def _staged_effects():
+    """The side effects the backends have staged on this thread (Backend.effects)."""
+    return sum(backend.effects() for backend in registered_backends())
 
 
 def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, target=None,

@@ -273,12 +273,13 @@ def test_a_failing_assert_comes_after_the_prints_before_it(capsys):
     assert capsys.readouterr().out == "".join(f"at {-i}\n" for i in range(6))
 
 
-def test_a_loop_test_that_prints_or_asserts_keeps_its_values_under_vmap(capsys):
-    # An ordered callback in lax.while_loop's test made every element loop
-    # until the last one stopped under jax.vmap: [16, 32, 48].
+def test_a_loop_test_that_prints_or_asserts_is_refused_and_its_fix_runs_under_vmap(capsys):
+    # The test is evaluated once to find it staged, then again as the loop's
+    # test: its print would run once too often.  (Under jax.vmap an ordered
+    # callback in lax.while_loop's test also gave [16, 32, 48].)
     def small(x):
         assert x > -1e9, "huge"
-        print("testing")
+        print("testing", x)
         return x < 10.0
 
     def f(x):
@@ -286,9 +287,19 @@ def test_a_loop_test_that_prints_or_asserts_keeps_its_values_under_vmap(capsys):
             x = x * 2.0
         return x
 
+    def fixed(x):  # the fix the message gives
+        while True:
+            if not small(x):
+                break
+            x = x * 2.0
+        return x
+
     xs = np.arange(1.0, 4.0, dtype=np.float32)
-    expected = [f(x) for x in xs]
-    got = jax.vmap(ag.to_graph(f))(xs)
+    with pytest.raises(errors.NotStageableError, match="test of the staged `while` loop"):
+        jax.vmap(ag.to_graph(f))(xs)
+    expected = [fixed(x) for x in xs]
+    capsys.readouterr()
+    got = jax.vmap(ag.to_graph(fixed))(xs)
     jax.effects_barrier()
     np.testing.assert_array_equal(got, expected)
     assert expected == [16.0, 16.0, 12.0]

@@ -37,7 +37,7 @@ def _draw_rule(*staged, method, arguments, dtype, shape):
     return [(shape, dtype)]
 
 
-DRAW = core.register("random.draw", _draw_kernel, _draw_rule, stateful=True)
+DRAW = core.register("random.draw", _draw_kernel, _draw_rule, stateful=True, effect=True)
 
 
 # --- a draw numpy gives as a Python number --------------------------------------------

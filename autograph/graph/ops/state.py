@@ -30,7 +30,8 @@ def _emit_print(node, outs, args, ctx):
     return [f"print({', '.join(args + options)})"]
 
 
-PRINT = core.register("print", _print_kernel, _no_outputs, stateful=True, emit=_emit_print)
+PRINT = core.register("print", _print_kernel, _no_outputs, stateful=True, emit=_emit_print,
+                      effect=True)
 
 
 def print_op(*values, sep=" ", end="\n", file=None):
@@ -74,7 +75,8 @@ def _emit_assert(node, outs, args, ctx):
     return [f"if not {args[0]}:", f"    raise {error}"]
 
 
-ASSERT = core.register("assert", _assert_kernel, _no_outputs, stateful=True, emit=_emit_assert)
+ASSERT = core.register("assert", _assert_kernel, _no_outputs, stateful=True, emit=_emit_assert,
+                       effect=True)
 
 
 def assert_op(pred, message=None, error=None, error_args=()):
@@ -133,7 +135,7 @@ def _assign_rule(value, variable):
 VAR_READ = core.register("variable.read", _read_kernel, _read_rule, stateful=True,
                          emit=_emit_read, aliasing=True)
 VAR_ASSIGN = core.register("variable.assign", _assign_kernel, _assign_rule, stateful=True,
-                           emit=_emit_assign)
+                           emit=_emit_assign, effect=True)
 
 
 def read_variable(variable):
