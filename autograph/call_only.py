@@ -27,13 +27,12 @@ import ast
 import builtins
 import dis
 
-from autograph import source
+from autograph import naming, source
 
 _FLAGS_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 # Methods the lists pass rewrites on a list (`lst.append(x)`): not wrapped alone.
 _LIST_METHODS = frozenset({"append", "pop"})
-_GENERATED = ("ag__", "fscope")  # (transpiler.GENERATED_NAMES; a user's own would clash)
 
 
 def may_be_call_only(code):
@@ -43,7 +42,8 @@ def may_be_call_only(code):
     # (co_exceptiontable: Python 3.11+; before, a `try`/`with` shows as a jump)
     if code.co_flags & _FLAGS_NOT_PLAIN or getattr(code, "co_exceptiontable", b""):
         return False
-    if any(name in code.co_names or name in code.co_varnames for name in _GENERATED):
+    if any(name in code.co_names or name in code.co_varnames
+           for name in naming.GENERATED_NAMES):
         return False
     if any(type(c) is type(code) for c in code.co_consts):
         return False

@@ -31,7 +31,7 @@ from autograph.runtime import tracebacks
 
 logger = logging.getLogger("autograph")
 
-GENERATED_NAMES = ("ag__", "fscope")
+GENERATED_NAMES = naming.GENERATED_NAMES  # (its home: naming, below call_only)
 ENTITY = "ag__entity"  # the converted def's name inside the factory
 _FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
