@@ -27,7 +27,7 @@ import ast
 import builtins
 import dis
 
-from autograph import naming, source
+from autograph import naming, source, templates
 
 _FLAGS_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
@@ -147,18 +147,10 @@ def _position(node):
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
 
 
-def _template_position(node):
-    """Where templates.replace puts the nodes it writes for `node`: its first
-    line only (see templates._Filler)."""
-    one_line = node.end_lineno == node.lineno
-    return node.lineno, node.col_offset, node.lineno, \
-        node.end_col_offset if one_line else node.col_offset
-
-
 def _wrapped_call(node):
     """`f(a, k=b)` as `ag__.converted(f, fscope)(a, k=b)`, the calls in `f`,
     `a` and `b` wrapped too; the wrapper where templates.replace puts it."""
-    at = _template_position(node)
+    at = templates.first_line_span(node)
     wrapper = _located(ast.Call(
         func=_located(ast.Attribute(value=_located(ast.Name(id="ag__", ctx=ast.Load()), at),
                                     attr="converted", ctx=ast.Load()), at),
@@ -206,7 +198,7 @@ def _wrapped(node):
 
 
 def _module(node, factory_params, entity_name):
-    at, guard_at = _position(node), _template_position(node)
+    at, guard_at = _position(node), templates.first_line_span(node)
     body = node.body
     docstring = body[:1] if body and body[0].__class__ is ast.Expr else []
     statements = body[len(docstring):]
