@@ -35,7 +35,7 @@ _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 _LIST_METHODS = frozenset({"append", "pop"})
 
 
-def may_be_call_only(code):
+def _may_be_call_only(code):
     """A cheap test of the bytecode before parsing: no jump (no `if`, loop,
     `and`/`or`, conditional expression), no nested code (no lambda,
     comprehension, nested def), no `try`/`with`, not a generator."""
@@ -56,7 +56,7 @@ def module_for(fn, factory_params, entity_name):
     """The module the transpiler compiles for `fn` (a FunctionDef `ag__factory`
     with parameters `factory_params` returning the converted function named
     `entity_name`), or None when `fn` is not call-only."""
-    if not may_be_call_only(fn.__code__):
+    if not _may_be_call_only(fn.__code__):
         return None
     parsed = source.parsed_def(fn)
     if parsed is None:
