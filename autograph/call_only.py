@@ -56,11 +56,19 @@ def module_for(fn, factory_params, entity_name):
     """The module the transpiler compiles for `fn` (a FunctionDef `ag__factory`
     with parameters `factory_params` returning the converted function named
     `entity_name`), or None when `fn` is not call-only."""
-    if not _may_be_call_only(fn.__code__):
-        return None
-    parsed = source.parsed_def(fn)
-    if parsed is None:
-        return None
+    parsed = candidate(fn)
+    return None if parsed is None else module_of(parsed, factory_params, entity_name)
+
+
+def candidate(fn):
+    """`fn`'s stdlib FunctionDef (source.parsed_def) when its bytecode may be
+    call-only's, else None.  The transpiler hands a parse that module_of
+    declines on to source.get_entity: the function is parsed once."""
+    return source.parsed_def(fn) if _may_be_call_only(fn.__code__) else None
+
+
+def module_of(parsed, factory_params, entity_name):
+    """module_for's module from `parsed`, candidate's result; or None."""
     if not _call_only_body(parsed.body):
         return None
     return _module(parsed, factory_params, entity_name)  # (decorators were applied already)

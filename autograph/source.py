@@ -197,13 +197,19 @@ def namespace_of(fn):
     return types.MappingProxyType(collections.ChainMap(closure, fn.__globals__, vars(builtins)))
 
 
-def get_entity(fn):
-    """Returns (gast FunctionDef/AsyncFunctionDef/Lambda node, EntityInfo)."""
+def get_entity(fn, parsed=None):
+    """Returns (gast FunctionDef/AsyncFunctionDef/Lambda node, EntityInfo).
+    `parsed`: `parsed_def(fn)` when the caller has it already; its parse
+    (the one `_find_def` would make) is translated, not made again."""
     if not isinstance(getattr(fn, "__code__", None), types.CodeType):
         raise errors.SourceNotFoundError(errors.no_source_message(fn))
     lines = _lines_of(fn)
-    finder = _find_lambda if fn.__code__.co_name == "<lambda>" else _find_def
-    node, text = finder(fn, lines)
+    if parsed is not None:
+        node = trees.parsed_to_gast(parsed)
+        text = "".join(_indented_block(lines, fn.__code__.co_firstlineno))
+    else:
+        finder = _find_lambda if fn.__code__.co_name == "<lambda>" else _find_def
+        node, text = finder(fn, lines)
     info = context.EntityInfo(
         name=fn.__name__, filename=fn.__code__.co_filename,
         lineno=fn.__code__.co_firstlineno, source=text, namespace=namespace_of(fn),
