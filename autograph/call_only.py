@@ -27,23 +27,23 @@ import ast
 import builtins
 import dis
 
-from autograph import source
+from autograph import naming, source, templates
 
 _FLAGS_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 # Methods the lists pass rewrites on a list (`lst.append(x)`): not wrapped alone.
 _LIST_METHODS = frozenset({"append", "pop"})
-_GENERATED = ("ag__", "fscope")  # (transpiler.GENERATED_NAMES; a user's own would clash)
 
 
-def may_be_call_only(code):
+def _may_be_call_only(code):
     """A cheap test of the bytecode before parsing: no jump (no `if`, loop,
     `and`/`or`, conditional expression), no nested code (no lambda,
     comprehension, nested def), no `try`/`with`, not a generator."""
     # (co_exceptiontable: Python 3.11+; before, a `try`/`with` shows as a jump)
     if code.co_flags & _FLAGS_NOT_PLAIN or getattr(code, "co_exceptiontable", b""):
         return False
-    if any(name in code.co_names or name in code.co_varnames for name in _GENERATED):
+    if any(name in code.co_names or name in code.co_varnames
+           for name in naming.GENERATED_NAMES):
         return False
     if any(type(c) is type(code) for c in code.co_consts):
         return False
@@ -56,11 +56,19 @@ def module_for(fn, factory_params, entity_name):
     """The module the transpiler compiles for `fn` (a FunctionDef `ag__factory`
     with parameters `factory_params` returning the converted function named
     `entity_name`), or None when `fn` is not call-only."""
-    if not may_be_call_only(fn.__code__):
-        return None
-    parsed = source.parsed_def(fn)
-    if parsed is None:
-        return None
+    parsed = candidate(fn)
+    return None if parsed is None else module_of(parsed, factory_params, entity_name)
+
+
+def candidate(fn):
+    """`fn`'s stdlib FunctionDef (source.parsed_def) when its bytecode may be
+    call-only's, else None.  The transpiler hands a parse that module_of
+    declines on to source.get_entity: the function is parsed once."""
+    return source.parsed_def(fn) if _may_be_call_only(fn.__code__) else None
+
+
+def module_of(parsed, factory_params, entity_name):
+    """module_for's module from `parsed`, candidate's result; or None."""
     if not _call_only_body(parsed.body):
         return None
     return _module(parsed, factory_params, entity_name)  # (decorators were applied already)
@@ -147,18 +155,10 @@ def _position(node):
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
 
 
-def _template_position(node):
-    """Where templates.replace puts the nodes it writes for `node`: its first
-    line only (see templates._Filler)."""
-    one_line = node.end_lineno == node.lineno
-    return node.lineno, node.col_offset, node.lineno, \
-        node.end_col_offset if one_line else node.col_offset
-
-
 def _wrapped_call(node):
     """`f(a, k=b)` as `ag__.converted(f, fscope)(a, k=b)`, the calls in `f`,
     `a` and `b` wrapped too; the wrapper where templates.replace puts it."""
-    at = _template_position(node)
+    at = templates.first_line_span(node)
     wrapper = _located(ast.Call(
         func=_located(ast.Attribute(value=_located(ast.Name(id="ag__", ctx=ast.Load()), at),
                                     attr="converted", ctx=ast.Load()), at),
@@ -206,7 +206,7 @@ def _wrapped(node):
 
 
 def _module(node, factory_params, entity_name):
-    at, guard_at = _position(node), _template_position(node)
+    at, guard_at = _position(node), templates.first_line_span(node)
     body = node.body
     docstring = body[:1] if body and body[0].__class__ is ast.Expr else []
     statements = body[len(docstring):]

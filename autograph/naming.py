@@ -2,6 +2,10 @@
 
 import gast
 
+# The names converted code closes over (the runtime module, the function's
+# scope): the transpiler's factory parameters; a user's own would clash.
+GENERATED_NAMES = ("ag__", "fscope")
+
 
 def names_in(node):
     """Every identifier spelled in a tree (names, args, defs, attributes);

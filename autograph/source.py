@@ -72,20 +72,32 @@ def _parse_block(lines, first):
     return _parse_lines(block, first)
 
 
-def _parse_lines(block, first):
-    text = "".join(block)
+def _placed(text, first):
+    """(the text to parse, indented, offset): `text`, the block starting at
+    line `first`, placed so that it parses at its own positions.  Blank lines
+    in front put it on its own line numbers (no pass over the tree to move
+    them afterwards; `offset` < 0: the lines still to move).  An indented
+    block (a method, a nested def) parses under `if 1:` with its own columns
+    intact, so carets in tracebacks stay right."""
     indented = text[:1] in (" ", "\t")
-    # Blank lines in front put the block on its own line numbers as it is
-    # parsed (no pass over the tree to move them afterwards).
     offset = first - 1 - (1 if indented else 0)
     padding = "\n" * offset if offset > 0 else ""
+    return padding + ("if 1:\n" + text if indented else text), indented, offset
+
+
+def _statements(tree, indented):
+    """The statements `_placed`'s text parsed to, under the `if 1:`."""
+    return tree.body[0].body if indented and tree.body else tree.body
+
+
+def _parse_lines(block, first):
+    text = "".join(block)
+    placed, indented, offset = _placed(text, first)
     try:
-        # An indented block (a method, a nested def) parses under `if 1:` with
-        # its own columns intact, so carets in tracebacks stay right.
-        tree = trees.parse(padding + ("if 1:\n" + text if indented else text))
+        tree = trees.parse(placed)
     except SyntaxError:
         return None
-    statements = tree.body[0].body if indented and tree.body else tree.body
+    statements = _statements(tree, indented)
     if len(statements) != 1:
         # none: the file changed since the code was compiled; more than one:
         # the block ran on past the definition (a one-line `def f(): ...`)
@@ -105,16 +117,14 @@ def parsed_def(fn):
     except errors.SourceNotFoundError:
         return None
     first = fn.__code__.co_firstlineno
-    text = "".join(_indented_block(lines, first))
-    indented = text[:1] in (" ", "\t")
-    offset = first - 1 - (1 if indented else 0)
+    placed, indented, offset = _placed("".join(_indented_block(lines, first)), first)
     if offset < 0:
         return None
     try:
-        tree = ast.parse("\n" * offset + ("if 1:\n" + text if indented else text))
+        tree = ast.parse(placed)
     except SyntaxError:
         return None
-    statements = tree.body[0].body if indented and tree.body else tree.body
+    statements = _statements(tree, indented)
     if len(statements) != 1 or statements[0].__class__ is not ast.FunctionDef \
             or statements[0].name != fn.__code__.co_name:
         return None
@@ -187,13 +197,19 @@ def namespace_of(fn):
     return types.MappingProxyType(collections.ChainMap(closure, fn.__globals__, vars(builtins)))
 
 
-def get_entity(fn):
-    """Returns (gast FunctionDef/AsyncFunctionDef/Lambda node, EntityInfo)."""
+def get_entity(fn, parsed=None):
+    """Returns (gast FunctionDef/AsyncFunctionDef/Lambda node, EntityInfo).
+    `parsed`: `parsed_def(fn)` when the caller has it already; its parse
+    (the one `_find_def` would make) is translated, not made again."""
     if not isinstance(getattr(fn, "__code__", None), types.CodeType):
         raise errors.SourceNotFoundError(errors.no_source_message(fn))
     lines = _lines_of(fn)
-    finder = _find_lambda if fn.__code__.co_name == "<lambda>" else _find_def
-    node, text = finder(fn, lines)
+    if parsed is not None:
+        node = trees.parsed_to_gast(parsed)
+        text = "".join(_indented_block(lines, fn.__code__.co_firstlineno))
+    else:
+        finder = _find_lambda if fn.__code__.co_name == "<lambda>" else _find_def
+        node, text = finder(fn, lines)
     info = context.EntityInfo(
         name=fn.__name__, filename=fn.__code__.co_filename,
         lineno=fn.__code__.co_firstlineno, source=text, namespace=namespace_of(fn),

@@ -60,6 +60,19 @@ def _fresh(ctx):
     return cls.__new__(cls)
 
 
+def first_line_span(origin):
+    """(lineno, col_offset, end_lineno, end_col_offset) of the nodes a
+    template writes for `origin` (gast or stdlib): its first line only.
+    CPython 3.11 puts a method call (`ag__.f(...)`) on the END line of its
+    attribute, so a multi-line span would move tracebacks off the origin's
+    first line."""
+    lineno = origin.lineno
+    col_offset = origin.col_offset
+    one_line = getattr(origin, "end_lineno", lineno) == lineno
+    end_col_offset = getattr(origin, "end_col_offset", col_offset) if one_line else col_offset
+    return lineno, col_offset, lineno, end_col_offset
+
+
 class _Filler:
     """Builds one use of a parsed template: a copy of its nodes with the
     placeholders filled in and `origin`'s location, in one walk (the parsed
@@ -74,14 +87,7 @@ class _Filler:
         self.inserted = set()  # ids of user nodes spliced in: a second use gets a copy
         self.location = self.lambda_location = None
         if origin is not None and hasattr(origin, "lineno"):
-            # One line: CPython 3.11 puts a method call (`ag__.f(...)`) on the
-            # END line of its attribute, so a multi-line span would move
-            # tracebacks off the origin's first line.
-            lineno = origin.lineno
-            col_offset = origin.col_offset
-            one_line = getattr(origin, "end_lineno", lineno) == lineno
-            end_col_offset = getattr(origin, "end_col_offset", col_offset) if one_line \
-                else col_offset
+            lineno, col_offset, _, end_col_offset = first_line_span(origin)
             self.location = {"lineno": lineno, "end_lineno": lineno, "col_offset": col_offset,
                              "end_col_offset": end_col_offset}
             # A lambda a template writes is a generated thunk (`lambda: b` of

@@ -31,7 +31,7 @@ from autograph.runtime import tracebacks
 
 logger = logging.getLogger("autograph")
 
-GENERATED_NAMES = ("ag__", "fscope")
+GENERATED_NAMES = naming.GENERATED_NAMES  # (its home: naming, below call_only)
 ENTITY = "ag__entity"  # the converted def's name inside the factory
 _FUTURE_FLAGS = 0
 for _feature in __future__.all_feature_names:
@@ -387,10 +387,11 @@ def _attach_plain_body(fn_tree, plain):
     guard.orelse = plain
 
 
-def transform(fn, options):
+def transform(fn, options, parsed=None):
     """Converts `fn`'s source; returns (converted gast node, context, the
-    original body's stdlib nodes or None: see _parsed_plain_body)."""
-    node, info = source.get_entity(fn)
+    original body's stdlib nodes or None: see _parsed_plain_body).
+    `parsed`: source.parsed_def(fn), when parsed already (get_entity)."""
+    node, info = source.get_entity(fn, parsed)
     _strip_decorators(node)
     plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
     # Without parsed nodes, the plain body is a copy of the gast tree.
@@ -411,12 +412,13 @@ def _compile(fn, options):
     started = time.perf_counter()
     # A function whose conversion only wraps its calls: its module without
     # the passes (call_only.py; the same module the pipeline gives).
-    module = call_only.module_for(fn, _factory_params(fn), ENTITY)
+    parsed = call_only.candidate(fn)
+    module = None if parsed is None else call_only.module_of(parsed, _factory_params(fn), ENTITY)
     if module is not None:
         node, plain = module.body[0].body[0], None  # (the factory's entity)
         generated = frozenset()
     else:
-        node, ctx, plain = transform(fn, options)
+        node, ctx, plain = transform(fn, options, parsed)  # (not parsed again)
         module = trees.gast_to_located_ast(_factory(node, fn))  # (missing positions filled in)
         if not isinstance(node, gast.Lambda):
             node.name = fn.__code__.co_name  # the factory named it ENTITY

@@ -539,7 +539,12 @@ class _ParseToGast(_AstToGast):
 
 def parse(text):
     """`gast.parse(text)`, faster; function nodes keep their stdlib node."""
-    return _ParseToGast().visit(ast.parse(text))
+    return parsed_to_gast(ast.parse(text))
+
+
+def parsed_to_gast(node):
+    """`parse`'s translation of a tree the stdlib parsed already."""
+    return _ParseToGast().visit(node)
 
 
 def fix_missing_locations(node):
