@@ -105,7 +105,7 @@ class GraphBackend(Backend):
         location = staging.user_location()
         entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
         leaf_names = []  # filled by `finish`; engine.cond reads it afterwards
-        sides = []
+        sides = []  # the branches' flattened results (true, false), set by `finish`
 
         graphs = []  # the two branches' sub-graphs, in the order they are traced
 
@@ -132,14 +132,14 @@ class GraphBackend(Backend):
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
             staging.check_branches(t_side, f_side, location)
             leaf_names[:] = t_side.names
-            sides.extend((t_side, t_side, f_side))
+            sides.extend((t_side, f_side))
             return t_side.values, f_side.values
 
         outputs = engine.cond(pred, branch(true_fn), branch(false_fn), names=leaf_names,
                               finish=finish)
         if isinstance(pred, Tensor):
             # a branch result holding an array changed in place under another name
-            for graph, side in zip(graphs, sides[1:]):
+            for graph, side in zip(graphs, sides):
                 tensor_module.pass_on_staleness(side.values, outputs, graph)
         return unflatten(sides[0].structure, outputs)
 

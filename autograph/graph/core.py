@@ -366,12 +366,15 @@ def user_location():
 def leaked_tensor_error(tensor, returned=False):
     """The error for `tensor` met outside the graph (and sub-graphs) that made it:
     used by an op (at the user's current line) or `returned` by the function."""
-    node = getattr(tensor, "node", None)
-    made = node.location if node is not None else None
-    made_at = errors.where(*made) if made else "an unknown place"
+    made_at = made_where(getattr(tensor, "node", None))
     use = "returned by the traced function" if returned else f"used at {user_location()}"
     return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
 
+
+def made_where(node):
+    """'file.py:12', the user's line that recorded `node`, for messages."""
+    made = getattr(node, "location", None)
+    return errors.where(*made) if made else "an unknown place"
 
 
 def staged_effects():

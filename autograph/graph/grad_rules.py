@@ -31,8 +31,8 @@ RULES = {}
 
 def no_rule_error(node, detail=None):
     """The GradientError for an op on the gradient path that has no rule."""
-    made = errors.where(*node.location) if node.location else "an unknown place"
-    return errors.GradientError(errors.no_gradient_rule_message(node.op.name, made, detail))
+    return errors.GradientError(errors.no_gradient_rule_message(
+        node.op.name, core.made_where(node), detail))
 
 
 def rule(*names):

@@ -78,7 +78,10 @@ class Gradient:
     def _trace(self, *args, **kwargs):
         """Records fn and its gradient into the graph being traced."""
         graph = core.current_graph()
-        location = core.user_location()
+        # the user's line calling the gradient: for messages, and for every op
+        # backprop records (below)
+        filename, lineno, _ = errors.user_frame(2)
+        location = errors.where(filename, lineno)  # (core.user_location's text)
         # (asked at each trace, not kept: the conversion caches own it, and
         # clearing them must reach a gradient made before; once converted,
         # asking again is a dictionary lookup)
@@ -114,7 +117,6 @@ class Gradient:
         seed = graph.constant(np.ones((), loss.dtype))
         # backprop's ops are all at the user's line calling the gradient: only
         # autograph (and numpy) code runs in between, so add_node need not look
-        filename, lineno, _ = errors.user_frame(2)
         graph.fixed_location = ((filename, lineno) if lineno else None,)
         try:
             grads = backprop(Backward(), graph.nodes[start:], {key(loss): seed}, watched)

@@ -83,6 +83,7 @@ import weakref
 import numpy as np
 
 from autograph import errors
+from autograph.graph import core
 from autograph.graph.tensor import Tensor
 
 
@@ -706,11 +707,8 @@ def raise_leaked(leaks, function_name):
     found = leaks.first()
     if found is not None:
         place, tensor = found
-        node = getattr(tensor, "node", None)
-        made_at = errors.where(*node.location) if getattr(node, "location", None) else \
-            "an unknown place"
         raise errors.TraceLeakError(errors.trace_leak_message(
-            place, tensor.name, made_at, function_name))
+            place, tensor.name, core.made_where(getattr(tensor, "node", None)), function_name))
 
 
 def _random_state(generator):

@@ -192,16 +192,7 @@ _EVALUATORS = {
 
 def supports(graph):
     """Every op of `graph` (and of its sub-graphs) runs here as compiled."""
-    for node in graph.nodes:
-        op = node.op
-        if op is control.WHILE:
-            continue  # (compiled, see Interpreter._while)
-        if op is control.COND:
-            if not all(supports(sub) for sub in node.subgraphs):
-                return False
-        elif op.emit is not None and op.emit.__code__ not in _EVALUATORS:
-            return False
-    return True
+    return _op_counts(graph, checked=True) is not None
 
 
 def worth_interpreting(graph):
@@ -210,12 +201,14 @@ def worth_interpreting(graph):
     Interpreter._while) and again with the whole graph at the second run, so
     a graph made mostly of loops (Collatz, sum_even, linreg, 50 training
     steps in one call) gains nothing from interpreting and is compiled at once."""
-    counts = _supported_op_counts(graph)
+    counts = _op_counts(graph, checked=True)
     return counts is not None and counts[0] > counts[1]
 
 
-def _supported_op_counts(graph):
-    """_op_counts(graph) when supports(graph), else None: both in one pass."""
+def _op_counts(graph, checked=False):
+    """(ops outside loops, ops inside loops) of `graph`, sub-graphs included;
+    with `checked`, None when an op the interpreter must run (outside loops,
+    which are compiled, see Interpreter._while) is not one it runs as compiled."""
     outside = inside = 0
     for node in graph.nodes:
         op = node.op
@@ -224,36 +217,16 @@ def _supported_op_counts(graph):
         if op is control.WHILE:
             inside += 1 + sum(sum(_op_counts(sub)) for sub in node.subgraphs)
             continue
-        if op is control.COND:
-            for sub in node.subgraphs:
-                counts = _supported_op_counts(sub)
-                if counts is None:
-                    return None
-                outside, inside = outside + counts[0], inside + counts[1]
-            outside += 1
-            continue
-        if op.emit is not None and op.emit.__code__ not in _EVALUATORS:
+        is_cond = op is control.COND
+        if checked and not is_cond and op.emit is not None \
+                and op.emit.__code__ not in _EVALUATORS:
             return None
         outside += 1
-        for sub in node.subgraphs:
-            more_outside, more_inside = _op_counts(sub)
-            outside, inside = outside + more_outside, inside + more_inside
-    return outside, inside
-
-
-def _op_counts(graph):
-    """(ops outside loops, ops inside loops) of `graph`, sub-graphs included."""
-    outside = inside = 0
-    for node in graph.nodes:
-        if node.op is core.PLACEHOLDER or node.op is core.CONST:
-            continue
-        if node.op is control.WHILE:
-            inside += 1 + sum(sum(_op_counts(sub)) for sub in node.subgraphs)
-        else:
-            outside += 1
-            for sub in node.subgraphs:
-                more_outside, more_inside = _op_counts(sub)
-                outside, inside = outside + more_outside, inside + more_inside
+        for sub in node.subgraphs:  # (a branch runs here; another op's sub-graph does not)
+            counts = _op_counts(sub, checked and is_cond)
+            if counts is None:
+                return None
+            outside, inside = outside + counts[0], inside + counts[1]
     return outside, inside
 
 

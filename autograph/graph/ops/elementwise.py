@@ -63,14 +63,15 @@ def _dtype_key(value):
 
 def _out_dtypes(ufunc, args, attrs):
     keys = tuple([a.dtype if type(a) is Tensor else _dtype_key(a) for a in args])
-    hit = _dtype_cache.get((ufunc, keys, attrs.get("dtype") if attrs else None))
+    key = (ufunc, keys, attrs.get("dtype") if attrs else None)
+    hit = _dtype_cache.get(key)
     if hit is not None:  # (looked up first: the common case, no key is ever _UNCACHED)
         return hit
     with np.errstate(all="ignore"):
         result = ufunc(*(base.example(a) for a in args), **attrs)
     dtypes = tuple(np.asarray(r).dtype for r in (result if ufunc.nout > 1 else (result,)))
     if all(k is not _UNCACHED for k in keys):
-        _dtype_cache[(ufunc, keys, attrs.get("dtype") if attrs else None)] = dtypes
+        _dtype_cache[key] = dtypes
     return dtypes
 
 
