@@ -652,7 +652,8 @@ class _Loop:
         while a weak-typed loop variable gets promoted (as JAX does)."""
         for _ in range(len(self.specs) + 1):
             self.promote = {}
-            test = None if test_fn is None else self._traced_test(test_fn)
+            test = None if test_fn is None else _Traced(
+                lambda *v: [_predicate(self.st.call(test_fn, v), self.location)], self.specs)
             item_specs = [] if make_item is None else list(self.item_specs)
             body = _Traced(lambda *args: self._body(body_fn, args, n_items, make_item),
                            item_specs + self.specs)
@@ -662,10 +663,6 @@ class _Loop:
                 self.init[j] = _cast(self.init[j], dtype)
                 self.specs[j] = _spec(self.init[j], dtype)
         raise AssertionError("weak-type promotion did not settle")  # pragma: no cover
-
-    def _traced_test(self, test_fn):
-        return _Traced(lambda *v: [_predicate(self.st.call(test_fn, v), self.location)],
-                       self.specs)
 
     def _body(self, body_fn, args, n_items, make_item):
         st = self.st
