@@ -35,6 +35,7 @@ like Python numbers, so they promote as JAX promotes them.
 """
 
 import builtins
+import functools
 import operator
 import threading
 
@@ -60,16 +61,11 @@ from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
 from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
 
 
+@functools.cache
 def _eager_array_type():
     """The class of JAX's concrete arrays (what `type()` of one gives)."""
-    global _EAGER_ARRAY
-    if _EAGER_ARRAY is None:
-        with jax.ensure_compile_time_eval():  # (asked while jax traces: a concrete array)
-            _EAGER_ARRAY = type(jnp.zeros(()))
-    return _EAGER_ARRAY
-
-
-_EAGER_ARRAY = None
+    with jax.ensure_compile_time_eval():  # (asked while jax traces: a concrete array)
+        return type(jnp.zeros(()))
 
 
 def _jax_is_tracing():
@@ -271,13 +267,10 @@ def _callback(fn, *args):
 _effects = threading.local()  # count: the callbacks this thread staged so far
 
 
-_devices = []  # [jax.device_count()], read on the first staged callback
-
-
+@functools.cache
 def _single_device():
-    if not _devices:
-        _devices.append(jax.device_count())
-    return _devices[0] == 1
+    """Has this process one device?  (Read on the first staged callback.)"""
+    return jax.device_count() == 1
 
 
 def _printer(sep, end, template):
