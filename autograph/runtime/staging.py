@@ -120,7 +120,7 @@ def _protect_arrays(frame, protected=None):
             roots += [(name, namespace[name]) for name in errors.names_read(frame.f_code)
                       if name in namespace]
         for name, value in roots:
-            if not name.startswith(("ag__", "__")):
+            if not name.startswith(("ag__", "__")) and name != "fscope":
                 _protect_held(value, name, protected, _HOLDER_DEPTH if traced else 1,
                               objects=traced)
     return protected
@@ -177,6 +177,8 @@ def _users_object(value):
     with a plain `__dict__`?  Asked by type, without running the user's code
     (a `__getattr__` or property that raises)."""
     kind = type(value)
+    if issubclass(kind, _NOT_OBJECTS):  # (first: the converted code's own functions)
+        return False
     try:
         name = type.__getattribute__(kind, "__module__")
     except Exception:  # noqa: BLE001 - a user's metaclass may raise anything
@@ -184,8 +186,10 @@ def _users_object(value):
     module = sys.modules.get(name) if type(name) is str else None
     filename = getattr(module, "__file__", None) if type(module) is types.ModuleType else None
     return type(filename) is str and not errors._not_users(filename) and \
-        not issubclass(kind, (type, types.ModuleType, types.FunctionType)) and \
         _attributes(value) is not None
+
+
+_NOT_OBJECTS = (type, types.ModuleType, types.FunctionType)
 
 
 def _attributes(value):
