@@ -35,6 +35,7 @@ like Python numbers, so they promote as JAX promotes them.
 """
 
 import builtins
+import functools
 import operator
 import threading
 
@@ -60,16 +61,11 @@ from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
 from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
 
 
+@functools.cache
 def _eager_array_type():
     """The class of JAX's concrete arrays (what `type()` of one gives)."""
-    global _EAGER_ARRAY
-    if _EAGER_ARRAY is None:
-        with jax.ensure_compile_time_eval():  # (asked while jax traces: a concrete array)
-            _EAGER_ARRAY = type(jnp.zeros(()))
-    return _EAGER_ARRAY
-
-
-_EAGER_ARRAY = None
+    with jax.ensure_compile_time_eval():  # (asked while jax traces: a concrete array)
+        return type(jnp.zeros(()))
 
 
 def _jax_is_tracing():
@@ -271,13 +267,10 @@ def _callback(fn, *args):
 _effects = threading.local()  # count: the callbacks this thread staged so far
 
 
-_devices = []  # [jax.device_count()], read on the first staged callback
-
-
+@functools.cache
 def _single_device():
-    if not _devices:
-        _devices.append(jax.device_count())
-    return _devices[0] == 1
+    """Has this process one device?  (Read on the first staged callback.)"""
+    return jax.device_count() == 1
 
 
 def _printer(sep, end, template):
@@ -652,7 +645,8 @@ class _Loop:
         while a weak-typed loop variable gets promoted (as JAX does)."""
         for _ in range(len(self.specs) + 1):
             self.promote = {}
-            test = None if test_fn is None else self._traced_test(test_fn)
+            test = None if test_fn is None else _Traced(
+                lambda *v: [_predicate(self.st.call(test_fn, v), self.location)], self.specs)
             item_specs = [] if make_item is None else list(self.item_specs)
             body = _Traced(lambda *args: self._body(body_fn, args, n_items, make_item),
                            item_specs + self.specs)
@@ -662,10 +656,6 @@ class _Loop:
                 self.init[j] = _cast(self.init[j], dtype)
                 self.specs[j] = _spec(self.init[j], dtype)
         raise AssertionError("weak-type promotion did not settle")  # pragma: no cover
-
-    def _traced_test(self, test_fn):
-        return _Traced(lambda *v: [_predicate(self.st.call(test_fn, v), self.location)],
-                       self.specs)
 
     def _body(self, body_fn, args, n_items, make_item):
         st = self.st

@@ -211,10 +211,7 @@ def _variable_holding(value, call):
     frame = errors.user_frame(1, _want_frame=True)
     if frame is None:
         return "the value"
-    scope = frame.f_locals.get("fscope")
-    generated = getattr(scope, "internal_names", ())
-    names = [(name, held) for name, held in frame.f_locals.items()
-             if name not in generated and name not in _HIDDEN and not name.startswith("ag__")]
+    names = staging.user_variables(frame)
     for name, held in names:  # a variable first, then an item or attribute of one
         if held is value:
             return name

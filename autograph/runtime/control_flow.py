@@ -16,7 +16,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.runtime import aliases, lists, staging
-from autograph.runtime.registry import backend_of, is_staged, registered_backends
+from autograph.runtime.registry import backend_of, is_staged, registered_backends, tracing
 from autograph.runtime.special_values import (Undefined, UndefinedReturnValue, UnboundInLoop,
                                               note_flagged, unbound_flags)
 
@@ -120,12 +120,14 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=(), inp
     staged loop may start them undefined: `_LoopLocals`).  `inplace`: as for
     `if_stmt`, checked when the loop becomes staged."""
     while True:
-        effects = _staged_effects()
+        # (counted only while tracing: a staged test can exist only then, and a
+        # loop run in Python pays no sum over the backends per iteration)
+        effects = _staged_effects() if tracing else None
         test = loop_test(*state)
         backend = backend_of(test)
         if backend is not None:
             location = staging.user_location()
-            if _staged_effects() != effects:  # (evaluated again as the loop's test)
+            if effects is not None and _staged_effects() != effects:  # (traced again)
                 raise errors.NotStageableError(errors.while_test_effects_message(location))
             refuse_held_in_place(backend, state, inplace, location, "`while` loop")
             local = _LoopLocals(state, names, body_first, location, "while")

@@ -120,7 +120,7 @@ def _protect_arrays(frame, protected=None):
             roots += [(name, namespace[name]) for name in errors.names_read(frame.f_code)
                       if name in namespace]
         for name, value in roots:
-            if not name.startswith(("ag__", "__")):
+            if not name.startswith(("ag__", "__")) and name != "fscope":
                 _protect_held(value, name, protected, _HOLDER_DEPTH if traced else 1,
                               objects=traced)
     return protected
@@ -177,6 +177,8 @@ def _users_object(value):
     with a plain `__dict__`?  Asked by type, without running the user's code
     (a `__getattr__` or property that raises)."""
     kind = type(value)
+    if issubclass(kind, _NOT_OBJECTS):  # (first: the converted code's own functions)
+        return False
     try:
         name = type.__getattribute__(kind, "__module__")
     except Exception:  # noqa: BLE001 - a user's metaclass may raise anything
@@ -184,8 +186,10 @@ def _users_object(value):
     module = sys.modules.get(name) if type(name) is str else None
     filename = getattr(module, "__file__", None) if type(module) is types.ModuleType else None
     return type(filename) is str and not errors._not_users(filename) and \
-        not issubclass(kind, (type, types.ModuleType, types.FunctionType)) and \
         _attributes(value) is not None
+
+
+_NOT_OBJECTS = (type, types.ModuleType, types.FunctionType)
 
 
 def _attributes(value):
@@ -229,11 +233,11 @@ def _in_place_numpy_error(error, protected):
     name, location = "an array", user_location()
     if frame is not None:
         location = errors.where(frame.f_code.co_filename, line)
-        for key, value in frame.f_locals.items():
+        for key, value in user_variables(frame):
             base = value
             while type(base) is np.ndarray and id(base) not in protected:
                 base = base.base
-            if type(base) is np.ndarray and not key.startswith(("ag__", "__")):
+            if type(base) is np.ndarray:
                 return errors.InPlaceChangeError(
                     errors.in_place_numpy_in_region_message(f"`{key}`", location))
         # (a holder the line spells out: `box.w += 1` on a global or a closure's object)
@@ -257,12 +261,25 @@ def user_spelling(frame, name):
     if name not in generated and not carried:  # (no `fscope`: a body's parameters)
         return name
     value = frame.f_locals.get(name)
-    for key, held in list(frame.f_locals.items()):
-        if key not in generated and not key.startswith(("ag__", "__")) and key != "fscope":
-            path = aliases.path_to(held, value, key)
-            if path is not None and path != key:
-                return path
+    for key, held in user_variables(frame, generated):
+        path = aliases.path_to(held, value, key)
+        if path is not None and path != key:
+            return path
     return name
+
+
+def user_variables(frame, generated=None):
+    """[(name, value)] for the variables of `frame` the user wrote: not the
+    names the converters generated (`_generated_names`; `generated` if the
+    caller has them), `fscope`, `ag__...` nor dunder names.  The one filter
+    by which the runtime looks for "the user's variable holding a value" in
+    a frame (user_spelling, local_object_name, builtins' messages, the
+    in-place numpy error)."""
+    if generated is None:
+        generated = _generated_names(frame)
+    return [(name, held) for name, held in list(frame.f_locals.items())
+            if name not in generated and name != "fscope"
+            and not name.startswith(("ag__", "__"))]
 
 
 def local_object_name(value):
@@ -279,11 +296,9 @@ def local_object_name(value):
     code = owner.f_code
     parameters = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
                                   + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
-    generated = _generated_names(frame)
-    name = next((key for key, held in list(owner.f_locals.items()) if held is value
-                 and key not in generated and key not in parameters
-                 and key not in code.co_freevars and key != "fscope"
-                 and not key.startswith(("ag__", "__"))), None)
+    name = next((key for key, held in user_variables(owner, _generated_names(frame))
+                 if held is value and key not in parameters and key not in code.co_freevars),
+                None)
     if name is None or outside_holders(value, name):
         return None
     return name
