@@ -141,7 +141,8 @@ class Tensor:
         raise self._usage_error("`in`")
 
     def __setitem__(self, key, value):
-        raise self._usage_error("item assignment (tensors are immutable; build a new one)")
+        raise errors.TensorUsageError(
+            errors.tensor_item_assignment_message(_UserNames()(self), errors.where_user()))
 
     def fill(self, value):
         raise in_place_method_error(self, ".fill()")
