@@ -40,6 +40,9 @@ class Context:
     info: EntityInfo
     options: ConversionOptions
     namer: naming.Namer
+    # What converted code calls the runtime module and its FunctionScope:
+    # ("ag__", "fscope"), unless the user's function has variables so named.
+    cells: tuple = naming.GENERATED_NAMES
 
     def where(self, node):
         """'file.py:12' of a node of the user's code."""

@@ -1203,3 +1203,12 @@ def while_test_effects_message(location):
         "that it is staged, then again as the loop's test, so that effect would run one "
         "time too many (a random draw would change the numbers drawn). Move it into the "
         "loop: `while True:` with the effect, then `if not <test>: break`.")
+
+
+def tensor_item_assignment_message(name, location):
+    return (
+        f"item assignment `{name}[...] = v` at {location}: graph tensor '{name}' is a "
+        "value, which cannot change in place. Build the new value and rebind the name: "
+        f"`{name} = np.where(np.arange(len({name})) == i, v, {name})` for `{name}[i] = v` "
+        f"on a 1-d {name}, or np.concatenate of the pieces (`{name} = np.concatenate([{name}[:i], [v], "
+        f"{name}[i + 1:]])`).")

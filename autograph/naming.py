@@ -53,3 +53,36 @@ class Namer:
         self._taken.add(name)
         self.generated.add(name)
         return name
+
+
+def rename(tree, mapping, strings=None):
+    """Renames, in place, the variables of a gast tree that `mapping` (old ->
+    new) names: wherever a name is read or bound (names, parameters, defs,
+    classes, import aliases, `global`/`nonlocal`, match captures).  Attribute
+    and keyword-argument names are not variables and stay.  String constants
+    that `strings` maps are replaced too (generated code passes variables'
+    names as data, for messages)."""
+    for node in gast.walk(tree):
+        cls = node.__class__
+        if cls is gast.Name:
+            node.id = mapping.get(node.id, node.id)
+        elif cls is gast.Constant and strings and node.value.__class__ is str:
+            node.value = strings.get(node.value, node.value)
+        elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            node.name = mapping.get(node.name, node.name)
+        elif cls is gast.alias:  # (`import a.b` binds `a`, which no alias can spell)
+            bound = node.asname or node.name.split(".")[0]
+            if bound in mapping and (node.asname or "." not in node.name):
+                node.asname = mapping[bound]
+        elif cls in (gast.Global, gast.Nonlocal):
+            node.names = [mapping.get(name, name) for name in node.names]
+        elif cls in _CAPTURES:
+            for field in _CAPTURES[cls]:
+                name = getattr(node, field)
+                if name is not None:
+                    setattr(node, field, mapping.get(name, name))
+
+
+_CAPTURES = {cls: fields for cls, fields in (
+    (getattr(gast, "MatchAs", None), ("name",)), (getattr(gast, "MatchStar", None), ("name",)),
+    (getattr(gast, "MatchMapping", None), ("rest",))) if cls is not None}

@@ -61,18 +61,17 @@ _configure_logging()
 class Converted:
     """One converted code object, ready to be bound to function objects."""
 
-    __slots__ = ("code", "_tree", "_plain", "_source", "fscope_cell", "ag_cell",
-                 "nested_code_ids")
+    __slots__ = ("code", "_tree", "_plain", "_source", "cells", "nested_code_ids")
 
-    def __init__(self, code, tree, fscope, plain=None):
+    def __init__(self, code, tree, fscope, plain=None, cell_names=GENERATED_NAMES):
         from autograph import runtime
         self.code = code
         self._tree = tree  # unparsed on demand: to_code is rarely asked for
         self._plain = plain  # the original body's stdlib nodes (see _parsed_plain_body)
         self._source = None
-        self.ag_cell = types.CellType(runtime)
-        self.fscope_cell = types.CellType(fscope)
-        self.nested_code_ids = frozenset(_code_ids(code))
+        # the factory's cells, by the names the code calls them (Context.cells)
+        self.cells = dict(zip(cell_names, (types.CellType(runtime), types.CellType(fscope))))
+        self.nested_code_ids = frozenset(_code_ids(code, cell_names[0]))
 
     @property
     def source(self):
@@ -91,8 +90,8 @@ class Converted:
 
     def instantiate(self, fn):
         original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        special = {"ag__": self.ag_cell, "fscope": self.fscope_cell}
-        closure = tuple(special.get(name) or original[name] for name in self.code.co_freevars)
+        cells = self.cells
+        closure = tuple(cells.get(name) or original[name] for name in self.code.co_freevars)
         new = types.FunctionType(self.code, fn.__globals__, fn.__name__,
                                  fn.__defaults__, closure or None)
         new.__kwdefaults__ = fn.__kwdefaults__
@@ -105,14 +104,14 @@ class Converted:
         return new
 
 
-def _code_ids(code):
+def _code_ids(code, runtime_cell="ag__"):
     """Ids of `code` and of the converted functions nested in it: those that
     close over `ag__`. Functions of the original body (and class bodies, which
     the passes leave alone) are converted when called while tracing."""
     yield id(code)
     for const in code.co_consts:
-        if isinstance(const, types.CodeType) and "ag__" in const.co_freevars:
-            yield from _code_ids(const)
+        if isinstance(const, types.CodeType) and runtime_cell in const.co_freevars:
+            yield from _code_ids(const, runtime_cell)
 
 
 # (code object, its file, options) -> Converted: code objects compare equal
@@ -183,15 +182,14 @@ def unparse(node):
     return ast.unparse(trees.gast_to_ast(node))
 
 
-def _factory_params(fn):
+def _factory_params(fn, cells=GENERATED_NAMES):
     # A function defined inside converted code may close over `ag__` already.
-    return GENERATED_NAMES + tuple(n for n in fn.__code__.co_freevars
-                                   if n not in GENERATED_NAMES)
+    return cells + tuple(n for n in fn.__code__.co_freevars if n not in cells)
 
 
-def _factory(node, fn):
+def _factory(node, fn, cells=GENERATED_NAMES):
     params = [gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
-              for name in _factory_params(fn)]
+              for name in _factory_params(fn, cells)]
     if isinstance(node, gast.Lambda):
         body = [gast.Return(value=node)]
     else:
@@ -394,21 +392,62 @@ def transform(fn, options, parsed=None):
     node, info = source.get_entity(fn, parsed)
     _strip_decorators(node)
     plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
-    # Without parsed nodes, the plain body is a copy of the gast tree.
-    original = trees.clone(node) if plain is None else None
     present, spelled = trees.node_types_and_names(node)
     taken = spelled | set(fn.__code__.co_names) | set(GENERATED_NAMES)
-    ctx = context.Context(info=info, options=options, namer=naming.Namer(taken))
+    clashing = _cell_names_in_use(fn, spelled)
+    # The passes take `ag__` and `fscope` for the cells: a user's own
+    # variable of that name waits under a placeholder until they are done.
+    # (a placeholder no string of the function spells either: generated
+    # code passes names as strings, which get the user's names back too)
+    spare = naming.Namer(taken | _strings_in(node) if clashing else ())
+    placeholders = {name: spare.new(f"{name}_user") for name in clashing}
+    # (the passes' namer must not count the cells as names they generated)
+    cells = tuple(spare.new(name) if name in clashing else name for name in GENERATED_NAMES)
+    if placeholders:
+        naming.rename(node, placeholders)
+        taken |= set(placeholders.values()) | set(cells)
+    # Without parsed nodes, the plain body is a copy of the gast tree.
+    original = trees.clone(node) if plain is None else None
+    ctx = context.Context(info=info, options=options, namer=naming.Namer(taken), cells=cells)
     # The plain body stays as written but for `locals()`, which must not show
     # the closure cells (`ag__`, `fscope`) both bodies share.
     if original is not None and {"locals", "vars"} & set(fn.__code__.co_names):
         original = function_scope.Transformer.transform(original, ctx)
     anno.setanno(node, anno.Basic.PARSED_NODE_TYPES, frozenset(present))
-    return _guarded(run_pipeline(node, ctx, present), original, info.source), ctx, plain
+    node = _guarded(run_pipeline(node, ctx, present), original, info.source)
+    if placeholders:  # the cells get their own names, the user's variables theirs back
+        back = {held: name for name, held in placeholders.items()}
+        naming.rename(node, {**dict(zip(GENERATED_NAMES, cells)), **back}, strings=back)
+    return node, ctx, plain
+
+
+def _strings_in(tree):
+    return {node.value for node in gast.walk(tree)
+            if node.__class__ is gast.Constant and node.value.__class__ is str}
+
+
+def _cell_names_in_use(fn, spelled):
+    """The cell names (`ag__`, `fscope`) that `fn` uses for variables of its
+    own: spelled in its source, or a closure cell that holds something else
+    than the cell's (a function nested in converted code closes over the real ones)."""
+    code = fn.__code__
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    return [name for name in GENERATED_NAMES
+            if name in spelled or name in code.co_varnames or name in code.co_cellvars
+            or (name in cells and not _holds_a_cell_value(cells[name]))]
+
+
+def _holds_a_cell_value(cell):
+    from autograph import runtime
+    try:
+        value = cell.cell_contents
+    except ValueError:  # (empty)
+        return False
+    return value is runtime or isinstance(value, runtime.FunctionScope)
 
 
 def _compile(fn, options):
-    from autograph.runtime.call import FunctionScope
+    from autograph.runtime.scope import FunctionScope
     started = time.perf_counter()
     # A function whose conversion only wraps its calls: its module without
     # the passes (call_only.py; the same module the pipeline gives).
@@ -416,10 +455,12 @@ def _compile(fn, options):
     module = None if parsed is None else call_only.module_of(parsed, _factory_params(fn), ENTITY)
     if module is not None:
         node, plain = module.body[0].body[0], None  # (the factory's entity)
-        generated = frozenset()
+        generated, cells = frozenset(), GENERATED_NAMES
     else:
         node, ctx, plain = transform(fn, options, parsed)  # (not parsed again)
-        module = trees.gast_to_located_ast(_factory(node, fn))  # (missing positions filled in)
+        cells = ctx.cells
+        # (missing positions filled in)
+        module = trees.gast_to_located_ast(_factory(node, fn, cells))
         if not isinstance(node, gast.Lambda):
             node.name = fn.__code__.co_name  # the factory named it ENTITY
         if plain is not None:
@@ -434,8 +475,8 @@ def _compile(fn, options):
                        generated)
     if isinstance(node, ast.FunctionDef):  # (call_only's, compiled: named for to_code)
         node.name = fn.__code__.co_name
-    fscope = FunctionScope(fn.__name__, options, generated)
-    converted = Converted(code, node, fscope, plain)
+    fscope = FunctionScope(fn.__name__, options, generated | set(cells))
+    converted = Converted(code, node, fscope, plain, cells)
     if verbosity() >= 1:
         logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, fn.__code__.co_filename,
                     fn.__code__.co_firstlineno, 1e3 * (time.perf_counter() - started))

@@ -47,7 +47,7 @@ sys.path.insert(0, ROOT)
 import autograph as ag  # noqa: E402
 from autograph import transpiler  # noqa: E402
 from autograph.context import ConversionOptions  # noqa: E402
-from autograph.runtime import call as ag_call  # noqa: E402
+from autograph.runtime.scope import FunctionScope  # noqa: E402
 from tests.corpus import programs  # noqa: E402
 
 QUICK = "--quick" in sys.argv
@@ -201,7 +201,7 @@ def converted_call_overhead():
     functional form of the runtime API."""
     clear_autograph_caches()
     from autograph import runtime as ag__
-    fscope = ag_call.FunctionScope("bench", ConversionOptions(), frozenset())
+    fscope = FunctionScope("bench", ConversionOptions(), frozenset())
     number = 20_000 if QUICK else 100_000
     converted, converted_call = ag__.converted, ag__.converted_call
     rows = []

@@ -11,7 +11,8 @@ import pytest
 import autograph as ag
 from autograph import config, errors, transpiler
 from autograph.context import ConversionOptions
-from autograph.runtime.call import FunctionScope, converted_call, resolve
+from autograph.runtime.call import converted_call, resolve
+from autograph.runtime.scope import FunctionScope
 
 OPTIONS = ConversionOptions(recursive=True, strict=False)
 STRICT = ConversionOptions(recursive=True, strict=True)

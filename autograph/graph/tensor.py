@@ -141,7 +141,8 @@ class Tensor:
         raise self._usage_error("`in`")
 
     def __setitem__(self, key, value):
-        raise self._usage_error("item assignment (tensors are immutable; build a new one)")
+        raise errors.TensorUsageError(
+            errors.tensor_item_assignment_message(_UserNames()(self), errors.where_user()))
 
     def fill(self, value):
         raise in_place_method_error(self, ".fill()")
@@ -383,7 +384,7 @@ class _UserNames:
 
     def __call__(self, tensor):
         name = next((k for k, v in self.variables.items() if v is tensor and k != self.exclude
-                     and not k.startswith(("ag__", "__"))), None)
+                     and not k.startswith("__")), None)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is not None and user_spelling is not None:

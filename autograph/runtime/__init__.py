@@ -2,7 +2,8 @@
 values is exactly the Python statement or expression they replace, and which
 stage into a backend's graph when an operand is a staged value.
 """
-from autograph.runtime.call import FunctionScope, converted, converted_call
+from autograph.runtime.call import converted, converted_call
+from autograph.runtime.scope import FunctionScope
 from autograph.runtime.registry import backend_of, is_staged, register_backend, tracing
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue, ld
 from autograph.runtime.control_flow import (

@@ -37,6 +37,7 @@ import types
 
 from autograph import errors
 from autograph.runtime import registry
+from autograph.runtime.scope import scope_in
 from autograph.runtime.tracebacks import generated_owner
 
 _SCANNED_ITEMS = 256  # items of one container looked at (a cap on the cost)
@@ -90,12 +91,11 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True, same
         elif not (inner_generated and owner == group):
             skip = set()  # another function (a caller): its names are other variables
         inner_generated = generated_by is not None
-        scope = local.get("fscope")
-        generated = getattr(scope, "internal_names", ()) if not isinstance(scope, dict) else ()
+        scope = scope_in(local)
+        generated = scope.internal_names if scope is not None else ()
         where = f"in {code.co_name} at {errors.where(code.co_filename, frame.f_lineno)}"
         for name, held in list(local.items()):
-            if name in rebound or name in skip or name in generated or \
-                    name in ("ag__", "fscope"):
+            if name in rebound or name in skip or name in generated:
                 continue
             path = path_to(held, value, name, same)
             if path is not None and path not in rebound:
@@ -166,7 +166,7 @@ def _local_holder_outside(value, outside):
                 code.co_filename not in backend_files:
             free = code.co_freevars  # (the frame that owns them is looked at in turn)
             for name, held in list(frame.f_locals.items()):
-                if name in ("ag__", "fscope") or name in free:
+                if name in free:  # (the cells `ag__` and `fscope` among them)
                     continue
                 path = path_to(held, value, name)
                 if path is not None:

@@ -238,16 +238,14 @@ def _argument_text(frame, call):
     return ast.unparse(found[0]) if len(found) == 1 else None
 
 
-_HIDDEN = frozenset({"ag__", "fscope"})
-
-
 def user_locals(local_vars, fscope):
     """Python meaning: `locals()`; `local_vars` is the converted frame's
-    `locals()`, shown without the names the converters generated and without
-    variables that are still unbound (`Undefined`)."""
+    `locals()`, shown without the names the converters generated (the cells
+    `ag__` and `fscope` too) and without variables that are still unbound
+    (`Undefined`)."""
     hidden = fscope.internal_names
     return {name: value for name, value in local_vars.items()
-            if name not in hidden and name not in _HIDDEN and type(value) is not Undefined}
+            if name not in hidden and type(value) is not Undefined}
 
 
 # --- numpy's creation functions with a staged size --------------------------------

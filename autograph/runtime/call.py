@@ -27,23 +27,6 @@ logger = logging.getLogger("autograph")
 DO_NOT_CONVERT = "__ag_do_not_convert__"
 
 
-class FunctionScope:
-    """Per converted function (not per call): its name, options, the names
-    the converters generated (hidden from `locals()`) and the callee
-    decisions for its options (held here so a call does not hash options)."""
-
-    __slots__ = ("name", "options", "internal_names", "targets")
-
-    def __init__(self, name, options, internal_names=frozenset()):
-        self.name = name
-        self.options = options
-        self.internal_names = internal_names
-        self.targets = Targets.of(options)
-
-    def __repr__(self):
-        return f"FunctionScope({self.name!r})"
-
-
 # --- where code lives -------------------------------------------------------
 
 def _library_dirs():

@@ -425,22 +425,27 @@ def store_part(obj, kind, key, value):
             old = obj[key] if kind == "item" else getattr(obj, key)
         except _ABSENT:
             old = _NOTHING
-        stack[-1].append((obj, kind, key, old))
     if type(value) is Undefined:
         if kind == "item" and isinstance(obj, dict):
             obj.pop(key, None)
         elif kind == "attr" and key in getattr(obj, "__dict__", ()):
             delattr(obj, key)
-        return
-    try:
-        if (obj[key] if kind == "item" else getattr(obj, key)) is value:
-            return
-    except _ABSENT:
-        pass
-    if kind == "item":
-        obj[key] = value
     else:
-        setattr(obj, key, value)
+        try:
+            there = obj[key] if kind == "item" else getattr(obj, key)
+        except _ABSENT:
+            there = _NOTHING
+        if there is value:
+            pass  # (nothing to do: journaled all the same, for parts_holding)
+        elif kind == "item":
+            obj[key] = value
+        else:
+            setattr(obj, key, value)
+    # Journaled once made: a store that raised (a graph tensor refuses item
+    # assignment) has nothing to undo, and undoing it would raise again,
+    # hiding the first error behind one placed in contextlib.
+    if stack:
+        stack[-1].append((obj, kind, key, old))
 
 
 def is_undefined(value):

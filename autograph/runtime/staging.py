@@ -34,6 +34,7 @@ import numpy as np
 from autograph import errors
 from autograph.runtime import aliases, special_values, structure
 from autograph.runtime.registry import backend_of
+from autograph.runtime.scope import FunctionScope, scope_in
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN
 from autograph.runtime.tracebacks import generated_owner
@@ -119,8 +120,8 @@ def _protect_arrays(frame, protected=None):
             namespace = frame.f_globals
             roots += [(name, namespace[name]) for name in errors.names_read(frame.f_code)
                       if name in namespace]
-        for name, value in roots:
-            if not name.startswith(("ag__", "__")) and name != "fscope":
+        for name, value in roots:  # (the `ag__` cell holds a module: not looked into)
+            if not name.startswith("__") and value.__class__ is not FunctionScope:
                 _protect_held(value, name, protected, _HOLDER_DEPTH if traced else 1,
                               objects=traced)
     return protected
@@ -278,8 +279,7 @@ def user_variables(frame, generated=None):
     if generated is None:
         generated = _generated_names(frame)
     return [(name, held) for name, held in list(frame.f_locals.items())
-            if name not in generated and name != "fscope"
-            and not name.startswith(("ag__", "__"))]
+            if name not in generated and not name.startswith("__")]
 
 
 def local_object_name(value):
@@ -317,15 +317,16 @@ def _owner_frame(frame):
 
 def _generated_names(frame):
     """The names the converters generated in the user function `frame` is
-    (or whose generated branch or loop function it runs): its `fscope`'s."""
-    scope = frame.f_locals.get("fscope")
+    (or whose generated branch or loop function it runs), its cells' included:
+    its `fscope`'s."""
+    scope = scope_in(frame.f_locals)
     if scope is None:
         owner = _owner_frame(frame)
-        scope = owner.f_locals.get("fscope") if owner is not None else None
+        scope = scope_in(owner.f_locals) if owner is not None else None
     if scope is None:  # (a body run as code of its own: the nearest converted caller's)
-        scope = next((f.f_locals["fscope"] for f in _traced_user_frames(frame)
-                      if "fscope" in f.f_locals), None)
-    return getattr(scope, "internal_names", ())
+        scope = next(filter(None, map(scope_in, (f.f_locals for f in _traced_user_frames(frame)))),
+                     None)
+    return scope.internal_names if scope is not None else ()
 
 
 def frames_outside_region():

@@ -20,7 +20,7 @@ from autograph import anno, context, naming, source
 from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
                                   continue_statements, directives, function_scope, lists,
                                   logical_expressions, return_statements)
-from autograph.runtime.call import FunctionScope
+from autograph.runtime.scope import FunctionScope
 
 JUMPS = (return_statements, break_statements, continue_statements)
 # every pass of the jumps-and-expressions engineer, in PIPELINE order

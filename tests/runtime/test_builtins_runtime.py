@@ -72,7 +72,12 @@ def test_staged_len_and_missing_backend_operations():
 
 
 def test_user_locals_hides_generated_names():
-    fscope = rt.FunctionScope('f', None, frozenset({'do_return', 'if_true'}))
+    # (internal_names: the generated names, the cells' included)
+    fscope = rt.FunctionScope('f', None, frozenset({'do_return', 'if_true', 'ag__', 'fscope'}))
     local_vars = {'x': 1, 'do_return': False, 'if_true': None, 'ag__': rt, 'fscope': fscope,
                   'y': rt.Undefined('y')}
     assert rt.user_locals(local_vars, fscope) == {'x': 1}
+    # a user's variable `fscope`: the cell is `fscope_1`, the user's shows
+    scope = rt.FunctionScope('f', None, frozenset({'ag__', 'fscope_1'}))
+    local_vars = {'x': 1, 'ag__': rt, 'fscope_1': scope, 'fscope': 2}
+    assert rt.user_locals(local_vars, scope) == {'x': 1, 'fscope': 2}
