@@ -49,7 +49,7 @@ def _samples():
     return [np.zeros(()), np.arange(5), cube, np.zeros((0, 3), np.float32),
             cube[1:, ::2], cube.T, np.zeros(3, ">f8"),
             np.zeros(2, [("a", "i4"), ("b", "f8", (2,))]), np.zeros(3, with_metadata),
-            np.asmatrix(np.ones((2, 2))), np.ones(3).view(_Subclass),
+            np.ones((2, 2)).view(np.recarray), np.ones(3).view(_Subclass),
             np.float64(1.0), [1.0, 2.0], None]
 
 
