@@ -4,15 +4,17 @@ A guard (signature.py) tests each array leaf of a call with
 `type(x) is ndarray and x.shape == S and x.dtype is D`: ~60 ns a leaf in
 CPython 3.11, most of it building the tuple `x.shape`, so a list of 20
 arrays cost 1.2 us.  `_leafcheck.c` answers the same question for all the
-leaves of a call at once, reading numpy's array struct: a guard then ends in
+leaves of a call at once, reading numpy's array struct; a guard's last
+test then reads, for arrays x0, x1, x2 (found in any containers):
 
-    if not (_leaves_ok(_g7, x0, x1, x2)): return _MISS      # before
-    ... type(x0) is _nd and x0.shape == (4,) and x0.dtype is _g3 and ...
+    ... and _leaves_ok(_g7, x0, x1, x2)                         # with it
+    ... and type(x0) is _nd and x0.shape == (4,) and x0.dtype is _g3 and ...
 
 `leaves_ok` is that C function, or None -- the guards then keep the Python
 test -- when the extension is not built (a pure-Python install), when
-AUTOGRAPH_PURE_PYTHON_GUARDS=1, or when the self-test below disagrees with
-Python's answer on one of its arrays.  `status` says which, for benchmarks.
+AUTOGRAPH_PURE_PYTHON_GUARDS=1, or when the check at import below finds
+that the struct it reads, or its answers, differ from numpy's and Python's.
+`status` says which, for benchmarks.
 Tests set `leaves_ok = None` to run the Python path.
 """
 
