@@ -8,7 +8,7 @@ leaves of a call at once, reading numpy's array struct; a guard's last
 test then reads, for arrays x0, x1, x2 (found in any containers):
 
     ... and _leaves_ok(_g7, x0, x1, x2)                         # with it
-    ... and type(x0) is _nd and x0.shape == (4,) and x0.dtype is _g3 and ...
+    ... type(x0) is _nd and x0.shape == (4,) and x0.dtype is _g3 ...  # without
 
 `leaves_ok` is that C function, or None -- the guards then keep the Python
 test -- when the extension is not built (a pure-Python install), when
