@@ -17,7 +17,9 @@ function closes over, so the graph holds them as constants):
   a numpy scalar, or a list/tuple/dict of 1 or 20 arrays (4 float64 each):
   time per call of the Function and of its ConcreteFunction minus the time of
   the compiled graph alone (`concrete._fn(*leaves)`), i.e. what signature
-  checks and dispatch add above the kernels (target: <= 1 us, issue 10).
+  checks and dispatch add above the kernels (target: <= 1 us, issue 10);
+  once with the guards' array test in C (graph/leaf_check.py, when the
+  extension is built) and once in pure Python, each table saying which.
 
 First the issue-10 table (benchmarks/workloads.py: every workload of the
 issue, eager and staged side by side, with ratios and first-call times), then
@@ -38,7 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from autograph.graph import function, signature
+from autograph.graph import function, leaf_check, signature
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import workloads
@@ -119,9 +121,20 @@ def _add_values(x, leaves):
     return _add_all(x, [leaves[k] for k in sorted(leaves)])
 
 
-def per_call_overhead(rounds=40, number=400):
-    """(label, kernel s, Function s, ConcreteFunction s) per argument form; the
-    three timings alternate, best round each."""
+def _guards_made_with(leaves_ok, make):
+    """make() with the call guards it makes written for `leaves_ok` (the C
+    leaf check, or None: pure Python; leaf_check.py)."""
+    saved, leaf_check.leaves_ok = leaf_check.leaves_ok, leaves_ok
+    try:
+        return make()
+    finally:
+        leaf_check.leaves_ok = saved
+
+
+def per_call_overhead(rounds=40, number=400, leaves_ok=leaf_check.leaves_ok):
+    """(label, kernel s, Function s, ConcreteFunction s) per argument form,
+    with guards written for `leaves_ok` (see _guards_made_with); the three
+    timings alternate, best round each."""
     x = np.ones(4)
     forms = [("one array", lambda x: x + 1.0, (x,)),
              ("np.float64 scalar", lambda x: x + 1.0, (np.float64(2.0),))]
@@ -132,13 +145,20 @@ def per_call_overhead(rounds=40, number=400):
                   (f"dict of {n}", _add_values, (x, {f"k{i}": a for i, a in enumerate(arrays)}))]
     rows = []
     for label, fn, args in forms:
-        staged = function(fn, autograph=False)
-        staged(*args)
-        concrete = staged.get_concrete_function(*args)
-        concrete(*args)
+        def make():
+            staged = function(fn, autograph=False)
+            staged(*args)
+            staged(*args)  # (the second call makes the fast call and its guard)
+            concrete = staged.get_concrete_function(*args)
+            concrete(*args)
+            return staged, concrete
+        staged, concrete = _guards_made_with(leaves_ok, make)
         kernels = concrete._fn
         leaves = []
         signature.call_key(args, {}, leaves, [])  # the graph's inputs, in order
+        uses_c = leaves_ok is not None and any(type(leaf) is np.ndarray for leaf in leaves)
+        for entry in (staged._entries[0], concrete._entry):  # (the path measured)
+            assert ("_leaves_ok" in entry.__globals__) == uses_c, label
         timers = [timeit.Timer(lambda: kernels(*leaves)), timeit.Timer(lambda: staged(*args)),
                   timeit.Timer(lambda: concrete(*args))]
         best = [float("inf")] * 3
@@ -183,7 +203,7 @@ def guard_floor(n=20):
         ("unpacking alone", [unpack, "return True"]),
         ("type(x) is ndarray", inline("type({x}) is _nd")),
         ("+ x.dtype is D", inline("type({x}) is _nd and {x}.dtype is _D")),
-        ("+ x.shape == S (the entry's test)",
+        ("+ x.shape == S (the pure-Python entry's)",
          inline("type({x}) is _nd and {x}.shape == (4,) and {x}.dtype is _D")),
         ("x.ndim == 1 and len(x) == 4 for the shape",
          inline("type({x}) is _nd and {x}.ndim == 1 and len({x}) == 4 and {x}.dtype is _D")),
@@ -194,6 +214,11 @@ def guard_floor(n=20):
                                  "and [*map(_dtype, xs)] == _DT"]),
         ("[*map(attrgetter('shape', 'dtype'), xs)]", ["return [*map(_both, xs)] == _SD"]),
     ]
+    if leaf_check.leaves_ok is not None:  # what the guards use when the extension is built
+        namespace.update(_leaves_ok=leaf_check.leaves_ok,
+                         _spec=leaf_check.spec([(4,)] * n, [xs[0].dtype] * n))
+        forms.append(("one C call: leaf_check (the built entry's)",
+                      [unpack, f"return _leaves_ok(_spec, {', '.join(names)})"]))
     functions = [_generated(body, namespace) for _, body in forms]
     for (label, _), fn in zip(forms, functions):
         assert fn(xs) is True, label
@@ -291,10 +316,16 @@ def main():
     print("target: ratio <= 1.10 for dense_softmax and mlp_tanh_10; < 1 where CSE applies")
     print()
     print("Per-call overhead above the kernels (issue 10, item 3; target <= 1 us)")
-    print(f"{'arguments':<20}{'kernels':>10}{'Function':>12}{'Concrete':>12}")
-    for label, kernel_t, function_t, concrete_t in per_call_overhead():
-        print(f"{label:<20}{kernel_t * 1e6:>8.2f}us{(function_t - kernel_t) * 1e6:>+10.2f}us"
-              f"{(concrete_t - kernel_t) * 1e6:>+10.2f}us")
+    paths = [(leaf_check.status, leaf_check.leaves_ok)]
+    if leaf_check.leaves_ok is not None:  # (the guards as they were without the extension)
+        paths.append(("pure Python (forced)", None))
+    for status, leaves_ok in paths:
+        print(f"guards: {status}")
+        print(f"{'arguments':<20}{'kernels':>10}{'Function':>12}{'Concrete':>12}")
+        for label, kernel_t, function_t, concrete_t in per_call_overhead(leaves_ok=leaves_ok):
+            print(f"{label:<20}{kernel_t * 1e6:>8.2f}us"
+                  f"{(function_t - kernel_t) * 1e6:>+10.2f}us"
+                  f"{(concrete_t - kernel_t) * 1e6:>+10.2f}us")
     print("(x + each array; Function/Concrete columns: time above the compiled graph alone)")
     print()
     print("Exact checks of 20 array leaves (list of float64[4]), ns per call; the floor")

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from autograph.graph import slots
+from autograph.graph import leaf_check, slots
 from autograph.graph.tensor import Tensor, TensorSpec
 
 
@@ -185,12 +185,19 @@ class _GuardWriter:
     one itemgetter call, in key_of's sorted-key order) after its type and
     length are tested; the parts are locals, and the array leaves among them
     are what the call passes on.
+
+    With `leaves_ok` (leaf_check.py: the C test), the array leaves' tests are
+    not written where the leaves are found but as one call after every
+    unpacking (`finish`): unpacking depends only on the containers' tests,
+    which stay in place.
     """
 
-    def __init__(self):
+    def __init__(self, leaves_ok):
         self.globals = {"_nd": np.ndarray, "_float_key": _float, "_complex_key": _complex}
         self.lines = []
         self.leaves = []
+        self.leaves_ok = leaves_ok
+        self._arrays = []  # (name, shape, dtype) of the leaves `finish` tests
         self._tests = []  # conditions not yet written out (one `if` per run of them)
         self._names = 0
 
@@ -225,8 +232,11 @@ class _GuardWriter:
         kind = type(value)
         test = self.test
         if kind is np.ndarray:
-            test(f"type({name}) is _nd and {name}.shape == {value.shape!r} "
-                 f"and {name}.dtype is {self.constant(value.dtype)}")
+            if self.leaves_ok is None:
+                test(f"type({name}) is _nd and {name}.shape == {value.shape!r} "
+                     f"and {name}.dtype is {self.constant(value.dtype)}")
+            else:
+                self._arrays.append((name, value.shape, value.dtype))
             self.leaves.append(name)
         elif kind is bool or value is None:
             test(f"{name} is {value!r}")
@@ -265,16 +275,26 @@ class _GuardWriter:
         else:  # keyed by identity
             test(f"{name} is {self.constant(value)}")
 
+    def finish(self):
+        """Writes out the tests not yet written, ending with the array leaves'."""
+        if self._arrays:
+            names, shapes, dtypes = zip(*self._arrays)
+            self.globals["_leaves_ok"] = self.leaves_ok
+            self.test(f"_leaves_ok({self.constant(leaf_check.spec(shapes, dtypes))}, "
+                      f"{', '.join(names)})")
+        self.flush()
+
 
 def guard(args):
     """(statements, leaf names, globals): the lines of a function body over
     the tuple `args` that `return _MISS` unless `args` has the key
     `call_key(args, {})` had for these `args`, and the locals they leave
     holding its array leaves, in `call_key`'s order.  Raises NoGuard when the
-    arguments cannot be tested this way."""
-    writer = _GuardWriter()
+    arguments cannot be tested this way.  Array leaves are tested by
+    leaf_check.leaves_ok when it is loaded (read each time a guard is made)."""
+    writer = _GuardWriter(leaf_check.leaves_ok)
     writer.test(f"len(args) == {len(args)}")
     for value, name in zip(args, writer.unpack("args", len(args))):
         writer.visit(value, name)
-    writer.flush()
+    writer.finish()
     return writer.lines, writer.leaves, writer.globals
