@@ -15,6 +15,7 @@ import operator
 
 import numpy as np
 
+from autograph import errors
 from autograph.graph import leaf_check, slots
 from autograph.graph.tensor import Tensor, TensorSpec
 
@@ -129,10 +130,13 @@ def structure_of(key):
 
 
 def rebuild(value, make_leaf, path):
-    """`value` with array leaves replaced by `make_leaf(leaf, path)`."""
-    if type(value) is np.ndarray or isinstance(value, (np.ndarray, np.generic, TensorSpec,
-                                                        Tensor)):
+    """`value` with array leaves replaced by `make_leaf(leaf, path)`.  An
+    ndarray subclass is refused: key_of keys it by identity, not as a leaf."""
+    if type(value) is np.ndarray or isinstance(value, (np.generic, TensorSpec, Tensor)):
         return make_leaf(value, path)
+    if isinstance(value, np.ndarray):
+        raise errors.FunctionUsageError(errors.array_subclass_argument_message(
+            path, type(value), errors.where_user()))
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(rebuild(v, make_leaf, f"{path}.{f}")
                              for v, f in zip(value, value._fields)))
