@@ -4,7 +4,8 @@ Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
 graph inputs ("leaves"); Python scalars and strings by type and value (floats
 and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
 matches itself; True and 1 differ by type); lists,
-tuples, namedtuples, dicts and dataclass instances flattened (a dataclass
+tuples, namedtuples, dicts and dataclass instances flattened (a dict's keys
+other than strings by type and value too: DictKey) (a dataclass
 argument reaches the traced function as a fresh instance around the
 placeholders); `ag.Variable` and any other object by identity.  `TensorSpec` stands for an array of that shape (None dims
 allowed) in `get_concrete_function`.
@@ -68,9 +69,53 @@ def _sequence(value, leaves, keep):
     return (type(value), tuple(key_of(v, leaves, keep) for v in value))
 
 
+class DictKey:
+    """A dict's key other than a str, as a cache key holds it: equal to
+    another only with the same type and value (floats by bits), the way the
+    function sees it -- to `==`, {1: a}, {True: a} and {1.0: a} are one dict,
+    but a function that reads the key gets an int, a bool or a float.  `raw`
+    is the key; shown as it."""
+    __slots__ = ("raw", "_typed")
+
+    def __init__(self, raw):
+        self.raw = raw
+        self._typed = _typed(raw)
+
+    def __eq__(self, other):
+        return other.__class__ is DictKey and self._typed == other._typed
+
+    def __hash__(self):
+        return hash(self._typed)
+
+    def __repr__(self):
+        return repr(self.raw)
+
+
+def _typed(value):
+    kind = type(value)
+    if isinstance(value, float):
+        return (kind, float.hex(value))
+    if isinstance(value, complex):
+        return (kind, float.hex(value.real), float.hex(value.imag))
+    if isinstance(value, tuple):
+        return (kind, tuple(map(_typed, value)))
+    return (kind, value)
+
+
+def dict_key(key):
+    """A dict's key in the cache key: a str as it is (a str subclass's key,
+    np.str_'s, equals the str's), any other key by type and value (DictKey)."""
+    return key if isinstance(key, str) else DictKey(key)
+
+
+def _dict_keys(value):
+    """The keys of dict `value` as its cache key holds them, in no order (guards)."""
+    return frozenset(map(dict_key, value))
+
+
 def _dict(value, leaves, keep):
     keys = sorted(value, key=repr)
-    return (dict, tuple((k, key_of(value[k], leaves, keep)) for k in keys))
+    return (dict, tuple((dict_key(k), key_of(value[k], leaves, keep)) for k in keys))
 
 
 _HANDLERS = {int: _scalar, float: _float, bool: _scalar, str: _scalar, complex: _complex,
@@ -197,7 +242,8 @@ class _GuardWriter:
     """
 
     def __init__(self, leaves_ok):
-        self.globals = {"_nd": np.ndarray, "_float_key": _float, "_complex_key": _complex}
+        self.globals = {"_nd": np.ndarray, "_float_key": _float, "_complex_key": _complex,
+                        "_dict_keys": _dict_keys}
         self.lines = []
         self.leaves = []
         self.leaves_ok = leaves_ok
@@ -268,6 +314,8 @@ class _GuardWriter:
         elif isinstance(value, dict):
             keys = sorted(value, key=repr)
             test(f"type({name}) is {self.constant(kind)} and len({name}) == {len(keys)}")
+            if not all(isinstance(k, str) for k in keys):  # (1, True and 1.0 are one to `in`)
+                test(f"_dict_keys({name}) == {self.constant(_dict_keys(keys))}")
             if kind is not dict:  # (a subclass's __getitem__ may add a missing key)
                 for k in keys:
                     test(f"{self.constant(k)} in {name}")
