@@ -3,7 +3,8 @@
 Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
 graph inputs ("leaves"); Python scalars and strings by type and value (floats
 and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
-matches itself; True and 1 differ by type); lists,
+matches itself; True and 1 differ by type); sets, frozensets and bytearrays
+by contents; lists,
 tuples, namedtuples, dicts and dataclass instances flattened (a dict's keys
 other than strings by type and value too: DictKey) (a dataclass
 argument reaches the traced function as a fresh instance around the
@@ -118,9 +119,19 @@ def _dict(value, leaves, keep):
     return (dict, tuple((dict_key(k), key_of(value[k], leaves, keep)) for k in keys))
 
 
+def _set(value, leaves, keep):
+    """A set or frozenset by its elements (typed as a dict's keys): by
+    identity, a set the caller changed would run the graph of its old contents."""
+    return (type(value), _dict_keys(value))
+
+
+def _bytearray(value, leaves, keep):
+    return (bytearray, bytes(value))
+
+
 _HANDLERS = {int: _scalar, float: _float, bool: _scalar, str: _scalar, complex: _complex,
              bytes: _scalar, type(None): _scalar, list: _sequence, tuple: _sequence,
-             dict: _dict}
+             dict: _dict, set: _set, frozenset: _set, bytearray: _bytearray}
 
 
 def key_of(value, leaves, keep):
@@ -290,6 +301,11 @@ class _GuardWriter:
             self.leaves.append(name)
         elif kind is bool or value is None:
             test(f"{name} is {value!r}")
+        elif kind in (set, frozenset):
+            test(f"type({name}) is {kind.__name__} and _dict_keys({name}) == "
+                 f"{self.constant(_dict_keys(value))}")
+        elif kind is bytearray:
+            test(f"type({name}) is bytearray and {name} == {self.constant(bytes(value))}")
         elif kind in (int, str, bytes):
             test(f"type({name}) is {kind.__name__} and {name} == {self.constant(value)}")
         elif kind is float and not math.isnan(value) and value != 0.0:
