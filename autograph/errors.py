@@ -1212,3 +1212,11 @@ def tensor_item_assignment_message(name, location):
         f"`{name} = np.where(np.arange(len({name})) == i, v, {name})` for `{name}[i] = v` "
         f"on a 1-d {name}, or np.concatenate of the pieces (`{name} = np.concatenate([{name}[:i], [v], "
         f"{name}[i + 1:]])`).")
+
+
+def array_subclass_argument_message(path, kind, location):
+    return (f"argument `{path}` (at {location}) is a {kind.__module__}.{kind.__qualname__}, "
+            "a subclass of numpy.ndarray: ag.function takes plain arrays (a graph would "
+            "drop what the subclass adds, such as a masked array's mask). Pass "
+            f"np.asarray({path}) for its data as a plain array, or, for a masked array, "
+            "its .data and .mask as two arguments.")

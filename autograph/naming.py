@@ -1,5 +1,7 @@
 """Fresh names for generated code that never collide with the user's names."""
 
+import re
+
 import gast
 
 # The names converted code closes over (the runtime module, the function's
@@ -59,15 +61,20 @@ def rename(tree, mapping, strings=None):
     """Renames, in place, the variables of a gast tree that `mapping` (old ->
     new) names: wherever a name is read or bound (names, parameters, defs,
     classes, import aliases, `global`/`nonlocal`, match captures).  Attribute
-    and keyword-argument names are not variables and stay.  String constants
-    that `strings` maps are replaced too (generated code passes variables'
-    names as data, for messages)."""
+    and keyword-argument names are not variables and stay.  In string
+    constants, the names that `strings` maps are replaced wherever they stand
+    as a whole identifier (generated code passes variables' names, and the
+    text of expressions that spell them, as data for messages): the caller
+    picks names no string of the user's contains."""
+    if strings:
+        spelled = re.compile(r"(?<!\w)(?:%s)(?!\w)" % "|".join(map(re.escape, strings)))
+        replace = lambda found: strings[found.group()]  # noqa: E731
     for node in gast.walk(tree):
         cls = node.__class__
         if cls is gast.Name:
             node.id = mapping.get(node.id, node.id)
         elif cls is gast.Constant and strings and node.value.__class__ is str:
-            node.value = strings.get(node.value, node.value)
+            node.value = spelled.sub(replace, node.value)
         elif cls in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
             node.name = mapping.get(node.name, node.name)
         elif cls is gast.alias:  # (`import a.b` binds `a`, which no alias can spell)

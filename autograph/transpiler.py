@@ -397,10 +397,12 @@ def transform(fn, options, parsed=None):
     clashing = _cell_names_in_use(fn, spelled)
     # The passes take `ag__` and `fscope` for the cells: a user's own
     # variable of that name waits under a placeholder until they are done.
-    # (a placeholder no string of the function spells either: generated
-    # code passes names as strings, which get the user's names back too)
-    spare = naming.Namer(taken | _strings_in(node) if clashing else ())
-    placeholders = {name: spare.new(f"{name}_user") for name in clashing}
+    # (a placeholder no string of the function contains either: generated
+    # code passes names, and expression text, as strings, which get the
+    # user's names back too)
+    strings = _strings_in(node) if clashing else set()
+    spare = naming.Namer(taken | strings)
+    placeholders = {name: _unspelled(spare, f"{name}_user", strings) for name in clashing}
     # (the passes' namer must not count the cells as names they generated)
     cells = tuple(spare.new(name) if name in clashing else name for name in GENERATED_NAMES)
     if placeholders:
@@ -424,6 +426,15 @@ def transform(fn, options, parsed=None):
 def _strings_in(tree):
     return {node.value for node in gast.walk(tree)
             if node.__class__ is gast.Constant and node.value.__class__ is str}
+
+
+def _unspelled(namer, base, strings):
+    """A fresh name that no string in `strings` contains: generated strings
+    hold it inside the text of expressions, where it is replaced back."""
+    name = namer.new(base)
+    while any(name in string for string in strings):
+        name = namer.new(base)
+    return name
 
 
 def _cell_names_in_use(fn, spelled):

@@ -257,7 +257,7 @@ class Reader:
         items = []
         for k, v in entry["dict"]:
             k = self.value(k, {"float", "complex", "tuple", "bytes"})
-            items.append((k, self.key(v, depth + 1)))
+            items.append((signature.dict_key(k), self.key(v, depth + 1)))
         return (dict, tuple(items))
 
     def function(self, entry):

@@ -197,7 +197,9 @@ class _Writer:
         if head in (list, tuple):
             return {"seq": head.__name__, "items": [self.key(k) for k in key[1]]}
         if head is dict:
-            return {"dict": [[self.value(k), self.key(v)] for k, v in key[1]]}
+            return {"dict": [[self.value(k.raw if isinstance(k, signature.DictKey) else k),
+                              self.key(v)]
+                             for k, v in key[1]]}
         return self.refuse(f"an argument of type {getattr(head, '__name__', head)}", "")
 
     def function(self, function):

@@ -3,8 +3,10 @@
 Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
 graph inputs ("leaves"); Python scalars and strings by type and value (floats
 and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
-matches itself; True and 1 differ by type); lists,
-tuples, namedtuples, dicts and dataclass instances flattened (a dataclass
+matches itself; True and 1 differ by type); sets, frozensets and bytearrays
+by contents; lists,
+tuples, namedtuples, dicts and dataclass instances flattened (a dict's keys
+other than strings by type and value too: DictKey) (a dataclass
 argument reaches the traced function as a fresh instance around the
 placeholders); `ag.Variable` and any other object by identity.  `TensorSpec` stands for an array of that shape (None dims
 allowed) in `get_concrete_function`.
@@ -15,6 +17,7 @@ import operator
 
 import numpy as np
 
+from autograph import errors
 from autograph.graph import leaf_check, slots
 from autograph.graph.tensor import Tensor, TensorSpec
 
@@ -67,14 +70,68 @@ def _sequence(value, leaves, keep):
     return (type(value), tuple(key_of(v, leaves, keep) for v in value))
 
 
+class DictKey:
+    """A dict's key other than a str, as a cache key holds it: equal to
+    another only with the same type and value (floats by bits), the way the
+    function sees it -- to `==`, {1: a}, {True: a} and {1.0: a} are one dict,
+    but a function that reads the key gets an int, a bool or a float.  `raw`
+    is the key; shown as it."""
+    __slots__ = ("raw", "_typed")
+
+    def __init__(self, raw):
+        self.raw = raw
+        self._typed = _typed(raw)
+
+    def __eq__(self, other):
+        return other.__class__ is DictKey and self._typed == other._typed
+
+    def __hash__(self):
+        return hash(self._typed)
+
+    def __repr__(self):
+        return repr(self.raw)
+
+
+def _typed(value):
+    kind = type(value)
+    if isinstance(value, float):
+        return (kind, float.hex(value))
+    if isinstance(value, complex):
+        return (kind, float.hex(value.real), float.hex(value.imag))
+    if isinstance(value, tuple):
+        return (kind, tuple(map(_typed, value)))
+    return (kind, value)
+
+
+def dict_key(key):
+    """A dict's key in the cache key: a str as it is (a str subclass's key,
+    np.str_'s, equals the str's), any other key by type and value (DictKey)."""
+    return key if isinstance(key, str) else DictKey(key)
+
+
+def _dict_keys(value):
+    """The keys of dict `value` as its cache key holds them, in no order (guards)."""
+    return frozenset(map(dict_key, value))
+
+
 def _dict(value, leaves, keep):
     keys = sorted(value, key=repr)
-    return (dict, tuple((k, key_of(value[k], leaves, keep)) for k in keys))
+    return (dict, tuple((dict_key(k), key_of(value[k], leaves, keep)) for k in keys))
+
+
+def _set(value, leaves, keep):
+    """A set or frozenset by its elements (typed as a dict's keys): by
+    identity, a set the caller changed would run the graph of its old contents."""
+    return (type(value), _dict_keys(value))
+
+
+def _bytearray(value, leaves, keep):
+    return (bytearray, bytes(value))
 
 
 _HANDLERS = {int: _scalar, float: _float, bool: _scalar, str: _scalar, complex: _complex,
              bytes: _scalar, type(None): _scalar, list: _sequence, tuple: _sequence,
-             dict: _dict}
+             dict: _dict, set: _set, frozenset: _set, bytearray: _bytearray}
 
 
 def key_of(value, leaves, keep):
@@ -129,10 +186,13 @@ def structure_of(key):
 
 
 def rebuild(value, make_leaf, path):
-    """`value` with array leaves replaced by `make_leaf(leaf, path)`."""
-    if type(value) is np.ndarray or isinstance(value, (np.ndarray, np.generic, TensorSpec,
-                                                        Tensor)):
+    """`value` with array leaves replaced by `make_leaf(leaf, path)`.  An
+    ndarray subclass is refused: key_of keys it by identity, not as a leaf."""
+    if type(value) is np.ndarray or isinstance(value, (np.generic, TensorSpec, Tensor)):
         return make_leaf(value, path)
+    if isinstance(value, np.ndarray):
+        raise errors.FunctionUsageError(errors.array_subclass_argument_message(
+            path, type(value), errors.where_user()))
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(rebuild(v, make_leaf, f"{path}.{f}")
                              for v, f in zip(value, value._fields)))
@@ -193,7 +253,8 @@ class _GuardWriter:
     """
 
     def __init__(self, leaves_ok):
-        self.globals = {"_nd": np.ndarray, "_float_key": _float, "_complex_key": _complex}
+        self.globals = {"_nd": np.ndarray, "_float_key": _float, "_complex_key": _complex,
+                        "_dict_keys": _dict_keys}
         self.lines = []
         self.leaves = []
         self.leaves_ok = leaves_ok
@@ -240,6 +301,11 @@ class _GuardWriter:
             self.leaves.append(name)
         elif kind is bool or value is None:
             test(f"{name} is {value!r}")
+        elif kind in (set, frozenset):
+            test(f"type({name}) is {kind.__name__} and _dict_keys({name}) == "
+                 f"{self.constant(_dict_keys(value))}")
+        elif kind is bytearray:
+            test(f"type({name}) is bytearray and {name} == {self.constant(bytes(value))}")
         elif kind in (int, str, bytes):
             test(f"type({name}) is {kind.__name__} and {name} == {self.constant(value)}")
         elif kind is float and not math.isnan(value) and value != 0.0:
@@ -264,6 +330,8 @@ class _GuardWriter:
         elif isinstance(value, dict):
             keys = sorted(value, key=repr)
             test(f"type({name}) is {self.constant(kind)} and len({name}) == {len(keys)}")
+            if not all(isinstance(k, str) for k in keys):  # (1, True and 1.0 are one to `in`)
+                test(f"_dict_keys({name}) == {self.constant(_dict_keys(keys))}")
             if kind is not dict:  # (a subclass's __getitem__ may add a missing key)
                 for k in keys:
                     test(f"{self.constant(k)} in {name}")

@@ -17,6 +17,7 @@ one by the same catalog error for every backend.
 import ast
 import builtins
 import linecache
+import sys
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from autograph import errors
 from autograph.runtime import aliases, control_flow, registry, staging
 from autograph.runtime.backend import Backend
 from autograph.runtime.special_values import Undefined
+from autograph.runtime.tracebacks import generated_owner
 
 
 def _first_backend(values):
@@ -242,10 +244,36 @@ def user_locals(local_vars, fscope):
     """Python meaning: `locals()`; `local_vars` is the converted frame's
     `locals()`, shown without the names the converters generated (the cells
     `ag__` and `fscope` too) and without variables that are still unbound
-    (`Undefined`)."""
+    (`Undefined`).  Called in a generated branch or loop function, whose
+    own locals are only the variables it touches, it shows the others too:
+    those of the frames around it up to the user function's, the innermost
+    value of each name."""
+    frame = sys._getframe(1)
+    if generated_owner(frame.f_code) is not None:
+        local_vars = _enclosing_locals(frame, local_vars)
     hidden = fscope.internal_names
     return {name: value for name, value in local_vars.items()
             if name not in hidden and type(value) is not Undefined}
+
+
+def _enclosing_locals(frame, local_vars):
+    """`local_vars` (generated function `frame`'s) over the locals of the
+    frames around it that are part of the same user function's call: the
+    generated functions running it and that function's own frame."""
+    owner = generated_owner(frame.f_code)
+    layers = [local_vars]
+    back = frame.f_back
+    while back is not None and id(back.f_code) != owner:
+        if generated_owner(back.f_code) == owner:
+            layers.append(back.f_locals)
+        back = back.f_back
+    if back is None:  # (not running inside its function's call)
+        return local_vars
+    layers.append(back.f_locals)
+    merged = {}
+    for layer in reversed(layers):
+        merged.update(layer)
+    return merged
 
 
 # --- numpy's creation functions with a staged size --------------------------------
