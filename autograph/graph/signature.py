@@ -1,7 +1,7 @@
 """Cache keys for `ag.function` calls, and rebuilding arguments for tracing.
 
 Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
-graph inputs ("leaves"); Python scalars and strings by type and value (floats
+graph inputs ("leaves"); Python scalars and strings (numpy's too) by type and value (floats
 and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
 matches itself; True and 1 differ by type); sets, frozensets and bytearrays
 by contents; lists,
@@ -129,6 +129,11 @@ def _bytearray(value, leaves, keep):
     return (bytearray, bytes(value))
 
 
+# numpy's string scalars are keyed by value, as Python's str and bytes are:
+# a graph tensor of strings would not do what the function does with them
+# (`TABLE[s]` looks the value up; a tensor is no key)
+TEXT_SCALARS = (np.str_, np.bytes_)
+
 _HANDLERS = {int: _scalar, float: _float, bool: _scalar, str: _scalar, complex: _complex,
              bytes: _scalar, type(None): _scalar, list: _sequence, tuple: _sequence,
              dict: _dict, set: _set, frozenset: _set, bytearray: _bytearray}
@@ -145,6 +150,8 @@ def key_of(value, leaves, keep):
     if handler is not None:
         return handler(value, leaves, keep)
     if isinstance(value, np.generic):
+        if isinstance(value, TEXT_SCALARS):  # by value, as a str is
+            return (kind, value)
         leaves.append(value)
         return (ARRAY, (), value.dtype)
     if isinstance(value, TensorSpec):
@@ -189,7 +196,7 @@ def rebuild(value, make_leaf, path):
     """`value` with array leaves replaced by `make_leaf(leaf, path)`.  An
     ndarray subclass is refused: key_of keys it by identity, not as a leaf."""
     if type(value) is np.ndarray or isinstance(value, (np.generic, TensorSpec, Tensor)):
-        return make_leaf(value, path)
+        return value if isinstance(value, TEXT_SCALARS) else make_leaf(value, path)
     if isinstance(value, np.ndarray):
         raise errors.FunctionUsageError(errors.array_subclass_argument_message(
             path, type(value), errors.where_user()))
@@ -317,6 +324,8 @@ class _GuardWriter:
         elif kind is complex:
             key = self.constant(_complex(value, None, None))
             test(f"type({name}) is complex and _complex_key({name}, None, None) == {key}")
+        elif isinstance(value, TEXT_SCALARS):
+            test(f"type({name}) is {self.constant(kind)} and {name} == {self.constant(value)}")
         elif isinstance(value, np.generic):
             test(f"type({name}) is {self.constant(kind)} "
                  f"and {name}.dtype is {self.constant(value.dtype)}")
