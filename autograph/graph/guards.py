@@ -174,6 +174,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
     kept = []  # the holders seen (`seen` keys on their ids: no other may take one)
     slots = {}  # (id(obj), name) -> its _Slots holder
     proxies = {}  # id(cls) -> vars(cls) (a new proxy each call: one holder per class)
+    implicit_reads = {}  # class -> what its implicitly called methods read (_implicit_reads)
 
     def class_vars(cls):
         return proxies.setdefault(id(cls), vars(cls))
@@ -245,13 +246,19 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
             return False
         prefix = f"{path}." if path else ""
         found = False
+        # (what Python calls on it unseen, `len(bag)` running Bag.__len__,
+        # reads: watched as if the function had named it, for this object only)
+        implicit = implicit_reads.get(type(obj))
+        if implicit is None:
+            implicit = implicit_reads[type(obj)] = _implicit_reads(type(obj))
+        wanted = names.union(implicit) if implicit else names
         attributes = _own_attributes(obj)
         if attributes is not None:
-            for name in names.intersection(attributes):
+            for name in wanted.intersection(attributes):
                 found = watch(attributes, name, attributes[name], kind,
                               prefix + name, depth) or found
         for cls in type(obj).__mro__[:-1]:  # (not `object`)
-            for name in names.intersection(class_vars(cls)).difference(attributes or ()):
+            for name in wanted.intersection(class_vars(cls)).difference(attributes or ()):
                 value = class_vars(cls)[name]
                 if type(value) is types.MemberDescriptorType:  # a `__slots__` slot
                     holder = slots.setdefault((id(obj), name), _Slots(obj, value))
@@ -364,6 +371,51 @@ def _holds_attributes(value):
     return type(value).__module__.split(".")[0] != "autograph"
 
 
+# Methods Python calls on an object without the code naming them (`len(bag)`,
+# `bag[0]`, `for v in bag`, `if bag:`, `range(n)` on an `__index__`, `x * obj`):
+# they run as plain Python, unconverted, so their reads are never reported;
+# `_implicit_reads` finds them in their code.  Not here: __init__/__new__ (not
+# called on a call), __getattr__/__getattribute__ (not watched: see the module
+# docstring), __eq__/__hash__/__repr__ and friends (a dataclass generates them
+# over every field: watching those would watch fields the code never reads).
+_IMPLICIT_DUNDERS = frozenset(
+    f"__{name}__" for name in (
+        "len length_hint getitem iter next reversed contains bool index int float "
+        "complex round trunc floor ceil abs neg pos invert array enter exit "
+        "add sub mul matmul truediv floordiv mod divmod pow lshift rshift and xor or "
+        "radd rsub rmul rmatmul rtruediv rfloordiv rmod rdivmod rpow rlshift rrshift "
+        "rand rxor ror iadd isub imul imatmul itruediv ifloordiv imod ipow ilshift "
+        "irshift iand ixor ior lt le gt ge").split())
+_IMPLICIT_CODES = 32  # (at most so many functions read per class: bounded, like _PATH_LINKS)
+
+
+def _implicit_reads(cls):
+    """The names the code of `cls`'s implicitly called methods
+    (`_IMPLICIT_DUNDERS`, defined in a user class) reads, and of the methods
+    of `cls` that code calls (`self.helper()`, also unconverted): empty for a
+    class that defines none (watching is not widened for it)."""
+    mro = cls.__mro__[:-1]
+    todo = [vars(klass)[name] for klass in mro if _user_class(klass)
+            for name in _IMPLICIT_DUNDERS.intersection(vars(klass))]
+    if not todo:
+        return frozenset()
+    found, done = set(), set()
+    while todo and len(done) < _IMPLICIT_CODES:
+        function = todo.pop()
+        if isinstance(function, (staticmethod, classmethod)):
+            function = function.__func__
+        if not isinstance(function, types.FunctionType) or function.__code__ in done:
+            continue
+        done.add(function.__code__)
+        read = errors.names_read(function.__code__)
+        found.update(read)
+        for name in read:
+            method = next((vars(klass)[name] for klass in mro if name in vars(klass)), None)
+            if isinstance(method, (types.FunctionType, staticmethod, classmethod)):
+                todo.append(method)
+    return frozenset(found)
+
+
 def _user_class(cls):
     """A class whose attributes `guards_of` walks: not numpy's, autograph's
     or a builtin (their class attributes are no user state)."""
@@ -402,15 +454,16 @@ _MISSING = object()
 # numpy random generators: a staged draw (graph/ops/random.py) calls the bound
 # method of the one it was traced with, so rebinding the name must retrace
 _GENERATORS = (np.random.Generator, np.random.RandomState)
-_CONTAINERS = (list, tuple, dict)
+_CONTAINERS = (list, tuple, dict, collections.deque)  # (a deque: items like a list's)
 # dicts whose items, get and len are dict's own (no user code runs in them)
 _DICTS = (collections.OrderedDict, collections.defaultdict)
 _CONTAINER = object()  # first item of a container's fingerprint
 
 
 def _container_kind(value):
-    """list, tuple or dict for a container the guards fingerprint (a
-    namedtuple counts as a tuple), else None."""
+    """list, tuple, dict or deque for a container the guards fingerprint (a
+    namedtuple counts as a tuple, OrderedDict and defaultdict as dicts),
+    else None."""
     kind = type(value)
     if kind in _CONTAINERS:
         return kind
