@@ -1,0 +1,189 @@
+"""State a trace read without the function's code naming it: a deque
+argument (keyed by contents, like a list), a deque in a watched path
+(fingerprinted like a list), and attributes read by methods Python calls
+implicitly (`len(bag)` runs Bag.__len__ unconverted).  Each changed between
+two calls must give Python's value, never the first graph's."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+X = np.ones(2)
+
+
+def _agree(f, first, change, second=None):
+    """Calls ag.function(f) on `first`, applies `change`, calls again (on
+    `second` when given): the staged result equals Python's each time."""
+    staged = ag.function(f)
+    np.testing.assert_array_equal(staged(X, first), f(X, first))
+    change(first)
+    argument = first if second is None else second
+    np.testing.assert_array_equal(staged(X, argument), f(X, argument))
+    return staged
+
+
+def times_length(x, holder):
+    return x * len(holder)
+
+
+def test_deque_argument_appended_to_between_calls():
+    _agree(times_length, collections.deque([1]), lambda d: d.append(2))
+
+
+def test_deque_argument_of_arrays_gets_a_deque_with_its_maxlen():
+    def f(x, d):
+        assert type(d) is collections.deque and d.maxlen == 3
+        return x * len(d) + d[-1]
+
+    d = collections.deque([np.ones(2), np.full(2, 2.0)], maxlen=3)
+    staged = _agree(f, d, lambda d: d.append(np.full(2, 5.0)))
+    # (its compiled guard: an equal deque hits, another maxlen does not)
+    same = collections.deque([np.ones(2), np.ones(2), np.ones(2)], maxlen=3)
+    np.testing.assert_array_equal(staged(X, same), f(X, same))
+    other = collections.deque([np.ones(2), np.ones(2), np.ones(2)], maxlen=4)
+    with pytest.raises(AssertionError):
+        staged(X, other)  # (traced again: the function sees maxlen 4)
+
+
+def test_deque_argument_without_arrays_is_the_callers_own():
+    seen = []
+
+    def f(x, d):
+        seen.append(d)
+        return x * len(d)
+
+    d = collections.deque([1, 2])
+    ag.function(f)(X, d)
+    assert seen[0] is d
+
+
+class Holder:
+    pass
+
+
+def test_deque_of_arrays_in_an_attribute():
+    holder = Holder()
+    holder.buf = collections.deque([np.ones(2)])
+    _agree(lambda x, h: x * len(h.buf), holder, lambda h: h.buf.append(np.ones(2)))
+
+
+def test_array_in_a_deque_changed_in_place():
+    holder = Holder()
+    holder.buf = collections.deque([np.ones(2)])
+    _agree(lambda x, h: x + h.buf[0].sum(), holder, lambda h: h.buf[0].__iadd__(1.0))
+
+
+class Sized:
+    def __init__(self):
+        self.n = 1
+
+    def __len__(self):
+        return self.n
+
+
+class Indexed:
+    def __init__(self):
+        self.w = np.ones(2)
+
+    def __getitem__(self, i):
+        return self.w[i]
+
+
+class Scaled:
+    scale = 2.0
+
+    def __init__(self):
+        self.w = np.ones(2)
+
+    def __mul__(self, other):
+        return other * self._weights()
+
+    def _weights(self):  # (called by the dunder, unconverted too)
+        return self.w * self.scale
+
+
+class Stack:
+    def __init__(self):
+        self.layers = [np.ones(2)]
+
+    def __iter__(self):
+        return iter(self.layers)
+
+    def __len__(self):
+        return len(self.layers)
+
+
+def test_number_read_by_len():
+    _agree(times_length, Sized(), lambda s: setattr(s, "n", 3))
+
+
+def test_array_read_by_getitem_rebound():
+    _agree(lambda x, m: x * m[0], Indexed(), lambda m: setattr(m, "w", np.full(2, 5.0)))
+
+
+def test_array_read_by_getitem_changed_in_place():
+    _agree(lambda x, m: x * m[0], Indexed(), lambda m: m.w.__iadd__(3.0))
+
+
+def test_operator_and_the_method_it_calls():
+    _agree(lambda x, m: m * x, Scaled(), lambda m: setattr(m, "w", np.full(2, 4.0)))
+
+
+def test_class_attribute_read_by_a_helper_of_a_dunder():
+    obj = Scaled()
+
+    def restore(_):
+        Scaled.scale = 2.0
+
+    try:
+        _agree(lambda x, m: m * x, obj, lambda m: setattr(Scaled, "scale", 3.0))
+    finally:
+        restore(None)
+
+
+def test_list_of_arrays_read_by_iter_and_len():
+    def f(x, s):
+        total = x * len(s)
+        for layer in s:
+            total = total + layer
+        return total
+
+    _agree(f, Stack(), lambda s: s.layers.append(np.full(2, 7.0)))
+
+
+def test_object_in_a_global_read_through_len():
+    global SIZED
+    SIZED = Sized()
+
+    def f(x):
+        return x * len(SIZED)
+
+    staged = ag.function(f)
+    np.testing.assert_array_equal(staged(X), X)
+    SIZED.n = 4
+    np.testing.assert_array_equal(staged(X), X * 4)
+
+
+def test_plain_objects_are_not_watched_wider():
+    # (an object whose class defines no such method: its attributes the
+    # function does not name stay unwatched -- changing one does not retrace)
+    from autograph.graph import guards
+
+    class Plain:
+        def __init__(self):
+            self.w, self.unread = np.ones(2), np.ones(2)
+
+    def f(x, p):
+        return x * p.w
+
+    plain = Plain()
+    found = guards.guards_of(f, [plain])
+    assert [label for _, _, _, label, _ in found] == ["attribute 'w'"]
+    assert guards._implicit_reads(Plain) == frozenset()
+    sized = Sized()
+    sized.unread = np.ones(2)
+    labels = [label for _, _, _, label, _ in guards.guards_of(times_length, [sized])]
+    assert labels == ["attribute 'n'"]
