@@ -25,9 +25,19 @@ no global/cell/attribute array pays nothing.
 Values read are watched wherever the trace's code read them: the globals and
 closure cells of every function the trace ran (converted code reports its
 calls: core.note_called), attributes of `self` on the instance or its class,
-and lists, tuples and dicts holding arrays there (`PARAMS["w"]`, `for w in
+and lists, tuples, deques and dicts holding arrays there (`PARAMS["w"]`, `for w in
 LAYERS`), by structure, identity and contents (`_fingerprint`: its cost grows with the
 container).
+
+Python also calls methods the code never names: `len(bag)` runs
+`Bag.__len__`, `bag[0]`, `for v in bag`, `if bag:`, `x * obj`, `range(obj)`
+run `__getitem__`, `__iter__`, `__bool__`, `__mul__`, `__index__` (the list:
+`_IMPLICIT_DUNDERS`).  They run unconverted, so no call is reported; when the
+walk meets an object whose (user) class defines one, the names that
+method's code reads -- and the code of the methods of the class it names
+(`self._weights()`) -- are watched on that object as if the function had
+named them (`_implicit_reads`), with the same guards; an object whose class
+defines none is watched as before.
 
 Arrays and numbers inside other objects are watched along their path from
 those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
@@ -51,7 +61,15 @@ branch on them, `if MASK is not None:`, is decided at tracing).
 
 Not watched (changing it after the first call leaves the graph with the old
 value; documented in docs/ARCHITECTURE.md section 6, since refusing such
-programs at trace time would refuse many that never change them): values
+programs at trace time would refuse many that never change them): lists,
+tuples, deques and dicts holding no array and no watched object (numbers
+and strings only: `len(LOG)`, `len(self.items)` -- also when a `__len__`
+reads it -- of a list of numbers the program appends to), sets and
+frozensets in a watched path (their items are not walked), what an
+implicitly called method reads past the object's own attributes
+(`self.inner.n`: `inner` is watched, `n` only if the code names it) or
+outside it, what `__eq__`, `__hash__`, `__str__`, `__repr__`, `__format__`
+and other methods not in `_IMPLICIT_DUNDERS` read, values
 computed by `__getattr__`, `__getattribute__` or descriptors other than
 properties, what a property's getter reads elsewhere, items of list or
 dict subclasses other than OrderedDict and defaultdict (their methods are
