@@ -36,7 +36,9 @@ run `__getitem__`, `__iter__`, `__bool__`, `__mul__`, `__index__` (the list:
 walk meets an object whose (user) class defines one, the names that
 method's code reads -- and the code of the methods of the class it names
 (`self._weights()`) -- are watched on that object as if the function had
-named them (`_implicit_reads`), with the same guards; an object whose class
+named them (`_implicit_reads`), with the same guards (and a list, tuple,
+deque or dict there is fingerprinted even when it holds numbers only: it
+is what the method answers from, not a log); an object whose class
 defines none is watched as before.
 
 Arrays and numbers inside other objects are watched along their path from
@@ -63,8 +65,10 @@ Not watched (changing it after the first call leaves the graph with the old
 value; documented in docs/ARCHITECTURE.md section 6, since refusing such
 programs at trace time would refuse many that never change them): lists,
 tuples, deques and dicts holding no array and no watched object (numbers
-and strings only: `len(LOG)`, `len(self.items)` -- also when a `__len__`
-reads it -- of a list of numbers the program appends to), sets and
+and strings only: `len(LOG)`, `len(self.items)` of a list of numbers the
+program appends to -- unless an implicitly called method of its object
+reads it, `Bag.__len__` returning `len(self.items)`: then any container
+there is fingerprinted), sets and
 frozensets in a watched path (their items are not walked), what an
 implicitly called method reads past the object's own attributes
 (`self.inner.n`: `inner` is watched, `n` only if the code names it) or
@@ -197,7 +201,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
     def class_vars(cls):
         return proxies.setdefault(id(cls), vars(cls))
 
-    def watch(holder, name, value, kind, path, depth=0):
+    def watch(holder, name, value, kind, path, depth=0, any_container=False):
         """Watches `holder`'s `name`, which holds `value`, if a graph may have
         baked in `value` or something inside it; True when it did."""
         if note is not None and noting[0]:
@@ -220,7 +224,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif _container_kind(value) is not None:
-            if inside(value, kind, path, depth) or _holds_an_array(value):
+            # (`any_container`: read by an implicitly called method, `len(bag)`
+            # reading `self.items`: a list of numbers there is no log the
+            # function appends to, it is what the method answers from)
+            if inside(value, kind, path, depth) or _holds_an_array(value) or any_container:
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'",
                                    _fingerprint(value) if contents else None))
         elif inside(value, kind, path, depth):  # (the object's identity first)
@@ -273,8 +280,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         attributes = _own_attributes(obj)
         if attributes is not None:
             for name in wanted.intersection(attributes):
-                found = watch(attributes, name, attributes[name], kind,
-                              prefix + name, depth) or found
+                found = watch(attributes, name, attributes[name], kind, prefix + name,
+                              depth, implicit and name in implicit) or found
         for cls in type(obj).__mro__[:-1]:  # (not `object`)
             for name in wanted.intersection(class_vars(cls)).difference(attributes or ()):
                 value = class_vars(cls)[name]

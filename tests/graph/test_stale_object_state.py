@@ -187,3 +187,35 @@ def test_plain_objects_are_not_watched_wider():
     sized.unread = np.ones(2)
     labels = [label for _, _, _, label, _ in guards.guards_of(times_length, [sized])]
     assert labels == ["attribute 'n'"]
+
+
+class Bag:
+    def __init__(self):
+        self.items = [1]
+
+    def __len__(self):
+        return len(self.items)
+
+    def add(self, value):
+        self.items.append(value)
+
+
+def test_list_of_numbers_read_by_len():
+    # (a list of numbers the function names itself is not watched -- a log --
+    # but one an implicitly called method answers from is)
+    _agree(times_length, Bag(), lambda b: b.add(2))
+
+
+def test_list_of_numbers_read_by_len_in_a_global():
+    global BAG
+    BAG = Bag()
+
+    def f(x):
+        return x * len(BAG)
+
+    staged = ag.function(f)
+    np.testing.assert_array_equal(staged(X), X)
+    BAG.items.append(5)
+    np.testing.assert_array_equal(staged(X), X * 2)
+    BAG.items[:] = [7]  # (same length, other items: retraces, same value)
+    np.testing.assert_array_equal(staged(X), X)
