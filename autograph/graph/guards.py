@@ -36,9 +36,10 @@ run `__getitem__`, `__iter__`, `__bool__`, `__mul__`, `__index__` (the list:
 walk meets an object whose (user) class defines one, the names that
 method's code reads -- and the code of the methods of the class it names
 (`self._weights()`) -- are watched on that object as if the function had
-named them (`_implicit_reads`), with the same guards (and a list, tuple,
-deque or dict there is fingerprinted even when it holds numbers only: it
-is what the method answers from, not a log); an object whose class
+named them (`_implicit_reads`), with the same guards, and along the
+paths below those attributes too (`self.inner.n`); a list, tuple, deque
+or dict there is fingerprinted even when it holds numbers only (it is
+what the method answers from, not a log).  An object whose class
 defines none is watched as before.
 
 Arrays and numbers inside other objects are watched along their path from
@@ -70,9 +71,8 @@ program appends to -- unless an implicitly called method of its object
 reads it, `Bag.__len__` returning `len(self.items)`: then any container
 there is fingerprinted), sets and
 frozensets in a watched path (their items are not walked), what an
-implicitly called method reads past the object's own attributes
-(`self.inner.n`: `inner` is watched, `n` only if the code names it) or
-outside it, what `__eq__`, `__hash__`, `__str__`, `__repr__`, `__format__`
+implicitly called method reads outside its object (a global it names is
+not watched unless the function's code reaches it), what `__eq__`, `__hash__`, `__str__`, `__repr__`, `__format__`
 and other methods not in `_IMPLICIT_DUNDERS` read, values
 computed by `__getattr__`, `__getattribute__` or descriptors other than
 properties, what a property's getter reads elsewhere, items of list or
@@ -201,18 +201,21 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
     def class_vars(cls):
         return proxies.setdefault(id(cls), vars(cls))
 
-    def watch(holder, name, value, kind, path, depth=0, any_container=False):
+    def watch(holder, name, value, kind, path, depth=0, implied=None):
         """Watches `holder`'s `name`, which holds `value`, if a graph may have
-        baked in `value` or something inside it; True when it did."""
+        baked in `value` or something inside it; True when it did.  `implied`:
+        the names an implicitly called method read that led here (`__len__`
+        returning `len(self.inner.items)`), watched below too."""
         if note is not None and noting[0]:
             note(value, path, root[0] if kind == "attribute" else None)
         if type(value) in _NEVER_WATCHED:
             return False  # (what `inside` finds for them: nothing; no bookkeeping)
-        known = seen.get((id(holder), name))
+        place = (id(holder), name) if implied is None else (id(holder), name, implied)
+        known = seen.get(place)
         if known is not None and (known[0] or known[1] <= depth):
             return known[0]  # (else walked again: nearer its root, it reaches further)
         kept.append(holder)
-        seen[id(holder), name] = (False, -1)  # (a cycle of objects ends here)
+        seen[place] = (False, -1)  # (a cycle of objects ends here)
         at = len(guards)
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, f"{kind} '{path}'",
@@ -224,18 +227,19 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif _container_kind(value) is not None:
-            # (`any_container`: read by an implicitly called method, `len(bag)`
+            # (`implied`: read by an implicitly called method, `len(bag)`
             # reading `self.items`: a list of numbers there is no log the
             # function appends to, it is what the method answers from)
-            if inside(value, kind, path, depth) or _holds_an_array(value) or any_container:
+            if inside(value, kind, path, depth, implied) or _holds_an_array(value) or \
+                    implied is not None:
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'",
                                    _fingerprint(value) if contents else None))
-        elif inside(value, kind, path, depth):  # (the object's identity first)
+        elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
-        seen[id(holder), name] = (len(guards) > at, depth)
+        seen[place] = (len(guards) > at, depth)
         return len(guards) > at
 
-    def inside(value, kind, path, depth):
+    def inside(value, kind, path, depth, implied=None):
         """Watches what the code may have read inside `value` (whose own
         holder the caller watches): the items of a list, tuple or dict (its
         fingerprint holds them by identity), then the attributes it names of
@@ -246,19 +250,19 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         if isinstance(value, type):
             return _user_class(value) and watch_class(value, kind, path, depth + 1)
         if container is None:
-            return watch_object(value, kind, path, depth + 1)
+            return watch_object(value, kind, path, depth + 1, implied)
         found = False
         fields = getattr(type(value), "_fields", None)  # (a namedtuple's)
         items = value.items() if container is dict else enumerate(value)
         for key, item in items:
             step = f".{fields[key]}" if fields else f"[{key!r}]"
             if _container_kind(item) is not None or _holds_attributes(item):
-                found = inside(item, kind, path + step, depth + 1) or found
+                found = inside(item, kind, path + step, depth + 1, implied) or found
             elif note is not None and noting[0]:
                 note(item, path + step, root[0] if kind == "attribute" else None)
         return found
 
-    def watch_object(obj, kind, path, depth=0):
+    def watch_object(obj, kind, path, depth=0, implied=None):
         """`self.w`, `LAYERS[0].w`: the object's own attribute (in its
         `__dict__` or a `__slots__` slot), or its class's (then the instance
         must not gain one of that name either); True when something is
@@ -276,12 +280,14 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         implicit = implicit_reads.get(type(obj))
         if implicit is None:
             implicit = implicit_reads[type(obj)] = _implicit_reads(type(obj))
+        if implied:
+            implicit = implicit | implied
         wanted = names.union(implicit) if implicit else names
         attributes = _own_attributes(obj)
         if attributes is not None:
             for name in wanted.intersection(attributes):
                 found = watch(attributes, name, attributes[name], kind, prefix + name,
-                              depth, implicit and name in implicit) or found
+                              depth, implicit if name in implicit else None) or found
         for cls in type(obj).__mro__[:-1]:  # (not `object`)
             for name in wanted.intersection(class_vars(cls)).difference(attributes or ()):
                 value = class_vars(cls)[name]

@@ -219,3 +219,22 @@ def test_list_of_numbers_read_by_len_in_a_global():
     np.testing.assert_array_equal(staged(X), X * 2)
     BAG.items[:] = [7]  # (same length, other items: retraces, same value)
     np.testing.assert_array_equal(staged(X), X)
+
+
+class Inner:
+    def __init__(self):
+        self.items = [1]
+        self.n = 1
+
+
+class Outer:
+    def __init__(self):
+        self.inner = Inner()
+
+    def __len__(self):
+        return len(self.inner.items) * self.inner.n
+
+
+def test_what_a_dunder_reads_below_its_object():
+    _agree(times_length, Outer(), lambda o: o.inner.items.append(2))
+    _agree(times_length, Outer(), lambda o: setattr(o.inner, "n", 3))
