@@ -37,8 +37,8 @@ walk meets an object whose (user) class defines one, the names that
 method's code reads -- and the code of the methods of the class it names
 (`self._weights()`) -- are watched on that object as if the function had
 named them (`_implicit_reads`), with the same guards, and along the
-paths below those attributes too (`self.inner.n`); a list, tuple, deque
-or dict there is fingerprinted even when it holds numbers only (it is
+paths below those attributes too (`self.inner.n`); a list, tuple, deque,
+dict or set there is fingerprinted even when it holds numbers only (it is
 what the method answers from, not a log).  An object whose class
 defines none is watched as before.
 
@@ -69,11 +69,12 @@ tuples, deques and dicts holding no array and no watched object (numbers
 and strings only: `len(LOG)`, `len(self.items)` of a list of numbers the
 program appends to -- unless an implicitly called method of its object
 reads it, `Bag.__len__` returning `len(self.items)`: then any container
-there is fingerprinted), sets and
-frozensets in a watched path (their items are not walked), what an
+there is fingerprinted), sets and frozensets the function's own code
+reads (they hold no arrays; objects in them are not walked), what an
 implicitly called method reads outside its object (a global it names is
-not watched unless the function's code reaches it), what `__eq__`, `__hash__`, `__str__`, `__repr__`, `__format__`
-and other methods not in `_IMPLICIT_DUNDERS` read, values
+not watched unless the function's code reaches it), what `__eq__`,
+`__hash__`, `__str__`, `__repr__`, `__format__` and other methods not in
+`_IMPLICIT_DUNDERS` read, values
 computed by `__getattr__`, `__getattribute__` or descriptors other than
 properties, what a property's getter reads elsewhere, items of list or
 dict subclasses other than OrderedDict and defaultdict (their methods are
@@ -234,6 +235,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
                     implied is not None:
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'",
                                    _fingerprint(value) if contents else None))
+        elif type(value) is set and implied is not None:  # (`x in self.allowed`)
+            guards.insert(at, (holder, name, value, f"{kind} '{path}'",
+                               _fingerprint(value) if contents else None))
         elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
         seen[place] = (len(guards) > at, depth)
@@ -520,9 +524,9 @@ def _holds_an_array(value, depth=0):
 
 
 def _fingerprint(value, depth=0):
-    """What a trace may have read of a list, tuple or dict (`PARAMS["w"]`,
-    `for w in LAYERS`): its structure and keys, numbers by value, arrays by
-    contents, any other object by identity."""
+    """What a trace may have read of a list, tuple, deque or dict
+    (`PARAMS["w"]`, `for w in LAYERS`) or set: its structure and keys,
+    numbers by value, arrays by contents, any other object by identity."""
     kind = type(value)
     container = _container_kind(value)
     if container is not None and depth < 8:
@@ -533,6 +537,9 @@ def _fingerprint(value, depth=0):
         return (id(value), value.shape, value.dtype, value.tobytes())
     if kind in _SCALARS or isinstance(value, np.generic):
         return (kind, value)
+    if kind is set and depth < 8:  # (its items, in no order: numbers by value, else by id)
+        return (_CONTAINER, set, len(value),
+                ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
     return id(value)
 
 
@@ -702,12 +709,18 @@ def _exports_buffer(array):
 
 
 def _container_tests(value, fingerprint, expression, namespace, counter, arrays, depth=0):
-    """Inline tests that the list, tuple or dict `value` (spelled `expression`
+    """Inline tests that the list, tuple, deque or dict `value` (spelled `expression`
     in the generated code) still holds what its `fingerprint` (taken when the
     trace ended) saw: its length and each item by identity (a tuple's items
     cannot change) -- the meaning of comparing fingerprints, without building
     one per call.  The arrays among the items go to `arrays`, whose contents
     _ContentTests compares."""
+    if type(value) is set:  # (no order, no keys: its fingerprint is compared whole)
+        namespace["_fingerprint"] = _fingerprint
+        saved = f"_set{counter[0]}"
+        counter[0] += 1
+        namespace[saved] = fingerprint
+        return [f"_fingerprint({expression}, {depth}) == {saved}"]
     kind = _container_kind(value)
     if kind is None or depth >= 8:
         return []
@@ -727,10 +740,11 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
                          else f"{expression}[{key}] is {name}")
         if type(item) is np.ndarray and type(saved) is tuple and saved[0] == id(item):
             arrays.append((name, item, saved[1:]))
-        elif _container_kind(item) is not None and type(saved) is tuple and \
-                saved[0] is _CONTAINER:
+        elif (_container_kind(item) is not None or type(item) is set) and \
+                type(saved) is tuple and saved[0] is _CONTAINER:
             tests += _container_tests(item, saved, name, namespace, counter, arrays, depth + 1)
-        elif type(item) is np.ndarray or _container_kind(item) is not None:
+        elif type(item) is np.ndarray or _container_kind(item) is not None or \
+                type(item) is set:
             tests.append("False")  # (changed since the trace: the slow path says how)
     return tests
 
