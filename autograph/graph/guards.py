@@ -298,7 +298,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
                 if type(value) is types.MemberDescriptorType:  # a `__slots__` slot
                     holder = slots.setdefault((id(obj), name), _Slots(obj, value))
                     found = watch(holder, name, holder.get(name, _MISSING), kind,
-                                  prefix + name, depth) or found
+                                  prefix + name, depth,
+                                  implicit if name in implicit else None) or found
                 elif isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
                         type(value) in _SCALARS:
                     watch(class_vars(cls), name, value, "class attribute",

@@ -262,3 +262,63 @@ def test_set_read_by_contains():
 
 def test_set_in_a_list_read_by_len():
     _agree(times_length, Allowed(), lambda a: a.groups[0].add(2))
+
+
+class Slotted:
+    __slots__ = ("items",)
+
+    def __init__(self):
+        self.items = [1]
+
+    def __len__(self):
+        return len(self.items)
+
+
+class Truth:
+    def __init__(self):
+        self.on = True
+
+    def __bool__(self):
+        return self.on
+
+
+class Index:
+    def __init__(self):
+        self.k = 2
+
+    def __index__(self):
+        return self.k
+
+
+class Real:
+    def __init__(self):
+        self.v = 2.0
+
+    def __float__(self):
+        return self.v
+
+
+class Buffered:
+    def __init__(self):
+        self.buf = collections.deque([1.0])
+
+    def __iter__(self):
+        return iter(self.buf)
+
+
+def _sum_over(x, values):
+    total = x
+    for v in values:
+        total = total + v
+    return total
+
+
+@pytest.mark.parametrize("f, make, change", [
+    (times_length, Slotted, lambda s: s.items.append(2)),
+    (lambda x, b: x * 2.0 if b else x, Truth, lambda b: setattr(b, "on", False)),
+    (lambda x, i: x * len(range(i)), Index, lambda i: setattr(i, "k", 5)),
+    (lambda x, r: x * float(r), Real, lambda r: setattr(r, "v", 5.0)),
+    (_sum_over, Buffered, lambda b: b.buf.append(3.0)),
+], ids=["slots-len", "bool", "index", "float", "iter-deque"])
+def test_other_implicitly_called_methods(f, make, change):
+    _agree(f, make(), change)
