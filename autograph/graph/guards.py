@@ -25,9 +25,22 @@ no global/cell/attribute array pays nothing.
 Values read are watched wherever the trace's code read them: the globals and
 closure cells of every function the trace ran (converted code reports its
 calls: core.note_called), attributes of `self` on the instance or its class,
-and lists, tuples and dicts holding arrays there (`PARAMS["w"]`, `for w in
+and lists, tuples, deques and dicts holding arrays there (`PARAMS["w"]`, `for w in
 LAYERS`), by structure, identity and contents (`_fingerprint`: its cost grows with the
 container).
+
+Python also calls methods the code never names: `len(bag)` runs
+`Bag.__len__`, `bag[0]`, `for v in bag`, `if bag:`, `x * obj`, `range(obj)`
+run `__getitem__`, `__iter__`, `__bool__`, `__mul__`, `__index__` (the list:
+`_IMPLICIT_DUNDERS`).  They run unconverted, so no call is reported; when the
+walk meets an object whose (user) class defines one, the names that
+method's code reads -- and the code of the methods of the class it names
+(`self._weights()`) -- are watched on that object as if the function had
+named them (`_implicit_reads`), with the same guards, and along the
+paths below those attributes too (`self.inner.n`); a list, tuple, deque,
+dict or set there is fingerprinted even when it holds numbers only (it is
+what the method answers from, not a log).  An object whose class
+defines none is watched as before.
 
 Arrays and numbers inside other objects are watched along their path from
 those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
@@ -51,7 +64,17 @@ branch on them, `if MASK is not None:`, is decided at tracing).
 
 Not watched (changing it after the first call leaves the graph with the old
 value; documented in docs/ARCHITECTURE.md section 6, since refusing such
-programs at trace time would refuse many that never change them): values
+programs at trace time would refuse many that never change them): lists,
+tuples, deques and dicts holding no array and no watched object (numbers
+and strings only: `len(LOG)`, `len(self.items)` of a list of numbers the
+program appends to -- unless an implicitly called method of its object
+reads it, `Bag.__len__` returning `len(self.items)`: then any container
+there is fingerprinted), sets and frozensets the function's own code
+reads (they hold no arrays; objects in them are not walked), what an
+implicitly called method reads outside its object (a global it names is
+not watched unless the function's code reaches it), what `__eq__`,
+`__hash__`, `__str__`, `__repr__`, `__format__` and other methods not in
+`_IMPLICIT_DUNDERS` read, values
 computed by `__getattr__`, `__getattribute__` or descriptors other than
 properties, what a property's getter reads elsewhere, items of list or
 dict subclasses other than OrderedDict and defaultdict (their methods are
@@ -174,22 +197,26 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
     kept = []  # the holders seen (`seen` keys on their ids: no other may take one)
     slots = {}  # (id(obj), name) -> its _Slots holder
     proxies = {}  # id(cls) -> vars(cls) (a new proxy each call: one holder per class)
+    implicit_reads = {}  # class -> what its implicitly called methods read (_implicit_reads)
 
     def class_vars(cls):
         return proxies.setdefault(id(cls), vars(cls))
 
-    def watch(holder, name, value, kind, path, depth=0):
+    def watch(holder, name, value, kind, path, depth=0, implied=None):
         """Watches `holder`'s `name`, which holds `value`, if a graph may have
-        baked in `value` or something inside it; True when it did."""
+        baked in `value` or something inside it; True when it did.  `implied`:
+        the names an implicitly called method read that led here (`__len__`
+        returning `len(self.inner.items)`), watched below too."""
         if note is not None and noting[0]:
             note(value, path, root[0] if kind == "attribute" else None)
         if type(value) in _NEVER_WATCHED:
             return False  # (what `inside` finds for them: nothing; no bookkeeping)
-        known = seen.get((id(holder), name))
+        place = (id(holder), name) if implied is None else (id(holder), name, implied)
+        known = seen.get(place)
         if known is not None and (known[0] or known[1] <= depth):
             return known[0]  # (else walked again: nearer its root, it reaches further)
         kept.append(holder)
-        seen[id(holder), name] = (False, -1)  # (a cycle of objects ends here)
+        seen[place] = (False, -1)  # (a cycle of objects ends here)
         at = len(guards)
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, f"{kind} '{path}'",
@@ -201,15 +228,22 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif _container_kind(value) is not None:
-            if inside(value, kind, path, depth) or _holds_an_array(value):
+            # (`implied`: read by an implicitly called method, `len(bag)`
+            # reading `self.items`: a list of numbers there is no log the
+            # function appends to, it is what the method answers from)
+            if inside(value, kind, path, depth, implied) or _holds_an_array(value) or \
+                    implied is not None:
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'",
                                    _fingerprint(value) if contents else None))
-        elif inside(value, kind, path, depth):  # (the object's identity first)
+        elif type(value) is set and implied is not None:  # (`x in self.allowed`)
+            guards.insert(at, (holder, name, value, f"{kind} '{path}'",
+                               _fingerprint(value) if contents else None))
+        elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
-        seen[id(holder), name] = (len(guards) > at, depth)
+        seen[place] = (len(guards) > at, depth)
         return len(guards) > at
 
-    def inside(value, kind, path, depth):
+    def inside(value, kind, path, depth, implied=None):
         """Watches what the code may have read inside `value` (whose own
         holder the caller watches): the items of a list, tuple or dict (its
         fingerprint holds them by identity), then the attributes it names of
@@ -220,19 +254,19 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
         if isinstance(value, type):
             return _user_class(value) and watch_class(value, kind, path, depth + 1)
         if container is None:
-            return watch_object(value, kind, path, depth + 1)
+            return watch_object(value, kind, path, depth + 1, implied)
         found = False
         fields = getattr(type(value), "_fields", None)  # (a namedtuple's)
         items = value.items() if container is dict else enumerate(value)
         for key, item in items:
             step = f".{fields[key]}" if fields else f"[{key!r}]"
             if _container_kind(item) is not None or _holds_attributes(item):
-                found = inside(item, kind, path + step, depth + 1) or found
+                found = inside(item, kind, path + step, depth + 1, implied) or found
             elif note is not None and noting[0]:
                 note(item, path + step, root[0] if kind == "attribute" else None)
         return found
 
-    def watch_object(obj, kind, path, depth=0):
+    def watch_object(obj, kind, path, depth=0, implied=None):
         """`self.w`, `LAYERS[0].w`: the object's own attribute (in its
         `__dict__` or a `__slots__` slot), or its class's (then the instance
         must not gain one of that name either); True when something is
@@ -245,18 +279,27 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
             return False
         prefix = f"{path}." if path else ""
         found = False
+        # (what Python calls on it unseen, `len(bag)` running Bag.__len__,
+        # reads: watched as if the function had named it, for this object only)
+        implicit = implicit_reads.get(type(obj))
+        if implicit is None:
+            implicit = implicit_reads[type(obj)] = _implicit_reads(type(obj))
+        if implied:
+            implicit = implicit | implied
+        wanted = names.union(implicit) if implicit else names
         attributes = _own_attributes(obj)
         if attributes is not None:
-            for name in names.intersection(attributes):
-                found = watch(attributes, name, attributes[name], kind,
-                              prefix + name, depth) or found
+            for name in wanted.intersection(attributes):
+                found = watch(attributes, name, attributes[name], kind, prefix + name,
+                              depth, implicit if name in implicit else None) or found
         for cls in type(obj).__mro__[:-1]:  # (not `object`)
-            for name in names.intersection(class_vars(cls)).difference(attributes or ()):
+            for name in wanted.intersection(class_vars(cls)).difference(attributes or ()):
                 value = class_vars(cls)[name]
                 if type(value) is types.MemberDescriptorType:  # a `__slots__` slot
                     holder = slots.setdefault((id(obj), name), _Slots(obj, value))
                     found = watch(holder, name, holder.get(name, _MISSING), kind,
-                                  prefix + name, depth) or found
+                                  prefix + name, depth,
+                                  implicit if name in implicit else None) or found
                 elif isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
                         type(value) in _SCALARS:
                     watch(class_vars(cls), name, value, "class attribute",
@@ -364,6 +407,51 @@ def _holds_attributes(value):
     return type(value).__module__.split(".")[0] != "autograph"
 
 
+# Methods Python calls on an object without the code naming them (`len(bag)`,
+# `bag[0]`, `for v in bag`, `if bag:`, `range(n)` on an `__index__`, `x * obj`):
+# they run as plain Python, unconverted, so their reads are never reported;
+# `_implicit_reads` finds them in their code.  Not here: __init__/__new__ (not
+# called on a call), __getattr__/__getattribute__ (not watched: see the module
+# docstring), __eq__/__hash__/__repr__ and friends (a dataclass generates them
+# over every field: watching those would watch fields the code never reads).
+_IMPLICIT_DUNDERS = frozenset(
+    f"__{name}__" for name in (
+        "len length_hint getitem iter next reversed contains bool index int float "
+        "complex round trunc floor ceil abs neg pos invert array enter exit "
+        "add sub mul matmul truediv floordiv mod divmod pow lshift rshift and xor or "
+        "radd rsub rmul rmatmul rtruediv rfloordiv rmod rdivmod rpow rlshift rrshift "
+        "rand rxor ror iadd isub imul imatmul itruediv ifloordiv imod ipow ilshift "
+        "irshift iand ixor ior lt le gt ge").split())
+_IMPLICIT_CODES = 32  # (at most so many functions read per class: bounded, like _PATH_LINKS)
+
+
+def _implicit_reads(cls):
+    """The names the code of `cls`'s implicitly called methods
+    (`_IMPLICIT_DUNDERS`, defined in a user class) reads, and of the methods
+    of `cls` that code calls (`self.helper()`, also unconverted): empty for a
+    class that defines none (watching is not widened for it)."""
+    mro = cls.__mro__[:-1]
+    todo = [vars(klass)[name] for klass in mro if _user_class(klass)
+            for name in _IMPLICIT_DUNDERS.intersection(vars(klass))]
+    if not todo:
+        return frozenset()
+    found, done = set(), set()
+    while todo and len(done) < _IMPLICIT_CODES:
+        function = todo.pop()
+        if isinstance(function, (staticmethod, classmethod)):
+            function = function.__func__
+        if not isinstance(function, types.FunctionType) or function.__code__ in done:
+            continue
+        done.add(function.__code__)
+        read = errors.names_read(function.__code__)
+        found.update(read)
+        for name in read:
+            method = next((vars(klass)[name] for klass in mro if name in vars(klass)), None)
+            if isinstance(method, (types.FunctionType, staticmethod, classmethod)):
+                todo.append(method)
+    return frozenset(found)
+
+
 def _user_class(cls):
     """A class whose attributes `guards_of` walks: not numpy's, autograph's
     or a builtin (their class attributes are no user state)."""
@@ -402,15 +490,16 @@ _MISSING = object()
 # numpy random generators: a staged draw (graph/ops/random.py) calls the bound
 # method of the one it was traced with, so rebinding the name must retrace
 _GENERATORS = (np.random.Generator, np.random.RandomState)
-_CONTAINERS = (list, tuple, dict)
+_CONTAINERS = (list, tuple, dict, collections.deque)  # (a deque: items like a list's)
 # dicts whose items, get and len are dict's own (no user code runs in them)
 _DICTS = (collections.OrderedDict, collections.defaultdict)
 _CONTAINER = object()  # first item of a container's fingerprint
 
 
 def _container_kind(value):
-    """list, tuple or dict for a container the guards fingerprint (a
-    namedtuple counts as a tuple), else None."""
+    """list, tuple, dict or deque for a container the guards fingerprint (a
+    namedtuple counts as a tuple, OrderedDict and defaultdict as dicts),
+    else None."""
     kind = type(value)
     if kind in _CONTAINERS:
         return kind
@@ -436,9 +525,9 @@ def _holds_an_array(value, depth=0):
 
 
 def _fingerprint(value, depth=0):
-    """What a trace may have read of a list, tuple or dict (`PARAMS["w"]`,
-    `for w in LAYERS`): its structure and keys, numbers by value, arrays by
-    contents, any other object by identity."""
+    """What a trace may have read of a list, tuple, deque or dict
+    (`PARAMS["w"]`, `for w in LAYERS`) or set: its structure and keys,
+    numbers by value, arrays by contents, any other object by identity."""
     kind = type(value)
     container = _container_kind(value)
     if container is not None and depth < 8:
@@ -449,6 +538,9 @@ def _fingerprint(value, depth=0):
         return (id(value), value.shape, value.dtype, value.tobytes())
     if kind in _SCALARS or isinstance(value, np.generic):
         return (kind, value)
+    if kind is set and depth < 8:  # (its items, in no order: numbers by value, else by id)
+        return (_CONTAINER, set, len(value),
+                ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
     return id(value)
 
 
@@ -618,12 +710,18 @@ def _exports_buffer(array):
 
 
 def _container_tests(value, fingerprint, expression, namespace, counter, arrays, depth=0):
-    """Inline tests that the list, tuple or dict `value` (spelled `expression`
+    """Inline tests that the list, tuple, deque or dict `value` (spelled `expression`
     in the generated code) still holds what its `fingerprint` (taken when the
     trace ended) saw: its length and each item by identity (a tuple's items
     cannot change) -- the meaning of comparing fingerprints, without building
     one per call.  The arrays among the items go to `arrays`, whose contents
     _ContentTests compares."""
+    if type(value) is set:  # (no order, no keys: its fingerprint is compared whole)
+        namespace["_fingerprint"] = _fingerprint
+        saved = f"_set{counter[0]}"
+        counter[0] += 1
+        namespace[saved] = fingerprint
+        return [f"_fingerprint({expression}, {depth}) == {saved}"]
     kind = _container_kind(value)
     if kind is None or depth >= 8:
         return []
@@ -643,10 +741,11 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
                          else f"{expression}[{key}] is {name}")
         if type(item) is np.ndarray and type(saved) is tuple and saved[0] == id(item):
             arrays.append((name, item, saved[1:]))
-        elif _container_kind(item) is not None and type(saved) is tuple and \
-                saved[0] is _CONTAINER:
+        elif (_container_kind(item) is not None or type(item) is set) and \
+                type(saved) is tuple and saved[0] is _CONTAINER:
             tests += _container_tests(item, saved, name, namespace, counter, arrays, depth + 1)
-        elif type(item) is np.ndarray or _container_kind(item) is not None:
+        elif type(item) is np.ndarray or _container_kind(item) is not None or \
+                type(item) is set:
             tests.append("False")  # (changed since the trace: the slow path says how)
     return tests
 

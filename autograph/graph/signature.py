@@ -4,7 +4,7 @@ Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
 graph inputs ("leaves"); Python scalars and strings (numpy's too) by type and value (floats
 and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
 matches itself; True and 1 differ by type); sets, frozensets and bytearrays
-by contents; lists,
+by contents; lists, deques (with their maxlen),
 tuples, namedtuples, dicts and dataclass instances flattened (a dict's keys
 other than strings by type and value too: DictKey) (a dataclass
 argument reaches the traced function as a fresh instance around the
@@ -12,6 +12,7 @@ placeholders); `ag.Variable` and any other object by identity.  `TensorSpec` sta
 allowed) in `get_concrete_function`.
 """
 
+import collections
 import math
 import operator
 
@@ -125,6 +126,12 @@ def _set(value, leaves, keep):
     return (type(value), _dict_keys(value))
 
 
+def _deque(value, leaves, keep):
+    """A deque by its items like a list (and its maxlen): by identity, one
+    the caller appended to would run the graph of its old length."""
+    return (collections.deque, value.maxlen, tuple(key_of(v, leaves, keep) for v in value))
+
+
 def _bytearray(value, leaves, keep):
     return (bytearray, bytes(value))
 
@@ -136,7 +143,8 @@ TEXT_SCALARS = (np.str_, np.bytes_)
 
 _HANDLERS = {int: _scalar, float: _float, bool: _scalar, str: _scalar, complex: _complex,
              bytes: _scalar, type(None): _scalar, list: _sequence, tuple: _sequence,
-             dict: _dict, set: _set, frozenset: _set, bytearray: _bytearray}
+             dict: _dict, set: _set, frozenset: _set, bytearray: _bytearray,
+             collections.deque: _deque}
 
 
 def key_of(value, leaves, keep):
@@ -205,6 +213,14 @@ def rebuild(value, make_leaf, path):
                              for v, f in zip(value, value._fields)))
     if isinstance(value, (list, tuple)):
         return type(value)(rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value))
+    if type(value) is collections.deque:
+        # the caller's own deque when no array leaf is in it (what the trace
+        # changes in place, Python changes: runtime/aliases.py watches lists,
+        # dicts and sets only); else a new one, with the same maxlen
+        items = [rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value)]
+        if all(new is old for new, old in zip(items, value)):
+            return value
+        return collections.deque(items, maxlen=value.maxlen)
     if isinstance(value, dict):
         # Leaves in key_of's order (sorted keys); the dict keeps its own order.
         rebuilt = {k: rebuild(value[k], make_leaf, f"{path}_{k}")
@@ -332,6 +348,11 @@ class _GuardWriter:
             self.leaves.append(name)
         elif isinstance(value, TensorSpec):
             raise NoGuard
+        elif kind is collections.deque:  # (key_of's _deque: maxlen, then items like a list)
+            test(f"type({name}) is {self.constant(kind)} and len({name}) == {len(value)} "
+                 f"and {name}.maxlen == {value.maxlen!r}")
+            for item, part in zip(value, self.unpack(name, len(value))):
+                self.visit(item, part)
         elif isinstance(value, (list, tuple)):  # namedtuples too: the type is tested
             test(f"type({name}) is {self.constant(kind)} and len({name}) == {len(value)}")
             for item, part in zip(value, self.unpack(name, len(value))):
