@@ -536,8 +536,9 @@ def _fingerprint(value, depth=0):
         return (id(value), value.shape, value.dtype, value.tobytes())
     if kind in _SCALARS or isinstance(value, np.generic):
         return (kind, _bits(value))
-    if kind is set and depth < 8:  # (its items, in no order: numbers by value, else by id)
-        return (_CONTAINER, set, len(value),
+    if (kind is set or kind is frozenset) and depth < 8:  # (its items, in no order:
+        # numbers by value, else by id)
+        return (_CONTAINER, kind, len(value),
                 ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
     return id(value)
 
@@ -724,6 +725,8 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     cannot change) -- the meaning of comparing fingerprints, without building
     one per call.  The arrays among the items go to `arrays`, whose contents
     _ContentTests compares."""
+    if type(value) is frozenset:  # (it cannot change: the holder's test is enough)
+        return []
     if type(value) is set:  # (no order, no keys: its fingerprint is compared whole)
         namespace["_fingerprint"] = _fingerprint
         saved = f"_set{counter[0]}"

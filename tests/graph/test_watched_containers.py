@@ -18,6 +18,7 @@ ALLOWED = {1, 2}
 QUEUE = collections.deque([1.0])
 ZERO = 0.0
 ZEROS = [0.0]
+FROZEN = frozenset({1, 2})
 
 
 def reads_sizes(x):
@@ -38,6 +39,10 @@ def reads_allowed(x):
 
 def reads_queue(x):
     return x * QUEUE[-1]
+
+
+def reads_frozen(x):
+    return x * len(FROZEN)
 
 
 def divides_by_zero(x):
@@ -78,6 +83,16 @@ def test_a_global_tuple_rebound_between_calls():
 def test_a_global_set_and_deque_changed_between_calls():
     _calls(ag.function(reads_allowed), reads_allowed, np.ones(2), lambda: ALLOWED.add(3))
     _calls(ag.function(reads_queue), reads_queue, np.ones(2), lambda: QUEUE.append(4.0))
+
+
+def test_a_global_frozenset_rebound_between_calls():
+    def rebind():
+        global FROZEN
+        FROZEN = frozenset({1, 2, 3})
+    try:
+        _calls(ag.function(reads_frozen), reads_frozen, np.ones(2), rebind)
+    finally:
+        globals()["FROZEN"] = frozenset({1, 2})
 
 
 def test_an_attribute_list_of_numbers_changed_between_calls():
