@@ -382,7 +382,8 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
             graph.scalar_inputs.add(id(placeholder))
         return placeholder
 
-    randomness = random_states(fn, key_keep)  # (a draw baked in moves one: guards.py)
+    logs = {}  # (containers of numbers before the trace: guards_of's `before`)
+    randomness = random_states(fn, key_keep, logs)  # (a draw baked in moves one: guards.py)
     with core.scope(graph):
         traced_args = [signature.rebuild(a, make_leaf, n) for a, n in zip(args, arg_names)]
         traced_kwargs = signature.rebuild(kwargs, make_leaf, "") if kwargs else {}
@@ -393,7 +394,7 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep,
                                 structure)
     leaks = LeakedTensors(graph, {id(a): n for a, n in zip(args, arg_names)})
-    concrete.guards = guards_of(fn, key_keep, graph.called, leaks.note)
+    concrete.guards = guards_of(fn, key_keep, graph.called, leaks.note, before=logs)
     concrete._program.watched = compared_arrays(concrete.guards)
     # (needed for the guards only: kept, it would hold every bound method the
     # trace called, and the objects they are bound to, as long as the graph)

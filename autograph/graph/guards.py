@@ -25,9 +25,11 @@ no global/cell/attribute array pays nothing.
 Values read are watched wherever the trace's code read them: the globals and
 closure cells of every function the trace ran (converted code reports its
 calls: core.note_called), attributes of `self` on the instance or its class,
-and lists, tuples, deques and dicts holding arrays there (`PARAMS["w"]`, `for w in
-LAYERS`), by structure, identity and contents (`_fingerprint`: its cost grows with the
-container).
+and the lists, tuples, deques, dicts and sets there (`PARAMS["w"]`, `for w in
+LAYERS`, `len(SIZES)`), by structure, identity and contents (`_fingerprint`: its
+cost grows with the container; one of numbers only is tested per call by a few
+C-level identity passes, `_same_items`).  autograph's own functions (the
+wrappers around the traced one) are not walked: their globals are its state.
 
 Python also calls methods the code never names: `len(bag)` runs
 `Bag.__len__`, `bag[0]`, `for v in bag`, `if bag:`, `x * obj`, `range(obj)`
@@ -38,8 +40,8 @@ method's code reads -- and the code of the methods of the class it names
 (`self._weights()`) -- are watched on that object as if the function had
 named them (`_implicit_reads`), with the same guards, and along the
 paths below those attributes too (`self.inner.n`); a list, tuple, deque,
-dict or set there is fingerprinted even when it holds numbers only (it is
-what the method answers from, not a log).  An object whose class
+dict or set there is fingerprinted as any container the code reaches is
+(numbers and strings in it by value, floats by their bits).  An object whose class
 defines none is watched as before.
 
 Arrays and numbers inside other objects are watched along their path from
@@ -64,13 +66,11 @@ branch on them, `if MASK is not None:`, is decided at tracing).
 
 Not watched (changing it after the first call leaves the graph with the old
 value; documented in docs/ARCHITECTURE.md section 6, since refusing such
-programs at trace time would refuse many that never change them): lists,
-tuples, deques and dicts holding no array and no watched object (numbers
-and strings only: `len(LOG)`, `len(self.items)` of a list of numbers the
-program appends to -- unless an implicitly called method of its object
-reads it, `Bag.__len__` returning `len(self.items)`: then any container
-there is fingerprinted), sets and frozensets the function's own code
-reads (they hold no arrays; objects in them are not walked), what an
+programs at trace time would refuse many that never change them): a list,
+dict, deque or set of numbers and strings that the trace itself changed
+(`CALLS.append(1)`: a log; random_states notes what such containers held
+before the trace, guards_of's `before`), objects inside sets (not
+walked), what an
 implicitly called method reads outside its object (a global it names is
 not watched unless the function's code reaches it), what `__eq__`,
 `__hash__`, `__str__`, `__repr__`, `__format__` and other methods not in
@@ -100,6 +100,7 @@ import ctypes
 import enum
 import functools
 import gc
+import operator
 import types
 import weakref
 
@@ -130,7 +131,9 @@ def _code_owners(fn, called):
             elif inner is not None and inner is not c:
                 c = inner
             elif isinstance(c, types.FunctionType):
-                if id(c) not in seen:
+                # (autograph's own wrappers -- functools.wraps gives them the user's
+                # __module__ --: their globals and cells are autograph's state)
+                if id(c) not in seen and not _autographs(c):
                     seen.add(id(c))
                     found.append((c, owner))
                 c = getattr(c, "__wrapped__", None)
@@ -144,6 +147,10 @@ def _code_owners(fn, called):
     for c in called:
         add(c, None)
     return found
+
+
+def _autographs(function):
+    return str(function.__globals__.get("__name__")).startswith("autograph.")
 
 
 def _nested_locals(codes):
@@ -164,7 +171,7 @@ def _nested_locals(codes):
     return found
 
 
-def guards_of(fn, objects, called=(), note=None, contents=True):
+def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     """The values a trace may have baked into the graph as constants from
     outside its arguments: numpy arrays and numbers held by the globals and
     closure cells of the functions the trace ran (`_code_owners`), by the
@@ -187,7 +194,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
     `CACHE['last']`, `w` of the attribute walk's `root` object, None else):
     LeakedTensors looks there for the trace's own tensors.  `contents`
     False leaves out what arrays and containers hold (contents None): the
-    walk alone, for random_states before a trace."""
+    walk alone, for random_states before a trace.  `before`: what
+    random_states found in containers of numbers before the trace; one the
+    trace itself changed (`CALLS.append(1)`) is a log, not watched -- the
+    graph never changes it, and watching it would trace again at every call
+    after another trace of the function appended to it."""
     functions = _code_owners(fn, called)
     names = set()
     for function, _ in functions:
@@ -227,17 +238,18 @@ def guards_of(fn, objects, called=(), note=None, contents=True):
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
             guards.append((holder, name, value, f"{kind} '{path}'", None))
-        elif _container_kind(value) is not None:
-            # (`implied`: read by an implicitly called method, `len(bag)`
-            # reading `self.items`: a list of numbers there is no log the
-            # function appends to, it is what the method answers from)
-            if inside(value, kind, path, depth, implied) or _holds_an_array(value) or \
-                    implied is not None:
-                guards.insert(at, (holder, name, value, f"{kind} '{path}'",
-                                   _fingerprint(value) if contents else None))
-        elif type(value) is set and implied is not None:  # (`x in self.allowed`)
-            guards.insert(at, (holder, name, value, f"{kind} '{path}'",
-                               _fingerprint(value) if contents else None))
+        elif _container_kind(value) is not None or type(value) in (set, frozenset):
+            # Any container the code reaches, numbers and strings in it too:
+            # `x * len(SIZES)` baked the length in (a list of numbers the
+            # function appends to at tracing is watched as well: changed
+            # by the caller, it traces again, as a number it rebinds does).
+            if type(value) not in (set, frozenset):
+                inside(value, kind, path, depth, implied)
+            fingerprint = _fingerprint(value) if contents else None
+            logged = before.get(id(value)) if before else None
+            if len(guards) > at or logged is None or logged[0] is not value or \
+                    logged[1] == fingerprint:
+                guards.insert(at, (holder, name, value, f"{kind} '{path}'", fingerprint))
         elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
         seen[place] = (len(guards) > at, depth)
@@ -510,20 +522,6 @@ def _container_kind(value):
     return None
 
 
-def _holds_an_array(value, depth=0):
-    """Only containers holding arrays (or objects holding what the code
-    reads, `guards_of`) are watched: those are the model state a graph bakes
-    in, while a list of numbers the function appends to at tracing (a log, a
-    counter) changes on purpose and must not retrace."""
-    if type(value) is np.ndarray:
-        return True
-    kind = _container_kind(value)
-    if kind is not None and depth < 8:
-        return any(_holds_an_array(item, depth + 1)
-                   for item in (value.values() if kind is dict else value))
-    return False
-
-
 def _fingerprint(value, depth=0):
     """What a trace may have read of a list, tuple, deque or dict
     (`PARAMS["w"]`, `for w in LAYERS`) or set: its structure and keys,
@@ -537,9 +535,10 @@ def _fingerprint(value, depth=0):
     if kind is np.ndarray:
         return (id(value), value.shape, value.dtype, value.tobytes())
     if kind in _SCALARS or isinstance(value, np.generic):
-        return (kind, value)
-    if kind is set and depth < 8:  # (its items, in no order: numbers by value, else by id)
-        return (_CONTAINER, set, len(value),
+        return (kind, _bits(value))
+    if (kind is set or kind is frozenset) and depth < 8:  # (its items, in no order:
+        # numbers by value, else by id)
+        return (_CONTAINER, kind, len(value),
                 ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
     return id(value)
 
@@ -571,7 +570,7 @@ def stale(guards):
         else:
             current = holder.get(name, _MISSING)
         if current is not value and (type(current) is not type(value) or
-                                     not _by_value(value) or current != value):
+                                     not _by_value(value) or _bits(current) != _bits(value)):
             return label, False
         if contents is not None and _changed(value, contents):
             return label, True
@@ -583,6 +582,16 @@ def _by_value(value):
     same graph); arrays, containers and other objects by identity (`==` on
     an object could run user code, and an equal object can change apart)."""
     return type(value) in _SCALARS or isinstance(value, np.generic)
+
+
+def _bits(number):
+    """A number as compared for a retrace: floats by their bits (0.0 and -0.0
+    differ, `x / s` gives inf or -inf), anything else itself."""
+    if isinstance(number, (float, np.floating)):
+        return float.hex(float(number))
+    if isinstance(number, (complex, np.complexfloating)):
+        return (float.hex(number.real), float.hex(number.imag))
+    return number
 
 
 def _changed(array, contents):
@@ -716,6 +725,8 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     cannot change) -- the meaning of comparing fingerprints, without building
     one per call.  The arrays among the items go to `arrays`, whose contents
     _ContentTests compares."""
+    if type(value) is frozenset:  # (it cannot change: the holder's test is enough)
+        return []
     if type(value) is set:  # (no order, no keys: its fingerprint is compared whole)
         namespace["_fingerprint"] = _fingerprint
         saved = f"_set{counter[0]}"
@@ -726,6 +737,9 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     if kind is None or depth >= 8:
         return []
     _, _, length, saved_items = fingerprint
+    if kind is not tuple and saved_items and all(_by_value_fingerprint(saved)
+                                                 for _, saved in saved_items):
+        return _same_items(value, kind, length, expression, namespace, counter)
     tests = [] if kind is tuple else [f"len({expression}) == {length}"]
     items = dict(value.items() if kind is dict else enumerate(value))
     for key, saved in saved_items:
@@ -747,6 +761,43 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
         elif type(item) is np.ndarray or _container_kind(item) is not None or \
                 type(item) is set:
             tests.append("False")  # (changed since the trace: the slow path says how)
+    return tests
+
+
+_MUTABLE_CONTAINERS = frozenset((list, dict, collections.deque, set, collections.OrderedDict,
+                                 collections.defaultdict))
+
+
+def _numbers_only(fingerprint):
+    """Does a container's fingerprint hold numbers and strings alone?"""
+    if type(fingerprint) is not tuple or not fingerprint or fingerprint[0] is not _CONTAINER:
+        return False
+    return all(_by_value_fingerprint(saved) for _, saved in fingerprint[3]) \
+        if fingerprint[1] not in (set, frozenset) else \
+        all(_by_value_fingerprint(saved) for saved in fingerprint[3][0][1])
+
+
+def _by_value_fingerprint(saved):
+    """Is `saved` a number's or string's fingerprint, (type, value)?"""
+    return type(saved) is tuple and len(saved) == 2 and isinstance(saved[0], type)
+
+
+def _same_items(value, kind, length, expression, namespace, counter):
+    """The test that a list, deque or dict of numbers and strings still holds
+    the very objects it held (keys and values, in order): a few C-level
+    passes, not a test per item; an equal number that is another object
+    takes the slow path, which compares by value."""
+    name = f"_items{counter[0]}"
+    counter[0] += 1
+    namespace["_is"] = operator.is_
+    tests = [f"len({expression}) == {length}"]
+    if kind is dict:
+        namespace[name], namespace[f"{name}_keys"] = tuple(value.values()), tuple(value)
+        tests += [f"all(map(_is, {expression}, {name}_keys))",
+                  f"all(map(_is, {expression}.values(), {name}))"]
+    else:
+        namespace[name] = tuple(value)
+        tests.append(f"all(map(_is, {expression}, {name}))")
     return tests
 
 
@@ -828,7 +879,7 @@ def _frozen(value):
     return value
 
 
-def random_states(fn, objects):
+def random_states(fn, objects, containers=None):
     """Before a trace: [(generator, what it is, its state)] of numpy's global
     RandomState (np.random.rand, np.random.normal, ...) and of the
     generators the trace could draw from: in the globals the traced
@@ -836,7 +887,11 @@ def random_states(fn, objects):
     walks from its roots.  A staged draw (graph/ops/random.py) works on a
     copy while tracing and leaves these states alone; a draw autograph did
     not see (ag.function(autograph=False), a function it does not convert)
-    ran once and advanced one (`baked_random_draw`)."""
+    ran once and advanced one (`baked_random_draw`).
+
+    `containers`, a dict, gets {id: (container, fingerprint)} of the lists,
+    dicts, deques and sets of numbers and strings the same walk meets: what
+    they held before the trace (guards_of's `before`)."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
                                           "state (np.random.rand, np.random.normal, ...)")}
     walked_namespaces = set()
@@ -853,6 +908,10 @@ def random_states(fn, objects):
     for _, _, value, label, _ in guards_of(fn, objects, contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
+        elif containers is not None and type(value) in _MUTABLE_CONTAINERS:
+            fingerprint = _fingerprint(value)
+            if _numbers_only(fingerprint):
+                containers[id(value)] = (value, fingerprint)
     states = []
     for generator, what in found.values():
         raw = _mt19937_bytes(generator)
