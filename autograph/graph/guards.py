@@ -240,9 +240,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif _container_kind(value) is not None or type(value) in (set, frozenset):
             # Any container the code reaches, numbers and strings in it too:
-            # `x * len(SIZES)` baked the length in (a list of numbers the
-            # function appends to at tracing is watched as well: changed
-            # by the caller, it traces again, as a number it rebinds does).
+            # `x * len(SIZES)` baked the length in -- but for one of numbers
+            # the trace itself changed (`before`: a log, `CALLS.append(1)`),
+            # which the graph never changes.
             if type(value) not in (set, frozenset):
                 inside(value, kind, path, depth, implied)
             fingerprint = _fingerprint(value) if contents else None
