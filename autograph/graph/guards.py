@@ -326,6 +326,14 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                             attributes):
                         found = watch(attributes, inner, attributes[inner], kind,
                                       prefix + inner, depth) or found
+                elif not hasattr(type(value), "__get__") and watch(
+                        class_vars(cls), name, value, "class attribute", f"{cls.__name__}.{name}"):
+                    # a list, dict, tuple or object the class holds (`self.SIZES[0]`,
+                    # `self.cfg.scale`); not a method or other descriptor (it computes
+                    # what is read)
+                    if attributes is not None:
+                        watch(attributes, name, _MISSING, kind, prefix + name)
+                    found = True
         return found
 
     def watch_class(cls, kind, path, depth):

@@ -1,0 +1,70 @@
+"""Values read through containers and class attributes that change between
+calls: the staged result must follow Python (a retrace), never the value the
+first trace baked in."""
+
+import collections
+
+import numpy as np
+
+import autograph as ag
+
+
+def _after_change(f, change, calls=3):
+    """The staged and Python results of `f` on x after `change`, the staged
+    function having run `calls` times before (the fast path built)."""
+    x = np.arange(3.0)
+    staged = ag.function(f)
+    for _ in range(calls):
+        staged(x)
+    change()
+    return staged(x), f(x)
+
+
+class _Scaled:
+    SIZES = [2.0]
+    TABLE = {"s": 2.0}
+    PAIR = (2.0,)
+
+    def by_list(self, x):
+        return x * self.SIZES[0]
+
+    def by_dict(self, x):
+        return x * self.TABLE["s"]
+
+    def by_tuple(self, x):
+        return x * self.PAIR[0]
+
+
+class _Settings:
+    scale = 2.0
+
+
+class _WithSettings:
+    settings = _Settings()
+
+    def __call__(self, x):
+        return x * self.settings.scale
+
+
+def test_class_attribute_list_read_through_self_changed_in_place():
+    staged, python = _after_change(_Scaled().by_list,
+                                   lambda: _Scaled.SIZES.__setitem__(0, 5.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_class_attribute_dict_read_through_self_changed_in_place():
+    staged, python = _after_change(_Scaled().by_dict,
+                                   lambda: _Scaled.TABLE.__setitem__("s", 5.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_class_attribute_tuple_read_through_self_rebound():
+    staged, python = _after_change(_Scaled().by_tuple,
+                                   lambda: setattr(_Scaled, "PAIR", (5.0,)))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_class_attribute_object_read_through_self_changed():
+    staged, python = _after_change(_WithSettings(),
+                                   lambda: setattr(_WithSettings.settings, "scale", 5.0))
+    np.testing.assert_array_equal(staged, python)
