@@ -595,6 +595,9 @@ def _by_value(value):
 def _bits(number):
     """A number as compared for a retrace: floats by their bits (0.0 and -0.0
     differ, `x / s` gives inf or -inf), anything else itself."""
+    if isinstance(number, np.floating) and number.itemsize > 8 or \
+            isinstance(number, np.complexfloating) and number.itemsize > 16:
+        return number.tobytes()  # (a longdouble: float() would round it)
     if isinstance(number, (float, np.floating)):
         return float.hex(float(number))
     if isinstance(number, (complex, np.complexfloating)):

@@ -2,9 +2,8 @@
 calls: the staged result must follow Python (a retrace), never the value the
 first trace baked in."""
 
-import collections
-
 import numpy as np
+import pytest
 
 import autograph as ag
 
@@ -68,3 +67,36 @@ def test_class_attribute_object_read_through_self_changed():
     staged, python = _after_change(_WithSettings(),
                                    lambda: setattr(_WithSettings.settings, "scale", 5.0))
     np.testing.assert_array_equal(staged, python)
+
+
+_LONG = [np.longdouble(1)]
+_LONG_GLOBAL = np.longdouble(1)
+
+
+def _long_in_list(x):
+    return x * float(_LONG[0] * 2**62 - 2**62)
+
+
+def _long_global(x):
+    return x * float(_LONG_GLOBAL * 2**62 - 2**62)
+
+
+def test_longdouble_in_a_list_compared_by_all_its_bits():
+    bigger = np.longdouble(1) + np.longdouble(2) ** -62
+    if bigger == np.longdouble(1):
+        pytest.skip("longdouble is a double here: nothing to tell apart")
+    staged, python = _after_change(_long_in_list, lambda: _LONG.__setitem__(0, bigger))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_longdouble_global_compared_by_all_its_bits():
+    bigger = np.longdouble(1) + np.longdouble(2) ** -62
+    if bigger == np.longdouble(1):
+        pytest.skip("longdouble is a double here: nothing to tell apart")
+
+    def rebind():
+        global _LONG_GLOBAL
+        _LONG_GLOBAL = bigger
+    staged, python = _after_change(_long_global, rebind)
+    np.testing.assert_array_equal(staged, python)
+
