@@ -69,7 +69,8 @@ value; documented in docs/ARCHITECTURE.md section 6, since refusing such
 programs at trace time would refuse many that never change them): a list,
 dict, deque or set of numbers and strings that the trace itself changed
 (`CALLS.append(1)`: a log; random_states notes what such containers held
-before the trace, guards_of's `before`), objects inside sets (not
+before the trace, guards_of's `before`; a dict that only gained entries,
+a defaultdict read, is still watched), objects inside sets (not
 walked), what an
 implicitly called method reads outside its object (a global it names is
 not watched unless the function's code reaches it), what `__eq__`,
@@ -248,7 +249,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             fingerprint = _fingerprint(value) if contents else None
             logged = before.get(id(value)) if before else None
             if len(guards) > at or logged is None or logged[0] is not value or \
-                    logged[1] == fingerprint:
+                    logged[1] == fingerprint or _only_gained_keys(logged[1], fingerprint):
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'", fingerprint))
         elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
@@ -786,6 +787,15 @@ def _numbers_only(fingerprint):
     return all(_by_value_fingerprint(saved) for _, saved in fingerprint[3]) \
         if fingerprint[1] not in (set, frozenset) else \
         all(_by_value_fingerprint(saved) for saved in fingerprint[3][0][1])
+
+
+def _only_gained_keys(before, after):
+    """Did a dict only gain entries between fingerprints `before` and
+    `after`?  A trace that did so may have read them (`SCALES["s"]` of a
+    defaultdict, `CONFIG.setdefault("s", 1.0)`): still watched, not taken
+    for a log, so that a later change of such an entry traces again."""
+    return (before[1] is dict or before[1] in _DICTS) and after[1] is before[1] and \
+        after[3][:len(before[3])] == before[3]
 
 
 def _by_value_fingerprint(saved):

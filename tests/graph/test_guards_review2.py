@@ -2,6 +2,8 @@
 calls: the staged result must follow Python (a retrace), never the value the
 first trace baked in."""
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,43 @@ def test_longdouble_global_compared_by_all_its_bits():
     staged, python = _after_change(_long_global, rebind)
     np.testing.assert_array_equal(staged, python)
 
+
+_DEFAULTS = collections.defaultdict(float)
+_SETTINGS = {}
+
+
+def _by_defaultdict(x):
+    return x * _DEFAULTS["scale"]  # (the trace's read adds the entry)
+
+
+def _by_setdefault(x):
+    return x * _SETTINGS.setdefault("scale", 1.0)
+
+
+def test_defaultdict_entry_added_by_the_trace_is_watched():
+    staged, python = _after_change(_by_defaultdict,
+                                   lambda: _DEFAULTS.__setitem__("scale", 3.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_setdefault_entry_added_by_the_trace_is_watched():
+    staged, python = _after_change(_by_setdefault,
+                                   lambda: _SETTINGS.__setitem__("scale", 4.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_dict_gaining_a_key_per_trace_does_not_trace_at_every_call():
+    seen_shapes, runs = {}, []
+
+    def record(x):
+        runs.append(1)  # (a log: runs while tracing only)
+        seen_shapes[x.shape] = 1
+        return x * 2
+
+    staged = ag.function(record)
+    for _ in range(5):
+        staged(np.arange(3.0))
+        staged(np.arange(4.0))
+    # (the second trace's new key makes the first trace again, once)
+    assert len(runs) <= 3
+    assert seen_shapes == {(3,): 1, (4,): 1}
