@@ -22,9 +22,10 @@ in one `b"".join(...) == snapshot` (~35 ns an array) and of a large one by
 `snapshot.startswith(array)` (~0.65 us per 30 kB).  A function that reads
 no global/cell/attribute array pays nothing.
 
-Values read are watched wherever the trace's code read them: the globals and
-closure cells of every function the trace ran (converted code reports its
-calls: core.note_called), attributes of `self` on the instance or its class,
+Values read are watched wherever the trace's code read them: the globals,
+closure cells and mutable parameter defaults of every function the trace ran
+(converted code reports its calls: core.note_called), what a
+functools.partial binds, attributes of `self` on the instance or its class,
 and the lists, tuples, deques, dicts and sets there (`PARAMS["w"]`, `for w in
 LAYERS`, `len(SIZES)`), by structure, identity and contents (`_fingerprint`: its
 cost grows with the container; one of numbers only is tested per call by a few
@@ -115,7 +116,7 @@ from autograph.graph.tensor import Tensor
 _SCALARS = (int, float, complex, bool, str)
 
 
-def _code_owners(fn, called):
+def _code_owners(fn, called, partials=None):
     """The Python functions whose code a trace ran -- `fn` (and what it wraps,
     `__wrapped__`: ag.grad traces a wrapper) and every callable converted
     code called (`called`) -- each with the object it was bound to (`self`),
@@ -128,6 +129,8 @@ def _code_owners(fn, called):
             if isinstance(c, types.MethodType):
                 c, owner = c.__func__, c.__self__
             elif isinstance(c, functools.partial):
+                if partials is not None:
+                    partials.append(c)
                 c = c.func
             elif inner is not None and inner is not c:
                 c = inner
@@ -200,7 +203,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     trace itself changed (`CALLS.append(1)`) is a log, not watched -- the
     graph never changes it, and watching it would trace again at every call
     after another trace of the function appended to it."""
-    functions = _code_owners(fn, called)
+    partials = []
+    functions = _code_owners(fn, called, partials)
     names = set()
     for function, _ in functions:
         names.update(errors.names_read(function.__code__))
@@ -399,6 +403,30 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
+        # what a call that leaves an argument out reads (`def f(x, cfg={...})`):
+        # a list, dict or object there can change in place (a number or string
+        # only by assigning `__defaults__`, not watched)
+        code = function.__code__
+        positional = getattr(function, "__defaults__", None) or ()
+        first = code.co_argcount - len(positional)
+        for index, value in enumerate(positional):
+            if type(value) not in _SCALARS and value is not None:
+                watch(dict(enumerate(positional)), index, value, "default",
+                      code.co_varnames[first + index])
+        keyword_defaults = getattr(function, "__kwdefaults__", None)
+        if type(keyword_defaults) is dict:
+            for name, value in keyword_defaults.items():
+                if type(value) not in _SCALARS and value is not None:
+                    watch(keyword_defaults, name, value, "default", name)
+    for bound in partials:  # (functools.partial(f, cfg=CFG): a list, dict or object it binds;
+        # the converted partial holds a copy of its keywords, so not a number replaced there)
+        for index, value in enumerate(bound.args):
+            if type(value) not in _SCALARS and value is not None:
+                watch(dict(enumerate(bound.args)), index, value, "partial argument", str(index))
+        if type(bound.keywords) is dict:
+            for name, value in bound.keywords.items():
+                if type(value) not in _SCALARS and value is not None:
+                    watch(bound.keywords, name, value, "partial argument", name)
     return tuple(guards)
 
 

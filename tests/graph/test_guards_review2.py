@@ -3,6 +3,7 @@ calls: the staged result must follow Python (a retrace), never the value the
 first trace baked in."""
 
 import collections
+import functools
 
 import numpy as np
 import pytest
@@ -142,3 +143,43 @@ def test_dict_gaining_a_key_per_trace_does_not_trace_at_every_call():
     # (the second trace's new key makes the first trace again, once)
     assert len(runs) <= 3
     assert seen_shapes == {(3,): 1, (4,): 1}
+
+
+def _scaled_by_default(x, settings={"scale": 2.0}):  # noqa: B006 - the mutable default is the point
+    return x * settings["scale"]
+
+
+def _scaled_by_keyword_default(x, *, sizes=[2.0]):  # noqa: B006
+    return x * sizes[0]
+
+
+def _scaled_by(x, sizes):
+    return x * sizes[0]
+
+
+def test_mutable_default_changed_in_place():
+    staged, python = _after_change(
+        _scaled_by_default, lambda: _scaled_by_default.__defaults__[0].__setitem__("scale", 5.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_mutable_keyword_default_changed_in_place():
+    staged, python = _after_change(
+        _scaled_by_keyword_default,
+        lambda: _scaled_by_keyword_default.__kwdefaults__["sizes"].__setitem__(0, 5.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_list_bound_by_partial_changed_in_place():
+    sizes = [2.0]
+    staged, python = _after_change(functools.partial(_scaled_by, sizes=sizes),
+                                   lambda: sizes.__setitem__(0, 5.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_list_bound_by_partial_positionally_changed_in_place():
+    sizes = [2.0]
+    staged, python = _after_change(functools.partial(lambda s, x: x * s[0], sizes),
+                                   lambda: sizes.__setitem__(0, 5.0))
+    np.testing.assert_array_equal(staged, python)
+
