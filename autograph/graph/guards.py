@@ -309,7 +309,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             for name in wanted.intersection(attributes):
                 found = watch(attributes, name, attributes[name], kind, prefix + name,
                               depth, implicit if name in implicit else None) or found
-        for cls in type(obj).__mro__[:-1]:  # (not `object`)
+        mro = type(obj).__mro__[:-1]  # (not `object`)
+        for position, cls in enumerate(mro):
             for name in wanted.intersection(class_vars(cls)).difference(attributes or ()):
                 value = class_vars(cls)[name]
                 if type(value) is types.MemberDescriptorType:  # a `__slots__` slot
@@ -323,6 +324,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                           f"{cls.__name__}.{name}")
                     if attributes is not None:  # (else it cannot gain one)
                         watch(attributes, name, _MISSING, kind, prefix + name)
+                    for nearer in mro[:position]:  # (nor a subclass nearer the object)
+                        watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
                     found = True
                 elif type(value) is property and isinstance(value.fget, types.FunctionType):
                     # `layer.w` returning `self._w`: the getter's own reads of the
@@ -338,6 +341,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     # what is read)
                     if attributes is not None:
                         watch(attributes, name, _MISSING, kind, prefix + name)
+                    for nearer in mro[:position]:
+                        watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
                     found = True
         return found
 

@@ -183,3 +183,26 @@ def test_list_bound_by_partial_positionally_changed_in_place():
                                    lambda: sizes.__setitem__(0, 5.0))
     np.testing.assert_array_equal(staged, python)
 
+
+
+class _Base:
+    SIZES = [2.0]
+    scale = 2.0
+
+
+class _Derived(_Base):
+    def by_list(self, x):
+        return x * self.SIZES[0]
+
+    def by_number(self, x):
+        return x * self.scale
+
+
+def test_subclass_gaining_the_class_attribute_list_it_inherited():
+    staged, python = _after_change(_Derived().by_list, lambda: setattr(_Derived, "SIZES", [7.0]))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_subclass_gaining_the_class_attribute_number_it_inherited():
+    staged, python = _after_change(_Derived().by_number, lambda: setattr(_Derived, "scale", 7.0))
+    np.testing.assert_array_equal(staged, python)
