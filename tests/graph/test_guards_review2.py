@@ -206,3 +206,31 @@ def test_subclass_gaining_the_class_attribute_list_it_inherited():
 def test_subclass_gaining_the_class_attribute_number_it_inherited():
     staged, python = _after_change(_Derived().by_number, lambda: setattr(_Derived, "scale", 7.0))
     np.testing.assert_array_equal(staged, python)
+
+
+class _Config:
+    pass
+
+
+_CONFIG = _Config()
+_CONFIG.sizes = [2.0]
+_CONFIG.scale = 2.0
+
+
+def _by_getattr(x):
+    return x * getattr(_CONFIG, "sizes")[0]
+
+
+def _by_getattr_with_default(x):
+    return x * getattr(_CONFIG, "scale", 1.0)
+
+
+def test_attribute_read_by_getattr_with_a_literal_name_changed_in_place():
+    staged, python = _after_change(_by_getattr, lambda: _CONFIG.sizes.__setitem__(0, 5.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_attribute_read_by_getattr_with_a_default_rebound():
+    staged, python = _after_change(_by_getattr_with_default,
+                                   lambda: setattr(_CONFIG, "scale", 5.0))
+    np.testing.assert_array_equal(staged, python)
