@@ -71,7 +71,8 @@ programs at trace time would refuse many that never change them): a list,
 dict, deque or set of numbers and strings that the trace itself changed
 (`CALLS.append(1)`: a log; random_states notes what such containers held
 before the trace, guards_of's `before`; a dict that only gained entries,
-a defaultdict read, is still watched), objects inside sets (not
+a defaultdict read, is still watched; a log's holder is watched by
+identity, the entries the trace left alone by value: `_untouched`), objects inside sets (not
 walked), what an
 implicitly called method reads outside its object (a global it names is
 not watched unless the function's code reaches it), what `__eq__`,
@@ -255,6 +256,12 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             if len(guards) > at or logged is None or logged[0] is not value or \
                     logged[1] == fingerprint or _only_gained_keys(logged[1], fingerprint):
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'", fingerprint))
+            else:  # a log: its holder by identity, the entries the trace left alone
+                # by value (`CFG["calls"] += 1` beside the `CFG["scale"]` it reads)
+                guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
+                entries = value if _container_kind(value) is dict else _Items(value)
+                for key, item in _untouched(logged[1], fingerprint, value):
+                    guards.append((entries, key, item, f"{kind} '{path}[{key!r}]'", None))
         elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
         seen[place] = (len(guards) > at, depth)
@@ -829,6 +836,35 @@ def _only_gained_keys(before, after):
     for a log, so that a later change of such an entry traces again."""
     return (before[1] is dict or before[1] in _DICTS) and after[1] is before[1] and \
         after[3][:len(before[3])] == before[3]
+
+
+def _untouched(before, after, value):
+    """(key, item) of the entries of the list, deque or dict `value` that
+    are the same before and after a trace that changed it (fingerprints
+    `before` and `after`); none for a set (its items have no place)."""
+    if before[1] in (set, frozenset) or after[1] is not before[1]:
+        return []
+    kept = dict(before[3])
+    items = value.items() if _container_kind(value) is dict else enumerate(value)
+    saved = dict(after[3])
+    return [(key, item) for key, item in items
+            if key in kept and kept[key] == saved.get(key, _MISSING)]
+
+
+class _Items:
+    """A list's or deque's items, read like a dict's entries (`get`, what
+    the guards call on a holder)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+    def get(self, index, default):
+        try:
+            return self.items[index]
+        except IndexError:
+            return default
 
 
 def _by_value_fingerprint(saved):

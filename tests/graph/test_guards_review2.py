@@ -234,3 +234,58 @@ def test_attribute_read_by_getattr_with_a_default_rebound():
     staged, python = _after_change(_by_getattr_with_default,
                                    lambda: setattr(_CONFIG, "scale", 5.0))
     np.testing.assert_array_equal(staged, python)
+
+
+_COUNTED = {"calls": 0, "scale": 2.0}
+_COUNTED_LIST = [0, 2.0]
+
+
+def _counts_and_reads(x):
+    _COUNTED["calls"] += 1  # (a log: runs while tracing only)
+    return x * _COUNTED["scale"]
+
+
+def _counts_and_reads_list(x):
+    _COUNTED_LIST[0] += 1
+    return x * _COUNTED_LIST[1]
+
+
+def test_dict_entry_beside_a_counter_the_trace_changed_is_watched():
+    staged, python = _after_change(_counts_and_reads,
+                                   lambda: _COUNTED.__setitem__("scale", 5.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_list_item_beside_a_counter_the_trace_changed_is_watched():
+    staged, python = _after_change(_counts_and_reads_list,
+                                   lambda: _COUNTED_LIST.__setitem__(1, 5.0))
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_log_rebound_is_watched():
+    log = [1.0]
+
+    def logs(x):
+        log.append(1.0)
+        return x * log[0]
+
+    def rebind():
+        nonlocal log
+        log = [5.0]
+    staged, python = _after_change(logs, rebind)
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_counter_of_two_traces_does_not_trace_at_every_call():
+    state, runs = {"calls": 0, "scale": 2.0}, []
+
+    def counts(x):
+        runs.append(1)
+        state["calls"] += 1
+        return x * state["scale"]
+
+    staged = ag.function(counts)
+    for _ in range(5):
+        staged(np.arange(3.0))
+        staged(np.arange(4.0))
+    assert len(runs) == 2
