@@ -578,7 +578,8 @@ def _fingerprint(value, depth=0):
     kind = type(value)
     container = _container_kind(value)
     if container is not None and depth < 8:
-        items = value.items() if container is dict else enumerate(value)
+        items = ((_dict_key(key), item) for key, item in value.items()) \
+            if container is dict else enumerate(value)
         return (_CONTAINER, kind, len(value),
                 tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
     if kind is np.ndarray:
@@ -590,6 +591,18 @@ def _fingerprint(value, depth=0):
         return (_CONTAINER, kind, len(value),
                 ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
     return id(value)
+
+
+def _dict_key(key):
+    """A dict key as a fingerprint holds it: a float, bool, complex or
+    numpy scalar by its type and bits (0.0 and -0.0, 1 and 1.0 and True are
+    one key to the dict, not to code that reads its keys), else itself."""
+    if type(key) in (float, bool, complex) or isinstance(key, np.generic):
+        return (_DICT_KEY, type(key), _bits(key))
+    return key
+
+
+_DICT_KEY = object()
 
 
 def guards_hold(guards):
@@ -793,9 +806,16 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
                                                  for _, saved in saved_items):
         return _same_items(value, kind, length, expression, namespace, counter)
     tests = [] if kind is tuple else [f"len({expression}) == {length}"]
-    items = dict(value.items() if kind is dict else enumerate(value))
+    if kind is dict:  # (its keys, in order, the very objects: a reordered dict of
+        # arrays, or a key 0.0 become -0.0, is a change the item tests miss)
+        namespace["_is"] = operator.is_
+        namespace[f"_keys{counter[0]}"] = tuple(value)
+        tests.append(f"all(map(_is, {expression}, _keys{counter[0]}))")
+        counter[0] += 1
+    items = {_dict_key(key): (key, item) for key, item in value.items()} if kind is dict \
+        else {index: (index, item) for index, item in enumerate(value)}
     for key, saved in saved_items:
-        item = items.get(key, _MISSING)
+        key, item = items.get(key, (key, _MISSING))
         if item is _MISSING:
             return ["False"]  # (gone since the trace: the slow path says how)
         name = f"_item{counter[0]}"
@@ -845,10 +865,12 @@ def _untouched(before, after, value):
     if before[1] in (set, frozenset) or after[1] is not before[1]:
         return []
     kept = dict(before[3])
-    items = value.items() if _container_kind(value) is dict else enumerate(value)
+    dict_kind = _container_kind(value) is dict
+    items = value.items() if dict_kind else enumerate(value)
     saved = dict(after[3])
     return [(key, item) for key, item in items
-            if key in kept and kept[key] == saved.get(key, _MISSING)]
+            if (typed := _dict_key(key) if dict_kind else key) in kept and
+            kept[typed] == saved.get(typed, _MISSING)]
 
 
 class _Items:

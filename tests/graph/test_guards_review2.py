@@ -289,3 +289,37 @@ def test_counter_of_two_traces_does_not_trace_at_every_call():
         staged(np.arange(3.0))
         staged(np.arange(4.0))
     assert len(runs) == 2
+
+
+_PARAMS = {"a": np.ones(3), "b": np.full(3, 2.0)}
+_BY_KEY = {0.0: 1.0}
+
+
+def _in_key_order(x):
+    out = x
+    for _, w in _PARAMS.items():
+        out = out * 10 + w
+    return out
+
+
+def _sign_of_key(x):
+    return x * np.copysign(1.0, list(_BY_KEY)[0])
+
+
+def _move_first_to_end():
+    first = next(iter(_PARAMS))
+    _PARAMS[first] = _PARAMS.pop(first)
+
+
+def test_dict_of_arrays_reordered():
+    staged, python = _after_change(_in_key_order, _move_first_to_end)
+    np.testing.assert_array_equal(staged, python)
+
+
+def test_dict_key_zero_become_negative_zero():
+    def replace_key():
+        _BY_KEY.clear()
+        _BY_KEY[-0.0] = 1.0
+    staged, python = _after_change(_sign_of_key, replace_key)
+    np.testing.assert_array_equal(staged, python)
+    assert np.signbit(staged).tolist() == np.signbit(python).tolist()
