@@ -178,6 +178,8 @@ def names_read(code):
         while todo:
             current = todo.pop()
             found.update(current.co_names)
+            if "getattr" in current.co_names:  # (`getattr(cfg, "scale", 1.0)` reads `scale`)
+                found.update(c for c in current.co_consts if type(c) is str and c.isidentifier())
             todo += [c for c in current.co_consts if hasattr(c, "co_names")]
         names = _names_read_by[code] = tuple(sorted(found))
     return names

@@ -505,8 +505,9 @@ class _Loop:
 
     def _promote(self, trace):
         """A Python number in loop state takes the dtype numpy gives it after
-        one iteration (`s = 0; s += x_f32` carries float32): its loop var is
-        re-typed in the recorded test and body.  Repeated because one
+        one iteration (`s = 0; s += x_f32` carries float32, and so does `s =
+        0.0; s += x_f32`, which the float64 trace cannot tell: _may_narrow):
+        its loop var is re-typed in the recorded test and body.  Repeated because one
         promotion can promote another variable computed from it."""
         st = self.st
         changed = True
@@ -514,7 +515,9 @@ class _Loop:
             changed = False
             for j, i in enumerate(st.carried):
                 after = _canonical(st.out.values[i])
-                if i not in st.weak or not staging.changes_dtype(trace.placeholders[j], after):
+                if i not in st.weak or not (
+                        staging.changes_dtype(trace.placeholders[j], after) or
+                        _may_narrow(trace.placeholders[j], after)):
                     continue
                 before = staging.describe(st.values[i])
                 try:
@@ -603,3 +606,15 @@ def _zeros_like_leaf(value):
 
 
 BACKEND = GraphBackend()
+
+
+def _may_narrow(var, after):
+    """Could a Python float or complex in loop state, carried as `var`
+    (float64/complex128), have been typed narrower by numpy in the first
+    iteration (`s = 0.0; s = s + x_f32` is float32) though the body, on a
+    float64 `var`, gives float64?"""
+    dtype = getattr(after, "dtype", None)
+    return dtype == var.dtype and dtype in _WIDE_FOR_PYTHON
+
+
+_WIDE_FOR_PYTHON = (np.dtype(np.float64), np.dtype(np.complex128))

@@ -22,9 +22,10 @@ in one `b"".join(...) == snapshot` (~35 ns an array) and of a large one by
 `snapshot.startswith(array)` (~0.65 us per 30 kB).  A function that reads
 no global/cell/attribute array pays nothing.
 
-Values read are watched wherever the trace's code read them: the globals and
-closure cells of every function the trace ran (converted code reports its
-calls: core.note_called), attributes of `self` on the instance or its class,
+Values read are watched wherever the trace's code read them: the globals,
+closure cells and mutable parameter defaults of every function the trace ran
+(converted code reports its calls: core.note_called), what a
+functools.partial binds, attributes of `self` on the instance or its class,
 and the lists, tuples, deques, dicts and sets there (`PARAMS["w"]`, `for w in
 LAYERS`, `len(SIZES)`), by structure, identity and contents (`_fingerprint`: its
 cost grows with the container; one of numbers only is tested per call by a few
@@ -69,7 +70,9 @@ value; documented in docs/ARCHITECTURE.md section 6, since refusing such
 programs at trace time would refuse many that never change them): a list,
 dict, deque or set of numbers and strings that the trace itself changed
 (`CALLS.append(1)`: a log; random_states notes what such containers held
-before the trace, guards_of's `before`), objects inside sets (not
+before the trace, guards_of's `before`; a dict that only gained entries,
+a defaultdict read, is still watched; a log's holder is watched by
+identity, the entries the trace left alone by value: `_untouched`), objects inside sets (not
 walked), what an
 implicitly called method reads outside its object (a global it names is
 not watched unless the function's code reaches it), what `__eq__`,
@@ -114,7 +117,7 @@ from autograph.graph.tensor import Tensor
 _SCALARS = (int, float, complex, bool, str)
 
 
-def _code_owners(fn, called):
+def _code_owners(fn, called, partials=None):
     """The Python functions whose code a trace ran -- `fn` (and what it wraps,
     `__wrapped__`: ag.grad traces a wrapper) and every callable converted
     code called (`called`) -- each with the object it was bound to (`self`),
@@ -127,6 +130,8 @@ def _code_owners(fn, called):
             if isinstance(c, types.MethodType):
                 c, owner = c.__func__, c.__self__
             elif isinstance(c, functools.partial):
+                if partials is not None:
+                    partials.append(c)
                 c = c.func
             elif inner is not None and inner is not c:
                 c = inner
@@ -199,7 +204,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     trace itself changed (`CALLS.append(1)`) is a log, not watched -- the
     graph never changes it, and watching it would trace again at every call
     after another trace of the function appended to it."""
-    functions = _code_owners(fn, called)
+    partials = []
+    functions = _code_owners(fn, called, partials)
     names = set()
     for function, _ in functions:
         names.update(errors.names_read(function.__code__))
@@ -248,8 +254,14 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             fingerprint = _fingerprint(value) if contents else None
             logged = before.get(id(value)) if before else None
             if len(guards) > at or logged is None or logged[0] is not value or \
-                    logged[1] == fingerprint:
+                    logged[1] == fingerprint or _only_gained_keys(logged[1], fingerprint):
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'", fingerprint))
+            else:  # a log: its holder by identity, the entries the trace left alone
+                # by value (`CFG["calls"] += 1` beside the `CFG["scale"]` it reads)
+                guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
+                entries = value if _container_kind(value) is dict else _Items(value)
+                for key, item in _untouched(logged[1], fingerprint, value):
+                    guards.append((entries, key, item, f"{kind} '{path}[{key!r}]'", None))
         elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
         seen[place] = (len(guards) > at, depth)
@@ -304,7 +316,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             for name in wanted.intersection(attributes):
                 found = watch(attributes, name, attributes[name], kind, prefix + name,
                               depth, implicit if name in implicit else None) or found
-        for cls in type(obj).__mro__[:-1]:  # (not `object`)
+        mro = type(obj).__mro__[:-1]  # (not `object`)
+        for position, cls in enumerate(mro):
             for name in wanted.intersection(class_vars(cls)).difference(attributes or ()):
                 value = class_vars(cls)[name]
                 if type(value) is types.MemberDescriptorType:  # a `__slots__` slot
@@ -318,6 +331,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                           f"{cls.__name__}.{name}")
                     if attributes is not None:  # (else it cannot gain one)
                         watch(attributes, name, _MISSING, kind, prefix + name)
+                    for nearer in mro[:position]:  # (nor a subclass nearer the object)
+                        watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
                     found = True
                 elif type(value) is property and isinstance(value.fget, types.FunctionType):
                     # `layer.w` returning `self._w`: the getter's own reads of the
@@ -326,6 +341,16 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                             attributes):
                         found = watch(attributes, inner, attributes[inner], kind,
                                       prefix + inner, depth) or found
+                elif not hasattr(type(value), "__get__") and watch(
+                        class_vars(cls), name, value, "class attribute", f"{cls.__name__}.{name}"):
+                    # a list, dict, tuple or object the class holds (`self.SIZES[0]`,
+                    # `self.cfg.scale`); not a method or other descriptor (it computes
+                    # what is read)
+                    if attributes is not None:
+                        watch(attributes, name, _MISSING, kind, prefix + name)
+                    for nearer in mro[:position]:
+                        watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
+                    found = True
         return found
 
     def watch_class(cls, kind, path, depth):
@@ -390,6 +415,30 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
+        # what a call that leaves an argument out reads (`def f(x, cfg={...})`):
+        # a list, dict or object there can change in place (a number or string
+        # only by assigning `__defaults__`, not watched)
+        code = function.__code__
+        positional = getattr(function, "__defaults__", None) or ()
+        first = code.co_argcount - len(positional)
+        for index, value in enumerate(positional):
+            if type(value) not in _SCALARS and value is not None:
+                watch(dict(enumerate(positional)), index, value, "default",
+                      code.co_varnames[first + index])
+        keyword_defaults = getattr(function, "__kwdefaults__", None)
+        if type(keyword_defaults) is dict:
+            for name, value in keyword_defaults.items():
+                if type(value) not in _SCALARS and value is not None:
+                    watch(keyword_defaults, name, value, "default", name)
+    for bound in partials:  # (functools.partial(f, cfg=CFG): a list, dict or object it binds;
+        # the converted partial holds a copy of its keywords, so not a number replaced there)
+        for index, value in enumerate(bound.args):
+            if type(value) not in _SCALARS and value is not None:
+                watch(dict(enumerate(bound.args)), index, value, "partial argument", str(index))
+        if type(bound.keywords) is dict:
+            for name, value in bound.keywords.items():
+                if type(value) not in _SCALARS and value is not None:
+                    watch(bound.keywords, name, value, "partial argument", name)
     return tuple(guards)
 
 
@@ -529,7 +578,8 @@ def _fingerprint(value, depth=0):
     kind = type(value)
     container = _container_kind(value)
     if container is not None and depth < 8:
-        items = value.items() if container is dict else enumerate(value)
+        items = ((_dict_key(key), item) for key, item in value.items()) \
+            if container is dict else enumerate(value)
         return (_CONTAINER, kind, len(value),
                 tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
     if kind is np.ndarray:
@@ -541,6 +591,18 @@ def _fingerprint(value, depth=0):
         return (_CONTAINER, kind, len(value),
                 ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
     return id(value)
+
+
+def _dict_key(key):
+    """A dict key as a fingerprint holds it: a float, bool, complex or
+    numpy scalar by its type and bits (0.0 and -0.0, 1 and 1.0 and True are
+    one key to the dict, not to code that reads its keys), else itself."""
+    if type(key) in (float, bool, complex) or isinstance(key, np.generic):
+        return (_DICT_KEY, type(key), _bits(key))
+    return key
+
+
+_DICT_KEY = object()
 
 
 def guards_hold(guards):
@@ -587,6 +649,9 @@ def _by_value(value):
 def _bits(number):
     """A number as compared for a retrace: floats by their bits (0.0 and -0.0
     differ, `x / s` gives inf or -inf), anything else itself."""
+    if isinstance(number, np.floating) and number.itemsize > 8 or \
+            isinstance(number, np.complexfloating) and number.itemsize > 16:
+        return number.tobytes()  # (a longdouble: float() would round it)
     if isinstance(number, (float, np.floating)):
         return float.hex(float(number))
     if isinstance(number, (complex, np.complexfloating)):
@@ -741,9 +806,16 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
                                                  for _, saved in saved_items):
         return _same_items(value, kind, length, expression, namespace, counter)
     tests = [] if kind is tuple else [f"len({expression}) == {length}"]
-    items = dict(value.items() if kind is dict else enumerate(value))
+    if kind is dict:  # (its keys, in order, the very objects: a reordered dict of
+        # arrays, or a key 0.0 become -0.0, is a change the item tests miss)
+        namespace["_is"] = operator.is_
+        namespace[f"_keys{counter[0]}"] = tuple(value)
+        tests.append(f"all(map(_is, {expression}, _keys{counter[0]}))")
+        counter[0] += 1
+    items = {_dict_key(key): (key, item) for key, item in value.items()} if kind is dict \
+        else {index: (index, item) for index, item in enumerate(value)}
     for key, saved in saved_items:
-        item = items.get(key, _MISSING)
+        key, item = items.get(key, (key, _MISSING))
         if item is _MISSING:
             return ["False"]  # (gone since the trace: the slow path says how)
         name = f"_item{counter[0]}"
@@ -775,6 +847,46 @@ def _numbers_only(fingerprint):
     return all(_by_value_fingerprint(saved) for _, saved in fingerprint[3]) \
         if fingerprint[1] not in (set, frozenset) else \
         all(_by_value_fingerprint(saved) for saved in fingerprint[3][0][1])
+
+
+def _only_gained_keys(before, after):
+    """Did a dict only gain entries between fingerprints `before` and
+    `after`?  A trace that did so may have read them (`SCALES["s"]` of a
+    defaultdict, `CONFIG.setdefault("s", 1.0)`): still watched, not taken
+    for a log, so that a later change of such an entry traces again."""
+    return (before[1] is dict or before[1] in _DICTS) and after[1] is before[1] and \
+        after[3][:len(before[3])] == before[3]
+
+
+def _untouched(before, after, value):
+    """(key, item) of the entries of the list, deque or dict `value` that
+    are the same before and after a trace that changed it (fingerprints
+    `before` and `after`); none for a set (its items have no place)."""
+    if before[1] in (set, frozenset) or after[1] is not before[1]:
+        return []
+    kept = dict(before[3])
+    dict_kind = _container_kind(value) is dict
+    items = value.items() if dict_kind else enumerate(value)
+    saved = dict(after[3])
+    return [(key, item) for key, item in items
+            if (typed := _dict_key(key) if dict_kind else key) in kept and
+            kept[typed] == saved.get(typed, _MISSING)]
+
+
+class _Items:
+    """A list's or deque's items, read like a dict's entries (`get`, what
+    the guards call on a holder)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+    def get(self, index, default):
+        try:
+            return self.items[index]
+        except IndexError:
+            return default
 
 
 def _by_value_fingerprint(saved):
