@@ -8,6 +8,7 @@ import collections
 
 import numpy as np
 import pytest
+from follows_python import assert_follows_python
 
 import autograph as ag
 
@@ -15,15 +16,9 @@ X = np.ones(2)
 
 
 def _agree(f, first, change):
-    """Calls ag.function(f) on `first`, applies `change`, calls again: the
-    staged result equals Python's each time."""
-    staged = ag.function(f)
-    for _ in range(2):  # (the second call takes the compiled fast path)
-        np.testing.assert_array_equal(staged(X, first), f(X, first))
-    change(first)
-    for _ in range(2):
-        np.testing.assert_array_equal(staged(X, first), f(X, first))
-    return staged
+    """ag.function(f) on (X, first) follows Python before and after
+    change(first)."""
+    return assert_follows_python(f, (X, first), lambda: change(first))
 
 
 def times_length(x, holder):
