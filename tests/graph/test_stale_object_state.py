@@ -112,7 +112,7 @@ class Stack:
         return len(self.layers)
 
 
-def test_number_read_by_len():
+def test_attribute_read_by_len_changed():
     _agree(times_length, Sized(), lambda s: setattr(s, "n", 3))
 
 
@@ -124,7 +124,7 @@ def test_array_read_by_getitem_changed_in_place():
     _agree(lambda x, m: x * m[0], Indexed(), lambda m: m.w.__iadd__(3.0))
 
 
-def test_operator_and_the_method_it_calls():
+def test_attribute_read_by_an_operators_helper_method_rebound():
     _agree(lambda x, m: m * x, Scaled(), lambda m: setattr(m, "w", np.full(2, 4.0)))
 
 
