@@ -62,6 +62,6 @@ def test_float_running_maximum_stays_float32():
     _same(ag.function(_running_maximum)(_X32, np.array(3)), _running_maximum(_X32, 3))
 
 
-def test_float64_accumulator_unchanged():
+def test_float_accumulator_over_a_float64_array_stays_float64():
     x = _X32.astype(np.float64)
     _same(ag.function(_sum_over_staged_range)(x, np.array(3)), _sum_over_staged_range(x, 3))
