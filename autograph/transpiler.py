@@ -106,7 +106,8 @@ class Converted:
 
 def _code_ids(code, runtime_cell="ag__"):
     """Ids of `code` and of the converted functions nested in it: those that
-    close over `ag__`. Functions of the original body (and class bodies, which
+    close over the runtime's cell, `runtime_cell` (`ag__` unless the user's
+    function has a variable so named: Context.cells). Functions of the original body (and class bodies, which
     the passes leave alone) are converted when called while tracing."""
     yield id(code)
     for const in code.co_consts:
@@ -183,7 +184,7 @@ def unparse(node):
 
 
 def _factory_params(fn, cells=GENERATED_NAMES):
-    # A function defined inside converted code may close over `ag__` already.
+    # A function defined inside converted code may close over the cells already.
     return cells + tuple(n for n in fn.__code__.co_freevars if n not in cells)
 
 
