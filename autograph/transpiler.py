@@ -440,8 +440,10 @@ def _unspelled(namer, base, strings):
 
 def _cell_names_in_use(fn, spelled):
     """The cell names (`ag__`, `fscope`) that `fn` uses for variables of its
-    own: spelled in its source, or a closure cell that holds something else
-    than the cell's (a function nested in converted code closes over the real ones)."""
+    own: spelled in its source (`spelled`; _compile passes none, call_only
+    having looked at the globals), a local, or a closure cell holding
+    anything but the runtime or a FunctionScope (a function nested in
+    converted code closes over the real ones)."""
     code = fn.__code__
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return [name for name in GENERATED_NAMES
