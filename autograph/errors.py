@@ -168,8 +168,9 @@ _names_read_by = weakref.WeakKeyDictionary()
 
 def names_read(code):
     """Every global or attribute name `code` and the code nested in it (its
-    functions, lambdas, comprehensions: the generated loop bodies) read --
-    what the traced code can reach outside its arguments (graph/guards.py
+    functions, lambdas, comprehensions: the generated loop bodies) read, and
+    the identifier strings of those that call `getattr` (the attribute names
+    it may be given) -- what the traced code can reach outside its arguments (graph/guards.py
     watches those names after a trace, runtime/staging.py protects the
     arrays behind them while a staged region is traced)."""
     names = _names_read_by.get(code)

@@ -5,7 +5,9 @@ import re
 import gast
 
 # The names converted code closes over (the runtime module, the function's
-# scope): the transpiler's factory parameters; a user's own would clash.
+# scope): the transpiler's factory parameters.  Where the user's function has
+# variables so named, the cells take other names (transpiler.transform,
+# Context.cells).
 GENERATED_NAMES = ("ag__", "fscope")
 
 

@@ -106,7 +106,8 @@ class Converted:
 
 def _code_ids(code, runtime_cell="ag__"):
     """Ids of `code` and of the converted functions nested in it: those that
-    close over `ag__`. Functions of the original body (and class bodies, which
+    close over the runtime's cell, `runtime_cell` (`ag__` unless the user's
+    function has a variable so named: Context.cells). Functions of the original body (and class bodies, which
     the passes leave alone) are converted when called while tracing."""
     yield id(code)
     for const in code.co_consts:
@@ -183,7 +184,7 @@ def unparse(node):
 
 
 def _factory_params(fn, cells=GENERATED_NAMES):
-    # A function defined inside converted code may close over `ag__` already.
+    # A function defined inside converted code may close over the cells already.
     return cells + tuple(n for n in fn.__code__.co_freevars if n not in cells)
 
 
@@ -439,8 +440,10 @@ def _unspelled(namer, base, strings):
 
 def _cell_names_in_use(fn, spelled):
     """The cell names (`ag__`, `fscope`) that `fn` uses for variables of its
-    own: spelled in its source, or a closure cell that holds something else
-    than the cell's (a function nested in converted code closes over the real ones)."""
+    own: spelled in its source (`spelled`; _compile passes none, call_only
+    having looked at the globals), a local, or a closure cell holding
+    anything but the runtime or a FunctionScope (a function nested in
+    converted code closes over the real ones)."""
     code = fn.__code__
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return [name for name in GENERATED_NAMES
@@ -461,8 +464,10 @@ def _compile(fn, options):
     from autograph.runtime.scope import FunctionScope
     started = time.perf_counter()
     # A function whose conversion only wraps its calls: its module without
-    # the passes (call_only.py; the same module the pipeline gives).
-    parsed = call_only.candidate(fn)
+    # the passes (call_only.py; the same module the pipeline gives).  Not
+    # one that closes over a variable of its own named like a cell: only
+    # transform renames those.
+    parsed = call_only.candidate(fn) if not _cell_names_in_use(fn, ()) else None
     module = None if parsed is None else call_only.module_of(parsed, _factory_params(fn), ENTITY)
     if module is not None:
         node, plain = module.body[0].body[0], None  # (the factory's entity)

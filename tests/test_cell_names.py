@@ -63,6 +63,18 @@ def make_closure():
 closes_over_fscope = make_closure()
 
 
+def make_straight_line_closure():
+    fscope, ag__ = 5.0, 2.0
+
+    def straight_line(x):  # (call_only's kind of function: no pass pipeline)
+        y = helper(x) * fscope
+        return y + ag__
+    return straight_line
+
+
+straight_line = make_straight_line_closure()
+
+
 def nested_def_named_fscope(x):
     def fscope(v):
         return helper(v) * 2.0
@@ -109,6 +121,7 @@ def shows_locals(x):
 CASES = [(parameter_fscope, (np.ones(2), 2.0)), (parameter_fscope, (-np.ones(2), 2.0)),
          (local_ag, (np.ones(2),)), (loop_variable_ag, (np.ones(2),)),
          (global_fscope, (np.ones(2),)), (closes_over_fscope, (np.ones(2),)),
+         (straight_line, (np.ones(2),)),
          (nested_def_named_fscope, (np.ones(2),)), (imported_as_ag, (np.ones(2),)),
          (scaled, (np.ones(2), 3.0)), (Model().forward, (np.ones(2),)),
          (match_capture, (np.ones(2),))]

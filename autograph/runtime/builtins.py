@@ -260,19 +260,13 @@ def _enclosing_locals(frame, local_vars):
     """`local_vars` (generated function `frame`'s) over the locals of the
     frames around it that are part of the same user function's call: the
     generated functions running it and that function's own frame."""
-    owner = generated_owner(frame.f_code)
-    layers = [local_vars]
-    back = frame.f_back
-    while back is not None and id(back.f_code) != owner:
-        if generated_owner(back.f_code) == owner:
-            layers.append(back.f_locals)
-        back = back.f_back
-    if back is None:  # (not running inside its function's call)
+    frames = staging.frames_of_call(frame)
+    if not frames:  # (not running inside its function's call)
         return local_vars
-    layers.append(back.f_locals)
     merged = {}
-    for layer in reversed(layers):
-        merged.update(layer)
+    for outer in reversed(frames[1:]):  # (the innermost value of each name wins)
+        merged.update(outer.f_locals)
+    merged.update(local_vars)
     return merged
 
 

@@ -420,27 +420,24 @@ def store_part(obj, kind, key, value):
     (the part was absent) removes a dict key or instance attribute that a
     traced branch set."""
     stack = getattr(_journals, "stack", None)
-    if stack:
+    undefined = type(value) is Undefined
+    old = _NOTHING  # (what the part holds: journaled, and compared with `value`)
+    if stack or not undefined:
         try:
             old = obj[key] if kind == "item" else getattr(obj, key)
         except _ABSENT:
-            old = _NOTHING
-    if type(value) is Undefined:
+            pass
+    if undefined:
         if kind == "item" and isinstance(obj, dict):
             obj.pop(key, None)
         elif kind == "attr" and key in getattr(obj, "__dict__", ()):
             delattr(obj, key)
+    elif old is value:
+        pass  # (nothing to do: journaled all the same, for parts_holding)
+    elif kind == "item":
+        obj[key] = value
     else:
-        try:
-            there = obj[key] if kind == "item" else getattr(obj, key)
-        except _ABSENT:
-            there = _NOTHING
-        if there is value:
-            pass  # (nothing to do: journaled all the same, for parts_holding)
-        elif kind == "item":
-            obj[key] = value
-        else:
-            setattr(obj, key, value)
+        setattr(obj, key, value)
     # Journaled once made: a store that raised (a graph tensor refuses item
     # assignment) has nothing to undo, and undoing it would raise again,
     # hiding the first error behind one placed in contextlib.

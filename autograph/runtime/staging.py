@@ -307,12 +307,27 @@ def local_object_name(value):
 def _owner_frame(frame):
     """The frame of the user function `frame` is, or whose generated branch
     or loop function it runs (None if that frame is not running)."""
+    frames = frames_of_call(frame)
+    return frames[-1] if frames else None
+
+
+def frames_of_call(frame):
+    """The frames of one call of a user function, from `frame` -- the
+    function's own, or a generated branch or loop function it runs -- out to
+    the function's own, which comes last (the frames of other code between
+    them left out); [] if the function's frame is not running."""
     owner = generated_owner(frame.f_code)
     if owner is None:
-        return frame
-    while frame is not None and id(frame.f_code) != owner:
+        return [frame]
+    found = []
+    while frame is not None:
+        if id(frame.f_code) == owner:
+            found.append(frame)
+            return found
+        if generated_owner(frame.f_code) == owner:
+            found.append(frame)
         frame = frame.f_back
-    return frame
+    return []
 
 
 def _generated_names(frame):
