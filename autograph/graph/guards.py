@@ -111,6 +111,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
+from autograph.graph.signature import number_bits
 from autograph.graph.tensor import Tensor
 
 
@@ -585,7 +586,7 @@ def _fingerprint(value, depth=0):
     if kind is np.ndarray:
         return (id(value), value.shape, value.dtype, value.tobytes())
     if kind in _SCALARS or isinstance(value, np.generic):
-        return (kind, _bits(value))
+        return (kind, number_bits(value))
     if (kind is set or kind is frozenset) and depth < 8:  # (its items, in no order:
         # numbers by value, else by id)
         return (_CONTAINER, kind, len(value),
@@ -598,7 +599,7 @@ def _dict_key(key):
     numpy scalar by its type and bits (0.0 and -0.0, 1 and 1.0 and True are
     one key to the dict, not to code that reads its keys), else itself."""
     if type(key) in (float, bool, complex) or isinstance(key, np.generic):
-        return (_DICT_KEY, type(key), _bits(key))
+        return (_DICT_KEY, type(key), number_bits(key))
     return key
 
 
@@ -631,8 +632,8 @@ def stale(guards):
                 return label, False
         else:
             current = holder.get(name, _MISSING)
-        if current is not value and (type(current) is not type(value) or
-                                     not _by_value(value) or _bits(current) != _bits(value)):
+        if current is not value and (type(current) is not type(value) or not _by_value(value)
+                                     or number_bits(current) != number_bits(value)):
             return label, False
         if contents is not None and _changed(value, contents):
             return label, True
@@ -644,19 +645,6 @@ def _by_value(value):
     same graph); arrays, containers and other objects by identity (`==` on
     an object could run user code, and an equal object can change apart)."""
     return type(value) in _SCALARS or isinstance(value, np.generic)
-
-
-def _bits(number):
-    """A number as compared for a retrace: floats by their bits (0.0 and -0.0
-    differ, `x / s` gives inf or -inf), anything else itself."""
-    if isinstance(number, np.floating) and number.itemsize > 8 or \
-            isinstance(number, np.complexfloating) and number.itemsize > 16:
-        return number.tobytes()  # (a longdouble: float() would round it)
-    if isinstance(number, (float, np.floating)):
-        return float.hex(float(number))
-    if isinstance(number, (complex, np.complexfloating)):
-        return (float.hex(number.real), float.hex(number.imag))
-    return number
 
 
 def _changed(array, contents):

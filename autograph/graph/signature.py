@@ -94,14 +94,23 @@ class DictKey:
 
 
 def _typed(value):
-    kind = type(value)
-    if isinstance(value, float):
-        return (kind, float.hex(value))
-    if isinstance(value, complex):
-        return (kind, float.hex(value.real), float.hex(value.imag))
     if isinstance(value, tuple):
-        return (kind, tuple(map(_typed, value)))
-    return (kind, value)
+        return (type(value), tuple(map(_typed, value)))
+    return (type(value), number_bits(value))
+
+
+def number_bits(number):
+    """A number as compared where its sign or NaN matters (a dict key, a
+    value guards_of watches): floats by their bits -- 0.0 and -0.0 differ,
+    `x / s` gives inf or -inf -- numpy's too; anything else itself."""
+    if isinstance(number, np.floating) and number.itemsize > 8 or \
+            isinstance(number, np.complexfloating) and number.itemsize > 16:
+        return number.tobytes()  # (a longdouble: float() would round it)
+    if isinstance(number, (float, np.floating)):
+        return float.hex(float(number))
+    if isinstance(number, (complex, np.complexfloating)):
+        return (float.hex(number.real), float.hex(number.imag))
+    return number
 
 
 def dict_key(key):
