@@ -111,7 +111,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
-from autograph.graph.signature import number_bits
+from autograph.graph.signature import dict_key, number_bits
 from autograph.graph.tensor import Tensor
 
 
@@ -579,7 +579,7 @@ def _fingerprint(value, depth=0):
     kind = type(value)
     container = _container_kind(value)
     if container is not None and depth < 8:
-        items = ((_dict_key(key), item) for key, item in value.items()) \
+        items = ((dict_key(key), item) for key, item in value.items()) \
             if container is dict else enumerate(value)
         return (_CONTAINER, kind, len(value),
                 tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
@@ -592,18 +592,6 @@ def _fingerprint(value, depth=0):
         return (_CONTAINER, kind, len(value),
                 ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
     return id(value)
-
-
-def _dict_key(key):
-    """A dict key as a fingerprint holds it: a float, bool, complex or
-    numpy scalar by its type and bits (0.0 and -0.0, 1 and 1.0 and True are
-    one key to the dict, not to code that reads its keys), else itself."""
-    if type(key) in (float, bool, complex) or isinstance(key, np.generic):
-        return (_DICT_KEY, type(key), number_bits(key))
-    return key
-
-
-_DICT_KEY = object()
 
 
 def guards_hold(guards):
@@ -800,7 +788,7 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
         namespace[f"_keys{counter[0]}"] = tuple(value)
         tests.append(f"all(map(_is, {expression}, _keys{counter[0]}))")
         counter[0] += 1
-    items = {_dict_key(key): (key, item) for key, item in value.items()} if kind is dict \
+    items = {dict_key(key): (key, item) for key, item in value.items()} if kind is dict \
         else {index: (index, item) for index, item in enumerate(value)}
     for key, saved in saved_items:
         key, item = items.get(key, (key, _MISSING))
@@ -857,7 +845,7 @@ def _untouched(before, after, value):
     items = value.items() if dict_kind else enumerate(value)
     saved = dict(after[3])
     return [(key, item) for key, item in items
-            if (typed := _dict_key(key) if dict_kind else key) in kept and
+            if (typed := dict_key(key) if dict_kind else key) in kept and
             kept[typed] == saved.get(typed, _MISSING)]
 
 

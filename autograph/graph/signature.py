@@ -114,8 +114,9 @@ def number_bits(number):
 
 
 def dict_key(key):
-    """A dict's key in the cache key: a str as it is (a str subclass's key,
-    np.str_'s, equals the str's), any other key by type and value (DictKey)."""
+    """A dict's key in the cache key and in guards_of's fingerprints: a str
+    as it is (a str subclass's key, np.str_'s, equals the str's), any other
+    key by type and value (DictKey)."""
     return key if isinstance(key, str) else DictKey(key)
 
 
