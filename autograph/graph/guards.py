@@ -22,28 +22,26 @@ in one `b"".join(...) == snapshot` (~35 ns an array) and of a large one by
 `snapshot.startswith(array)` (~0.65 us per 30 kB).  A function that reads
 no global/cell/attribute array pays nothing.
 
-Values read are watched wherever the trace's code read them: the globals,
-closure cells and mutable parameter defaults of every function the trace ran
-(converted code reports its calls: core.note_called), what a
-functools.partial binds, attributes of `self` on the instance or its class,
-and the lists, tuples, deques, dicts and sets there (`PARAMS["w"]`, `for w in
-LAYERS`, `len(SIZES)`), by structure, identity and contents (`_fingerprint`: its
-cost grows with the container; one of numbers only is tested per call by a few
-C-level identity passes, `_same_items`).  autograph's own functions (the
-wrappers around the traced one) are not walked: their globals are its state.
+Watched roots: the globals, closure cells and mutable parameter defaults
+(`def f(x, cfg={...})`) of every function the trace ran (converted code
+reports its calls: core.note_called), the lists, dicts and objects a
+functools.partial binds, and the attributes of `self` on the instance or
+its class.  autograph's own functions (the wrappers around the traced one)
+are not walked: their globals are its state.  A list, tuple, deque, dict
+(OrderedDict, defaultdict) or set reached there (`PARAMS["w"]`, `for w in
+LAYERS`, `len(SIZES)`) is watched by its fingerprint (`_fingerprint`):
+structure and keys, numbers and strings by value (floats by their bits),
+arrays by contents, any other object by identity; its cost grows with the
+container, and one of numbers and strings only is tested per call by a few
+C-level identity passes (`_same_items`).
 
-Python also calls methods the code never names: `len(bag)` runs
-`Bag.__len__`, `bag[0]`, `for v in bag`, `if bag:`, `x * obj`, `range(obj)`
-run `__getitem__`, `__iter__`, `__bool__`, `__mul__`, `__index__` (the list:
-`_IMPLICIT_DUNDERS`).  They run unconverted, so no call is reported; when the
-walk meets an object whose (user) class defines one, the names that
-method's code reads -- and the code of the methods of the class it names
-(`self._weights()`) -- are watched on that object as if the function had
-named them (`_implicit_reads`), with the same guards, and along the
-paths below those attributes too (`self.inner.n`); a list, tuple, deque,
-dict or set there is fingerprinted as any container the code reaches is
-(numbers and strings in it by value, floats by their bits).  An object whose class
-defines none is watched as before.
+Methods Python calls without the code naming them (`len(bag)` runs
+`Bag.__len__`; `bag[0]`, `for v in bag`, `if bag:`, `x * obj`,
+`range(obj)`: the list is `_IMPLICIT_DUNDERS`) run unconverted, so no call
+is reported.  When the walk meets an object whose user class defines one,
+the names that method's code reads, and the code of the methods of the
+class it calls (`self._weights()`), are watched on that object and below it
+(`self.inner.n`) as if the function had named them (`_implicit_reads`).
 
 Arrays and numbers inside other objects are watched along their path from
 those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
@@ -67,25 +65,27 @@ branch on them, `if MASK is not None:`, is decided at tracing).
 
 Not watched (changing it after the first call leaves the graph with the old
 value; documented in docs/ARCHITECTURE.md section 6, since refusing such
-programs at trace time would refuse many that never change them): a list,
-dict, deque or set of numbers and strings that the trace itself changed
-(`CALLS.append(1)`: a log; random_states notes what such containers held
-before the trace, guards_of's `before`; a dict that only gained entries,
-a defaultdict read, is still watched; a log's holder is watched by
-identity, the entries the trace left alone by value: `_untouched`), objects inside sets (not
-walked), what an
-implicitly called method reads outside its object (a global it names is
-not watched unless the function's code reaches it), what `__eq__`,
-`__hash__`, `__str__`, `__repr__`, `__format__` and other methods not in
-`_IMPLICIT_DUNDERS` read, values
-computed by `__getattr__`, `__getattribute__` or descriptors other than
-properties, what a property's getter reads elsewhere, items of list or
-dict subclasses other than OrderedDict and defaultdict (their methods are
-user code), attributes of objects with no `__dict__` or slots (C extension
-types) and of numpy's or builtin classes, paths longer than `_PATH_LINKS`,
-an object whose `__dict__` is replaced as a whole, and autograph's own
-objects (an `ag.Variable` is the graph's state, read per call).  A
-function that reads no such object gets no guard and pays nothing.
+programs at trace time would refuse many that never change them):
+- a list, deque, set or dict of numbers and strings that the trace itself
+  changed (`CALLS.append(1)`: a log, found by comparing with what
+  random_states saw before the trace, guards_of's `before`): only its
+  holder (by identity) and the entries the trace left alone (`_untouched`)
+  are watched.  A dict that only gained entries (a defaultdict read) is no
+  log: it is watched whole;
+- a number or string parameter default (only `__defaults__` can replace it);
+- the attributes of objects inside sets (an object there is held by identity);
+- what an implicitly called method reads outside its object (a global it
+  names), and what methods not in `_IMPLICIT_DUNDERS` read (`__eq__`,
+  `__hash__`, `__repr__`, `__format__`, ...);
+- values computed by `__getattr__`, `__getattribute__` or descriptors other
+  than properties, and what a property's getter reads elsewhere;
+- items of list or dict subclasses other than OrderedDict and defaultdict
+  (their methods are user code);
+- attributes of objects with no `__dict__` or slots (C extension types) and
+  of numpy's or builtin classes; an object whose `__dict__` is replaced as a
+  whole; paths longer than `_PATH_LINKS`;
+- autograph's own objects (an `ag.Variable` is the graph's state, read per call).
+A function that reads no such object gets no guard and pays nothing.
 
 The same walk, when a trace ends, looks for what the trace must not leave
 behind (`guards_of`'s `note`, `LeakedTensors`): a graph tensor of that trace
