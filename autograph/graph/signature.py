@@ -1,15 +1,16 @@
 """Cache keys for `ag.function` calls, and rebuilding arguments for tracing.
 
-Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
-graph inputs ("leaves"); Python scalars and strings (numpy's too) by type and value (floats
-and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
-matches itself; True and 1 differ by type); sets, frozensets and bytearrays
-by contents; lists, deques (with their maxlen),
-tuples, namedtuples, dicts and dataclass instances flattened (a dict's keys
-other than strings by type and value too: DictKey) (a dataclass
-argument reaches the traced function as a fresh instance around the
-placeholders); `ag.Variable` and any other object by identity.  `TensorSpec` stands for an array of that shape (None dims
-allowed) in `get_concrete_function`.
+Key rules: numpy arrays and numpy number scalars by (shape, dtype) -- they
+become graph inputs ("leaves"); Python numbers and strings, and numpy's
+str_ and bytes_, by type and value (floats and complex numbers by their bit
+pattern, so -0.0 and 0.0 differ and a NaN matches itself; True and 1 differ
+by type); sets, frozensets and bytearrays by contents; lists, tuples,
+namedtuples, deques (with their maxlen), dicts and dataclass instances
+flattened (a dict's keys other than str by type and value too: DictKey; a
+dataclass argument reaches the traced function as a fresh instance around
+the placeholders); `ag.Variable` and any other object by identity.
+`TensorSpec` stands for an array of that shape (None dims allowed) in
+`get_concrete_function`.
 """
 
 import collections
