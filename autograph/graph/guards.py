@@ -784,10 +784,7 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     tests = [] if kind is tuple else [f"len({expression}) == {length}"]
     if kind is dict:  # (its keys, in order, the very objects: a reordered dict of
         # arrays, or a key 0.0 become -0.0, is a change the item tests miss)
-        namespace["_is"] = operator.is_
-        namespace[f"_keys{counter[0]}"] = tuple(value)
-        tests.append(f"all(map(_is, {expression}, _keys{counter[0]}))")
-        counter[0] += 1
+        tests.append(_same_objects(expression, value, namespace, counter))
     items = {dict_key(key): (key, item) for key, item in value.items()} if kind is dict \
         else {index: (index, item) for index, item in enumerate(value)}
     for key, saved in saved_items:
@@ -875,18 +872,22 @@ def _same_items(value, kind, length, expression, namespace, counter):
     the very objects it held (keys and values, in order): a few C-level
     passes, not a test per item; an equal number that is another object
     takes the slow path, which compares by value."""
-    name = f"_items{counter[0]}"
+    tests = [f"len({expression}) == {length}",
+             _same_objects(expression, value, namespace, counter)]
+    if kind is dict:
+        tests.append(_same_objects(f"{expression}.values()", value.values(), namespace,
+                                   counter))
+    return tests
+
+
+def _same_objects(expression, objects, namespace, counter):
+    """The test that iterating `expression` gives the very `objects`, in
+    order, in one C-level pass (the caller tests the length first)."""
+    name = f"_objects{counter[0]}"
     counter[0] += 1
     namespace["_is"] = operator.is_
-    tests = [f"len({expression}) == {length}"]
-    if kind is dict:
-        namespace[name], namespace[f"{name}_keys"] = tuple(value.values()), tuple(value)
-        tests += [f"all(map(_is, {expression}, {name}_keys))",
-                  f"all(map(_is, {expression}.values(), {name}))"]
-    else:
-        namespace[name] = tuple(value)
-        tests.append(f"all(map(_is, {expression}, {name}))")
-    return tests
+    namespace[name] = tuple(objects)
+    return f"all(map(_is, {expression}, {name}))"
 
 
 # --- what a trace must not leave behind: its tensors in lasting state, random draws --------
