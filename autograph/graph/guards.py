@@ -778,8 +778,7 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     if kind is None or depth >= 8:
         return []
     _, _, length, saved_items = fingerprint
-    if kind is not tuple and saved_items and all(_by_value_fingerprint(saved)
-                                                 for _, saved in saved_items):
+    if kind is not tuple and saved_items and _numbers_only(fingerprint):
         return _same_items(value, kind, length, expression, namespace, counter)
     tests = [] if kind is tuple else [f"len({expression}) == {length}"]
     if kind is dict:  # (its keys, in order, the very objects: a reordered dict of
