@@ -370,6 +370,16 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                         watch(class_vars(before), name, _MISSING, kind, prefix + name, depth)
         return found
 
+    def watch_bound(bound, kind, spelling):
+        """Watches the values a function is bound to outside its call (a
+        parameter default, a partial's argument: `bound` maps their keys to
+        them, `spelling` a key to its name) that can change in place: not a
+        number, string or None (only rebinding `__defaults__` changes those;
+        not watched)."""
+        for key, value in bound.items():
+            if type(value) not in _SCALARS and value is not None:
+                watch(bound, key, value, kind, spelling(key))
+
     root = [None]  # (the object whose attributes are walked, for `note`)
     noting = [True]
     traced_locals = _nested_locals(function.__code__ for function, _ in functions) \
@@ -416,30 +426,20 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
-        # what a call that leaves an argument out reads (`def f(x, cfg={...})`):
-        # a list, dict or object there can change in place (a number or string
-        # only by assigning `__defaults__`, not watched)
+        # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()
         first = code.co_argcount - len(positional)
-        for index, value in enumerate(positional):
-            if type(value) not in _SCALARS and value is not None:
-                watch(dict(enumerate(positional)), index, value, "default",
-                      code.co_varnames[first + index])
+        watch_bound(dict(enumerate(positional)), "default",
+                    lambda index: code.co_varnames[first + index])
         keyword_defaults = getattr(function, "__kwdefaults__", None)
         if type(keyword_defaults) is dict:
-            for name, value in keyword_defaults.items():
-                if type(value) not in _SCALARS and value is not None:
-                    watch(keyword_defaults, name, value, "default", name)
-    for bound in partials:  # (functools.partial(f, cfg=CFG): a list, dict or object it binds;
-        # the converted partial holds a copy of its keywords, so not a number replaced there)
-        for index, value in enumerate(bound.args):
-            if type(value) not in _SCALARS and value is not None:
-                watch(dict(enumerate(bound.args)), index, value, "partial argument", str(index))
+            watch_bound(keyword_defaults, "default", str)
+    for bound in partials:  # (functools.partial(f, cfg=CFG); the converted partial holds
+        # a copy of its keywords, so not a number replaced there)
+        watch_bound(dict(enumerate(bound.args)), "partial argument", str)
         if type(bound.keywords) is dict:
-            for name, value in bound.keywords.items():
-                if type(value) not in _SCALARS and value is not None:
-                    watch(bound.keywords, name, value, "partial argument", name)
+            watch_bound(bound.keywords, "partial argument", str)
     return tuple(guards)
 
 
