@@ -139,7 +139,7 @@ def _code_owners(fn, called, partials=None):
             elif isinstance(c, types.FunctionType):
                 # (autograph's own wrappers -- functools.wraps gives them the user's
                 # __module__ --: their globals and cells are autograph's state)
-                if id(c) not in seen and not _autographs(c):
+                if id(c) not in seen and not _defined_in_autograph(c):
                     seen.add(id(c))
                     found.append((c, owner))
                 c = getattr(c, "__wrapped__", None)
@@ -155,7 +155,8 @@ def _code_owners(fn, called, partials=None):
     return found
 
 
-def _autographs(function):
+def _defined_in_autograph(function):
+    """Is `function` autograph's own (its globals are a module of autograph)?"""
     return str(function.__globals__.get("__name__")).startswith("autograph.")
 
 
