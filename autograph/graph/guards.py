@@ -180,9 +180,10 @@ def _nested_locals(codes):
 
 def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     """The values a trace may have baked into the graph as constants from
-    outside its arguments: numpy arrays and numbers held by the globals and
-    closure cells of the functions the trace ran (`_code_owners`), by the
-    attributes of arguments kept by identity and of objects those functions
+    outside its arguments: numpy arrays, numbers, strings and the containers
+    holding them, held by the globals, closure cells and mutable parameter
+    defaults of the functions the trace ran (`_code_owners`), by what a
+    functools.partial among them binds, by the attributes of arguments kept by identity and of objects those functions
     were bound to (`self.w`, whether the instance or its class holds it), and
     by modules they read by name (`config.W`), as far as the code names them;
     and, from each of those, along paths of list/tuple/dict items and of
@@ -190,8 +191,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     `MODEL.layers[1].b`: `inside`, `watch_class`).
     Each guard is (holder, name, value, label, contents); name None for a
     cell; label says what it is, for messages ("global 'W'", "attribute
-    'w'", "global 'MODEL.layers[1].b'", ...); contents, for an array, its
-    (shape, dtype, bytes) now.  A later call whose holder holds another array
+    'w'", "global 'MODEL.layers[1].b'", ...); contents, for an array its
+    (shape, dtype, bytes) now, for a container its `_fingerprint`.  A later call whose holder holds another array
     (or another number, or another object on the way) traces again, where the
     graph would run with the old one (function.py); in-place changes: see the
     module docstring.
@@ -203,9 +204,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     False leaves out what arrays and containers hold (contents None): the
     walk alone, for random_states before a trace.  `before`: what
     random_states found in containers of numbers before the trace; one the
-    trace itself changed (`CALLS.append(1)`) is a log, not watched -- the
-    graph never changes it, and watching it would trace again at every call
-    after another trace of the function appended to it."""
+    trace itself changed (`CALLS.append(1)`) is a log, of which only the
+    holder (by identity) and the entries the trace left alone are watched --
+    the graph never changes it, and watching it whole would trace again at
+    every call after another trace of the function appended to it."""
     partials = []
     functions = _code_owners(fn, called, partials)
     names = set()
@@ -765,7 +767,8 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     in the generated code) still holds what its `fingerprint` (taken when the
     trace ended) saw: its length and each item by identity (a tuple's items
     cannot change) -- the meaning of comparing fingerprints, without building
-    one per call.  The arrays among the items go to `arrays`, whose contents
+    one per call.  A set's fingerprint is compared whole (its items have no
+    place); a frozenset needs no test.  The arrays among the items go to `arrays`, whose contents
     _ContentTests compares."""
     if type(value) is frozenset:  # (it cannot change: the holder's test is enough)
         return []
