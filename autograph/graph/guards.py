@@ -242,7 +242,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, f"{kind} '{path}'",
                            (value.shape, value.dtype, value.tobytes()) if contents else None))
-        elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
+        elif _by_value(value) or value is _MISSING:
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
             guards.append((holder, name, value, f"{kind} '{path}'", None))
@@ -588,7 +588,7 @@ def _fingerprint(value, depth=0):
                 tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
     if kind is np.ndarray:
         return (id(value), value.shape, value.dtype, value.tobytes())
-    if kind in _SCALARS or isinstance(value, np.generic):
+    if _by_value(value):
         return (kind, number_bits(value))
     if (kind is set or kind is frozenset) and depth < 8:  # (its items, in no order:
         # numbers by value, else by id)
