@@ -22,28 +22,26 @@ in one `b"".join(...) == snapshot` (~35 ns an array) and of a large one by
 `snapshot.startswith(array)` (~0.65 us per 30 kB).  A function that reads
 no global/cell/attribute array pays nothing.
 
-Values read are watched wherever the trace's code read them: the globals,
-closure cells and mutable parameter defaults of every function the trace ran
-(converted code reports its calls: core.note_called), what a
-functools.partial binds, attributes of `self` on the instance or its class,
-and the lists, tuples, deques, dicts and sets there (`PARAMS["w"]`, `for w in
-LAYERS`, `len(SIZES)`), by structure, identity and contents (`_fingerprint`: its
-cost grows with the container; one of numbers only is tested per call by a few
-C-level identity passes, `_same_items`).  autograph's own functions (the
-wrappers around the traced one) are not walked: their globals are its state.
+Watched roots: the globals, closure cells and mutable parameter defaults
+(`def f(x, cfg={...})`) of every function the trace ran (converted code
+reports its calls: core.note_called), the lists, dicts and objects a
+functools.partial binds, and the attributes of `self` on the instance or
+its class.  autograph's own functions (the wrappers around the traced one)
+are not walked: their globals are its state.  A list, tuple, deque, dict
+(OrderedDict, defaultdict) or set reached there (`PARAMS["w"]`, `for w in
+LAYERS`, `len(SIZES)`) is watched by its fingerprint (`_fingerprint`):
+structure and keys, numbers and strings by value (floats by their bits),
+arrays by contents, any other object by identity; its cost grows with the
+container, and one of numbers and strings only is tested per call by a few
+C-level identity passes (`_same_items`).
 
-Python also calls methods the code never names: `len(bag)` runs
-`Bag.__len__`, `bag[0]`, `for v in bag`, `if bag:`, `x * obj`, `range(obj)`
-run `__getitem__`, `__iter__`, `__bool__`, `__mul__`, `__index__` (the list:
-`_IMPLICIT_DUNDERS`).  They run unconverted, so no call is reported; when the
-walk meets an object whose (user) class defines one, the names that
-method's code reads -- and the code of the methods of the class it names
-(`self._weights()`) -- are watched on that object as if the function had
-named them (`_implicit_reads`), with the same guards, and along the
-paths below those attributes too (`self.inner.n`); a list, tuple, deque,
-dict or set there is fingerprinted as any container the code reaches is
-(numbers and strings in it by value, floats by their bits).  An object whose class
-defines none is watched as before.
+Methods Python calls without the code naming them (`len(bag)` runs
+`Bag.__len__`; `bag[0]`, `for v in bag`, `if bag:`, `x * obj`,
+`range(obj)`: the list is `_IMPLICIT_DUNDERS`) run unconverted, so no call
+is reported.  When the walk meets an object whose user class defines one,
+the names that method's code reads, and the code of the methods of the
+class it calls (`self._weights()`), are watched on that object and below it
+(`self.inner.n`) as if the function had named them (`_implicit_reads`).
 
 Arrays and numbers inside other objects are watched along their path from
 those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
@@ -67,25 +65,27 @@ branch on them, `if MASK is not None:`, is decided at tracing).
 
 Not watched (changing it after the first call leaves the graph with the old
 value; documented in docs/ARCHITECTURE.md section 6, since refusing such
-programs at trace time would refuse many that never change them): a list,
-dict, deque or set of numbers and strings that the trace itself changed
-(`CALLS.append(1)`: a log; random_states notes what such containers held
-before the trace, guards_of's `before`; a dict that only gained entries,
-a defaultdict read, is still watched; a log's holder is watched by
-identity, the entries the trace left alone by value: `_untouched`), objects inside sets (not
-walked), what an
-implicitly called method reads outside its object (a global it names is
-not watched unless the function's code reaches it), what `__eq__`,
-`__hash__`, `__str__`, `__repr__`, `__format__` and other methods not in
-`_IMPLICIT_DUNDERS` read, values
-computed by `__getattr__`, `__getattribute__` or descriptors other than
-properties, what a property's getter reads elsewhere, items of list or
-dict subclasses other than OrderedDict and defaultdict (their methods are
-user code), attributes of objects with no `__dict__` or slots (C extension
-types) and of numpy's or builtin classes, paths longer than `_PATH_LINKS`,
-an object whose `__dict__` is replaced as a whole, and autograph's own
-objects (an `ag.Variable` is the graph's state, read per call).  A
-function that reads no such object gets no guard and pays nothing.
+programs at trace time would refuse many that never change them):
+- a list, deque, set or dict of numbers and strings that the trace itself
+  changed (`CALLS.append(1)`: a log, found by comparing with what
+  random_states saw before the trace, guards_of's `before`): only its
+  holder (by identity) and the entries the trace left alone (`_untouched`)
+  are watched.  A dict that only gained entries (a defaultdict read) is no
+  log: it is watched whole;
+- a number or string parameter default (only `__defaults__` can replace it);
+- the attributes of objects inside sets (an object there is held by identity);
+- what an implicitly called method reads outside its object (a global it
+  names), and what methods not in `_IMPLICIT_DUNDERS` read (`__eq__`,
+  `__hash__`, `__repr__`, `__format__`, ...);
+- values computed by `__getattr__`, `__getattribute__` or descriptors other
+  than properties, and what a property's getter reads elsewhere;
+- items of list or dict subclasses other than OrderedDict and defaultdict
+  (their methods are user code);
+- attributes of objects with no `__dict__` or slots (C extension types) and
+  of numpy's or builtin classes; an object whose `__dict__` is replaced as a
+  whole; paths longer than `_PATH_LINKS`;
+- autograph's own objects (an `ag.Variable` is the graph's state, read per call).
+A function that reads no such object gets no guard and pays nothing.
 
 The same walk, when a trace ends, looks for what the trace must not leave
 behind (`guards_of`'s `note`, `LeakedTensors`): a graph tensor of that trace
@@ -111,6 +111,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
+from autograph.graph.signature import dict_key, number_bits
 from autograph.graph.tensor import Tensor
 
 
@@ -138,7 +139,7 @@ def _code_owners(fn, called, partials=None):
             elif isinstance(c, types.FunctionType):
                 # (autograph's own wrappers -- functools.wraps gives them the user's
                 # __module__ --: their globals and cells are autograph's state)
-                if id(c) not in seen and not _autographs(c):
+                if id(c) not in seen and not _defined_in_autograph(c):
                     seen.add(id(c))
                     found.append((c, owner))
                 c = getattr(c, "__wrapped__", None)
@@ -154,7 +155,8 @@ def _code_owners(fn, called, partials=None):
     return found
 
 
-def _autographs(function):
+def _defined_in_autograph(function):
+    """Is `function` autograph's own (its globals are a module of autograph)?"""
     return str(function.__globals__.get("__name__")).startswith("autograph.")
 
 
@@ -178,9 +180,10 @@ def _nested_locals(codes):
 
 def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     """The values a trace may have baked into the graph as constants from
-    outside its arguments: numpy arrays and numbers held by the globals and
-    closure cells of the functions the trace ran (`_code_owners`), by the
-    attributes of arguments kept by identity and of objects those functions
+    outside its arguments: numpy arrays, numbers, strings and the containers
+    holding them, held by the globals, closure cells and mutable parameter
+    defaults of the functions the trace ran (`_code_owners`), by what a
+    functools.partial among them binds, by the attributes of arguments kept by identity and of objects those functions
     were bound to (`self.w`, whether the instance or its class holds it), and
     by modules they read by name (`config.W`), as far as the code names them;
     and, from each of those, along paths of list/tuple/dict items and of
@@ -188,8 +191,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     `MODEL.layers[1].b`: `inside`, `watch_class`).
     Each guard is (holder, name, value, label, contents); name None for a
     cell; label says what it is, for messages ("global 'W'", "attribute
-    'w'", "global 'MODEL.layers[1].b'", ...); contents, for an array, its
-    (shape, dtype, bytes) now.  A later call whose holder holds another array
+    'w'", "global 'MODEL.layers[1].b'", ...); contents, for an array its
+    (shape, dtype, bytes) now, for a container its `_fingerprint`.  A later call whose holder holds another array
     (or another number, or another object on the way) traces again, where the
     graph would run with the old one (function.py); in-place changes: see the
     module docstring.
@@ -201,9 +204,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     False leaves out what arrays and containers hold (contents None): the
     walk alone, for random_states before a trace.  `before`: what
     random_states found in containers of numbers before the trace; one the
-    trace itself changed (`CALLS.append(1)`) is a log, not watched -- the
-    graph never changes it, and watching it would trace again at every call
-    after another trace of the function appended to it."""
+    trace itself changed (`CALLS.append(1)`) is a log, of which only the
+    holder (by identity) and the entries the trace left alone are watched --
+    the graph never changes it, and watching it whole would trace again at
+    every call after another trace of the function appended to it."""
     partials = []
     functions = _code_owners(fn, called, partials)
     names = set()
@@ -238,7 +242,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, f"{kind} '{path}'",
                            (value.shape, value.dtype, value.tobytes()) if contents else None))
-        elif isinstance(value, np.generic) or type(value) in _SCALARS or value is _MISSING:
+        elif _by_value(value) or value is _MISSING:
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
             guards.append((holder, name, value, f"{kind} '{path}'", None))
@@ -369,6 +373,16 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                         watch(class_vars(before), name, _MISSING, kind, prefix + name, depth)
         return found
 
+    def watch_bound(bound, kind, spelling):
+        """Watches the values a function is bound to outside its call (a
+        parameter default, a partial's argument: `bound` maps their keys to
+        them, `spelling` a key to its name) that can change in place: not a
+        number, string or None (only rebinding `__defaults__` changes those;
+        not watched)."""
+        for key, value in bound.items():
+            if type(value) not in _SCALARS and value is not None:
+                watch(bound, key, value, kind, spelling(key))
+
     root = [None]  # (the object whose attributes are walked, for `note`)
     noting = [True]
     traced_locals = _nested_locals(function.__code__ for function, _ in functions) \
@@ -415,30 +429,20 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
-        # what a call that leaves an argument out reads (`def f(x, cfg={...})`):
-        # a list, dict or object there can change in place (a number or string
-        # only by assigning `__defaults__`, not watched)
+        # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()
         first = code.co_argcount - len(positional)
-        for index, value in enumerate(positional):
-            if type(value) not in _SCALARS and value is not None:
-                watch(dict(enumerate(positional)), index, value, "default",
-                      code.co_varnames[first + index])
+        watch_bound(dict(enumerate(positional)), "default",
+                    lambda index: code.co_varnames[first + index])
         keyword_defaults = getattr(function, "__kwdefaults__", None)
         if type(keyword_defaults) is dict:
-            for name, value in keyword_defaults.items():
-                if type(value) not in _SCALARS and value is not None:
-                    watch(keyword_defaults, name, value, "default", name)
-    for bound in partials:  # (functools.partial(f, cfg=CFG): a list, dict or object it binds;
-        # the converted partial holds a copy of its keywords, so not a number replaced there)
-        for index, value in enumerate(bound.args):
-            if type(value) not in _SCALARS and value is not None:
-                watch(dict(enumerate(bound.args)), index, value, "partial argument", str(index))
+            watch_bound(keyword_defaults, "default", str)
+    for bound in partials:  # (functools.partial(f, cfg=CFG); the converted partial holds
+        # a copy of its keywords, so not a number replaced there)
+        watch_bound(dict(enumerate(bound.args)), "partial argument", str)
         if type(bound.keywords) is dict:
-            for name, value in bound.keywords.items():
-                if type(value) not in _SCALARS and value is not None:
-                    watch(bound.keywords, name, value, "partial argument", name)
+            watch_bound(bound.keywords, "partial argument", str)
     return tuple(guards)
 
 
@@ -578,31 +582,19 @@ def _fingerprint(value, depth=0):
     kind = type(value)
     container = _container_kind(value)
     if container is not None and depth < 8:
-        items = ((_dict_key(key), item) for key, item in value.items()) \
+        items = ((dict_key(key), item) for key, item in value.items()) \
             if container is dict else enumerate(value)
         return (_CONTAINER, kind, len(value),
                 tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
     if kind is np.ndarray:
         return (id(value), value.shape, value.dtype, value.tobytes())
-    if kind in _SCALARS or isinstance(value, np.generic):
-        return (kind, _bits(value))
+    if _by_value(value):
+        return (kind, number_bits(value))
     if (kind is set or kind is frozenset) and depth < 8:  # (its items, in no order:
         # numbers by value, else by id)
         return (_CONTAINER, kind, len(value),
                 ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
     return id(value)
-
-
-def _dict_key(key):
-    """A dict key as a fingerprint holds it: a float, bool, complex or
-    numpy scalar by its type and bits (0.0 and -0.0, 1 and 1.0 and True are
-    one key to the dict, not to code that reads its keys), else itself."""
-    if type(key) in (float, bool, complex) or isinstance(key, np.generic):
-        return (_DICT_KEY, type(key), _bits(key))
-    return key
-
-
-_DICT_KEY = object()
 
 
 def guards_hold(guards):
@@ -631,8 +623,8 @@ def stale(guards):
                 return label, False
         else:
             current = holder.get(name, _MISSING)
-        if current is not value and (type(current) is not type(value) or
-                                     not _by_value(value) or _bits(current) != _bits(value)):
+        if current is not value and (type(current) is not type(value) or not _by_value(value)
+                                     or number_bits(current) != number_bits(value)):
             return label, False
         if contents is not None and _changed(value, contents):
             return label, True
@@ -644,19 +636,6 @@ def _by_value(value):
     same graph); arrays, containers and other objects by identity (`==` on
     an object could run user code, and an equal object can change apart)."""
     return type(value) in _SCALARS or isinstance(value, np.generic)
-
-
-def _bits(number):
-    """A number as compared for a retrace: floats by their bits (0.0 and -0.0
-    differ, `x / s` gives inf or -inf), anything else itself."""
-    if isinstance(number, np.floating) and number.itemsize > 8 or \
-            isinstance(number, np.complexfloating) and number.itemsize > 16:
-        return number.tobytes()  # (a longdouble: float() would round it)
-    if isinstance(number, (float, np.floating)):
-        return float.hex(float(number))
-    if isinstance(number, (complex, np.complexfloating)):
-        return (float.hex(number.real), float.hex(number.imag))
-    return number
 
 
 def _changed(array, contents):
@@ -788,7 +767,8 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     in the generated code) still holds what its `fingerprint` (taken when the
     trace ended) saw: its length and each item by identity (a tuple's items
     cannot change) -- the meaning of comparing fingerprints, without building
-    one per call.  The arrays among the items go to `arrays`, whose contents
+    one per call.  A set's fingerprint is compared whole (its items have no
+    place); a frozenset needs no test.  The arrays among the items go to `arrays`, whose contents
     _ContentTests compares."""
     if type(value) is frozenset:  # (it cannot change: the holder's test is enough)
         return []
@@ -802,17 +782,13 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     if kind is None or depth >= 8:
         return []
     _, _, length, saved_items = fingerprint
-    if kind is not tuple and saved_items and all(_by_value_fingerprint(saved)
-                                                 for _, saved in saved_items):
+    if kind is not tuple and saved_items and _numbers_only(fingerprint):
         return _same_items(value, kind, length, expression, namespace, counter)
     tests = [] if kind is tuple else [f"len({expression}) == {length}"]
     if kind is dict:  # (its keys, in order, the very objects: a reordered dict of
         # arrays, or a key 0.0 become -0.0, is a change the item tests miss)
-        namespace["_is"] = operator.is_
-        namespace[f"_keys{counter[0]}"] = tuple(value)
-        tests.append(f"all(map(_is, {expression}, _keys{counter[0]}))")
-        counter[0] += 1
-    items = {_dict_key(key): (key, item) for key, item in value.items()} if kind is dict \
+        tests.append(_same_objects(expression, value, namespace, counter))
+    items = {dict_key(key): (key, item) for key, item in value.items()} if kind is dict \
         else {index: (index, item) for index, item in enumerate(value)}
     for key, saved in saved_items:
         key, item = items.get(key, (key, _MISSING))
@@ -869,7 +845,7 @@ def _untouched(before, after, value):
     items = value.items() if dict_kind else enumerate(value)
     saved = dict(after[3])
     return [(key, item) for key, item in items
-            if (typed := _dict_key(key) if dict_kind else key) in kept and
+            if (typed := dict_key(key) if dict_kind else key) in kept and
             kept[typed] == saved.get(typed, _MISSING)]
 
 
@@ -899,18 +875,22 @@ def _same_items(value, kind, length, expression, namespace, counter):
     the very objects it held (keys and values, in order): a few C-level
     passes, not a test per item; an equal number that is another object
     takes the slow path, which compares by value."""
-    name = f"_items{counter[0]}"
+    tests = [f"len({expression}) == {length}",
+             _same_objects(expression, value, namespace, counter)]
+    if kind is dict:
+        tests.append(_same_objects(f"{expression}.values()", value.values(), namespace,
+                                   counter))
+    return tests
+
+
+def _same_objects(expression, objects, namespace, counter):
+    """The test that iterating `expression` gives the very `objects`, in
+    order, in one C-level pass (the caller tests the length first)."""
+    name = f"_objects{counter[0]}"
     counter[0] += 1
     namespace["_is"] = operator.is_
-    tests = [f"len({expression}) == {length}"]
-    if kind is dict:
-        namespace[name], namespace[f"{name}_keys"] = tuple(value.values()), tuple(value)
-        tests += [f"all(map(_is, {expression}, {name}_keys))",
-                  f"all(map(_is, {expression}.values(), {name}))"]
-    else:
-        namespace[name] = tuple(value)
-        tests.append(f"all(map(_is, {expression}, {name}))")
-    return tests
+    namespace[name] = tuple(objects)
+    return f"all(map(_is, {expression}, {name}))"
 
 
 # --- what a trace must not leave behind: its tensors in lasting state, random draws --------

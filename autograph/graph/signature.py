@@ -1,15 +1,16 @@
 """Cache keys for `ag.function` calls, and rebuilding arguments for tracing.
 
-Key rules: numpy arrays and numpy scalars by (shape, dtype) -- they become
-graph inputs ("leaves"); Python scalars and strings (numpy's too) by type and value (floats
-and complex numbers by their bit pattern, so -0.0 and 0.0 differ and a NaN
-matches itself; True and 1 differ by type); sets, frozensets and bytearrays
-by contents; lists, deques (with their maxlen),
-tuples, namedtuples, dicts and dataclass instances flattened (a dict's keys
-other than strings by type and value too: DictKey) (a dataclass
-argument reaches the traced function as a fresh instance around the
-placeholders); `ag.Variable` and any other object by identity.  `TensorSpec` stands for an array of that shape (None dims
-allowed) in `get_concrete_function`.
+Key rules: numpy arrays and numpy number scalars by (shape, dtype) -- they
+become graph inputs ("leaves"); Python numbers and strings, and numpy's
+str_ and bytes_, by type and value (floats and complex numbers by their bit
+pattern, so -0.0 and 0.0 differ and a NaN matches itself; True and 1 differ
+by type); sets, frozensets and bytearrays by contents; lists, tuples,
+namedtuples, deques (with their maxlen), dicts and dataclass instances
+flattened (a dict's keys other than str by type and value too: DictKey; a
+dataclass argument reaches the traced function as a fresh instance around
+the placeholders); `ag.Variable` and any other object by identity.
+`TensorSpec` stands for an array of that shape (None dims allowed) in
+`get_concrete_function`.
 """
 
 import collections
@@ -94,19 +95,29 @@ class DictKey:
 
 
 def _typed(value):
-    kind = type(value)
-    if isinstance(value, float):
-        return (kind, float.hex(value))
-    if isinstance(value, complex):
-        return (kind, float.hex(value.real), float.hex(value.imag))
     if isinstance(value, tuple):
-        return (kind, tuple(map(_typed, value)))
-    return (kind, value)
+        return (type(value), tuple(map(_typed, value)))
+    return (type(value), number_bits(value))
+
+
+def number_bits(number):
+    """A number as compared where its sign or NaN matters (a dict key, a
+    value guards_of watches): floats by their bits -- 0.0 and -0.0 differ,
+    `x / s` gives inf or -inf -- numpy's too; anything else itself."""
+    if isinstance(number, np.floating) and number.itemsize > 8 or \
+            isinstance(number, np.complexfloating) and number.itemsize > 16:
+        return number.tobytes()  # (a longdouble: float() would round it)
+    if isinstance(number, (float, np.floating)):
+        return float.hex(float(number))
+    if isinstance(number, (complex, np.complexfloating)):
+        return (float.hex(number.real), float.hex(number.imag))
+    return number
 
 
 def dict_key(key):
-    """A dict's key in the cache key: a str as it is (a str subclass's key,
-    np.str_'s, equals the str's), any other key by type and value (DictKey)."""
+    """A dict's key in the cache key and in guards_of's fingerprints: a str
+    as it is (a str subclass's key, np.str_'s, equals the str's), any other
+    key by type and value (DictKey)."""
     return key if isinstance(key, str) else DictKey(key)
 
 

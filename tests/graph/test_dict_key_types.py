@@ -33,6 +33,9 @@ def keys_back(d):
 CALLS = [(scale_by_key_kind, [{1: np.ones(2)}, {True: np.ones(2)}, {1.0: np.ones(2)},
                               {np.int64(1): np.ones(2)}, {1: np.ones(2)}]),
          (signed_by_key, [{0.0: np.ones(2)}, {-0.0: np.ones(2)}, {0.0: np.ones(2)}]),
+         # (numpy floats that are no Python float subclass: by their bits too)
+         (signed_by_key, [{np.float32(0.0): np.ones(2)}, {np.float32(-0.0): np.ones(2)},
+                          {np.longdouble(-0.0): np.ones(2)}, {np.longdouble(0.0): np.ones(2)}]),
          (scale_by_first_of_key, [{(1, "a"): np.ones(2)}, {(True, "a"): np.ones(2)}]),
          (keys_back, [{1: np.ones(2), "w": np.ones(3)}, {True: np.ones(2), "w": np.ones(3)}])]
 
