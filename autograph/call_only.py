@@ -42,7 +42,9 @@ def _may_be_call_only(code):
     # (co_exceptiontable: Python 3.11+; before, a `try`/`with` shows as a jump)
     if code.co_flags & _FLAGS_NOT_PLAIN or getattr(code, "co_exceptiontable", b""):
         return False
-    if any(name in code.co_names or name in code.co_varnames
+    # (a variable of the user's named like a cell, `fscope` or `ag__`, read,
+    # bound or closed over: only the pipeline's transform renames those)
+    if any(name in code.co_names or name in code.co_varnames or name in code.co_freevars
            for name in naming.GENERATED_NAMES):
         return False
     if any(type(c) is type(code) for c in code.co_consts):

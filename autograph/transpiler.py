@@ -464,10 +464,8 @@ def _compile(fn, options):
     from autograph.runtime.scope import FunctionScope
     started = time.perf_counter()
     # A function whose conversion only wraps its calls: its module without
-    # the passes (call_only.py; the same module the pipeline gives).  Not
-    # one that closes over a variable of its own named like a cell: only
-    # transform renames those.
-    parsed = call_only.candidate(fn) if not _cell_names_in_use(fn, ()) else None
+    # the passes (call_only.py; the same module the pipeline gives).
+    parsed = call_only.candidate(fn)
     module = None if parsed is None else call_only.module_of(parsed, _factory_params(fn), ENTITY)
     if module is not None:
         node, plain = module.body[0].body[0], None  # (the factory's entity)
