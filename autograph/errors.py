@@ -411,12 +411,15 @@ def loop_dtype_message(name, location, loop, before, after):
         "with .astype(...) or np.zeros(..., dtype).")
 
 
-def loop_promotion_message(name, location, loop, before, after, detail):
+def loop_promotion_message(name, location, loop, before, after, detail, start=None):
+    """`start`: the Python number the variable held before the loop."""
+    example = ("0.0 instead of 0" if type(start) is int else
+               "np.float32(0.0) instead of 0.0 for float32 values")
     return (
         f"variable '{name}' starts as {before} before the staged `{loop}` loop at "
         f"{location} and the body makes it {after}; the loop cannot carry that dtype "
         f"({detail}). Give {name} the dtype before the loop that the body gives it, "
-        "e.g. 0.0 instead of 0, or np.zeros((), dtype).")
+        f"e.g. {example}, or np.zeros((), dtype).")
 
 
 def loop_shape_message(name, location, loop, before, after):

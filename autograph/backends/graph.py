@@ -529,7 +529,7 @@ class _Loop:
                 except RetypeError as e:
                     raise errors.StagingError(errors.loop_promotion_message(
                         staging.shown(st.names[i]), self.location, self.kind, before,
-                        staging.describe(after), str(e))) from None
+                        staging.describe(after), str(e), st.values[i])) from None
                 st.values[i] = new
                 st.weak.discard(i)
                 changed = True
