@@ -6,13 +6,13 @@ callbacks (test_jax_backend.py).  The long run:
 `python -m tests.staged.fuzz_staged --backend jax --programs 300`."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])",
                     exc_type=ImportError)
 
 from tests.staged import fuzz_harness, fuzz_programs  # noqa: E402
-from tests.staged.test_fuzz import CI_FEATURES  # noqa: E402
+from tests.staged.test_fuzz import CI_FEATURES, slice_settings  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -20,9 +20,7 @@ def directory(tmp_path_factory):
     return str(tmp_path_factory.mktemp("fuzz_jax"))
 
 
-@settings(max_examples=40, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.function_scoped_fixture])
+@slice_settings(40)
 @given(st.data())
 def test_random_programs_under_jax_match_or_are_refused(directory, data):
     chooser = fuzz_programs.DataChooser(data)

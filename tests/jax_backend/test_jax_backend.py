@@ -235,6 +235,7 @@ def test_a_branch_print_runs_when_its_outputs_are_python_numbers(capsys):
     jax.effects_barrier()
     assert capsys.readouterr().out == "positive\n"
 
+
 def test_prints_with_no_data_between_them_come_out_in_program_order(capsys):
     # Unordered callbacks printed "at -1" before "at 0" here: XLA is free to
     # run two callbacks with no data between them in either order.

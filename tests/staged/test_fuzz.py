@@ -25,14 +25,21 @@ CI_FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "
                "return", "loop_else", "logic", "print", "call", "closure", "dict", "list")
 
 
+# (the slices' hypothesis settings but for their size: a program per draw,
+# reproducible, no deadline, the directory fixture shared by all draws)
+def slice_settings(max_examples):
+    return settings(max_examples=max_examples, derandomize=True, deadline=None,
+                    database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
+
+
 @pytest.fixture(scope="module")
 def directory(tmp_path_factory):
     return str(tmp_path_factory.mktemp("fuzz"))
 
 
-@settings(max_examples=150, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.function_scoped_fixture])
+@slice_settings(150)
 @given(st.data())
 def test_random_programs_match_or_are_refused(directory, data):
     chooser = fuzz_programs.DataChooser(data)

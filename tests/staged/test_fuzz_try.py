@@ -13,9 +13,10 @@ The long run: `python -m tests.staged.fuzz_staged --features all`.
 """
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from . import fuzz_harness, fuzz_programs
+from .test_fuzz import slice_settings
 
 TRY_FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "continue",
                 "return", "loop_else", "logic", "print", "call", "dict", "try", "with")
@@ -26,9 +27,7 @@ def directory(tmp_path_factory):
     return str(tmp_path_factory.mktemp("fuzz_try"))
 
 
-@settings(max_examples=60, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.function_scoped_fixture])
+@slice_settings(60)
 @given(st.data())
 def test_random_programs_with_try_and_with_match_or_are_refused(directory, data):
     chooser = fuzz_programs.DataChooser(data)
