@@ -8,6 +8,7 @@ again; a broken entry or directory means converting as if there were none."""
 import json
 import linecache
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -437,3 +438,21 @@ def test_every_function_of_the_corpus_and_examples_loads_as_it_compiled(tmp_path
     assert check["converted"] == []  # (every one loaded)
     assert check["differ"] == []  # the same code objects, the same to_code (or error)
     assert check["failed"] == fill["failed"] < 40
+
+
+@pytest.mark.parametrize("example", ["classic", "demo", "train_mlp"])
+def test_an_example_run_again_loads_every_conversion_and_prints_the_same(example, tmp_path):
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path / "agcache"), AUTOGRAPH_VERBOSITY="1",
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, str(ROOT / "examples" / f"{example}.py")],
+                              capture_output=True, text=True, env=env, cwd=str(tmp_path))
+        assert done.returncode == 0, done.stderr
+        # (train_mlp prints how long it took)
+        runs.append((re.sub(r"in [0-9.]+ s", "in ? s", done.stdout), done.stderr))
+    (cold, cold_log), (warm, warm_log) = runs
+    assert warm == cold
+    assert cold_log.count("autograph: converted ") > 0 and "autograph: loaded " not in cold_log
+    assert warm_log.count("autograph: loaded ") == cold_log.count("autograph: converted ")
+    assert "autograph: converted " not in warm_log
