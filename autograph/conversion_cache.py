@@ -52,9 +52,16 @@ def directory():
 _fingerprint = []  # autograph's files, computed once per process
 
 
+# Conversion neither reads the graph engine nor names it in the code it
+# emits (the runtime does, at run time): a changed engine keeps the entries.
+_NOT_READ = frozenset({os.path.join(_PACKAGE, "graph")})
+
+
 def package_fingerprint():
     """A digest of (path, size, mtime_ns) of every source and extension file
-    of the autograph package: a changed converter changes every key."""
+    of the autograph package (but the graph engine's): a changed converter,
+    or a changed runtime whose functions the converted code calls, changes
+    every key."""
     if not _fingerprint:
         found = []
         folders = [_PACKAGE]
@@ -63,12 +70,12 @@ def package_fingerprint():
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_dir():
-                        if entry.name != "__pycache__":
+                        if entry.name != "__pycache__" and entry.path not in _NOT_READ:
                             folders.append(entry.path)
                     elif entry.name.endswith((".py", ".so", ".pyd")):
                         stat = entry.stat()
-                        found.append((os.path.relpath(entry.path, _PACKAGE),
-                                      stat.st_size, stat.st_mtime_ns))
+                        found.append((entry.path[len(_PACKAGE):], stat.st_size,
+                                      stat.st_mtime_ns))
         text = repr(sorted(found)).encode("utf-8", "surrogatepass")
         _fingerprint.append(hashlib.blake2b(text, digest_size=32).hexdigest())
     return _fingerprint[0]
