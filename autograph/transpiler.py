@@ -139,7 +139,10 @@ def clear_caches():
     """Forgets every conversion (for cold-conversion benchmarks and tests).
 
     The id sets go with the cache: once the cached code objects are freed,
-    their ids may be reused by new code objects."""
+    their ids may be reused by new code objects.  The on-disk cache stays
+    (conversion_cache.py): with it on, the next conversion of a function
+    loads its entry; cold-conversion benchmarks turn it off
+    (AUTOGRAPH_CACHE_DIR=off)."""
     from autograph.runtime import call
     _cache.clear()
     _converted_code_ids.clear()
