@@ -30,6 +30,7 @@ import logging
 import marshal
 import os
 import sys
+import threading
 
 import gast
 
@@ -133,7 +134,7 @@ def store(folder, key, facts, payload):
     """Writes the entry (a temporary file renamed over it: readers see the
     whole entry or none); any failure is only logged."""
     path = _path(folder, key)
-    temporary = f"{path}.{os.getpid()}.tmp"
+    temporary = f"{path}.{os.getpid()}-{threading.get_ident()}.tmp"  # (one per writer)
     try:
         data = marshal.dumps((FORMAT, key, facts, payload))
         os.makedirs(os.path.dirname(path), exist_ok=True)
