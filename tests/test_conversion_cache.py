@@ -147,10 +147,36 @@ def test_another_autograph_is_another_entry(tmp_path, cache_dir, builds, monkeyp
     assert builds == ["step", "step"] and len(_entries(cache_dir)) == 2
 
 
-def test_the_package_fingerprint_covers_autograph_files():
+def test_the_package_fingerprint_covers_autograph_files(tmp_path, monkeypatch):
     fingerprint = conversion_cache.package_fingerprint()
     assert isinstance(fingerprint, str) and len(fingerprint) == 64
     assert conversion_cache.package_fingerprint() is fingerprint  # (once per process)
+    # a stand-in package: a file touched, added, or in a subpackage changes it;
+    # the graph engine's files and bytecode do not
+    package = tmp_path / "autograph"
+    (package / "converters").mkdir(parents=True)
+    (package / "graph").mkdir()
+    (package / "__pycache__").mkdir()
+    (package / "transpiler.py").write_text("x = 1\n")
+    (package / "converters" / "lists.py").write_text("y = 1\n")
+    monkeypatch.setattr(conversion_cache, "_PACKAGE", str(package))
+    monkeypatch.setattr(conversion_cache, "_NOT_READ", frozenset({str(package / "graph")}))
+
+    def digest():
+        monkeypatch.setattr(conversion_cache, "_fingerprint", [])
+        return conversion_cache.package_fingerprint()
+
+    seen = [digest()]
+    (package / "graph" / "core.py").write_text("z = 1\n")
+    (package / "__pycache__" / "transpiler.cpython-311.pyc").write_bytes(b"pyc")
+    assert digest() == seen[0]
+    os.utime(package / "converters" / "lists.py", ns=(1, 10**18))
+    seen.append(digest())
+    (package / "call_only.py").write_text("")
+    seen.append(digest())
+    (package / "transpiler.py").write_text("x = 22\n")
+    seen.append(digest())
+    assert len(set(seen)) == 4
 
 
 LOCALS = '''
