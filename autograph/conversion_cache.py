@@ -22,9 +22,11 @@ loads nothing.
 Location: AUTOGRAPH_CACHE_DIR (empty, `0` or `off`: no cache), else
 $XDG_CACHE_HOME/autograph or ~/.cache/autograph.  An unreadable, corrupt or
 foreign entry, or a directory that cannot be written, means converting as
-if there were no cache: never an error.
+if there were no cache: never an error.  New entries are written when the
+process exits (atexit), so that a first call does not wait for the disk.
 """
 
+import atexit
 import hashlib
 import logging
 import marshal
@@ -130,7 +132,29 @@ def load(folder, key):
         return None
 
 
+# Entries are written when the process exits, not while the first call
+# waits (~0.25 ms each: a file created and renamed); False: at once (tests).
+DEFERRED = True
+_pending = []
+
+
 def store(folder, key, facts, payload):
+    """Keeps the entry to write at exit (DEFERRED) or writes it now."""
+    if not DEFERRED:
+        _write(folder, key, facts, payload)
+        return
+    if not _pending:
+        atexit.register(flush)
+    _pending.append((folder, key, facts, payload))
+
+
+def flush():
+    """Writes the entries kept so far."""
+    while _pending:
+        _write(*_pending.pop(0))
+
+
+def _write(folder, key, facts, payload):
     """Writes the entry (a temporary file renamed over it: readers see the
     whole entry or none); any failure is only logged."""
     path = _path(folder, key)

@@ -29,9 +29,11 @@ OPTIONS = context.ConversionOptions()
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
-    """The cache on, in an empty directory; the in-memory caches empty."""
+    """The cache on, in an empty directory; the in-memory caches empty;
+    entries written at once (not at exit: the subprocess tests write them so)."""
     folder = tmp_path / "agcache"
     monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(folder))
+    monkeypatch.setattr(conversion_cache, "DEFERRED", False)
     transpiler.clear_caches()
     yield folder
     transpiler.clear_caches()
@@ -297,6 +299,7 @@ def test_an_unwritable_directory_only_converts(tmp_path, monkeypatch, builds):
     blocker = tmp_path / "a_file"
     blocker.write_text("")
     monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(conversion_cache, "DEFERRED", False)
     transpiler.clear_caches()
     module = _module(tmp_path / "m.py", SOURCE)
     for _ in range(2):
@@ -318,6 +321,23 @@ def test_functions_without_a_file_are_not_cached(cache_dir, builds):
     finally:
         linecache.cache.pop("<made up>", None)
     assert builds == ["g", "g"] and not _entries(cache_dir)
+
+
+def test_entries_are_written_at_exit_unless_told_otherwise(tmp_path, monkeypatch, builds):
+    folder = tmp_path / "agcache"
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(folder))
+    monkeypatch.setattr(conversion_cache, "DEFERRED", True)
+    monkeypatch.setattr(conversion_cache, "_pending", [])
+    module = _module(tmp_path / "m.py", SOURCE)
+    transpiler.clear_caches()
+    transpiler.convert(module.step, OPTIONS)
+    assert not _entries(folder) and len(conversion_cache._pending) == 1
+    conversion_cache.flush()  # (what atexit runs)
+    assert len(_entries(folder)) == 1 and not conversion_cache._pending
+    transpiler.clear_caches()
+    transpiler.convert(module.step, OPTIONS)
+    assert builds == ["step"]
+    transpiler.clear_caches()
 
 
 @pytest.mark.parametrize("setting", ["", "0", "off", "OFF"])
