@@ -24,10 +24,9 @@ Anything else gives None, and the transpiler takes the pipeline.
 """
 
 import ast
-import builtins
 import dis
 
-from autograph import naming, source, templates
+from autograph import context, naming, source, templates
 
 _FLAGS_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
@@ -62,30 +61,32 @@ def module_for(fn, factory_params, entity_name):
     return None if parsed is None else module_of(parsed, factory_params, entity_name)
 
 
-def candidate(fn):
+def candidate(fn, lines=None):
     """`fn`'s stdlib FunctionDef (source.parsed_def) when its bytecode may be
     call-only's, else None.  The transpiler hands a parse that module_of
-    declines on to source.get_entity: the function is parsed once."""
-    return source.parsed_def(fn) if _may_be_call_only(fn.__code__) else None
+    declines on to source.get_entity: the function is parsed once.
+    `lines`: source.lines_of(fn), when read already."""
+    return source.parsed_def(fn, lines) if _may_be_call_only(fn.__code__) else None
 
 
-def module_of(parsed, factory_params, entity_name):
-    """module_for's module from `parsed`, candidate's result; or None."""
-    if not _call_only_body(parsed.body):
+def module_of(parsed, factory_params, entity_name, facts=None):
+    """module_for's module from `parsed`, candidate's result; or None.
+    `facts`: the conversion's context.Facts, which records what it asks."""
+    if not _call_only_body(parsed.body, facts or context.Facts(None)):
         return None
     return _module(parsed, factory_params, entity_name)  # (decorators were applied already)
 
 
-def _call_only_body(body):
+def _call_only_body(body, facts):
     for i, stmt in enumerate(body):
         cls = stmt.__class__
         if cls is ast.Assign:
             if len(stmt.targets) != 1 or not _assigned_names(stmt.targets[0]):
                 return False
-            if not _plain_expression(stmt.value):
+            if not _plain_expression(stmt.value, facts):
                 return False
         elif cls is ast.Return:
-            if i != len(body) - 1 or stmt.value is not None and not _plain_expression(stmt.value):
+            if i != len(body) - 1 or stmt.value is not None and not _plain_expression(stmt.value, facts):
                 return False
         elif cls is ast.Expr:  # a docstring only: a call statement may be a directive
             if i != 0 or not (stmt.value.__class__ is ast.Constant
@@ -105,7 +106,7 @@ def _assigned_names(target):
 _UNARY = (ast.UAdd, ast.USub, ast.Invert)  # (`not` is the logical pass's)
 
 
-def _plain_expression(node):
+def _plain_expression(node, facts):
     stack = [node]
     while stack:
         node = stack.pop()
@@ -131,7 +132,7 @@ def _plain_expression(node):
             if func.__class__ is ast.Name:
                 # (read now, as the pipeline's call_trees reads it: a name
                 # may become a builtin after import, `gettext.install`'s `_`)
-                if func.id in builtins.__dict__:
+                if facts.ask("is_a_builtin_name", func.id):
                     return False
             elif func.__class__ is ast.Attribute:
                 if func.attr in _LIST_METHODS:

@@ -8,8 +8,6 @@ the returned tree are the user's own (file line numbers and columns).
 """
 
 import ast
-import builtins
-import collections
 import inspect
 import linecache
 import types
@@ -22,7 +20,8 @@ from autograph import trees
 _PARSED_FILES = {}  # filename -> (lines tuple, gast module): for lambdas only
 
 
-def _lines_of(fn):
+def lines_of(fn):
+    """The lines of `fn`'s file, as linecache has them now: what conversion reads."""
     code = fn.__code__
     linecache.checkcache(code.co_filename)  # the file may have been edited since
     lines = linecache.getlines(code.co_filename, fn.__globals__)
@@ -108,14 +107,16 @@ def _parse_lines(block, first):
     return node, text
 
 
-def parsed_def(fn):
+def parsed_def(fn, lines=None):
     """The stdlib FunctionDef of plain function `fn` (user positions), parsed
     from its indented block alone; None where that does not parse to it
-    (get_entity's fallbacks then apply)."""
-    try:
-        lines = _lines_of(fn)
-    except errors.SourceNotFoundError:
-        return None
+    (get_entity's fallbacks then apply).  `lines`: lines_of(fn), when read
+    already (the conversion cache hashed them: conversion reads those)."""
+    if lines is None:
+        try:
+            lines = lines_of(fn)
+        except errors.SourceNotFoundError:
+            return None
     first = fn.__code__.co_firstlineno
     placed, indented, offset = _placed("".join(_indented_block(lines, first)), first)
     if offset < 0:
@@ -186,24 +187,18 @@ def _find_def(fn, lines):
     raise errors.SourceNotFoundError(errors.source_changed_message(fn))
 
 
-def namespace_of(fn):
-    """What names in the function's body refer to: closure, globals, builtins."""
-    closure = {}
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        try:
-            closure[name] = cell.cell_contents
-        except ValueError:  # an empty cell: the name is not bound yet
-            pass
-    return types.MappingProxyType(collections.ChainMap(closure, fn.__globals__, vars(builtins)))
+namespace_of = context.namespace_of  # (its home: context, beside the Facts that read it)
 
 
-def get_entity(fn, parsed=None):
+def get_entity(fn, parsed=None, lines=None, namespace=None):
     """Returns (gast FunctionDef/AsyncFunctionDef/Lambda node, EntityInfo).
     `parsed`: `parsed_def(fn)` when the caller has it already; its parse
-    (the one `_find_def` would make) is translated, not made again."""
+    (the one `_find_def` would make) is translated, not made again.
+    `lines`: lines_of(fn), when read already; `namespace`: namespace_of(fn)."""
     if not isinstance(getattr(fn, "__code__", None), types.CodeType):
         raise errors.SourceNotFoundError(errors.no_source_message(fn))
-    lines = _lines_of(fn)
+    if lines is None:
+        lines = lines_of(fn)
     if parsed is not None:
         node = trees.parsed_to_gast(parsed)
         text = "".join(_indented_block(lines, fn.__code__.co_firstlineno))
@@ -212,6 +207,7 @@ def get_entity(fn, parsed=None):
         node, text = finder(fn, lines)
     info = context.EntityInfo(
         name=fn.__name__, filename=fn.__code__.co_filename,
-        lineno=fn.__code__.co_firstlineno, source=text, namespace=namespace_of(fn),
+        lineno=fn.__code__.co_firstlineno, source=text,
+        namespace=namespace_of(fn) if namespace is None else namespace,
         closure_names=frozenset(fn.__code__.co_freevars))
     return node, info

@@ -23,7 +23,8 @@ import types
 
 import gast
 
-from autograph import analysis, anno, call_only, context, errors, naming, source, templates
+from autograph import analysis, anno, call_only, context, conversion_cache, errors, naming
+from autograph import source, templates
 from autograph import converters as converters_pkg
 from autograph.converters import function_scope
 from autograph import trees
@@ -61,17 +62,30 @@ _configure_logging()
 class Converted:
     """One converted code object, ready to be bound to function objects."""
 
-    __slots__ = ("code", "_tree", "_plain", "_source", "cells", "nested_code_ids")
+    __slots__ = ("code", "_tree", "_plain", "_source", "cells", "nested_code_ids", "_again")
 
-    def __init__(self, code, tree, fscope, plain=None, cell_names=GENERATED_NAMES):
+    def __init__(self, code, tree, fscope, plain=None, cell_names=GENERATED_NAMES, again=None):
         from autograph import runtime
         self.code = code
         self._tree = tree  # unparsed on demand: to_code is rarely asked for
         self._plain = plain  # the original body's stdlib nodes (see _parsed_plain_body)
         self._source = None
+        # Loaded from the conversion cache (no tree): (options, the lines and
+        # the namespace's answers it was converted from), to convert it again
+        # for `source_for`, as it was converted.
+        self._again = again
         # the factory's cells, by the names the code calls them (Context.cells)
         self.cells = dict(zip(cell_names, (types.CellType(runtime), types.CellType(fscope))))
         self.nested_code_ids = frozenset(_code_ids(code, cell_names[0]))
+
+    def source_for(self, fn):
+        """The converted code's text (to_code); `fn`: a function of this code."""
+        if self._source is None and self._again is not None:
+            options, lines, answers = self._again
+            facts = context.Facts(fn, replay=dict(((q, a), ans) for q, a, ans in answers))
+            _, self._tree, self._plain, _, _ = _build(fn, options, facts, lines)
+            self._again = None
+        return self.source
 
     @property
     def source(self):
@@ -125,7 +139,10 @@ def clear_caches():
     """Forgets every conversion (for cold-conversion benchmarks and tests).
 
     The id sets go with the cache: once the cached code objects are freed,
-    their ids may be reused by new code objects."""
+    their ids may be reused by new code objects.  The on-disk cache stays
+    (conversion_cache.py): with it on, the next conversion of a function
+    loads its entry; cold-conversion benchmarks turn it off
+    (AUTOGRAPH_CACHE_DIR=off)."""
     from autograph.runtime import call
     _cache.clear()
     _converted_code_ids.clear()
@@ -386,16 +403,19 @@ def _attach_plain_body(fn_tree, plain):
     guard.orelse = plain
 
 
-def transform(fn, options, parsed=None):
+def transform(fn, options, parsed=None, facts=None, lines=None):
     """Converts `fn`'s source; returns (converted gast node, context, the
     original body's stdlib nodes or None: see _parsed_plain_body).
-    `parsed`: source.parsed_def(fn), when parsed already (get_entity)."""
-    node, info = source.get_entity(fn, parsed)
+    `parsed`: source.parsed_def(fn), when parsed already (get_entity);
+    `facts`: the context.Facts that record what conversion asks of the
+    namespace; `lines`: source.lines_of(fn), when read already."""
+    facts = facts or context.Facts(fn)
+    node, info = source.get_entity(fn, parsed, lines, facts.namespace)
     _strip_decorators(node)
     plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
     present, spelled = trees.node_types_and_names(node)
     taken = spelled | set(fn.__code__.co_names) | set(GENERATED_NAMES)
-    clashing = _cell_names_in_use(fn, spelled)
+    clashing = _cell_names_in_use(fn, spelled, facts)
     # The passes take `ag__` and `fscope` for the cells: a user's own
     # variable of that name waits under a placeholder until they are done.
     # (a placeholder no string of the function contains either: generated
@@ -411,7 +431,8 @@ def transform(fn, options, parsed=None):
         taken |= set(placeholders.values()) | set(cells)
     # Without parsed nodes, the plain body is a copy of the gast tree.
     original = trees.clone(node) if plain is None else None
-    ctx = context.Context(info=info, options=options, namer=naming.Namer(taken), cells=cells)
+    ctx = context.Context(info=info, options=options, namer=naming.Namer(taken), cells=cells,
+                          facts=facts)
     # The plain body stays as written but for `locals()`, which must not show
     # the closure cells (`ag__`, `fscope`) both bodies share.
     if original is not None and {"locals", "vars"} & set(fn.__code__.co_names):
@@ -438,40 +459,32 @@ def _unspelled(namer, base, strings):
     return name
 
 
-def _cell_names_in_use(fn, spelled):
+def _cell_names_in_use(fn, spelled, facts):
     """The cell names (`ag__`, `fscope`) that `fn` uses for variables of its
-    own: spelled in its source (`spelled`; _compile passes none, call_only
-    having looked at the globals), a local, or a closure cell holding
-    anything but the runtime or a FunctionScope (a function nested in
-    converted code closes over the real ones)."""
+    own: spelled in its source (`spelled`), a local, or a closure cell
+    holding anything but the runtime or a FunctionScope (a function nested
+    in converted code closes over the real ones: a question to `facts`)."""
     code = fn.__code__
-    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return [name for name in GENERATED_NAMES
             if name in spelled or name in code.co_varnames or name in code.co_cellvars
-            or (name in cells and not _holds_a_cell_value(cells[name]))]
+            or (name in code.co_freevars
+                and not facts.ask("closure_holds_a_cell_value", name))]
 
 
-def _holds_a_cell_value(cell):
-    from autograph import runtime
-    try:
-        value = cell.cell_contents
-    except ValueError:  # (empty)
-        return False
-    return value is runtime or isinstance(value, runtime.FunctionScope)
-
-
-def _compile(fn, options):
-    from autograph.runtime.scope import FunctionScope
-    started = time.perf_counter()
+def _build(fn, options, facts, lines=None):
+    """Converts `fn`: (factory module's code object, the converted tree,
+    the plain body's stdlib nodes or None, the generated names, the cells'
+    names).  Everything it reads of the namespace goes through `facts`."""
     # A function whose conversion only wraps its calls: its module without
     # the passes (call_only.py; the same module the pipeline gives).
-    parsed = call_only.candidate(fn)
-    module = None if parsed is None else call_only.module_of(parsed, _factory_params(fn), ENTITY)
+    parsed = call_only.candidate(fn, lines)
+    module = None if parsed is None else call_only.module_of(
+        parsed, _factory_params(fn), ENTITY, facts)
     if module is not None:
         node, plain = module.body[0].body[0], None  # (the factory's entity)
         generated, cells = frozenset(), GENERATED_NAMES
     else:
-        node, ctx, plain = transform(fn, options, parsed)  # (not parsed again)
+        node, ctx, plain = transform(fn, options, parsed, facts, lines)  # (not parsed again)
         cells = ctx.cells
         # (missing positions filled in)
         module = trees.gast_to_located_ast(_factory(node, fn, cells))
@@ -483,19 +496,70 @@ def _compile(fn, options):
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     module = _in_private_class(module, fn)
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
-    lambda_ = isinstance(node, gast.Lambda)
+    if isinstance(node, ast.FunctionDef):  # (call_only's, compiled: named for to_code)
+        node.name = fn.__code__.co_name
+    return module_code, node, plain, generated, cells
+
+
+def _bound(fn, options, module_code, lambda_, generated, cells, tree, plain, again=None):
+    """The Converted of `fn` from its factory module's code."""
+    from autograph.runtime.scope import FunctionScope
     code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
     code, _ = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname,
                        generated)
-    if isinstance(node, ast.FunctionDef):  # (call_only's, compiled: named for to_code)
-        node.name = fn.__code__.co_name
     fscope = FunctionScope(fn.__name__, options, generated | set(cells))
-    converted = Converted(code, node, fscope, plain, cells)
+    return Converted(code, tree, fscope, plain, cells, again)
+
+
+def _cached(fn, options):
+    """(the conversion cache's directory, the key of `fn`'s entry, the lines
+    it is converted from); (None, None, None) when `fn` is not cached."""
+    folder = conversion_cache.directory()
+    if folder is None:
+        return None, None, None
+    try:
+        lines = source.lines_of(fn)
+    except errors.SourceNotFoundError:
+        return None, None, None
+    key = conversion_cache.key_of(fn, options, lines)
+    return (folder, key, lines) if key is not None else (None, None, None)
+
+
+def _loaded(fn, options, folder, key, lines):
+    """`fn`'s Converted from its cache entry, or None (no entry, or one
+    whose answers from the namespace are not the ones `fn` gets now)."""
+    entry = conversion_cache.load(folder, key)
+    if entry is None:
+        return None
+    try:
+        answers, (module_code, lambda_, generated, cells) = entry
+        if not context.Facts(fn).all_same(answers):
+            return None
+        return _bound(fn, options, module_code, lambda_, frozenset(generated), tuple(cells),
+                      None, None, again=(options, lines, answers))
+    except Exception as e:  # noqa: BLE001 (an entry of another shape: convert)
+        logger.debug("conversion cache: entry of %s not used (%r)", fn.__qualname__, e)
+        return None
+
+
+def _compile(fn, options):
+    started = time.perf_counter()
+    folder, key, lines = _cached(fn, options)
+    converted = None if key is None else _loaded(fn, options, folder, key, lines)
+    how = "loaded" if converted is not None else "converted"
+    if converted is None:
+        facts = context.Facts(fn)
+        module_code, node, plain, generated, cells = _build(fn, options, facts, lines)
+        lambda_ = isinstance(node, gast.Lambda)
+        converted = _bound(fn, options, module_code, lambda_, generated, cells, node, plain)
+        if key is not None:
+            conversion_cache.store(folder, key, facts.recorded(),
+                                   (module_code, lambda_, tuple(sorted(generated)), cells))
     if verbosity() >= 1:
-        logger.info("converted %s (%s:%d) in %.2f ms", fn.__qualname__, fn.__code__.co_filename,
+        logger.info("%s %s (%s:%d) in %.2f ms", how, fn.__qualname__, fn.__code__.co_filename,
                     fn.__code__.co_firstlineno, 1e3 * (time.perf_counter() - started))
     if verbosity() >= 3:
-        logger.info("generated code for %s:\n%s", fn.__qualname__, converted.source)
+        logger.info("generated code for %s:\n%s", fn.__qualname__, converted.source_for(fn))
     return converted
 
 
@@ -517,4 +581,4 @@ def convert(fn, options):
 
 def converted_source(fn, options):
     convert(fn, options)
-    return _cache[(fn.__code__, fn.__code__.co_filename, options)].source
+    return _cache[(fn.__code__, fn.__code__.co_filename, options)].source_for(fn)

@@ -32,7 +32,9 @@ def main():
     for _ in range(rounds):
         for tree in trees:
             done = subprocess.run([sys.executable, "-c", _CHILD, tree], capture_output=True,
-                                  text=True, check=True, env={"PYTHONPATH": tree})
+                                  text=True, check=True,
+                                  # (conversions measured, not loaded: no disk cache)
+                                  env={"PYTHONPATH": tree, "AUTOGRAPH_CACHE_DIR": "off"})
             for name, times in json.loads(done.stdout.strip().splitlines()[-1]).items():
                 old = best[tree].get(name, [float("inf")] * 3)
                 best[tree][name] = [min(a, b) for a, b in zip(old, times)]

@@ -12,6 +12,15 @@ median of N processes (and the fastest).  "convert" is the part spent in the
 transpiler (all functions the call converted), "rest" the trace, optimiser
 and run (graph part).
 
+Conversion cache (autograph/conversion_cache.py, on by default in
+~/.cache/autograph): the first table runs each workload three ways -- "no
+cache" (AUTOGRAPH_CACHE_DIR=off: what converting costs), "cold" (a new empty
+cache directory per process: converting plus hashing and writing the entry,
+a script's first run) and "warm" (a directory filled by one process first:
+loading the entries, every later run of the script).  "convert" is the time
+in transpiler._compile either way (loading included).  The second table runs
+without the cache (it measures conversion growing with the source).
+
 Bytecode: an installed package has .pyc files, so the child processes use
 a bytecode cache in a temporary directory, filled by one process first
 (--source-only runs the children as this process's environment says, e.g.
@@ -60,7 +69,11 @@ with contextlib.redirect_stdout(io.StringIO()):  # train_mlp prints its loss
     start = time.perf_counter()
     staged(*args)
     total = time.perf_counter() - start
-print(json.dumps({{"total": total, "convert": _spent[0]}}))
+from autograph import conversion_cache
+start = time.perf_counter()
+conversion_cache.flush()  # (the entries a cold cache writes at exit)
+write = time.perf_counter() - start
+print(json.dumps({{"total": total, "convert": _spent[0], "write": write}}))
 """
 
 _SIZE_CHILD = _PRELUDE + r"""
@@ -106,17 +119,28 @@ def _run(code, env):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _median_of(code, env, repeats):
-    runs = [_run(code, env) for _ in range(repeats)]
+def _median_of(code, env, repeats, cache="off", folder=None):
+    """Median figures of `repeats` fresh processes; `cache`: "off", "cold" (a
+    new empty conversion cache per process, in `folder`) or "warm" (one
+    cache in `folder`, filled by a process first)."""
+    envs = [dict(env, AUTOGRAPH_CACHE_DIR="off") for _ in range(repeats)]
+    if cache != "off":
+        envs = [dict(env, AUTOGRAPH_CACHE_DIR=os.path.join(
+            folder, f"{cache}-{i}" if cache == "cold" else cache)) for i in range(repeats)]
+    if cache == "warm":
+        _run(code, envs[0])
+    runs = [_run(code, run_env) for run_env in envs]
     total = [r["total"] for r in runs]
     convert = [r["convert"] for r in runs]
     return {"total": statistics.median(total), "fastest": min(total),
             "convert": statistics.median(convert), "nodes": runs[0].get("nodes"),
-            "rest": statistics.median([r["total"] - r["convert"] for r in runs])}
+            "rest": statistics.median([r["total"] - r["convert"] for r in runs]),
+            "write": statistics.median([r.get("write", 0.0) for r in runs])}
 
 
 def _environment(source_only, folder):
     env = dict(os.environ)
+    env["AUTOGRAPH_CACHE_DIR"] = "off"  # (never the user's cache: _median_of says which)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([env["PYTHONPATH"]]
                                                        if env.get("PYTHONPATH") else []))
     if not source_only:
@@ -139,15 +163,29 @@ def main():
         _run(_EXAMPLE_CHILD.format(index=0, **fill), env)  # fills the bytecode cache
         print(f"First call in a fresh process (median of {options.repeats} processes; "
               + ("no bytecode cache" if options.source_only else "bytecode cached") + ")")
-        print(f"{'workload':<32}{'first call':>12}{'fastest':>10}{'convert':>10}{'rest':>10}")
+        print(f"{'':<32}{'no conversion cache':>36}{'cold cache (first run)':>44}"
+              f"{'warm cache (later runs)':>36}")
+        columns = f"{'first call':>12}{'best':>8}{'convert':>8}{'rest':>8}"
+        print(f"{'workload':<32}{columns}{columns}{'at exit':>8}{columns}")
         for index, (name, *_) in enumerate(workloads.WORKLOADS):
-            row = _median_of(_EXAMPLE_CHILD.format(index=index, **fill), env, options.repeats)
-            print(f"{name:<32}{row['total'] * 1e3:>10.2f}ms{row['fastest'] * 1e3:>8.2f}ms"
-                  f"{row['convert'] * 1e3:>8.2f}ms{row['rest'] * 1e3:>8.2f}ms")
-        print("first call = convert + trace + optimise + run (target <= 5 ms); convert = time in")
-        print("the transpiler; rest = trace, optimise, run (the loop of 50 steps runs ~9 ms).")
+            code = _EXAMPLE_CHILD.format(index=index, **fill)
+            line = f"{name:<32}"
+            for cache in ("off", "cold", "warm"):
+                cache_folder = os.path.join(folder, f"cache-{index}")
+                row = _median_of(code, env, options.repeats, cache, cache_folder)
+                line += (f"{row['total'] * 1e3:>10.2f}ms{row['fastest'] * 1e3:>6.2f}ms"
+                         f"{row['convert'] * 1e3:>6.2f}ms{row['rest'] * 1e3:>6.2f}ms")
+                if cache == "cold":
+                    line += f"{row['write'] * 1e3:>6.2f}ms"
+            print(line)
+        print("first call = convert + trace + optimise + run (target <= 5 ms), median (best);")
+        print("convert = time in the transpiler (a warm cache: loading the entries), rest =")
+        print("trace, optimise, run (medians each: they need not add up to the first call's);")
+        print("the loop of 50 steps runs ~9 ms.  cold - no cache = what a cache miss adds to")
+        print("the first call; at exit = writing its entries, when the process exits.")
         print()
-        print(f"First call vs graph size, fresh process each (median of {options.repeats})")
+        print(f"First call vs graph size, fresh process each (median of {options.repeats}; "
+              "no conversion cache)")
         print(f"{'tanh MLP':<26}{'layers':>7}{'nodes':>7}{'first call':>12}{'convert':>10}"
               f"{'rest':>10}{'rest/node':>11}")
         sources = [("written out (source grows)", _unrolled_source), ("loop over a list",
@@ -158,7 +196,7 @@ def main():
                 Path(folder, module + ".py").write_text(source_of(layers))
                 row = _median_of(_SIZE_CHILD.format(folder=folder, module=module,
                                                     layers=layers, **fill),
-                                 env, options.repeats)
+                                 env, options.repeats)  # (no conversion cache)
                 print(f"{label:<26}{layers:>7}{row['nodes']:>7}{row['total'] * 1e3:>10.2f}ms"
                       f"{row['convert'] * 1e3:>8.2f}ms{row['rest'] * 1e3:>8.2f}ms"
                       f"{row['rest'] / row['nodes'] * 1e6:>9.1f}us")

@@ -29,6 +29,7 @@ first-call latency (trace + optimise + compile) for chains of 10 to 10,000
 ops with the time per op, which must stay flat (linear growth).
 """
 
+import os
 import sys
 import time
 import timeit
@@ -37,6 +38,11 @@ from operator import attrgetter
 from pathlib import Path
 
 import numpy as np
+
+# First calls here convert (workloads.first_call clears the in-memory
+# conversion caches): the on-disk cache would load instead (its figures:
+# bench_first_call.py).
+os.environ["AUTOGRAPH_CACHE_DIR"] = "off"
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -43,6 +43,7 @@ import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+os.environ["AUTOGRAPH_CACHE_DIR"] = "off"  # cold conversions: converted, not loaded from disk
 
 import autograph as ag  # noqa: E402
 from autograph import transpiler  # noqa: E402

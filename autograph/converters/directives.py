@@ -15,8 +15,6 @@ call that rebinds it, `lst = ag__.set_element_type(lst, dtype, shape)`: a
 backend that is tracing may turn the list into a staged list.
 """
 
-import types
-
 import gast
 
 from autograph import anno, errors, templates, trees
@@ -30,22 +28,17 @@ _MODULES = {"set_loop_options": "autograph.runtime.directives",
 LOOP_OPTIONS = ("maximum_iterations", "shape_invariants")
 
 
-def _is_autograph_function(obj, name):
-    return (getattr(obj, "__name__", None) == name
-            and getattr(obj, "__module__", None) == _MODULES[name])
-
-
-def resolve(node, namespace, local_names):
-    """The object an expression like `ag.set_loop_options` names, if static; else None."""
-    if isinstance(node, gast.Name):
-        if node.id in local_names:
-            return None
-        return namespace.get(node.id)
-    if isinstance(node, gast.Attribute):
-        owner = resolve(node.value, namespace, local_names)
-        if isinstance(owner, (types.ModuleType, type)):
-            return getattr(owner, node.attr, None)
-    return None
+def _dotted_names(node):
+    """('ag', 'set_loop_options') for the expression `ag.set_loop_options`;
+    None for anything but names and attributes of names."""
+    names = []
+    while isinstance(node, gast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    names.append(node.id)
+    return tuple(reversed(names))
 
 
 class _NamesBoundInTree:
@@ -108,12 +101,14 @@ class Transformer(base.Converter):
     def _is_directive(self, stmt, name):
         if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
             return False
-        func, namespace = stmt.value.func, self.ctx.info.namespace
+        names = _dotted_names(stmt.value.func)
         # Resolved without the local names first (a local name could only make
         # it None): the names bound in the tree are then needed only for a
-        # call that is the directive, not for every call statement.
-        return (_is_autograph_function(resolve(func, namespace, ()), name)
-                and _is_autograph_function(resolve(func, namespace, self.locals), name))
+        # call that is the directive, not for every call statement.  (A
+        # question to the namespace: recorded, context.Facts.)
+        return (names is not None
+                and self.ctx.facts.ask("what_dotted_names_are", names) == (_MODULES[name], name)
+                and names[0] not in self.locals)
 
     def _rebind_element_type(self, stmt):
         """`ag.set_element_type(lst, ...)` -> `lst = ag__.set_element_type(lst, ...)`."""

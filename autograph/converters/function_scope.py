@@ -13,15 +13,11 @@ a `locals` the user defined or imported is called as it is.
 This module also holds `is_builtin`, which the call-tree pass shares.
 """
 
-import builtins
-
 import gast
 
 from autograph import templates, trees
 from autograph.converters.support import base
 from autograph.converters.support.local_names import local_names
-
-_MISSING = object()
 
 
 def bound_names(tree, source_text=None):
@@ -68,10 +64,11 @@ class LazyBoundNames:
 
 def is_builtin(name, ctx, bound):
     """Whether `name` in the converted function means the builtin of that name."""
-    builtin = getattr(builtins, name, _MISSING)
-    if builtin is _MISSING or name in bound or name in ctx.info.closure_names:
+    # (questions to the builtins and the namespace: recorded, context.Facts)
+    if (not ctx.facts.ask("is_a_builtin_name", name) or name in bound
+            or name in ctx.info.closure_names):
         return False
-    return ctx.info.namespace.get(name, builtin) is builtin
+    return ctx.facts.ask("means_the_builtin", name)
 
 
 class Transformer(base.Converter):
