@@ -15,9 +15,10 @@ mtime, like a .pyc's check of its source).  What conversion asks of the
 namespace (is `locals` the builtin? is `ag.set_loop_options` autograph's?)
 is recorded as it is asked (context.Facts) and stored in the entry; the
 transpiler asks it again of the function it loads the entry for and converts
-afresh when any answer differs.  The entry's name is a hash of the key, and
-the entry holds the key itself, compared whole when loaded: a hash collision
-loads nothing.
+afresh when any answer differs.  One entry per function (its file name is a
+hash of the function's file, qualname and options: an edit replaces the
+entry, as a module's .pyc is replaced); it holds the whole key, compared when
+loaded, so an entry of another version of the function loads nothing.
 
 Location: AUTOGRAPH_CACHE_DIR (empty, `0` or `off`: no cache), else
 $XDG_CACHE_HOME/autograph or ~/.cache/autograph.  An unreadable, corrupt or
@@ -111,7 +112,14 @@ def key_of(fn, options, lines):
 
 
 def _path(folder, key):
-    digest = hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"),
+    """The entry's file: named by the function (its file, qualname, the
+    options and Python), not by the whole key, so that an edit or a new
+    autograph replaces the entry, as a module's .pyc is replaced, instead of
+    leaving one more file per edit.  (Lambdas share a qualname: their first
+    line tells them apart.)"""
+    form, tag, _, _, _, _, filename, _, _, name, options, code = key
+    where = (form, tag, filename, name, options, code[1]) + ((code[2],) if name == "<lambda>" else ())
+    digest = hashlib.blake2b(repr(where).encode("utf-8", "surrogatepass"),
                              digest_size=20).hexdigest()
     return os.path.join(folder, digest[:2], digest + ".agc")
 

@@ -126,6 +126,7 @@ def test_editing_the_file_keeping_size_and_mtime_converts_again(tmp_path, cache_
     linecache.clearcache()
     converted = transpiler.convert(module.step, OPTIONS)
     assert builds == ["step", "step"]
+    assert len(_entries(cache_dir)) == 1  # (the edit's entry replaced the old one)
     assert "7.0" in ag.to_code(module.step)
     assert converted.__code__ == _fresh(module.step, monkeypatch)[0]
     with registry.staging("tests: the converted body"):
@@ -140,13 +141,30 @@ def test_other_options_are_another_entry(tmp_path, cache_dir, builds):
     assert builds == ["step", "step"] and len(_entries(cache_dir)) == 2
 
 
-def test_another_autograph_is_another_entry(tmp_path, cache_dir, builds, monkeypatch):
+def test_another_autograph_converts_again_and_replaces_the_entry(tmp_path, cache_dir, builds,
+                                                                monkeypatch):
     module = _module(tmp_path / "m.py", SOURCE)
     transpiler.convert(module.step, OPTIONS)
     transpiler.clear_caches()
     monkeypatch.setattr(conversion_cache, "_fingerprint", ["an edited converter"])
     transpiler.convert(module.step, OPTIONS)
-    assert builds == ["step", "step"] and len(_entries(cache_dir)) == 2
+    assert builds == ["step", "step"] and len(_entries(cache_dir)) == 1
+    transpiler.clear_caches()
+    transpiler.convert(module.step, OPTIONS)
+    assert builds == ["step", "step"]  # (the new autograph's entry, loaded)
+
+
+def test_lambdas_of_one_file_keep_an_entry_each(tmp_path, cache_dir, builds):
+    module = _module(tmp_path / "m.py", """
+    double = lambda x: x * 2
+    triple = lambda x: x * 3
+""")
+    transpiler.convert(module.double, OPTIONS)
+    transpiler.convert(module.triple, OPTIONS)
+    transpiler.clear_caches()
+    assert transpiler.convert(module.double, OPTIONS)(2) == 4
+    assert transpiler.convert(module.triple, OPTIONS)(2) == 6
+    assert builds == ["<lambda>", "<lambda>"] and len(_entries(cache_dir)) == 2
 
 
 def test_the_package_fingerprint_covers_autograph_files(tmp_path, monkeypatch):
