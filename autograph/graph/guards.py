@@ -155,6 +155,32 @@ def _code_owners(fn, called, partials=None):
     return found
 
 
+def _names_probed(code):
+    """The identifier strings of `code` and the code nested in it that
+    calls `getattr`, `hasattr` or `globals` (`getattr(CFG, "scale", 1.0)`,
+    `globals()["G"]`): the names it may ask for by a literal string, which
+    `guards_of` watches where they are present and, where they are absent,
+    for their absence (an object gaining `scale` later changes what the
+    call reads)."""
+    found = _probed_by.get(code)
+    if found is None:
+        found, todo = set(), [code]
+        while todo:
+            current = todo.pop()
+            if not _PROBING.isdisjoint(current.co_names):
+                constants = [c for c in current.co_consts if type(c) is str] + [
+                    c for group in current.co_consts if type(group) is tuple
+                    for c in group if type(c) is str]
+                found.update(c for c in constants if c.isidentifier())
+            todo += [c for c in current.co_consts if hasattr(c, "co_names")]
+        found = _probed_by[code] = frozenset(found)
+    return found
+
+
+_PROBING = frozenset(("getattr", "hasattr", "globals"))
+_probed_by = weakref.WeakKeyDictionary()  # code -> _names_probed(code)
+
+
 def _defined_in_autograph(function):
     """Is `function` autograph's own (its globals are a module of autograph)?"""
     return str(function.__globals__.get("__name__")).startswith("autograph.")
@@ -210,9 +236,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     every call after another trace of the function appended to it."""
     partials = []
     functions = _code_owners(fn, called, partials)
-    names = set()
+    names, probed = set(), set()
     for function, _ in functions:
         names.update(errors.names_read(function.__code__))
+        probed.update(_names_probed(function.__code__))
+    names.update(probed)
     guards = []
     seen = {}  # (id(holder), name) -> (watched?, depth it was walked from)
     kept = []  # the holders seen (`seen` keys on their ids: no other may take one)
@@ -355,6 +383,23 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     for nearer in mro[:position]:
                         watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
                     found = True
+        if probed:  # (names asked for by getattr/hasattr that the object lacks)
+            classes = [class_vars(cls) for cls in mro if _user_class(cls)]
+            present = set(attributes or ()).union(*(class_vars(cls) for cls in mro))
+            holders = classes if attributes is None else [attributes, *classes]
+            found = watch_absent(holders, present, kind, prefix, depth) or found
+        return found
+
+    def watch_absent(holders, present, kind, prefix, depth):
+        """`getattr(CFG, "scale", 1.0)`, `hasattr(D, "scale")`, `globals().get("G")`:
+        a name the code asks for by a literal string (`probed`) that none of
+        `holders` (an object's `__dict__` and its classes' namespaces, a
+        module's or a function's globals) has: watched as absent there, so
+        that gaining it later traces again; True when something is watched."""
+        found = False
+        for name in probed.difference(present):
+            for holder in holders:
+                found = watch(holder, name, _MISSING, kind, prefix + name, depth) or found
         return found
 
     def watch_class(cls, kind, path, depth):
@@ -371,6 +416,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     found = True
                     for before in mro[:i]:
                         watch(class_vars(before), name, _MISSING, kind, prefix + name, depth)
+        if probed:
+            found = watch_absent([class_vars(owner) for owner in mro if _user_class(owner)],
+                                 set().union(*(class_vars(owner) for owner in mro)),
+                                 kind, prefix, depth) or found
         return found
 
     def watch_bound(bound, kind, spelling):
@@ -405,6 +454,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             for name in names.intersection(attributes):
                 watch(attributes, name, attributes[name], "module attribute",
                       f"{module.__name__}.{name}")
+            watch_absent([attributes], attributes, "module attribute",
+                         f"{module.__name__}.", 0)
 
     walked_namespaces = set()  # (functions of one module share it, and `names`)
     for function, _ in functions:
@@ -415,6 +466,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
+            if probed and "globals" in names:  # (`globals().get("G")` of a G not there yet)
+                watch_absent([namespace], namespace, "global", "", 0)
         free = function.__code__.co_freevars
         transient = traced_locals.get(function.__code__, ())
         for cell, name in zip(getattr(function, "__closure__", None) or (), free):
