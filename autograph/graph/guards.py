@@ -79,8 +79,14 @@ programs at trace time would refuse many that never change them):
   `__hash__`, `__repr__`, `__format__`, ...);
 - values computed by `__getattr__`, `__getattribute__` or descriptors other
   than properties, and what a property's getter reads elsewhere;
-- items of list or dict subclasses other than OrderedDict and defaultdict
-  (their methods are user code);
+- items of list, tuple, deque or dict subclasses that override how items
+  are read (`__getitem__`, `__iter__`, `get`, ...: `_ITEM_READERS`; their
+  methods compute what is read); one that overrides none is watched like
+  its base (`_plain_subclass_kind`), and its attributes too;
+- names asked for by a computed string (`getattr(cfg, name)`,
+  `globals()[name]`); by a literal one (`getattr(CFG, "scale", 1.0)`,
+  `hasattr(D, "scale")`, `globals()["G"]`: `_names_probed`) they are
+  watched, and where absent, watched for their absence;
 - attributes of objects with no `__dict__` or slots (C extension types) and
   of numpy's or builtin classes; an object whose `__dict__` is replaced as a
   whole; paths longer than `_PATH_LINKS`;
@@ -320,6 +326,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 found = inside(item, kind, path + step, depth + 1, implied) or found
             elif note is not None and noting[0]:
                 note(item, path + step, root[0] if kind == "attribute" else None)
+        if type(value) not in _CONTAINERS and not fields and _user_class(type(value)):
+            # (a user's subclass, `class Params(dict)`: its attributes too)
+            found = watch_object(value, kind, path, depth + 1, implied) or found
         return found
 
     def watch_object(obj, kind, path, depth=0, implied=None):
@@ -625,7 +634,36 @@ def _container_kind(value):
         return dict
     if isinstance(value, tuple) and hasattr(kind, "_fields"):
         return tuple
+    if isinstance(value, _CONTAINERS):  # (a user's subclass: class Params(dict))
+        found = _subclass_kinds.get(kind, _MISSING)
+        if found is _MISSING:
+            found = _subclass_kinds[kind] = _plain_subclass_kind(kind)
+        return found
     return None
+
+
+def _plain_subclass_kind(kind):
+    """The container `kind` (a subclass of list, tuple, dict or deque) is
+    read like, when none of its classes overrides how its items are read
+    (`_ITEM_READERS`): then len, iteration, indexing and `get` are the base's
+    own, no user code runs in the fingerprint or the call's tests, and what
+    the code reads is what the base holds.  None for one that does (its
+    methods compute what is read: not watched)."""
+    base = next(base for base in _CONTAINERS if issubclass(kind, base))
+    for cls in kind.__mro__:
+        if cls is base:
+            return dict if base is dict else base
+        if cls not in _DICTS and not _ITEM_READERS.isdisjoint(vars(cls)):
+            return None
+    return None
+
+
+# The methods through which a list's, tuple's, deque's or dict's items are read
+# (by the code, by `_fingerprint` and by the call's tests, `_container_tests`).
+_ITEM_READERS = frozenset(("__len__", "__iter__", "__getitem__", "__reversed__",
+                           "__contains__", "__missing__", "get", "items", "keys",
+                           "values"))
+_subclass_kinds = weakref.WeakKeyDictionary()  # class -> _plain_subclass_kind(class)
 
 
 def _fingerprint(value, depth=0):
@@ -865,10 +903,6 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     return tests
 
 
-_MUTABLE_CONTAINERS = frozenset((list, dict, collections.deque, set, collections.OrderedDict,
-                                 collections.defaultdict))
-
-
 def _numbers_only(fingerprint):
     """Does a container's fingerprint hold numbers and strings alone?"""
     if type(fingerprint) is not tuple or not fingerprint or fingerprint[0] is not _CONTAINER:
@@ -883,7 +917,7 @@ def _only_gained_keys(before, after):
     `after`?  A trace that did so may have read them (`SCALES["s"]` of a
     defaultdict, `CONFIG.setdefault("s", 1.0)`): still watched, not taken
     for a log, so that a later change of such an entry traces again."""
-    return (before[1] is dict or before[1] in _DICTS) and after[1] is before[1] and \
+    return issubclass(before[1], dict) and after[1] is before[1] and \
         after[3][:len(before[3])] == before[3]
 
 
@@ -1053,7 +1087,8 @@ def random_states(fn, objects, containers=None):
     for _, _, value, label, _ in guards_of(fn, objects, contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
-        elif containers is not None and type(value) in _MUTABLE_CONTAINERS:
+        elif containers is not None and (type(value) is set or _container_kind(value) in
+                                         (list, dict, collections.deque)):
             fingerprint = _fingerprint(value)
             if _numbers_only(fingerprint):
                 containers[id(value)] = (value, fingerprint)
