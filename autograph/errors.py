@@ -1226,3 +1226,20 @@ def array_subclass_argument_message(path, kind, location):
             "drop what the subclass adds, such as a masked array's mask). Pass "
             f"np.asarray({path}) for its data as a plain array, or, for a masked array, "
             "its .data and .mask as two arguments.")
+
+
+# --- an iterator held outside the arguments, advanced while tracing (graph/guards.py) ---
+
+
+class ConsumedIteratorError(StagingError):
+    """A trace advanced an iterator held outside its arguments (`next(IT)`)."""
+
+
+def consumed_iterator_message(what, function_name, location):
+    """`what`: the iterator's holder as guards.py labels it ("global 'IT'")."""
+    return (
+        f"tracing the ag.function '{function_name}' ({location}) advanced the iterator in "
+        f"{what} (`next(...)` on it, or a Python `for` over it): that ran once, while "
+        "tracing, and the values it gave are constants of the graph; later calls would "
+        "neither advance it nor see its next values. Take the value outside and pass it in "
+        "as an argument (`f(x, next(IT))`), or make the iterator inside the function.")

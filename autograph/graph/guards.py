@@ -101,7 +101,12 @@ on every call and the graph never does, is refused (TraceLeakError).  Before
 and after a trace the states of numpy's global RandomState and of the
 generators the walk reaches are compared (`random_states`): a draw that moved
 one ran while tracing, unseen by autograph, and would be a graph constant
-(BakedRandomDrawError).  Both cost a little at trace time only.
+(BakedRandomDrawError).  So are the positions of the iterators it reaches
+(an iterator of Python's, a generator, map, zip, itertools: watched by
+identity) and of iterator arguments: a trace that advanced one (`next(IT)`,
+a Python `for` over it) took its values once, as constants, and is refused
+(`advanced_iterator`, ConsumedIteratorError).  These cost a little at trace
+time only.
 """
 
 import collections
@@ -111,6 +116,7 @@ import functools
 import gc
 import operator
 import types
+import warnings
 import weakref
 
 import numpy as np
@@ -281,6 +287,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
+        elif _is_iterator(value):  # (`next(IT)`: by identity; random_states checks
+            # that the trace did not advance it)
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif _container_kind(value) is not None or type(value) in (set, frozenset):
             # Any container the code reaches, numbers and strings in it too:
@@ -1058,7 +1067,55 @@ def _frozen(value):
     return value
 
 
-def random_states(fn, objects, containers=None):
+def _is_iterator(value):
+    """Is `value` an iterator of Python's or a C extension's (a generator,
+    `iter(list)`, map, zip, itertools): one whose position lives outside
+    any `__dict__` the walk follows?"""
+    kind = type(value)
+    return hasattr(kind, "__next__") and hasattr(kind, "__iter__") and \
+        not hasattr(value, "__dict__") and not isinstance(value, _GENERATORS)
+
+
+def _iterator_position(iterator, depth=0):
+    """Something that changes when `iterator` (`_is_iterator`) gives a value,
+    read without advancing it: a generator's frame (where it stands, its
+    locals), else what the iterator's `__reduce__` tells (`iter(list)`: the
+    index; map, zip, enumerate: the iterators inside them, in turn), with its
+    length hint; None when it cannot be told."""
+    if isinstance(iterator, (types.GeneratorType, types.CoroutineType)):
+        frame = getattr(iterator, "gi_frame", None) or getattr(iterator, "cr_frame", None)
+        if frame is None:
+            return "finished"
+        return frame.f_lasti, tuple(_position_part(v, depth) for v in frame.f_locals.values())
+    try:
+        with warnings.catch_warnings():  # (itertools' __reduce__ is deprecated in 3.12)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            reduced = iterator.__reduce__()
+    except Exception:  # noqa: BLE001 - an iterator that cannot tell: not compared
+        reduced = None
+    return operator.length_hint(iterator, -1), _position_part(reduced, depth)
+
+
+def _position_part(value, depth):
+    if type(value) is tuple and depth < 8:
+        return tuple(_position_part(item, depth + 1) for item in value)
+    if _is_iterator(value) and depth < 8:
+        return _iterator_position(value, depth + 1)
+    if _by_value(value):
+        return type(value), number_bits(value)
+    return id(value)
+
+
+def advanced_iterator(iterators):
+    """What holds the first of `iterators` (random_states' {id: (iterator,
+    label, position before the trace)}) that has moved since, or None."""
+    for iterator, label, position in iterators.values():
+        if position is not None and _iterator_position(iterator) != position:
+            return label
+    return None
+
+
+def random_states(fn, objects, containers=None, iterators=None, argument_names=None):
     """Before a trace: [(generator, what it is, its state)] of numpy's global
     RandomState (np.random.rand, np.random.normal, ...) and of the
     generators the trace could draw from: in the globals the traced
@@ -1070,7 +1127,10 @@ def random_states(fn, objects, containers=None):
 
     `containers`, a dict, gets {id: (container, fingerprint)} of the lists,
     dicts, deques and sets of numbers and strings the same walk meets: what
-    they held before the trace (guards_of's `before`)."""
+    they held before the trace (guards_of's `before`); `iterators`, one, gets
+    {id: (iterator, label, position)} of the iterators it meets there
+    (`advanced_iterator` after the trace); `argument_names`: {id(argument):
+    its parameter name}, to name an iterator passed as one."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
                                           "state (np.random.rand, np.random.normal, ...)")}
     walked_namespaces = set()
@@ -1084,9 +1144,15 @@ def random_states(fn, objects, containers=None):
     for value in objects:
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, "the generator passed as an argument"))
+        elif iterators is not None and _is_iterator(value):  # (keyed by identity)
+            name = (argument_names or {}).get(id(value))
+            iterators.setdefault(id(value), (value, f"argument '{name}'" if name else
+                                             "an argument", _iterator_position(value)))
     for _, _, value, label, _ in guards_of(fn, objects, contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
+        elif iterators is not None and _is_iterator(value):
+            iterators.setdefault(id(value), (value, label, _iterator_position(value)))
         elif containers is not None and (type(value) is set or _container_kind(value) in
                                          (list, dict, collections.deque)):
             fingerprint = _fingerprint(value)
