@@ -48,7 +48,7 @@ those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
 dataclass, namedtuple or SimpleNamespace, `params.inner.w` of an argument).
 The walk (`guards_of`: `inside`, `watch_object`, `watch_class`) follows
 list/tuple/dict items and the attributes the code names, of objects and of
-classes used as namespaces (`Config.W`), up to `_PATH_LINKS` links; by name,
+classes used as namespaces (`Config.W`), up to `_PATH_LINKS` (24) links; by name,
 not by exact path, so an attribute that another line reads is watched too,
 which can only cost a retrace.  Each link is a guard of its own -- the
 root's holder holds the object, the object's `__dict__` (or a `_Slots`
@@ -89,7 +89,8 @@ programs at trace time would refuse many that never change them):
   watched, and where absent, watched for their absence;
 - attributes of objects with no `__dict__` or slots (C extension types) and
   of numpy's or builtin classes; an object whose `__dict__` is replaced as a
-  whole; paths longer than `_PATH_LINKS`;
+  whole.  (A path longer than `_PATH_LINKS` links that leads to more data
+  under names the code reads is refused at trace time: UnwatchedPathError.)
 - autograph's own objects (an `ag.Variable` is the graph's state, read per call).
 A function that reads no such object gets no guard and pays nothing.
 
@@ -320,6 +321,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         fingerprint holds them by identity), then the attributes it names of
         the objects among them; True when something is watched."""
         if depth >= _PATH_LINKS:
+            if leads_further(value):
+                raise_too_deep(kind, path)
             return False
         container = _container_kind(value)
         if isinstance(value, type):
@@ -339,6 +342,48 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             # (a user's subclass, `class Params(dict)`: its attributes too)
             found = watch_object(value, kind, path, depth + 1, implied) or found
         return found
+
+    def leads_further(value):
+        """Would the walk, were it not cut at `_PATH_LINKS` links, watch
+        something inside `value`: a container or an object among its items,
+        or an attribute the code names holding data?  (The items themselves,
+        numbers and arrays, its holder's fingerprint compares.)"""
+        kind = _container_kind(value)
+        if kind is not None:
+            items = value.values() if kind is dict else value
+            return any(_container_kind(item) is not None or type(item) in (set, frozenset) or
+                       holds_named_data(item) for item in items)
+        return holds_named_data(value)
+
+    def holds_named_data(obj):
+        if isinstance(obj, type):
+            attributes, classes = None, [obj] if _user_class(obj) else []
+        elif _holds_attributes(obj):
+            attributes = _own_attributes(obj)
+            classes = [cls for cls in type(obj).__mro__[:-1] if _user_class(cls)]
+        else:
+            return False
+        for name in names.intersection(attributes or ()):
+            if type(attributes[name]) not in _NEVER_WATCHED:
+                return True
+        for cls in classes:
+            for name in names.intersection(vars(cls)):
+                value = vars(cls)[name]
+                if type(value) is types.MemberDescriptorType and attributes is None:
+                    value = _Slots(obj, value).get(name, None)
+                if isinstance(value, (np.ndarray, np.generic)) or type(value) in _SCALARS \
+                        or _container_kind(value) is not None or _holds_attributes(value) \
+                        and not isinstance(value, type) and not hasattr(type(value), "__get__"):
+                    return True
+        return False
+
+    def raise_too_deep(kind, path):
+        owner = functions[0][0] if functions else fn
+        code = getattr(owner, "__code__", None)
+        raise errors.UnwatchedPathError(errors.unwatched_path_message(
+            f"{kind} '{path}'", _PATH_LINKS, getattr(owner, "__name__", "?"),
+            errors.where(code.co_filename, code.co_firstlineno) if code is not None
+            else "an unknown place"))
 
     def watch_object(obj, kind, path, depth=0, implied=None):
         """`self.w`, `LAYERS[0].w`: the object's own attribute (in its
@@ -520,8 +565,13 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
 # How many links a watched path may have past its root: `MODEL.layers[1].b`
 # (a global) has three, `MODEL.encoder.blocks[3].attention.w` five.  Bounded,
 # so that a linked structure (a graph of objects pointing at each other) is
-# not walked whole at every trace.
-_PATH_LINKS = 6
+# not walked whole at every trace; where the walk would go further (data
+# under an attribute the code names, or nested containers), the trace is
+# refused (UnwatchedPathError) rather than leaving that data unwatched.
+_PATH_LINKS = 24
+# How deep a container's fingerprint goes into nested containers: one level
+# past the walk's links, so the numbers in a container at its end are compared.
+_NESTING = _PATH_LINKS + 1
 
 # Objects whose attributes watch_object does not walk: autograph's own (an
 # ag.Variable is the graph's state, not a constant; an ag.function holds its
@@ -681,7 +731,7 @@ def _fingerprint(value, depth=0):
     numbers by value, arrays by contents, any other object by identity."""
     kind = type(value)
     container = _container_kind(value)
-    if container is not None and depth < 8:
+    if container is not None and depth < _NESTING:
         items = ((dict_key(key), item) for key, item in value.items()) \
             if container is dict else enumerate(value)
         return (_CONTAINER, kind, len(value),
@@ -690,7 +740,7 @@ def _fingerprint(value, depth=0):
         return (id(value), value.shape, value.dtype, value.tobytes())
     if _by_value(value):
         return (kind, number_bits(value))
-    if (kind is set or kind is frozenset) and depth < 8:  # (its items, in no order:
+    if (kind is set or kind is frozenset) and depth < _NESTING:  # (its items, in no order:
         # numbers by value, else by id)
         return (_CONTAINER, kind, len(value),
                 ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
@@ -879,7 +929,7 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
         namespace[saved] = fingerprint
         return [f"_fingerprint({expression}, {depth}) == {saved}"]
     kind = _container_kind(value)
-    if kind is None or depth >= 8:
+    if kind is None or depth >= _NESTING:
         return []
     _, _, length, saved_items = fingerprint
     if kind is not tuple and saved_items and _numbers_only(fingerprint):
