@@ -112,6 +112,7 @@ time only.
 
 import collections
 import ctypes
+import dis
 import enum
 import functools
 import gc
@@ -169,27 +170,40 @@ def _code_owners(fn, called, partials=None):
 
 
 def _names_probed(code):
-    """The identifier strings of `code` and the code nested in it that
-    calls `getattr`, `hasattr` or `globals` (`getattr(CFG, "scale", 1.0)`,
-    `globals()["G"]`): the names it may ask for by a literal string, which
-    `guards_of` watches where they are present and, where they are absent,
-    for their absence (an object gaining `scale` later changes what the
-    call reads)."""
+    """The names `code` and the code nested in it may ask for by a literal
+    string (`getattr(CFG, "scale", 1.0)`, `hasattr(D, "scale")`,
+    `globals()["G"]`, `globals().get("G")`): the first identifier string each
+    load of `getattr`, `hasattr` or `globals` is followed by, within the
+    statement; `guards_of` watches them where present and, where absent,
+    for their absence (an object gaining `scale` later changes what the call
+    reads).  (Another string caught this way costs a guard or two, no more.)"""
     found = _probed_by.get(code)
     if found is None:
         found, todo = set(), [code]
         while todo:
             current = todo.pop()
-            if not _PROBING.isdisjoint(current.co_names):
-                constants = [c for c in current.co_consts if type(c) is str] + [
-                    c for group in current.co_consts if type(group) is tuple
-                    for c in group if type(c) is str]
-                found.update(c for c in constants if c.isidentifier())
             todo += [c for c in current.co_consts if hasattr(c, "co_names")]
+            if _PROBING.isdisjoint(current.co_names):
+                continue
+            probing = None  # instructions left to look at after a load of a probe
+            for instruction in dis.get_instructions(current):
+                if instruction.opname in _NAME_LOADS and instruction.argval in _PROBING:
+                    probing = _PROBE_REACH
+                elif probing:
+                    probing -= 1
+                    if instruction.opname.startswith(_STATEMENT_ENDS):
+                        probing = None
+                    elif instruction.opname == "LOAD_CONST" and \
+                            type(instruction.argval) is str and instruction.argval.isidentifier():
+                        found.add(instruction.argval)
+                        probing = None
         found = _probed_by[code] = frozenset(found)
     return found
 
 
+_NAME_LOADS = frozenset(("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST"))
+_STATEMENT_ENDS = ("STORE_", "RETURN_", "POP_JUMP", "JUMP", "POP_TOP")
+_PROBE_REACH = 40  # (instructions: `getattr(self.model.encoder.cfg, "scale")` takes 5)
 _PROBING = frozenset(("getattr", "hasattr", "globals"))
 _probed_by = weakref.WeakKeyDictionary()  # code -> _names_probed(code)
 

@@ -142,3 +142,22 @@ def test_a_function_without_getattr_gets_no_absence_guards():
     watched = [label for _, _, _, label, _ in concrete.guards]
     assert all("scale" not in label for label in watched), watched
     assert len(concrete.guards) == 2, watched  # (the cell holding cfg, cfg's `w`)
+
+
+def test_only_the_strings_given_to_getattr_are_watched_for_absence():
+    layers = [Settings(), Settings()]
+    for layer in layers:
+        layer.w = np.ones(2)
+
+    @ag.function
+    def f(x):
+        for layer in layers:  # (the converted loop's code holds the string 'layer')
+            bias = getattr(layer, "bias", None)
+            x = x * layer.w if bias is None else x * layer.w + bias
+        return x
+
+    np.testing.assert_allclose(f(X), [1.0, 1.0])
+    watched = [label for _, _, _, label, _ in f.get_concrete_function(X).guards]
+    assert not any(label.endswith(("layer'", "x'")) for label in watched), watched
+    layers[1].bias = 2.0
+    np.testing.assert_allclose(f(X), [3.0, 3.0])
