@@ -1137,7 +1137,8 @@ def _is_iterator(value):
     any `__dict__` the walk follows?"""
     kind = type(value)
     return hasattr(kind, "__next__") and hasattr(kind, "__iter__") and \
-        not hasattr(value, "__dict__") and not isinstance(value, _GENERATORS)
+        not hasattr(value, "__dict__") and not hasattr(kind, "__slots__") and \
+        not isinstance(value, _GENERATORS)  # (a user's class: walked as an object)
 
 
 def _iterator_position(iterator, depth=0):
