@@ -79,10 +79,12 @@ programs at trace time would refuse many that never change them):
   `__hash__`, `__repr__`, `__format__`, ...);
 - values computed by `__getattr__`, `__getattribute__` or descriptors other
   than properties, and what a property's getter reads elsewhere;
-- items of list, tuple, deque or dict subclasses that override how items
-  are read (`__getitem__`, `__iter__`, `get`, ...: `_ITEM_READERS`; their
-  methods compute what is read); one that overrides none is watched like
-  its base (`_plain_subclass_kind`), and its attributes too;
+- what the item-reading methods of a list, tuple, deque or dict subclass
+  (`__getitem__`, `__iter__`, `get`, ...: `_ITEM_READERS`) read outside
+  their object: one that overrides none is watched like its base
+  (`_plain_subclass_kind`), one that does has its base items compared
+  through the base's own methods (`_overriding_kind`, its whole fingerprint
+  per call), and both their attributes;
 - names asked for by a computed string (`getattr(cfg, name)`,
   `globals()[name]`); by a literal one (`getattr(CFG, "scale", 1.0)`,
   `hasattr(D, "scale")`, `globals()["G"]`: `_names_probed`) they are
@@ -306,7 +308,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         elif _is_iterator(value):  # (`next(IT)`: by identity; random_states checks
             # that the trace did not advance it)
             guards.append((holder, name, value, f"{kind} '{path}'", None))
-        elif _container_kind(value) is not None or type(value) in (set, frozenset):
+        elif _fingerprinted(value) or type(value) is frozenset:
             # Any container the code reaches, numbers and strings in it too:
             # `x * len(SIZES)` baked the length in -- but for one of numbers
             # the trace itself changed (`before`: a log, `CALLS.append(1)`),
@@ -322,7 +324,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 # by value (`CFG["calls"] += 1` beside the `CFG["scale"]` it reads)
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
                 entries = value if _container_kind(value) is dict else _Items(value)
-                for key, item in _untouched(logged[1], fingerprint, value):
+                for key, item in _untouched(logged[1], fingerprint, value) if \
+                        _overriding_kind(value) is None else ():  # (its get: user code)
                     guards.append((entries, key, item, f"{kind} '{path}[{key!r}]'", None))
         elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
@@ -338,17 +341,18 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             if leads_further(value):
                 raise_too_deep(kind, path)
             return False
-        container = _container_kind(value)
+        container = _container_kind(value) or _overriding_kind(value)
         if isinstance(value, type):
             return _user_class(value) and watch_class(value, kind, path, depth + 1)
         if container is None:
             return watch_object(value, kind, path, depth + 1, implied)
         found = False
         fields = getattr(type(value), "_fields", None)  # (a namedtuple's)
-        items = value.items() if container is dict else enumerate(value)
+        items = dict.items(value) if container is dict else \
+            enumerate(_BASES[container].__iter__(value))
         for key, item in items:
             step = f".{fields[key]}" if fields else f"[{key!r}]"
-            if _container_kind(item) is not None or _holds_attributes(item):
+            if _fingerprinted(item) and type(item) is not set or _holds_attributes(item):
                 found = inside(item, kind, path + step, depth + 1, implied) or found
             elif note is not None and noting[0]:
                 note(item, path + step, root[0] if kind == "attribute" else None)
@@ -692,7 +696,7 @@ _MISSING = object()
 _GENERATORS = (np.random.Generator, np.random.RandomState)
 _CONTAINERS = (list, tuple, dict, collections.deque)  # (a deque: items like a list's)
 # dicts whose items, get and len are dict's own (no user code runs in them)
-_DICTS = (collections.OrderedDict, collections.defaultdict)
+_DICTS = (collections.OrderedDict, collections.defaultdict, collections.Counter)
 _CONTAINER = object()  # first item of a container's fingerprint
 
 
@@ -713,6 +717,28 @@ def _container_kind(value):
             found = _subclass_kinds[kind] = _plain_subclass_kind(kind)
         return found
     return None
+
+
+def _overriding_kind(value):
+    """The base (list, tuple, dict or deque) of a user's subclass that
+    overrides how its items are read (`_ITEM_READERS`), else None: its
+    fingerprint reads the base's items through the base's own methods."""
+    kind = type(value)
+    if kind in _CONTAINERS or kind in _DICTS or not isinstance(value, _CONTAINERS) or \
+            _container_kind(value) is not None:
+        return None
+    return next(base for base in _CONTAINERS if isinstance(value, base))
+
+
+def _base_items(value, container):
+    """(key, item) of `value`, read like `container` (list, tuple, deque or
+    dict) through its own methods: dict keys as `dict_key` spells them."""
+    if container is dict:
+        return ((dict_key(key), item) for key, item in dict.items(value))
+    return enumerate(_BASES[container].__iter__(value))
+
+
+_BASES = {list: list, tuple: tuple, dict: dict, collections.deque: collections.deque}
 
 
 def _plain_subclass_kind(kind):
@@ -744,12 +770,14 @@ def _fingerprint(value, depth=0):
     (`PARAMS["w"]`, `for w in LAYERS`) or set: its structure and keys,
     numbers by value, arrays by contents, any other object by identity."""
     kind = type(value)
-    container = _container_kind(value)
+    container = _container_kind(value) or _overriding_kind(value)
     if container is not None and depth < _NESTING:
-        items = ((dict_key(key), item) for key, item in value.items()) \
-            if container is dict else enumerate(value)
-        return (_CONTAINER, kind, len(value),
-                tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
+        # (read through the base's own methods: a subclass's overrides, user
+        # code, do not run; for the base itself they are what it calls)
+        return (_CONTAINER, kind, len(value) if container is kind else
+                _BASES[container].__len__(value),
+                tuple((key, _fingerprint(item, depth + 1)) for key, item in
+                      _base_items(value, container)))
     if kind is np.ndarray:
         return (id(value), value.shape, value.dtype, value.tobytes())
     if _by_value(value):
@@ -936,7 +964,9 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     _ContentTests compares."""
     if type(value) is frozenset:  # (it cannot change: the holder's test is enough)
         return []
-    if type(value) is set:  # (no order, no keys: its fingerprint is compared whole)
+    if type(value) is set or _overriding_kind(value) is not None:
+        # (a set: no order, no keys; a subclass overriding how its items are
+        # read: only the base's own methods may read them) -- compared whole
         namespace["_fingerprint"] = _fingerprint
         saved = f"_set{counter[0]}"
         counter[0] += 1
@@ -967,13 +997,17 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
                          else f"{expression}[{key}] is {name}")
         if type(item) is np.ndarray and type(saved) is tuple and saved[0] == id(item):
             arrays.append((name, item, saved[1:]))
-        elif (_container_kind(item) is not None or type(item) is set) and \
-                type(saved) is tuple and saved[0] is _CONTAINER:
+        elif _fingerprinted(item) and type(saved) is tuple and saved[0] is _CONTAINER:
             tests += _container_tests(item, saved, name, namespace, counter, arrays, depth + 1)
-        elif type(item) is np.ndarray or _container_kind(item) is not None or \
-                type(item) is set:
+        elif type(item) is np.ndarray or _fingerprinted(item):
             tests.append("False")  # (changed since the trace: the slow path says how)
     return tests
+
+
+def _fingerprinted(value):
+    """Is `value` a container `_fingerprint` looks into?"""
+    return _container_kind(value) is not None or type(value) is set or \
+        _overriding_kind(value) is not None
 
 
 def _numbers_only(fingerprint):
@@ -989,9 +1023,12 @@ def _only_gained_keys(before, after):
     """Did a dict only gain entries between fingerprints `before` and
     `after`?  A trace that did so may have read them (`SCALES["s"]` of a
     defaultdict, `CONFIG.setdefault("s", 1.0)`): still watched, not taken
-    for a log, so that a later change of such an entry traces again."""
-    return issubclass(before[1], dict) and after[1] is before[1] and \
-        after[3][:len(before[3])] == before[3]
+    for a log, so that a later change of such an entry traces again.  (Not
+    a Counter: reading one never adds an entry -- `__missing__` returns 0
+    without storing it -- so one that gained entries was written to, a log:
+    `TICKS[name] += 1`.)"""
+    return issubclass(before[1], dict) and not issubclass(before[1], collections.Counter) \
+        and after[1] is before[1] and after[3][:len(before[3])] == before[3]
 
 
 def _untouched(before, after, value):
@@ -1213,13 +1250,15 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
             name = (argument_names or {}).get(id(value))
             iterators.setdefault(id(value), (value, f"argument '{name}'" if name else
                                              "an argument", _iterator_position(value)))
-    for _, _, value, label, _ in guards_of(fn, objects, contents=False):
+    for _, _, value, label, _ in guards_of(fn, objects, _named_functions(fn),
+                                           contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
         elif iterators is not None and _is_iterator(value):
             iterators.setdefault(id(value), (value, label, _iterator_position(value)))
-        elif containers is not None and (type(value) is set or _container_kind(value) in
-                                         (list, dict, collections.deque)):
+        elif containers is not None and (type(value) is set or (
+                _container_kind(value) or _overriding_kind(value)) in
+                (list, dict, collections.deque)):
             fingerprint = _fingerprint(value)
             if _numbers_only(fingerprint):
                 containers[id(value)] = (value, fingerprint)
@@ -1231,6 +1270,32 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
         state = _random_state(generator) if gauss is None else None
         states.append((generator, what, state, raw, gauss))
     return states
+
+
+def _named_functions(fn, limit=32):
+    """The user functions `fn`'s code names from its globals or cells, and
+    those their code names, in turn (at most `limit`): what a trace may call
+    (`tick(name)` changing a global `TICKS`), known before it runs --
+    random_states looks at what they hold too, so that a container one of
+    them changes while tracing is known for a log."""
+    found, todo, seen = [], [fn], set()
+    while todo and len(found) < limit:
+        for function, _ in _code_owners(todo.pop(), ()):
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            found.append(function)
+            namespace = function.__globals__
+            cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+            for name in errors.names_read(function.__code__):
+                try:
+                    value = cells[name].cell_contents if name in cells else namespace.get(name)
+                except ValueError:  # (an empty cell)
+                    continue
+                if isinstance(value, types.FunctionType) and \
+                        not errors._not_users(value.__code__.co_filename):  # (numpy's)
+                    todo.append(value)
+    return found[1:]
 
 
 def baked_random_draw(states):
