@@ -305,10 +305,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
             guards.append((holder, name, value, f"{kind} '{path}'", None))
-        elif _is_iterator(value):  # (`next(IT)`: by identity; random_states checks
-            # that the trace did not advance it)
-            guards.append((holder, name, value, f"{kind} '{path}'", None))
-        elif _fingerprinted(value) or type(value) is frozenset:
+        elif _container_kind(value) is not None or type(value) in (set, frozenset) or \
+                _overriding_kind(value) is not None:
             # Any container the code reaches, numbers and strings in it too:
             # `x * len(SIZES)` baked the length in -- but for one of numbers
             # the trace itself changed (`before`: a log, `CALLS.append(1)`),
@@ -327,6 +325,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 for key, item in _untouched(logged[1], fingerprint, value) if \
                         _overriding_kind(value) is None else ():  # (its get: user code)
                     guards.append((entries, key, item, f"{kind} '{path}[{key!r}]'", None))
+        elif _is_iterator(value):  # (`next(IT)`: by identity; random_states checks
+            # that the trace did not advance it)
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
         seen[place] = (len(guards) > at, depth)
@@ -341,18 +342,20 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             if leads_further(value):
                 raise_too_deep(kind, path)
             return False
-        container = _container_kind(value) or _overriding_kind(value)
+        container = _container_kind(value)
         if isinstance(value, type):
             return _user_class(value) and watch_class(value, kind, path, depth + 1)
-        if container is None:
+        if container is not None:
+            items = value.items() if container is dict else enumerate(value)
+        elif _overriding_kind(value) is not None:  # (the base's own methods: no user code)
+            items = _base_items(value, _overriding_kind(value))
+        else:
             return watch_object(value, kind, path, depth + 1, implied)
         found = False
         fields = getattr(type(value), "_fields", None)  # (a namedtuple's)
-        items = dict.items(value) if container is dict else \
-            enumerate(_BASES[container].__iter__(value))
         for key, item in items:
             step = f".{fields[key]}" if fields else f"[{key!r}]"
-            if _fingerprinted(item) and type(item) is not set or _holds_attributes(item):
+            if _container_kind(item) is not None or _holds_attributes(item):
                 found = inside(item, kind, path + step, depth + 1, implied) or found
             elif note is not None and noting[0]:
                 note(item, path + step, root[0] if kind == "attribute" else None)
@@ -709,36 +712,31 @@ def _container_kind(value):
         return kind
     if kind in _DICTS:
         return dict
+    if not isinstance(value, _CONTAINERS):  # (most objects the walk meets)
+        return None
     if isinstance(value, tuple) and hasattr(kind, "_fields"):
         return tuple
-    if isinstance(value, _CONTAINERS):  # (a user's subclass: class Params(dict))
-        found = _subclass_kinds.get(kind, _MISSING)
-        if found is _MISSING:
-            found = _subclass_kinds[kind] = _plain_subclass_kind(kind)
-        return found
-    return None
+    found = _subclass_kinds.get(kind, _MISSING)  # (a user's subclass: class Params(dict))
+    if found is _MISSING:
+        found = _subclass_kinds[kind] = _plain_subclass_kind(kind)
+    return found
 
 
 def _overriding_kind(value):
     """The base (list, tuple, dict or deque) of a user's subclass that
     overrides how its items are read (`_ITEM_READERS`), else None: its
     fingerprint reads the base's items through the base's own methods."""
-    kind = type(value)
-    if kind in _CONTAINERS or kind in _DICTS or not isinstance(value, _CONTAINERS) or \
-            _container_kind(value) is not None:
+    if not isinstance(value, _CONTAINERS) or _container_kind(value) is not None:
         return None
     return next(base for base in _CONTAINERS if isinstance(value, base))
 
 
 def _base_items(value, container):
     """(key, item) of `value`, read like `container` (list, tuple, deque or
-    dict) through its own methods: dict keys as `dict_key` spells them."""
+    dict) through that base's own methods (a subclass's, user code, do not run)."""
     if container is dict:
-        return ((dict_key(key), item) for key, item in dict.items(value))
-    return enumerate(_BASES[container].__iter__(value))
-
-
-_BASES = {list: list, tuple: tuple, dict: dict, collections.deque: collections.deque}
+        return dict.items(value)
+    return enumerate(container.__iter__(value))
 
 
 def _plain_subclass_kind(kind):
@@ -770,18 +768,22 @@ def _fingerprint(value, depth=0):
     (`PARAMS["w"]`, `for w in LAYERS`) or set: its structure and keys,
     numbers by value, arrays by contents, any other object by identity."""
     kind = type(value)
-    container = _container_kind(value) or _overriding_kind(value)
-    if container is not None and depth < _NESTING:
-        # (read through the base's own methods: a subclass's overrides, user
-        # code, do not run; for the base itself they are what it calls)
-        return (_CONTAINER, kind, len(value) if container is kind else
-                _BASES[container].__len__(value),
-                tuple((key, _fingerprint(item, depth + 1)) for key, item in
-                      _base_items(value, container)))
     if kind is np.ndarray:
         return (id(value), value.shape, value.dtype, value.tobytes())
     if _by_value(value):
         return (kind, number_bits(value))
+    container = _container_kind(value)
+    if container is not None and depth < _NESTING:
+        items = ((dict_key(key), item) for key, item in value.items()) \
+            if container is dict else enumerate(value)
+        return (_CONTAINER, kind, len(value),
+                tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
+    container = _overriding_kind(value)
+    if container is not None and depth < _NESTING:
+        # (read through the base's own methods: the subclass's, user code, do not run)
+        return (_CONTAINER, kind, container.__len__(value),
+                tuple((dict_key(key) if container is dict else key, _fingerprint(item, depth + 1))
+                      for key, item in _base_items(value, container)))
     if (kind is set or kind is frozenset) and depth < _NESTING:  # (its items, in no order:
         # numbers by value, else by id)
         return (_CONTAINER, kind, len(value),
@@ -1172,10 +1174,10 @@ def _is_iterator(value):
     """Is `value` an iterator of Python's or a C extension's (a generator,
     `iter(list)`, map, zip, itertools): one whose position lives outside
     any `__dict__` the walk follows?"""
-    kind = type(value)
+    kind = type(value)  # (the class's attributes: no user code runs)
     return hasattr(kind, "__next__") and hasattr(kind, "__iter__") and \
-        not hasattr(value, "__dict__") and not hasattr(kind, "__slots__") and \
-        not isinstance(value, _GENERATORS)  # (a user's class: walked as an object)
+        not hasattr(kind, "__slots__") and _own_attributes(value) is None  # (a user's
+    # class: walked as an object)
 
 
 def _iterator_position(iterator, depth=0):
@@ -1250,8 +1252,15 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
             name = (argument_names or {}).get(id(value))
             iterators.setdefault(id(value), (value, f"argument '{name}'" if name else
                                              "an argument", _iterator_position(value)))
-    for _, _, value, label, _ in guards_of(fn, objects, _named_functions(fn),
-                                           contents=False):
+    if containers is not None:  # (`tick()` changing a global TICKS: known for a log)
+        for function in _named_functions(fn):
+            for value in _held_by_name(function):
+                if type(value) is set or (_container_kind(value) or _overriding_kind(value)) \
+                        in (list, dict, collections.deque):
+                    fingerprint = _fingerprint(value)
+                    if _numbers_only(fingerprint):
+                        containers[id(value)] = (value, fingerprint)
+    for _, _, value, label, _ in guards_of(fn, objects, contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
         elif iterators is not None and _is_iterator(value):
@@ -1276,8 +1285,8 @@ def _named_functions(fn, limit=32):
     """The user functions `fn`'s code names from its globals or cells, and
     those their code names, in turn (at most `limit`): what a trace may call
     (`tick(name)` changing a global `TICKS`), known before it runs --
-    random_states looks at what they hold too, so that a container one of
-    them changes while tracing is known for a log."""
+    random_states looks at the containers they hold by name too, so that one
+    they change while tracing is known for a log."""
     found, todo, seen = [], [fn], set()
     while todo and len(found) < limit:
         for function, _ in _code_owners(todo.pop(), ()):
@@ -1285,17 +1294,25 @@ def _named_functions(fn, limit=32):
                 continue
             seen.add(id(function))
             found.append(function)
-            namespace = function.__globals__
-            cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
-            for name in errors.names_read(function.__code__):
-                try:
-                    value = cells[name].cell_contents if name in cells else namespace.get(name)
-                except ValueError:  # (an empty cell)
-                    continue
+            for value in _held_by_name(function):
                 if isinstance(value, types.FunctionType) and \
                         not errors._not_users(value.__code__.co_filename):  # (numpy's)
                     todo.append(value)
     return found[1:]
+
+
+def _held_by_name(function):
+    """The values of the globals and closure cells `function`'s code reads."""
+    namespace = function.__globals__
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+    for name in errors.names_read(function.__code__):
+        if name in cells:
+            try:
+                yield cells[name].cell_contents
+            except ValueError:  # (an empty cell)
+                pass
+        elif name in namespace:
+            yield namespace[name]
 
 
 def baked_random_draw(states):
