@@ -745,7 +745,8 @@ def _plain_subclass_kind(kind):
     (`_ITEM_READERS`): then len, iteration, indexing and `get` are the base's
     own, no user code runs in the fingerprint or the call's tests, and what
     the code reads is what the base holds.  None for one that does (its
-    methods compute what is read: not watched)."""
+    base items are compared whole through the base's methods instead:
+    `_overriding_kind`)."""
     base = next(base for base in _CONTAINERS if issubclass(kind, base))
     for cls in kind.__mro__:
         if cls is base:
