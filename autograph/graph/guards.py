@@ -174,9 +174,10 @@ def _code_owners(fn, called, partials=None):
 def _names_probed(code):
     """The names `code` and the code nested in it may ask for by a literal
     string (`getattr(CFG, "scale", 1.0)`, `hasattr(D, "scale")`,
-    `globals()["G"]`, `globals().get("G")`): the first identifier string each
-    load of `getattr`, `hasattr` or `globals` is followed by, within the
-    statement; `guards_of` watches them where present and, where absent,
+    `globals()["G"]`, `globals().get("G")`, `vars(CFG)["scale"]`,
+    `CFG.__dict__.get("scale")`): the first identifier string each load of
+    `getattr`, `hasattr`, `globals`, `vars` or `.__dict__` is followed by,
+    within the statement; `guards_of` watches them where present and, where absent,
     for their absence (an object gaining `scale` later changes what the call
     reads).  (Another string caught this way costs a guard or two, no more.)"""
     found = _probed_by.get(code)
@@ -185,11 +186,12 @@ def _names_probed(code):
         while todo:
             current = todo.pop()
             todo += [c for c in current.co_consts if hasattr(c, "co_names")]
-            if _PROBING.isdisjoint(current.co_names):
+            if _PROBING.isdisjoint(current.co_names) and "__dict__" not in current.co_names:
                 continue
             probing = None  # instructions left to look at after a load of a probe
             for instruction in dis.get_instructions(current):
-                if instruction.opname in _NAME_LOADS and instruction.argval in _PROBING:
+                if instruction.opname in _NAME_LOADS and instruction.argval in _PROBING or \
+                        instruction.opname == "LOAD_ATTR" and instruction.argval == "__dict__":
                     probing = _PROBE_REACH
                 elif probing:
                     probing -= 1
@@ -206,7 +208,7 @@ def _names_probed(code):
 _NAME_LOADS = frozenset(("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST"))
 _STATEMENT_ENDS = ("STORE_", "RETURN_", "POP_JUMP", "JUMP", "POP_TOP")
 _PROBE_REACH = 40  # (instructions: `getattr(self.model.encoder.cfg, "scale")` takes 5)
-_PROBING = frozenset(("getattr", "hasattr", "globals"))
+_PROBING = frozenset(("getattr", "hasattr", "globals", "vars"))
 _probed_by = weakref.WeakKeyDictionary()  # code -> _names_probed(code)
 
 

@@ -161,3 +161,18 @@ def test_only_the_strings_given_to_getattr_are_watched_for_absence():
     assert not any(label.endswith(("layer'", "x'")) for label in watched), watched
     layers[1].bias = 2.0
     np.testing.assert_allclose(f(X), [3.0, 3.0])
+
+
+def test_vars_and_dict_reads_by_a_literal_key():
+    cfg = Settings()
+    cfg.scale = 2.0
+
+    @ag.function
+    def f(x):
+        return x * vars(cfg)["scale"] + cfg.__dict__.get("shift", 0.0)
+
+    np.testing.assert_allclose(f(X), [2.0, 2.0])
+    cfg.scale = 3.0
+    np.testing.assert_allclose(f(X), [3.0, 3.0])
+    cfg.shift = 1.0  # (absent at tracing)
+    np.testing.assert_allclose(f(X), [4.0, 4.0])
