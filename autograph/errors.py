@@ -1226,3 +1226,40 @@ def array_subclass_argument_message(path, kind, location):
             "drop what the subclass adds, such as a masked array's mask). Pass "
             f"np.asarray({path}) for its data as a plain array, or, for a masked array, "
             "its .data and .mask as two arguments.")
+
+
+# --- an iterator held outside the arguments, advanced while tracing (graph/guards.py) ---
+
+
+class ConsumedIteratorError(StagingError):
+    """A trace advanced an iterator held outside its arguments (`next(IT)`)."""
+
+
+def consumed_iterator_message(what, function_name, location):
+    """`what`: the iterator's holder as guards.py labels it ("global 'IT'")."""
+    return (
+        f"tracing the ag.function '{function_name}' ({location}) advanced the iterator in "
+        f"{what} (`next(...)` on it, or a Python `for` over it): that ran once, while "
+        "tracing, and the values it gave are constants of the graph; later calls would "
+        "neither advance it nor see its next values. Take the value outside and pass it in "
+        "as an argument (`f(x, next(IT))`), or make the iterator inside the function.")
+
+
+# --- state read through a path longer than the guards follow (graph/guards.py) ---
+
+
+class UnwatchedPathError(StagingError):
+    """A traced function may read state more links from its root than guards follow."""
+
+
+def unwatched_path_message(what, links, function_name, location):
+    """`what`: the last place the guards reached ("global 'C.nxt.nxt'")."""
+    root = what.split("'")[1].split(".")[0].split("[")[0] if "'" in what else what
+    return (
+        f"the ag.function '{function_name}' ({location}) may read state past {what}, more "
+        f"than {links} links (attributes the function names, container items) from "
+        f"`{root}`. ag.function watches the values a trace read from outside its "
+        f"arguments along paths of at most {links} links, so a later change deeper "
+        "would leave the graph computing with the old value. Bind the inner object to a "
+        "name of its own (a global, or an attribute nearer the root) and read it there, "
+        "pass the values in as arguments, or keep arrays that change in an ag.Variable.")

@@ -19,8 +19,8 @@ from autograph.graph import compiler, core, interpreter, optimize, signature, wi
 from autograph.graph.listing import type_string
 from autograph.graph import slots
 from autograph.graph.guards import (
-    LeakedTensors, baked_random_draw, compared_arrays, guards_hold, guards_of, raise_leaked,
-    random_states, stale, watch_lines)
+    LeakedTensors, advanced_iterator, baked_random_draw, compared_arrays, guards_hold,
+    guards_of, raise_leaked, random_states, stale, watch_lines)
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.tensor import Tensor, TensorSpec, check_live
@@ -383,7 +383,10 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
         return placeholder
 
     logs = {}  # (containers of numbers before the trace: guards_of's `before`)
-    randomness = random_states(fn, key_keep, logs)  # (a draw baked in moves one: guards.py)
+    iterators = {}  # (`next(IT)` while tracing moves one: guards.py)
+    argument_names = {id(a): n for a, n in zip(args, arg_names)}
+    # (a draw baked in moves a generator's state)
+    randomness = random_states(fn, key_keep, logs, iterators, argument_names)
     with core.scope(graph):
         traced_args = [signature.rebuild(a, make_leaf, n) for a, n in zip(args, arg_names)]
         traced_kwargs = signature.rebuild(kwargs, make_leaf, "") if kwargs else {}
@@ -393,7 +396,7 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     graph.outputs = outputs
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep,
                                 structure)
-    leaks = LeakedTensors(graph, {id(a): n for a, n in zip(args, arg_names)})
+    leaks = LeakedTensors(graph, argument_names)
     concrete.guards = guards_of(fn, key_keep, graph.called, leaks.note, before=logs)
     concrete._program.watched = compared_arrays(concrete.guards)
     # (needed for the guards only: kept, it would hold every bound method the
@@ -401,9 +404,14 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     graph.called = []
     raise_leaked(leaks, name)  # (its tensors in state outliving the trace: guards.py)
     baked = baked_random_draw(randomness)
+    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
+    location = errors.where(code.co_filename, code.co_firstlineno) if code is not None \
+        else "an unknown place"
     if baked is not None:
-        code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
         raise errors.BakedRandomDrawError(errors.baked_random_draw_message(
-            baked, name, errors.where(code.co_filename, code.co_firstlineno)
-            if code is not None else "an unknown place"))
+            baked, name, location))
+    advanced = advanced_iterator(iterators) if iterators else None
+    if advanced is not None:
+        raise errors.ConsumedIteratorError(errors.consumed_iterator_message(
+            advanced, name, location))
     return concrete

@@ -48,7 +48,7 @@ those roots (`LAYERS[0].w`, `MODEL.layers[1].b`, `CONFIG.weights` of a
 dataclass, namedtuple or SimpleNamespace, `params.inner.w` of an argument).
 The walk (`guards_of`: `inside`, `watch_object`, `watch_class`) follows
 list/tuple/dict items and the attributes the code names, of objects and of
-classes used as namespaces (`Config.W`), up to `_PATH_LINKS` links; by name,
+classes used as namespaces (`Config.W`), up to `_PATH_LINKS` (24) links; by name,
 not by exact path, so an attribute that another line reads is watched too,
 which can only cost a retrace.  Each link is a guard of its own -- the
 root's holder holds the object, the object's `__dict__` (or a `_Slots`
@@ -79,11 +79,20 @@ programs at trace time would refuse many that never change them):
   `__hash__`, `__repr__`, `__format__`, ...);
 - values computed by `__getattr__`, `__getattribute__` or descriptors other
   than properties, and what a property's getter reads elsewhere;
-- items of list or dict subclasses other than OrderedDict and defaultdict
-  (their methods are user code);
+- what the item-reading methods of a list, tuple, deque or dict subclass
+  (`__getitem__`, `__iter__`, `get`, ...: `_ITEM_READERS`) read outside
+  their object: one that overrides none is watched like its base
+  (`_plain_subclass_kind`), one that does has its base items compared
+  through the base's own methods (`_overriding_kind`, its whole fingerprint
+  per call), and both their attributes;
+- names asked for by a computed string (`getattr(cfg, name)`,
+  `globals()[name]`); by a literal one (`getattr(CFG, "scale", 1.0)`,
+  `hasattr(D, "scale")`, `globals()["G"]`: `_names_probed`) they are
+  watched, and where absent, watched for their absence;
 - attributes of objects with no `__dict__` or slots (C extension types) and
   of numpy's or builtin classes; an object whose `__dict__` is replaced as a
-  whole; paths longer than `_PATH_LINKS`;
+  whole.  (A path longer than `_PATH_LINKS` links that leads to more data
+  under names the code reads is refused at trace time: UnwatchedPathError.)
 - autograph's own objects (an `ag.Variable` is the graph's state, read per call).
 A function that reads no such object gets no guard and pays nothing.
 
@@ -95,16 +104,23 @@ on every call and the graph never does, is refused (TraceLeakError).  Before
 and after a trace the states of numpy's global RandomState and of the
 generators the walk reaches are compared (`random_states`): a draw that moved
 one ran while tracing, unseen by autograph, and would be a graph constant
-(BakedRandomDrawError).  Both cost a little at trace time only.
+(BakedRandomDrawError).  So are the positions of the iterators it reaches
+(an iterator of Python's, a generator, map, zip, itertools: watched by
+identity) and of iterator arguments: a trace that advanced one (`next(IT)`,
+a Python `for` over it) took its values once, as constants, and is refused
+(`advanced_iterator`, ConsumedIteratorError).  These cost a little at trace
+time only.
 """
 
 import collections
 import ctypes
+import dis
 import enum
 import functools
 import gc
 import operator
 import types
+import warnings
 import weakref
 
 import numpy as np
@@ -153,6 +169,47 @@ def _code_owners(fn, called, partials=None):
     for c in called:
         add(c, None)
     return found
+
+
+def _names_probed(code):
+    """The names `code` and the code nested in it may ask for by a literal
+    string (`getattr(CFG, "scale", 1.0)`, `hasattr(D, "scale")`,
+    `globals()["G"]`, `globals().get("G")`, `vars(CFG)["scale"]`,
+    `CFG.__dict__.get("scale")`): the first identifier string each load of
+    `getattr`, `hasattr`, `globals`, `vars` or `.__dict__` is followed by,
+    within the statement; `guards_of` watches them where present and, where absent,
+    for their absence (an object gaining `scale` later changes what the call
+    reads).  (Another string caught this way costs a guard or two, no more.)"""
+    found = _probed_by.get(code)
+    if found is None:
+        found, todo = set(), [code]
+        while todo:
+            current = todo.pop()
+            todo += [c for c in current.co_consts if hasattr(c, "co_names")]
+            if _PROBING.isdisjoint(current.co_names) and "__dict__" not in current.co_names:
+                continue
+            probing = None  # instructions left to look at after a load of a probe
+            for instruction in dis.get_instructions(current):
+                if instruction.opname in _NAME_LOADS and instruction.argval in _PROBING or \
+                        instruction.opname == "LOAD_ATTR" and instruction.argval == "__dict__":
+                    probing = _PROBE_REACH
+                elif probing:
+                    probing -= 1
+                    if instruction.opname.startswith(_STATEMENT_ENDS):
+                        probing = None
+                    elif instruction.opname == "LOAD_CONST" and \
+                            type(instruction.argval) is str and instruction.argval.isidentifier():
+                        found.add(instruction.argval)
+                        probing = None
+        found = _probed_by[code] = frozenset(found)
+    return found
+
+
+_NAME_LOADS = frozenset(("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST"))
+_STATEMENT_ENDS = ("STORE_", "RETURN_", "POP_JUMP", "JUMP", "POP_TOP")
+_PROBE_REACH = 40  # (instructions: `getattr(self.model.encoder.cfg, "scale")` takes 5)
+_PROBING = frozenset(("getattr", "hasattr", "globals", "vars"))
+_probed_by = weakref.WeakKeyDictionary()  # code -> _names_probed(code)
 
 
 def _defined_in_autograph(function):
@@ -210,9 +267,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     every call after another trace of the function appended to it."""
     partials = []
     functions = _code_owners(fn, called, partials)
-    names = set()
+    names, probed = set(), set()
     for function, _ in functions:
         names.update(errors.names_read(function.__code__))
+        probed.update(_names_probed(function.__code__))
+    names.update(probed)
     guards = []
     seen = {}  # (id(holder), name) -> (watched?, depth it was walked from)
     kept = []  # the holders seen (`seen` keys on their ids: no other may take one)
@@ -248,7 +307,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif value is None or isinstance(value, enum.Enum):  # (`if MASK is not None:`)
             guards.append((holder, name, value, f"{kind} '{path}'", None))
-        elif _container_kind(value) is not None or type(value) in (set, frozenset):
+        elif _container_kind(value) is not None or type(value) in (set, frozenset) or \
+                _overriding_kind(value) is not None:
             # Any container the code reaches, numbers and strings in it too:
             # `x * len(SIZES)` baked the length in -- but for one of numbers
             # the trace itself changed (`before`: a log, `CALLS.append(1)`),
@@ -264,8 +324,12 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 # by value (`CFG["calls"] += 1` beside the `CFG["scale"]` it reads)
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
                 entries = value if _container_kind(value) is dict else _Items(value)
-                for key, item in _untouched(logged[1], fingerprint, value):
+                for key, item in _untouched(logged[1], fingerprint, value) if \
+                        _overriding_kind(value) is None else ():  # (its get: user code)
                     guards.append((entries, key, item, f"{kind} '{path}[{key!r}]'", None))
+        elif _is_iterator(value):  # (`next(IT)`: by identity; random_states checks
+            # that the trace did not advance it)
+            guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif inside(value, kind, path, depth, implied):  # (the object's identity first)
             guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
         seen[place] = (len(guards) > at, depth)
@@ -277,22 +341,72 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         fingerprint holds them by identity), then the attributes it names of
         the objects among them; True when something is watched."""
         if depth >= _PATH_LINKS:
+            if leads_further(value):
+                raise_too_deep(kind, path)
             return False
         container = _container_kind(value)
         if isinstance(value, type):
             return _user_class(value) and watch_class(value, kind, path, depth + 1)
-        if container is None:
+        if container is not None:
+            items = value.items() if container is dict else enumerate(value)
+        elif _overriding_kind(value) is not None:  # (the base's own methods: no user code)
+            items = _base_items(value, _overriding_kind(value))
+        else:
             return watch_object(value, kind, path, depth + 1, implied)
         found = False
         fields = getattr(type(value), "_fields", None)  # (a namedtuple's)
-        items = value.items() if container is dict else enumerate(value)
         for key, item in items:
             step = f".{fields[key]}" if fields else f"[{key!r}]"
             if _container_kind(item) is not None or _holds_attributes(item):
                 found = inside(item, kind, path + step, depth + 1, implied) or found
             elif note is not None and noting[0]:
                 note(item, path + step, root[0] if kind == "attribute" else None)
+        if type(value) not in _CONTAINERS and not fields and _user_class(type(value)):
+            # (a user's subclass, `class Params(dict)`: its attributes too)
+            found = watch_object(value, kind, path, depth + 1, implied) or found
         return found
+
+    def leads_further(value):
+        """Would the walk, were it not cut at `_PATH_LINKS` links, watch
+        something inside `value`: a container or an object among its items,
+        or an attribute the code names holding data?  (The items themselves,
+        numbers and arrays, its holder's fingerprint compares.)"""
+        kind = _container_kind(value)
+        if kind is not None:
+            items = value.values() if kind is dict else value
+            return any(_container_kind(item) is not None or type(item) in (set, frozenset) or
+                       holds_named_data(item) for item in items)
+        return holds_named_data(value)
+
+    def holds_named_data(obj):
+        if isinstance(obj, type):
+            attributes, classes = None, [obj] if _user_class(obj) else []
+        elif _holds_attributes(obj):
+            attributes = _own_attributes(obj)
+            classes = [cls for cls in type(obj).__mro__[:-1] if _user_class(cls)]
+        else:
+            return False
+        for name in names.intersection(attributes or ()):
+            if type(attributes[name]) not in _NEVER_WATCHED:
+                return True
+        for cls in classes:
+            for name in names.intersection(vars(cls)):
+                value = vars(cls)[name]
+                if type(value) is types.MemberDescriptorType and attributes is None:
+                    value = _Slots(obj, value).get(name, None)
+                if isinstance(value, (np.ndarray, np.generic)) or type(value) in _SCALARS \
+                        or _container_kind(value) is not None or _holds_attributes(value) \
+                        and not isinstance(value, type) and not hasattr(type(value), "__get__"):
+                    return True
+        return False
+
+    def raise_too_deep(kind, path):
+        owner = functions[0][0] if functions else fn
+        code = getattr(owner, "__code__", None)
+        raise errors.UnwatchedPathError(errors.unwatched_path_message(
+            f"{kind} '{path}'", _PATH_LINKS, getattr(owner, "__name__", "?"),
+            errors.where(code.co_filename, code.co_firstlineno) if code is not None
+            else "an unknown place"))
 
     def watch_object(obj, kind, path, depth=0, implied=None):
         """`self.w`, `LAYERS[0].w`: the object's own attribute (in its
@@ -355,6 +469,23 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     for nearer in mro[:position]:
                         watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
                     found = True
+        if probed:  # (names asked for by getattr/hasattr that the object lacks)
+            classes = [class_vars(cls) for cls in mro if _user_class(cls)]
+            present = set(attributes or ()).union(*(class_vars(cls) for cls in mro))
+            holders = classes if attributes is None else [attributes, *classes]
+            found = watch_absent(holders, present, kind, prefix, depth) or found
+        return found
+
+    def watch_absent(holders, present, kind, prefix, depth):
+        """`getattr(CFG, "scale", 1.0)`, `hasattr(D, "scale")`, `globals().get("G")`:
+        a name the code asks for by a literal string (`probed`) that none of
+        `holders` (an object's `__dict__` and its classes' namespaces, a
+        module's or a function's globals) has: watched as absent there, so
+        that gaining it later traces again; True when something is watched."""
+        found = False
+        for name in probed.difference(present):
+            for holder in holders:
+                found = watch(holder, name, _MISSING, kind, prefix + name, depth) or found
         return found
 
     def watch_class(cls, kind, path, depth):
@@ -371,6 +502,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     found = True
                     for before in mro[:i]:
                         watch(class_vars(before), name, _MISSING, kind, prefix + name, depth)
+        if probed:
+            found = watch_absent([class_vars(owner) for owner in mro if _user_class(owner)],
+                                 set().union(*(class_vars(owner) for owner in mro)),
+                                 kind, prefix, depth) or found
         return found
 
     def watch_bound(bound, kind, spelling):
@@ -405,6 +540,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             for name in names.intersection(attributes):
                 watch(attributes, name, attributes[name], "module attribute",
                       f"{module.__name__}.{name}")
+            watch_absent([attributes], attributes, "module attribute",
+                         f"{module.__name__}.", 0)
 
     walked_namespaces = set()  # (functions of one module share it, and `names`)
     for function, _ in functions:
@@ -415,6 +552,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
+            if probed and "globals" in names:  # (`globals().get("G")` of a G not there yet)
+                watch_absent([namespace], namespace, "global", "", 0)
         free = function.__code__.co_freevars
         transient = traced_locals.get(function.__code__, ())
         for cell, name in zip(getattr(function, "__closure__", None) or (), free):
@@ -449,8 +588,13 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
 # How many links a watched path may have past its root: `MODEL.layers[1].b`
 # (a global) has three, `MODEL.encoder.blocks[3].attention.w` five.  Bounded,
 # so that a linked structure (a graph of objects pointing at each other) is
-# not walked whole at every trace.
-_PATH_LINKS = 6
+# not walked whole at every trace; where the walk would go further (data
+# under an attribute the code names, or nested containers), the trace is
+# refused (UnwatchedPathError) rather than leaving that data unwatched.
+_PATH_LINKS = 24
+# How deep a container's fingerprint goes into nested containers: one level
+# past the walk's links, so the numbers in a container at its end are compared.
+_NESTING = _PATH_LINKS + 1
 
 # Objects whose attributes watch_object does not walk: autograph's own (an
 # ag.Variable is the graph's state, not a constant; an ag.function holds its
@@ -557,7 +701,7 @@ _MISSING = object()
 _GENERATORS = (np.random.Generator, np.random.RandomState)
 _CONTAINERS = (list, tuple, dict, collections.deque)  # (a deque: items like a list's)
 # dicts whose items, get and len are dict's own (no user code runs in them)
-_DICTS = (collections.OrderedDict, collections.defaultdict)
+_DICTS = (collections.OrderedDict, collections.defaultdict, collections.Counter)
 _CONTAINER = object()  # first item of a container's fingerprint
 
 
@@ -570,9 +714,56 @@ def _container_kind(value):
         return kind
     if kind in _DICTS:
         return dict
+    if not isinstance(value, _CONTAINERS):  # (most objects the walk meets)
+        return None
     if isinstance(value, tuple) and hasattr(kind, "_fields"):
         return tuple
+    found = _subclass_kinds.get(kind, _MISSING)  # (a user's subclass: class Params(dict))
+    if found is _MISSING:
+        found = _subclass_kinds[kind] = _plain_subclass_kind(kind)
+    return found
+
+
+def _overriding_kind(value):
+    """The base (list, tuple, dict or deque) of a user's subclass that
+    overrides how its items are read (`_ITEM_READERS`), else None: its
+    fingerprint reads the base's items through the base's own methods."""
+    if not isinstance(value, _CONTAINERS) or _container_kind(value) is not None:
+        return None
+    return next(base for base in _CONTAINERS if isinstance(value, base))
+
+
+def _base_items(value, container):
+    """(key, item) of `value`, read like `container` (list, tuple, deque or
+    dict) through that base's own methods (a subclass's, user code, do not run)."""
+    if container is dict:
+        return dict.items(value)
+    return enumerate(container.__iter__(value))
+
+
+def _plain_subclass_kind(kind):
+    """The container `kind` (a subclass of list, tuple, dict or deque) is
+    read like, when none of its classes overrides how its items are read
+    (`_ITEM_READERS`): then len, iteration, indexing and `get` are the base's
+    own, no user code runs in the fingerprint or the call's tests, and what
+    the code reads is what the base holds.  None for one that does (its
+    base items are compared whole through the base's methods instead:
+    `_overriding_kind`)."""
+    base = next(base for base in _CONTAINERS if issubclass(kind, base))
+    for cls in kind.__mro__:
+        if cls is base:
+            return dict if base is dict else base
+        if cls not in _DICTS and not _ITEM_READERS.isdisjoint(vars(cls)):
+            return None
     return None
+
+
+# The methods through which a list's, tuple's, deque's or dict's items are read
+# (by the code, by `_fingerprint` and by the call's tests, `_container_tests`).
+_ITEM_READERS = frozenset(("__len__", "__iter__", "__getitem__", "__reversed__",
+                           "__contains__", "__missing__", "get", "items", "keys",
+                           "values"))
+_subclass_kinds = weakref.WeakKeyDictionary()  # class -> _plain_subclass_kind(class)
 
 
 def _fingerprint(value, depth=0):
@@ -580,17 +771,23 @@ def _fingerprint(value, depth=0):
     (`PARAMS["w"]`, `for w in LAYERS`) or set: its structure and keys,
     numbers by value, arrays by contents, any other object by identity."""
     kind = type(value)
-    container = _container_kind(value)
-    if container is not None and depth < 8:
-        items = ((dict_key(key), item) for key, item in value.items()) \
-            if container is dict else enumerate(value)
-        return (_CONTAINER, kind, len(value),
-                tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
     if kind is np.ndarray:
         return (id(value), value.shape, value.dtype, value.tobytes())
     if _by_value(value):
         return (kind, number_bits(value))
-    if (kind is set or kind is frozenset) and depth < 8:  # (its items, in no order:
+    container = _container_kind(value)
+    if container is not None and depth < _NESTING:
+        items = ((dict_key(key), item) for key, item in value.items()) \
+            if container is dict else enumerate(value)
+        return (_CONTAINER, kind, len(value),
+                tuple((key, _fingerprint(item, depth + 1)) for key, item in items))
+    container = _overriding_kind(value)
+    if container is not None and depth < _NESTING:
+        # (read through the base's own methods: the subclass's, user code, do not run)
+        return (_CONTAINER, kind, container.__len__(value),
+                tuple((dict_key(key) if container is dict else key, _fingerprint(item, depth + 1))
+                      for key, item in _base_items(value, container)))
+    if (kind is set or kind is frozenset) and depth < _NESTING:  # (its items, in no order:
         # numbers by value, else by id)
         return (_CONTAINER, kind, len(value),
                 ((None, frozenset(_fingerprint(item, depth + 1) for item in value)),))
@@ -772,14 +969,16 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
     _ContentTests compares."""
     if type(value) is frozenset:  # (it cannot change: the holder's test is enough)
         return []
-    if type(value) is set:  # (no order, no keys: its fingerprint is compared whole)
+    if type(value) is set or _overriding_kind(value) is not None:
+        # (a set: no order, no keys; a subclass overriding how its items are
+        # read: only the base's own methods may read them) -- compared whole
         namespace["_fingerprint"] = _fingerprint
         saved = f"_set{counter[0]}"
         counter[0] += 1
         namespace[saved] = fingerprint
         return [f"_fingerprint({expression}, {depth}) == {saved}"]
     kind = _container_kind(value)
-    if kind is None or depth >= 8:
+    if kind is None or depth >= _NESTING:
         return []
     _, _, length, saved_items = fingerprint
     if kind is not tuple and saved_items and _numbers_only(fingerprint):
@@ -803,17 +1002,17 @@ def _container_tests(value, fingerprint, expression, namespace, counter, arrays,
                          else f"{expression}[{key}] is {name}")
         if type(item) is np.ndarray and type(saved) is tuple and saved[0] == id(item):
             arrays.append((name, item, saved[1:]))
-        elif (_container_kind(item) is not None or type(item) is set) and \
-                type(saved) is tuple and saved[0] is _CONTAINER:
+        elif _fingerprinted(item) and type(saved) is tuple and saved[0] is _CONTAINER:
             tests += _container_tests(item, saved, name, namespace, counter, arrays, depth + 1)
-        elif type(item) is np.ndarray or _container_kind(item) is not None or \
-                type(item) is set:
+        elif type(item) is np.ndarray or _fingerprinted(item):
             tests.append("False")  # (changed since the trace: the slow path says how)
     return tests
 
 
-_MUTABLE_CONTAINERS = frozenset((list, dict, collections.deque, set, collections.OrderedDict,
-                                 collections.defaultdict))
+def _fingerprinted(value):
+    """Is `value` a container `_fingerprint` looks into?"""
+    return _container_kind(value) is not None or type(value) is set or \
+        _overriding_kind(value) is not None
 
 
 def _numbers_only(fingerprint):
@@ -829,9 +1028,12 @@ def _only_gained_keys(before, after):
     """Did a dict only gain entries between fingerprints `before` and
     `after`?  A trace that did so may have read them (`SCALES["s"]` of a
     defaultdict, `CONFIG.setdefault("s", 1.0)`): still watched, not taken
-    for a log, so that a later change of such an entry traces again."""
-    return (before[1] is dict or before[1] in _DICTS) and after[1] is before[1] and \
-        after[3][:len(before[3])] == before[3]
+    for a log, so that a later change of such an entry traces again.  (Not
+    a Counter: reading one never adds an entry -- `__missing__` returns 0
+    without storing it -- so one that gained entries was written to, a log:
+    `TICKS[name] += 1`.)"""
+    return issubclass(before[1], dict) and not issubclass(before[1], collections.Counter) \
+        and after[1] is before[1] and after[3][:len(before[3])] == before[3]
 
 
 def _untouched(before, after, value):
@@ -971,7 +1173,56 @@ def _frozen(value):
     return value
 
 
-def random_states(fn, objects, containers=None):
+def _is_iterator(value):
+    """Is `value` an iterator of Python's or a C extension's (a generator,
+    `iter(list)`, map, zip, itertools): one whose position lives outside
+    any `__dict__` the walk follows?"""
+    kind = type(value)  # (the class's attributes: no user code runs)
+    return hasattr(kind, "__next__") and hasattr(kind, "__iter__") and \
+        not hasattr(kind, "__slots__") and _own_attributes(value) is None  # (a user's
+    # class: walked as an object)
+
+
+def _iterator_position(iterator, depth=0):
+    """Something that changes when `iterator` (`_is_iterator`) gives a value,
+    read without advancing it: a generator's frame (where it stands, its
+    locals), else what the iterator's `__reduce__` tells (`iter(list)`: the
+    index; map, zip, enumerate: the iterators inside them, in turn), with its
+    length hint; None when it cannot be told."""
+    if isinstance(iterator, (types.GeneratorType, types.CoroutineType)):
+        frame = getattr(iterator, "gi_frame", None) or getattr(iterator, "cr_frame", None)
+        if frame is None:
+            return "finished"
+        return frame.f_lasti, tuple(_position_part(v, depth) for v in frame.f_locals.values())
+    try:
+        with warnings.catch_warnings():  # (itertools' __reduce__ is deprecated in 3.12)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            reduced = iterator.__reduce__()
+    except Exception:  # noqa: BLE001 - an iterator that cannot tell: not compared
+        reduced = None
+    return operator.length_hint(iterator, -1), _position_part(reduced, depth)
+
+
+def _position_part(value, depth):
+    if type(value) is tuple and depth < 8:
+        return tuple(_position_part(item, depth + 1) for item in value)
+    if _is_iterator(value) and depth < 8:
+        return _iterator_position(value, depth + 1)
+    if _by_value(value):
+        return type(value), number_bits(value)
+    return id(value)
+
+
+def advanced_iterator(iterators):
+    """What holds the first of `iterators` (random_states' {id: (iterator,
+    label, position before the trace)}) that has moved since, or None."""
+    for iterator, label, position in iterators.values():
+        if position is not None and _iterator_position(iterator) != position:
+            return label
+    return None
+
+
+def random_states(fn, objects, containers=None, iterators=None, argument_names=None):
     """Before a trace: [(generator, what it is, its state)] of numpy's global
     RandomState (np.random.rand, np.random.normal, ...) and of the
     generators the trace could draw from: in the globals the traced
@@ -983,7 +1234,10 @@ def random_states(fn, objects, containers=None):
 
     `containers`, a dict, gets {id: (container, fingerprint)} of the lists,
     dicts, deques and sets of numbers and strings the same walk meets: what
-    they held before the trace (guards_of's `before`)."""
+    they held before the trace (guards_of's `before`); `iterators`, one, gets
+    {id: (iterator, label, position)} of the iterators it meets there
+    (`advanced_iterator` after the trace); `argument_names`: {id(argument):
+    its parameter name}, to name an iterator passed as one."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
                                           "state (np.random.rand, np.random.normal, ...)")}
     walked_namespaces = set()
@@ -997,10 +1251,26 @@ def random_states(fn, objects, containers=None):
     for value in objects:
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, "the generator passed as an argument"))
+        elif iterators is not None and _is_iterator(value):  # (keyed by identity)
+            name = (argument_names or {}).get(id(value))
+            iterators.setdefault(id(value), (value, f"argument '{name}'" if name else
+                                             "an argument", _iterator_position(value)))
+    if containers is not None:  # (`tick()` changing a global TICKS: known for a log)
+        for function in _named_functions(fn):
+            for value in _held_by_name(function):
+                if type(value) is set or (_container_kind(value) or _overriding_kind(value)) \
+                        in (list, dict, collections.deque):
+                    fingerprint = _fingerprint(value)
+                    if _numbers_only(fingerprint):
+                        containers[id(value)] = (value, fingerprint)
     for _, _, value, label, _ in guards_of(fn, objects, contents=False):
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
-        elif containers is not None and type(value) in _MUTABLE_CONTAINERS:
+        elif iterators is not None and _is_iterator(value):
+            iterators.setdefault(id(value), (value, label, _iterator_position(value)))
+        elif containers is not None and (type(value) is set or (
+                _container_kind(value) or _overriding_kind(value)) in
+                (list, dict, collections.deque)):
             fingerprint = _fingerprint(value)
             if _numbers_only(fingerprint):
                 containers[id(value)] = (value, fingerprint)
@@ -1012,6 +1282,40 @@ def random_states(fn, objects, containers=None):
         state = _random_state(generator) if gauss is None else None
         states.append((generator, what, state, raw, gauss))
     return states
+
+
+def _named_functions(fn, limit=32):
+    """The user functions `fn`'s code names from its globals or cells, and
+    those their code names, in turn (at most `limit`): what a trace may call
+    (`tick(name)` changing a global `TICKS`), known before it runs --
+    random_states looks at the containers they hold by name too, so that one
+    they change while tracing is known for a log."""
+    found, todo, seen = [], [fn], set()
+    while todo and len(found) < limit:
+        for function, _ in _code_owners(todo.pop(), ()):
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            found.append(function)
+            for value in _held_by_name(function):
+                if isinstance(value, types.FunctionType) and \
+                        not errors._not_users(value.__code__.co_filename):  # (numpy's)
+                    todo.append(value)
+    return found[1:]
+
+
+def _held_by_name(function):
+    """The values of the globals and closure cells `function`'s code reads."""
+    namespace = function.__globals__
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+    for name in errors.names_read(function.__code__):
+        if name in cells:
+            try:
+                yield cells[name].cell_contents
+            except ValueError:  # (an empty cell)
+                pass
+        elif name in namespace:
+            yield namespace[name]
 
 
 def baked_random_draw(states):

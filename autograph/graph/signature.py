@@ -225,13 +225,10 @@ def rebuild(value, make_leaf, path):
     if isinstance(value, (list, tuple)):
         return type(value)(rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value))
     if type(value) is collections.deque:
-        # the caller's own deque when no array leaf is in it (what the trace
-        # changes in place, Python changes: runtime/aliases.py watches lists,
-        # dicts and sets only); else a new one, with the same maxlen
-        items = [rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value)]
-        if all(new is old for new, old in zip(items, value)):
-            return value
-        return collections.deque(items, maxlen=value.maxlen)
+        # a new one, with the same maxlen, as for a list: the trace runs on
+        # copies of container arguments (runtime/aliases.py refuses changing one)
+        return collections.deque((rebuild(v, make_leaf, f"{path}_{i}")
+                                  for i, v in enumerate(value)), maxlen=value.maxlen)
     if isinstance(value, dict):
         # Leaves in key_of's order (sorted keys); the dict keeps its own order.
         rebuilt = {k: rebuild(value[k], make_leaf, f"{path}_{k}")

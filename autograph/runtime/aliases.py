@@ -131,6 +131,9 @@ _CHANGES = {
                     "__ixor__")),
     bytearray: frozenset(("append", "extend", "insert", "pop", "remove", "clear",
                           "reverse", "__setitem__", "__delitem__", "__iadd__")),
+    collections.deque: frozenset(("append", "appendleft", "extend", "extendleft", "insert",
+                                  "pop", "popleft", "remove", "clear", "rotate", "reverse",
+                                  "__setitem__", "__delitem__", "__iadd__", "__imul__")),
 }
 
 
@@ -424,7 +427,7 @@ class BranchLists:
 # (Shared, so that converted code's `if aliases.watched_arguments:` stays one
 # test; each thread reads and removes only its own entries.)
 watched_arguments = []
-_ARGUMENT_CONTAINERS = (list, dict, set, bytearray)
+_ARGUMENT_CONTAINERS = (list, dict, set, bytearray, collections.deque)
 _WATCHED_OR_WALKED = (*_ARGUMENT_CONTAINERS, tuple)
 
 
@@ -480,7 +483,7 @@ def _watch(value, path, watched, depth):
         for key, item in itertools.islice(value.items(), _SCANNED_ITEMS):
             if isinstance(item, _WATCHED_OR_WALKED):
                 _watch(item, f"{path}[{key!r}]", watched, depth + 1)
-    elif isinstance(value, (list, tuple)):
+    elif isinstance(value, (list, tuple, collections.deque)):
         for i, item in enumerate(itertools.islice(value, _SCANNED_ITEMS)):
             if isinstance(item, _WATCHED_OR_WALKED):
                 _watch(item, f"{path}[{i}]", watched, depth + 1)
@@ -494,7 +497,7 @@ def _changed(watched):
     """The path of the first watched container whose items are not the same
     objects as before (in order; a set's in any order), or None.  Each
     changed one gets its items back: a set or bytearray is the caller's own
-    object (ag.function copies lists and dicts only), and a refused change
+    object (ag.function copies lists, dicts and deques only), and a refused change
     must not stay."""
     first = None
     for container, path, before in watched.values():
@@ -503,6 +506,9 @@ def _changed(watched):
             if isinstance(container, (dict, set)):
                 container.clear()
                 container.update(before)
+            elif isinstance(container, collections.deque):  # (no slice assignment)
+                container.clear()
+                container.extend(before)
             else:
                 container[:] = before
     return first

@@ -10,6 +10,7 @@ decides; `autograph.config` rules override it by module name.  The decision
 for each callee is cached, so a repeated call costs a dict lookup or two.
 """
 
+import collections
 import functools
 import logging
 import os
@@ -300,7 +301,7 @@ _DEFAULT_TARGETS = Targets.of(ConversionOptions())
 # whose globals and attributes it may have baked into the graph.
 called_hook = None
 
-_CONTAINERS = frozenset((list, dict, set, bytearray))
+_CONTAINERS = frozenset((list, dict, set, bytearray, collections.deque))
 
 
 def _check_container_change(method):

@@ -9,6 +9,8 @@ another holder of the same list (an alias, a container item, a caller's
 variable) would not see is refused (runtime/aliases.py).
 """
 
+import collections
+
 import numpy as np
 
 from autograph import errors
@@ -20,6 +22,8 @@ def list_append(target, item):
     """Python meaning: `target.append(item); return target`."""
     backend = backend_of(target)
     if backend is None:
+        if type(target) is collections.deque:
+            _refuse_deque_change(target.append)
         target.append(item)
         if aliases.watched_arguments:  # an ag.function's argument: refused (aliases.py)
             aliases.argument_changed(target, "`.append(...)`")
@@ -34,6 +38,8 @@ def list_pop(target, index=None):
     """Python meaning: `(target, target.pop() if index is None else target.pop(index))`."""
     backend = backend_of(target)
     if backend is None:
+        if type(target) is collections.deque:
+            _refuse_deque_change(target.pop)
         popped = target.pop() if index is None else target.pop(index)
         if aliases.watched_arguments:  # an ag.function's argument: refused (aliases.py)
             aliases.argument_changed(target, "`.pop(...)`")
@@ -48,12 +54,23 @@ def list_setitem(value, target, index):
     its backend; anything else is assigned to as written."""
     backend = backend_of(target)
     if backend is None or backend.list_element_type(target) is None:
+        if type(target) is collections.deque:
+            _refuse_deque_change(target.__setitem__)
         target[index] = value
         if aliases.watched_arguments:  # an ag.function's argument: refused (aliases.py)
             aliases.argument_changed(target, "an item assignment")
         return target
     _check_sole_holder(target, "item assignment")
     return backend.list_setitem(target, index, value)
+
+
+def _refuse_deque_change(method):
+    """A deque is never staged as a list is: changing one that predates the
+    staged branch or loop body it is changed in would happen once, while
+    tracing (aliases.check_container_change refuses it, as for `.appendleft`)."""
+    outside = staging.frames_outside_region()
+    if outside is not None:
+        aliases.check_container_change(method, outside)
 
 
 def _check_sole_holder(target, change):

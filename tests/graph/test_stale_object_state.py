@@ -44,16 +44,16 @@ def test_deque_argument_of_arrays_gets_a_deque_with_its_maxlen():
         staged(X, other)  # (traced again: the function sees maxlen 4)
 
 
-def test_deque_argument_without_arrays_is_the_callers_own():
+def test_deque_argument_without_arrays_is_a_copy_as_a_list_is():
     seen = []
 
     def f(x, d):
         seen.append(d)
         return x * len(d)
 
-    d = collections.deque([1, 2])
+    d = collections.deque([1, 2], maxlen=5)
     ag.function(f)(X, d)
-    assert seen[0] is d
+    assert seen[0] is not d and seen[0] == d and seen[0].maxlen == 5
 
 
 class Holder:
