@@ -233,6 +233,8 @@ class GraphBackend(Backend):
                 str(dtype), staging.user_location()))
         counter = np.asarray(start, dtype)[()] if not isinstance(start, Tensor) else (
             start.astype(dtype) if start.dtype != dtype else start)
+        if type(start) is int and dtype == np.int64:
+            counter = start  # range() counts in Python ints: a Python number (ops/random.py)
 
         def in_range(i):
             if isinstance(step, Tensor):
@@ -515,14 +517,18 @@ class _Loop:
             changed = False
             for j, i in enumerate(st.carried):
                 after = _canonical(st.out.values[i])
-                if i not in st.weak or not (
-                        staging.changes_dtype(trace.placeholders[j], after) or
-                        _may_narrow(trace.placeholders[j], after)):
+                var = trace.placeholders[j]
+                if var.python_number:  # traced as a Python number: `after` is exact
+                    if _stays_python_number(var, after):
+                        continue
+                elif i not in st.weak or not (
+                        staging.changes_dtype(var, after) or _may_narrow(var, after)):
                     continue
                 before = staging.describe(st.values[i])
                 try:
-                    trace.first_iteration(j, st.values[i])
-                    after = _canonical(st.out.values[i])
+                    if not var.python_number:
+                        trace.first_iteration(j, st.values[i])
+                        after = _canonical(st.out.values[i])
                     new = staging.promoted(st.names[i], st.values[i], after, self.location,
                                            self.kind)
                     trace.retype_var(j, new)
@@ -606,6 +612,13 @@ def _zeros_like_leaf(value):
 
 
 BACKEND = GraphBackend()
+
+
+def _stays_python_number(var, after):
+    """The body keeps loop var `var`, a Python number, a Python number of its type."""
+    if is_number(after):
+        return np.asarray(after).dtype == var.dtype
+    return getattr(after, "python_number", False) and after.dtype == var.dtype
 
 
 def _may_narrow(var, after):

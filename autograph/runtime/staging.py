@@ -760,7 +760,12 @@ def promoted(name, before, after, location, loop):
     if dtype is None or np.result_type(dtype, before) != dtype:
         raise errors.StagingError(errors.loop_dtype_message(
             shown(name), location, loop, describe(before), describe(after)))
+    if is_number(after) or getattr(after, "python_number", False):
+        return _PYTHON_TYPES[dtype.kind](before)  # a Python number of the body's type
     return np.asarray(before, dtype)
+
+
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def zip_strict_message(lengths):

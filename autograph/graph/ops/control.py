@@ -10,7 +10,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import compiler, core, loops, scalar_loops
-from autograph.graph.ops import base
+from autograph.graph.ops import base, random
 from autograph.graph.tensor import Tensor
 
 _NUMBERS = (bool, int, float, complex)
@@ -285,8 +285,8 @@ def _loop_var(graph, value):
         return base.resolve(graph, value)
     if isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "_as_graph_tensor"):
         return base.resolve(graph, value)
-    if isinstance(value, _NUMBERS):
-        return graph.constant(np.asarray(value))
+    if isinstance(value, _NUMBERS):  # a Python number stays one (ops/random.py)
+        return random.as_python_number(graph.constant(np.asarray(value)))
     raise _error(f"while_loop: loop variable {value!r} is not a tensor, numpy value or "
                  "Python number")
 
@@ -355,6 +355,8 @@ class LoopTrace:
         shape = self.placeholders[i].static_shape if len(self.placeholders[i].static_shape) == len(
             init.static_shape) else init.static_shape
         for sub in (self.c_graph, self.b_graph):
+            placeholder = sub.inputs[i].node.outputs[0]
+            placeholder.__class__ = sub.inputs[i].__class__ = type(init)  # (a Python number or not)
             retype.retype(sub, {sub.inputs[i]: (shape, init.dtype)})
 
     def add_var(self, value, result, name, shape=None):
