@@ -1226,3 +1226,14 @@ def array_subclass_argument_message(path, kind, location):
             "drop what the subclass adds, such as a masked array's mask). Pass "
             f"np.asarray({path}) for its data as a plain array, or, for a masked array, "
             "its .data and .mask as two arguments.")
+
+
+def branch_python_number_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' is {true_side} in the true branch of the staged `if` at "
+        f"{location} and {false_side} in the false branch. In Python it takes the type "
+        "of the branch taken, which numpy's promotion of later uses sees (a Python int "
+        "meeting an int8 array keeps int8, a float or an int64 does not), and a graph "
+        "value has one type. Give both branches one type: write the number as the "
+        "other side's type (`2.0` instead of `2`), or convert it (np.float32(2), "
+        "float(...)).")

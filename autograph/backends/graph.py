@@ -602,12 +602,13 @@ def _zeros_like_leaf(value):
     """The loop's initial value for a `retval_` that the body may set."""
     if isinstance(value, TensorList):
         return engine.list_new(value.element_dtype, value.element_shape)
+    number = staging.python_number_type(value)
+    if number is not None:
+        return number(0)  # (a Python number stands in for one)
     if isinstance(value, Tensor):
         return np.zeros(tuple(0 if d is None else d for d in value.static_shape), value.dtype)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.zeros(np.shape(value), value.dtype)
-    if is_number(value):
-        return np.zeros((), np.asarray(value).dtype)
     return value
 
 

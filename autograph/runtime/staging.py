@@ -571,6 +571,8 @@ def describe(value):
             return "a staged list (its items' dtype not known yet)"
         return f"a staged list of {element[0].name} items"
     typed = array_type(value)
+    if typed is not None and getattr(value, "python_number", False):
+        return f"a staged Python {_PYTHON_TYPES[typed[0].kind].__name__}"
     if typed is not None:
         what = "a tensor" if backend_of(value) is not None else "an array"
         return f"{what} of dtype {typed[0].name} and shape {_shape(typed[1])}"
@@ -621,6 +623,16 @@ def check_branches(t, f, location):
         _check_branch_leaf(name, a, b, location)
 
 
+def python_number_type(value):
+    """int, float, complex or bool when `value` is a Python number in Python (a
+    staged one too: a backend's value with `python_number` set), else None."""
+    if type(value) in _NUMBERS:
+        return type(value)
+    if getattr(value, "python_number", False):
+        return _PYTHON_TYPES[value.dtype.kind]
+    return None
+
+
 def _check_branch_leaf(name, a, b, location):
     a_undef, b_undef = a is UNDEFINED_RETURN, b is UNDEFINED_RETURN
     if a_undef and b_undef:
@@ -633,6 +645,15 @@ def _check_branch_leaf(name, a, b, location):
     def fail(message):
         raise errors.StagingError(message(shown(name), location, describe(a), describe(b)))
 
+    a_number, b_number = python_number_type(a), python_number_type(b)
+    if a_number and b_number and a_number is not b_number or (
+            a_number is None and is_number(b) or b_number is None and is_number(a)) and \
+            _dtype(a if b_number else b) is not None:
+        # Python gives the type of the branch taken (an int or a float, a
+        # Python number or a numpy value), which later numpy promotion sees.
+        # (A staged Python number meeting a numpy value is a loop variable the
+        # loop promotes, as after its first iteration: backends/graph.py.)
+        fail(errors.branch_python_number_message)
     a_dtype, b_dtype = _dtype(a), _dtype(b)
     a_list, b_list = list_element_type(a), list_element_type(b)
     if a_list is not None or b_list is not None:
@@ -642,7 +663,11 @@ def _check_branch_leaf(name, a, b, location):
             fail(errors.branch_dtype_message)
         return
     if a_dtype is not None and b_dtype is not None:
-        if a_dtype != b_dtype:
+        if a_number or b_number:  # one staged Python number (see above)
+            dtype, number = (b_dtype, a_number) if a_number else (a_dtype, b_number)
+            if np.result_type(dtype, number(0)) != dtype:
+                fail(errors.branch_dtype_message)
+        elif a_dtype != b_dtype:
             fail(errors.branch_dtype_message)
         if _rank(a) != _rank(b):
             fail(errors.branch_rank_message)
