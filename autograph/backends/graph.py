@@ -530,7 +530,8 @@ class _Loop:
                         trace.first_iteration(j, st.values[i])
                         after = _canonical(st.out.values[i])
                     new = staging.promoted(st.names[i], st.values[i], after, self.location,
-                                           self.kind)
+                                           self.kind) if not isinstance(st.values[i], Tensor) \
+                        else _promoted_number(st.values[i], after)
                     trace.retype_var(j, new)
                 except RetypeError as e:
                     raise errors.StagingError(errors.loop_promotion_message(
@@ -613,6 +614,23 @@ def _zeros_like_leaf(value):
 
 
 BACKEND = GraphBackend()
+
+
+def _promoted_number(before, after):
+    """A staged Python number `before` (an outer loop's variable) entering a
+    loop whose body makes it `after`: converted as numpy converts it there."""
+    if is_number(after) or getattr(after, "python_number", False):  # (int -> float)
+        dtype = np.asarray(after).dtype if is_number(after) else after.dtype
+        return random_ops.as_python_number(
+            base.record1(random_ops.WEAK_CAST, (before,), {"dtype": dtype}))
+    number = before._as_met_by(after)
+    if number is before:  # (the same dtype: a numpy value of it, which re-typing follows)
+        number = base.record1(random_ops.WEAK_CAST, (before,), {"dtype": before.dtype})
+    if number.dtype != after.dtype:
+        raise RetypeError(f"a Python {staging.python_number_type(before).__name__} does not "
+                          f"become {after.dtype} in numpy")
+    return random_ops.as_python_number(number) if getattr(after, "python_number", False) \
+        else number
 
 
 def _stays_python_number(var, after):

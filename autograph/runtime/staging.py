@@ -633,6 +633,20 @@ def python_number_type(value):
     return None
 
 
+def _number_changes_type(a, b):
+    """A Python number in one branch, a numpy value of another kind or size
+    than numpy gives that number in the other (`x_f32 if c else 2`).  Left
+    alone: a number of its default dtype (`i64 if c else -1`, where only a
+    later meeting with a narrower array could tell the two apart), and a
+    staged Python number, a loop variable the loop promotes as after its
+    first iteration (backends/graph.py)."""
+    number, other = (a, b) if is_number(a) else (b, a)
+    if not is_number(number) or python_number_type(other) is not None:
+        return False
+    dtype = _dtype(other)
+    return dtype is not None and dtype != np.asarray(number).dtype
+
+
 def _check_branch_leaf(name, a, b, location):
     a_undef, b_undef = a is UNDEFINED_RETURN, b is UNDEFINED_RETURN
     if a_undef and b_undef:
@@ -646,13 +660,9 @@ def _check_branch_leaf(name, a, b, location):
         raise errors.StagingError(message(shown(name), location, describe(a), describe(b)))
 
     a_number, b_number = python_number_type(a), python_number_type(b)
-    if a_number and b_number and a_number is not b_number or (
-            a_number is None and is_number(b) or b_number is None and is_number(a)) and \
-            _dtype(a if b_number else b) is not None:
+    if a_number and b_number and a_number is not b_number or _number_changes_type(a, b):
         # Python gives the type of the branch taken (an int or a float, a
         # Python number or a numpy value), which later numpy promotion sees.
-        # (A staged Python number meeting a numpy value is a loop variable the
-        # loop promotes, as after its first iteration: backends/graph.py.)
         fail(errors.branch_python_number_message)
     a_dtype, b_dtype = _dtype(a), _dtype(b)
     a_list, b_list = list_element_type(a), list_element_type(b)
