@@ -618,19 +618,15 @@ BACKEND = GraphBackend()
 
 def _promoted_number(before, after):
     """A staged Python number `before` (an outer loop's variable) entering a
-    loop whose body makes it `after`: converted as numpy converts it there."""
-    if is_number(after) or getattr(after, "python_number", False):  # (int -> float)
-        dtype = np.asarray(after).dtype if is_number(after) else after.dtype
-        return random_ops.as_python_number(
-            base.record1(random_ops.WEAK_CAST, (before,), {"dtype": dtype}))
-    number = before._as_met_by(after)
-    if number is before:  # (the same dtype: a numpy value of it, which re-typing follows)
-        number = base.record1(random_ops.WEAK_CAST, (before,), {"dtype": before.dtype})
-    if number.dtype != after.dtype:
-        raise RetypeError(f"a Python {staging.python_number_type(before).__name__} does not "
-                          f"become {after.dtype} in numpy")
-    return random_ops.as_python_number(number) if getattr(after, "python_number", False) \
-        else number
+    loop whose body makes it `after`: converted as numpy converts it there
+    (weak_cast, which re-typing follows when the outer loop promotes it too)."""
+    number = is_number(after) or getattr(after, "python_number", False)
+    dtype = np.asarray(after).dtype if is_number(after) else after.dtype
+    kind = staging.python_number_type(before)
+    if np.result_type(dtype, kind(0)) != dtype:
+        raise RetypeError(f"numpy does not make a Python {kind.__name__} {dtype}")
+    cast = base.record1(random_ops.WEAK_CAST, (before,), {"dtype": dtype})
+    return random_ops.as_python_number(cast) if number else cast
 
 
 def _stays_python_number(var, after):
