@@ -306,3 +306,19 @@ def test_generated_programs_match_plain_python(tmp_path_factory, program):
         assert path.rsplit("/", 1)[-1] in str(e), str(e)
         pytest.fail(f"refused: {e}\n{source}")
     assert _same(expected, actual), f"{expected!r}\n{actual!r}\n{source}{x!r}"
+
+
+def test_dividing_python_numbers_by_zero_raises_as_python():
+    def ratio(x):
+        n = 0
+        for v in x:
+            if v > 5:
+                n += 1
+        return 10 // n, 3.0 / n, 7 % n
+
+    _check(ratio, np.arange(8.0))
+    staged = ag.function(ratio)
+    with pytest.raises(ZeroDivisionError):
+        ratio(np.arange(3.0))
+    with pytest.raises(ZeroDivisionError):
+        staged(np.arange(3.0))  # numpy would give 0, inf and 0 with a warning

@@ -147,11 +147,24 @@ def _operator(ufunc, keeps_number, reflected):
             operand = _as_int(operand, ufunc)
             if type(other) is bool and ufunc in _BOOL_AS_INT:
                 other = int(other)
+            divisor = operand if reflected else other
+            if ufunc in _DIVISIONS and isinstance(divisor, Tensor):
+                # Python raises where numpy gives inf or nan (and a warning)
+                _ops_state().assert_op(np.not_equal(divisor, 0), "division by zero",
+                                       error="ZeroDivisionError", error_args=("division by zero",))
         result = ufunc(other, operand) if reflected else ufunc(operand, other)
         if number:
             return as_python_number(result)
         return result
     return apply
+
+
+_DIVISIONS = frozenset((np.true_divide, np.floor_divide, np.remainder))
+
+
+def _ops_state():
+    from autograph.graph.ops import state  # (state builds on this package's base)
+    return state
 
 
 def _ops_shaping():
