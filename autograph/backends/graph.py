@@ -11,8 +11,9 @@ Branch outputs and loop state are flattened to leaves and checked by the
 runtime's backend-neutral helpers (runtime/structure.py, runtime/staging.py:
 structure, dtype, shape, Python values that must stay put, each error naming
 the user's variable); what is left here is about the graph.
-Python numbers in loop state start as numpy would type them, and take the
-dtype numpy gives after one iteration (`s = 0; s += x_f32` carries float32).
+Python numbers in loop state stay Python numbers (returned as such) while
+the body keeps them so (`k += 1`), and take the dtype numpy gives after one
+iteration otherwise (`s = 0; s += x_f32` carries float32).
 An empty Python list in loop state becomes a TensorList, so `lst.append(x)`
 in a staged loop builds a list at run time (`ag.stack(lst)` stacks it).
 A `return` inside a staged loop (`retval_` still UndefinedReturnValue on
@@ -27,16 +28,16 @@ new loop variable, and a `return` in one branch only gets a stand-in of the
 other branch's type in the branch without it.  No per-trace state lives on
 the backend object.
 
-One case still runs a loop body's Python code more than once per trace: a
-Python number in loop state that a *nested* staged loop or branch promotes
-(`s = 0; for v in x: for w in x: s += w * 0.5`, or one branch leaving it
-alone while the other makes it float).  The outer body is traced with `s` as
-an int64 tensor, so the nested statement sees a tensor, not a Python number,
-and rejects the dtype change; the outer body is then traced again into a
-throwaway graph with `s` kept as a Python number to learn its dtype
-(`_Loop._promote_by_retrace`), and a third time for real.  Side effects in
-that body run three times (tests/staged/test_trace_once.py, xfail strict).
-Write `s = 0.0` to avoid it.
+A Python number in loop state (and a range/enumerate counter) is traced as a
+staged Python number (graph/ops/random.py PythonNumber), so the body's trace
+already types it as numpy would in the first iteration, nested loops and
+branches included (`s = 0; for v in x: for w in x: s += w * 0.5`): the inner
+loop casts the outer one's number as numpy converts it, and re-typing turns
+that cast into a no-op once the outer loop promotes it too.  What that still
+cannot follow (a StagingError from the first trace) falls back to tracing
+the body again into a throwaway graph with the numbers kept as Python numbers
+(`_Loop._promote_by_retrace`), and a third time for real: side effects in
+that body then run three times.
 """
 
 import builtins
