@@ -299,8 +299,8 @@ class GraphBackend(Backend):
     # --- builtins ----------------------------------------------------------------------
 
     def len_(self, value):
-        if isinstance(value, TensorList):
-            return engine.list_length(value)
+        if isinstance(value, TensorList):  # (len() is a Python int in Python)
+            return random_ops.as_python_number(engine.list_length(value))
         if not value.static_shape:
             raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         return _dim(value)

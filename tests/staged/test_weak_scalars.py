@@ -322,3 +322,18 @@ def test_dividing_python_numbers_by_zero_raises_as_python():
         ratio(np.arange(3.0))
     with pytest.raises(ZeroDivisionError):
         staged(np.arange(3.0))  # numpy would give 0, inf and 0 with a warning
+
+
+def test_sizes_known_at_run_time_are_python_ints():
+    def scaled(x):
+        n = x.shape[0]
+        kept = []
+        for v in x:
+            if v > 0:
+                kept.append(v)
+        return x * n, n, len(kept), x / len(x)
+
+    staged = ag.function(scaled, input_signature=[ag.TensorSpec([None], np.float32)])
+    for x in (X, X[:1]):
+        expected, actual = scaled(x), staged(x)
+        assert _same(expected, actual), (expected, actual)
