@@ -337,3 +337,15 @@ def test_sizes_known_at_run_time_are_python_ints():
     for x in (X, X[:1]):
         expected, actual = scaled(x), staged(x)
         assert _same(expected, actual), (expected, actual)
+
+
+def test_python_bools_count_as_ints_in_arithmetic():
+    def flagged(x):
+        flag = False
+        for v in x:
+            if v > 0:
+                flag = True
+        return flag, flag + flag, -flag, flag * 2.5, x.astype(np.int8) + flag
+
+    _check(flagged, X)
+    _check(flagged, -np.abs(X))

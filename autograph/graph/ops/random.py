@@ -135,7 +135,7 @@ def as_python_number(tensor):
 
 def _as_int(value, ufunc):
     if ufunc in _BOOL_AS_INT and isinstance(value, PythonNumber) and value.dtype.kind == "b":
-        return as_python_number(_ops_shaping().astype(value, np.int64))
+        return as_python_number(base.record1(WEAK_CAST, (value,), {"dtype": np.dtype(np.int64)}))
     return value
 
 
@@ -165,11 +165,6 @@ _DIVISIONS = frozenset((np.true_divide, np.floor_divide, np.remainder))
 def _ops_state():
     from autograph.graph.ops import state  # (state builds on this package's base)
     return state
-
-
-def _ops_shaping():
-    from autograph.graph.ops import shaping  # (shaping builds on this package's base)
-    return shaping
 
 
 for _name, _ufunc in _ARITHMETIC:
