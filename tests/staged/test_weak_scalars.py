@@ -349,3 +349,17 @@ def test_python_bools_count_as_ints_in_arithmetic():
 
     _check(flagged, X)
     _check(flagged, -np.abs(X))
+
+
+def test_where_and_clip_convert_python_numbers_as_numpy():
+    def choose(x):
+        k = 0
+        t = 0.0
+        for v in x:
+            k = k + 1
+            t = t + 0.5
+        return (np.where(x > 0, x, k), np.clip(x, -k, t), np.maximum(x, k),
+                np.minimum(k, x), np.where(x > 0, k, t))
+
+    _check(choose, X)
+    _check(choose, X.astype(np.float16))

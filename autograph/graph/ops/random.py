@@ -126,6 +126,18 @@ class PythonNumber(Tensor):
 _COMPARISON_UFUNCS = frozenset(u for _, u in _COMPARISONS)
 
 
+def met_together(values):
+    """`values` (the operands numpy promotes together, as in np.where's two
+    choices or np.clip's three) with each PythonNumber cast as numpy converts
+    a Python number meeting the numpy values among them."""
+    strong = [v.dtype for v in values if isinstance(v, (Tensor, np.ndarray, np.generic))
+              and not isinstance(v, PythonNumber)]
+    if not strong or not any(isinstance(v, PythonNumber) for v in values):
+        return values
+    meets = np.empty((), np.result_type(*strong))
+    return [v._as_met_by(meets) if isinstance(v, PythonNumber) else v for v in values]
+
+
 def as_python_number(tensor):
     if isinstance(tensor, Tensor) and type(tensor) in (Tensor, PythonNumber) \
             and tensor.static_shape == ():
