@@ -102,7 +102,7 @@ def _follow_numbers(node):
     tensors = [a for a in node.args if isinstance(a, Tensor)]
     if node.op.name == "weak_cast" and not tensors[0].python_number:
         node.attrs = {**node.attrs, "dtype": tensors[0].dtype}
-    elif not node.op.stateful and any(out.python_number for out in node.outputs) and \
+    if not node.op.stateful and any(out.python_number for out in node.outputs) and \
             any(not a.python_number for a in tensors):
         for out in node.outputs:
             _set_kind(out, Tensor)
@@ -152,17 +152,24 @@ def _reinfer_control(node, changed, literals):
     for sub in node.subgraphs:
         updates = {ph: (ph.static_shape, init.dtype) for ph, init in zip(sub.inputs,
                                                                   node.args[:n_vars])}
-        _reinfer_placeholders(sub, updates, changed)
+        numbers = set()  # placeholders no longer Python numbers (their inits are not)
+        for ph, init in zip(sub.inputs, node.args[:n_vars]):
+            if ph.python_number and not init.python_number:
+                _set_kind(ph, Tensor)
+                numbers.add(_key(ph))
+        _reinfer_placeholders(sub, updates, changed, numbers)
     body = node.subgraphs[1]
     for i, (ph, out) in enumerate(zip(body.inputs, body.outputs)):
         if out.dtype != ph.dtype:
             raise RetypeError(f"while_loop variable #{i} would be {ph.dtype} before an "
                               f"iteration and {out.dtype} after")
+        if node.outputs[i].python_number and not ph.python_number:
+            _set_kind(node.outputs[i], Tensor)
     return [(ph.static_shape, ph.dtype) for ph in body.inputs]
 
 
-def _reinfer_placeholders(sub, updates, changed):
-    fresh = set()
+def _reinfer_placeholders(sub, updates, changed, fresh=()):
+    fresh = set(fresh)
     for ph, aval in updates.items():
         if ph.dtype != aval[1]:
             _set(_canonical(ph), aval)

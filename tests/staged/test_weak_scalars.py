@@ -363,3 +363,25 @@ def test_where_and_clip_convert_python_numbers_as_numpy():
 
     _check(choose, X)
     _check(choose, X.astype(np.float16))
+
+
+def test_an_inner_loop_follows_the_outer_loops_promotion():
+    def int_then_float(x):
+        s = 0
+        for v in x:
+            for w in x:
+                s = s + 0.5
+            s = s + v
+        return s
+
+    def int_then_array_dtype(x):
+        s = 0
+        for v in x:
+            for w in x:
+                s = s + 1
+            s = s * v
+        return s
+
+    for fn in (int_then_float, int_then_array_dtype):
+        for x in (np.float32([1, 2]), np.int8([1, 2])):
+            _check(fn, x)
