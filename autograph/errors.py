@@ -1263,3 +1263,12 @@ def unwatched_path_message(what, links, function_name, location):
         "would leave the graph computing with the old value. Bind the inner object to a "
         "name of its own (a global, or an attribute nearer the root) and read it there, "
         "pass the values in as arguments, or keep arrays that change in an ag.Variable.")
+def branch_python_number_message(name, location, true_side, false_side):
+    return (
+        f"variable '{name}' is {true_side} in the true branch of the staged `if` at "
+        f"{location} and {false_side} in the false branch. In Python it takes the type "
+        "of the branch taken, which numpy's promotion of later uses sees (a Python int "
+        "meeting an int8 array keeps int8, a float or an int64 does not), and a graph "
+        "value has one type. Give both branches one type: write the number as the "
+        "other side's type (`2.0` instead of `2`), or convert it (np.float32(2), "
+        "float(...)).")

@@ -11,8 +11,9 @@ Branch outputs and loop state are flattened to leaves and checked by the
 runtime's backend-neutral helpers (runtime/structure.py, runtime/staging.py:
 structure, dtype, shape, Python values that must stay put, each error naming
 the user's variable); what is left here is about the graph.
-Python numbers in loop state start as numpy would type them, and take the
-dtype numpy gives after one iteration (`s = 0; s += x_f32` carries float32).
+Python numbers in loop state stay Python numbers (returned as such) while
+the body keeps them so (`k += 1`), and take the dtype numpy gives after one
+iteration otherwise (`s = 0; s += x_f32` carries float32).
 An empty Python list in loop state becomes a TensorList, so `lst.append(x)`
 in a staged loop builds a list at run time (`ag.stack(lst)` stacks it).
 A `return` inside a staged loop (`retval_` still UndefinedReturnValue on
@@ -27,16 +28,16 @@ new loop variable, and a `return` in one branch only gets a stand-in of the
 other branch's type in the branch without it.  No per-trace state lives on
 the backend object.
 
-One case still runs a loop body's Python code more than once per trace: a
-Python number in loop state that a *nested* staged loop or branch promotes
-(`s = 0; for v in x: for w in x: s += w * 0.5`, or one branch leaving it
-alone while the other makes it float).  The outer body is traced with `s` as
-an int64 tensor, so the nested statement sees a tensor, not a Python number,
-and rejects the dtype change; the outer body is then traced again into a
-throwaway graph with `s` kept as a Python number to learn its dtype
-(`_Loop._promote_by_retrace`), and a third time for real.  Side effects in
-that body run three times (tests/staged/test_trace_once.py, xfail strict).
-Write `s = 0.0` to avoid it.
+A Python number in loop state (and a range/enumerate counter) is traced as a
+staged Python number (graph/ops/random.py PythonNumber), so the body's trace
+already types it as numpy would in the first iteration, nested loops and
+branches included (`s = 0; for v in x: for w in x: s += w * 0.5`): the inner
+loop casts the outer one's number as numpy converts it, and re-typing turns
+that cast into a no-op once the outer loop promotes it too.  What that still
+cannot follow (a StagingError from the first trace) falls back to tracing
+the body again into a throwaway graph with the numbers kept as Python numbers
+(`_Loop._promote_by_retrace`), and a third time for real: side effects in
+that body then run three times.
 """
 
 import builtins
@@ -233,6 +234,8 @@ class GraphBackend(Backend):
                 str(dtype), staging.user_location()))
         counter = np.asarray(start, dtype)[()] if not isinstance(start, Tensor) else (
             start.astype(dtype) if start.dtype != dtype else start)
+        if type(start) is int and dtype == np.int64:
+            counter = start  # range() counts in Python ints: a Python number (ops/random.py)
 
         def in_range(i):
             if isinstance(step, Tensor):
@@ -296,8 +299,8 @@ class GraphBackend(Backend):
     # --- builtins ----------------------------------------------------------------------
 
     def len_(self, value):
-        if isinstance(value, TensorList):
-            return engine.list_length(value)
+        if isinstance(value, TensorList):  # (len() is a Python int in Python)
+            return random_ops.as_python_number(engine.list_length(value))
         if not value.static_shape:
             raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         return _dim(value)
@@ -515,16 +518,21 @@ class _Loop:
             changed = False
             for j, i in enumerate(st.carried):
                 after = _canonical(st.out.values[i])
-                if i not in st.weak or not (
-                        staging.changes_dtype(trace.placeholders[j], after) or
-                        _may_narrow(trace.placeholders[j], after)):
+                var = trace.placeholders[j]
+                if var.python_number:  # traced as a Python number: `after` is exact
+                    if _stays_python_number(var, after):
+                        continue
+                elif i not in st.weak or not (
+                        staging.changes_dtype(var, after) or _may_narrow(var, after)):
                     continue
                 before = staging.describe(st.values[i])
                 try:
-                    trace.first_iteration(j, st.values[i])
-                    after = _canonical(st.out.values[i])
+                    if not var.python_number:
+                        trace.first_iteration(j, st.values[i])
+                        after = _canonical(st.out.values[i])
                     new = staging.promoted(st.names[i], st.values[i], after, self.location,
-                                           self.kind)
+                                           self.kind) if not isinstance(st.values[i], Tensor) \
+                        else _promoted_number(st.values[i], after)
                     trace.retype_var(j, new)
                 except RetypeError as e:
                     raise errors.StagingError(errors.loop_promotion_message(
@@ -596,16 +604,37 @@ def _zeros_like_leaf(value):
     """The loop's initial value for a `retval_` that the body may set."""
     if isinstance(value, TensorList):
         return engine.list_new(value.element_dtype, value.element_shape)
+    number = staging.python_number_type(value)
+    if number is not None:
+        return number(0)  # (a Python number stands in for one)
     if isinstance(value, Tensor):
         return np.zeros(tuple(0 if d is None else d for d in value.static_shape), value.dtype)
     if isinstance(value, (np.ndarray, np.generic)):
         return np.zeros(np.shape(value), value.dtype)
-    if is_number(value):
-        return np.zeros((), np.asarray(value).dtype)
     return value
 
 
 BACKEND = GraphBackend()
+
+
+def _promoted_number(before, after):
+    """A staged Python number `before` (an outer loop's variable) entering a
+    loop whose body makes it `after`: converted as numpy converts it there
+    (weak_cast, which re-typing follows when the outer loop promotes it too)."""
+    number = is_number(after) or getattr(after, "python_number", False)
+    dtype = np.asarray(after).dtype if is_number(after) else after.dtype
+    kind = staging.python_number_type(before)
+    if np.result_type(dtype, kind(0)) != dtype:
+        raise RetypeError(f"numpy does not make a Python {kind.__name__} {dtype}")
+    cast = base.record1(random_ops.WEAK_CAST, (before,), {"dtype": dtype})
+    return random_ops.as_python_number(cast) if number else cast
+
+
+def _stays_python_number(var, after):
+    """The body keeps loop var `var`, a Python number, a Python number of its type."""
+    if is_number(after):
+        return np.asarray(after).dtype == var.dtype
+    return getattr(after, "python_number", False) and after.dtype == var.dtype
 
 
 def _may_narrow(var, after):

@@ -197,6 +197,8 @@ class Context:
         if not isinstance(value, Tensor):
             return self.literal(value)
         expr = self.names[id(value)]
+        if value.python_number:  # a Python number in Python: returned as one
+            return f"_python_number({expr})"
         if value.static_shape == () and value.dtype.kind != "O":
             # A scalar result is a numpy scalar, as eager numpy gives, whichever
             # kernel, constant, input or variable it comes from (a scalar is
@@ -406,6 +408,10 @@ def _scalar(value):
     return value[()] if type(value) is np.ndarray else value
 
 
+def _python_number(value):
+    return value.item() if isinstance(value, (np.ndarray, np.generic)) else value
+
+
 def _untag(lines, first_line, nodes):
     """`lines` without their tags, and {line number: node} (numbered from first_line)."""
     plain, by_line = [], {}
@@ -473,6 +479,7 @@ def compile_graph(graph, name="graph_fn", arg_names=None, raw_outputs=False):
     ctx = Context()
     ctx.globals["_copy"] = _copy
     ctx.globals["_scalar"] = _scalar
+    ctx.globals["_python_number"] = _python_number
     params = []
     for i, tensor in enumerate(graph.inputs):
         param = f"a{i}"

@@ -212,7 +212,7 @@ rule("np.subtract")(lambda v, g: [g, -g])
 rule("np.multiply")(lambda v, g: [g * v.x(1), g * v.x(0)])
 rule("np.divide")(lambda v, g: [g / v.x(1), -g * v.y() / v.x(1)])
 rule("np.negative")(lambda v, g: [-g])
-rule("np.positive", "np.conjugate", "grad.watch", "astype", "np.broadcast_to",
+rule("np.positive", "np.conjugate", "grad.watch", "astype", "weak_cast", "np.broadcast_to",
      "np.copy")(lambda v, g: [g])
 rule("np.exp")(lambda v, g: [g * v.y()])
 rule("np.exp2")(lambda v, g: [g * v.y() * math.log(2.0)])

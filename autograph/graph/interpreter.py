@@ -463,6 +463,8 @@ def _output(tensor, values):
     if not isinstance(tensor, Tensor):
         return tensor
     value = values[id(tensor)]
+    if tensor.python_number:
+        return compiler._python_number(value)
     if tensor.static_shape == () and tensor.dtype.kind != "O":
         return compiler._scalar(value)
     if tensor.node.op.aliasing:

@@ -48,16 +48,17 @@ def freeze(value):
     return (object, id(value))
 
 
-def _const_key(value):
+def _const_key(value, tensor):
     """Equal small constants share a key: same dtype, shape and bytes, whether
     held as a numpy scalar or an array (`np.int64(0)` and `np.asarray(0)`).
     Bytes, not `==`: NaN equals a NaN of the same bits, and 0.0 and -0.0 stay
-    apart.  Object arrays hold references and are never merged."""
+    apart.  Object arrays hold references and are never merged, nor is a
+    Python number with a numpy value (`tensor`: returned as another type)."""
     if not isinstance(value, (np.ndarray, np.generic)) or value.size > _SMALL_CONST \
             or value.dtype.hasobject:
         return None
     value = np.ascontiguousarray(value)
-    return (core.CONST, value.dtype.str, value.shape, value.tobytes())
+    return (core.CONST, value.dtype.str, value.shape, value.tobytes(), tensor.python_number)
 
 
 def optimize(graph, report=None, known=None):
@@ -78,7 +79,7 @@ def optimize(graph, report=None, known=None):
             continue
         if op is core.CONST:
             value = node.attrs["value"]
-            key = _const_key(value)
+            key = _const_key(value, node.outputs[0])
             if key is not None and key in seen:
                 replace[id(node.outputs[0])] = seen[key][0]
                 report.merged += 1
@@ -114,7 +115,8 @@ def optimize(graph, report=None, known=None):
                 if not isinstance(a, Tensor):
                     kind = type(a)  # (freeze's first case inline: most literals are numbers)
                     parts[i] = (kind, a) if kind in _ATOMS else freeze(a)
-        key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None)
+        key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None,
+               node.outputs[0].python_number if node.outputs else False)
         match = seen.get(key)
         if match is not None:
             for old, new in zip(node.outputs, match):
@@ -150,7 +152,7 @@ def _fold(graph, node, known, replace, kept, report, seen):
         tensor.node, tensor.index = const, 0
         const.outputs = (tensor,)
         known[id(tensor)] = value
-        key = _const_key(value)
+        key = _const_key(value, tensor)
         if key is not None and key in seen:  # folded to a constant the graph has
             replace[id(tensor)] = seen[key][0]
             continue

@@ -11,6 +11,7 @@ import numpy as np
 
 from autograph.graph import concrete, core, saving, schemas, signature, slots
 from autograph.graph.ops.lists import OBJECT, TensorList
+from autograph.graph.ops.random import as_python_number
 from autograph.graph.schemas import Refused, is_int, need, short
 from autograph.graph.tensor import Tensor, TensorSpec
 
@@ -192,7 +193,7 @@ class Reader:
         node = core.Node(op, args, attrs, (), tuple(location) if location else None)
         outputs = []
         for index, out in enumerate(entry["outputs"]):
-            fields(out, {"id", "name", "shape", "dtype"}, "a node output", ("list",))
+            fields(out, {"id", "name", "shape", "dtype"}, "a node output", ("list", "number"))
             need(out["id"] == len(self.tensors), f"tensor id {out['id']!r} is out of order")
             need(isinstance(out["name"], str), "a tensor name is not a string")
             shape = _shape(out["shape"], "a tensor shape")
@@ -212,6 +213,9 @@ class Reader:
                 tensor = Tensor(graph, node, index, shape, _dtype(out["dtype"], True),
                                 out["name"])
                 need(tensor.dtype != OBJECT or shape == (), "a tape has a shape")
+                if "number" in out:  # a Python number in Python (ops/random.py)
+                    need(out["number"] is True and shape == (), "a bad Python number")
+                    as_python_number(tensor)
             outputs.append(tensor)
             self.tensors.append(tensor)
         node.outputs = tuple(outputs)

@@ -82,6 +82,7 @@ def _reinfer(graph, changed, literals=None):
         if node.subgraphs:
             avals = _reinfer_control(node, changed, literals)
         else:
+            _follow_numbers(node)
             args = [literals.get(_key(a), a) if isinstance(a, Tensor) else a
                     for a in node.args]
             try:
@@ -94,11 +95,33 @@ def _reinfer(graph, changed, literals=None):
                 changed.add(_key(out))
 
 
+def _follow_numbers(node):
+    """A Python number (ops/random.py PythonNumber) that is a numpy value now:
+    a cast of it as numpy converts Python numbers casts nothing, and Python
+    arithmetic on it gives a numpy value."""
+    tensors = [a for a in node.args if isinstance(a, Tensor)]
+    if node.op.name == "weak_cast" and not tensors[0].python_number:
+        node.attrs = {**node.attrs, "dtype": tensors[0].dtype}
+    if not node.op.stateful and any(out.python_number for out in node.outputs) and \
+            any(not a.python_number for a in tensors):
+        for out in node.outputs:
+            _set_kind(out, Tensor)
+
+
+def _set_kind(tensor, kind):
+    """`tensor` (and its canonical object) a Tensor or a PythonNumber."""
+    for t in (tensor, _canonical(tensor)):
+        if type(t) is Tensor or t.python_number:
+            t.__class__ = kind
+
+
 def _follow_capture(graph, node, changed, literals):
     """A captured placeholder of a sub-graph takes its outer tensor's aval."""
     for outer, inner in graph.captured:
         if inner.node is node and _key(outer) in changed:
             canonical = _canonical(outer)
+            if type(canonical) is Tensor or canonical.python_number:
+                _set_kind(node.outputs[0], type(canonical))
             _set(node.outputs[0], (canonical.static_shape, canonical.dtype))
             changed.add(_key(node.outputs[0]))
             if _key(outer) in literals:
@@ -121,23 +144,32 @@ def _reinfer_control(node, changed, literals):
             avals.append((tuple(a if a == b else None
                                 for a, b in zip(t.static_shape, f.static_shape)),
                           t.dtype))
+            if node.outputs[i].python_number and not (t.python_number and f.python_number):
+                _set_kind(node.outputs[i], Tensor)
         return avals
     # while_loop: loop variables take their initial values' dtypes
     n_vars = len(node.outputs)
     for sub in node.subgraphs:
         updates = {ph: (ph.static_shape, init.dtype) for ph, init in zip(sub.inputs,
                                                                   node.args[:n_vars])}
-        _reinfer_placeholders(sub, updates, changed)
+        numbers = set()  # placeholders no longer Python numbers (their inits are not)
+        for ph, init in zip(sub.inputs, node.args[:n_vars]):
+            if ph.python_number and not init.python_number:
+                _set_kind(ph, Tensor)
+                numbers.add(_key(ph))
+        _reinfer_placeholders(sub, updates, changed, numbers)
     body = node.subgraphs[1]
     for i, (ph, out) in enumerate(zip(body.inputs, body.outputs)):
         if out.dtype != ph.dtype:
             raise RetypeError(f"while_loop variable #{i} would be {ph.dtype} before an "
                               f"iteration and {out.dtype} after")
+        if node.outputs[i].python_number and not ph.python_number:
+            _set_kind(node.outputs[i], Tensor)
     return [(ph.static_shape, ph.dtype) for ph in body.inputs]
 
 
-def _reinfer_placeholders(sub, updates, changed):
-    fresh = set()
+def _reinfer_placeholders(sub, updates, changed, fresh=()):
+    fresh = set(fresh)
     for ph, aval in updates.items():
         if ph.dtype != aval[1]:
             _set(_canonical(ph), aval)

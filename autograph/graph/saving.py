@@ -162,6 +162,8 @@ class _Writer:
                         else tensor.element_dtype.str,
                         "shape": None if tensor.element_shape is None
                         else list(tensor.element_shape)}
+                if tensor.python_number:
+                    entry["number"] = True
                 outputs.append(entry)
             nodes.append({
                 "op": node.op.name,

@@ -145,7 +145,7 @@ SCHEMAS = {
     "list_set_at": {},
     "list_stack": {"dtype": is_dtype, "shape": is_element_shape},
     "getitem": {"template": is_index_template}, "np.take": {"axis": is_int},
-    "astype": {"dtype": is_dtype}, "np.reshape": {"shape": is_shape},
+    "astype": {"dtype": is_dtype}, "weak_cast": {"dtype": is_dtype}, "np.reshape": {"shape": is_shape},
     "np.transpose": {"axes": is_axes}, ".T": {},
     "np.squeeze": {"axis": is_axes}, "np.expand_dims": {"axis": is_axes},
     "np.concatenate": {"axis": _one_of(is_int, lambda v: v is None)},

@@ -28,6 +28,8 @@ class Tensor:
 
     # Above ndarray, so `ndarray + Tensor` defers to the Tensor.
     __array_priority__ = 1000
+    # a Python number in Python (ops/random.py PythonNumber): returned as one
+    python_number = False
 
     def __init__(self, graph, node, index, shape, dtype, name):
         self.graph = graph

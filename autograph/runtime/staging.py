@@ -571,6 +571,8 @@ def describe(value):
             return "a staged list (its items' dtype not known yet)"
         return f"a staged list of {element[0].name} items"
     typed = array_type(value)
+    if typed is not None and getattr(value, "python_number", False):
+        return f"a staged Python {_PYTHON_TYPES[typed[0].kind].__name__}"
     if typed is not None:
         what = "a tensor" if backend_of(value) is not None else "an array"
         return f"{what} of dtype {typed[0].name} and shape {_shape(typed[1])}"
@@ -621,6 +623,31 @@ def check_branches(t, f, location):
         _check_branch_leaf(name, a, b, location)
 
 
+def python_number_type(value):
+    """int, float, complex or bool when `value` is a Python number in Python (a
+    staged one too: a backend's value with `python_number` set), else None."""
+    if type(value) in _NUMBERS:
+        return type(value)
+    if getattr(value, "python_number", False):
+        return _PYTHON_TYPES[value.dtype.kind]
+    return None
+
+
+def _number_changes_type(a, b):
+    """A Python number in one branch, a numpy value of another kind or size
+    than numpy gives that number in the other (`x_f32 if c else 2`).  Left
+    alone: a number of its default dtype (`i64 if c else -1`, where only a
+    later meeting with a narrower array could tell the two apart), and a
+    staged Python number, a loop variable the loop promotes as after its
+    first iteration (backends/graph.py)."""
+    number, other = (a, b) if is_number(a) else (b, a)
+    if not is_number(number) or python_number_type(other) is not None:
+        return False
+    dtype = _dtype(other)
+    return dtype is not None and dtype != np.asarray(number).dtype and \
+        not getattr(backend_of(other), "weak_python_numbers", False)
+
+
 def _check_branch_leaf(name, a, b, location):
     a_undef, b_undef = a is UNDEFINED_RETURN, b is UNDEFINED_RETURN
     if a_undef and b_undef:
@@ -633,6 +660,11 @@ def _check_branch_leaf(name, a, b, location):
     def fail(message):
         raise errors.StagingError(message(shown(name), location, describe(a), describe(b)))
 
+    a_number, b_number = python_number_type(a), python_number_type(b)
+    if a_number and b_number and a_number is not b_number or _number_changes_type(a, b):
+        # Python gives the type of the branch taken (an int or a float, a
+        # Python number or a numpy value), which later numpy promotion sees.
+        fail(errors.branch_python_number_message)
     a_dtype, b_dtype = _dtype(a), _dtype(b)
     a_list, b_list = list_element_type(a), list_element_type(b)
     if a_list is not None or b_list is not None:
@@ -642,7 +674,11 @@ def _check_branch_leaf(name, a, b, location):
             fail(errors.branch_dtype_message)
         return
     if a_dtype is not None and b_dtype is not None:
-        if a_dtype != b_dtype:
+        if a_number or b_number:  # one staged Python number (see above)
+            dtype, number = (b_dtype, a_number) if a_number else (a_dtype, b_number)
+            if np.result_type(dtype, number(0)) != dtype:
+                fail(errors.branch_dtype_message)
+        elif a_dtype != b_dtype:
             fail(errors.branch_dtype_message)
         if _rank(a) != _rank(b):
             fail(errors.branch_rank_message)
@@ -760,7 +796,12 @@ def promoted(name, before, after, location, loop):
     if dtype is None or np.result_type(dtype, before) != dtype:
         raise errors.StagingError(errors.loop_dtype_message(
             shown(name), location, loop, describe(before), describe(after)))
+    if is_number(after) or getattr(after, "python_number", False):
+        return _PYTHON_TYPES[dtype.kind](before)  # a Python number of the body's type
     return np.asarray(before, dtype)
+
+
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def zip_strict_message(lengths):

@@ -87,7 +87,8 @@ def test_a_while_test_joined_with_a_break_flag_under_jax():
 
 def test_a_return_value_is_called_the_returned_value():
     text = _message(return_of_two_dtypes, np.array([1.0, 5.0]))
-    assert text.startswith("variable 'the returned value' has a different dtype")
+    assert text.startswith("variable 'the returned value' is the Python float 0.5 in the "
+                           "true branch") and "and a staged Python int in the false" in text
 
 
 def test_a_staged_list_is_described_not_shown_by_its_repr():

@@ -483,12 +483,20 @@ def test_a_python_number_draw_is_typed_by_the_array_it_meets_as_in_numpy():
     assert all(r.dtype in (np.float32, np.bool_) for r in actual[0])
 
 
-def test_a_python_int_draw_meeting_a_smaller_int_is_refused():
-    def f(x):
-        return x + np.random.randint(5)
-    with pytest.raises(errors.GraphTypeError, match=r"test_random.py:\d+ is a Python int .* "
-                                                    r"int32"):
-        ag.function(f)(np.zeros(3, np.int32))
+def test_a_python_int_draw_meeting_a_smaller_int_is_converted_as_numpy_does():
+    def f(x, low):
+        return x + np.random.randint(low, low + 5)
+    staged = ag.function(f)
+    x = np.zeros(3, np.int8)
+    np.random.seed(3)
+    expected = f(x, 1)
+    np.random.seed(3)
+    got = staged(x, 1)
+    assert got.dtype == expected.dtype == np.int8 and np.array_equal(got, expected)
+    with pytest.raises(OverflowError, match="Python integer 1.* out of bounds for int8"):
+        f(x, 1000)  # numpy's own error, eagerly ...
+    with pytest.raises(OverflowError, match="Python integer 1.* out of bounds for int8"):
+        staged(x, 1000)  # ... and when the graph runs
 
 
 class SharedNoise:

@@ -150,9 +150,7 @@ def cond_in_loop_with_promotion(x):
     (weak_promotion, (np.float32(1.5), np.int64(4)), ["body"]),
     (chained_promotion, (np.arange(4),), ["body"]),
     (nested_loops_with_return, (np.arange(4),), ["outer", "inner"]),
-    pytest.param(nested_promotion, (np.arange(4),), ["outer", "inner"], marks=pytest.mark.xfail(
-        strict=True, reason="a Python number promoted only by a nested staged loop: the "
-        "outer body is traced 3 times (documented in autograph/backends/graph.py)")),
+    (nested_promotion, (np.arange(4),), ["outer", "inner"]),
     (nested_promotion_from_float, (np.arange(4),), ["outer", "inner"]),
     (cond_with_return_in_one_branch, (np.int64(3),), ["true", "after"]),
     (cond_with_return_in_one_branch, (np.int64(-3),), ["true", "after"]),

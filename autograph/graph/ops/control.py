@@ -10,7 +10,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import compiler, core, loops, scalar_loops
-from autograph.graph.ops import base
+from autograph.graph.ops import base, random
 from autograph.graph.tensor import Tensor
 
 _NUMBERS = (bool, int, float, complex)
@@ -35,11 +35,12 @@ def _to_graph(graph, value):
     return value
 
 
-def _const_like(graph, value, dtype):
+def _const_like(graph, value, dtype, python_number=False):
     if not np.can_cast(np.result_type(dtype, value), dtype, "same_kind") or \
             np.result_type(dtype, value) != dtype:
         return None
-    return graph.constant(np.asarray(value, dtype=dtype))
+    const = graph.constant(np.asarray(value, dtype=dtype))
+    return random.as_python_number(const) if python_number else const
 
 
 def _trace(parent, fn, args, name):
@@ -68,13 +69,25 @@ def _reconcile(i, t_graph, t, f_graph, f):
     if not t_tensor and not f_tensor:
         if isinstance(t, _NUMBERS) and isinstance(f, _NUMBERS):
             dtype = np.result_type(t, f) if type(t) is not type(f) else np.asarray(t).dtype
-            return t_graph.constant(np.asarray(t, dtype)), f_graph.constant(np.asarray(f, dtype))
+            t_out, f_out = t_graph.constant(np.asarray(t, dtype)), f_graph.constant(
+                np.asarray(f, dtype))
+            if type(t) is type(f) and type(t) in _NUMBERS:  # a Python number either way
+                random.as_python_number(t_out), random.as_python_number(f_out)
+            return t_out, f_out
         if t is f or (type(t) is type(f) and t == f):
             return t, f
     elif not t_tensor and isinstance(t, _NUMBERS):
-        t = _first_not_none(_const_like(t_graph, t, f.dtype), t)
+        t = _first_not_none(_const_like(t_graph, t, f.dtype, f.python_number), t)
     elif not f_tensor and isinstance(f, _NUMBERS):
-        f = _first_not_none(_const_like(f_graph, f, t.dtype), f)
+        f = _first_not_none(_const_like(f_graph, f, t.dtype, t.python_number), f)
+    if isinstance(t, Tensor) and isinstance(f, Tensor) and t.python_number != f.python_number:
+        # a Python number meeting a numpy value: cast as numpy converts it
+        if t.python_number:
+            with core.scope(t_graph):
+                t = t._as_met_by(f)
+        else:
+            with core.scope(f_graph):
+                f = f._as_met_by(t)
     if not (isinstance(t, Tensor) and isinstance(f, Tensor)) or t.dtype != f.dtype:
         raise _error(f"cond: output #{i} differs between branches: true branch gives "
                      f"{_describe(t)}, false branch gives {_describe(f)}")
@@ -165,7 +178,9 @@ def cond(pred, true_fn, false_fn, names=None, finish=None):
                           subgraphs=(t_graph, f_graph),
                           stateful=t_graph.is_stateful() or f_graph.is_stateful(),
                           names=output_names if names is not None else None)
-    results = iter(_retype(node.outputs, [t for t, _ in outputs]))
+    # (an output is a Python number when both branches give one)
+    results = iter(_retype(node.outputs, [f if t.python_number and not f.python_number else t
+                                          for t, f in outputs]))
     return tuple(passthrough[i] if i in passthrough else next(results)
                  for i in range(len(t_out)))
 
@@ -285,8 +300,8 @@ def _loop_var(graph, value):
         return base.resolve(graph, value)
     if isinstance(value, (np.ndarray, np.generic)) or hasattr(value, "_as_graph_tensor"):
         return base.resolve(graph, value)
-    if isinstance(value, _NUMBERS):
-        return graph.constant(np.asarray(value))
+    if isinstance(value, _NUMBERS):  # a Python number stays one (ops/random.py)
+        return random.as_python_number(graph.constant(np.asarray(value)))
     raise _error(f"while_loop: loop variable {value!r} is not a tensor, numpy value or "
                  "Python number")
 
@@ -355,6 +370,8 @@ class LoopTrace:
         shape = self.placeholders[i].static_shape if len(self.placeholders[i].static_shape) == len(
             init.static_shape) else init.static_shape
         for sub in (self.c_graph, self.b_graph):
+            placeholder = sub.inputs[i].node.outputs[0]
+            placeholder.__class__ = sub.inputs[i].__class__ = type(init)  # (a Python number or not)
             retype.retype(sub, {sub.inputs[i]: (shape, init.dtype)})
 
     def add_var(self, value, result, name, shape=None):

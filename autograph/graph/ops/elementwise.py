@@ -10,7 +10,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
-from autograph.graph.ops import base
+from autograph.graph.ops import base, random
 from autograph.graph.tensor import Tensor
 
 INFIX = {
@@ -219,6 +219,7 @@ NONZERO = core.register("np.nonzero", np.nonzero, _nonzero_rule)
 def where(condition, x=None, y=None):
     if x is None and y is None:
         return base.record(NONZERO, (condition,))
+    x, y = random.met_together([x, y])
     return base.record1(WHERE, (condition, x, y))
 
 
@@ -235,4 +236,4 @@ CLIP = core.register("np.clip", np.clip, _clip_rule)
 def clip(a, a_min=None, a_max=None, **kwargs):
     a_min = kwargs.pop("min", a_min)
     a_max = kwargs.pop("max", a_max)
-    return base.record1(CLIP, (a, a_min, a_max))
+    return base.record1(CLIP, tuple(random.met_together([a, a_min, a_max])))

@@ -40,15 +40,21 @@ def _draw_rule(*staged, method, arguments, dtype, shape):
 DRAW = core.register("random.draw", _draw_kernel, _draw_rule, stateful=True, effect=True)
 
 
-# --- a draw numpy gives as a Python number --------------------------------------------
+# --- a value that is a Python number in Python ------------------------------------------
 # `np.random.rand()` is a Python float, and numpy types a Python number by the
 # array it meets (NEP 50: `x_f32 + np.random.rand()` is float32, `x_f32 > 0.1`
-# compares in float32), where a float64 tensor would make float64.  Such a draw
-# is a PythonNumber: met by an operand of another dtype in an operator or
-# ufunc, it is first cast as numpy casts the Python number (exact for floats:
-# one rounding either way); for ints and bools, where numpy would check the
-# range instead, a difference is refused.  Python arithmetic with Python
-# numbers (`np.random.rand() * 2`) keeps a Python number, so the result stays one.
+# compares in float32), where a float64 tensor would make float64.  The same
+# holds for every staged value that is a Python number in Python: a number
+# carried in a staged loop's state (`k = 0; ... k += 1`) and the counter of a
+# staged `for i in range(...)` or `enumerate(...)`.  Such a value is a
+# PythonNumber (a "weak" tensor, int64/float64/complex128/bool): met by an
+# operand of another dtype in an operator or ufunc, it is first cast as numpy
+# converts the Python number (WEAK_CAST: an int through float64 as numpy's
+# float(n), an int into a smaller int with numpy's OverflowError when it does
+# not fit).  Python arithmetic and comparisons of Python numbers
+# (`np.random.rand() * 2`, `k + 1`, `k > 0`) keep a Python number, so the
+# result stays one; numpy functions (`np.sin(t)`) give a numpy value, as in
+# numpy.  A graph output that is a PythonNumber is returned as a Python number.
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 _ARITHMETIC = (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
@@ -58,41 +64,78 @@ _ARITHMETIC = (("add", np.add), ("sub", np.subtract), ("mul", np.multiply),
                ("rshift", np.right_shift))
 _COMPARISONS = (("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                 ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal))
+# Python's `True + True` is 2, numpy's is True: bools are ints in Python arithmetic
+_BOOL_AS_INT = frozenset((np.add, np.subtract, np.multiply, np.floor_divide, np.remainder,
+                          np.power, np.negative, np.positive, np.absolute, np.left_shift,
+                          np.right_shift))
+
+
+def _weak_cast_kernel(x, dtype):
+    """numpy's conversion of the Python number `x` (held as int64/float64/
+    complex128/bool) to `dtype`, as when it meets a `dtype` array."""
+    kind = x.dtype.kind
+    if kind in "iu" and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= x <= info.max:  # numpy's own error and text
+            raise OverflowError(f"Python integer {int(x)} out of bounds for {dtype}")
+    elif kind in "iu" and dtype.kind in "fc":
+        x = x.astype(np.float64)  # numpy converts a Python int with float(n)
+    return x.astype(dtype)
+
+
+def _weak_cast_rule(x, dtype):
+    return [(x.static_shape, dtype)]
+
+
+WEAK_CAST = core.register("weak_cast", _weak_cast_kernel, _weak_cast_rule)
 
 
 class PythonNumber(Tensor):
     """A 0-d tensor standing for a Python number: see above."""
 
     __slots__ = ()
+    python_number = True
 
     def _like(self, tensor, relax=False, result=None):
+        if relax:
+            tensor.origin = self
         return as_python_number(tensor)  # (captured into a branch or loop body)
 
-    def _as_met_by(self, other):
+    def _as_met_by(self, other, comparison=False):
         """Self as numpy converts a Python number meeting `other`."""
         dtype = getattr(other, "dtype", None)
         if dtype is None or isinstance(other, PythonNumber) or not isinstance(dtype, np.dtype):
             return self
+        if comparison and self.dtype.kind in "iub" and dtype.kind in "iub":
+            return self  # numpy compares ints exactly, whichever their dtypes
         number = self.dtype.type(0).item()
         weak = np.result_type(np.ones((), dtype), number)
         if weak == np.result_type(dtype, self.dtype):
             return self
-        if self.dtype.kind in "fc" and weak.kind in "fc":
-            return _ops_shaping().astype(self, weak)
-        raise errors.GraphTypeError(errors.random_python_number_message(
-            type(number).__name__, str(dtype), core.user_location()))
+        return base.record1(WEAK_CAST, (self,), {"dtype": weak})
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "__call__" and len(inputs) == 2:
             a, b = inputs
-            inputs = (a._as_met_by(b) if isinstance(a, PythonNumber) else a,
-                      b._as_met_by(a) if isinstance(b, PythonNumber) else b)
+            comparison = ufunc in _COMPARISON_UFUNCS
+            inputs = (a._as_met_by(b, comparison) if isinstance(a, PythonNumber) else a,
+                      b._as_met_by(a, comparison) if isinstance(b, PythonNumber) else b)
         return Tensor.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
 
 
-def _ops_shaping():
-    from autograph.graph.ops import shaping  # (shaping builds on this package's base)
-    return shaping
+_COMPARISON_UFUNCS = frozenset(u for _, u in _COMPARISONS)
+
+
+def met_together(values):
+    """`values` (the operands numpy promotes together, as in np.where's two
+    choices or np.clip's three) with each PythonNumber cast as numpy converts
+    a Python number meeting the numpy values among them."""
+    strong = [v.dtype for v in values if isinstance(v, (Tensor, np.ndarray, np.generic))
+              and not isinstance(v, PythonNumber)]
+    if not strong or not any(isinstance(v, PythonNumber) for v in values):
+        return values
+    meets = np.empty((), np.result_type(*strong))
+    return [v._as_met_by(meets) if isinstance(v, PythonNumber) else v for v in values]
 
 
 def as_python_number(tensor):
@@ -102,14 +145,38 @@ def as_python_number(tensor):
     return tensor
 
 
+def _as_int(value, ufunc):
+    if ufunc in _BOOL_AS_INT and isinstance(value, PythonNumber) and value.dtype.kind == "b":
+        return as_python_number(base.record1(WEAK_CAST, (value,), {"dtype": np.dtype(np.int64)}))
+    return value
+
+
 def _operator(ufunc, keeps_number, reflected):
     def apply(self, other):
-        operand = self._as_met_by(other)
+        number = type(other) in _PYTHON_NUMBERS or isinstance(other, PythonNumber)
+        operand = self._as_met_by(other, not keeps_number)
+        if number:
+            operand = _as_int(operand, ufunc)
+            if type(other) is bool and ufunc in _BOOL_AS_INT:
+                other = int(other)
+            divisor = operand if reflected else other
+            if ufunc in _DIVISIONS and isinstance(divisor, Tensor):
+                # Python raises where numpy gives inf or nan (and a warning)
+                _ops_state().assert_op(np.not_equal(divisor, 0), "division by zero",
+                                       error="ZeroDivisionError", error_args=("division by zero",))
         result = ufunc(other, operand) if reflected else ufunc(operand, other)
-        if keeps_number and (type(other) in _PYTHON_NUMBERS or isinstance(other, PythonNumber)):
+        if number:
             return as_python_number(result)
         return result
     return apply
+
+
+_DIVISIONS = frozenset((np.true_divide, np.floor_divide, np.remainder))
+
+
+def _ops_state():
+    from autograph.graph.ops import state  # (state builds on this package's base)
+    return state
 
 
 for _name, _ufunc in _ARITHMETIC:
@@ -119,7 +186,7 @@ for _name, _ufunc in _COMPARISONS:
     setattr(PythonNumber, f"__{_name}__", _operator(_ufunc, False, False))
 for _name, _ufunc in (("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)):
     setattr(PythonNumber, f"__{_name}__",
-            (lambda u: lambda self: as_python_number(u(self)))(_ufunc))
+            (lambda u: lambda self: as_python_number(u(_as_int(self, u))))(_ufunc))
 
 
 def _is_staged(value):

@@ -4,7 +4,7 @@ expand_dims, concatenate, stack, vstack, hstack, broadcast_to, flip."""
 import numpy as np
 
 from autograph.graph import core
-from autograph.graph.ops import base
+from autograph.graph.ops import base, random
 from autograph.graph.tensor import VIEWS, Tensor
 
 
@@ -26,7 +26,7 @@ def dim(x, axis=0):
     """x.shape[axis]: a Python int when static, else a staged intp scalar."""
     if x.static_shape[axis] is not None:
         return x.static_shape[axis]
-    return base.record1(DIM, (x,), {"axis": axis})
+    return random.as_python_number(base.record1(DIM, (x,), {"axis": axis}))
 
 
 class StagedShape(tuple):
@@ -92,9 +92,9 @@ def user_shape(x):
     StagedShape.  The engine itself reads `x.static_shape`."""
     if None not in x.static_shape or core.current_graph() is None:
         return x.static_shape
-    return StagedShape(
-        d if d is not None else base.record1(DIM, (x,), {"axis": axis},
-                                             name=f"{x.name}.shape[{axis}]")
+    return StagedShape(  # (a dim is a Python int in Python: a staged Python number)
+        d if d is not None else random.as_python_number(base.record1(
+            DIM, (x,), {"axis": axis}, name=f"{x.name}.shape[{axis}]"))
         for axis, d in enumerate(x.static_shape))
 
 
