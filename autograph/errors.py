@@ -1263,6 +1263,11 @@ def unwatched_path_message(what, links, function_name, location):
         "would leave the graph computing with the old value. Bind the inner object to a "
         "name of its own (a global, or an attribute nearer the root) and read it there, "
         "pass the values in as arguments, or keep arrays that change in an ag.Variable.")
+
+
+# --- a staged if whose branches give Python numbers of two types (runtime/staging.py) ---
+
+
 def branch_python_number_message(name, location, true_side, false_side):
     return (
         f"variable '{name}' is {true_side} in the true branch of the staged `if` at "
