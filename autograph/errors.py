@@ -1277,3 +1277,19 @@ def branch_python_number_message(name, location, true_side, false_side):
         "value has one type. Give both branches one type: write the number as the "
         "other side's type (`2.0` instead of `2`), or convert it (np.float32(2), "
         "float(...)).")
+
+
+# --- max()/min() of a staged value that Python would iterate (runtime/builtins.py) ---
+
+
+def staged_extreme_message(call, name, location, iterates):
+    """`iterates`: one argument (Python iterates it), else `key=`/`default=`."""
+    what = (f"{call}() of one argument iterates over it, asking for each item's value now, "
+            "while tracing" if iterates else
+            f"{call}() with `key=` or `default=` is not staged (only {call}(a, b, ...) of "
+            "values is)")
+    fix = (f"np.{call}({name}) computes it in the graph (it propagates NaN, where Python's "
+           f"{call}() does not)" if iterates else
+           f"compare the keys yourself (`a if key(a) {'>=' if call == 'max' else '<='} key(b) "
+           "else b`, staged) or call it outside the function")
+    return (f"{call}() of graph tensor '{name}' at {location}: {what}. Write {fix}.")

@@ -11,8 +11,8 @@ frame of ours lies between caller and callee, so recursion depth, tracebacks,
 `warnings.warn(stacklevel=...)`, logging records and `sys._getframe(1)` are
 what they are without conversion.
 
-`print`, `len`, `range`, `enumerate`, `zip`, `type`, `isinstance`, `repr` and
-`bool` -- when the name means the
+`print`, `len`, `range`, `enumerate`, `zip`, `type`, `isinstance`, `repr`,
+`bool`, `max` and `min` -- when the name means the
 builtin (not bound in the function, not one of its free variables, whose
 value varies per closure, not a global of another object) -- call their runtime operator directly; other builtins are called
 as they are (converted_call would call them unchanged anyway).  Left alone:
@@ -30,7 +30,7 @@ from autograph.converters.support import base
 from autograph.converters.function_scope import LazyBoundNames, is_builtin
 
 _OPERATORS = frozenset({"print", "len", "range", "enumerate", "zip", "type", "isinstance",
-                        "repr", "bool"})
+                        "repr", "bool", "max", "min"})
 
 
 class Transformer(base.Converter):

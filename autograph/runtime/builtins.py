@@ -1,6 +1,6 @@
 """Builtins as converted code calls them: `print_`, `len_`, `range_`,
-`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, and
-`user_locals` (what `locals()` shows).
+`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, `max_`,
+`min_`, and `user_locals` (what `locals()` shows).
 
 With Python arguments each calls the builtin itself, with the same arguments,
 so results and exceptions are the builtin's.  A staged argument goes to its
@@ -11,12 +11,14 @@ the program runs eagerly (`Backend.eager_types`: `np.ndarray` for a graph
 tensor of rank >= 1), never the tracing placeholder's class, and refuse
 (TracedTypeError) where one trace cannot tell; `repr()` of a staged value is
 refused like `str()` (its text only exists at run time), and `bool()` of
-one by the same catalog error for every backend.
+one by the same catalog error for every backend.  `max(a, b)` and `min(a,
+b)` with a staged operand are Python's fold with staged comparisons.
 """
 
 import ast
 import builtins
 import linecache
+import operator
 import sys
 
 import numpy as np
@@ -182,6 +184,35 @@ def bool_(*args, **kwargs):
             "bool()", _variable_holding(args[0], "bool"), errors.where_user(),
             errors.staged_value_fix("bool()")))
     return builtins.bool(*args, **kwargs)
+
+
+def max_(*args, **kwargs):
+    """Python meaning: `max(*args, **kwargs)`.  Of two or more arguments with a
+    staged one among them (no `key`, no `default`), Python's own fold, whose
+    comparisons are staged: `m = a; m = b if b > m else m; ...` (the first of
+    equal maxima, and a NaN first stays, as in Python), each step a staged
+    conditional expression, so its two sides must have one type."""
+    return _extreme(builtins.max, operator.gt, "max", args, kwargs)
+
+
+def min_(*args, **kwargs):
+    """Python meaning: `min(*args, **kwargs)` (staged as `max_` is, with `<`)."""
+    return _extreme(builtins.min, operator.lt, "min", args, kwargs)
+
+
+def _extreme(python_function, beats, call, args, kwargs):
+    staged = [a for a in args if registry.backend_of(a) is not None]
+    if not staged:
+        return python_function(*args, **kwargs)
+    if len(args) < 2 or kwargs:
+        raise errors.TensorUsageError(errors.staged_extreme_message(
+            call, _variable_holding(staged[0], call), errors.where_user(), len(args) < 2))
+    label = (f"the value of `{call}(...)`",)
+    best = args[0]
+    for candidate in args[1:]:
+        best = control_flow.if_stmt(beats(candidate, best), lambda c=candidate: (c,),
+                                    lambda b=best: (b,), (), label)[0]
+    return best
 
 
 def repr_(*args, **kwargs):
