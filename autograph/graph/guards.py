@@ -1200,12 +1200,20 @@ def _iterator_position(iterator, depth=0):
             reduced = iterator.__reduce__()
     except Exception:  # noqa: BLE001 - an iterator that cannot tell: not compared
         reduced = None
-    return operator.length_hint(iterator, -1), _position_part(reduced, depth)
+    return operator.length_hint(iterator, -1), _position_part(reduced, depth, True)
 
 
-def _position_part(value, depth):
+def _position_part(value, depth, reduced=False):
+    """`reduced`: a part of what `__reduce__` told, which makes some parts
+    anew on every call (a range iterator's range, the list of what a dict's
+    or set's iterator has left): those by value or length, not by identity
+    (a list iterator's own list: its index, beside it, tells the position)."""
     if type(value) is tuple and depth < 8:
-        return tuple(_position_part(item, depth + 1) for item in value)
+        return tuple(_position_part(item, depth + 1, reduced) for item in value)
+    if reduced and type(value) is range:
+        return value
+    if reduced and type(value) is list:
+        return list, len(value)
     if _is_iterator(value) and depth < 8:
         return _iterator_position(value, depth + 1)
     if _by_value(value):

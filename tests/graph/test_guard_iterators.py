@@ -106,3 +106,41 @@ def test_an_iterator_read_but_not_advanced_is_watched_by_identity():
     np.testing.assert_allclose(f(X), [2.0, 2.0])
     iterator = None  # (rebinding the cell traces again)
     np.testing.assert_allclose(f(X), [1.0, 1.0])
+
+
+D = {"a": 1.0, "b": 2.0}
+# Iterators whose `__reduce__` makes a new object on every call (a range
+# iterator's range, a dict's or set's list of what is left): not advanced,
+# they must not look advanced.
+UNTOUCHED = {
+    "range iterator": lambda: iter(range(3)),
+    "generator over a range": lambda: (float(i) for i in range(3)),
+    "dict iterator": lambda: iter(D),
+    "dict items iterator": lambda: iter(D.items()),
+    "set iterator": lambda: iter({1.0, 2.0}),
+    "zip of a range and a dict": lambda: zip(range(2), D),
+    "map over a range": lambda: map(float, range(3)),
+    "reversed range": lambda: reversed(range(3)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UNTOUCHED))
+def test_an_iterator_argument_not_advanced_is_not_refused(kind):
+    @ag.function
+    def f(x, it):
+        return x * 2.0
+
+    iterator = UNTOUCHED[kind]()
+    np.testing.assert_allclose(f(X, iterator), [2.0, 2.0])
+    assert next(iterator) is not None  # (still at its start: not taken by the trace)
+
+
+@pytest.mark.parametrize("kind", sorted(UNTOUCHED))
+def test_an_iterator_argument_over_a_range_or_dict_advanced_is_refused(kind):
+    @ag.function
+    def f(x, it):
+        next(it)
+        return x * 2.0
+
+    with pytest.raises(errors.ConsumedIteratorError, match="argument 'it'"):
+        f(X, UNTOUCHED[kind]())
