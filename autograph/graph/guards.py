@@ -1186,14 +1186,19 @@ def _is_iterator(value):
 def _iterator_position(iterator, depth=0):
     """Something that changes when `iterator` (`_is_iterator`) gives a value,
     read without advancing it: a generator's frame (where it stands, its
-    locals), else what the iterator's `__reduce__` tells (`iter(list)`: the
-    index; map, zip, enumerate: the iterators inside them, in turn), with its
-    length hint; None when it cannot be told."""
+    locals, the iterator it delegates to by `yield from`), else what the
+    iterator's `__reduce__` tells (`iter(list)`: the index; map, zip,
+    enumerate: the iterators inside them, in turn), with its length hint;
+    None when it cannot be told."""
     if isinstance(iterator, (types.GeneratorType, types.CoroutineType)):
         frame = getattr(iterator, "gi_frame", None) or getattr(iterator, "cr_frame", None)
         if frame is None:
             return "finished"
-        return frame.f_lasti, tuple(_position_part(v, depth) for v in frame.f_locals.values())
+        # (one that stands in a `yield from` advances the iterator it
+        # delegates to, its own frame staying where it is)
+        delegate = getattr(iterator, "gi_yieldfrom", None) or getattr(iterator, "cr_await", None)
+        return frame.f_lasti, tuple(_position_part(v, depth) for v in frame.f_locals.values()), \
+            None if delegate is None else _position_part(delegate, depth)
     try:
         with warnings.catch_warnings():  # (itertools' __reduce__ is deprecated in 3.12)
             warnings.simplefilter("ignore", DeprecationWarning)

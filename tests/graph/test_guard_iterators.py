@@ -144,3 +144,22 @@ def test_an_iterator_argument_over_a_range_or_dict_advanced_is_refused(kind):
 
     with pytest.raises(errors.ConsumedIteratorError, match="argument 'it'"):
         f(X, UNTOUCHED[kind]())
+
+
+def _delegating(make):
+    # (its frame stands still, no local of it changes: the iterator it
+    # delegates to, on its stack only, moves)
+    yield from make()
+
+
+@pytest.mark.parametrize("make", [lambda: [1.0, 2.0, 3.0], _counting], ids=["list", "generator"])
+def test_next_on_a_generator_standing_in_a_yield_from_is_refused(make):
+    iterator = _delegating(make)
+    next(iterator)  # (inside its `yield from` already)
+
+    @ag.function
+    def f(x):
+        return x * next(iterator)
+
+    with pytest.raises(errors.ConsumedIteratorError, match="closure variable 'iterator'"):
+        f(X)
