@@ -87,8 +87,9 @@ programs at trace time would refuse many that never change them):
   per call), and both their attributes;
 - names asked for by a computed string (`getattr(cfg, name)`,
   `globals()[name]`); by a literal one (`getattr(CFG, "scale", 1.0)`,
-  `hasattr(D, "scale")`, `globals()["G"]`: `_names_probed`) they are
-  watched, and where absent, watched for their absence;
+  `hasattr(D, "scale")`, `globals()["G"]`, `"G" in globals()`:
+  `_names_probed`) they are watched, and where absent, watched for their
+  absence;
 - attributes of objects with no `__dict__` or slots (C extension types) and
   of numpy's or builtin classes; an object whose `__dict__` is replaced as a
   whole.  (A path longer than `_PATH_LINKS` links that leads to more data
@@ -175,11 +176,12 @@ def _names_probed(code):
     """The names `code` and the code nested in it may ask for by a literal
     string (`getattr(CFG, "scale", 1.0)`, `hasattr(D, "scale")`,
     `globals()["G"]`, `globals().get("G")`, `vars(CFG)["scale"]`,
-    `CFG.__dict__.get("scale")`): the first identifier string each load of
-    `getattr`, `hasattr`, `globals`, `vars` or `.__dict__` is followed by,
-    within the statement; `guards_of` watches them where present and, where absent,
-    for their absence (an object gaining `scale` later changes what the call
-    reads).  (Another string caught this way costs a guard or two, no more.)"""
+    `CFG.__dict__.get("scale")`, `"G" in globals()`, `"scale" in vars(CFG)`):
+    the first identifier string each load of `getattr`, `hasattr`, `globals`,
+    `vars` or `.__dict__` is followed by, within the statement, or the one an
+    `in` tests against such a load's result; `guards_of` watches them where
+    present and, where absent, for their absence (an object gaining `scale`
+    later changes what the call reads).  (Another string caught this way costs a guard or two, no more.)"""
     found = _probed_by.get(code)
     if found is None:
         found, todo = set(), [code]
@@ -189,18 +191,29 @@ def _names_probed(code):
             if _PROBING.isdisjoint(current.co_names) and "__dict__" not in current.co_names:
                 continue
             probing = None  # instructions left to look at after a load of a probe
+            # (`"G" in globals()`, `"scale" in vars(CFG)`: the string comes
+            # first; taken when an `in` follows a probe loaded after it)
+            tested, probe_after = None, False
             for instruction in dis.get_instructions(current):
-                if instruction.opname in _NAME_LOADS and instruction.argval in _PROBING or \
-                        instruction.opname == "LOAD_ATTR" and instruction.argval == "__dict__":
-                    probing = _PROBE_REACH
-                elif probing:
+                opname, argval = instruction.opname, instruction.argval
+                if opname in _NAME_LOADS and argval in _PROBING or \
+                        opname == "LOAD_ATTR" and argval == "__dict__":
+                    probing, probe_after = _PROBE_REACH, tested is not None
+                    continue
+                if opname.startswith(_STATEMENT_ENDS):
+                    probing, tested, probe_after = None, None, False
+                elif opname == "CONTAINS_OP" and probe_after:
+                    found.add(tested)
+                    tested, probe_after = None, False
+                elif opname == "LOAD_CONST" and type(argval) is str and argval.isidentifier():
+                    if probing:
+                        found.add(argval)
+                        probing = None
+                    else:
+                        tested, probe_after = argval, False
+                    continue
+                if probing:
                     probing -= 1
-                    if instruction.opname.startswith(_STATEMENT_ENDS):
-                        probing = None
-                    elif instruction.opname == "LOAD_CONST" and \
-                            type(instruction.argval) is str and instruction.argval.isidentifier():
-                        found.add(instruction.argval)
-                        probing = None
         found = _probed_by[code] = frozenset(found)
     return found
 
