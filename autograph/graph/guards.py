@@ -1225,18 +1225,26 @@ def _position_part(value, depth, reduced=False):
     """`reduced`: a part of what `__reduce__` told, which makes some parts
     anew on every call (a range iterator's range, the list of what a dict's
     or set's iterator has left): those by value or length, not by identity
-    (a list iterator's own list: its index, beside it, tells the position)."""
+    (a list iterator's own list: its index, beside it, tells the position).
+    Else a container by identity and length: a generator that takes its
+    values from one it holds (`yield queue.popleft()`) stands at the same
+    `yield` after a step, the container shorter."""
     if type(value) is tuple and depth < 8:
         return tuple(_position_part(item, depth + 1, reduced) for item in value)
     if reduced and type(value) is range:
         return value
     if reduced and type(value) is list:
         return list, len(value)
+    if type(value) in _SIZED:
+        return id(value), len(value)
     if _is_iterator(value) and depth < 8:
         return _iterator_position(value, depth + 1)
     if _by_value(value):
         return type(value), number_bits(value)
     return id(value)
+
+
+_SIZED = frozenset((list, dict, set, bytearray, collections.deque))
 
 
 def advanced_iterator(iterators):

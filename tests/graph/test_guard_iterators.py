@@ -6,6 +6,7 @@ advance it nor see its next values.  The trace is refused
 (ConsumedIteratorError, guards.py `advanced_iterator`); an iterator only
 read, not advanced, is fine and watched by identity."""
 
+import collections
 import itertools
 
 import numpy as np
@@ -156,6 +157,23 @@ def _delegating(make):
 def test_next_on_a_generator_standing_in_a_yield_from_is_refused(make):
     iterator = _delegating(make)
     next(iterator)  # (inside its `yield from` already)
+
+    @ag.function
+    def f(x):
+        return x * next(iterator)
+
+    with pytest.raises(errors.ConsumedIteratorError, match="closure variable 'iterator'"):
+        f(X)
+
+
+def _draining(queue):
+    while queue:
+        yield queue.popleft()  # (same `yield`, same locals after a step: the deque shorter)
+
+
+def test_next_on_a_started_generator_draining_a_container_it_holds_is_refused():
+    iterator = _draining(collections.deque([0.0, 1.0, 2.0, 3.0]))
+    next(iterator)
 
     @ag.function
     def f(x):
