@@ -520,3 +520,27 @@ def test_an_example_run_again_loads_every_conversion_and_prints_the_same(example
     assert cold_log.count("autograph: converted ") > 0 and "autograph: loaded " not in cold_log
     assert warm_log.count("autograph: loaded ") == cold_log.count("autograph: converted ")
     assert "autograph: converted " not in warm_log
+
+
+def test_the_functions_of_one_file_hash_its_text_once(tmp_path, cache_dir, builds, monkeypatch):
+    # (a file's text is hashed whole into each key: once per function made
+    # a load of a large file's functions cost its size times their number)
+    path = tmp_path / "m.py"
+    module = _module(path, SOURCE + "\n    def twice(x):\n        return x * 2\n"
+                     "\n    def thrice(x):\n        return x * 3\n")
+    hashed = []
+    real = conversion_cache.hashlib.blake2b
+
+    def counting(data=b"", **kwargs):
+        hashed.append(data)
+        return real(data, **kwargs)
+
+    monkeypatch.setattr(conversion_cache.hashlib, "blake2b", counting)
+    for fn in (module.step, module.twice, module.thrice):
+        transpiler.convert(fn, OPTIONS)
+    assert hashed.count(path.read_bytes()) == 1
+    path.write_text(path.read_text() + "\n# edited\n")
+    linecache.checkcache(str(path))
+    transpiler.clear_caches()
+    transpiler.convert(module.twice, OPTIONS)  # (the file changed: hashed again)
+    assert hashed.count(path.read_bytes()) == 1
