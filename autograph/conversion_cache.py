@@ -87,9 +87,11 @@ def package_fingerprint():
 
 def code_fingerprint(code):
     """What conversion may read of a code object (nested ones included):
-    its names, flags, bytecode, positions.  (Constants only by type: they
-    are the source's, which the key holds.)"""
-    consts = tuple(code_fingerprint(c) if isinstance(c, type(code)) else type(c).__name__
+    its names, flags, bytecode, positions, constants.  (The constants are
+    the source's, which the key holds, but for which of the lambdas of one
+    line is converted: without column positions, -X no_debug_ranges, they
+    tell it, source._find_lambda.)"""
+    consts = tuple(code_fingerprint(c) if isinstance(c, type(code)) else (type(c).__name__, c)
                    for c in code.co_consts)
     return (code.co_name, code.co_qualname, code.co_firstlineno, code.co_flags,
             code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,

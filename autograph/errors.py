@@ -1263,3 +1263,15 @@ def unwatched_path_message(what, links, function_name, location):
         "would leave the graph computing with the old value. Bind the inner object to a "
         "name of its own (a global, or an attribute nearer the root) and read it there, "
         "pass the values in as arguments, or keep arrays that change in an ag.Variable.")
+
+
+# --- lambdas of one line that conversion cannot tell apart (source.py) ---
+
+
+def ambiguous_lambda_message(fn):
+    code = getattr(fn, "__code__", None)
+    line = getattr(code, "co_firstlineno", "?")
+    return (f"cannot convert {_describe(fn)}: line {line} of its file has several lambdas "
+            "and, with no column positions (python -X no_debug_ranges or "
+            "PYTHONNODEBUGRANGES), its constants and names do not tell which one it is. "
+            "Put each lambda on a line of its own, or run Python with column positions.")
