@@ -565,6 +565,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
+                elif type(namespace[name]) in _CALLED_BY_NAME:
+                    # (`H = other_helper`: the graph ran the old one's code)
+                    guards.append((namespace, name, namespace[name], f"global '{name}'", None))
             if probed and "globals" in names:  # (`globals().get("G")` of a G not there yet)
                 watch_absent([namespace], namespace, "global", "", 0)
         free = function.__code__.co_freevars
@@ -581,6 +584,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
+            elif type(value) in _CALLED_BY_NAME:
+                guards.append((cell, None, value, f"closure variable '{name}'", None))
         # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()
@@ -620,6 +625,11 @@ _NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.MethodType,
 # function reads by name (np, np.sqrt, helper functions): skipped at once.
 _NEVER_WATCHED = frozenset((types.ModuleType, types.FunctionType, types.MethodType,
                             types.BuiltinFunctionType, functools.partial))
+# Of those, what a global or closure variable holds that the graph may have run
+# the code of (a helper function, `functools.partial`, a bound method):
+# watched by identity there, not walked, so that rebinding the name traces again
+_CALLED_BY_NAME = frozenset((types.FunctionType, types.MethodType, types.BuiltinFunctionType,
+                             functools.partial))
 
 
 def _holds_attributes(value):
