@@ -87,9 +87,11 @@ def package_fingerprint():
 
 def code_fingerprint(code):
     """What conversion may read of a code object (nested ones included):
-    its names, flags, bytecode, positions.  (Constants only by type: they
-    are the source's, which the key holds.)"""
-    consts = tuple(code_fingerprint(c) if isinstance(c, type(code)) else type(c).__name__
+    its names, flags, bytecode, positions, constants.  (The constants are
+    the source's, which the key holds, but for which of the lambdas of one
+    line is converted: without column positions, -X no_debug_ranges, they
+    tell it, source._find_lambda.)"""
+    consts = tuple(code_fingerprint(c) if isinstance(c, type(code)) else (type(c).__name__, c)
                    for c in code.co_consts)
     return (code.co_name, code.co_qualname, code.co_firstlineno, code.co_flags,
             code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
@@ -104,11 +106,25 @@ def key_of(fn, options, lines):
     filename = code.co_filename
     if filename.startswith("<") or not os.path.isfile(filename):
         return None
-    text = "".join(lines).encode("utf-8", "surrogatepass")
+    digest, size = _text_digest(filename, lines)
     return (FORMAT, sys.implementation.cache_tag, sys.version, sys.flags.optimize,
-            gast.__version__, package_fingerprint(), filename,
-            hashlib.blake2b(text, digest_size=32).hexdigest(), len(text),
+            gast.__version__, package_fingerprint(), filename, digest, size,
             fn.__name__, repr(options), code_fingerprint(code))
+
+
+# filename -> (its lines, their digest and size): the functions of one file
+# hash its text once, not once each (linecache gives the same list until the
+# file changes; the list is held here, so `is` cannot match another)
+_digests = {}
+
+
+def _text_digest(filename, lines):
+    known = _digests.get(filename)
+    if known is None or known[0] is not lines:
+        text = "".join(lines).encode("utf-8", "surrogatepass")
+        known = _digests[filename] = (lines, hashlib.blake2b(text, digest_size=32).hexdigest(),
+                                      len(text))
+    return known[1], known[2]
 
 
 def _path(folder, key):

@@ -1293,3 +1293,15 @@ def staged_extreme_message(call, name, location, iterates):
            f"compare the keys yourself (`a if key(a) {'>=' if call == 'max' else '<='} key(b) "
            "else b`, staged) or call it outside the function")
     return (f"{call}() of graph tensor '{name}' at {location}: {what}. Write {fix}.")
+
+
+# --- lambdas of one line that conversion cannot tell apart (source.py) ---
+
+
+def ambiguous_lambda_message(fn):
+    code = getattr(fn, "__code__", None)
+    line = getattr(code, "co_firstlineno", "?")
+    return (f"cannot convert {_describe(fn)}: line {line} of its file has several lambdas "
+            "and, with no column positions (python -X no_debug_ranges or "
+            "PYTHONNODEBUGRANGES), its constants and names do not tell which one it is. "
+            "Put each lambda on a line of its own, or run Python with column positions.")

@@ -161,13 +161,37 @@ def _find_lambda(fn, lines):
         position = _first_instruction_position(code)
         inside = [n for n in candidates
                   if _span(n.body)[0] <= position <= _span(n.body)[1]]
-        # The innermost lambda whose body holds the first instruction.
-        candidates = sorted(inside, key=lambda n: _span(n)[0], reverse=True)[:1] or candidates[:1]
+        # The innermost lambda whose body holds the first instruction; with
+        # no column positions (`-X no_debug_ranges`), the one that compiles
+        # to the same constants and names (none, or two written differently:
+        # refused, not a guess).
+        candidates = sorted(inside, key=lambda n: _span(n)[0], reverse=True)[:1] or \
+            [n for n in candidates if _lambda_signature(n, code) == _code_signature(code)]
+        if len({gast.dump(n) for n in candidates}) != 1:
+            raise errors.SourceNotFoundError(errors.ambiguous_lambda_message(fn))
     if not candidates:
         raise errors.SourceNotFoundError(errors.no_source_message(fn))
     node = trees.clone(candidates[0])  # passes mutate it; the parse is cached
     text = ast.get_source_segment("".join(lines), trees.gast_to_ast(node)) or ""
     return node, text
+
+
+def _code_signature(code):
+    """A lambda's constants (by type and value) and every name it uses."""
+    return (tuple((type(c), c) for c in code.co_consts if not isinstance(c, types.CodeType)),
+            frozenset(code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars))
+
+
+def _lambda_signature(node, code):
+    """_code_signature of gast Lambda `node` compiled on its own (its free
+    variables become globals: the names are the same), or None."""
+    try:
+        expression = ast.Expression(body=trees.gast_to_ast(trees.clone(node)))
+        compiled = compile(ast.fix_missing_locations(expression), code.co_filename, "eval")
+    except Exception:  # noqa: BLE001 (a lambda that compiles only in place: not this one)
+        return None
+    inner = next((c for c in compiled.co_consts if isinstance(c, types.CodeType)), None)
+    return None if inner is None else _code_signature(inner)
 
 
 def _find_def(fn, lines):

@@ -520,3 +520,58 @@ def test_an_example_run_again_loads_every_conversion_and_prints_the_same(example
     assert cold_log.count("autograph: converted ") > 0 and "autograph: loaded " not in cold_log
     assert warm_log.count("autograph: loaded ") == cold_log.count("autograph: converted ")
     assert "autograph: converted " not in warm_log
+
+
+def test_the_functions_of_one_file_hash_its_text_once(tmp_path, cache_dir, builds, monkeypatch):
+    # (a file's text is hashed whole into each key: once per function made
+    # a load of a large file's functions cost its size times their number)
+    path = tmp_path / "m.py"
+    module = _module(path, SOURCE + "\n    def twice(x):\n        return x * 2\n"
+                     "\n    def thrice(x):\n        return x * 3\n")
+    hashed = []
+    real = conversion_cache.hashlib.blake2b
+
+    def counting(data=b"", **kwargs):
+        hashed.append(data)
+        return real(data, **kwargs)
+
+    monkeypatch.setattr(conversion_cache.hashlib, "blake2b", counting)
+    for fn in (module.step, module.twice, module.thrice):
+        transpiler.convert(fn, OPTIONS)
+    assert hashed.count(path.read_bytes()) == 1
+    path.write_text(path.read_text() + "\n# edited\n")
+    linecache.checkcache(str(path))
+    transpiler.clear_caches()
+    transpiler.convert(module.twice, OPTIONS)  # (the file changed: hashed again)
+    assert hashed.count(path.read_bytes()) == 1
+
+
+_LAMBDAS = '''
+import autograph as ag
+from autograph import errors
+inc, add2 = (lambda x: x + 1 if x else 0), (lambda x: x + 2 if x else 0)
+same, twin = (lambda x: x * 3 if x else 0), (lambda x: x * 3 if x else 0)
+plus, minus = (lambda x: x + 1 if x else 0), (lambda x: x - 1 if x else 0)
+try:
+    ag.to_graph(minus)(1)
+    refused = False
+except errors.SourceNotFoundError as e:
+    refused = "several lambdas" in str(e)
+print(ag.to_graph(inc)(1), ag.to_graph(add2)(1), ag.to_graph(same)(1), ag.to_graph(twin)(1),
+      refused)
+'''
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["no cache", "cache"])
+def test_lambdas_of_one_line_without_column_positions_are_told_apart(tmp_path, cached):
+    # (with -X no_debug_ranges, code has no columns: the second lambda of a
+    # line was converted as the first, and, its key the same, loaded as it)
+    script = tmp_path / "lambdas.py"
+    script.write_text(_LAMBDAS)
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path / "agcache") if cached else "off",
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-X", "no_debug_ranges", str(script)],
+                              capture_output=True, text=True, env=env, cwd=str(tmp_path))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["2", "3", "3", "3", "True"]

@@ -87,8 +87,9 @@ programs at trace time would refuse many that never change them):
   per call), and both their attributes;
 - names asked for by a computed string (`getattr(cfg, name)`,
   `globals()[name]`); by a literal one (`getattr(CFG, "scale", 1.0)`,
-  `hasattr(D, "scale")`, `globals()["G"]`: `_names_probed`) they are
-  watched, and where absent, watched for their absence;
+  `hasattr(D, "scale")`, `globals()["G"]`, `"G" in globals()`:
+  `_names_probed`) they are watched, and where absent, watched for their
+  absence;
 - attributes of objects with no `__dict__` or slots (C extension types) and
   of numpy's or builtin classes; an object whose `__dict__` is replaced as a
   whole.  (A path longer than `_PATH_LINKS` links that leads to more data
@@ -175,11 +176,12 @@ def _names_probed(code):
     """The names `code` and the code nested in it may ask for by a literal
     string (`getattr(CFG, "scale", 1.0)`, `hasattr(D, "scale")`,
     `globals()["G"]`, `globals().get("G")`, `vars(CFG)["scale"]`,
-    `CFG.__dict__.get("scale")`): the first identifier string each load of
-    `getattr`, `hasattr`, `globals`, `vars` or `.__dict__` is followed by,
-    within the statement; `guards_of` watches them where present and, where absent,
-    for their absence (an object gaining `scale` later changes what the call
-    reads).  (Another string caught this way costs a guard or two, no more.)"""
+    `CFG.__dict__.get("scale")`, `"G" in globals()`, `"scale" in vars(CFG)`):
+    the first identifier string each load of `getattr`, `hasattr`, `globals`,
+    `vars` or `.__dict__` is followed by, within the statement, or the one an
+    `in` tests against such a load's result; `guards_of` watches them where
+    present and, where absent, for their absence (an object gaining `scale`
+    later changes what the call reads).  (Another string caught this way costs a guard or two, no more.)"""
     found = _probed_by.get(code)
     if found is None:
         found, todo = set(), [code]
@@ -189,18 +191,29 @@ def _names_probed(code):
             if _PROBING.isdisjoint(current.co_names) and "__dict__" not in current.co_names:
                 continue
             probing = None  # instructions left to look at after a load of a probe
+            # (`"G" in globals()`, `"scale" in vars(CFG)`: the string comes
+            # first; taken when an `in` follows a probe loaded after it)
+            tested, probe_after = None, False
             for instruction in dis.get_instructions(current):
-                if instruction.opname in _NAME_LOADS and instruction.argval in _PROBING or \
-                        instruction.opname == "LOAD_ATTR" and instruction.argval == "__dict__":
-                    probing = _PROBE_REACH
-                elif probing:
+                opname, argval = instruction.opname, instruction.argval
+                if opname in _NAME_LOADS and argval in _PROBING or \
+                        opname == "LOAD_ATTR" and argval == "__dict__":
+                    probing, probe_after = _PROBE_REACH, tested is not None
+                    continue
+                if opname.startswith(_STATEMENT_ENDS):
+                    probing, tested, probe_after = None, None, False
+                elif opname == "CONTAINS_OP" and probe_after:
+                    found.add(tested)
+                    tested, probe_after = None, False
+                elif opname == "LOAD_CONST" and type(argval) is str and argval.isidentifier():
+                    if probing:
+                        found.add(argval)
+                        probing = None
+                    else:
+                        tested, probe_after = argval, False
+                    continue
+                if probing:
                     probing -= 1
-                    if instruction.opname.startswith(_STATEMENT_ENDS):
-                        probing = None
-                    elif instruction.opname == "LOAD_CONST" and \
-                            type(instruction.argval) is str and instruction.argval.isidentifier():
-                        found.add(instruction.argval)
-                        probing = None
         found = _probed_by[code] = frozenset(found)
     return found
 
@@ -552,6 +565,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
+                elif type(namespace[name]) in _CALLED_BY_NAME:
+                    # (`H = other_helper`: the graph ran the old one's code)
+                    guards.append((namespace, name, namespace[name], f"global '{name}'", None))
             if probed and "globals" in names:  # (`globals().get("G")` of a G not there yet)
                 watch_absent([namespace], namespace, "global", "", 0)
         free = function.__code__.co_freevars
@@ -568,6 +584,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
+            elif type(value) in _CALLED_BY_NAME:
+                guards.append((cell, None, value, f"closure variable '{name}'", None))
         # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()
@@ -607,6 +625,11 @@ _NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.MethodType,
 # function reads by name (np, np.sqrt, helper functions): skipped at once.
 _NEVER_WATCHED = frozenset((types.ModuleType, types.FunctionType, types.MethodType,
                             types.BuiltinFunctionType, functools.partial))
+# Of those, what a global or closure variable holds that the graph may have run
+# the code of (a helper function, `functools.partial`, a bound method):
+# watched by identity there, not walked, so that rebinding the name traces again
+_CALLED_BY_NAME = frozenset((types.FunctionType, types.MethodType, types.BuiltinFunctionType,
+                             functools.partial))
 
 
 def _holds_attributes(value):
@@ -1186,31 +1209,52 @@ def _is_iterator(value):
 def _iterator_position(iterator, depth=0):
     """Something that changes when `iterator` (`_is_iterator`) gives a value,
     read without advancing it: a generator's frame (where it stands, its
-    locals), else what the iterator's `__reduce__` tells (`iter(list)`: the
-    index; map, zip, enumerate: the iterators inside them, in turn), with its
-    length hint; None when it cannot be told."""
+    locals, the iterator it delegates to by `yield from`), else what the
+    iterator's `__reduce__` tells (`iter(list)`: the index; map, zip,
+    enumerate: the iterators inside them, in turn), with its length hint;
+    None when it cannot be told."""
     if isinstance(iterator, (types.GeneratorType, types.CoroutineType)):
         frame = getattr(iterator, "gi_frame", None) or getattr(iterator, "cr_frame", None)
         if frame is None:
             return "finished"
-        return frame.f_lasti, tuple(_position_part(v, depth) for v in frame.f_locals.values())
+        # (one that stands in a `yield from` advances the iterator it
+        # delegates to, its own frame staying where it is)
+        delegate = getattr(iterator, "gi_yieldfrom", None) or getattr(iterator, "cr_await", None)
+        return frame.f_lasti, tuple(_position_part(v, depth) for v in frame.f_locals.values()), \
+            None if delegate is None else _position_part(delegate, depth)
     try:
         with warnings.catch_warnings():  # (itertools' __reduce__ is deprecated in 3.12)
             warnings.simplefilter("ignore", DeprecationWarning)
             reduced = iterator.__reduce__()
     except Exception:  # noqa: BLE001 - an iterator that cannot tell: not compared
         reduced = None
-    return operator.length_hint(iterator, -1), _position_part(reduced, depth)
+    return operator.length_hint(iterator, -1), _position_part(reduced, depth, True)
 
 
-def _position_part(value, depth):
+def _position_part(value, depth, reduced=False):
+    """`reduced`: a part of what `__reduce__` told, which makes some parts
+    anew on every call (a range iterator's range, the list of what a dict's
+    or set's iterator has left): those by value or length, not by identity
+    (a list iterator's own list: its index, beside it, tells the position).
+    Else a container by identity and length: a generator that takes its
+    values from one it holds (`yield queue.popleft()`) stands at the same
+    `yield` after a step, the container shorter."""
     if type(value) is tuple and depth < 8:
-        return tuple(_position_part(item, depth + 1) for item in value)
+        return tuple(_position_part(item, depth + 1, reduced) for item in value)
+    if reduced and type(value) is range:
+        return value
+    if reduced and type(value) is list:
+        return list, len(value)
+    if type(value) in _SIZED:
+        return id(value), len(value)
     if _is_iterator(value) and depth < 8:
         return _iterator_position(value, depth + 1)
     if _by_value(value):
         return type(value), number_bits(value)
     return id(value)
+
+
+_SIZED = frozenset((list, dict, set, bytearray, collections.deque))
 
 
 def advanced_iterator(iterators):

@@ -6,6 +6,7 @@ advance it nor see its next values.  The trace is refused
 (ConsumedIteratorError, guards.py `advanced_iterator`); an iterator only
 read, not advanced, is fine and watched by identity."""
 
+import collections
 import itertools
 
 import numpy as np
@@ -106,3 +107,77 @@ def test_an_iterator_read_but_not_advanced_is_watched_by_identity():
     np.testing.assert_allclose(f(X), [2.0, 2.0])
     iterator = None  # (rebinding the cell traces again)
     np.testing.assert_allclose(f(X), [1.0, 1.0])
+
+
+D = {"a": 1.0, "b": 2.0}
+# Iterators whose `__reduce__` makes a new object on every call (a range
+# iterator's range, a dict's or set's list of what is left): not advanced,
+# they must not look advanced.
+UNTOUCHED = {
+    "range iterator": lambda: iter(range(3)),
+    "generator over a range": lambda: (float(i) for i in range(3)),
+    "dict iterator": lambda: iter(D),
+    "dict items iterator": lambda: iter(D.items()),
+    "set iterator": lambda: iter({1.0, 2.0}),
+    "zip of a range and a dict": lambda: zip(range(2), D),
+    "map over a range": lambda: map(float, range(3)),
+    "reversed range": lambda: reversed(range(3)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UNTOUCHED))
+def test_an_iterator_argument_not_advanced_is_not_refused(kind):
+    @ag.function
+    def f(x, it):
+        return x * 2.0
+
+    iterator = UNTOUCHED[kind]()
+    np.testing.assert_allclose(f(X, iterator), [2.0, 2.0])
+    assert next(iterator) is not None  # (still at its start: not taken by the trace)
+
+
+@pytest.mark.parametrize("kind", sorted(UNTOUCHED))
+def test_an_iterator_argument_over_a_range_or_dict_advanced_is_refused(kind):
+    @ag.function
+    def f(x, it):
+        next(it)
+        return x * 2.0
+
+    with pytest.raises(errors.ConsumedIteratorError, match="argument 'it'"):
+        f(X, UNTOUCHED[kind]())
+
+
+def _delegating(make):
+    # (its frame stands still, no local of it changes: the iterator it
+    # delegates to, on its stack only, moves)
+    yield from make()
+
+
+@pytest.mark.parametrize("make", [lambda: [1.0, 2.0, 3.0], _counting], ids=["list", "generator"])
+def test_next_on_a_generator_standing_in_a_yield_from_is_refused(make):
+    iterator = _delegating(make)
+    next(iterator)  # (inside its `yield from` already)
+
+    @ag.function
+    def f(x):
+        return x * next(iterator)
+
+    with pytest.raises(errors.ConsumedIteratorError, match="closure variable 'iterator'"):
+        f(X)
+
+
+def _draining(queue):
+    while queue:
+        yield queue.popleft()  # (same `yield`, same locals after a step: the deque shorter)
+
+
+def test_next_on_a_started_generator_draining_a_container_it_holds_is_refused():
+    iterator = _draining(collections.deque([0.0, 1.0, 2.0, 3.0]))
+    next(iterator)
+
+    @ag.function
+    def f(x):
+        return x * next(iterator)
+
+    with pytest.raises(errors.ConsumedIteratorError, match="closure variable 'iterator'"):
+        f(X)

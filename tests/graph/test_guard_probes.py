@@ -176,3 +176,34 @@ def test_vars_and_dict_reads_by_a_literal_key():
     np.testing.assert_allclose(f(X), [3.0, 3.0])
     cfg.shift = 1.0  # (absent at tracing)
     np.testing.assert_allclose(f(X), [4.0, 4.0])
+
+
+def test_membership_in_globals_vars_or_dict_of_a_name_absent_at_tracing():
+    # (the string comes before the probe: `"G" in globals()`)
+    cfg, other = Settings(), Settings()
+
+    @ag.function
+    def f(x):
+        scale = 2.0 if "scale" in vars(cfg) else 1.0
+        if "shift" not in other.__dict__:
+            return x * scale
+        return x * scale + 10.0
+
+    @ag.function
+    def g(x):
+        if "LATE_FLAG" in globals():
+            return x * 5.0
+        return x
+
+    np.testing.assert_allclose(f(X), [1.0, 1.0])
+    np.testing.assert_allclose(g(X), [1.0, 1.0])
+    cfg.scale = 0.0
+    np.testing.assert_allclose(f(X), [2.0, 2.0])
+    other.shift = 0.0
+    np.testing.assert_allclose(f(X), [12.0, 12.0])
+    globals()["LATE_FLAG"] = True
+    try:
+        np.testing.assert_allclose(g(X), [5.0, 5.0])
+    finally:
+        del globals()["LATE_FLAG"]
+    np.testing.assert_allclose(g(X), [1.0, 1.0])
