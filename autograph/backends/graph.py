@@ -305,6 +305,21 @@ class GraphBackend(Backend):
             raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         return _dim(value)
 
+    def python_number(self, value, kind):
+        """A 0-d real value as a PythonNumber: float() through float64, int()
+        of a bool or an integer that int64 holds whole (weak_cast's range
+        check); other values (an int() of a float: NaN and inf raise in
+        Python; arrays; uint64) are refused by the builtin itself."""
+        if type(value) not in (Tensor, random_ops.PythonNumber) or value.static_shape != ():
+            return NotImplemented
+        kinds = "biuf" if kind == "float" else "biu"
+        if value.dtype.kind not in kinds or (value.dtype.kind == "u" and value.dtype.itemsize == 8
+                                             and kind == "int"):
+            return NotImplemented
+        dtype = np.dtype(np.float64 if kind == "float" else np.int64)
+        return random_ops.as_python_number(
+            base.record1(random_ops.WEAK_CAST, (value,), {"dtype": dtype}))
+
     def effects(self):
         return core.staged_effects()  # (stateful nodes recorded on this thread)
 

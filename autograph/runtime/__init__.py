@@ -13,7 +13,8 @@ from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
-from autograph.runtime.builtins import bool_, isinstance_, max_, min_, repr_, type_
+from autograph.runtime.builtins import (
+    bool_, float_, int_, isinstance_, max_, min_, repr_, type_)
 from autograph.runtime.exceptions import (
     assert_stmt, finally_jumps, python_try, raise_stmt, reraise_after_finally)
 from autograph.runtime.directives import set_loop_options
@@ -33,9 +34,11 @@ __all__ = [
     "converted_call",
     "enumerate_",
     "finally_jumps",
+    "float_",
     "for_stmt",
     "if_exp",
     "if_stmt",
+    "int_",
     "is_staged",
     "isinstance_",
     "is_undefined",

@@ -179,6 +179,13 @@ class Backend:
         """`len(value)` of a staged value (may be staged itself)."""
         raise _unsupported(self, "len()")
 
+    def python_number(self, value, kind):
+        """`float(value)` (`kind` "float") or `int(value)` ("int") of a staged
+        value, as a staged value that later arithmetic treats as Python treats
+        a Python number; NotImplemented where the backend has none (the
+        builtin is then called, and refuses the staged value)."""
+        return NotImplemented
+
     def range_len(self, start, stop, step):
         """`len(range(start, stop, step))` with a staged bound."""
         raise _unsupported(self, "len(range(...))")

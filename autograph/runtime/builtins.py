@@ -1,6 +1,6 @@
 """Builtins as converted code calls them: `print_`, `len_`, `range_`,
-`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, `max_`,
-`min_`, and `user_locals` (what `locals()` shows).
+`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, `float_`,
+`int_`, `max_`, `min_`, and `user_locals` (what `locals()` shows).
 
 With Python arguments each calls the builtin itself, with the same arguments,
 so results and exceptions are the builtin's.  A staged argument goes to its
@@ -12,7 +12,9 @@ tensor of rank >= 1), never the tracing placeholder's class, and refuse
 (TracedTypeError) where one trace cannot tell; `repr()` of a staged value is
 refused like `str()` (its text only exists at run time), and `bool()` of
 one by the same catalog error for every backend.  `max(a, b)` and `min(a,
-b)` with a staged operand are Python's fold with staged comparisons.
+b)` with a staged operand are Python's fold with staged comparisons;
+`float(t)`, `int(t)` of a 0-d one are staged Python numbers where the
+backend has them.
 """
 
 import ast
@@ -184,6 +186,31 @@ def bool_(*args, **kwargs):
             "bool()", _variable_holding(args[0], "bool"), errors.where_user(),
             errors.staged_value_fix("bool()")))
     return builtins.bool(*args, **kwargs)
+
+
+def float_(*args, **kwargs):
+    """Python meaning: `float(*args, **kwargs)`.  Of a staged 0-d real value,
+    the backend's staged Python float (`Backend.python_number`): later
+    arithmetic treats it as Python treats a float (`hist.append(float(loss))`
+    returns Python floats); a backend without one refuses as before."""
+    return _python_number(builtins.float, "float", args, kwargs)
+
+
+def int_(*args, **kwargs):
+    """Python meaning: `int(*args, **kwargs)` (staged as `float_` is, for a
+    staged 0-d bool or integer value; a float one is refused: int() of it
+    raises on NaN and infinity, which a graph value cannot tell while tracing)."""
+    return _python_number(builtins.int, "int", args, kwargs)
+
+
+def _python_number(python_type, kind, args, kwargs):
+    if len(args) == 1 and not kwargs:
+        backend = registry.backend_of(args[0])
+        if backend is not None:
+            number = backend.python_number(args[0], kind)
+            if number is not NotImplemented:
+                return number
+    return python_type(*args, **kwargs)
 
 
 def max_(*args, **kwargs):

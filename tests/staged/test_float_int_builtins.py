@@ -1,0 +1,78 @@
+"""`float(t)` / `int(t)` of a staged 0-d value: a staged Python number (the
+graph engine's PythonNumber), so what follows computes as Python computes
+with a Python float or int (runtime/builtins.py `float_`, `int_`;
+backends/graph.py `python_number`).  What cannot be staged exactly is
+refused as before."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+
+def history(w, x, steps):
+    hist = []
+    for _ in range(steps):
+        loss = np.sum((x * w - 1.0) ** 2)
+        w = w - 0.1 * x * (x * w - 1.0)
+        hist.append(float(loss))
+    return w, hist
+
+
+def test_a_float_history_of_a_training_loop_is_pythons():
+    x, w = np.ones(3, np.float32), np.zeros(3, np.float32)
+    expected = history(w, x, 3)
+    staged = ag.function(history)(w, x, 3)
+    assert staged[1] == expected[1] and all(type(v) is float for v in staged[1])
+    assert staged[0].dtype == expected[0].dtype == np.float32
+
+
+def mixes(x, n):
+    a = float(x[0]) * x  # a Python float meets float32: float32
+    b = int(n) * x  # a Python int meets float32: float32
+    c = float(x[0]) + 1  # a Python float
+    d = int(n) + 2**40  # a Python int
+    return a, b, c, d, float(n) / 3, int(x[0] > 0)
+
+
+CASES = [
+    (np.array([0.1, 2.0], np.float32), np.int8(5)),
+    (np.array([-1.5, 2.0], np.float16), np.uint32(7)),
+    (np.array([np.nan, 1.0], np.float32), np.int64(2**62)),
+    (np.array([np.inf, 1.0], np.float64), np.bool_(True)),
+]
+
+
+@pytest.mark.parametrize("x, n", CASES, ids=lambda v: str(v))
+def test_float_and_int_compute_as_python_numbers(x, n):
+    expected = mixes(x, n)
+    staged = ag.function(mixes)(x, n)
+    for s, e in zip(staged, expected):
+        assert type(s) is type(e)
+        assert np.asarray(s).dtype == np.asarray(e).dtype
+        assert np.asarray(s).tobytes() == np.asarray(e).tobytes()
+
+
+def test_python_values_call_the_builtins_unchanged():
+    def f(v):
+        return float(v), int(v), float("1.5"), int("ff", 16)
+
+    assert ag.to_graph(f)(3) == f(3) == (3.0, 3, 1.5, 255)
+    assert "ag__.float_(" in ag.to_code(f) and "ag__.int_(" in ag.to_code(f)
+
+
+def test_int_of_a_float_value_is_refused_as_before():
+    def f(x):
+        return int(x[0]) * x  # Python raises on NaN and inf: not staged
+
+    with pytest.raises(errors.TensorUsageError, match=r"int\(\) of graph tensor"):
+        ag.function(f)(np.array([1.5, 2.0]))
+
+
+def test_float_of_an_array_is_refused_as_before():
+    def f(x):
+        return float(x) + 1
+
+    with pytest.raises(errors.TensorUsageError, match=r"float\(\) of graph tensor 'x'"):
+        ag.function(f)(np.array([1.5]))
