@@ -1268,15 +1268,17 @@ def unwatched_path_message(what, links, function_name, location):
 # --- a staged if whose branches give Python numbers of two types (runtime/staging.py) ---
 
 
-def branch_python_number_message(name, location, true_side, false_side):
+def branch_python_number_message(name, location, true_side, false_side, fix=None):
+    """`fix`: the number of one branch spelled as the other's type (`np.float32(1.0)`)."""
     return (
         f"variable '{name}' is {true_side} in the true branch of the staged `if` at "
         f"{location} and {false_side} in the false branch. In Python it takes the type "
         "of the branch taken, which numpy's promotion of later uses sees (a Python int "
         "meeting an int8 array keeps int8, a float or an int64 does not), and a graph "
-        "value has one type. Give both branches one type: write the number as the "
-        "other side's type (`2.0` instead of `2`), or convert it (np.float32(2), "
-        "float(...)).")
+        "value has one type. Give both branches one type: " + (
+            f"write the number as {fix}." if fix else
+            "write the number as the other side's type (`2.0` instead of `2`), or convert "
+            "it (np.float32(2), float(...))."))
 
 
 # --- max()/min() of a staged value that Python would iterate (runtime/builtins.py) ---

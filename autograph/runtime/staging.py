@@ -633,6 +633,20 @@ def python_number_type(value):
     return None
 
 
+def _one_type_fix(a, b):
+    """The spelling that gives a literal Python number of one branch the
+    other branch's type (`np.float32(1.0)`, `2.0`), or None."""
+    for number, other in ((a, b), (b, a)):
+        if type(number) not in _NUMBERS or python_number_type(other) is type(number):
+            continue
+        dtype = _dtype(other) if python_number_type(other) is None else None
+        if dtype is not None:
+            return f"np.{dtype.name}({number!r})"
+        if python_number_type(other) is float and type(number) in (int, bool):
+            return repr(float(number))
+    return None
+
+
 def _number_changes_type(a, b):
     """A Python number in one branch, a numpy value of another kind or size
     than numpy gives that number in the other (`x_f32 if c else 2`).  Left
@@ -664,7 +678,8 @@ def _check_branch_leaf(name, a, b, location):
     if a_number and b_number and a_number is not b_number or _number_changes_type(a, b):
         # Python gives the type of the branch taken (an int or a float, a
         # Python number or a numpy value), which later numpy promotion sees.
-        fail(errors.branch_python_number_message)
+        raise errors.StagingError(errors.branch_python_number_message(
+            shown(name), location, describe(a), describe(b), _one_type_fix(a, b)))
     a_dtype, b_dtype = _dtype(a), _dtype(b)
     a_list, b_list = list_element_type(a), list_element_type(b)
     if a_list is not None or b_list is not None:

@@ -197,14 +197,20 @@ def test_python_numbers_of_two_types_in_branches_are_refused():
     def number_or_float32(x):
         return (x[0] if x[1] > 0 else 2)
 
-    for fn, sides in ((two_types, ("the Python int 1", "the Python float 2.5")),
-                      (number_or_float32, ("a tensor of dtype float32 and shape ()",
-                                           "the Python int 2"))):
+    def float_or_float32(x):
+        return (x.std() if x[1] > 0 else 1.0)
+
+    for fn, sides, fix in (
+            (two_types, ("the Python int 1", "the Python float 2.5"), "1.0"),
+            (number_or_float32, ("a tensor of dtype float32 and shape ()", "the Python int 2"),
+             "np.float32(2)"),
+            (float_or_float32, ("a tensor of dtype float32", "the Python float 1.0"),
+             "np.float32(1.0)")):
         with pytest.raises(errors.StagingError) as info:
             ag.function(fn)(X)
         text = str(info.value)
         assert all(side in text for side in sides) and "test_weak_scalars.py:" in text
-        assert "Give both branches one type" in text
+        assert f"Give both branches one type: write the number as {fix}." in text
 
 
 def test_a_loop_counter_of_both_branches_stays_a_python_int():
