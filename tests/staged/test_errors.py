@@ -106,7 +106,7 @@ def test_python_number_against_a_tensor_of_another_dtype_is_refused():
     # Python gives the int 0 or a float32: numpy's promotion of later uses differs
     _raises(mixed, (np.float32(-2),), errors.branch_python_number_message(
         "y", _where(mixed, "if x > 0:"), "a tensor of dtype float32 and shape ()",
-        "the Python int 0"))
+        "the Python int 0", "np.float32(0)"))
 
 
 def test_python_number_of_its_default_dtype_in_a_branch_is_kept():
