@@ -47,7 +47,7 @@ import numpy as np
 from autograph import errors
 from autograph import graph as engine
 from autograph.graph import core
-from autograph.graph.ops import base, misc, shaping
+from autograph.graph.ops import base, misc, python_ints, shaping
 from autograph.graph.ops import random as random_ops
 from autograph.graph.ops.lists import TensorList, list_set
 from autograph.graph.retype import RetypeError
@@ -494,6 +494,7 @@ class _Loop:
                 raise
             trace = trace_loop()
         self._promote(trace)
+        python_ints.plain_counters(trace.init, trace.b_graph.inputs, trace.body_outputs)
         for j, i in enumerate(st.carried):
             staging.check_loop_leaf(st.names[i], trace.placeholders[j],
                                     _canonical(st.out.values[i]), self.location, self.kind)
