@@ -535,7 +535,7 @@ class _Loop:
                                            self.kind) if not isinstance(st.values[i], Tensor) \
                         else _promoted_number(st.values[i], after)
                     trace.retype_var(j, new)
-                except RetypeError as e:
+                except (RetypeError, OverflowError) as e:  # (numpy: a Python int out of bounds)
                     raise errors.StagingError(errors.loop_promotion_message(
                         staging.shown(st.names[i]), self.location, self.kind, before,
                         staging.describe(after), str(e), st.values[i])) from None

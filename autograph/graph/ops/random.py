@@ -123,7 +123,25 @@ class PythonNumber(Tensor):
         return Tensor.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
 
 
+    # round(k), math.trunc/floor/ceil(k) of a Python int are k itself (a float's
+    # are refused, as a tensor's: graph/tensor.py)
+    def __round__(self, ndigits=None):
+        if self.dtype == _INT64 and (ndigits is None or type(ndigits) is int and ndigits >= 0):
+            return self
+        return Tensor.__round__(self, ndigits)
+
+    def __trunc__(self):
+        return self if self.dtype == _INT64 else Tensor.__trunc__(self)
+
+    def __floor__(self):
+        return self if self.dtype == _INT64 else Tensor.__floor__(self)
+
+    def __ceil__(self):
+        return self if self.dtype == _INT64 else Tensor.__ceil__(self)
+
+
 _COMPARISON_UFUNCS = frozenset(u for _, u in _COMPARISONS)
+_INT64, _FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
 
 
 def met_together(values):
@@ -177,7 +195,6 @@ def _operator(ufunc, keeps_number, reflected):
 
 
 _DIVISIONS = frozenset((np.true_divide, np.floor_divide, np.remainder))
-_INT64, _FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
 
 
 def _python_arithmetic(ufunc, operands):
