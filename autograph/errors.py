@@ -1288,8 +1288,9 @@ class PythonIntOverflowError(GraphError, OverflowError):
 
 def python_int_overflow_message(variable, expression, where, detail):
     return (
-        f"`{expression}` at {where} computes a Python int from `{variable}`, which starts "
-        "as a Python int before a staged loop; in Python it would grow without bound, but "
+        f"`{expression}` at {where} computes a Python int from `{variable}`, a Python int "
+        "in Python (a number carried through a staged loop, a range() counter, len() of a "
+        "staged list); in Python it would grow without bound, but "
         f"the graph carries it as int64, and {detail}. Returning a wrapped number would be "
         f"wrong, so the graph stops. Start `{variable}` as np.int64(...) to get numpy's "
         f"int64 arithmetic (it wraps and warns, as eager numpy does), or as a float (e.g. "
@@ -1314,8 +1315,9 @@ class PythonFloatResultError(GraphError, TypeError):
 
 def python_float_result_message(variable, expression, where, result):
     return (
-        f"`{expression}` at {where} computes a Python number from `{variable}`, which starts "
-        "as a Python float before a staged loop; at run time Python gives the complex number "
+        f"`{expression}` at {where} computes a Python number from `{variable}`, a Python "
+        "float in Python (a number carried through a staged loop, a draw without size); at "
+        "run time Python gives the complex number "
         f"{result!r} there (a negative number to a fractional power), which the float64 the "
         "graph carries cannot hold (numpy would give nan). Start it as np.float64(...) for "
         "numpy's nan, or take np.abs(...) of the base, or make it complex (e.g. "

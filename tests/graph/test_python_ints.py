@@ -532,3 +532,54 @@ def test_round_of_a_staged_python_int_is_itself():
 
     with pytest.raises(errors.TensorUsageError, match=r"round\(\) of graph tensor 't'"):
         ag.function(rounded_float)(x)
+
+
+def _more_python_int_programs():
+    def nested(x):
+        s = 1
+        for _ in x:
+            for _ in x:
+                s = s * 7
+        return s
+
+    def list_length(x):
+        items = []
+        for v in x:
+            items.append(v)
+        return len(items) * 2**61
+
+    def enumerated(x):
+        s = 1
+        for i, _ in enumerate(x):
+            s = s * (i + 1) * 2**10
+        return s
+
+    def shifted_both_ways(x):
+        k = 1
+        for _ in x:
+            k = (k << 20) >> 3
+        return k
+
+    def floored_and_negated(x):
+        k = -7
+        for _ in x:
+            k = -(k % 3 - 5) // -2
+        return k
+
+    return [nested, list_length, enumerated, shifted_both_ways, floored_and_negated]
+
+
+@pytest.mark.parametrize("fn", _more_python_int_programs(), ids=lambda f: f.__name__)
+def test_python_ints_from_nested_loops_len_and_enumerate(fn):
+    """Nested loops, len() of a staged list, enumerate's counter: Python's int
+    (returned as a Python int) or, past int64, the catalog's refusal."""
+    staged = ag.function(fn, reduce_retracing=True)  # (x's length varies)
+    for n in range(0, 9):
+        x = np.arange(float(n))
+        expected = fn(x)
+        if -(2**63) <= expected < 2**63:
+            result = staged(x)
+            assert type(result) is int and result == expected, (n, result, expected)
+        else:
+            with pytest.raises(errors.PythonIntOverflowError, match="outside int64's range"):
+                staged(x)
