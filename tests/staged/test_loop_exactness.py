@@ -25,6 +25,7 @@ import math
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -105,7 +106,18 @@ def _python_int_program(draw):
               "    return s\n")
     # (`s ** 2` squares n times: Python's int has 2**n times the digits)
     steps = draw(st.integers(0, 8 if op == "**" else 70))
-    return source, (np.zeros(0), np.int64(steps))
+    return source, (np.zeros(0), np.int64(steps)), _leaves_int64(start, expression, steps)
+
+
+def _leaves_int64(start, expression, steps):
+    """Does a value Python computes on the way (`s << 3` before its `-`) leave int64?"""
+    s, inner = start, expression.replace("-(", "(").replace("abs(", "(")
+    for _ in range(steps):
+        for value in (eval(inner, {"s": s}), eval(expression, {"s": s})):
+            if not -(2**63) <= value < 2**63:
+                return True
+        s = eval(expression, {"s": s})
+    return False
 
 
 @st.composite
@@ -130,7 +142,7 @@ def _run(fn, args):
             return None, e
 
 
-def _check(source, args, tmp_path):
+def _check(source, args, tmp_path, leaves_int64=None):
     module, _ = fuzz_harness.load(source, str(tmp_path))
     expected, e_error = _run(module.f, args)
     staged_fn = ag.function(module.f)
@@ -146,12 +158,17 @@ def _check(source, args, tmp_path):
             if isinstance(a_error, errors.StagingError) and (
                     "changes dtype" in str(a_error) or "cannot carry that dtype" in str(a_error)):
                 continue  # a dtype the loop changes (or numpy refuses): refused at trace time
+            if isinstance(a_error, errors.GraphOverflowError) and int(args[1]) == 0:
+                continue  # the body raises on every run (`np.uint8(0) + -1`): refused by its trace
             if isinstance(a_error, errors.PythonFloatResultError):
                 assert type(expected) is complex, f"refused, eager gave {expected!r}{where}"
                 continue
             assert isinstance(a_error, errors.PythonIntOverflowError), \
                 f"staged raised {a_error!r}, eager gave {expected!r}{where}"
             if "Python gives the float" in str(a_error):  # `s ** k`, k < 0 at run time
+                continue
+            if leaves_int64 is not None:  # (an intermediate value may leave it too)
+                assert leaves_int64, f"refused, but all of eager Python's values fit{where}"
                 continue
             assert type(expected) is int and not -(2**63) <= expected < 2**63, \
                 f"refused, but eager Python's {expected!r} fits int64{where}"
@@ -165,7 +182,8 @@ def _same(expected, actual, args, where):
     PythonNumber), a numpy value as numpy's."""
     ran = int(args[1]) > 0
     if not ran and type(actual) is not type(expected):  # no iteration: the start value, typed
-        assert actual == expected, f"value {actual!r}, eager {expected!r}{where}"
+        assert actual == expected or actual != actual and expected != expected, \
+            f"value {actual!r}, eager {expected!r}{where}"
         return
     assert type(actual) is type(expected), f"type {type(actual)}, eager {type(expected)}{where}"
     if type(expected) in (int, bool):
@@ -190,10 +208,29 @@ def test_accumulator_over_array_elements_is_exact(program, tmp_path):
 @_SETTINGS
 @given(program=_python_int_program())
 def test_python_int_accumulator_is_exact_or_refused(program, tmp_path):
-    _check(*program, tmp_path)
+    source, args, leaves_int64 = program
+    _check(source, args, tmp_path, leaves_int64)
 
 
 @_SETTINGS
 @given(program=_python_float_program())
 def test_python_float_accumulator_is_exact_or_raises_as_python(program, tmp_path):
     _check(*program, tmp_path)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known, also on main before the int64 check: a loop's Python int that the body makes a "
+    "narrower numpy int is that dtype from the first iteration on in the graph, so Python "
+    "arithmetic on it before it meets the array (`2 - s`) wraps where eager Python's first "
+    "iteration makes a Python int that numpy refuses to convert (OverflowError)"))
+@pytest.mark.parametrize("statement", ["s = 2 - s + v", "s = s * 2 + v"])
+def test_first_iteration_python_int_meeting_a_narrow_array_raises_as_eagerly(statement,
+                                                                           tmp_path):
+    source = ("import numpy as np\n\n\ndef f(x, n):\n    s = 200\n    for v in x:\n"
+              f"        {statement}\n    return s\n")
+    module, _ = fuzz_harness.load(source, str(tmp_path))
+    x = np.array([1], np.uint8)
+    with pytest.raises(OverflowError):
+        module.f(x, np.int64(1))
+    with pytest.raises(OverflowError):
+        ag.function(module.f)(x, np.int64(1))
