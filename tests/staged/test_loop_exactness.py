@@ -218,19 +218,39 @@ def test_python_float_accumulator_is_exact_or_raises_as_python(program, tmp_path
     _check(*program, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known, also on main before the int64 check: a loop's Python int that the body makes a "
-    "narrower numpy int is that dtype from the first iteration on in the graph, so Python "
-    "arithmetic on it before it meets the array (`2 - s`) wraps where eager Python's first "
-    "iteration makes a Python int that numpy refuses to convert (OverflowError)"))
-@pytest.mark.parametrize("statement", ["s = 2 - s + v", "s = s * 2 + v"])
-def test_first_iteration_python_int_meeting_a_narrow_array_raises_as_eagerly(statement,
-                                                                           tmp_path):
-    source = ("import numpy as np\n\n\ndef f(x, n):\n    s = 200\n    for v in x:\n"
+@pytest.mark.parametrize("start, statement, dtype, eager_raises", [
+    ("200", "s = 2 - s + v", "uint8", True),      # -198 meets uint8: numpy's OverflowError
+    ("200", "s = s * 2 + v", "uint8", True),      # 400 meets uint8
+    ("5", "s = (s - 10) % 7 + v", "uint8", False),  # Python: 2; uint8 wraps: 251 % 7 == 6
+    ("0.3", "s = s * 3 + v", "float32", False),   # Python's 0.8999999999999999 -> 0.9 in float32
+])
+def test_first_iteration_python_arithmetic_the_narrow_dtype_would_change_is_refused(
+        start, statement, dtype, eager_raises, tmp_path):
+    """A loop's Python number that the body makes a narrower numpy value is
+    that dtype from the first iteration on in the graph, while Python's first
+    iteration computes with the Python number: where the two differ (checked
+    at trace time for numbers known before the loop), the loop is refused."""
+    source = ("import numpy as np\n\n\ndef f(x, n):\n    s = " + start + "\n    for v in x:\n"
               f"        {statement}\n    return s\n")
     module, _ = fuzz_harness.load(source, str(tmp_path))
-    x = np.array([1], np.uint8)
-    with pytest.raises(OverflowError):
-        module.f(x, np.int64(1))
-    with pytest.raises(OverflowError):
-        ag.function(module.f)(x, np.int64(1))
+    x = np.array([1, 2], dtype)
+    if eager_raises:
+        with pytest.raises(OverflowError):
+            module.f(x, np.int64(2))
+    else:
+        module.f(x, np.int64(2))
+    with pytest.raises(errors.StagingError, match="in Python its first iteration computes"):
+        ag.function(module.f)(x, np.int64(2))
+
+
+@pytest.mark.parametrize("start, statement", [("0", "s = s * 2 + v"), ("1.0", "s = s * 0.5 + v"),
+                                              ("3", "s = (s - 1) % 7 + v")])
+def test_first_iteration_python_arithmetic_the_narrow_dtype_keeps_is_staged(start, statement,
+                                                                            tmp_path):
+    source = ("import numpy as np\n\n\ndef f(x, n):\n    s = " + start + "\n    for v in x:\n"
+              f"        {statement}\n    return s\n")
+    module, _ = fuzz_harness.load(source, str(tmp_path))
+    for dtype in ("uint8", "float32") if "." in start else ("uint8", "int16"):
+        x = np.array([1, 2, 3], dtype)
+        expected, actual = module.f(x, np.int64(3)), ag.function(module.f)(x, np.int64(3))
+        assert type(actual) is type(expected) and actual == expected
