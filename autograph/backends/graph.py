@@ -555,8 +555,9 @@ class _Loop:
         computes with the Python number (`s = 200; s = s * 2 + v_u8`: 400,
         which numpy refuses to meet uint8 with, where uint8 gives 144).  The
         first iteration's Python arithmetic on loop variables that start as
-        Python numbers is computed both ways (in the body's top level): where
-        they differ, the loop is refused."""
+        Python numbers is computed both ways (in the body and its staged `if`
+        branches, taken or not): where they differ, the loop is refused.  Not
+        followed: a number not known before the loop (an outer loop's)."""
         st = self.st
         python, numpy_ = {}, {}
         for j, i in enumerate(st.carried):
@@ -570,6 +571,12 @@ class _Loop:
                         continue
         for chain in chains:
             for node, ufunc, dtype, expression in chain:
+                if ufunc == "capture":  # (node: a branch's graph)
+                    for outer, inner in node.captured:
+                        if id(outer) in python and id(outer) in numpy_:
+                            python[id(inner)], numpy_[id(inner)] = \
+                                python[id(outer)], numpy_[id(outer)]
+                    continue
                 wrong = _first_iteration_value(node, ufunc, dtype, expression, python, numpy_)
                 if wrong is not None:
                     raise RetypeError(
@@ -665,11 +672,18 @@ def _promoted_number(before, after):
     return random_ops.as_python_number(cast) if number else cast
 
 
-def _python_chain(graph):
-    """The top-level nodes of `graph` computing Python numbers (before
-    re-typing): (node, its ufunc or "cast", the dtype a cast converts to)."""
-    chain = []
+def _python_chain(graph, chain=None):
+    """The nodes of `graph` computing Python numbers (before re-typing), in
+    order: (node, its ufunc or "cast", the dtype a cast converts to, its
+    text); a staged `if`'s branches too, both of them, after a ("capture",
+    branch) entry passing the values they capture."""
+    chain = [] if chain is None else chain
     for node in graph.nodes:
+        if node.op.name == "cond":
+            for sub in node.subgraphs:
+                chain.append((sub, "capture", None, None))
+                _python_chain(sub, chain)
+            continue
         if node.op is random_ops.WEAK_CAST and node.args[0].python_number:
             chain.append((node, "cast", node.attrs["dtype"], None))  # (meets numpy's)
             continue

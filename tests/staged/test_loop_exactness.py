@@ -218,11 +218,13 @@ def test_python_float_accumulator_is_exact_or_raises_as_python(program, tmp_path
     _check(*program, tmp_path)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (numpy's wrapping, eagerly)
 @pytest.mark.parametrize("start, statement, dtype, eager_raises", [
     ("200", "s = 2 - s + v", "uint8", True),      # -198 meets uint8: numpy's OverflowError
     ("200", "s = s * 2 + v", "uint8", True),      # 400 meets uint8
     ("5", "s = (s - 10) % 7 + v", "uint8", False),  # Python: 2; uint8 wraps: 251 % 7 == 6
     ("0.3", "s = s * 3 + v", "float32", False),   # Python's 0.8999999999999999 -> 0.9 in float32
+    ("200", "if v > 0:\n            s = s * 2 + v", "uint8", True),  # in a staged branch
 ])
 def test_first_iteration_python_arithmetic_the_narrow_dtype_would_change_is_refused(
         start, statement, dtype, eager_raises, tmp_path):
@@ -243,6 +245,7 @@ def test_first_iteration_python_arithmetic_the_narrow_dtype_would_change_is_refu
         ag.function(module.f)(x, np.int64(2))
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (numpy's wrapping, eagerly)
 @pytest.mark.parametrize("start, statement", [("0", "s = s * 2 + v"), ("1.0", "s = s * 0.5 + v"),
                                               ("3", "s = (s - 1) % 7 + v")])
 def test_first_iteration_python_arithmetic_the_narrow_dtype_keeps_is_staged(start, statement,
@@ -254,3 +257,20 @@ def test_first_iteration_python_arithmetic_the_narrow_dtype_keeps_is_staged(star
         x = np.array([1, 2, 3], dtype)
         expected, actual = module.f(x, np.int64(3)), ag.function(module.f)(x, np.int64(3))
         assert type(actual) is type(expected) and actual == expected
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (numpy's wrapping, eagerly)
+@pytest.mark.xfail(strict=True, reason=(
+    "known gap: the first-iteration check follows numbers known before the loop only; an "
+    "inner loop's number computed from an outer loop's (`s = t + 200`) is carried in the "
+    "narrow dtype from its first iteration on, so `s * 2` wraps where eager raises"))
+def test_first_iteration_of_an_inner_loop_from_an_outer_loops_number(tmp_path):
+    source = ("import numpy as np\n\n\ndef f(x, n):\n    t = 0\n    for w in x:\n"
+              "        s = t + 200\n        for v in x:\n            s = s * 2 + v\n"
+              "        t = t + 1\n    return s\n")
+    module, _ = fuzz_harness.load(source, str(tmp_path))
+    x = np.array([1, 2], np.uint8)
+    with pytest.raises(OverflowError):
+        module.f(x, np.int64(2))
+    with pytest.raises((OverflowError, errors.StagingError)):
+        ag.function(module.f)(x, np.int64(2))
