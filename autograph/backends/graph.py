@@ -556,19 +556,25 @@ class _Loop:
         which numpy refuses to meet uint8 with, where uint8 gives 144).  The
         first iteration's Python arithmetic on loop variables that start as
         Python numbers is computed both ways (in the body and its staged `if`
-        branches, taken or not): where they differ, the loop is refused.  Not
-        followed: a number not known before the loop (an outer loop's)."""
+        branches, taken or not): where they differ, the loop is refused.  A
+        number known only at run time (an outer loop's) that the body makes a
+        narrower dtype is refused where Python arithmetic meets it."""
         st = self.st
         python, numpy_ = {}, {}
+        unknown = set()  # a number not known before the loop, carried narrower than Python's
         for j, i in enumerate(st.carried):
             start = st.values[i]
-            if type(start) in (bool, int, float):
-                for sub in (trace.c_graph, trace.b_graph):
-                    python[id(sub.inputs[j])] = start
+            for sub in (trace.c_graph, trace.b_graph):
+                var = sub.inputs[j]
+                if type(start) in (bool, int, float):
+                    python[id(var)] = start
                     try:
-                        numpy_[id(sub.inputs[j])] = sub.inputs[j].dtype.type(start)
+                        numpy_[id(var)] = var.dtype.type(start)
                     except OverflowError:
                         continue
+                elif getattr(start, "python_number", False) and var.dtype.kind in "iuf" and \
+                        var.dtype.itemsize < 8:
+                    unknown.add(id(var))
         for chain in chains:
             for node, ufunc, dtype, expression in chain:
                 if ufunc == "capture":  # (node: a branch's graph)
@@ -576,7 +582,17 @@ class _Loop:
                         if id(outer) in python and id(outer) in numpy_:
                             python[id(inner)], numpy_[id(inner)] = \
                                 python[id(outer)], numpy_[id(outer)]
+                        if id(outer) in unknown:
+                            unknown.add(id(inner))
                     continue
+                if ufunc != "cast" and any(id(a) in unknown for a in node.args
+                                           if isinstance(a, Tensor)):
+                    raise RetypeError(
+                        f"its first iteration computes `{expression}` with the Python number "
+                        f"{staging.shown(name)} starts as, which the graph carries in that "
+                        "dtype from the first iteration on: it cannot tell whether the two "
+                        "agree, as the number is only known when the graph runs; convert it "
+                        "before the loop")
                 wrong = _first_iteration_value(node, ufunc, dtype, expression, python, numpy_)
                 if wrong is not None:
                     raise RetypeError(
