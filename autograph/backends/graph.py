@@ -544,7 +544,8 @@ class _Loop:
                 except (RetypeError, OverflowError) as e:  # (numpy: a Python int out of bounds)
                     raise errors.StagingError(errors.loop_promotion_message(
                         staging.shown(st.names[i]), self.location, self.kind, before,
-                        staging.describe(after), str(e), st.values[i])) from None
+                        staging.describe(after), str(e),
+                        _python_start(st.values[i]))) from None
                 st.values[i] = new
                 st.weak.discard(i)
                 changed = True
@@ -686,6 +687,13 @@ def _promoted_number(before, after):
         raise RetypeError(f"numpy does not make a Python {kind.__name__} {dtype}")
     cast = base.record1(random_ops.WEAK_CAST, (before,), {"dtype": dtype})
     return random_ops.as_python_number(cast) if number else cast
+
+
+def _python_start(value):
+    """A loop variable's start as the message's example reads it: a staged
+    Python number (an outer loop's) as a number of its type."""
+    kind = staging.python_number_type(value) if isinstance(value, Tensor) else None
+    return kind(0) if kind is not None else value
 
 
 def _python_chain(graph, chain=None):
