@@ -1307,3 +1307,48 @@ def ambiguous_lambda_message(fn):
             "and, with no column positions (python -X no_debug_ranges or "
             "PYTHONNODEBUGRANGES), its constants and names do not tell which one it is. "
             "Put each lambda on a line of its own, or run Python with column positions.")
+
+
+# --- a staged loop's Python ints and floats; round()/reversed() of a tensor ---
+
+
+class PythonIntOverflowError(GraphError, OverflowError):
+    """A Python int carried through a staged loop (as int64) outgrew int64 at run time."""
+
+
+def python_int_overflow_message(variable, expression, where, detail):
+    return (
+        f"`{expression}` at {where} computes a Python int from `{variable}`, a Python int "
+        "in Python (a number carried through a staged loop, a range() counter, len() of a "
+        "staged list); in Python it would grow without bound, but "
+        f"the graph carries it as int64, and {detail}. Returning a wrapped number would be "
+        f"wrong, so the graph stops. Start `{variable}` as np.int64(...) to get numpy's "
+        f"int64 arithmetic (it wraps and warns, as eager numpy does), or as a float (e.g. "
+        f"`{variable} = 1.0`) for a float64 result.")
+
+
+def round_tensor_message(call, name, location, why, fix):
+    return f"{call} of graph tensor '{name}' at {location}: {why}. Use {fix}, which the graph stages."
+
+
+def reversed_tensor_message(name, location):
+    return (
+        f"reversed() of graph tensor '{name}' at {location}: reversed() asks the tensor for "
+        f"its length and items one by one, which only a concrete array has. Write `for v "
+        f"in {name}[::-1]:` (the same items in the same order, staged), or "
+        f"`{name}[::-1]` for the reversed array.")
+
+
+class PythonFloatResultError(GraphError, TypeError):
+    """A Python float carried through a staged loop got a complex result at run time."""
+
+
+def python_float_result_message(variable, expression, where, result):
+    return (
+        f"`{expression}` at {where} computes a Python number from `{variable}`, a Python "
+        "float in Python (a number carried through a staged loop, a draw without size); at "
+        "run time Python gives the complex number "
+        f"{result!r} there (a negative number to a fractional power), which the float64 the "
+        "graph carries cannot hold (numpy would give nan). Start it as np.float64(...) for "
+        "numpy's nan, or take np.abs(...) of the base, or make it complex (e.g. "
+        f"`{variable} = 0j`) for Python's answer.")

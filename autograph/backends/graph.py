@@ -41,13 +41,15 @@ that body then run three times.
 """
 
 import builtins
+import operator
+import warnings
 
 import numpy as np
 
 from autograph import errors
 from autograph import graph as engine
-from autograph.graph import core
-from autograph.graph.ops import base, misc, shaping
+from autograph.graph import core, python_numbers
+from autograph.graph.ops import base, misc, python_ints, shaping
 from autograph.graph.ops import random as random_ops
 from autograph.graph.ops.lists import TensorList, list_set
 from autograph.graph.retype import RetypeError
@@ -509,6 +511,7 @@ class _Loop:
                 raise
             trace = trace_loop()
         self._promote(trace)
+        python_ints.plain_counters(trace.init, trace.b_graph.inputs, trace.body_outputs)
         for j, i in enumerate(st.carried):
             staging.check_loop_leaf(st.names[i], trace.placeholders[j],
                                     _canonical(st.out.values[i]), self.location, self.kind)
@@ -548,14 +551,70 @@ class _Loop:
                     new = staging.promoted(st.names[i], st.values[i], after, self.location,
                                            self.kind) if not isinstance(st.values[i], Tensor) \
                         else _promoted_number(st.values[i], after)
+                    number = var.python_number
+                    chains = [_python_chain(sub) for sub in (trace.c_graph, trace.b_graph)]
                     trace.retype_var(j, new)
-                except RetypeError as e:
+                    if number:
+                        self._check_first_iteration(trace, chains, st.names[i])
+                except (RetypeError, OverflowError) as e:  # (numpy: a Python int out of bounds)
                     raise errors.StagingError(errors.loop_promotion_message(
                         staging.shown(st.names[i]), self.location, self.kind, before,
-                        staging.describe(after), str(e), st.values[i])) from None
+                        staging.describe(after), str(e),
+                        _python_start(st.values[i]))) from None
                 st.values[i] = new
                 st.weak.discard(i)
                 changed = True
+
+    def _check_first_iteration(self, trace, chains, name):
+        """A Python number the body makes a numpy value is that dtype from the
+        first iteration on in the graph, where Python's first iteration still
+        computes with the Python number (`s = 200; s = s * 2 + v_u8`: 400,
+        which numpy refuses to meet uint8 with, where uint8 gives 144).  The
+        first iteration's Python arithmetic on loop variables that start as
+        Python numbers is computed both ways (in the body and its staged `if`
+        branches, taken or not): where they differ, the loop is refused.  A
+        number known only at run time (an outer loop's) that the body makes a
+        narrower dtype is refused where Python arithmetic meets it."""
+        st = self.st
+        python, numpy_ = {}, {}
+        unknown = set()  # a number not known before the loop, carried narrower than Python's
+        for j, i in enumerate(st.carried):
+            start = st.values[i]
+            for sub in (trace.c_graph, trace.b_graph):
+                var = sub.inputs[j]
+                if type(start) in (bool, int, float):
+                    python[id(var)] = start
+                    try:
+                        numpy_[id(var)] = var.dtype.type(start)
+                    except OverflowError:
+                        continue
+                elif getattr(start, "python_number", False) and var.dtype.kind in "iuf" and \
+                        var.dtype.itemsize < 8:
+                    unknown.add(id(var))
+        for chain in chains:
+            for node, ufunc, dtype, expression in chain:
+                if ufunc == "capture":  # (node: a branch's graph)
+                    for outer, inner in node.captured:
+                        if id(outer) in python and id(outer) in numpy_:
+                            python[id(inner)], numpy_[id(inner)] = \
+                                python[id(outer)], numpy_[id(outer)]
+                        if id(outer) in unknown:
+                            unknown.add(id(inner))
+                    continue
+                if ufunc != "cast" and any(id(a) in unknown for a in node.args
+                                           if isinstance(a, Tensor)):
+                    raise RetypeError(
+                        f"its first iteration computes `{expression}` with the Python number "
+                        f"{staging.shown(name)} starts as, which the graph carries in that "
+                        "dtype from the first iteration on: it cannot tell whether the two "
+                        "agree, as the number is only known when the graph runs; convert it "
+                        "before the loop")
+                wrong = _first_iteration_value(node, ufunc, dtype, expression, python, numpy_)
+                if wrong is not None:
+                    raise RetypeError(
+                        f"in Python its first iteration computes {wrong[0]}, where the "
+                        f"graph, carrying {staging.shown(name)} in that dtype from the "
+                        f"first iteration on, {wrong[1]}")
 
     def _promote_by_retrace(self):
         """Traces the body once more into a throwaway graph with the Python
@@ -643,6 +702,100 @@ def _promoted_number(before, after):
         raise RetypeError(f"numpy does not make a Python {kind.__name__} {dtype}")
     cast = base.record1(random_ops.WEAK_CAST, (before,), {"dtype": dtype})
     return random_ops.as_python_number(cast) if number else cast
+
+
+def _python_start(value):
+    """A loop variable's start as the message's example reads it: a staged
+    Python number (an outer loop's) as a number of its type."""
+    kind = staging.python_number_type(value) if isinstance(value, Tensor) else None
+    return kind(0) if kind is not None else value
+
+
+def _python_chain(graph, chain=None):
+    """The nodes of `graph` computing Python numbers (before re-typing), in
+    order: (node, its ufunc or "cast", the dtype a cast converts to, its
+    text); a staged `if`'s branches too, both of them, after a ("capture",
+    branch) entry passing the values they capture."""
+    chain = [] if chain is None else chain
+    for node in graph.nodes:
+        if node.op.name == "cond":
+            for sub in node.subgraphs:
+                chain.append((sub, "capture", None, None))
+                _python_chain(sub, chain)
+            continue
+        if node.op is random_ops.WEAK_CAST and node.args[0].python_number:
+            chain.append((node, "cast", node.attrs["dtype"], None))  # (meets numpy's)
+            continue
+        if len(node.outputs) != 1 or not node.outputs[0].python_number or node.subgraphs:
+            continue
+        ufunc = python_numbers.ufunc_of(node.op) or node.op.kernel
+        if ufunc in _PYTHON_OPERATORS:
+            chain.append((node, ufunc, None, node.attrs.get("expression") or _spelled(node)))
+    return chain
+
+
+def _spelled(node):
+    """`s * 3` for a numpy operator node of Python numbers (its tensors' names)."""
+    ufunc = node.op.kernel
+    text = [a.name if isinstance(a, Tensor) else repr(a) for a in node.args]
+    symbol = _SYMBOLS.get(ufunc, ufunc.__name__)
+    return f"{symbol}{text[0]}" if len(text) == 1 else f"{text[0]} {symbol} {text[1]}"
+
+
+_PYTHON_OPERATORS = {**{u: op for u, (op, _) in python_numbers.BINARY.items()},
+                     **{u: op for u, (op, _) in python_numbers.UNARY.items()},
+                     np.less: operator.lt, np.less_equal: operator.le,
+                     np.greater: operator.gt, np.greater_equal: operator.ge,
+                     np.equal: operator.eq, np.not_equal: operator.ne}
+
+
+_SYMBOLS = {**python_numbers.SYMBOLS, np.less: "<", np.less_equal: "<=", np.greater: ">",
+            np.greater_equal: ">=", np.equal: "==", np.not_equal: "!="}
+
+
+def _first_iteration_value(node, ufunc, dtype, expression, python, numpy_):
+    """Records the node's first-iteration value as Python computes it and as
+    the re-typed graph does; returns (Python's, the graph's) text where they
+    differ (None when both agree, or one is unknown)."""
+    args_py, args_np = [], []
+    for a in node.args:
+        if isinstance(a, Tensor):
+            if id(a) not in python or id(a) not in numpy_:
+                return None  # (an array's value, or a number not known before the loop)
+            args_py.append(python[id(a)])
+            args_np.append(numpy_[id(a)])
+        elif type(a) in (bool, int, float):
+            args_py.append(a)
+            args_np.append(a)
+        else:
+            return None
+    out = node.outputs[0]
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            value_np = out.dtype.type(ufunc(*args_np) if ufunc != "cast" else args_np[0])
+    except (ArithmeticError, ValueError, TypeError):
+        value_np = None
+    try:
+        if ufunc == "cast":
+            value_py = args_py[0]
+            if dtype.kind in "iu" and type(value_py) is int and \
+                    not np.iinfo(dtype).min <= value_py <= np.iinfo(dtype).max:
+                return (f"the Python int {value_py} meeting a {dtype} value (numpy's "
+                        "OverflowError)", "computes on")
+        else:
+            value_py = _PYTHON_OPERATORS[ufunc](*args_py)
+    except (ArithmeticError, ValueError):
+        return None  # Python raises there: so does the graph's op, or it refuses
+    if type(value_py) not in (bool, int, float) or value_np is None:
+        return f"`{expression}` = {value_py!r} with Python numbers", "computes another value"
+    python[id(out)], numpy_[id(out)] = value_py, value_np
+    if out.dtype.kind == "f":
+        same = np.array(value_py, out.dtype).tobytes() == np.array(value_np).tobytes()
+    else:
+        same = value_py == value_np.item()
+    return None if same else (f"`{expression}` = {value_py!r} with Python numbers",
+                              f"gives {value_np.item()!r} ({out.dtype})")
 
 
 def _stays_python_number(var, after):

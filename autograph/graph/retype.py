@@ -16,7 +16,9 @@ disagree, a nested loop variable whose dtype would change) raises
 `RetypeError`; the caller turns it into the catalog error for the user.
 """
 
-from autograph.graph import core
+import numpy as np
+
+from autograph.graph import core, python_numbers
 from autograph.graph.tensor import Tensor
 
 
@@ -95,6 +97,9 @@ def _reinfer(graph, changed, literals=None):
                 changed.add(_key(out))
 
 
+_INT64, _FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
+
+
 def _follow_numbers(node):
     """A Python number (ops/random.py PythonNumber) that is a numpy value now:
     a cast of it as numpy converts Python numbers casts nothing, and Python
@@ -106,6 +111,25 @@ def _follow_numbers(node):
             any(not a.python_number for a in tensors):
         for out in node.outputs:
             _set_kind(out, Tensor)
+    ufunc = python_numbers.ufunc_of(node.op)
+    if ufunc is not None:
+        _follow_python_arithmetic(node, ufunc, tensors)
+
+
+def _follow_python_arithmetic(node, ufunc, tensors):
+    """Python's arithmetic of Python numbers (ops/python_ints.py) on values
+    re-typed: numpy's own operator once a value is numpy's (`s = 0; s += x_u8`:
+    it wraps as eager numpy does), the Python float's once an int became a
+    float (`s = 1; s = s / 2`)."""
+    dtypes = {a.dtype for a in tensors}
+    if all(out.python_number for out in node.outputs):
+        if node.op.name.startswith(python_numbers.PREFIX) and dtypes <= {_INT64}:
+            return
+        if dtypes <= {_INT64, _FLOAT64} and ufunc in python_numbers.FLOAT_BINARY:
+            node.op = core.REGISTRY[python_numbers.FLOAT_PREFIX + ufunc.__name__]
+            return
+    # (ops/python_ints.py registered numpy's op for each of its ufuncs)
+    node.op, node.attrs = core.REGISTRY[f"np.{ufunc.__name__}"], {}
 
 
 def _set_kind(tensor, kind):

@@ -28,14 +28,20 @@ Which operations give numpy's exact result on Python values, and how:
 * `x[i]` of a 1-d int64/float64 array: `x.item(i)` is the element's exact value.
 * Python int literals meet float64 values only when below 2**53 (exact).
 
-Nothing else is specialised: float `/`, `//`, `%`, `**`, mixed int/float
-operations, any other op or dtype keeps the loop on numpy values.  Loop
-values leave the loop as np.int64 / np.float64.
+* a loop's Python ints (ops/python_ints.py, `python_int.*`): Python's
+  operator, and outside int64's range the catalog's PythonIntOverflowError
+  where numpy's int64 would wrap; a Python float's `/ // % **`
+  (`python_float.*`, ints and floats): Python's operator, so a zero divisor
+  raises Python's ZeroDivisionError.
+
+Nothing else is specialised: numpy's float `/`, `//`, `%`, `**`, mixed
+int/float numpy operations, any other op or dtype keeps the loop on numpy
+values.  Loop values leave the loop as np.int64 / np.float64.
 """
 
 import numpy as np
 
-from autograph.graph import core
+from autograph.graph import core, python_numbers
 from autograph.graph.tensor import Tensor
 
 _KINDS = {np.dtype(np.int64): "i", np.dtype(np.float64): "f"}
@@ -44,6 +50,17 @@ _INT_ONLY = {np.floor_divide: "//", np.remainder: "%"}
 _COMPARE = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
             np.equal: "==", np.not_equal: "!="}
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+# ops/python_ints.py (a loop's Python int): Python's operator, refused outside
+# int64's range; `/` (a float) is left to the kernel
+_PYTHON_INT = {"python_int.add": "+", "python_int.subtract": "-",
+               "python_int.multiply": "*", "python_int.floor_divide": "//",
+               "python_int.remainder": "%", "python_int.power": "**",
+               "python_int.left_shift": "<<", "python_int.right_shift": ">>",
+               "python_int.negative": "-", "python_int.absolute": "abs"}
+_ALWAYS_IN_RANGE = {"%", ">>"}  # |a % b| < |b|; a >> b shrinks
+# a loop's Python float (and int): Python raises for a zero divisor
+_PYTHON_FLOAT = {"python_float.divide": "/", "python_float.floor_divide": "//",
+                 "python_float.remainder": "%", "python_float.power": "**"}
 _EXACT_FLOAT_INT = 2**53
 
 
@@ -96,6 +113,19 @@ class _Analysis:
             return True
         if op.name == "cond":
             return self.cond(node)
+        if op.name in _PYTHON_INT:
+            if len(node.outputs) != 1 or _kind(out) != "i" or \
+                    not self.operands_ok(node.args, "i"):
+                return False
+            self.kinds[id(out)] = "i"
+            return True
+        if op.name in _PYTHON_FLOAT:  # (Python ints and floats: Python's meaning)
+            if len(node.outputs) != 1 or _kind(out) != "f" or not all(
+                    self.kinds.get(id(a)) in ("i", "f") if isinstance(a, Tensor)
+                    else type(a) in (int, float) for a in node.args):
+                return False
+            self.kinds[id(out)] = "f"
+            return True
         if out is None or node.attrs and op.name != "getitem" or node.subgraphs:
             return False
         if op.name == "getitem":
@@ -235,7 +265,12 @@ def emit_graph(graph, kinds, ctx, in_range=frozenset()):
         else:
             name = ctx.fresh()
             ctx.names[id(out)] = name
-            emitted = _emit_op(node, name, args, kinds)
+            if op.name in _PYTHON_INT:
+                emitted = _emit_python_int(node, name, args, ctx)
+            elif op.name in _PYTHON_FLOAT:
+                emitted = _emit_python_float(node, name, args, ctx)
+            else:
+                emitted = _emit_op(node, name, args, kinds)
             if id(node) in in_range:
                 emitted = emitted[:1]  # the operation itself, no range check
         tag = f"  #@{len(ctx.nodes)}"
@@ -275,6 +310,45 @@ def _emit_op(node, name, args, kinds):
     if kernel is np.negative:
         return [line]
     return [line, f"if {name} - {name} != 0.0:", f"    {fallback}"]
+
+
+def _emit_python_int(node, name, args, ctx):
+    """Python's operator on Python ints (a zero divisor or negative shift
+    raises Python's own error); a result int64 cannot hold raises the
+    catalog's PythonIntOverflowError (python_numbers.overflow)."""
+    symbol = _PYTHON_INT[node.op.name]
+    if symbol == "abs":
+        line = f"{name} = abs({args[0]})"
+    elif len(args) == 1:
+        line = f"{name} = -{args[0]}"
+    elif symbol in ("**", "<<"):  # (no huge int built only to be refused)
+        safe = ctx.bind_global(python_numbers.power if symbol == "**" else
+                               python_numbers.left_shift, "py")
+        line = f"{name} = {safe}({args[0]}, {args[1]})"
+    else:
+        line = f"{name} = {args[0]} {symbol} {args[1]}"
+    if symbol in _ALWAYS_IN_RANGE:
+        return [line]
+    attrs = node.attrs
+    refuse = (f"{ctx.bind_global(python_numbers.overflow, 'py')}({name}, "
+              f"{attrs['variable']!r}, {attrs['expression']!r}, {attrs['where']!r})")
+    # `2 ** -1` is a float in Python
+    test = f"type({name}) is not int or " if symbol == "**" else ""
+    return [line, f"if {test}not {_INT_MIN} <= {name} <= {_INT_MAX}:", f"    {refuse}"]
+
+
+def _emit_python_float(node, name, args, ctx):
+    """Python's operator (a zero divisor raises its ZeroDivisionError, a too
+    large power its OverflowError); a complex power is refused."""
+    symbol = _PYTHON_FLOAT[node.op.name]
+    if symbol != "**":
+        return [f"{name} = {args[0]} {symbol} {args[1]}"]
+    attrs = node.attrs
+    refuse = (f"{ctx.bind_global(python_numbers.not_a_float, 'py')}({name}, "
+              f"{attrs['variable']!r}, {attrs['expression']!r}, {attrs['where']!r})")
+    power = ctx.bind_global(python_numbers.power, "py")
+    return [f"{name} = {power}({args[0]}, {args[1]})", f"if type({name}) is not float:",
+            f"    {refuse}"]
 
 
 def _emit_cond(node, args, kinds, ctx, in_range):

@@ -209,6 +209,16 @@ SCHEMAS.update({
                       "dtype": is_tape_dtype},
 })
 
+# a loop's Python int and float arithmetic (ops/python_ints.py): what its refusal names
+SCHEMAS.update({
+    f"python_int.{name}": {"variable": is_str, "expression": is_str, "where": is_str}
+    for name in ("add", "subtract", "multiply", "floor_divide", "remainder", "power",
+                 "left_shift", "right_shift", "divide", "negative", "absolute")})
+SCHEMAS.update({
+    f"python_float.{name}": {"variable": is_str, "expression": is_str, "where": is_str}
+    for name in ("divide", "floor_divide", "remainder", "power")})
+
+
 def _ufunc(name):
     # numpy's namespace dict, not getattr: a name from a file must not import
     # numpy's lazy submodules or trigger its deprecation hooks

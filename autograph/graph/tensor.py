@@ -139,6 +139,39 @@ class Tensor:
             "tensor, `arr[t]` or `np.take(arr, t)`, cannot be staged: index a tensor, "
             "and write one-hot as `t[:, None] == np.arange(k)`)")
 
+    def __round__(self, ndigits=None):
+        if ndigits is None:
+            raise self._rounding_error("round()", "np.round({}) (the same number as a "
+                                       "float; add .astype(np.int64) for ints)")
+        raise self._rounding_error(
+            "round(..., ndigits)", f"np.round({{}}, {ndigits!r}) (what round() of a numpy "
+            "scalar runs)", "with ndigits, round() of a numpy scalar is np.round and of a "
+            "numpy array a TypeError (arrays define no round()), and a trace cannot tell "
+            "which of the two the value is")
+
+    def __trunc__(self):
+        raise self._rounding_error("math.trunc()", "np.trunc({})")
+
+    def __floor__(self):
+        raise self._rounding_error("math.floor()", "np.floor({})")
+
+    def __ceil__(self):
+        raise self._rounding_error("math.ceil()", "np.ceil({})")
+
+    def _rounding_error(self, call, fix, why=None):
+        """round(t), math.trunc/floor/ceil(t): Python's answer is a Python int,
+        which a graph cannot give (its values are numpy values, and an int
+        would be made once, while tracing)."""
+        name = _UserNames()(self)
+        why = why or ("in Python it returns a Python int, which a graph cannot return (its "
+                      "values are numpy values; an int would be computed once, while tracing)")
+        return errors.TensorUsageError(errors.round_tensor_message(
+            call, name, errors.where_user(), why, fix.format(name)))
+
+    def __reversed__(self):
+        raise errors.TensorUsageError(errors.reversed_tensor_message(
+            _UserNames()(self), errors.where_user()))
+
     def __contains__(self, value):
         raise self._usage_error("`in`")
 

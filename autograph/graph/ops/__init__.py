@@ -2,5 +2,5 @@
 rule (see core.register).  Modules group them by kind."""
 
 from autograph.graph.ops import (  # noqa: F401
-    base, control, elementwise, indexing, linalg, lists, misc, random, reductions, shaping,
-    state)
+    base, control, elementwise, indexing, linalg, lists, misc, python_ints, random,
+    reductions, shaping, state)

@@ -21,7 +21,7 @@ import copy
 import numpy as np
 
 from autograph import errors
-from autograph.graph import core
+from autograph.graph import core, python_numbers, tensor
 from autograph.graph.ops import base
 from autograph.graph.tensor import Tensor
 
@@ -123,7 +123,25 @@ class PythonNumber(Tensor):
         return Tensor.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
 
 
+    # round(k), math.trunc/floor/ceil(k) of a Python int are k itself (a float's
+    # are refused, as a tensor's: graph/tensor.py)
+    def __round__(self, ndigits=None):
+        if self.dtype == _INT64 and (ndigits is None or type(ndigits) is int and ndigits >= 0):
+            return self
+        return Tensor.__round__(self, ndigits)
+
+    def __trunc__(self):
+        return self if self.dtype == _INT64 else Tensor.__trunc__(self)
+
+    def __floor__(self):
+        return self if self.dtype == _INT64 else Tensor.__floor__(self)
+
+    def __ceil__(self):
+        return self if self.dtype == _INT64 else Tensor.__ceil__(self)
+
+
 _COMPARISON_UFUNCS = frozenset(u for _, u in _COMPARISONS)
+_INT64, _FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
 
 
 def met_together(values):
@@ -159,6 +177,11 @@ def _operator(ufunc, keeps_number, reflected):
             operand = _as_int(operand, ufunc)
             if type(other) is bool and ufunc in _BOOL_AS_INT:
                 other = int(other)
+            if keeps_number:
+                result = _python_arithmetic(ufunc, (other, operand) if reflected
+                                            else (operand, other))
+                if result is not None:
+                    return as_python_number(result)
             divisor = operand if reflected else other
             if ufunc in _DIVISIONS and isinstance(divisor, Tensor):
                 # Python raises where numpy gives inf or nan (and a warning)
@@ -174,6 +197,70 @@ def _operator(ufunc, keeps_number, reflected):
 _DIVISIONS = frozenset((np.true_divide, np.floor_divide, np.remainder))
 
 
+def _python_arithmetic(ufunc, operands):
+    """Python's own arithmetic where numpy's int64/float64 would give another
+    value (ops/python_ints.py): two Python ints give Python's int, refused at
+    run time outside int64's range (PythonIntOverflowError) instead of
+    wrapping, and a Python float's `/ // % **` raises as Python does (a zero
+    divisor, a complex power).  None where numpy's operator is Python's."""
+    ints = reals = True
+    for a in operands:
+        if isinstance(a, Tensor):
+            ints = ints and a.dtype == _INT64
+            reals = reals and a.dtype in (_INT64, _FLOAT64)
+        else:
+            ints = ints and type(a) is int
+            reals = reals and type(a) in (int, float)
+    if ints and ufunc is np.power and type(operands[1]) is int and operands[1] < 0:
+        op = _FLOAT_OPS[ufunc]  # `k ** -1` is a Python float
+    elif ints and ufunc in _INT_OPS:
+        op = _INT_OPS[ufunc]
+    elif reals and ufunc in _FLOAT_OPS:
+        op = _FLOAT_OPS[ufunc]
+    else:
+        return None
+    return base.record1(op, operands, _refusal_names(ufunc, operands))
+
+
+def _refusal_names(ufunc, operands):
+    """What a refusal names: the user's variable, the expression, file:line."""
+    names = tensor._UserNames()
+    text = [_spelled(names, a) if isinstance(a, Tensor) else repr(a) for a in operands]
+    symbol = python_numbers.SYMBOLS[ufunc]
+    expression = f"{symbol}({text[0]})" if len(text) == 1 else \
+        f"{text[0]} {symbol} {text[1]}"
+    variable = next(t for t, a in zip(text, operands) if isinstance(a, Tensor))
+    return {"variable": variable, "expression": expression, "where": errors.where_user()}
+
+
+def _spelled(names, value):
+    """The user's variable holding `value`, else the expression that made it."""
+    name = names(value)
+    if name == value.name and "expression" in value.node.attrs:
+        return f"({value.node.attrs['expression']})"  # `s + (i * 2)`
+    return name
+
+
+class _Registered(dict):
+    """ufunc -> the op ops/python_ints.py registers for it under `prefix` (by
+    name: that module builds on elementwise, which builds on this one)."""
+
+    def __init__(self, prefix, ufuncs):
+        super().__init__()
+        self.prefix, self.ufuncs = prefix, ufuncs
+
+    def __contains__(self, ufunc):
+        return ufunc in self.ufuncs
+
+    def __missing__(self, ufunc):
+        op = self[ufunc] = core.REGISTRY[self.prefix + ufunc.__name__]
+        return op
+
+
+_INT_OPS = _Registered(python_numbers.PREFIX, python_numbers.SYMBOLS)
+_FLOAT_OPS = _Registered(python_numbers.FLOAT_PREFIX, python_numbers.FLOAT_BINARY)
+
+
 def _ops_state():
     from autograph.graph.ops import state  # (state builds on this package's base)
     return state
@@ -184,9 +271,18 @@ for _name, _ufunc in _ARITHMETIC:
     setattr(PythonNumber, f"__r{_name}__", _operator(_ufunc, True, True))
 for _name, _ufunc in _COMPARISONS:
     setattr(PythonNumber, f"__{_name}__", _operator(_ufunc, False, False))
+def _unary_operator(ufunc):
+    def apply(self):
+        operand = _as_int(self, ufunc)
+        if operand.dtype == _INT64 and ufunc in _INT_OPS:  # (-INT_MIN is no int64)
+            return as_python_number(base.record1(_INT_OPS[ufunc], (operand,),
+                                                 _refusal_names(ufunc, (operand,))))
+        return as_python_number(ufunc(operand))
+    return apply
+
+
 for _name, _ufunc in (("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)):
-    setattr(PythonNumber, f"__{_name}__",
-            (lambda u: lambda self: as_python_number(u(_as_int(self, u))))(_ufunc))
+    setattr(PythonNumber, f"__{_name}__", _unary_operator(_ufunc))
 
 
 def _is_staged(value):
