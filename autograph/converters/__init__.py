@@ -27,6 +27,7 @@ _PASS_MODULES = (
     "conditional_expressions",
     "logical_expressions",
     "asserts",
+    "formatted_strings",
     "call_trees",
     "try_statements",
     "if_statements",

@@ -19,6 +19,7 @@ import ast
 import builtins
 import linecache
 import operator
+import string
 import sys
 
 import numpy as np
@@ -42,10 +43,14 @@ def print_(*values, **kwargs):
     """Python meaning: `print(*values, **kwargs)`.  Inside a staged branch or
     loop body even a print of Python values is staged (it runs when the graph
     takes that path, as often as it does)."""
+    texts = False
     for value in values:  # (its text would be formatted once, at tracing)
         if type(value) in _SCANNED and _staged_inside(value):
             raise errors.TensorTextError(errors.staged_print_container_message(
                 _variable_holding(value, "print"), errors.where_user()))
+        texts = texts or type(value) is StagedText
+    if texts:
+        return _print_texts(values, kwargs)
     backend = _first_backend(values)
     if backend is None and kwargs.get("file") is None:
         backend = staging.region_backend()
@@ -56,6 +61,94 @@ def print_(*values, **kwargs):
     sep, end = kwargs.get("sep"), kwargs.get("end")
     backend.print_(*values, sep=" " if sep is None else sep, end="\n" if end is None else end)
     return None
+
+
+class StagedText:
+    """An f-string of staged values (`format_string`): `template.format(*values)`
+    once the graph runs.  Only print() takes it (formatting it then, every
+    time the print runs); any other use asks for its text while tracing,
+    when it has none, and is refused (TensorTextError)."""
+
+    __slots__ = ("template", "values", "name", "location")
+
+    def __init__(self, template, values, name, location):
+        self.template, self.values, self.name, self.location = template, values, name, location
+
+
+
+def _refusing(use):
+    def refuse(text, *args):
+        raise errors.TensorTextError(errors.staged_text_message(
+            use, text.name, text.location, errors.where_user()))
+    return refuse
+
+
+for _method, _use in (("__str__", "str()"), ("__repr__", "repr()"), ("__format__", "format()"),
+                      ("__add__", "+"), ("__radd__", "+"), ("__mul__", "*"), ("__rmul__", "*"),
+                      ("__mod__", "%"), ("__len__", "len()"), ("__iter__", "iterating"),
+                      ("__getitem__", "indexing"), ("__contains__", "`in`"),
+                      ("__bool__", "its truth value"), ("__eq__", "=="), ("__ne__", "!="),
+                      ("__lt__", "<"), ("__le__", "<="), ("__gt__", ">"), ("__ge__", ">="),
+                      ("__hash__", "hashing"), ("__array__", "an array of it"),
+                      # ag.function's engine asks this of what a trace returns
+                      # or hands to an op (the protocol of ag.Variable)
+                      ("_as_graph_tensor", "returning it or passing it to a graph operation")):
+    setattr(StagedText, _method, _refusing(_use))
+
+
+def format_string(template, *values):
+    """Python meaning: `template.format(*values)` (an f-string: the converter
+    formatted_strings writes `f"a {x:.2f}"` as `format_string('a {:.2f}', x)`).
+    With a staged value among `values`, a StagedText for print(): the fields
+    of Python values alone are formatted now, as the f-string would, the
+    others when the graph runs."""
+    staged = [v for v in values if registry.backend_of(v) is not None]
+    if not staged:
+        return template.format(*values)
+    parts, kept, rest = [], [], iter(values)
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        parts.append(_escaped(literal))
+        if field is None:
+            continue
+        nested = sum(1 for *_, inner, _, _ in _FORMATTER.parse(spec) if inner is not None)
+        own = [next(rest) for _ in range(1 + nested)]
+        text = "{" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        if any(registry.backend_of(v) is not None for v in own):
+            parts.append(text)
+            kept += own
+        else:
+            parts.append(_escaped(text.format(*own)))
+    return StagedText("".join(parts), tuple(kept),
+                      _variable_holding(staged[0], "format_string"), errors.where_user())
+
+
+_FORMATTER = string.Formatter()
+
+
+def _escaped(text):
+    """`text` as literal text of a format template."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _print_texts(values, kwargs):
+    """print() of staged texts (and other values): one template, formatted
+    when the graph runs; the other Python values print their text now, as
+    print() would, the staged ones through `{!s}` (which is str())."""
+    if kwargs.get("file") is not None:
+        raise errors.StagingError(errors.staged_print_file_message(errors.where_user()))
+    sep, end = kwargs.get("sep"), kwargs.get("end")
+    parts, staged = [], []
+    for value in values:
+        if type(value) is StagedText:
+            parts.append(value.template)
+            staged += value.values
+        elif registry.backend_of(value) is not None:
+            parts.append("{!s}")
+            staged.append(value)
+        else:
+            parts.append(_escaped(builtins.str(value)))
+    template = _escaped(" " if sep is None else sep).join(parts)
+    _first_backend(staged).print_(*staged, end="\n" if end is None else end, template=template)
 
 
 def len_(*args, **kwargs):

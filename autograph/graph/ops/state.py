@@ -21,12 +21,21 @@ def _no_outputs(*args, **attrs):
 # --- print -----------------------------------------------------------------------
 
 
-def _print_kernel(*values, sep=" ", end="\n", file=None):
-    print(*values, sep=sep, end=end, file=file)
+def _print_kernel(*values, sep=" ", end="\n", file=None, template=None, numbers=()):
+    if template is None:
+        print(*values, sep=sep, end=end, file=file)
+        return
+    values = list(values)
+    for i in numbers:  # Python numbers in Python: `{!r}` gives '2', not 'np.int64(2)'
+        if isinstance(values[i], (np.generic, np.ndarray)):
+            values[i] = values[i].item()
+    print(template.format(*values), end=end, file=file)
 
 
 def _emit_print(node, outs, args, ctx):
     options = [f"{k}={ctx.literal(v)}" for k, v in node.attrs.items()]
+    if "template" in node.attrs:
+        return [f"{ctx.kernel(PRINT)}({', '.join(args + options)})"]
     return [f"print({', '.join(args + options)})"]
 
 
@@ -34,9 +43,11 @@ PRINT = core.register("print", _print_kernel, _no_outputs, stateful=True, emit=_
                       effect=True)
 
 
-def print_op(*values, sep=" ", end="\n", file=None):
+def print_op(*values, sep=" ", end="\n", file=None, template=None):
     """Records a print that runs on every call: tensors print as the numpy
-    values they hold (exactly `print(value)`), other values as they are."""
+    values they hold (exactly `print(value)`), other values as they are.
+    With `template` it prints `template.format(*values)` (then `end`), the
+    tensors that are Python numbers in Python formatted as Python numbers."""
     attrs = {}
     if sep != " ":
         attrs["sep"] = sep
@@ -44,6 +55,11 @@ def print_op(*values, sep=" ", end="\n", file=None):
         attrs["end"] = end
     if file is not None:
         attrs["file"] = file
+    if template is not None:
+        attrs["template"] = template
+        numbers = tuple(i for i, v in enumerate(values) if getattr(v, "python_number", False))
+        if numbers:
+            attrs["numbers"] = numbers
     graph = base.graph_for(values)
     base.record(PRINT, values, attrs, graph=graph)
 
