@@ -75,7 +75,6 @@ class StagedText:
         self.template, self.values, self.name, self.location = template, values, name, location
 
 
-
 def _refusing(use):
     def refuse(text, *args):
         raise errors.TensorTextError(errors.staged_text_message(
@@ -94,6 +93,15 @@ for _method, _use in (("__str__", "str()"), ("__repr__", "repr()"), ("__format__
                       # or hands to an op (the protocol of ag.Variable)
                       ("_as_graph_tensor", "returning it or passing it to a graph operation")):
     setattr(StagedText, _method, _refusing(_use))
+
+
+def _no_attribute(text, name):
+    if name.startswith("_"):  # (probes for protocols: hasattr() says no)
+        raise AttributeError(name)
+    _refusing(f"`.{name}`")(text)
+
+
+StagedText.__getattr__ = _no_attribute
 
 
 def format_string(template, *values):
