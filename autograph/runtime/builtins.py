@@ -75,10 +75,15 @@ class StagedText:
         self.template, self.values, self.name, self.location = template, values, name, location
 
 
+def refuse_text(text, use):
+    """Raises the catalog error for `use` ('str()', ...) of the StagedText `text`."""
+    raise errors.TensorTextError(errors.staged_text_message(
+        use, text.name, text.location, errors.where_user()))
+
+
 def _refusing(use):
     def refuse(text, *args):
-        raise errors.TensorTextError(errors.staged_text_message(
-            use, text.name, text.location, errors.where_user()))
+        refuse_text(text, use)
     return refuse
 
 
