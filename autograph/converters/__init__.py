@@ -5,7 +5,7 @@ Order matters and is asserted, not just described here:
     carry their flags as ordinary state;
   - lists runs before control flow, so `lst.append(x)` rebinds `lst` and the
     analysis sees it as modified;
-  - expression passes (conditional/logical expressions, calls) run before
+  - expression passes (conditional/logical expressions, f-strings, calls) run before
     control flow, which moves expressions into the functions it generates;
   - control flow needs fresh static analysis (NEEDS_ANALYSIS) and asserts the
     annotations it reads (REQUIRES);

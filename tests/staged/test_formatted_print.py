@@ -47,7 +47,7 @@ def specs(x, n):
         print(f"{i!r} {i:>4} {i:,} {s:.4f} {s:>10} {s:e} {s:.1%} {s!r} {y!r} {y} {y.dtype}",
               f"{s * 1000:,.2f}|{i:{n}}|{s:{n}.{i}f}|{y[0]!r:>{12}}|{{lit}} {{{i}}}", i, y,
               sep=" ; ", end="!\n")
-        print(f"{s=} {i = }", "}{", y, f"{x.shape}")
+        print(f"{s=} {i = } {'{0}'}", "}{", y, f"{x.shape}")
 
 
 def test_format_specs_conversions_and_nested_fields_as_python():
