@@ -1305,14 +1305,3 @@ def ambiguous_lambda_message(fn):
             "and, with no column positions (python -X no_debug_ranges or "
             "PYTHONNODEBUGRANGES), its constants and names do not tell which one it is. "
             "Put each lambda on a line of its own, or run Python with column positions.")
-
-
-# --- f-strings of staged values (runtime/builtins.py format_string) ---
-
-
-def staged_text_message(use, name, made_at, location):
-    return (f"{use} at {location} needs the text of an f-string of graph tensor '{name}' "
-            f"(made at {made_at}): the text of a staged value only exists when the graph "
-            "runs, and while tracing there is none to give. print(...) the f-string (staged: "
-            "it is formatted with the run-time values every time the print runs), or return "
-            "the values and format them outside the ag.function.")

@@ -64,57 +64,26 @@ def print_(*values, **kwargs):
 
 
 class StagedText:
-    """An f-string of staged values (`format_string`): `template.format(*values)`
-    once the graph runs.  Only print() takes it (formatting it then, every
-    time the print runs); any other use asks for its text while tracing,
-    when it has none, and is refused (TensorTextError)."""
+    """An f-string of staged values, printed (`format_string`): it prints as
+    `template.format(*values)` when the graph runs.  The converter puts
+    `format_string` only in the arguments of print(), so print() is the one
+    place that meets one (converters/formatted_strings.py)."""
 
-    __slots__ = ("template", "values", "name", "location")
+    __slots__ = ("template", "values")
 
-    def __init__(self, template, values, name, location):
-        self.template, self.values, self.name, self.location = template, values, name, location
+    def __init__(self, template, values):
+        self.template, self.values = template, values
 
-
-def refuse_text(text, use):
-    """Raises the catalog error for `use` ('str()', ...) of the StagedText `text`."""
-    raise errors.TensorTextError(errors.staged_text_message(
-        use, text.name, text.location, errors.where_user()))
-
-
-def _refusing(use):
-    def refuse(text, *args):
-        refuse_text(text, use)
-    return refuse
-
-
-for _method, _use in (("__str__", "str()"), ("__repr__", "repr()"), ("__format__", "format()"),
-                      ("__add__", "+"), ("__radd__", "+"), ("__mul__", "*"), ("__rmul__", "*"),
-                      ("__mod__", "%"), ("__len__", "len()"), ("__iter__", "iterating"),
-                      ("__getitem__", "indexing"), ("__contains__", "`in`"),
-                      ("__bool__", "its truth value"), ("__eq__", "=="), ("__ne__", "!="),
-                      ("__lt__", "<"), ("__le__", "<="), ("__gt__", ">"), ("__ge__", ">="),
-                      ("__hash__", "hashing"), ("__array__", "an array of it"),
-                      # ag.function's engine asks this of what a trace returns
-                      # or hands to an op (the protocol of ag.Variable)
-                      ("_as_graph_tensor", "returning it or passing it to a graph operation")):
-    setattr(StagedText, _method, _refusing(_use))
-
-
-def _no_attribute(text, name):
-    if name.startswith("_"):  # (probes for protocols: hasattr() says no)
-        raise AttributeError(name)
-    _refusing(f"`.{name}`")(text)
-
-
-StagedText.__getattr__ = _no_attribute
+    def __repr__(self):
+        return f"StagedText({self.template!r}, {len(self.values)} values)"
 
 
 def format_string(template, *values):
     """Python meaning: `template.format(*values)` (an f-string: the converter
     formatted_strings writes `f"a {x:.2f}"` as `format_string('a {:.2f}', x)`).
-    With a staged value among `values`, a StagedText for print(): the fields
-    of Python values alone are formatted now, as the f-string would, the
-    others when the graph runs."""
+    With a staged value among `values`, a StagedText that print() formats
+    when the graph runs (the fields of Python values alone are formatted
+    now, as the f-string formats them)."""
     staged = [v for v in values if registry.backend_of(v) is not None]
     if not staged:
         return template.format(*values)
@@ -131,8 +100,7 @@ def format_string(template, *values):
             kept += own
         else:
             parts.append(_escaped(text.format(*own)))
-    return StagedText("".join(parts), tuple(kept),
-                      _variable_holding(staged[0], "format_string"), errors.where_user())
+    return StagedText("".join(parts), tuple(kept))
 
 
 _FORMATTER = string.Formatter()

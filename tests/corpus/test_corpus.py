@@ -319,8 +319,7 @@ REFUSED_IN_MODE = {
     # repr() of a traced value (like str() and f-strings): only a placeholder's text
     ("graph", "print_numpy_values"): _REPR,
     ("graph", "numpy_in_assert_not_and_while"): (
-        "TensorTextError", "the message of a staged assert at {where} needs the text of an "
-        "f-string of graph tensor 'arr'",
+        "TensorTextError", "f-string or format() of graph tensor 'arr' at {where}",
         'assert np.all(arr != 0), f"zero in {arr}"'),
     # an explicit bool() needs a concrete value (tf.function's
     # OperatorNotAllowedInGraphError)
@@ -351,10 +350,10 @@ REFUSED_IN_MODE = {
     ("jax", "numpy_truthiness_in_and[0](array[True]:bool)"): _AND_SIDES,
     ("jax", "numpy_truthiness_in_and[2](float64(0.0))"): _AND_SIDES,
     **{("jax", name): entry for name, entry in _TYPE_CASES.items()},
-    ("jax", "numpy_in_assert_not_and_while"): (
-        "TensorTextError", "the message of a staged assert at {where} needs the text of an "
-        "f-string of graph tensor 'arr'",
-        'assert np.all(arr != 0), f"zero in {arr}"'),
+    # (under JAX the assert's f-string is formatted from the tracer, not
+    # refused: type(negated) is refused first)
+    ("jax", "numpy_in_assert_not_and_while"): _traced_type(
+        "negated", "return steps, negated, type(negated), flag, x, x.dtype"),
     ("jax", "print_numpy_values"): _REPR,
     ("jax", "numpy_iteration_and_any_all"): _BOOL,
     ("jax", "numpy_moving_average"): _MOVING_AVERAGE,
