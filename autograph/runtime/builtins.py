@@ -1,6 +1,7 @@
 """Builtins as converted code calls them: `print_`, `len_`, `range_`,
 `enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, `max_`,
-`min_`, and `user_locals` (what `locals()` shows).
+`min_`, `user_locals` (what `locals()` shows), and `format_string` (a
+printed f-string: with staged values, a text the print formats at run time).
 
 With Python arguments each calls the builtin itself, with the same arguments,
 so results and exceptions are the builtin's.  A staged argument goes to its

@@ -78,6 +78,26 @@ def test_values_that_are_python_numbers_in_python_format_as_them():
     assert printed(ag.function(python_numbers), np.int64(4)) == expected
 
 
+def retyped(x, n):
+    total = 0
+    for i in range(n):
+        print(f"{total!r} {i!r}")
+        total = total + x[i]
+    print(f"{total!r} {total:.3f}")
+    return total
+
+
+def test_a_loop_variable_that_becomes_a_numpy_value_formats_as_one():
+    # Python's `total` is the int 0 in the first iteration only; the staged
+    # loop carries one type, the numpy float it becomes (plain print shows
+    # the same first line differently too: '0' and '0.0')
+    x = np.array([0.5, 1.25, 2.0])
+    expected = printed(retyped, x, 3).splitlines()
+    got = printed(ag.function(retyped), x, np.int64(3)).splitlines()
+    assert got[1:] == expected[1:] and expected[1] == "np.float64(0.5) 1"
+    assert got[0] == "np.float64(0.0) 0"
+
+
 def branches(x, n):
     i = 0
     while i < n:
