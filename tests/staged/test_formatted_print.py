@@ -6,6 +6,7 @@ at run time."""
 
 import contextlib
 import io
+import json
 import logging
 import sys
 
@@ -139,6 +140,29 @@ def test_a_saved_graph_keeps_its_formatted_prints(tmp_path):
     staged.save(str(tmp_path / "saved"))
     loaded = ag.load(str(tmp_path / "saved"))
     assert printed(loaded, np.int64(3)) == printed(python_numbers, 3)
+
+
+def _print_nodes(document):
+    if isinstance(document, dict):
+        if document.get("op") == "print":
+            yield document
+        document = list(document.values())
+    if isinstance(document, list):
+        for item in document:
+            yield from _print_nodes(item)
+
+
+@pytest.mark.parametrize("template", ["{0.__class__}", "{[0]}", "{:{0}}", 5, "{!x}", "{"])
+def test_a_saved_template_that_the_converter_cannot_write_is_refused(tmp_path, template):
+    staged = ag.function(python_numbers)
+    printed(staged, np.int64(1))
+    staged.save(str(tmp_path / "saved"))
+    path = tmp_path / "saved" / "graph.json"
+    document = json.loads(path.read_text())
+    next(_print_nodes(document))["attrs"]["template"] = template  # (in the loop's body)
+    path.write_text(json.dumps(document))
+    with pytest.raises(errors.SavedGraphError, match="template"):
+        ag.load(str(tmp_path / "saved"))
 
 
 def returned(x):
