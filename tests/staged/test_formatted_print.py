@@ -227,9 +227,10 @@ def test_jax_backend_prints_at_run_time_as_python():
         jax.effects_barrier()
     assert out.getvalue() == expected * 2
     xs = jnp.array([0.5, 2.0, 3.0, 0.25, 7.0])
-    expected = printed(branches, xs, 5) + printed(python_numbers, 4)
+    expected = printed(branches, xs, 5) + printed(python_numbers, 4) + printed(specs, xs, 3)
     with contextlib.redirect_stdout(out := io.StringIO()):
         jax.jit(ag.to_graph(branches))(xs, np.int64(5))
         jax.jit(ag.to_graph(python_numbers))(np.int64(4))
+        jax.jit(ag.to_graph(specs))(xs, np.int64(3))
         jax.effects_barrier()
     assert out.getvalue() == expected
