@@ -269,8 +269,8 @@ class GraphBackend(Backend):
 
     # --- print, assert ---------------------------------------------------------------
 
-    def print_(self, *values, sep=" ", end="\n"):
-        engine.print_op(*values, sep=sep, end=end)
+    def print_(self, *values, sep=" ", end="\n", template=None):
+        engine.print_op(*values, sep=sep, end=end, template=template)
 
     def assert_(self, pred, message):
         engine.assert_op(pred, message)

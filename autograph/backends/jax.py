@@ -283,6 +283,25 @@ def _printer(sep, end, template):
     return emit
 
 
+def _text_printer(template, end, numbers):
+    """The callback of a staged print of f-strings: `template.format` of the
+    program's values, those at `numbers` as the Python numbers they are in
+    Python (`{!r}` of one is '2', not 'Array(2, dtype=int64, weak_type=True)')."""
+    def emit(*arrays):
+        values = list(arrays)
+        for i in numbers:
+            values[i] = values[i].item()
+        builtins.print(template.format(*values), end=end)
+    return emit
+
+
+def _is_python_number(value):
+    """A weakly typed scalar: what jax makes of a Python number (a `range`
+    loop's counter, Python arithmetic on one)."""
+    aval = getattr(value, "aval", None)
+    return aval is not None and getattr(aval, "weak_type", False) and not aval.shape
+
+
 def _range_step_check(step):
     if step == 0:
         raise ValueError("range() arg 3 must not be zero")  # Python's own text
@@ -479,10 +498,15 @@ class JaxBackend(Backend):
 
     # --- print, assert ---------------------------------------------------------------
 
-    def print_(self, *values, sep=" ", end="\n"):
+    def print_(self, *values, sep=" ", end="\n", template=None):
         """Python's own print, of the values the program computes, when it runs:
         traced values and arrays go through the callback, anything else is
-        printed as it is now."""
+        printed as it is now.  With `template`: `template.format(*values)`."""
+        if template is not None:
+            numbers = tuple(i for i, v in enumerate(values) if _is_python_number(v))
+            _callback(_text_printer(template, end, numbers), *values)
+            return
+
         def staged(v):
             return isinstance(v, (Tracer, jax.Array, np.ndarray))
         template = [None if staged(v) else v for v in values]

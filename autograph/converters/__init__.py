@@ -9,6 +9,8 @@ Order matters and is asserted, not just described here:
     control flow, which moves expressions into the functions it generates;
   - control flow needs fresh static analysis (NEEDS_ANALYSIS) and asserts the
     annotations it reads (REQUIRES);
+  - formatted strings runs after calls: it rewrites the f-strings that are
+    arguments of the builtin print, which the calls pass names `ag__.print_`;
   - tracebacks runs last: it looks for the functions control flow generated.
 
 Modules that are not passes (the base class, jump lowering, the pieces of
@@ -28,6 +30,7 @@ _PASS_MODULES = (
     "logical_expressions",
     "asserts",
     "call_trees",
+    "formatted_strings",
     "try_statements",
     "if_statements",
     "while_statements",
@@ -41,3 +44,6 @@ _PASS_MODULES = (
 
 PIPELINE = [importlib.import_module(f"autograph.converters.{name}").Transformer
             for name in _PASS_MODULES]
+
+# (formatted_strings finds the builtin print by the name call_trees gives it)
+assert _PASS_MODULES.index("call_trees") < _PASS_MODULES.index("formatted_strings")

@@ -112,6 +112,9 @@ def _getitem(node):
 
 def _print(node):
     attrs = node.attrs
+    if "template" in attrs:  # an f-string of staged values
+        numbers = state.python_numbers(node)
+        return lambda *values: state._print_kernel(*values, numbers=numbers, **attrs)
     return lambda *values: print(*values, **attrs)
 
 

@@ -15,6 +15,7 @@ no schema here is refused: add its entry when adding the op.
 
 
 import builtins
+import string
 
 import numpy as np
 
@@ -122,6 +123,22 @@ def is_plain_tuple(v):
     return type(v) is tuple and all(type(x) in (str, int, float, bool, type(None)) for x in v)
 
 
+def is_format_template(v, depth=0):
+    """A print's template as the f-string converter writes it: fields `{}`
+    numbered automatically, never `{0.attr}` or `{0[key]}` (which would read
+    attributes of the printed values), in the spec one level deep at most."""
+    if type(v) is not str:
+        return False
+    try:
+        fields = [(name, spec, conversion) for _, name, spec, conversion
+                  in string.Formatter().parse(v) if name is not None]
+    except ValueError:
+        return False
+    return all(name == "" and conversion in (None, "r", "s", "a")
+               and (not spec or depth == 0 and is_format_template(spec, 1))
+               for name, spec, conversion in fields)
+
+
 def is_variable(v):
     from autograph.graph.variables import Variable
     return isinstance(v, Variable)
@@ -138,7 +155,8 @@ _LIKE = {"dtype": is_dtype, "shape": is_shape}
 SCHEMAS = {
     "placeholder": {}, "const": {"value": is_const_value},
     "cond": {"explicit_args": is_count}, "while_loop": {"explicit_args": is_count},
-    "print": {"sep": is_str, "end": is_str, "file": is_stream},
+    "print": {"sep": is_str, "end": is_str, "file": is_stream,
+              "template": is_format_template},
     "assert": {"error": is_builtin_exception, "error_args": is_plain_tuple},
     "variable.read": {"variable": is_variable}, "variable.assign": {"variable": is_variable},
     "list_new": {}, "list_append": {}, "list_pop": {}, "list_pop_at": {}, "list_length": {},

@@ -13,6 +13,7 @@ from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
+from autograph.runtime.builtins import StagedText, format_string
 from autograph.runtime.builtins import (
     bool_, float_, int_, isinstance_, max_, min_, repr_, type_)
 from autograph.runtime.exceptions import (
@@ -23,6 +24,7 @@ from autograph.runtime.tracebacks import user_tracebacks
 __all__ = [
     "FunctionScope",
     "StagedRange",
+    "StagedText",
     "Undefined",
     "UndefinedReturnValue",
     "and_",
@@ -36,6 +38,7 @@ __all__ = [
     "finally_jumps",
     "float_",
     "for_stmt",
+    "format_string",
     "if_exp",
     "if_stmt",
     "int_",

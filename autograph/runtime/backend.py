@@ -146,8 +146,11 @@ class Backend:
 
     # --- side effects that run every time the graph runs ----------------------
 
-    def print_(self, *values, sep=" ", end="\n"):
-        """Stages a print that runs every time the graph runs."""
+    def print_(self, *values, sep=" ", end="\n", template=None):
+        """Stages a print that runs every time the graph runs.  With
+        `template` (an f-string of staged values: runtime builtins.StagedText)
+        it prints `template.format(*values)` and `end` (`sep` is in the
+        template); a value that is a Python number in Python formats as one."""
         raise _unsupported(self, "print()")
 
     def assert_(self, pred, message):

@@ -1,6 +1,8 @@
 """Builtins as converted code calls them: `print_`, `len_`, `range_`,
 `enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, `float_`,
-`int_`, `max_`, `min_`, and `user_locals` (what `locals()` shows).
+`int_`, `max_`, `min_`, `user_locals` (what `locals()` shows), and
+`format_string` (a printed f-string: with staged values, a text the print
+formats at run time).
 
 With Python arguments each calls the builtin itself, with the same arguments,
 so results and exceptions are the builtin's.  A staged argument goes to its
@@ -21,6 +23,7 @@ import ast
 import builtins
 import linecache
 import operator
+import string
 import sys
 
 import numpy as np
@@ -44,10 +47,14 @@ def print_(*values, **kwargs):
     """Python meaning: `print(*values, **kwargs)`.  Inside a staged branch or
     loop body even a print of Python values is staged (it runs when the graph
     takes that path, as often as it does)."""
+    texts = False
     for value in values:  # (its text would be formatted once, at tracing)
         if type(value) in _SCANNED and _staged_inside(value):
             raise errors.TensorTextError(errors.staged_print_container_message(
                 _variable_holding(value, "print"), errors.where_user()))
+        texts = texts or type(value) is StagedText
+    if texts:
+        return _print_texts(values, kwargs)
     backend = _first_backend(values)
     if backend is None and kwargs.get("file") is None:
         backend = staging.region_backend()
@@ -58,6 +65,75 @@ def print_(*values, **kwargs):
     sep, end = kwargs.get("sep"), kwargs.get("end")
     backend.print_(*values, sep=" " if sep is None else sep, end="\n" if end is None else end)
     return None
+
+
+class StagedText:
+    """An f-string of staged values, printed (`format_string`): it prints as
+    `template.format(*values)` when the graph runs.  The converter puts
+    `format_string` only in the arguments of print(), so print() is the one
+    place that meets one (converters/formatted_strings.py)."""
+
+    __slots__ = ("template", "values")
+
+    def __init__(self, template, values):
+        self.template, self.values = template, values
+
+    def __repr__(self):
+        return f"StagedText({self.template!r}, {len(self.values)} values)"
+
+
+def format_string(template, *values):
+    """Python meaning: `template.format(*values)` (an f-string: the converter
+    formatted_strings writes `f"a {x:.2f}"` as `format_string('a {:.2f}', x)`).
+    With a staged value among `values`, a StagedText that print() formats
+    when the graph runs (the fields of Python values alone are formatted
+    now, as the f-string formats them)."""
+    staged = [v for v in values if registry.backend_of(v) is not None]
+    if not staged:
+        return template.format(*values)
+    parts, kept, rest = [], [], iter(values)
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        parts.append(_escaped(literal))
+        if field is None:
+            continue
+        nested = sum(1 for *_, inner, _, _ in _FORMATTER.parse(spec) if inner is not None)
+        own = [next(rest) for _ in range(1 + nested)]
+        text = "{" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        if any(registry.backend_of(v) is not None for v in own):
+            parts.append(text)
+            kept += own
+        else:
+            parts.append(_escaped(text.format(*own)))
+    return StagedText("".join(parts), tuple(kept))
+
+
+_FORMATTER = string.Formatter()
+
+
+def _escaped(text):
+    """`text` as literal text of a format template."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _print_texts(values, kwargs):
+    """print() of staged texts (and other values): one template, formatted
+    when the graph runs; the other Python values print their text now, as
+    print() would, the staged ones through `{!s}` (which is str())."""
+    if kwargs.get("file") is not None:
+        raise errors.StagingError(errors.staged_print_file_message(errors.where_user()))
+    sep, end = kwargs.get("sep"), kwargs.get("end")
+    parts, staged = [], []
+    for value in values:
+        if type(value) is StagedText:
+            parts.append(value.template)
+            staged += value.values
+        elif registry.backend_of(value) is not None:
+            parts.append("{!s}")
+            staged.append(value)
+        else:
+            parts.append(_escaped(builtins.str(value)))
+    template = _escaped(" " if sep is None else sep).join(parts)
+    _first_backend(staged).print_(*staged, end="\n" if end is None else end, template=template)
 
 
 def len_(*args, **kwargs):

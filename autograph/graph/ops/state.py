@@ -21,12 +21,32 @@ def _no_outputs(*args, **attrs):
 # --- print -----------------------------------------------------------------------
 
 
-def _print_kernel(*values, sep=" ", end="\n", file=None):
-    print(*values, sep=sep, end=end, file=file)
+def _print_kernel(*values, sep=" ", end="\n", file=None, template=None, numbers=()):
+    if template is None:
+        print(*values, sep=sep, end=end, file=file)
+        return
+    # 0-d values as numpy scalars, as eager numpy gives them (and as the graph
+    # returns them); Python numbers in Python as those: `{!r}` gives '2', not
+    # 'np.int64(2)' or 'array(2)'
+    values = [v[()] if type(v) is np.ndarray and not v.shape and v.dtype.kind != "O" else v
+              for v in values]
+    for i in numbers:
+        if isinstance(values[i], np.generic):
+            values[i] = values[i].item()
+    print(template.format(*values), end=end, file=file)
+
+
+def python_numbers(node):
+    """Which arguments of a print node are Python numbers in Python: read when
+    the graph is compiled, after a loop's re-typing settled them (retype.py)."""
+    return tuple(i for i, a in enumerate(node.args) if getattr(a, "python_number", False))
 
 
 def _emit_print(node, outs, args, ctx):
     options = [f"{k}={ctx.literal(v)}" for k, v in node.attrs.items()]
+    if "template" in node.attrs:
+        options.append(f"numbers={ctx.literal(python_numbers(node))}")
+        return [f"{ctx.kernel(PRINT)}({', '.join(args + options)})"]
     return [f"print({', '.join(args + options)})"]
 
 
@@ -34,9 +54,11 @@ PRINT = core.register("print", _print_kernel, _no_outputs, stateful=True, emit=_
                       effect=True)
 
 
-def print_op(*values, sep=" ", end="\n", file=None):
+def print_op(*values, sep=" ", end="\n", file=None, template=None):
     """Records a print that runs on every call: tensors print as the numpy
-    values they hold (exactly `print(value)`), other values as they are."""
+    values they hold (exactly `print(value)`), other values as they are.
+    With `template` it prints `template.format(*values)` (then `end`), the
+    tensors that are Python numbers in Python formatted as Python numbers."""
     attrs = {}
     if sep != " ":
         attrs["sep"] = sep
@@ -44,6 +66,8 @@ def print_op(*values, sep=" ", end="\n", file=None):
         attrs["end"] = end
     if file is not None:
         attrs["file"] = file
+    if template is not None:
+        attrs["template"] = template
     graph = base.graph_for(values)
     base.record(PRINT, values, attrs, graph=graph)
 

@@ -1,0 +1,83 @@
+"""An f-string printed as it is made becomes one `ag__.format_string` call, so
+a print of staged values can format them when the graph runs.
+
+    print(f"step {step}: loss {loss:.4f}", end='')
+==>  (after the call-tree pass made the builtin print `ag__.print_`)
+    ag__.print_(ag__.format_string('step {}: loss {:.4f}', step, loss), end='')
+
+The template is the f-string as a `str.format` template: its literal text
+with braces doubled, a `{}` field for each value with its conversion (`!r`,
+`!s`, `!a`) and format spec, and a `{}` for each field nested in a spec:
+
+    f"{x!r:>{width}} {{braces}}"   ==>   ag__.format_string('{!r:>{}} {{braces}}', x, width)
+
+`str.format` numbers the fields in the order they appear, the outer field
+before the ones nested in its spec, which is the order the f-string
+evaluates them in; `f"{x=}"` is already `'x=' + {x!r}` when parsed.  For
+Python values `format_string(template, *values)` is `template.format(*values)`:
+the same text as the f-string, from the same `format(value, spec)` calls.
+With a staged value it is a text that print() formats at run time.
+
+Only f-strings that are arguments of the builtin print are rewritten: any
+other f-string of a staged value (assigned, returned, logged, nested in
+another field) stays native and is refused where it is made, by the graph
+value's own `__format__` (TensorTextError), since its text only exists at
+run time.  Only the converted body holds these calls: when nothing is
+traced the original body runs, f-strings and all (transpiler._guarded).
+"""
+
+import gast
+
+from autograph import templates
+from autograph.converters.support import base
+
+_CONVERSIONS = {-1: "", ord("s"): "!s", ord("r"): "!r", ord("a"): "!a"}
+
+
+def _literal(text):
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _is_print(func):
+    """Is `func` the call-tree pass's `ag__.print_` (the builtin print)?"""
+    return (isinstance(func, gast.Attribute) and func.attr == "print_"
+            and isinstance(func.value, gast.Name) and func.value.id == "ag__")
+
+
+class Transformer(base.Converter):
+    HANDLES = (gast.JoinedStr,)
+
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if _is_print(node.func):
+            node.args = [self._format_call(arg) if self._has_fields(arg) else arg
+                         for arg in node.args]
+        return node
+
+    @staticmethod
+    def _has_fields(node):
+        return isinstance(node, gast.JoinedStr) and any(
+            isinstance(part, gast.FormattedValue) for part in node.values)
+
+    def _format_call(self, joined):
+        values = []
+        template = _template(joined, values)
+        call = templates.replace_as_expression("ag__.format_string(text)", origin=joined,
+                                               text=gast.Constant(value=template, kind=None))
+        call.args += values
+        return base.copy_location(call, joined)
+
+
+def _template(joined, values):
+    """`joined`'s parts as a format template; appends the values of its
+    fields to `values`, in evaluation order."""
+    pieces = []
+    for part in joined.values:
+        if isinstance(part, gast.Constant):
+            pieces.append(_literal(part.value))
+            continue
+        values.append(part.value)
+        spec = "" if part.format_spec is None else ":" + _template(part.format_spec, values)
+        pieces.append("{" + _CONVERSIONS[part.conversion] + spec + "}")
+    return "".join(pieces)

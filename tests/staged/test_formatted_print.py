@@ -1,0 +1,236 @@
+"""print() of an f-string of staged values formats it with the run-time values,
+every time the print runs, exactly as Python formats the eager values
+(converters/formatted_strings.py, runtime builtins.format_string); any other
+f-string of a staged value is refused where it is made: its text only exists
+at run time."""
+
+import contextlib
+import io
+import json
+import logging
+import sys
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+
+def printed(fn, *args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        fn(*args)
+    return out.getvalue()
+
+
+def train(w, x, steps):
+    for step in range(steps):
+        loss = np.sum((x * w - 1.0) ** 2)
+        w = w - 0.1 * x * (x * w - 1.0)
+        if step % 2 == 0:
+            print(f"step {step}: loss {loss:.4f}")
+    return w
+
+
+def test_training_loop_logs_as_python_does():
+    x, w = np.ones(3), np.zeros(3)
+    expected = printed(train, w, x, 4)
+    assert expected == "step 0: loss 3.0000\nstep 2: loss 1.9683\n"
+    staged = ag.function(train)
+    assert printed(staged, w, x, np.int64(4)) == expected  # a staged loop and `if`
+    assert printed(staged, w, x, np.int64(4)) == expected  # (every call, not once)
+    assert printed(staged, w, x, 4) == expected  # a Python loop: unrolled
+    assert printed(staged, w, x, np.int64(6)) == printed(train, w, x, 6)
+
+
+def specs(x, n):
+    for i in range(n):
+        y = x * i
+        s = y.sum()
+        print(f"{i!r} {i:>4} {i:,} {s:.4f} {s:>10} {s:e} {s:.1%} {s!r} {y!r} {y} {y.dtype}",
+              f"{s * 1000:,.2f}|{i:{n}}|{s:{n}.{i}f}|{y[0]!r:>{12}}|{{lit}} {{{i}}}", i, y,
+              sep=" ; ", end="!\n")
+        print(f"{s=} {i = } {'{0}'}", "}{", y, f"{x.shape}")
+
+
+def test_format_specs_conversions_and_nested_fields_as_python():
+    x = np.array([0.5, 1.25, 2.0])
+    expected = printed(specs, x, 3)
+    assert "0 " in expected and "np.float64(" in expected and "array([" in expected
+    assert printed(ag.function(specs), x, np.int64(3)) == expected
+    x32 = x.astype(np.float32)
+    assert printed(ag.function(specs), x32, np.int64(3)) == printed(specs, x32, 3)
+
+
+def python_numbers(n):
+    total = 0
+    half = 0.5
+    for i in range(n):
+        total = total + i
+        half = half * 2
+        print(f"{i!r} {total!r} {half!r} {i * 1.5!r} {i > 1!r}")
+    return total
+
+
+def test_values_that_are_python_numbers_in_python_format_as_them():
+    expected = printed(python_numbers, 4)
+    assert expected.splitlines()[2] == "2 3 4.0 3.0 True"
+    assert printed(ag.function(python_numbers), np.int64(4)) == expected
+
+
+def retyped(x, n):
+    total = 0
+    for i in range(n):
+        print(f"{total!r} {i!r}")
+        total = total + x[i]
+    print(f"{total!r} {total:.3f}")
+    return total
+
+
+def test_a_loop_variable_that_becomes_a_numpy_value_formats_as_one():
+    # Python's `total` is the int 0 in the first iteration only; the staged
+    # loop carries one type, the numpy float it becomes (plain print shows
+    # the same first line differently too: '0' and '0.0')
+    x = np.array([0.5, 1.25, 2.0])
+    expected = printed(retyped, x, 3).splitlines()
+    got = printed(ag.function(retyped), x, np.int64(3)).splitlines()
+    assert got[1:] == expected[1:] and expected[1] == "np.float64(0.5) 1"
+    assert got[0] == "np.float64(0.0) 0"
+
+
+def branches(x, n):
+    i = 0
+    while i < n:
+        if x[i] > 1:
+            print(f"{i}: big {x[i]:.2f}")
+        else:
+            print(f"{i}: small {x[i]!r}")
+        for j in range(i):
+            if j % 2 == 1:
+                print(f"  {j} of {i}")
+        i += 1
+    return i
+
+
+def test_prints_in_staged_branches_and_loops_run_as_often_as_python_s():
+    x = np.array([0.5, 2.0, 3.0, 0.25, 7.0])
+    expected = printed(branches, x, 5)
+    assert expected.count("\n") == 5 + 4
+    assert printed(ag.function(branches), x, np.int64(5)) == expected
+
+
+def plain(a, b):
+    text = f"{a:>6.2f} {b!r} {{}}"
+    print(text, f"{text!r}")
+    return text + "."
+
+
+def test_plain_python_mode_is_unchanged():
+    converted = ag.to_graph(plain)
+    assert printed(converted, 3.14159, "s") == printed(plain, 3.14159, "s")
+    assert converted(1, [2]) == plain(1, [2]) == "  1.00 [2] {}."
+    # traced with Python values only, the texts are Python's strings
+    assert printed(ag.function(plain), 2.5, "t") == printed(plain, 2.5, "t")
+
+
+def test_a_saved_graph_keeps_its_formatted_prints(tmp_path):
+    staged = ag.function(python_numbers)
+    printed(staged, np.int64(3))
+    staged.save(str(tmp_path / "saved"))
+    loaded = ag.load(str(tmp_path / "saved"))
+    assert printed(loaded, np.int64(3)) == printed(python_numbers, 3)
+
+
+def _print_nodes(document):
+    if isinstance(document, dict):
+        if document.get("op") == "print":
+            yield document
+        document = list(document.values())
+    if isinstance(document, list):
+        for item in document:
+            yield from _print_nodes(item)
+
+
+@pytest.mark.parametrize("template", ["{0.__class__}", "{[0]}", "{:{0}}", 5, "{!x}", "{"])
+def test_a_saved_template_that_the_converter_cannot_write_is_refused(tmp_path, template):
+    staged = ag.function(python_numbers)
+    printed(staged, np.int64(1))
+    staged.save(str(tmp_path / "saved"))
+    path = tmp_path / "saved" / "graph.json"
+    document = json.loads(path.read_text())
+    next(_print_nodes(document))["attrs"]["template"] = template  # (in the loop's body)
+    path.write_text(json.dumps(document))
+    with pytest.raises(errors.SavedGraphError, match="template"):
+        ag.load(str(tmp_path / "saved"))
+
+
+def returned(x):
+    return f"x is {x}"
+
+
+def assigned_then_printed(x):
+    text = f"x is {x:.2f}"
+    print(text)
+
+
+def logged(x):
+    logging.getLogger("autograph.tests").warning(f"x is {x}")
+
+
+def nested(x):
+    print(f"{f'{x}':>20}")
+
+
+def listed(x):
+    print([f"{x}"])
+
+
+def asserted(x):
+    assert np.all(x > 0), f"x is {x}"
+
+
+@pytest.mark.parametrize("fn, made", [
+    (returned, 1), (assigned_then_printed, 1), (logged, 1), (nested, 1), (listed, 1),
+    (asserted, 1)])
+def test_other_f_strings_of_staged_values_are_refused_where_made(fn, made):
+    with pytest.raises(errors.TensorTextError) as info:
+        ag.function(fn)(np.ones(2))
+    line = fn.__code__.co_firstlineno + made
+    message = str(info.value)
+    assert f"of graph tensor 'x' at {__file__}:{line}: the text of a staged value only " \
+        "exists when the graph runs" in message
+    assert "Use print(...)" in message
+
+
+def to_file(x):
+    print(f"{x}", file=sys.stderr)
+
+
+def test_print_of_a_staged_text_to_a_file_is_refused_as_every_staged_print():
+    with pytest.raises(errors.StagingError, match="file="):
+        ag.function(to_file)(np.ones(2))
+
+
+def test_jax_backend_prints_at_run_time_as_python():
+    jax = pytest.importorskip("jax", exc_type=ImportError)
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    x, w = jnp.ones(3), jnp.zeros(3)
+    expected = printed(train, w, x, 6)  # Python on jax arrays
+    assert "step 4: loss" in expected
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jitted = jax.jit(ag.to_graph(train))
+        jitted(w, x, np.int64(6))
+        jitted(w, x, np.int64(6))  # (compiled once, printed every run)
+        jax.effects_barrier()
+    assert out.getvalue() == expected * 2
+    xs = jnp.array([0.5, 2.0, 3.0, 0.25, 7.0])
+    expected = printed(branches, xs, 5) + printed(python_numbers, 4) + printed(specs, xs, 3)
+    with contextlib.redirect_stdout(out := io.StringIO()):
+        jax.jit(ag.to_graph(branches))(xs, np.int64(5))
+        jax.jit(ag.to_graph(python_numbers))(np.int64(4))
+        jax.jit(ag.to_graph(specs))(xs, np.int64(3))
+        jax.effects_barrier()
+    assert out.getvalue() == expected
