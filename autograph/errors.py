@@ -923,8 +923,10 @@ def tensor_text_message(what, name, location):
     return (
         f"{what} of graph tensor '{name}' at {location}: the text of a staged value only "
         "exists when the graph runs, and while tracing Python would get a placeholder "
-        "description instead of the number. Use print(...) (staged: it prints the "
-        "run-time value) or return the value and format it outside the ag.function.")
+        "description instead of the number. Print it where it is made (print(x), or "
+        "print(f\"...{x}...\") with the f-string written inside the print call: both are "
+        "staged and print the run-time value), or return the value and format it outside "
+        "the ag.function.")
 
 
 def random_generator_in_trace_message(call, location, reason):

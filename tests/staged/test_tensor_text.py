@@ -43,7 +43,7 @@ def f_string_spec(x):
     (f_string_spec, r"format\(\)")])
 def test_text_of_a_tensor_is_refused(fn, what):
     with pytest.raises(ag.errors.TensorTextError, match=(
-            rf"{what} of graph tensor 'x' at {LINE}: .*Use print\(\.\.\.\)")):
+            rf"{what} of graph tensor 'x' at {LINE}: .*Print it where it is made \(print\(x\)")):
         ag.function(fn)(np.float64(3.0))
 
 
