@@ -77,7 +77,7 @@ def train(params, x, y, steps):
         losses.append(loss)
         params, m, v = adam(params, grads, m, v, step + 1)
         if step % PRINT_EVERY == 0:
-            print("step", step, "loss", loss)
+            print(f"step {step}: loss {loss:.5f}")
         if loss < STOP_BELOW:
             break
     return params, losses

@@ -411,7 +411,7 @@ def test_train_mlp_example_runs():
         env={**os.environ, "PYTHONPATH": root})
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "step 0 loss" in out and "step 100 loss" in out
+    assert re.search(r"^step 0: loss \d\.\d{5}$", out, re.M) and "step 100: loss " in out
     accuracy = float(re.search(r"training accuracy: ([\d.]+)", out).group(1))
     assert accuracy >= 0.95
     difference = float(re.search(r"loss curves: ([\d.e+-]+)", out).group(1))
