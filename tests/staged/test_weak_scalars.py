@@ -391,3 +391,27 @@ def test_an_inner_loop_follows_the_outer_loops_promotion():
     for fn in (int_then_float, int_then_array_dtype):
         for x in (np.float32([1, 2]), np.int8([1, 2])):
             _check(fn, x)
+
+
+def inplace_with_counter(x, n):
+    y = x.copy()
+    for i in range(n):
+        y += i * 50
+        y *= i
+    return y
+
+
+def inplace_small_int_with_counter(x, n):
+    y = x.copy()
+    for i in range(n):
+        y -= i
+    return y
+
+
+@pytest.mark.parametrize("x", [np.array([1, -2, 3], np.int8), np.array([1, 2, 250], np.uint8),
+                               np.array([1., -2., 3.], np.float16)])
+def test_in_place_operator_casts_a_counter_as_numpy_a_python_number(x):
+    # `y += k` dispatched to Tensor.__add__, skipping the Python number's weak
+    # cast: int8 += 150 wrapped where numpy raises OverflowError
+    _check(inplace_with_counter, x, np.int64(4))
+    _check(inplace_small_int_with_counter, x, np.int64(3))
