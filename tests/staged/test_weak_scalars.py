@@ -415,3 +415,25 @@ def test_in_place_operator_casts_a_counter_as_numpy_a_python_number(x):
     # cast: int8 += 150 wrapped where numpy raises OverflowError
     _check(inplace_with_counter, x, np.int64(4))
     _check(inplace_small_int_with_counter, x, np.int64(3))
+
+
+def invert_and_divmod_of_counters(x, n):
+    r = (0, 0, 0, 0, 0)
+    for k in range(n):
+        q, m = divmod(k, 3)
+        r = (~k, ~(k > 1), q, m, divmod(7.5, k + 1)[1])
+    return r
+
+
+def divmod_of_counter_and_array(x, n):
+    r = (x, x)
+    for k in range(1, n):
+        r = divmod(k, x)
+    return r
+
+
+def test_invert_and_divmod_of_python_numbers_give_python_numbers():
+    # ~k and divmod(k, 3) were numpy int64s (and ~True False, not -2)
+    _check(invert_and_divmod_of_counters, X, np.int64(4))
+    _check(divmod_of_counter_and_array, np.array([7, -3], np.int8), np.int64(4))
+    _check(divmod_of_counter_and_array, np.array([7, -3], np.int8), np.int64(300))
