@@ -155,7 +155,9 @@ class GraphBackend(Backend):
                 "not", f"the operand has shape {value.static_shape}; it needs a single value "
                 "(use np.all(...) or np.any(...))", staging.user_location()))
         result = np.logical_not(value)
-        return result if not result.static_shape else np.reshape(result, ())
+        # Python's `not` gives a Python bool, whatever it tests
+        return random_ops.as_python_number(
+            result if not result.static_shape else np.reshape(result, ()))
 
     # --- loops -------------------------------------------------------------------
 

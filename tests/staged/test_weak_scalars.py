@@ -437,3 +437,16 @@ def test_invert_and_divmod_of_python_numbers_give_python_numbers():
     _check(invert_and_divmod_of_counters, X, np.int64(4))
     _check(divmod_of_counter_and_array, np.array([7, -3], np.int8), np.int64(4))
     _check(divmod_of_counter_and_array, np.array([7, -3], np.int8), np.int64(300))
+
+
+def not_of_staged_values(x, n):
+    r = (False, False)
+    for k in range(n):
+        r = (not k, not x[k])
+    return r, (not x[0]) + 1
+
+
+def test_not_gives_a_python_bool():
+    # `not k` / `not x[i]` were numpy bools (np.True_ + 1 is 2 as well, but the
+    # type returned differs)
+    _check(not_of_staged_values, np.array([1., 0.], np.float32), np.int64(2))
