@@ -558,6 +558,7 @@ class _Loop:
                     trace.retype_var(j, new)
                     if number:
                         self._check_first_iteration(trace, chains, st.names[i])
+                    _check_start_kept(st.values[i], new)
                 except (RetypeError, OverflowError) as e:  # (numpy: a Python int out of bounds)
                     raise errors.StagingError(errors.loop_promotion_message(
                         staging.shown(st.names[i]), self.location, self.kind, before,
@@ -704,6 +705,19 @@ def _promoted_number(before, after):
         raise RetypeError(f"numpy does not make a Python {kind.__name__} {dtype}")
     cast = base.record1(random_ops.WEAK_CAST, (before,), {"dtype": dtype})
     return random_ops.as_python_number(cast) if number else cast
+
+
+def _check_start_kept(start, new):
+    """A loop that runs no iteration, or whose body leaves the variable as it
+    is, returns its start in Python: refused where the promoted dtype cannot
+    hold that number (`s = 16777217` or `s = 0.1` carried as float32)."""
+    if type(start) not in (int, float) or type(new) is not np.ndarray:
+        return
+    held = new.item()
+    if held != start and not (start != start and held != held):  # (NaN holds NaN)
+        raise RetypeError(f"its start {start!r} is {held!r} in {new.dtype}, and a loop "
+                          f"that runs no iteration (or leaves it unchanged) returns "
+                          f"{start!r} in Python")
 
 
 def _python_start(value):
