@@ -275,6 +275,9 @@ def test_first_iteration_of_an_inner_loop_from_an_outer_loops_number(tmp_path):
         ag.function(module.f)(x, np.int64(2))
 
 
+START = 0  # (set by the tests below; the function reads it as a global)
+
+
 def _sum_positive(x):
     s = START
     for v in x:
