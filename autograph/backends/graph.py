@@ -133,7 +133,7 @@ class GraphBackend(Backend):
                 true_out, false_out = staging.return_stand_ins(true_out, false_out,
                                                                _zeros_like_leaf)
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
-            staging.check_branches(t_side, f_side, location)
+            staging.check_branches(t_side, f_side, location, entry.values)
             leaf_names[:] = t_side.names
             sides.extend((t_side, f_side))
             return t_side.values, f_side.values

@@ -450,3 +450,39 @@ def test_not_gives_a_python_bool():
     # `not k` / `not x[i]` were numpy bools (np.True_ + 1 is 2 as well, but the
     # type returned differs)
     _check(not_of_staged_values, np.array([1., 0.], np.float32), np.int64(2))
+
+
+def counter_or_element(x, n):
+    r = x[0]
+    for i in range(n):
+        r = i if x[i] < i else x[i]
+    return r
+
+
+def max_of_element_and_counter(x, n):
+    r = x[0]
+    for i in range(n):
+        r = max(x[i], i)
+    return r * 16777217
+
+
+@pytest.mark.parametrize("fn", [counter_or_element, max_of_element_and_counter])
+def test_a_branch_giving_a_staged_python_number_or_another_dtype_is_refused(fn):
+    # Python returns the int 3 where the graph gave float32 3.0 (and
+    # max(...) * 16777217 another value): the type depends on the branch taken
+    assert type(fn(X, np.int64(4))) is int
+    with pytest.raises(errors.StagingError, match="different dtype in the two branches"):
+        ag.function(fn)(X, np.int64(4))
+
+
+def accumulate_positive(x):
+    s = 0
+    for v in x:
+        if v > 0:
+            s = s + v
+    return s
+
+
+def test_a_loop_variable_a_branch_leaves_unchanged_is_still_promoted():
+    # (the loop promotes s to float32: not a branch refusal)
+    _check(accumulate_positive, X)
