@@ -133,7 +133,7 @@ class GraphBackend(Backend):
                 true_out, false_out = staging.return_stand_ins(true_out, false_out,
                                                                _zeros_like_leaf)
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
-            staging.check_branches(t_side, f_side, location)
+            staging.check_branches(t_side, f_side, location, entry.values)
             leaf_names[:] = t_side.names
             sides.extend((t_side, f_side))
             return t_side.values, f_side.values
@@ -155,7 +155,9 @@ class GraphBackend(Backend):
                 "not", f"the operand has shape {value.static_shape}; it needs a single value "
                 "(use np.all(...) or np.any(...))", staging.user_location()))
         result = np.logical_not(value)
-        return result if not result.static_shape else np.reshape(result, ())
+        # Python's `not` gives a Python bool, whatever it tests
+        return random_ops.as_python_number(
+            result if not result.static_shape else np.reshape(result, ()))
 
     # --- loops -------------------------------------------------------------------
 
@@ -556,6 +558,7 @@ class _Loop:
                     trace.retype_var(j, new)
                     if number:
                         self._check_first_iteration(trace, chains, st.names[i])
+                    _check_start_kept(st.values[i], new)
                 except (RetypeError, OverflowError) as e:  # (numpy: a Python int out of bounds)
                     raise errors.StagingError(errors.loop_promotion_message(
                         staging.shown(st.names[i]), self.location, self.kind, before,
@@ -702,6 +705,19 @@ def _promoted_number(before, after):
         raise RetypeError(f"numpy does not make a Python {kind.__name__} {dtype}")
     cast = base.record1(random_ops.WEAK_CAST, (before,), {"dtype": dtype})
     return random_ops.as_python_number(cast) if number else cast
+
+
+def _check_start_kept(start, new):
+    """A loop that runs no iteration, or whose body leaves the variable as it
+    is, returns its start in Python: refused where the promoted dtype cannot
+    hold that number (`s = 16777217` or `s = 0.1` carried as float32)."""
+    if type(start) not in (int, float) or type(new) is not np.ndarray:
+        return
+    held = new.item()
+    if held != start and not (start != start and held != held):  # (NaN holds NaN)
+        raise RetypeError(f"its start {start!r} is {held!r} in {new.dtype}, and a loop "
+                          f"that runs no iteration (or leaves it unchanged) returns "
+                          f"{start!r} in Python")
 
 
 def _python_start(value):

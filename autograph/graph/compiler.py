@@ -505,6 +505,8 @@ def compile_graph(graph, name="graph_fn", arg_names=None, raw_outputs=False):
     namespace = dict(ctx.globals)
     exec(compile(source, filename, "exec"), namespace)
     function = namespace[name]
+    if name in ctx.globals:  # the def rebound a global of the same name (a function named c1)
+        namespace[name] = ctx.globals[name]
     function.__source__ = source
     function.__graph_lines__ = by_line  # (line -> node: warnings.py registries, interpreter.py)
     return function, source

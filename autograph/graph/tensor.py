@@ -15,6 +15,7 @@ even when the first dimension is known, because converted code calls
 iterate or branch on the tensor.
 """
 
+import operator
 import sys
 
 import numpy as np
@@ -323,7 +324,9 @@ def _in_place_operator(name, symbol):
         names = _UserNames()
         change = f"{names(self)} {symbol} ..."
         _refuse_shared(self, change, location, names)
-        result = forward(self, other)
+        # as `self op other` dispatches: a staged Python number's reflected
+        # operator first (its weak cast: `y_i8 += k` range-checks k)
+        result = getattr(operator, name)(self, other)
         if not self.static_shape:
             # 0-d: a numpy scalar or a Python number in Python (a 0-d array
             # argument was refused above), which `+=` rebinds with promotion;

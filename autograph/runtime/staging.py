@@ -613,14 +613,19 @@ def _same_python_value(a, b):
 
 # --- branches ----------------------------------------------------------------------
 
-def check_branches(t, f, location):
+def check_branches(t, f, location, before=()):
+    """`before`: the values the variables held before the `if` (a staged
+    Python number one branch leaves unchanged may be a loop variable that the
+    loop promotes: _check_branch_leaf)."""
     if t.structure != f.structure:
         name = next((n for n, a, b in zip(t.names, t.structure, f.structure) if a != b),
                     t.names[0] if t.names else "?")
         raise errors.StagingError(errors.branch_structure_message(
             shown(name.split("[")[0]), location, "another nesting", "another nesting"))
+    # (a branch holds its own copy of an outer value, under the same name)
+    kept = {v.name for v in before if getattr(type(v), "python_number", False) is True}
     for name, a, b in zip(t.names, t.values, f.values):
-        _check_branch_leaf(name, a, b, location)
+        _check_branch_leaf(name, a, b, location, kept)
 
 
 def python_number_type(value):
@@ -662,7 +667,7 @@ def _number_changes_type(a, b):
         not getattr(backend_of(other), "weak_python_numbers", False)
 
 
-def _check_branch_leaf(name, a, b, location):
+def _check_branch_leaf(name, a, b, location, kept=frozenset()):
     a_undef, b_undef = a is UNDEFINED_RETURN, b is UNDEFINED_RETURN
     if a_undef and b_undef:
         return
@@ -691,7 +696,14 @@ def _check_branch_leaf(name, a, b, location):
     if a_dtype is not None and b_dtype is not None:
         if a_number or b_number:  # one staged Python number (see above)
             dtype, number = (b_dtype, a_number) if a_number else (a_dtype, b_number)
-            if np.result_type(dtype, number(0)) != dtype:
+            staged_number = a if a_number else b
+            # another dtype than the number's own is its branch's numpy value
+            # (`r = i if c else x_f32[i]`: Python's int 3, not float32 3.0),
+            # unless the branch left a loop variable as it was (`if v > 0: s =
+            # s + v`): the loop promotes that one (backends/graph.py)
+            if np.result_type(dtype, number(0)) != dtype or (
+                    not (a_number and b_number) and getattr(staged_number, "name", None) not in kept
+                    and _dtype(staged_number) != dtype):
                 fail(errors.branch_dtype_message)
         elif a_dtype != b_dtype:
             fail(errors.branch_dtype_message)

@@ -330,3 +330,17 @@ def test_scalar_results_are_numpy_scalars_even_where_numpy_keeps_a_0d_array():
 
     assert "every 0-d result is a numpy scalar" in " ".join(
         sys.modules[Function.__module__].__doc__.split())
+
+
+def c1(x, n):  # named as the compiled code names its globals (c0, c1, ...)
+    r = x + 1
+    for k in range(n):
+        r = x + k
+    return r
+
+
+def test_a_function_named_as_a_generated_global_runs():
+    # the compiled graph's `def c1` rebound the global c1 its own code reads
+    x = np.array([1., -2.], np.float16)
+    got = function(c1)(x, np.int64(3))
+    assert got.dtype == np.float16 and np.array_equal(got, c1(x, np.int64(3)))

@@ -273,3 +273,33 @@ def test_first_iteration_of_an_inner_loop_from_an_outer_loops_number(tmp_path):
         module.f(x, np.int64(2))
     with pytest.raises(errors.StagingError, match="only known when the graph runs"):
         ag.function(module.f)(x, np.int64(2))
+
+
+START = 0  # (set by the tests below; the function reads it as a global)
+
+
+def _sum_positive(x):
+    s = START
+    for v in x:
+        if v > 0:
+            s = s + v
+    return s
+
+
+@pytest.mark.parametrize("start,dtype", [(16777217, "float32"), (0.1, "float32"),
+                                         (2049, "float16"), (1e300, "float32")])
+def test_a_start_the_promoted_dtype_cannot_hold_is_refused(start, dtype):
+    # the loop carries s in the array's dtype; with no iteration (or no branch
+    # taken) Python returns the start itself: 16777217 came back as 16777216.0
+    globals()["START"] = start
+    x = np.array([-1.0, -2.0], dtype)
+    assert _sum_positive(x) == start
+    with pytest.raises(errors.StagingError, match="cannot carry that dtype"):
+        ag.function(_sum_positive)(x)
+
+
+@pytest.mark.parametrize("start", [0, 16777216, 1.5, -0.0, math.inf])
+def test_a_start_the_promoted_dtype_holds_is_kept(start):
+    globals()["START"] = start
+    for x in (np.array([-1.0, -2.0], np.float32), np.array([1.0, 2.5], np.float32)):
+        assert ag.function(_sum_positive)(x) == _sum_positive(x)

@@ -67,7 +67,7 @@ _COMPARISONS = (("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
 # Python's `True + True` is 2, numpy's is True: bools are ints in Python arithmetic
 _BOOL_AS_INT = frozenset((np.add, np.subtract, np.multiply, np.floor_divide, np.remainder,
                           np.power, np.negative, np.positive, np.absolute, np.left_shift,
-                          np.right_shift))
+                          np.right_shift, np.invert))
 
 
 def _weak_cast_kernel(x, dtype):
@@ -122,6 +122,18 @@ class PythonNumber(Tensor):
                       b._as_met_by(a, comparison) if isinstance(b, PythonNumber) else b)
         return Tensor.__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
 
+
+    # divmod() of two Python numbers is Python's pair of Python numbers (with
+    # an array, numpy's np.divmod of the weakly cast number)
+    def __divmod__(self, other):
+        if type(other) in _PYTHON_NUMBERS or isinstance(other, PythonNumber):
+            return self // other, self % other
+        return Tensor.__divmod__(self._as_met_by(other), other)
+
+    def __rdivmod__(self, other):
+        if type(other) in _PYTHON_NUMBERS:
+            return other // self, other % self
+        return Tensor.__rdivmod__(self._as_met_by(other), other)
 
     # round(k), math.trunc/floor/ceil(k) of a Python int are k itself (a float's
     # are refused, as a tensor's: graph/tensor.py)
@@ -281,7 +293,8 @@ def _unary_operator(ufunc):
     return apply
 
 
-for _name, _ufunc in (("neg", np.negative), ("pos", np.positive), ("abs", np.absolute)):
+for _name, _ufunc in (("neg", np.negative), ("pos", np.positive), ("abs", np.absolute),
+                      ("invert", np.invert)):
     setattr(PythonNumber, f"__{_name}__", _unary_operator(_ufunc))
 
 
