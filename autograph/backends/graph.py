@@ -588,7 +588,8 @@ class _Loop:
                 if type(start) in (bool, int, float):
                     python[id(var)] = start
                     try:
-                        numpy_[id(var)] = var.dtype.type(start)
+                        with np.errstate(over="ignore"):  # (compared, and refused, after)
+                            numpy_[id(var)] = var.dtype.type(start)
                     except OverflowError:
                         continue
                 elif getattr(start, "python_number", False) and var.dtype.kind in "iuf" and \
@@ -807,7 +808,8 @@ def _first_iteration_value(node, ufunc, dtype, expression, python, numpy_):
         return f"`{expression}` = {value_py!r} with Python numbers", "computes another value"
     python[id(out)], numpy_[id(out)] = value_py, value_np
     if out.dtype.kind == "f":
-        same = np.array(value_py, out.dtype).tobytes() == np.array(value_np).tobytes()
+        with np.errstate(over="ignore"):  # (a value the dtype cannot hold: not the same)
+            same = np.array(value_py, out.dtype).tobytes() == np.array(value_np).tobytes()
     else:
         same = value_py == value_np.item()
     return None if same else (f"`{expression}` = {value_py!r} with Python numbers",

@@ -825,7 +825,8 @@ def promoted(name, before, after, location, loop):
             shown(name), location, loop, describe(before), describe(after)))
     if is_number(after) or getattr(after, "python_number", False):
         return _PYTHON_TYPES[dtype.kind](before)  # a Python number of the body's type
-    return np.asarray(before, dtype)
+    with np.errstate(over="ignore"):  # (a start the dtype cannot hold is refused after)
+        return np.asarray(before, dtype)
 
 
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}

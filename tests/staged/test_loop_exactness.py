@@ -286,6 +286,7 @@ def _sum_positive(x):
     return s
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # (no numpy warning of ours while tracing)
 @pytest.mark.parametrize("start,dtype", [(16777217, "float32"), (0.1, "float32"),
                                          (2049, "float16"), (1e300, "float32")])
 def test_a_start_the_promoted_dtype_cannot_hold_is_refused(start, dtype):
