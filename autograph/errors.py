@@ -1354,3 +1354,16 @@ def python_float_result_message(variable, expression, where, result):
         "graph carries cannot hold (numpy would give nan). Start it as np.float64(...) for "
         "numpy's nan, or take np.abs(...) of the base, or make it complex (e.g. "
         f"`{variable} = 0j`) for Python's answer.")
+
+
+# --- sum() of a staged iterable (runtime/builtins.py) ---
+
+
+def staged_sum_message(name, location):
+    return (
+        f"sum() of graph tensor '{name}' at {location}: Python adds the items one by one, "
+        "left to right, which needs each of them now, while tracing. Write "
+        f"np.sum(np.stack({name})) for a staged list, or np.sum({name}) for an array "
+        "(numpy adds in pairs: the last bits of a float sum may differ from Python's), "
+        f"or add them in a staged loop (`total = 0.0` and `for v in {name}: total = total "
+        "+ v`) for Python's order.")

@@ -324,6 +324,13 @@ class GraphBackend(Backend):
         return random_ops.as_python_number(
             base.record1(random_ops.WEAK_CAST, (value,), {"dtype": dtype}))
 
+    def numpy_type_of(self, value, dtype):
+        if isinstance(value, random_ops.PythonNumber):  # (np.int8(300) raises, as numpy)
+            return base.record1(random_ops.WEAK_CAST, (value,), {"dtype": dtype})
+        if isinstance(value, TensorList):
+            return NotImplemented  # (numpy would stack it: refused, as np.asarray of one)
+        return super().numpy_type_of(value, dtype)
+
     def effects(self):
         return core.staged_effects()  # (stateful nodes recorded on this thread)
 

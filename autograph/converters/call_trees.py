@@ -12,7 +12,7 @@ frame of ours lies between caller and callee, so recursion depth, tracebacks,
 what they are without conversion.
 
 `print`, `len`, `range`, `enumerate`, `zip`, `type`, `isinstance`, `repr`,
-`bool`, `max`, `min`, `float` and `int` -- when the name means the
+`bool`, `max`, `min`, `float`, `int` and `sum` -- when the name means the
 builtin (not bound in the function, not one of its free variables, whose
 value varies per closure, not a global of another object) -- call their runtime operator directly; other builtins are called
 as they are (converted_call would call them unchanged anyway).  Left alone:
@@ -30,7 +30,7 @@ from autograph.converters.support import base
 from autograph.converters.function_scope import LazyBoundNames, is_builtin
 
 _OPERATORS = frozenset({"print", "len", "range", "enumerate", "zip", "type", "isinstance",
-                        "repr", "bool", "max", "min", "float", "int"})
+                        "repr", "bool", "max", "min", "float", "int", "sum"})
 
 
 class Transformer(base.Converter):

@@ -189,6 +189,15 @@ class Backend:
         builtin is then called, and refuses the staged value)."""
         return NotImplemented
 
+    def numpy_type_of(self, value, dtype):
+        """`dtype.type(value)` (`np.float32(total)`) of a staged value: for an
+        array or a numpy value, `value.astype(dtype)`; a backend whose staged
+        values include Python numbers converts those as numpy converts a
+        Python number (`np.int8(300)` raises).  NotImplemented: the numpy
+        type is called, and refuses the staged value."""
+        astype = getattr(value, "astype", None)
+        return NotImplemented if astype is None else astype(dtype)
+
     def range_len(self, start, stop, step):
         """`len(range(start, stop, step))` with a staged bound."""
         raise _unsupported(self, "len(range(...))")

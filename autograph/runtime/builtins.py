@@ -1,6 +1,6 @@
 """Builtins as converted code calls them: `print_`, `len_`, `range_`,
 `enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, `float_`,
-`int_`, `max_`, `min_`, `user_locals` (what `locals()` shows), and
+`int_`, `max_`, `min_`, `sum_`, `user_locals` (what `locals()` shows), and
 `format_string` (a printed f-string: with staged values, a text the print
 formats at run time).
 
@@ -289,6 +289,15 @@ def _python_number(python_type, kind, args, kwargs):
     return python_type(*args, **kwargs)
 
 
+def sum_(*args, **kwargs):
+    """Python meaning: `sum(*args, **kwargs)`.  Of a staged iterable, refused
+    by name: Python adds its items one by one, which needs them now."""
+    if args and registry.backend_of(args[0]) is not None:
+        raise errors.TensorUsageError(errors.staged_sum_message(
+            _variable_holding(args[0], "sum"), errors.where_user()))
+    return builtins.sum(*args, **kwargs)
+
+
 def max_(*args, **kwargs):
     """Python meaning: `max(*args, **kwargs)`.  Of two or more arguments with a
     staged one among them (no `key`, no `default`), Python's own fold, whose
@@ -450,6 +459,26 @@ def arange_(*args, **kwargs):
     return backend.arange(start, stop, step, kwargs.get("dtype"))
 
 
+def _scalar_type_(numpy_type):
+    def convert(*args, **kwargs):
+        if len(args) == 1 and not kwargs:
+            backend = registry.backend_of(args[0])
+            if backend is not None:
+                converted = backend.numpy_type_of(args[0], np.dtype(numpy_type))
+                if converted is not NotImplemented:
+                    return converted
+        return numpy_type(*args, **kwargs)
+    convert.__name__ = f"{numpy_type.__name__}_"
+    convert.__doc__ = (f"Python meaning: `np.{numpy_type.__name__}(*args, **kwargs)`; of a "
+                       "staged value, the backend's same conversion (Backend.numpy_type_of).")
+    return convert
+
+
+# numpy's scalar types, called on a value: a cast (`np.float32(total)`)
+_SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                 np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+                 np.complex128)
+
 # numpy function -> its operator above (call.py's override table reads this)
 NUMPY_OVERRIDES = {np.zeros: zeros_, np.ones: ones_, np.empty: empty_, np.full: full_,
-                   np.arange: arange_}
+                   np.arange: arange_, **{t: _scalar_type_(t) for t in _SCALAR_TYPES}}

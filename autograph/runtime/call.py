@@ -189,7 +189,7 @@ def _load_builtin_overrides():
     from autograph.runtime import random as numpy_random
     table = {}
     for name in ("print", "len", "range", "enumerate", "zip", "type", "isinstance", "repr",
-                 "bool"):
+                 "bool", "max", "min", "float", "int", "sum"):
         operator = getattr(overrides, name + "_", None)
         if operator is not None:
             table[id(getattr(builtins, name))] = operator
