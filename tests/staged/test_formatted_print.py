@@ -234,3 +234,17 @@ def test_jax_backend_prints_at_run_time_as_python():
         jax.jit(ag.to_graph(specs))(xs, np.int64(3))
         jax.effects_barrier()
     assert out.getvalue() == expected
+
+
+def pair_in_a_field(x):
+    pair = (1, x[0])
+    print(f"pair {pair}")
+
+
+def test_a_field_holding_a_tuple_of_a_staged_value_is_refused_as_print_of_the_tuple():
+    # its text is the tuple's repr, made once while tracing: it printed
+    # "pair (1, <Tensor 'getitem' ...>)" once and nothing on later calls
+    with pytest.raises(errors.TensorTextError) as info:
+        ag.function(pair_in_a_field)(np.array([1.5, 2.0]))
+    assert str(info.value).startswith(f"print() of pair at {__file__}:")
+    assert printed(ag.to_graph(pair_in_a_field), [1.5]) == "pair (1, 1.5)\n"
