@@ -272,7 +272,11 @@ class GraphBackend(Backend):
     # --- print, assert ---------------------------------------------------------------
 
     def print_(self, *values, sep=" ", end="\n", template=None):
-        engine.print_op(*values, sep=sep, end=end, template=template)
+        # (a 0-d array argument formats as one: `{x!r}` is 'array(2.5)')
+        arrays = () if template is None else tuple(
+            i for i, v in enumerate(values) if isinstance(v, Tensor) and v.static_shape == ()
+            and self.eager_types(v) == (np.ndarray,))
+        engine.print_op(*values, sep=sep, end=end, template=template, arrays=arrays)
 
     def assert_(self, pred, message):
         engine.assert_op(pred, message)

@@ -156,7 +156,7 @@ SCHEMAS = {
     "placeholder": {}, "const": {"value": is_const_value},
     "cond": {"explicit_args": is_count}, "while_loop": {"explicit_args": is_count},
     "print": {"sep": is_str, "end": is_str, "file": is_stream,
-              "template": is_format_template},
+              "template": is_format_template, "arrays": is_plain_tuple},
     "assert": {"error": is_builtin_exception, "error_args": is_plain_tuple},
     "variable.read": {"variable": is_variable}, "variable.assign": {"variable": is_variable},
     "list_new": {}, "list_append": {}, "list_pop": {}, "list_pop_at": {}, "list_length": {},

@@ -248,3 +248,19 @@ def test_a_field_holding_a_tuple_of_a_staged_value_is_refused_as_print_of_the_tu
         ag.function(pair_in_a_field)(np.array([1.5, 2.0]))
     assert str(info.value).startswith(f"print() of pair at {__file__}:")
     assert printed(ag.to_graph(pair_in_a_field), [1.5]) == "pair (1, 1.5)\n"
+
+
+def reprs(x, y, n):
+    print(f"{x!r} {y!r} {x + y!r}")
+    for i in range(n):
+        print(f"{x!a}", end=";")
+
+
+@pytest.mark.parametrize("x", [np.array(2.5), np.float64(2.5)], ids=repr)
+def test_a_0d_array_argument_formats_as_an_array_a_numpy_scalar_as_a_scalar(x):
+    # `{x!r}` of np.array(2.5) is 'array(2.5)'; it printed 'np.float64(2.5)'
+    expected = printed(reprs, x, np.int64(3), 2)
+    assert expected.startswith(repr(x) + " np.int64(3) ")
+    function = ag.function(reprs)
+    assert printed(function, x, np.int64(3), np.int64(2)) == expected
+    assert printed(function, x, np.int64(3), np.int64(2)) == expected  # (the graph, run again)
