@@ -103,6 +103,10 @@ def format_string(template, *values):
             continue
         nested = sum(1 for *_, inner, _, _ in _FORMATTER.parse(spec) if inner is not None)
         own = [next(rest) for _ in range(1 + nested)]
+        if conversion and registry.backend_of(own[0]) is None:
+            # a Python value with a staged spec: its str()/repr() now, as Python
+            # makes it (the graph would hold `(1, 2)` as an array)
+            own[0], conversion = _CONVERSIONS[conversion](own[0]), None
         text = "{" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
         if any(registry.backend_of(v) is not None for v in own):
             parts.append(text)
@@ -113,6 +117,7 @@ def format_string(template, *values):
 
 
 _FORMATTER = string.Formatter()
+_CONVERSIONS = {"s": builtins.str, "r": builtins.repr, "a": builtins.ascii}
 
 
 def _escaped(text):

@@ -264,3 +264,17 @@ def test_a_0d_array_argument_formats_as_an_array_a_numpy_scalar_as_a_scalar(x):
     function = ag.function(reprs)
     assert printed(function, x, np.int64(3), np.int64(2)) == expected
     assert printed(function, x, np.int64(3), np.int64(2)) == expected  # (the graph, run again)
+
+
+def python_values_with_a_staged_width(x):
+    width = 0
+    for v in x:
+        width = width + 3  # a staged Python int
+    print(f"{(1, 2)!s:>{width}}|{'ab'!r:>{width}}|{1.5!r:<{width}}|")
+
+
+def test_a_python_value_converted_in_a_field_with_a_staged_spec_is_its_python_text():
+    # `{(1, 2)!s:>{width}}` printed '    [1 2]' (the tuple held by the graph as an array)
+    expected = printed(python_values_with_a_staged_width, np.ones(3))
+    assert expected == "   (1, 2)|     'ab'|1.5      |\n"
+    assert printed(ag.function(python_values_with_a_staged_width), np.ones(3)) == expected
