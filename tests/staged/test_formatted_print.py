@@ -257,13 +257,15 @@ def reprs(x, y, n):
 
 
 @pytest.mark.parametrize("x", [np.array(2.5), np.float64(2.5)], ids=repr)
-def test_a_0d_array_argument_formats_as_an_array_a_numpy_scalar_as_a_scalar(x):
+def test_a_0d_array_argument_formats_as_an_array_a_numpy_scalar_as_a_scalar(x, tmp_path):
     # `{x!r}` of np.array(2.5) is 'array(2.5)'; it printed 'np.float64(2.5)'
     expected = printed(reprs, x, np.int64(3), 2)
     assert expected.startswith(repr(x) + " np.int64(3) ")
     function = ag.function(reprs)
     assert printed(function, x, np.int64(3), np.int64(2)) == expected
     assert printed(function, x, np.int64(3), np.int64(2)) == expected  # (the graph, run again)
+    function.save(str(tmp_path / "saved"))
+    assert printed(ag.load(str(tmp_path / "saved")), x, np.int64(3), np.int64(2)) == expected
 
 
 def python_values_with_a_staged_width(x):
