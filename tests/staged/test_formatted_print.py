@@ -280,3 +280,24 @@ def test_a_python_value_converted_in_a_field_with_a_staged_spec_is_its_python_te
     expected = printed(python_values_with_a_staged_width, np.ones(3))
     assert expected == "   (1, 2)|     'ab'|1.5      |\n"
     assert printed(ag.function(python_values_with_a_staged_width), np.ones(3)) == expected
+
+
+def built_in_a_loop(x, n):
+    items = []
+    for i in range(n):
+        items.append(x[i])
+        print(f"{items!r:>40}|", items)
+    print(items)
+
+
+def test_a_staged_list_prints_as_the_python_list_it_is(tmp_path):
+    # it printed its run-time linked cells: ((None, np.float64(1.5), 1), np.float64(2.0), 2)
+    x = np.array([1.5, 2.0, 3.0])
+    expected = printed(built_in_a_loop, x, 2)
+    assert expected.endswith("\n[np.float64(1.5), np.float64(2.0)]\n")
+    function = ag.function(built_in_a_loop)
+    assert printed(function, x, np.int64(2)) == expected
+    assert printed(function, x, np.int64(2)) == expected
+    assert printed(function, x, np.int64(0)) == printed(built_in_a_loop, x, 0) == "[]\n"
+    function.save(str(tmp_path / "saved"))
+    assert printed(ag.load(str(tmp_path / "saved")), x, np.int64(2)) == expected
