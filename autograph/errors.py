@@ -1292,11 +1292,11 @@ def staged_extreme_message(call, name, location, iterates):
             "while tracing" if iterates else
             f"{call}() with `key=` or `default=` is not staged (only {call}(a, b, ...) of "
             "values is)")
-    fix = (f"np.{call}({name}) computes it in the graph (it propagates NaN, where Python's "
-           f"{call}() does not)" if iterates else
-           f"compare the keys yourself (`a if key(a) {'>=' if call == 'max' else '<='} key(b) "
+    fix = (f"Write np.{call}({name}), which computes it in the graph (it propagates NaN, "
+           f"where Python's {call}() does not)" if iterates else
+           f"Compare the keys yourself (`a if key(a) {'>=' if call == 'max' else '<='} key(b) "
            "else b`, staged) or call it outside the function")
-    return (f"{call}() of graph tensor '{name}' at {location}: {what}. Write {fix}.")
+    return (f"{call}() of graph tensor '{name}' at {location}: {what}. {fix}.")
 
 
 # --- lambdas of one line that conversion cannot tell apart (source.py) ---

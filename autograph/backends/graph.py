@@ -51,7 +51,7 @@ from autograph import graph as engine
 from autograph.graph import core, python_numbers
 from autograph.graph.ops import base, misc, python_ints, shaping
 from autograph.graph.ops import random as random_ops
-from autograph.graph.ops.lists import TensorList, list_set
+from autograph.graph.ops.lists import TensorList, list_items, list_set
 from autograph.graph.retype import RetypeError
 from autograph.graph import tensor as tensor_module
 from autograph.graph.tensor import Tensor
@@ -272,7 +272,13 @@ class GraphBackend(Backend):
     # --- print, assert ---------------------------------------------------------------
 
     def print_(self, *values, sep=" ", end="\n", template=None):
-        engine.print_op(*values, sep=sep, end=end, template=template)
+        # (a staged list prints as the Python list it is, not its linked cells)
+        values = [list_items(v) if isinstance(v, TensorList) else v for v in values]
+        # (a 0-d array argument formats as one: `{x!r}` is 'array(2.5)')
+        arrays = () if template is None else tuple(
+            i for i, v in enumerate(values) if isinstance(v, Tensor) and v.static_shape == ()
+            and self.eager_types(v) == (np.ndarray,))
+        engine.print_op(*values, sep=sep, end=end, template=template, arrays=arrays)
 
     def assert_(self, pred, message):
         engine.assert_op(pred, message)

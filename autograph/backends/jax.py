@@ -302,6 +302,12 @@ def _is_python_number(value):
     return aval is not None and getattr(aval, "weak_type", False) and not aval.shape
 
 
+def _numpy_conversion(dtype):
+    def convert(number):
+        dtype.type(number.item())  # (raises numpy's own error where it does not fit)
+    return convert
+
+
 def _range_step_check(step):
     if step == 0:
         raise ValueError("range() arg 3 must not be zero")  # Python's own text
@@ -525,6 +531,16 @@ class JaxBackend(Backend):
         _callback(_raiser(*parts), _predicate(pred, staging.user_location()))
 
     # --- builtins ---------------------------------------------------------------------
+
+    def numpy_type_of(self, value, dtype):
+        """A Python number (a weakly typed value: a loop's counter) converted
+        as numpy converts one, whose errors astype would skip (np.int8(300):
+        OverflowError; of a float int() first: NaN, inf; of a complex a
+        TypeError): numpy's own conversion, checked when the program runs."""
+        if _is_python_number(value) and (dtype.kind in "iu" and not np.can_cast(
+                value.dtype, dtype) or value.dtype.kind == "c" and dtype.kind == "f"):
+            _callback(_numpy_conversion(dtype), value)
+        return super().numpy_type_of(value, dtype)
 
     def len_(self, value):
         if type(value) is JaxList:

@@ -47,13 +47,8 @@ def print_(*values, **kwargs):
     """Python meaning: `print(*values, **kwargs)`.  Inside a staged branch or
     loop body even a print of Python values is staged (it runs when the graph
     takes that path, as often as it does)."""
-    texts = False
-    for value in values:  # (its text would be formatted once, at tracing)
-        if type(value) in _SCANNED and _staged_inside(value):
-            raise errors.TensorTextError(errors.staged_print_container_message(
-                _variable_holding(value, "print"), errors.where_user()))
-        texts = texts or type(value) is StagedText
-    if texts:
+    _refuse_staged_containers(values)
+    if any(type(value) is StagedText for value in values):
         return _print_texts(values, kwargs)
     backend = _first_backend(values)
     if backend is None and kwargs.get("file") is None:
@@ -65,6 +60,15 @@ def print_(*values, **kwargs):
     sep, end = kwargs.get("sep"), kwargs.get("end")
     backend.print_(*values, sep=" " if sep is None else sep, end="\n" if end is None else end)
     return None
+
+
+def _refuse_staged_containers(values):
+    """A list, tuple, dict or set holding a staged value, printed (or a field
+    of a printed f-string): its text would be formatted once, at tracing."""
+    for value in values:
+        if type(value) in _SCANNED and _staged_inside(value):
+            raise errors.TensorTextError(errors.staged_print_container_message(
+                _variable_holding(value, "print"), errors.where_user()))
 
 
 class StagedText:
@@ -88,6 +92,7 @@ def format_string(template, *values):
     With a staged value among `values`, a StagedText that print() formats
     when the graph runs (the fields of Python values alone are formatted
     now, as the f-string formats them)."""
+    _refuse_staged_containers(values)
     staged = [v for v in values if registry.backend_of(v) is not None]
     if not staged:
         return template.format(*values)
@@ -98,6 +103,10 @@ def format_string(template, *values):
             continue
         nested = sum(1 for *_, inner, _, _ in _FORMATTER.parse(spec) if inner is not None)
         own = [next(rest) for _ in range(1 + nested)]
+        if conversion and registry.backend_of(own[0]) is None:
+            # a Python value with a staged spec: its str()/repr() now, as Python
+            # makes it (the graph would hold `(1, 2)` as an array)
+            own[0], conversion = _CONVERSIONS[conversion](own[0]), None
         text = "{" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
         if any(registry.backend_of(v) is not None for v in own):
             parts.append(text)
@@ -108,6 +117,7 @@ def format_string(template, *values):
 
 
 _FORMATTER = string.Formatter()
+_CONVERSIONS = {"s": builtins.str, "r": builtins.repr, "a": builtins.ascii}
 
 
 def _escaped(text):
@@ -315,6 +325,12 @@ def min_(*args, **kwargs):
 def _extreme(python_function, beats, call, args, kwargs):
     staged = [a for a in args if registry.backend_of(a) is not None]
     if not staged:
+        return python_function(*args, **kwargs)
+    if kwargs.get("key", max) is None:  # (key=None: no key, as in Python)
+        kwargs = {k: v for k, v in kwargs.items() if k != "key"}
+    if len(args) >= 2 and set(kwargs) - {"key"}:
+        # (default= with several arguments, an unknown keyword: Python's
+        # TypeError, raised before it compares anything)
         return python_function(*args, **kwargs)
     if len(args) < 2 or kwargs:
         raise errors.TensorUsageError(errors.staged_extreme_message(

@@ -444,3 +444,23 @@ def test_weak_types_promote_as_jax_does():
     assert result.dtype == jnp.float32 and float(result) == 3.0
     out = jax.jit(ag.to_graph(python_number_in_one_branch))(jnp.float32(-2.0))
     assert out.dtype == jnp.float32 and float(out) == -2.0
+
+
+def counted_int8(x, n):
+    k = 0
+    for i in range(n):
+        k = k + 100  # a Python int in Python: a weakly typed value under jit
+    return np.int8(k)
+
+
+def test_numpy_int_type_of_a_python_number_raises_numpys_overflow_error_when_it_runs():
+    # astype wrapped np.int8(300) to 44, where numpy raises
+    with pytest.raises(OverflowError, match="Python integer 300 out of bounds for int8"):
+        counted_int8(jnp.ones(3), 3)
+    jitted = jax.jit(ag.to_graph(counted_int8))
+    with pytest.raises(jax.errors.JaxRuntimeError,
+                       match="OverflowError: Python integer 300 out of bounds for int8"):
+        jitted(jnp.ones(3), np.int64(3))
+        jax.effects_barrier()
+    result = jitted(jnp.ones(3), np.int64(1))
+    assert result.dtype == np.int8 and int(result) == counted_int8(jnp.ones(3), 1) == 100

@@ -234,3 +234,70 @@ def test_jax_backend_prints_at_run_time_as_python():
         jax.jit(ag.to_graph(specs))(xs, np.int64(3))
         jax.effects_barrier()
     assert out.getvalue() == expected
+
+
+def pair_in_a_field(x):
+    pair = (1, x[0])
+    print(f"pair {pair}")
+
+
+def test_a_field_holding_a_tuple_of_a_staged_value_is_refused_as_print_of_the_tuple():
+    # its text is the tuple's repr, made once while tracing: it printed
+    # "pair (1, <Tensor 'getitem' ...>)" once and nothing on later calls
+    with pytest.raises(errors.TensorTextError) as info:
+        ag.function(pair_in_a_field)(np.array([1.5, 2.0]))
+    assert str(info.value).startswith(f"print() of pair at {__file__}:")
+    assert printed(ag.to_graph(pair_in_a_field), [1.5]) == "pair (1, 1.5)\n"
+
+
+def reprs(x, y, n):
+    print(f"{x!r} {y!r} {x + y!r}")
+    for i in range(n):
+        print(f"{x!a}", end=";")
+
+
+@pytest.mark.parametrize("x", [np.array(2.5), np.float64(2.5)], ids=repr)
+def test_a_0d_array_argument_formats_as_an_array_a_numpy_scalar_as_a_scalar(x, tmp_path):
+    # `{x!r}` of np.array(2.5) is 'array(2.5)'; it printed 'np.float64(2.5)'
+    expected = printed(reprs, x, np.int64(3), 2)
+    assert expected.startswith(repr(x) + " np.int64(3) ")
+    function = ag.function(reprs)
+    assert printed(function, x, np.int64(3), np.int64(2)) == expected
+    assert printed(function, x, np.int64(3), np.int64(2)) == expected  # (the graph, run again)
+    function.save(str(tmp_path / "saved"))
+    assert printed(ag.load(str(tmp_path / "saved")), x, np.int64(3), np.int64(2)) == expected
+
+
+def python_values_with_a_staged_width(x):
+    width = 0
+    for v in x:
+        width = width + 3  # a staged Python int
+    print(f"{(1, 2)!s:>{width}}|{'ab'!r:>{width}}|{1.5!r:<{width}}|")
+
+
+def test_a_python_value_converted_in_a_field_with_a_staged_spec_is_its_python_text():
+    # `{(1, 2)!s:>{width}}` printed '    [1 2]' (the tuple held by the graph as an array)
+    expected = printed(python_values_with_a_staged_width, np.ones(3))
+    assert expected == "   (1, 2)|     'ab'|1.5      |\n"
+    assert printed(ag.function(python_values_with_a_staged_width), np.ones(3)) == expected
+
+
+def built_in_a_loop(x, n):
+    items = []
+    for i in range(n):
+        items.append(x[i])
+        print(f"{items!r:>40}|", items)
+    print(items)
+
+
+def test_a_staged_list_prints_as_the_python_list_it_is(tmp_path):
+    # it printed its run-time linked cells: ((None, np.float64(1.5), 1), np.float64(2.0), 2)
+    x = np.array([1.5, 2.0, 3.0])
+    expected = printed(built_in_a_loop, x, 2)
+    assert expected.endswith("\n[np.float64(1.5), np.float64(2.0)]\n")
+    function = ag.function(built_in_a_loop)
+    assert printed(function, x, np.int64(2)) == expected
+    assert printed(function, x, np.int64(2)) == expected
+    assert printed(function, x, np.int64(0)) == printed(built_in_a_loop, x, 0) == "[]\n"
+    function.save(str(tmp_path / "saved"))
+    assert printed(ag.load(str(tmp_path / "saved")), x, np.int64(2)) == expected

@@ -109,3 +109,34 @@ def test_a_python_number_of_another_type_is_refused_as_in_a_staged_if():
     with pytest.raises(errors.StagingError, match=r"max\(\.\.\.\)"):
         ag.function(f)(np.array([-1.0, 2.0], np.float32))
     assert math.isclose(f(np.array([1.5], np.float32)), 1.5)
+
+
+def test_key_none_is_no_key_and_a_default_with_several_arguments_is_pythons_type_error():
+    def no_key(x):
+        return min(x[0], x[1], key=None), max(x[0], x[1], x[2], key=None)
+
+    def with_default(x):
+        return max(x[0], x[1], default=0.0)
+
+    x = np.array([2.0, -1.0, np.nan])
+    assert ag.function(no_key)(x) == no_key(x) == (-1.0, 2.0)
+    with pytest.raises(TypeError) as python:
+        with_default(x)
+    with pytest.raises(TypeError) as staged:
+        ag.function(with_default)(x)
+    assert str(staged.value) == str(python.value)
+
+
+def test_the_refusals_name_the_fix_in_a_sentence():
+    def one(x):
+        return max(x)
+
+    def keyed(x):
+        return min(x[0], x[1], key=abs)
+
+    with pytest.raises(errors.TensorUsageError) as e:
+        ag.function(one)(np.array([1.0, 2.0]))
+    assert "Write np.max(x), which computes it in the graph" in str(e.value)
+    with pytest.raises(errors.TensorUsageError) as e:
+        ag.function(keyed)(np.array([1.0, 2.0]))
+    assert ". Compare the keys yourself (`a if key(a) <= key(b) else b`" in str(e.value)

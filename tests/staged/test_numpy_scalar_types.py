@@ -104,3 +104,39 @@ def test_sum_of_a_staged_list_is_refused_naming_it_with_the_loop_that_adds_in_or
     x = np.full(3, 0.1)
     assert ag.function(looped)(x, np.int64(3)) == looped(x, 3) == summed(x, 3)
     assert ag.to_graph(summed)(x, 3) == summed(x, 3)  # (Python values: the builtin)
+
+
+def float_to_int_types(x):
+    f = float(x[0])  # a staged Python float
+    return np.int64(f), np.int8(f), np.uint8(f)
+
+
+@pytest.mark.parametrize("first", [300.5, -1.5, np.nan, np.inf, 1e300, -0.5, 7.9])
+def test_a_python_float_to_an_int_type_is_numpys_int_then_range_check(first):
+    # numpy converts a Python float with int(f): NaN, inf, 300.5 as int8 raise
+    # numpy's errors; a cast (astype) gave -9223372036854775808 or 44 silently
+    x = np.array([first, 1.0])
+    try:
+        expected = float_to_int_types(x)
+    except (ValueError, OverflowError) as python:
+        with pytest.raises(type(python)) as staged:
+            ag.function(float_to_int_types)(x)
+        assert str(staged.value) == str(python)
+    else:
+        staged = ag.function(float_to_int_types)(x)
+        assert all(_same(s, e) for s, e in zip(staged, expected)), (staged, expected)
+
+
+def complex_to_real(x):
+    k = 0j
+    for v in x:
+        k = k + 1j
+    return np.float32(k)
+
+
+def test_a_python_complex_to_a_real_type_raises_numpys_type_error():
+    with pytest.raises(TypeError) as python:
+        complex_to_real(np.ones(2))
+    with pytest.raises(TypeError) as staged:
+        ag.function(complex_to_real)(np.ones(2))
+    assert str(staged.value) == str(python.value)

@@ -17,6 +17,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core
 from autograph.graph.ops import base
+from autograph.graph.slots import ListSlot
 from autograph.graph.tensor import Tensor
 
 OBJECT = np.dtype(object)
@@ -266,6 +267,16 @@ LIST_SET_AT = core.register("list_set_at", _set_at_kernel, _set_at_rule, foldabl
 LIST_STACK = core.register("list_stack", _stack_kernel, _stack_rule)
 LIST_LENGTH = core.register("list_length", _length_kernel,
                             lambda lst: [((), np.dtype(np.intp))], foldable=False)
+# the Python list a staged list is when the program runs (what print shows;
+# a returned one is the same list, slots.ListSlot)
+LIST_ITEMS = core.register("list_items", ListSlot.items, lambda lst: [((), OBJECT)],
+                           foldable=False)
+
+
+def list_items(lst):
+    """The list as the Python list of its items (a value of dtype object)."""
+    _check_list(lst, "list_items")
+    return base.record1(LIST_ITEMS, (lst,), {})
 
 
 def _check_list(lst, op):

@@ -80,6 +80,11 @@ def _weak_cast_kernel(x, dtype):
             raise OverflowError(f"Python integer {int(x)} out of bounds for {dtype}")
     elif kind in "iu" and dtype.kind in "fc":
         x = x.astype(np.float64)  # numpy converts a Python int with float(n)
+    elif kind in "fc" and dtype.kind in "iu" or kind == "c" and dtype.kind == "f":
+        # (only np.int8(f), np.float32(c) ask for these) numpy converts a Python
+        # float with int(f), then range-checks: its own errors for NaN, inf,
+        # 300.5 as int8, and a complex's TypeError, where astype wraps silently
+        return np.asarray(dtype.type(x.item()))
     return x.astype(dtype)
 
 

@@ -21,15 +21,16 @@ def _no_outputs(*args, **attrs):
 # --- print -----------------------------------------------------------------------
 
 
-def _print_kernel(*values, sep=" ", end="\n", file=None, template=None, numbers=()):
+def _print_kernel(*values, sep=" ", end="\n", file=None, template=None, numbers=(),
+                  arrays=()):
     if template is None:
         print(*values, sep=sep, end=end, file=file)
         return
     # 0-d values as numpy scalars, as eager numpy gives them (and as the graph
-    # returns them); Python numbers in Python as those: `{!r}` gives '2', not
-    # 'np.int64(2)' or 'array(2)'
-    values = [v[()] if type(v) is np.ndarray and not v.shape and v.dtype.kind != "O" else v
-              for v in values]
+    # returns them), but for the 0-d array arguments (`arrays`); Python numbers
+    # in Python as those: `{!r}` gives '2', not 'np.int64(2)' or 'array(2)'
+    values = [v[()] if type(v) is np.ndarray and not v.shape and v.dtype.kind != "O"
+              and i not in arrays else v for i, v in enumerate(values)]
     for i in numbers:
         if isinstance(values[i], np.generic):
             values[i] = values[i].item()
@@ -54,11 +55,13 @@ PRINT = core.register("print", _print_kernel, _no_outputs, stateful=True, emit=_
                       effect=True)
 
 
-def print_op(*values, sep=" ", end="\n", file=None, template=None):
+def print_op(*values, sep=" ", end="\n", file=None, template=None, arrays=()):
     """Records a print that runs on every call: tensors print as the numpy
     values they hold (exactly `print(value)`), other values as they are.
     With `template` it prints `template.format(*values)` (then `end`), the
-    tensors that are Python numbers in Python formatted as Python numbers."""
+    tensors that are Python numbers in Python formatted as Python numbers,
+    the 0-d ones at `arrays` (0-d array arguments) as arrays, others as numpy
+    scalars."""
     attrs = {}
     if sep != " ":
         attrs["sep"] = sep
@@ -68,6 +71,8 @@ def print_op(*values, sep=" ", end="\n", file=None, template=None):
         attrs["file"] = file
     if template is not None:
         attrs["template"] = template
+    if arrays:
+        attrs["arrays"] = tuple(arrays)
     graph = base.graph_for(values)
     base.record(PRINT, values, attrs, graph=graph)
 
