@@ -93,8 +93,7 @@ def format_string(template, *values):
     when the graph runs (the fields of Python values alone are formatted
     now, as the f-string formats them)."""
     _refuse_staged_containers(values)
-    staged = [v for v in values if registry.backend_of(v) is not None]
-    if not staged:
+    if all(registry.backend_of(v) is None for v in values):
         return template.format(*values)
     parts, kept, rest = [], [], iter(values)
     for literal, field, spec, conversion in _FORMATTER.parse(template):
