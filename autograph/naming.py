@@ -10,6 +10,12 @@ import gast
 # Context.cells).
 GENERATED_NAMES = ("ag__", "fscope")
 
+# The builtins converted code calls as their runtime operator `ag__.<name>_`
+# (runtime/builtins.py): converters/call_trees.py writes those calls, and
+# runtime/call.py's override table sends a call of the builtin there.
+OPERATOR_BUILTINS = ("print", "len", "range", "enumerate", "zip", "type", "isinstance", "repr",
+                     "bool", "max", "min", "float", "int", "sum")
+
 
 def names_in(node):
     """Every identifier spelled in a tree (names, args, defs, attributes);

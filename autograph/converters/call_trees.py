@@ -25,12 +25,11 @@ the `def` runs), nested class bodies, and calls that need the caller's frame
 
 import gast
 
-from autograph import templates
+from autograph import naming, templates
 from autograph.converters.support import base
 from autograph.converters.function_scope import LazyBoundNames, is_builtin
 
-_OPERATORS = frozenset({"print", "len", "range", "enumerate", "zip", "type", "isinstance",
-                        "repr", "bool", "max", "min", "float", "int", "sum"})
+_OPERATORS = frozenset(naming.OPERATOR_BUILTINS)
 
 
 class Transformer(base.Converter):

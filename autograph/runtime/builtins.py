@@ -93,8 +93,7 @@ def format_string(template, *values):
     when the graph runs (the fields of Python values alone are formatted
     now, as the f-string formats them)."""
     _refuse_staged_containers(values)
-    staged = [v for v in values if registry.backend_of(v) is not None]
-    if not staged:
+    if all(registry.backend_of(v) is None for v in values):
         return template.format(*values)
     parts, kept, rest = [], [], iter(values)
     for literal, field, spec, conversion in _FORMATTER.parse(template):
@@ -279,24 +278,35 @@ def float_(*args, **kwargs):
     the backend's staged Python float (`Backend.python_number`): later
     arithmetic treats it as Python treats a float (`hist.append(float(loss))`
     returns Python floats); a backend without one refuses as before."""
-    return _python_number(builtins.float, "float", args, kwargs)
+    return _converted(builtins.float, _python_number, "float", args, kwargs)
 
 
 def int_(*args, **kwargs):
     """Python meaning: `int(*args, **kwargs)` (staged as `float_` is, for a
     staged 0-d bool or integer value; a float one is refused: int() of it
     raises on NaN and infinity, which a graph value cannot tell while tracing)."""
-    return _python_number(builtins.int, "int", args, kwargs)
+    return _converted(builtins.int, _python_number, "int", args, kwargs)
 
 
-def _python_number(python_type, kind, args, kwargs):
+def _converted(python_type, convert, target, args, kwargs):
+    """`python_type(*args, **kwargs)`; of one staged value, the backend's
+    conversion `convert(backend, value, target)`, unless that gives
+    NotImplemented (then the type refuses the value)."""
     if len(args) == 1 and not kwargs:
         backend = registry.backend_of(args[0])
         if backend is not None:
-            number = backend.python_number(args[0], kind)
-            if number is not NotImplemented:
-                return number
+            converted = convert(backend, args[0], target)
+            if converted is not NotImplemented:
+                return converted
     return python_type(*args, **kwargs)
+
+
+def _python_number(backend, value, kind):
+    return backend.python_number(value, kind)
+
+
+def _numpy_type(backend, value, dtype):
+    return backend.numpy_type_of(value, dtype)
 
 
 def sum_(*args, **kwargs):
@@ -476,14 +486,10 @@ def arange_(*args, **kwargs):
 
 
 def _scalar_type_(numpy_type):
+    dtype = np.dtype(numpy_type)
+
     def convert(*args, **kwargs):
-        if len(args) == 1 and not kwargs:
-            backend = registry.backend_of(args[0])
-            if backend is not None:
-                converted = backend.numpy_type_of(args[0], np.dtype(numpy_type))
-                if converted is not NotImplemented:
-                    return converted
-        return numpy_type(*args, **kwargs)
+        return _converted(numpy_type, _numpy_type, dtype, args, kwargs)
     convert.__name__ = f"{numpy_type.__name__}_"
     convert.__doc__ = (f"Python meaning: `np.{numpy_type.__name__}(*args, **kwargs)`; of a "
                        "staged value, the backend's same conversion (Backend.numpy_type_of).")

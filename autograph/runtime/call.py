@@ -19,7 +19,7 @@ import sysconfig
 import types
 import weakref
 
-from autograph import errors
+from autograph import errors, naming
 from autograph.context import ConversionOptions
 from autograph.runtime import aliases, staging
 
@@ -188,8 +188,7 @@ def _load_builtin_overrides():
     from autograph.runtime import builtins as overrides
     from autograph.runtime import random as numpy_random
     table = {}
-    for name in ("print", "len", "range", "enumerate", "zip", "type", "isinstance", "repr",
-                 "bool", "max", "min", "float", "int", "sum"):
+    for name in naming.OPERATOR_BUILTINS:
         operator = getattr(overrides, name + "_", None)
         if operator is not None:
             table[id(getattr(builtins, name))] = operator
