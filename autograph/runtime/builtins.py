@@ -336,7 +336,7 @@ def _extreme(python_function, beats, call, args, kwargs):
     staged = [a for a in args if registry.backend_of(a) is not None]
     if not staged:
         return python_function(*args, **kwargs)
-    if kwargs.get("key", max) is None:  # (key=None: no key, as in Python)
+    if "key" in kwargs and kwargs["key"] is None:  # (key=None: no key, as in Python)
         kwargs = {k: v for k, v in kwargs.items() if k != "key"}
     if len(args) >= 2 and set(kwargs) - {"key"}:
         # (default= with several arguments, an unknown keyword: Python's
