@@ -57,7 +57,6 @@ _PYTHON_INT = {"python_int.add": "+", "python_int.subtract": "-",
                "python_int.remainder": "%", "python_int.power": "**",
                "python_int.left_shift": "<<", "python_int.right_shift": ">>",
                "python_int.negative": "-", "python_int.absolute": "abs"}
-_ALWAYS_IN_RANGE = {"%", ">>"}  # |a % b| < |b|; a >> b shrinks
 # a loop's Python float (and int): Python raises for a zero divisor
 _PYTHON_FLOAT = {"python_float.divide": "/", "python_float.floor_divide": "//",
                  "python_float.remainder": "%", "python_float.power": "**"}
@@ -316,25 +315,7 @@ def _emit_python_int(node, name, args, ctx):
     """Python's operator on Python ints (a zero divisor or negative shift
     raises Python's own error); a result int64 cannot hold raises the
     catalog's PythonIntOverflowError (python_numbers.overflow)."""
-    symbol = _PYTHON_INT[node.op.name]
-    if symbol == "abs":
-        line = f"{name} = abs({args[0]})"
-    elif len(args) == 1:
-        line = f"{name} = -{args[0]}"
-    elif symbol in ("**", "<<"):  # (no huge int built only to be refused)
-        safe = ctx.bind_global(python_numbers.power if symbol == "**" else
-                               python_numbers.left_shift, "py")
-        line = f"{name} = {safe}({args[0]}, {args[1]})"
-    else:
-        line = f"{name} = {args[0]} {symbol} {args[1]}"
-    if symbol in _ALWAYS_IN_RANGE:
-        return [line]
-    attrs = node.attrs
-    refuse = (f"{ctx.bind_global(python_numbers.overflow, 'py')}({name}, "
-              f"{attrs['variable']!r}, {attrs['expression']!r}, {attrs['where']!r})")
-    # `2 ** -1` is a float in Python
-    test = f"type({name}) is not int or " if symbol == "**" else ""
-    return [line, f"if {test}not {_INT_MIN} <= {name} <= {_INT_MAX}:", f"    {refuse}"]
+    return python_numbers.int_lines(_PYTHON_INT[node.op.name], name, args, node.attrs, ctx)
 
 
 def _emit_python_float(node, name, args, ctx):
