@@ -49,17 +49,14 @@ _ARITHMETIC = {np.add: "+", np.subtract: "-", np.multiply: "*"}
 _INT_ONLY = {np.floor_divide: "//", np.remainder: "%"}
 _COMPARE = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
             np.equal: "==", np.not_equal: "!="}
-_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+_INT_MIN, _INT_MAX = python_numbers.INT_MIN, python_numbers.INT_MAX
 # ops/python_ints.py (a loop's Python int): Python's operator, refused outside
 # int64's range; `/` (a float) is left to the kernel
-_PYTHON_INT = {"python_int.add": "+", "python_int.subtract": "-",
-               "python_int.multiply": "*", "python_int.floor_divide": "//",
-               "python_int.remainder": "%", "python_int.power": "**",
-               "python_int.left_shift": "<<", "python_int.right_shift": ">>",
-               "python_int.negative": "-", "python_int.absolute": "abs"}
+_PYTHON_INT = {python_numbers.PREFIX + u.__name__: symbol
+               for u, symbol in python_numbers.SYMBOLS.items() if u is not np.true_divide}
 # a loop's Python float (and int): Python raises for a zero divisor
-_PYTHON_FLOAT = {"python_float.divide": "/", "python_float.floor_divide": "//",
-                 "python_float.remainder": "%", "python_float.power": "**"}
+_PYTHON_FLOAT = {python_numbers.FLOAT_PREFIX + u.__name__: python_numbers.SYMBOLS[u]
+                 for u in python_numbers.FLOAT_BINARY}
 _EXACT_FLOAT_INT = 2**53
 
 
