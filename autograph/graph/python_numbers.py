@@ -27,6 +27,9 @@ BINARY = {
 }
 UNARY = {np.negative: (operator.neg, "-"), np.absolute: (operator.abs, "abs")}
 SYMBOLS = {u: s for u, (_, s) in {**BINARY, **UNARY}.items()}
+COMPARISONS = {np.less: (operator.lt, "<"), np.less_equal: (operator.le, "<="),
+               np.greater: (operator.gt, ">"), np.greater_equal: (operator.ge, ">="),
+               np.equal: (operator.eq, "=="), np.not_equal: (operator.ne, "!=")}
 # operators whose results on Python ints always fit int64 (numpy's op is Python's)
 _IN_RANGE = {np.positive: operator.pos, np.invert: operator.invert,
              np.bitwise_and: operator.and_, np.bitwise_or: operator.or_,

@@ -47,8 +47,7 @@ from autograph.graph.tensor import Tensor
 _KINDS = {np.dtype(np.int64): "i", np.dtype(np.float64): "f"}
 _ARITHMETIC = {np.add: "+", np.subtract: "-", np.multiply: "*"}
 _INT_ONLY = {np.floor_divide: "//", np.remainder: "%"}
-_COMPARE = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
-            np.equal: "==", np.not_equal: "!="}
+_COMPARE = {u: symbol for u, (_, symbol) in python_numbers.COMPARISONS.items()}
 _INT_MIN, _INT_MAX = python_numbers.INT_MIN, python_numbers.INT_MAX
 # ops/python_ints.py (a loop's Python int): Python's operator, refused outside
 # int64's range; `/` (a float) is left to the kernel
