@@ -37,6 +37,7 @@ fewer than 2**59 iterations, so both give the same values.
 import numpy as np
 
 from autograph.graph import core, python_numbers
+from autograph.graph.compiler import _python_number  # (an int64 as an int)
 from autograph.graph.ops import elementwise
 from autograph.graph.tensor import Tensor
 
@@ -96,16 +97,12 @@ for _ufunc, (_op, _) in {**python_numbers.BINARY, **python_numbers.UNARY}.items(
     PLAIN[OPS[_ufunc]] = _plain
 
 
-def _python(value):
-    """A graph value as the Python number it stands for (an int64 as an int)."""
-    return value if type(value) in (int, float) else value.item()
-
-
 def _float_kernel(python_op):
     compute = python_numbers.safe(python_op)
 
     def kernel(a, b, variable, expression, where):
-        result = compute(_python(a), _python(b))  # (Python's ZeroDivisionError, OverflowError)
+        # (Python's ZeroDivisionError, OverflowError)
+        result = compute(_python_number(a), _python_number(b))
         if type(result) is not float:
             python_numbers.not_a_float(result, variable, expression, where)
         return np.float64(result)
