@@ -963,15 +963,6 @@ def random_draw_shape_message(call, location, detail):
         "pass the values in.")
 
 
-def random_python_number_message(number_type, dtype, location):
-    return (
-        f"a numpy random draw at {location} is a Python {number_type} in Python, and "
-        f"meets a {dtype} value: numpy converts the Python number to {dtype} and raises if "
-        "it does not fit, which the graph's run-time value cannot mirror. Give the draw a "
-        f"dtype or size (e.g. rng.integers(..., dtype=np.{dtype}), or size=()), or convert "
-        f"it: np.{dtype}(draw).")
-
-
 def staged_finally_jump_message(statement, location):
     return (
         f"the `try` body raised while tracing, and its `finally` body leaves with "

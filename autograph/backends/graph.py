@@ -41,7 +41,6 @@ that body then run three times.
 """
 
 import builtins
-import operator
 import warnings
 
 import numpy as np
@@ -772,15 +771,10 @@ def _spelled(node):
     return f"{symbol}{text[0]}" if len(text) == 1 else f"{text[0]} {symbol} {text[1]}"
 
 
-_PYTHON_OPERATORS = {**{u: op for u, (op, _) in python_numbers.BINARY.items()},
-                     **{u: op for u, (op, _) in python_numbers.UNARY.items()},
-                     np.less: operator.lt, np.less_equal: operator.le,
-                     np.greater: operator.gt, np.greater_equal: operator.ge,
-                     np.equal: operator.eq, np.not_equal: operator.ne}
-
-
-_SYMBOLS = {**python_numbers.SYMBOLS, np.less: "<", np.less_equal: "<=", np.greater: ">",
-            np.greater_equal: ">=", np.equal: "==", np.not_equal: "!="}
+_PYTHON_OPERATORS = {u: op for u, (op, _) in {
+    **python_numbers.BINARY, **python_numbers.UNARY, **python_numbers.COMPARISONS}.items()}
+_SYMBOLS = {**python_numbers.SYMBOLS,
+            **{u: symbol for u, (_, symbol) in python_numbers.COMPARISONS.items()}}
 
 
 def _first_iteration_value(node, ufunc, dtype, expression, python, numpy_):

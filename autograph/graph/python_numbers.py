@@ -27,6 +27,9 @@ BINARY = {
 }
 UNARY = {np.negative: (operator.neg, "-"), np.absolute: (operator.abs, "abs")}
 SYMBOLS = {u: s for u, (_, s) in {**BINARY, **UNARY}.items()}
+COMPARISONS = {np.less: (operator.lt, "<"), np.less_equal: (operator.le, "<="),
+               np.greater: (operator.gt, ">"), np.greater_equal: (operator.ge, ">="),
+               np.equal: (operator.eq, "=="), np.not_equal: (operator.ne, "!=")}
 # operators whose results on Python ints always fit int64 (numpy's op is Python's)
 _IN_RANGE = {np.positive: operator.pos, np.invert: operator.invert,
              np.bitwise_and: operator.and_, np.bitwise_or: operator.or_,
@@ -95,6 +98,28 @@ def left_shift(a, b):
     if type(b) is int and b > 64 and a:
         return INT_MAX + 1 if a > 0 else INT_MIN - 1
     return a << b
+
+
+def int_lines(symbol, name, values, attrs, ctx):
+    """Compiled lines of Python's `symbol` on the Python ints `values` (source
+    texts) into `name`, then the refusal (`overflow`) of a result int64 cannot
+    hold: ops/python_ints.py and graph/scalar_loops.py emit these."""
+    if symbol == "abs":
+        expression = f"abs({values[0]})"
+    elif len(values) == 1:
+        expression = f"-{values[0]}"
+    elif symbol in ("**", "<<"):  # (no huge int built only to be refused)
+        safe_op = power if symbol == "**" else left_shift
+        expression = f"{ctx.bind_global(safe_op, 'py')}({values[0]}, {values[1]})"
+    else:
+        expression = f"{values[0]} {symbol} {values[1]}"
+    lines = [f"{name} = {expression}"]
+    if symbol in ("%", ">>"):  # (those stay in range: |a % b| < |b|; a >> b shrinks)
+        return lines
+    refuse = (f"{ctx.bind_global(overflow, 'py')}({name}, "
+              f"{attrs['variable']!r}, {attrs['expression']!r}, {attrs['where']!r})")
+    test = f"type({name}) is not int or " if symbol == "**" else ""  # (`2 ** -1` is a float)
+    return lines + [f"if {test}not {INT_MIN} <= {name} <= {INT_MAX}:", f"    {refuse}"]
 
 
 def safe(python_op):

@@ -47,20 +47,15 @@ from autograph.graph.tensor import Tensor
 _KINDS = {np.dtype(np.int64): "i", np.dtype(np.float64): "f"}
 _ARITHMETIC = {np.add: "+", np.subtract: "-", np.multiply: "*"}
 _INT_ONLY = {np.floor_divide: "//", np.remainder: "%"}
-_COMPARE = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
-            np.equal: "==", np.not_equal: "!="}
-_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+_COMPARE = {u: symbol for u, (_, symbol) in python_numbers.COMPARISONS.items()}
+_INT_MIN, _INT_MAX = python_numbers.INT_MIN, python_numbers.INT_MAX
 # ops/python_ints.py (a loop's Python int): Python's operator, refused outside
 # int64's range; `/` (a float) is left to the kernel
-_PYTHON_INT = {"python_int.add": "+", "python_int.subtract": "-",
-               "python_int.multiply": "*", "python_int.floor_divide": "//",
-               "python_int.remainder": "%", "python_int.power": "**",
-               "python_int.left_shift": "<<", "python_int.right_shift": ">>",
-               "python_int.negative": "-", "python_int.absolute": "abs"}
-_ALWAYS_IN_RANGE = {"%", ">>"}  # |a % b| < |b|; a >> b shrinks
+_PYTHON_INT = {python_numbers.PREFIX + u.__name__: symbol
+               for u, symbol in python_numbers.SYMBOLS.items() if u is not np.true_divide}
 # a loop's Python float (and int): Python raises for a zero divisor
-_PYTHON_FLOAT = {"python_float.divide": "/", "python_float.floor_divide": "//",
-                 "python_float.remainder": "%", "python_float.power": "**"}
+_PYTHON_FLOAT = {python_numbers.FLOAT_PREFIX + u.__name__: python_numbers.SYMBOLS[u]
+                 for u in python_numbers.FLOAT_BINARY}
 _EXACT_FLOAT_INT = 2**53
 
 
@@ -316,25 +311,7 @@ def _emit_python_int(node, name, args, ctx):
     """Python's operator on Python ints (a zero divisor or negative shift
     raises Python's own error); a result int64 cannot hold raises the
     catalog's PythonIntOverflowError (python_numbers.overflow)."""
-    symbol = _PYTHON_INT[node.op.name]
-    if symbol == "abs":
-        line = f"{name} = abs({args[0]})"
-    elif len(args) == 1:
-        line = f"{name} = -{args[0]}"
-    elif symbol in ("**", "<<"):  # (no huge int built only to be refused)
-        safe = ctx.bind_global(python_numbers.power if symbol == "**" else
-                               python_numbers.left_shift, "py")
-        line = f"{name} = {safe}({args[0]}, {args[1]})"
-    else:
-        line = f"{name} = {args[0]} {symbol} {args[1]}"
-    if symbol in _ALWAYS_IN_RANGE:
-        return [line]
-    attrs = node.attrs
-    refuse = (f"{ctx.bind_global(python_numbers.overflow, 'py')}({name}, "
-              f"{attrs['variable']!r}, {attrs['expression']!r}, {attrs['where']!r})")
-    # `2 ** -1` is a float in Python
-    test = f"type({name}) is not int or " if symbol == "**" else ""
-    return [line, f"if {test}not {_INT_MIN} <= {name} <= {_INT_MAX}:", f"    {refuse}"]
+    return python_numbers.int_lines(_PYTHON_INT[node.op.name], name, args, node.attrs, ctx)
 
 
 def _emit_python_float(node, name, args, ctx):

@@ -313,20 +313,21 @@ for _name, _ufunc in (("neg", np.negative), ("pos", np.positive),
 
 
 def _in_place_operator(name, symbol):
+    # as `self op other` dispatches: a staged Python number's reflected
+    # operator first (its weak cast: `y_i8 += k` range-checks k)
+    dispatch = getattr(operator, name)
+
     def in_place(self, other):
         """`self op= other`: numpy changes the array self holds; a graph tensor
         is a value, so the name is rebound to `self op other` -- the same
         result where nothing else holds that array (checked, else refused)."""
-        forward = getattr(type(self), name)
         if type(self) is not Tensor:  # a staged list: its own operators decide
-            return forward(self, other)
+            return getattr(type(self), name)(self, other)
         location = errors.where_user()
         names = _UserNames()
         change = f"{names(self)} {symbol} ..."
         _refuse_shared(self, change, location, names)
-        # as `self op other` dispatches: a staged Python number's reflected
-        # operator first (its weak cast: `y_i8 += k` range-checks k)
-        result = getattr(operator, name)(self, other)
+        result = dispatch(self, other)
         if not self.static_shape:
             # 0-d: a numpy scalar or a Python number in Python (a 0-d array
             # argument was refused above), which `+=` rebinds with promotion;

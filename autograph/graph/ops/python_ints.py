@@ -37,6 +37,7 @@ fewer than 2**59 iterations, so both give the same values.
 import numpy as np
 
 from autograph.graph import core, python_numbers
+from autograph.graph.compiler import _python_number  # (an int64 as an int)
 from autograph.graph.ops import elementwise
 from autograph.graph.tensor import Tensor
 
@@ -77,29 +78,13 @@ def _emit(node, outs, args, ctx):
     ~0.5 us; these ~0.2 us): Python's operator on int() of the values, the
     range test, the int64."""
     ufunc = python_numbers.ufunc_of(node.op)
-    symbol = python_numbers.SYMBOLS[ufunc]
     name = outs[0]
     values = [text if type(value) is int else f"int({text})"
               for text, value in zip(args, node.args)]
-    if symbol == "abs":
-        expression = f"abs({values[0]})"
-    elif len(values) == 1:
-        expression = f"-{values[0]}"
-    elif symbol in ("**", "<<"):  # (no huge int built only to be refused)
-        safe = python_numbers.power if symbol == "**" else python_numbers.left_shift
-        expression = f"{ctx.bind_global(safe, 'py')}({values[0]}, {values[1]})"
-    else:
-        expression = f"{values[0]} {symbol} {values[1]}"
     if ufunc is np.true_divide:
-        return [f"{name} = _float64({expression})"]
-    lines = [f"{name} = {expression}"]
-    if symbol not in ("%", ">>"):  # (those stay in range)
-        attrs = node.attrs
-        refuse = (f"{ctx.bind_global(python_numbers.overflow, 'py')}({name}, "
-                  f"{attrs['variable']!r}, {attrs['expression']!r}, {attrs['where']!r})")
-        test = f"type({name}) is not int or " if symbol == "**" else ""
-        lines += [f"if {test}not {_INT_MIN} <= {name} <= {_INT_MAX}:", f"    {refuse}"]
-    return lines + [f"{name} = _int64({name})"]
+        return [f"{name} = _float64({values[0]} / {values[1]})"]
+    return python_numbers.int_lines(python_numbers.SYMBOLS[ufunc], name, values,
+                                    node.attrs, ctx) + [f"{name} = _int64({name})"]
 
 
 OPS = {}  # ufunc -> its python_int op
@@ -112,16 +97,12 @@ for _ufunc, (_op, _) in {**python_numbers.BINARY, **python_numbers.UNARY}.items(
     PLAIN[OPS[_ufunc]] = _plain
 
 
-def _python(value):
-    """A graph value as the Python number it stands for (an int64 as an int)."""
-    return value if type(value) in (int, float) else value.item()
-
-
 def _float_kernel(python_op):
     compute = python_numbers.safe(python_op)
 
     def kernel(a, b, variable, expression, where):
-        result = compute(_python(a), _python(b))  # (Python's ZeroDivisionError, OverflowError)
+        # (Python's ZeroDivisionError, OverflowError)
+        result = compute(_python_number(a), _python_number(b))
         if type(result) is not float:
             python_numbers.not_a_float(result, variable, expression, where)
         return np.float64(result)
