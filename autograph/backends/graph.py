@@ -50,7 +50,7 @@ from autograph import graph as engine
 from autograph.graph import core, python_numbers
 from autograph.graph.ops import base, misc, python_ints, shaping
 from autograph.graph.ops import random as random_ops
-from autograph.graph.ops.lists import TensorList, list_items, list_set
+from autograph.graph.ops.lists import TensorList, item_of, list_items, list_set
 from autograph.graph.retype import RetypeError
 from autograph.graph import tensor as tensor_module
 from autograph.graph.tensor import Tensor
@@ -190,8 +190,9 @@ class GraphBackend(Backend):
                     length, Tensor) or isinstance(inner.length, Tensor) else min(
                         length, inner.length)
             return _Sequence(length, lambda i: tuple(s.get(i) for s in inners), "zip")
-        if isinstance(iterable, TensorList):
-            iterable = engine.list_stack(iterable)
+        if isinstance(iterable, TensorList):  # (its items: Python numbers or numpy values)
+            lst, items = iterable, engine.list_stack(iterable)
+            return _Sequence(_dim(items), lambda i: item_of(lst, items[i]), "tensor")
         if isinstance(iterable, Tensor):
             if not iterable.static_shape:
                 raise errors.StagingError(errors.staged_iteration_message(

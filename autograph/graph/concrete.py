@@ -32,7 +32,7 @@ def _flatten_output(value, graph, outputs):
         if value.graph is not graph:
             raise core.leaked_tensor_error(value, returned=True)
         outputs.append(value)
-        return _ListSlot(len(outputs) - 1)
+        return _ListSlot(len(outputs) - 1, value.element_python is True)
     if isinstance(value, Tensor):
         if value.graph is not graph:
             raise core.leaked_tensor_error(value, returned=True)
@@ -71,7 +71,7 @@ def _builder(template):
         if isinstance(value, _Slot):
             return outs[value.index]
         if isinstance(value, _ListSlot):
-            return _ListSlot.items(outs[value.index])
+            return _ListSlot.items(outs[value.index], value.python)
         if isinstance(value, tuple) and hasattr(value, "_fields"):
             return type(value)(*(build(v, outs) for v in value))
         if isinstance(value, (list, tuple)):

@@ -131,7 +131,9 @@ class Reader:
             need(content in saving.STREAMS, f"stream {content!r} is not stdout or stderr")
             return saving.Stream(content)
         need(type(content) is int and content >= 0, f"bad {tag} {content!r}")
-        return (slots.Slot if tag == "slot" else slots.ListSlot)(content)
+        if tag == "slot":
+            return slots.Slot(content)
+        return slots.ListSlot(content, python=tag == "python_list_slot")
 
     def tensor_of(self, entry, graph, what):
         value = self.value(entry, {"tensor"})
@@ -302,7 +304,8 @@ class Reader:
                  f"an output of '{graph.name}' differs from its declared spec")
         template = self.value(entry["template"], {"float", "complex", "tuple", "list", "dict",
                                                   "bytes", "dtype", "set", "frozenset",
-                                                  "range", "slot", "list_slot"})
+                                                  "range", "slot", "list_slot",
+                                                  "python_list_slot"})
         _check_template(template, graph.outputs)
         return graph, key, specs, template, names
 

@@ -44,6 +44,7 @@ VALUE_TAGS = {
     "array": {"array", "dtype", "shape"}, "scalar": {"scalar", "dtype", "shape"},
     "variable": {"variable"}, "stream": {"stream"}, "slot": {"slot"},
     "list_slot": {"list_slot"}, "set": {"set"}, "frozenset": {"frozenset"}, "range": {"range"},
+    "python_list_slot": {"python_list_slot"},  # (a list of Python numbers: lists.py)
 }
 # dtype kinds an array or tensor may have: numbers, bools, strings (no objects)
 ARRAY_KINDS = "biufcUS"
@@ -126,7 +127,8 @@ class _Writer:
             if value is getattr(sys, stream) or value is getattr(sys, f"__{stream}__"):
                 return {"stream": stream}
         if isinstance(value, (slots.Slot, slots.ListSlot)):
-            tag = "slot" if isinstance(value, slots.Slot) else "list_slot"
+            tag = "slot" if isinstance(value, slots.Slot) else \
+                "python_list_slot" if value.python else "list_slot"
             return {tag: value.index}
         if isinstance(value, BaseException) or (isinstance(value, type)
                                                  and issubclass(value, BaseException)):

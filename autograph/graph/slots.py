@@ -18,18 +18,22 @@ class Slot:
 
 
 class ListSlot:
-    """A staged list (TensorList) output: returned as a Python list of its items."""
-    __slots__ = ("index",)
+    """A staged list (TensorList) output: returned as a Python list of its
+    items; `python`: they are Python numbers (the list's element_python)."""
+    __slots__ = ("index", "python")
 
-    def __init__(self, index):
+    def __init__(self, index, python=False):
         self.index = index
+        self.python = python
 
     @staticmethod
-    def items(linked):
+    def items(linked, python=False):
         items = []
         while linked is not None:  # (rest, last item, length); see ops/lists.py
             item = linked[1]
-            if type(item) is np.ndarray:
+            if python:
+                item = item.item() if isinstance(item, (np.ndarray, np.generic)) else item
+            elif type(item) is np.ndarray:
                 # like any output: a scalar is a numpy scalar, and an array may
                 # be a graph constant the caller must not be able to mutate
                 item = item[()] if item.ndim == 0 else item.copy()

@@ -178,9 +178,10 @@ def cond(pred, true_fn, false_fn, names=None, finish=None):
                           subgraphs=(t_graph, f_graph),
                           stateful=t_graph.is_stateful() or f_graph.is_stateful(),
                           names=output_names if names is not None else None)
-    # (an output is a Python number when both branches give one)
+    # (an output is a Python number when both branches give one; a staged
+    # list holds Python numbers when both branches' items are)
     results = iter(_retype(node.outputs, [f if t.python_number and not f.python_number else t
-                                          for t, f in outputs]))
+                                          for t, f in outputs], [f for _, f in outputs]))
     return tuple(passthrough[i] if i in passthrough else next(results)
                  for i in range(len(t_out)))
 
@@ -197,9 +198,10 @@ def _name_results(sub, results, names):
             sub.rename(tensor, name)
 
 
-def _retype(outputs, likes):
-    """Outputs keep the kind of tensor they stand for (TensorList stays a list)."""
-    return [like._like(out) for out, like in zip(outputs, likes)]
+def _retype(outputs, likes, others):
+    """Outputs keep the kind of tensor they stand for (TensorList stays a list,
+    its items' kind merged with the other branch's)."""
+    return [like._like(out, result=other) for out, like, other in zip(outputs, likes, others)]
 
 
 # --- while_loop ------------------------------------------------------------------

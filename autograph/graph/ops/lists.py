@@ -10,6 +10,15 @@ once.  A TensorList can be a while_loop variable.
 `lst + [a, b]` appends (Python's new list); other operators and ufuncs on a
 TensorList would act on the run-time linked list, not on the items, and are
 refused with a catalog error.
+
+A list remembers whether its items are Python numbers (`hist.append(float(loss))`,
+`ks.append(k)` of a counter, `lst.append(0.5)`): `element_python` is True
+when every item appended is one, False when none is, None before the first
+append and MIXED for both.  When True, an item read back (`lst[i]`,
+`lst.pop()`, `for v in lst`) is a PythonNumber, typed as numpy types a
+Python number, and a returned or printed list holds Python ints and floats,
+as in Python.  (MIXED items are numpy values: which kind each one is, is
+known only at run time.)
 """
 
 import numpy as np
@@ -17,14 +26,21 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core
 from autograph.graph.ops import base
+from autograph.graph.ops.random import as_python_number
 from autograph.graph.slots import ListSlot
 from autograph.graph.tensor import Tensor
 
 OBJECT = np.dtype(object)
+MIXED = "mixed"  # element_python of a list holding Python numbers and numpy values
+
+
+def _merged_kinds(a, b):
+    """element_python of a list whose items are those of lists of kinds a and b."""
+    return b if a is None else a if b is None or a == b else MIXED
 
 
 class TensorList(Tensor):
-    __slots__ = ("element_dtype", "element_shape")
+    __slots__ = ("element_dtype", "element_shape", "element_python")
 
     def __repr__(self):
         dtype = self.element_dtype.name if self.element_dtype is not None else "?"
@@ -32,11 +48,12 @@ class TensorList(Tensor):
         return f"<TensorList '{self.name}' element dtype={dtype} shape={shape}>"
 
     def _like(self, tensor, relax=False, result=None):
-        dtype, shape = self.element_dtype, self.element_shape
+        dtype, shape, python = self.element_dtype, self.element_shape, self.element_python
         if result is not None:
             dtype = dtype if dtype is not None else result.element_dtype
             shape = _merge_element_shapes(shape, result.element_shape)
-        return wrap(tensor, dtype, shape)
+            python = _merged_kinds(python, result.element_python)
+        return wrap(tensor, dtype, shape, python)
 
     def __iter__(self):
         # numpy's dispatcher for np.stack/np.vstack/... iterates its argument
@@ -57,7 +74,7 @@ class TensorList(Tensor):
                 "getitem", f"a staged list (built in a staged loop) is indexed with {key!r}; "
                 "it gives single items, lst[i] with an integer i: stack it with "
                 "ag.stack(lst) to slice the array", core.user_location()))
-        return list_stack(self)[key]
+        return item_of(self, list_stack(self)[key])
 
     def __setitem__(self, key, value):
         raise errors.StagingError(errors.staged_list_setitem_message(core.user_location()))
@@ -156,11 +173,12 @@ def _merge_element_shapes(a, b):
     return tuple(x if x == y else None for x, y in zip(a, b))
 
 
-def wrap(tensor, element_dtype, element_shape):
+def wrap(tensor, element_dtype, element_shape, element_python=None):
     """Replaces `tensor` (an output of its node) by a TensorList."""
     lst = TensorList(tensor.graph, tensor.node, tensor.index, (), OBJECT, tensor.name)
     lst.element_dtype = None if element_dtype is None else np.dtype(element_dtype)
     lst.element_shape = None if element_shape is None else tuple(element_shape)
+    lst.element_python = element_python
     outputs = list(tensor.node.outputs)
     outputs[tensor.index] = lst
     tensor.node.outputs = tuple(outputs)
@@ -269,14 +287,30 @@ LIST_LENGTH = core.register("list_length", _length_kernel,
                             lambda lst: [((), np.dtype(np.intp))], foldable=False)
 # the Python list a staged list is when the program runs (what print shows;
 # a returned one is the same list, slots.ListSlot)
-LIST_ITEMS = core.register("list_items", ListSlot.items, lambda lst: [((), OBJECT)],
+LIST_ITEMS = core.register("list_items", ListSlot.items, lambda lst, python=False: [((), OBJECT)],
                            foldable=False)
 
 
 def list_items(lst):
     """The list as the Python list of its items (a value of dtype object)."""
     _check_list(lst, "list_items")
-    return base.record1(LIST_ITEMS, (lst,), {})
+    return base.record1(LIST_ITEMS, (lst,), {"python": True} if lst.element_python is True
+                        else {})
+
+
+def _is_python_number(value):
+    """`value`, an item appended, is a Python number (a literal, or a
+    PythonNumber tensor) rather than a numpy value.  (Complex numbers are
+    kept as numpy values: a staged Python number is real.)"""
+    return type(value) in (bool, int, float) or getattr(value, "python_number", False)
+
+
+def item_of(lst, item):
+    """`item`, an item of `lst` read back, as the Python number Python would
+    give when `lst` holds only those.  (The items of a list holding both
+    kinds are read as numpy values: which kind an item is, is known only
+    when the graph runs.)"""
+    return as_python_number(item) if lst.element_python is True else item
 
 
 def _check_list(lst, op):
@@ -312,9 +346,11 @@ def _item_for(lst, value, op):
 def list_append(lst, value):
     """A new TensorList: `lst` plus `value` at the end."""
     _check_list(lst, "list_append")
+    python = _merged_kinds(lst.element_python, _is_python_number(value))
     value = _item_for(lst, value, "list_append")
     out = base.record1(LIST_APPEND, (lst, value))
-    return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.static_shape))
+    return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.static_shape),
+                python)
 
 
 def list_pop(lst, index=None):
@@ -335,7 +371,8 @@ def list_pop(lst, index=None):
         graph = base.graph_for((lst,))
         index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
         rest, value = base.record(LIST_POP_AT, (lst, index))
-    return wrap(rest, lst.element_dtype, lst.element_shape), value
+    return wrap(rest, lst.element_dtype, lst.element_shape, lst.element_python), \
+        item_of(lst, value)
 
 
 def list_set(lst, index, value):
@@ -350,12 +387,13 @@ def list_set(lst, index, value):
             and not isinstance(index, Tensor):
         raise errors.GraphTypeError(f"list indices must be integers or slices, not "
                                     f"{type(index).__name__}")
+    python = _merged_kinds(lst.element_python, _is_python_number(value))
     value = _item_for(lst, value, "list_set")
     graph = base.graph_for((lst,))
     index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
     out = base.record1(LIST_SET_AT, (lst, index, value))
     return wrap(out, lst.element_dtype,
-                _merge_element_shapes(lst.element_shape, value.static_shape))
+                _merge_element_shapes(lst.element_shape, value.static_shape), python)
 
 
 def list_stack(lst):

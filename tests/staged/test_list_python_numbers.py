@@ -1,0 +1,142 @@
+"""A staged list (built by a staged loop) of Python numbers -- `float(loss)`,
+a counter, a literal -- gives Python numbers back, as Python's list does:
+returned and printed as ints and floats, and read back (`lst[i]`,
+`lst.pop()`, `for v in lst`) as values numpy types as Python numbers
+(`hist[1] * x_f32` is float32) (graph/ops/lists.py `element_python`)."""
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+X32 = np.array([1.0, -2.0, 3.0], np.float32)
+N = np.int64(3)  # a staged trip count: the lists below are staged lists
+
+
+def training_history(x, n):
+    hist = []
+    loss = np.float32(1.0)
+    for _ in range(n):
+        loss = loss * 0.5 + x[0]
+        hist.append(float(loss))
+    return hist, loss
+
+
+def counters(x, n):
+    ks = []
+    k = 0
+    for i in range(n):
+        if x[i] > 0:
+            k += 1
+        ks.append(k)
+    return ks
+
+
+def literals(x, n):
+    items = []
+    for i in range(n):
+        items.append(0.5)
+        items.append(x[i])  # a numpy float64: not a Python number
+    return items
+
+
+def indexed(x, n):
+    halves = []
+    for i in range(n):
+        halves.append(float(i) / 3)
+    return halves[1] * x, halves.pop() * x, halves[-1] * x
+
+
+def iterated(x, n):
+    thirds = []
+    for i in range(n):
+        thirds.append(float(i) / 3)
+    total = 0.0
+    scaled = x * 0
+    for t in thirds:
+        total = total + t
+        scaled = scaled + t * x
+    return total, scaled, total * x
+
+
+def printed(x, n):
+    ks, values = [], []
+    for i in range(n):
+        ks.append(i * 2)
+        values.append(float(x[i]))
+    print(ks, values)
+    return len(ks)
+
+
+def _same(staged, expected):
+    if isinstance(expected, (list, tuple)):
+        assert type(staged) is type(expected) and len(staged) == len(expected)
+        for s, e in zip(staged, expected):
+            _same(s, e)
+        return
+    assert type(staged) is type(expected), (staged, expected)
+    assert np.asarray(staged).dtype == np.asarray(expected).dtype
+    assert np.asarray(staged).tobytes() == np.asarray(expected).tobytes()
+
+
+@pytest.mark.parametrize("fn", [training_history, counters, indexed, iterated],
+                         ids=lambda f: f.__name__)
+def test_items_are_pythons(fn):
+    _same(ag.function(fn)(X32, N), fn(X32, N))
+
+
+def test_a_mixed_list_is_returned_as_numpy_values():
+    # (the items' kinds are not told apart at run time: a known limit) but it
+    # holds the same numbers
+    x = X32.astype(np.float64)
+    staged, expected = ag.function(literals)(x, N), literals(x, N)
+    assert staged == expected and all(type(v) is np.float64 for v in staged)
+
+
+def test_printed_list_shows_python_numbers():
+    outputs = []
+    for fn in (printed, ag.function(printed)):
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            fn(X32.astype(np.float64), N)
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1] == "[0, 2, 4] [1.0, -2.0, 3.0]\n"
+
+
+def test_saved_and_loaded_list_keeps_python_numbers(tmp_path):
+    staged = ag.function(counters)
+    staged(X32, N)
+    staged.save(str(tmp_path / "counters"))
+    loaded = ag.load(str(tmp_path / "counters"))
+    _same(loaded(X32, N), counters(X32, N))
+
+
+def mixed_in_a_branch(x, n):
+    lst = []
+    for i in range(n):
+        if x[i] > 0:
+            lst.append(float(x[i]))
+        else:
+            lst.append(x[i])
+    return lst[0] * x
+
+
+def mixed_in_the_loop(x, n):
+    lst = []
+    for i in range(n):
+        lst.append(float(x[i]))
+        lst.append(x[i])
+    total = x * 0
+    for v in lst:
+        total = total + v
+    return total
+
+
+def test_an_item_of_a_mixed_list_is_read_as_a_numpy_value():
+    # (a known limit: which kind an item is, is known only at run time; with
+    # float64 operands both kinds give the same numbers and dtypes)
+    x = X32.astype(np.float64)
+    _same(ag.function(mixed_in_a_branch)(x, N), mixed_in_a_branch(x, N))
+    _same(ag.function(mixed_in_the_loop)(x, N), mixed_in_the_loop(x, N))
