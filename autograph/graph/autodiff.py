@@ -355,6 +355,17 @@ def _add_loop_var(node, graph, init, name):
     return placeholder, _add_output(node, graph, name)
 
 
+def _learn_item_type(graph, lst, known):
+    """Gives staged list `lst` of `graph` the item type of `known`, and so the
+    placeholders standing for it in the branches and loops `graph` holds
+    (captured there before an item was appended: without a type, no adjoint
+    would flow through them, dropping the rows of the items before)."""
+    lst.element_dtype, lst.element_shape = known.element_dtype, known.element_shape
+    for sub, inner in graph._captured_by.get(id(lst), ()):
+        if isinstance(inner, TensorList) and inner.element_dtype is None:
+            _learn_item_type(sub, inner, known)
+
+
 def _empty_tape_before(graph, node):
     """An empty tape made just before `node` (which reads it)."""
     empty = graph.add_node(TAPE_NEW, (), {}, [((), OBJECT)], name="tape")
@@ -372,8 +383,7 @@ def _while_adjoint(ctx, node, cotangents, live):
     for j in variables:  # a list that starts empty: its items' type is known by now
         for sub in node.subgraphs:
             if isinstance(sub.inputs[j], TensorList) and sub.inputs[j].element_dtype is None:
-                sub.inputs[j].element_dtype = node.outputs[j].element_dtype
-                sub.inputs[j].element_shape = node.outputs[j].element_shape
+                _learn_item_type(sub, sub.inputs[j], node.outputs[j])
     if not variables and not captured:
         return [None] * len(node.args)
     # the forward loop pushes one tuple of body values per iteration

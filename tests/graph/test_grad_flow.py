@@ -152,6 +152,55 @@ def test_gradient_through_staged_lists():
     check(rnn, [w, x * 3.0 + 1.0, np.int64(5)])  # breaks early
 
 
+def _appended_in_branches(w, x):
+    outs = []
+    for v in x:
+        if v > 0:
+            outs.append(w * v)
+        else:
+            outs.append(w * w)
+    return np.sum(np.stack(outs))
+
+
+def _appended_in_nested_branches(w, x):
+    outs = []
+    for v in x:
+        if v > 0:
+            if v > 1:
+                outs.append(w * v * v)
+            else:
+                outs.append(w * v)
+        else:
+            outs.append(np.tanh(w))
+    total = w * 0
+    for o in outs:  # read back in a staged loop too
+        total = total + o * o
+    return np.sum(total) + np.sum(outs[0])
+
+
+def _appended_in_one_branch_of_a_nested_loop(w, x):
+    outs = []
+    for v in x:
+        for u in x:
+            if u > v:
+                outs.append(w * u - v)
+        if v < -0.5:
+            break
+    outs.append(w)
+    return np.sum(np.stack(outs) ** 2)
+
+
+@pytest.mark.parametrize("fn", [_appended_in_branches, _appended_in_nested_branches,
+                                _appended_in_one_branch_of_a_nested_loop],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_gradient_of_a_list_that_a_loop_appends_to_in_a_branch(fn):
+    # (the list starts empty: the branches captured it before its item type
+    # was known, and its earlier items' rows of the adjoint were dropped)
+    w = np.array([0.3, -0.5, 0.8, 0.1])
+    check(fn, [w, np.array([0.5, -1.0, 1.5, 0.7, -0.2])])
+    check(fn, [w, np.array([2.0, 0.5])])
+
+
 def test_loop_with_print_prints_once_per_iteration(capsys):
     def f(x, n):
         for i in range(n):
