@@ -86,6 +86,9 @@ class Gradient:
         # clearing them must reach a gradient made before; once converted,
         # asking again is a dictionary lookup)
         converted = _traceable(self.fn)
+        # (what fn reads from globals, cells and attributes is baked into the
+        # graph: the guards watch it, as for a function converted code calls)
+        core.note_called(self.fn)
         start = len(graph.nodes)
         watched, args = [], list(args)
         positions = () if self.wrt is not None else (

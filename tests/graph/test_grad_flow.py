@@ -201,6 +201,57 @@ def test_gradient_of_a_list_that_a_loop_appends_to_in_a_branch(fn):
     check(fn, [w, np.array([2.0, 0.5])])
 
 
+SCALE = 2.0
+
+
+def _scaled_loss(w, x):
+    return np.sum((w * x) ** 2) * SCALE
+
+
+class _Model:
+    def __init__(self):
+        self.k = 1.0
+
+    def loss(self, w, x):
+        return np.sum((w * x) ** 2) * self.k
+
+
+def test_state_the_differentiated_function_reads_is_guarded_inside_ag_function():
+    # (the graph bakes in what the loss read: a change must trace again, as
+    # for a function the converted code calls itself)
+    global SCALE
+    model = _Model()
+
+    @ag.function
+    def step(w, x):
+        return ag.value_and_grad(_scaled_loss)(w, x), ag.grad(model.loss)(w, x)
+
+    w, x = np.array([0.3, -0.5]), np.array([0.5, -1.0])
+    try:
+        for scale, k in ((2.0, 1.0), (3.0, 1.0), (3.0, 10.0)):
+            SCALE, model.k = scale, k
+            (value, grad), model_grad = step(w, x)
+            assert value == _scaled_loss(w, x)
+            np.testing.assert_allclose(grad, 2 * w * x * x * scale)
+            np.testing.assert_allclose(model_grad, 2 * w * x * x * k)
+    finally:
+        SCALE = 2.0
+
+
+def test_a_helper_closing_over_a_differentiated_argument_is_no_leak():
+    def loss(w, x):
+        def step(s, v):
+            return s * 0.9 + w * v
+        s = w * 0
+        for v in x:
+            s = step(s, v)
+        return np.sum(s ** 3)
+
+    w, x = np.array([0.3, -0.5, 0.8]), np.array([0.5, -1.0, 1.5])
+    staged = ag.function(lambda w, x: ag.grad(loss)(w, x))
+    np.testing.assert_allclose(staged(w, x), numeric_grad(loss, (w, x), 0), rtol=1e-5)
+
+
 def test_loop_with_print_prints_once_per_iteration(capsys):
     def f(x, n):
         for i in range(n):
