@@ -15,6 +15,9 @@ GENERATED_NAMES = ("ag__", "fscope")
 # runtime/call.py's override table sends a call of the builtin there.
 OPERATOR_BUILTINS = ("print", "len", "range", "enumerate", "zip", "type", "isinstance", "repr",
                      "bool", "max", "min", "float", "int", "sum")
+# Builtins that call the functions they are given: called through
+# `ag__.converted`, which tells a trace of those functions (runtime/call.py)
+CALLING_BUILTINS = ("map", "filter", "sorted")
 
 
 def names_in(node):

@@ -326,13 +326,17 @@ def note_called(fn):
     """Remember that the trace under way ran the Python callable `fn`: what its
     code reads from globals and attributes may be baked into the graph, so the
     guards (guards.py) watch it too.  Called by the runtime for each call
-    converted code makes (autograph/wiring.py); outside tracing, nothing."""
+    converted code makes (autograph/wiring.py); outside tracing, nothing.
+    Returns whether a trace is under way."""
     stack = getattr(_scope, "stack", None)
-    if stack and not (type(fn) is types.MethodType and isinstance(fn.__self__, Tensor)):
+    if not stack:
+        return False
+    if not (type(fn) is types.MethodType and isinstance(fn.__self__, Tensor)):
         # (a graph tensor's own method, `y[:2].sum`: autograph's code, which
         # reads no user state; holding it would hold the tensor, which the
         # in-place checks, counting who holds a tensor, would see as a holder)
         stack[0].called.append(fn)
+    return True
 
 
 def current_graph():

@@ -301,7 +301,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         the names an implicitly called method read that led here (`__len__`
         returning `len(self.inner.items)`), watched below too."""
         if note is not None and noting[0]:
-            note(value, path, root[0] if kind == "attribute" else None)
+            note(value, path, root[0] if kind in _ROOTED_KINDS else None)
         if type(value) in _NEVER_WATCHED:
             return False  # (what `inside` finds for them: nothing; no bookkeeping)
         place = (id(holder), name) if implied is None else (id(holder), name, implied)
@@ -597,10 +597,16 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             watch_bound(keyword_defaults, "default", str)
     for bound in partials:  # (functools.partial(f, cfg=CFG); the converted partial holds
         # a copy of its keywords, so not a number replaced there)
+        root[0] = bound  # (one the trace made, `partial(loss, w)`, dies with it: no leak)
         watch_bound(dict(enumerate(bound.args)), "partial argument", str)
         if type(bound.keywords) is dict:
             watch_bound(bound.keywords, "partial argument", str)
     return tuple(guards)
+
+
+# the kinds of watched places whose root object `note` is given: what is held
+# there outlives the trace only while that object does (LeakedTensors)
+_ROOTED_KINDS = ("attribute", "partial argument")
 
 
 # How many links a watched path may have past its root: `MODEL.layers[1].b`
@@ -1136,7 +1142,10 @@ class LeakedTensors:
     def note(self, value, place, root):
         if type(value) is not Tensor or not self._of_this_trace(value.graph):
             return
-        if root is not None:
+        if isinstance(root, functools.partial):
+            function = getattr(root.func, "__qualname__", type(root.func).__name__)
+            place = f"argument {place} of functools.partial({function}, ...)"
+        elif root is not None:
             name = self.argument_names.get(id(root), "self")
             place = f"{name}.{place}"
         self.found.append((place, value, self._weak(root)))

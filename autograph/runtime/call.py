@@ -12,6 +12,8 @@ for each callee is cached, so a repeated call costs a dict lookup or two.
 
 import collections
 import functools
+import heapq
+import itertools
 import logging
 import os
 import sys
@@ -297,8 +299,38 @@ _DEFAULT_TARGETS = Targets.of(ConversionOptions())
 
 # Told of every callable converted code calls, before it is resolved; the graph
 # engine sets it (autograph/wiring.py) to learn which functions a trace ran,
-# whose globals and attributes it may have baked into the graph.
+# whose globals and attributes it may have baked into the graph.  It returns
+# whether a trace is under way.
 called_hook = None
+
+
+def _telling_callable_arguments(f):
+    """`f`, a builtin or library function that calls the functions it is
+    given (`map(helper, xs)`, `functools.reduce(add, xs)`), called while
+    tracing: called_hook is told of those functions too, as they run."""
+    def call(*args, **kwargs):
+        for value in (*args, *kwargs.values()):
+            if callable(value) and not isinstance(value, type):
+                called_hook(value)
+        return f(*args, **kwargs)
+    return call
+
+
+# ids of the builtins and library functions that call a function they are
+# given (others get no wrapper: a frame of ours would be between the caller
+# and, e.g., warnings.warn's stacklevel); they all live as long as Python
+_CALLING = {id(f) for f in (
+    map, filter, sorted, functools.reduce, itertools.starmap, itertools.accumulate,
+    itertools.filterfalse, itertools.takewhile, itertools.dropwhile, itertools.groupby,
+    heapq.nsmallest, heapq.nlargest, heapq.merge)}
+_CALLING_METHODS = {(list, "sort")}  # (bound: a new object per read, told by its name)
+
+
+def _calls_its_arguments(f):
+    if id(f) in _CALLING:
+        return True
+    return type(f) is types.BuiltinMethodType and \
+        (type(f.__self__), f.__name__) in _CALLING_METHODS
 
 _CONTAINERS = frozenset((list, dict, set, bytearray, collections.deque))
 
@@ -316,24 +348,27 @@ def converted(f, fscope=None):
     converted version when `f` is user code. Generated code makes the call
     itself, `ag__.converted(f, fscope)(x)`, so no frame of ours lies between
     the caller and the callee."""
-    if called_hook is not None:
-        called_hook(f)
+    tracing = called_hook is not None and called_hook(f)
     if type(f) is types.BuiltinMethodType and type(f.__self__) in _CONTAINERS:
         _check_container_change(f)
         if aliases.watched_arguments:  # (ag.function is tracing on argument containers)
             return aliases.method_refusing_argument_change(f)
-    return _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
+    target = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
+    if tracing and target is f and _calls_its_arguments(f):
+        return _telling_callable_arguments(f)
+    return target
 
 
 def converted_call(f, args, kwargs=None, fscope=None):
     """`f(*args, **kwargs)`, where `f` is converted first if it is user code."""
-    if called_hook is not None:
-        called_hook(f)
+    tracing = called_hook is not None and called_hook(f)
     if type(f) is types.BuiltinMethodType and type(f.__self__) in _CONTAINERS:
         _check_container_change(f)
         if aliases.watched_arguments:  # (ag.function is tracing on argument containers)
             f = aliases.method_refusing_argument_change(f)
-    f = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
+    target = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
+    f = _telling_callable_arguments(f) if tracing and target is f \
+        and _calls_its_arguments(f) else target
     if kwargs is None:
         return f(*args)
     return f(*args, **kwargs)

@@ -17,7 +17,7 @@ def calls(x, b, kw):
     r = helper(x, *b, k=1, **kw)
     s = helper()
     t = helper(x)
-    return r, s, t, isinstance(x, int), sorted(b, key=lambda v: -v)
+    return r, s, t, isinstance(x, int), sorted(b, key=lambda v: -v), abs(x)
 
 
 def test_golden_converted_call_forms():
@@ -26,7 +26,7 @@ def test_golden_converted_call_forms():
             r = ag__.converted(helper, fscope)(x, *b, k=1, **kw)
             s = ag__.converted(helper, fscope)()
             t = ag__.converted(helper, fscope)(x)
-            return (r, s, t, ag__.isinstance_(x, int), sorted(b, key=lambda v: -v))
+            return (r, s, t, ag__.isinstance_(x, int), ag__.converted(sorted, fscope)(b, key=lambda v: -v), abs(x))
     ''')
     check(calls, 1, [2, 3], {'z': 4}, passes=CALLS)
 

@@ -1,0 +1,99 @@
+"""A function the traced code hands to another callable (`map(helper, xs)`,
+`functools.reduce(add, xs)`, `sorted(xs, key=rank)`) runs while tracing: what
+it reads is baked into the graph, so a later change of that state traces
+again, as for a function the code calls itself (runtime/call.py
+`_telling_callable_arguments`, converters/call_trees.py)."""
+
+import functools
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def add_scaled(a, b):
+    return a + b * SCALE
+
+
+class Config:
+    activation = staticmethod(scaled)
+
+
+CONFIG = Config()
+
+
+def through_map(x):
+    return np.sum(np.stack(list(map(scaled, [x, x + 1.0]))))
+
+
+def through_an_attribute_in_map(x):
+    return np.sum(np.stack(list(map(CONFIG.activation, [x, x]))))
+
+
+def through_filter(x):
+    kept = list(filter(lambda v: v is not None, [scaled(x), None]))
+    return kept[0]
+
+
+def through_sorted(x):
+    return sorted([x, x], key=lambda v: 0)[0] + np.sum(np.stack(sorted([scaled(x)], key=id)))
+
+
+def rank(item):
+    return item[0] if SCALE < 3 else -item[0]
+
+
+def through_a_named_key(x):
+    pairs = [(1, x), (2, x * 2.0)]
+    first = sorted(pairs, key=rank)[0][1]
+    pairs.sort(key=rank)
+    return first + pairs[-1][1] * 10.0
+
+
+def through_reduce(x):
+    return functools.reduce(add_scaled, [x, x, x])
+
+
+def through_a_partial_in_map(x):
+    return list(map(functools.partial(add_scaled, x), [x]))[0]
+
+
+@pytest.mark.parametrize("fn", [through_map, through_an_attribute_in_map, through_filter,
+                                through_sorted, through_a_named_key, through_reduce,
+                                through_a_partial_in_map],
+                         ids=lambda f: f.__name__)
+def test_a_change_of_what_a_passed_function_read_traces_again(fn):
+    global SCALE
+    x = np.array([1.0, 2.0])
+    staged = ag.function(fn)
+    try:
+        for scale in (2.0, 5.0, 5.0, 0.5):
+            SCALE = scale
+            np.testing.assert_array_equal(staged(x), fn(x))
+    finally:
+        SCALE = 2.0
+
+
+def test_plain_python_mode_calls_the_builtins_as_python_does():
+    def f(xs):
+        return list(map(abs, xs)), list(filter(None, xs)), sorted(xs, key=abs, reverse=True)
+    xs = [3, -1, 0, -7]
+    assert ag.to_graph(f)(xs) == f(xs)
+    assert "ag__.converted(map, fscope)" in ag.to_code(f)
+
+
+def test_a_partial_made_while_tracing_that_binds_a_tensor_is_no_leak():
+    # (it dies with the trace, as a closure made there does; it was taken for
+    # state outliving the call, TraceLeakError "`0` holds graph tensor 'x'")
+    def g(x):
+        bound = functools.partial(add_scaled, x)
+        return bound(x) + list(map(functools.partial(add_scaled, b=x), [x]))[0]
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(ag.function(g)(x), g(x))
