@@ -58,8 +58,10 @@ path per call: while every holder holds what the trace saw, the path leads
 to the same array, whose contents are compared as above.  An object on the
 way is compared by identity, never by `==` (user code; a dataclass's `==`
 compares arrays).  Attributes are read from `__dict__` or the slot's own
-descriptor, never by getattr, so no user code runs on a call; a property is
-followed into what its getter names of the same object (`self._w`).  `None`
+descriptor, never by getattr, so no user code runs on a call; a property's
+getter, and a class's `__getattr__` for a name the object lacks, are
+followed into what they name of the same object (`self._w`) and join the
+functions the trace ran (their globals and cells are watched).  `None`
 and enum members, at a root or on a path, are watched by identity (a Python
 branch on them, `if MASK is not None:`, is decided at tracing).
 
@@ -77,8 +79,9 @@ programs at trace time would refuse many that never change them):
 - what an implicitly called method reads outside its object (a global it
   names), and what methods not in `_IMPLICIT_DUNDERS` read (`__eq__`,
   `__hash__`, `__repr__`, `__format__`, ...);
-- values computed by `__getattr__`, `__getattribute__` or descriptors other
-  than properties, and what a property's getter reads elsewhere;
+- values computed by `__getattribute__` or descriptors other than
+  properties, and what a property's getter or `__getattr__` reads of other
+  objects than its own (through their attributes);
 - what the item-reading methods of a list, tuple, deque or dict subclass
   (`__getitem__`, `__iter__`, `get`, ...: `_ITEM_READERS`) read outside
   their object: one that overrides none is watched like its base
@@ -225,6 +228,13 @@ _PROBING = frozenset(("getattr", "hasattr", "globals", "vars"))
 _probed_by = weakref.WeakKeyDictionary()  # code -> _names_probed(code)
 
 
+def getter_of_missing(cls):
+    """The user's `__getattr__` of class `cls` (Python calls it for a name
+    an instance and its class lack), or None."""
+    getter = getattr(cls, "__getattr__", None)
+    return getter if isinstance(getter, types.FunctionType) else None
+
+
 def _defined_in_autograph(function):
     """Is `function` autograph's own (its globals are a module of autograph)?"""
     return str(function.__globals__.get("__name__")).startswith("autograph.")
@@ -280,6 +290,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     every call after another trace of the function appended to it."""
     partials = []
     functions = _code_owners(fn, called, partials)
+    walked_namespaces = set()  # (functions of one module share it, and `names`)
     names, probed = set(), set()
     for function, _ in functions:
         names.update(errors.names_read(function.__code__))
@@ -466,12 +477,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                         watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
                     found = True
                 elif type(value) is property and isinstance(value.fget, types.FunctionType):
-                    # `layer.w` returning `self._w`: the getter's own reads of the
-                    # object are watched (not what it reads elsewhere)
-                    for inner in set(errors.names_read(value.fget.__code__)).intersection(
-                            attributes):
-                        found = watch(attributes, inner, attributes[inner], kind,
-                                      prefix + inner, depth) or found
+                    # `layer.w` returning `self._w`: the getter's reads of the object
+                    # are watched, and what it reads elsewhere (a global) as for a
+                    # function the trace ran
+                    found = watch_getter(value.fget, attributes, kind, prefix, depth) or found
                 elif not hasattr(type(value), "__get__") and watch(
                         class_vars(cls), name, value, "class attribute", f"{cls.__name__}.{name}"):
                     # a list, dict, tuple or object the class holds (`self.SIZES[0]`,
@@ -482,11 +491,34 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     for nearer in mro[:position]:
                         watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
                     found = True
+        if attributes is not None and getter_of_missing(type(obj)) is not None and \
+                wanted.difference(attributes).difference(*(class_vars(c) for c in mro)):
+            # a name neither the object nor its class has: Python asked the
+            # class's `__getattr__`, whose reads are watched as a getter's
+            found = watch_getter(getter_of_missing(type(obj)), attributes, kind, prefix,
+                                 depth) or found
         if probed:  # (names asked for by getattr/hasattr that the object lacks)
             classes = [class_vars(cls) for cls in mro if _user_class(cls)]
             present = set(attributes or ()).union(*(class_vars(cls) for cls in mro))
             holders = classes if attributes is None else [attributes, *classes]
             found = watch_absent(holders, present, kind, prefix, depth) or found
+        return found
+
+    def watch_getter(getter, attributes, kind, prefix, depth):
+        """A property's getter or `__getattr__` computed what the code read:
+        its reads of the object's attributes are watched, and the getter
+        joins the functions the trace ran (its globals and cells are watched
+        below, with the names it reads); True when something is watched."""
+        found = False
+        read = errors.names_read(getter.__code__)
+        for inner in set(read).intersection(attributes or ()):
+            found = watch(attributes, inner, attributes[inner], kind, prefix + inner,
+                          depth) or found
+        if not _defined_in_autograph(getter) and all(getter is not f for f, _ in functions):
+            functions.append((getter, None))
+            names.update(read)
+            # (its module's globals are walked again for the names it adds)
+            walked_namespaces.discard(id(getter.__globals__))
         return found
 
     def watch_absent(holders, present, kind, prefix, depth):
@@ -556,7 +588,6 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             watch_absent([attributes], attributes, "module attribute",
                          f"{module.__name__}.", 0)
 
-    walked_namespaces = set()  # (functions of one module share it, and `names`)
     for function, _ in functions:
         namespace = getattr(function, "__globals__", None)
         if type(namespace) is dict and id(namespace) not in walked_namespaces:
