@@ -76,8 +76,9 @@ programs at trace time would refuse many that never change them):
   log: it is watched whole;
 - a number or string parameter default (only `__defaults__` can replace it);
 - the attributes of objects inside sets (an object there is held by identity);
-- what an implicitly called method reads outside its object (a global it
-  names), and what methods not in `_IMPLICIT_DUNDERS` read (`__eq__`,
+- what an implicitly called method reads through other objects than its
+  own (the globals it names are watched: it joins the functions the trace
+  ran), and what methods not in `_IMPLICIT_DUNDERS` read (`__eq__`,
   `__hash__`, `__repr__`, `__format__`, ...);
 - values computed by `__getattribute__` or descriptors other than
   properties, and what a property's getter or `__getattr__` reads of other
@@ -447,9 +448,12 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         found = False
         # (what Python calls on it unseen, `len(bag)` running Bag.__len__,
         # reads: watched as if the function had named it, for this object only)
-        implicit = implicit_reads.get(type(obj))
-        if implicit is None:
-            implicit = implicit_reads[type(obj)] = _implicit_reads(type(obj))
+        known = implicit_reads.get(type(obj))
+        if known is None:
+            known = implicit_reads[type(obj)] = _implicit_reads(type(obj))
+            for method in known[1]:  # (what they read elsewhere: a global they name)
+                join(method)
+        implicit = known[0]
         if implied:
             implicit = implicit | implied
         wanted = names.union(implicit) if implicit else names
@@ -510,16 +514,21 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         joins the functions the trace ran (its globals and cells are watched
         below, with the names it reads); True when something is watched."""
         found = False
-        read = errors.names_read(getter.__code__)
-        for inner in set(read).intersection(attributes or ()):
+        for inner in set(errors.names_read(getter.__code__)).intersection(attributes or ()):
             found = watch(attributes, inner, attributes[inner], kind, prefix + inner,
                           depth) or found
-        if not _defined_in_autograph(getter) and all(getter is not f for f, _ in functions):
-            functions.append((getter, None))
-            names.update(read)
-            # (its module's globals are walked again for the names it adds)
-            walked_namespaces.discard(id(getter.__globals__))
+        join(getter)
         return found
+
+    def join(function):
+        """`function` ran unconverted while tracing (a getter, an implicitly
+        called method): one of the functions the trace ran, whose globals
+        and cells the walk below watches, with the names it reads."""
+        if not _defined_in_autograph(function) and all(function is not f for f, _ in functions):
+            functions.append((function, None))
+            names.update(errors.names_read(function.__code__))
+            # (its module's globals are walked again for the names it adds)
+            walked_namespaces.discard(id(function.__globals__))
 
     def watch_absent(holders, present, kind, prefix, depth):
         """`getattr(CFG, "scale", 1.0)`, `hasattr(D, "scale")`, `globals().get("G")`:
@@ -695,16 +704,17 @@ _IMPLICIT_CODES = 32  # (at most so many functions read per class: bounded, like
 
 
 def _implicit_reads(cls):
-    """The names the code of `cls`'s implicitly called methods
+    """(the names the code of `cls`'s implicitly called methods
     (`_IMPLICIT_DUNDERS`, defined in a user class) reads, and of the methods
-    of `cls` that code calls (`self.helper()`, also unconverted): empty for a
-    class that defines none (watching is not widened for it)."""
+    of `cls` that code calls (`self.helper()`, also unconverted); those
+    functions): empty for a class that defines none (watching is not
+    widened for it)."""
     mro = cls.__mro__[:-1]
     todo = [vars(klass)[name] for klass in mro if _user_class(klass)
             for name in _IMPLICIT_DUNDERS.intersection(vars(klass))]
     if not todo:
-        return frozenset()
-    found, done = set(), set()
+        return frozenset(), ()
+    found, done, functions = set(), set(), []
     while todo and len(done) < _IMPLICIT_CODES:
         function = todo.pop()
         if isinstance(function, (staticmethod, classmethod)):
@@ -712,13 +722,14 @@ def _implicit_reads(cls):
         if not isinstance(function, types.FunctionType) or function.__code__ in done:
             continue
         done.add(function.__code__)
+        functions.append(function)
         read = errors.names_read(function.__code__)
         found.update(read)
         for name in read:
             method = next((vars(klass)[name] for klass in mro if name in vars(klass)), None)
             if isinstance(method, (types.FunctionType, staticmethod, classmethod)):
                 todo.append(method)
-    return frozenset(found)
+    return frozenset(found), tuple(functions)
 
 
 def _user_class(cls):

@@ -76,3 +76,41 @@ def test_a_change_of_what_a_getter_read_traces_again(change):
     finally:
         BASE, MODEL._decay, Model.lr = 2.0, 1.0, 0.1
         SETTINGS.table["scale"] = 1.0
+
+
+FACTOR = 2
+
+
+class Bag:
+    def __init__(self):
+        self.items = [1, 2]
+
+    def __len__(self):
+        return len(self.items) * FACTOR
+
+    def __mul__(self, other):
+        return other * FACTOR
+
+    def __getitem__(self, i):
+        return self.items[i] * FACTOR
+
+
+BAG = Bag()
+
+
+def through_implicit_methods(x):
+    return x * len(BAG) + BAG * x + BAG[1]
+
+
+def test_a_global_an_implicitly_called_method_read_is_watched():
+    global FACTOR
+    x = np.array([1.0, 2.0])
+    staged = ag.function(through_implicit_methods)
+    try:
+        for factor in (2, 5, 5, 3):
+            FACTOR = factor
+            np.testing.assert_array_equal(staged(x), through_implicit_methods(x))
+        BAG.items[1] = 10  # (its own object's reads: watched before too)
+        np.testing.assert_array_equal(staged(x), through_implicit_methods(x))
+    finally:
+        FACTOR, BAG.items[1] = 2, 2

@@ -178,7 +178,7 @@ def test_plain_objects_are_not_watched_wider():
     plain = Plain()
     found = guards.guards_of(f, [plain])
     assert [label for _, _, _, label, _ in found] == ["attribute 'w'"]
-    assert guards._implicit_reads(Plain) == frozenset()
+    assert guards._implicit_reads(Plain) == (frozenset(), ())
     sized = Sized()
     sized.unread = np.ones(2)
     labels = [label for _, _, _, label, _ in guards.guards_of(times_length, [sized])]
