@@ -168,11 +168,28 @@ def _code_owners(fn, called, partials=None):
                     and isinstance(getattr(type(c), "__call__", None), types.FunctionType):
                 c, owner = type(c).__call__, c  # a callable object
             else:
+                if isinstance(c, type) and _user_class(c):  # a class the trace instantiated
+                    for maker in _makers(c):
+                        add(maker, None)
                 return
 
     add(fn, None)
     for c in called:
         add(c, None)
+    return found
+
+
+def _makers(cls):
+    """The functions calling user class `cls` runs unconverted: its (and its
+    user bases') `__new__`, `__init__` and a dataclass's `__post_init__`."""
+    found = []
+    for klass in cls.__mro__[:-1]:
+        if _user_class(klass):
+            for name in ("__new__", "__init__", "__post_init__"):
+                maker = vars(klass).get(name)
+                maker = maker.__func__ if isinstance(maker, staticmethod) else maker
+                if isinstance(maker, types.FunctionType):
+                    found.append(maker)
     return found
 
 

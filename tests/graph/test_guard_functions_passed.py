@@ -1,9 +1,12 @@
 """A function the traced code hands to another callable (`map(helper, xs)`,
-`functools.reduce(add, xs)`, `sorted(xs, key=rank)`) runs while tracing: what
-it reads is baked into the graph, so a later change of that state traces
-again, as for a function the code calls itself (runtime/call.py
-`_telling_callable_arguments`, converters/call_trees.py)."""
+`functools.reduce(add, xs)`, `sorted(xs, key=rank)`), or the constructor of
+a class it instantiates, runs unconverted while tracing: what it reads is
+baked into the graph, so a later change of that state traces again, as for
+a function the code calls itself (runtime/call.py
+`_telling_callable_arguments`, converters/call_trees.py, graph/guards.py
+`_makers`)."""
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -97,3 +100,48 @@ def test_a_partial_made_while_tracing_that_binds_a_tensor_is_no_leak():
         return bound(x) + list(map(functools.partial(add_scaled, b=x), [x]))[0]
     x = np.array([1.0, 2.0])
     np.testing.assert_array_equal(ag.function(g)(x), g(x))
+
+
+class Dense:
+    def __init__(self):
+        self.w = SCALE
+
+    def __call__(self, x):
+        return x * self.w
+
+
+class Wider(Dense):
+    def __init__(self):
+        super().__init__()
+        self.w = self.w * 2.0
+
+
+class Settings:
+    def __new__(cls):
+        made = super().__new__(cls)
+        made.offset = SCALE + 1.0
+        return made
+
+
+@dataclasses.dataclass
+class Scaled:
+    a: float = 1.0
+
+    def __post_init__(self):
+        self.a = self.a * SCALE
+
+
+def made_while_tracing(x):
+    return Dense()(x) + Wider()(x) + Settings().offset + x * Scaled().a
+
+
+def test_what_a_class_made_while_tracing_read_in_its_constructor_is_watched():
+    global SCALE
+    x = np.array([1.0, 2.0])
+    staged = ag.function(made_while_tracing)
+    try:
+        for scale in (2.0, 5.0, 5.0, 0.5):
+            SCALE = scale
+            np.testing.assert_array_equal(staged(x), made_while_tracing(x))
+    finally:
+        SCALE = 2.0
