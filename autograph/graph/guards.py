@@ -180,8 +180,10 @@ def _code_owners(fn, called, partials=None):
 
 
 def _makers(cls):
-    """The functions calling user class `cls` runs unconverted: its (and its
-    user bases') `__new__`, `__init__` and a dataclass's `__post_init__`."""
+    """The functions that calling user class `cls` runs unconverted, or that
+    Python calls on the instance unseen: its (and its user bases') `__new__`,
+    `__init__`, a dataclass's `__post_init__`, and the implicitly called
+    methods (`with Scope():` runs `__enter__`; `_implicit_reads`)."""
     found = []
     for klass in cls.__mro__[:-1]:
         if _user_class(klass):
@@ -190,7 +192,7 @@ def _makers(cls):
                 maker = maker.__func__ if isinstance(maker, staticmethod) else maker
                 if isinstance(maker, types.FunctionType):
                     found.append(maker)
-    return found
+    return found + list(_implicit_reads(cls)[1])
 
 
 def _names_probed(code):

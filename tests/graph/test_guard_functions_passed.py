@@ -131,8 +131,26 @@ class Scaled:
         self.a = self.a * SCALE
 
 
+class Scope:
+    def __enter__(self):
+        return SCALE
+
+    def __exit__(self, *exception):
+        return False
+
+
+class Pair:
+    def __iter__(self):
+        return iter([SCALE, SCALE + 1.0])
+
+
 def made_while_tracing(x):
-    return Dense()(x) + Wider()(x) + Settings().offset + x * Scaled().a
+    total = Dense()(x) + Wider()(x) + Settings().offset + x * Scaled().a
+    with Scope() as scale:  # (Python calls __enter__ unseen)
+        total = total * scale
+    for v in Pair():
+        total = total + v
+    return total
 
 
 def test_what_a_class_made_while_tracing_read_in_its_constructor_is_watched():
