@@ -309,7 +309,7 @@ def _cond_adjoint(ctx, node, cotangents, live):
             seeds = {}
             for out, g in zip(sub.outputs, outer_cotangents):
                 if g is not None and differentiable(out):
-                    seeds[key(out)] = base.resolve(core.current_graph(), g)
+                    _seed(seeds, out, base.resolve(core.current_graph(), g))
             targets = [i for o, i in sub.captured if key(o) in positions]
             grads = backprop(inner, sub.nodes, seeds, targets, _opaque_captures(sub, live))
             by_outer = {}
@@ -333,6 +333,14 @@ def _cond_adjoint(ctx, node, cotangents, live):
                 and key(arg) in by_key:
             grads[i] = by_key.pop(key(arg))  # once: a tensor both branches capture
     return grads
+
+
+def _seed(seeds, out, g):
+    """Adds cotangent `g` of sub-graph output `out` to `seeds`: one tensor
+    may be several outputs (`return (t, t)`; a branch passing its captured
+    value on as two variables), whose cotangents add up."""
+    k = key(out)
+    seeds[k] = g if k not in seeds else seeds[k] + g
 
 
 def _outer_key(sub, placeholder):
@@ -418,7 +426,7 @@ def _while_adjoint(ctx, node, cotangents, live):
         seeds = {}
         for out, g in zip(results, adj_vars):
             if differentiable(out):
-                seeds[key(out)] = g
+                _seed(seeds, out, g)
         targets = placeholders + [i for _, i in captured]
         grads = backprop(inner, b_graph.nodes, seeds, targets, opaque)
         new_vars = [g if g is not None else _zeros_like(inner.value(ph))

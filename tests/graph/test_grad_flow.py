@@ -201,6 +201,51 @@ def test_gradient_of_a_list_that_a_loop_appends_to_in_a_branch(fn):
     check(fn, [w, np.array([2.0, 0.5])])
 
 
+def _one_value_as_two_variables_in_a_loop(x, n):
+    p, q = x, x * 2.0
+    i = 0
+    while i < n:
+        p = q = p * 0.5 + q
+        i += 1
+    return np.sum(p * 1.0 + q * 3.0)
+
+
+def _one_value_as_two_variables_in_a_branch(x, n):
+    p, q = x * 1.0, x * 2.0
+    if np.sum(x) > 0:
+        p = q = x * 3.0
+    return np.sum(p + 2.0 * q)
+
+
+def _a_value_returned_twice_from_finally(x, n):
+    t = x + 0.5
+    if n > 2:
+        pass
+    else:
+        try:
+            pass
+        finally:
+            return np.sum(t) * 1.0, np.sum(t) * 2.0
+    return np.sum(t), np.sum(t)
+
+
+@pytest.mark.parametrize("fn", [_one_value_as_two_variables_in_a_loop,
+                                _one_value_as_two_variables_in_a_branch],
+                         ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_one_tensor_as_two_outputs_of_a_branch_or_loop_body(fn, n):
+    # (a sub-graph output per variable, the same tensor: their cotangents
+    # add up; one of them was dropped)
+    check(fn, [np.array([0.3, -0.2]), np.int64(n)])
+
+
+def test_a_tensor_returned_twice_through_a_finally():
+    def loss(x, n):
+        a, b = _a_value_returned_twice_from_finally(x, n)
+        return a + b * 3.0
+    check(loss, [np.array([0.3, -0.2]), np.int64(0)])
+
+
 SCALE = 2.0
 
 
