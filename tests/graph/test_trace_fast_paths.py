@@ -1,0 +1,128 @@
+"""The trace's fast paths (issue 10, item 4) give what the slow ones gave:
+node lines from core.line_of's tables equal `frame.f_lineno`."""
+
+import sys
+import textwrap
+
+import numpy as np
+
+import autograph as ag
+from autograph.graph import core
+
+
+def _lines_seen(code_text, name):
+    """Runs `name` of `code_text`, which calls `probe()` at many places; each
+    probe compares line_of with f_lineno of every frame on the stack."""
+    seen = []
+
+    def probe():
+        frame = sys._getframe(1)
+        while frame is not None:
+            assert core.line_of(frame) == frame.f_lineno, frame
+            frame = frame.f_back
+        seen.append(sys._getframe(1).f_lineno)
+        return 1
+
+    namespace = {"probe": probe}
+    exec(compile(textwrap.dedent(code_text), "<line_of test>", "exec"), namespace)  # noqa: S102
+    result = namespace[name]()
+    return seen, result
+
+
+_LONG = """
+def long():
+    total = 0
+""" + "".join(f"    total += probe() + {i}\n" if i % 3 else
+              f"    total += (probe() +\n              {i})\n" for i in range(300)) + """
+    for k in range(3):
+        total += probe() if k else 0
+    try:
+        raise ValueError
+    except ValueError:
+        total += probe()
+    gen = (probe() for _ in range(2))
+    total += sum(gen)
+    return total
+"""
+
+
+def test_line_of_is_f_lineno_at_every_call_of_a_long_function():
+    seen, total = _lines_seen(_LONG, "long")
+    assert total == sum(range(300)) + 300 + 2 + 1 + 2
+    assert len(seen) == 305 and seen == sorted(seen[:300]) + seen[300:]
+
+
+def test_line_of_answers_as_python_under_a_tracer():
+    calls = []
+
+    def tracer(frame, event, arg):
+        calls.append(event)
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        seen, _ = _lines_seen(_LONG, "long")
+    finally:
+        sys.settrace(None)
+    assert calls and len(seen) == 305
+
+
+def test_line_of_is_f_lineno_at_every_instruction():
+    """A tracer sees every instruction (f_trace_opcodes); at each, Python's
+    line for it (f_lineno) against line_of's table (f_trace lifted for the
+    look-up, else line_of would ask f_lineno itself)."""
+    checked = []
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename != "<line_of test>":
+            return None
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            frame.f_trace = None
+            try:
+                checked.append((core.line_of(frame), frame.f_lineno))
+            finally:
+                frame.f_trace = tracer
+        return tracer
+
+    code = compile(textwrap.dedent(_LONG), "<line_of test>", "exec")
+    namespace = {"probe": lambda: 1}
+    exec(code, namespace)  # noqa: S102
+    sys.settrace(tracer)
+    try:
+        namespace["long"]()
+    finally:
+        sys.settrace(None)
+    assert len(checked) > 2000
+    assert [fast for fast, _ in checked] == [slow for _, slow in checked]
+
+
+def _written_out(layers):
+    source = "import numpy as np\n\n\ndef mlp(x, w):\n" + "".join(
+        f"    x = np.tanh(x @ w[{i}]\n               + 1.0)\n" for i in range(layers))
+    return source + "    return x\n"
+
+
+def _locations(staged, args):
+    return [n.location for n in staged.get_concrete_function(*args).graph.nodes
+            if n.op is not core.PLACEHOLDER and n.op is not core.CONST]
+
+
+def test_nodes_of_a_long_function_are_located_at_their_lines(tmp_path, monkeypatch):
+    path = tmp_path / "written_out.py"
+    path.write_text(_written_out(60))
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)  # noqa: S102
+    args = (np.ones((2, 3)), [np.eye(3) * 0.5] * 60)
+    for autograph in (False, True):
+        core._line_tables.clear()  # (the tables made again, then read again)
+        fast = ag.function(namespace["mlp"], autograph=autograph)
+        assert np.allclose(fast(*args), namespace["mlp"](*args))
+        with monkeypatch.context() as patched:  # Python's own answer, as before line_of
+            patched.setattr(core, "line_of", lambda frame: frame.f_lineno)
+            slow = ag.function(namespace["mlp"], autograph=autograph)
+            slow(*args)
+            want = _locations(slow, args)
+        assert _locations(fast, args) == want
+        assert {line for _, line in want} >= {5 + 2 * i for i in range(60)}
+        assert {name for name, _ in want} == {str(path)}
