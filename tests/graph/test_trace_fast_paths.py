@@ -126,3 +126,54 @@ def test_nodes_of_a_long_function_are_located_at_their_lines(tmp_path, monkeypat
         assert _locations(fast, args) == want
         assert {line for _, line in want} >= {5 + 2 * i for i in range(60)}
         assert {name for name, _ in want} == {str(path)}
+
+
+# --- the generalized ufuncs' rule, remembered per (shape, dtype) of its operands ---
+
+_MATMUL_SHAPES = [((3, 4), (4, 5)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)),
+                  ((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((0, 4), (4, 0)),
+                  ((3, 0), (0, 2)), ((3, 4), (5, 6)), ((), (4,)), ((2, 3, 4), (3, 4, 5))]
+_DTYPES = [np.bool_, np.int8, np.uint8, np.int64, np.float16, np.float32, np.float64,
+           np.complex64, np.complex128]
+
+
+def _numpy_answer(sa, da, sb, db):
+    try:
+        result = np.matmul(np.ones(sa, da), np.ones(sb, db))
+    except (ValueError, TypeError) as e:
+        return type(e)
+    return [(np.shape(result), np.asarray(result).dtype)]
+
+
+def test_matmul_rule_answers_as_numpy_on_first_and_remembered_look_ups():
+    from autograph.graph.ops import base, linalg
+    op = linalg.gufunc_op(np.matmul)
+    graph = core.Graph("memo")
+    for sa, sb in _MATMUL_SHAPES:
+        for da in _DTYPES:
+            for db in (np.int8, np.float32, np.complex128, da):
+                a, b = graph.placeholder(sa, da), graph.placeholder(sb, db)
+                want = _numpy_answer(sa, da, sb, db)
+                for _ in range(2):  # the rule, then the remembered answer
+                    try:
+                        got = op.infer(a, b)
+                    except base.RuleError:
+                        got = ValueError
+                    except TypeError:
+                        got = TypeError
+                    assert got == want, (sa, da, sb, db)
+                    assert got is ValueError or got is TypeError or type(got) is list
+
+
+def test_matmul_with_unknown_dims_and_a_remembered_answer_per_shape():
+    def fn(x, w):
+        return x @ w, (x @ w) @ w.T
+
+    staged = ag.function(fn, autograph=False)
+    for rows in (3, 5, 3):
+        x, w = np.ones((rows, 4), np.float32), np.full((4, 4), 0.5, np.float32)
+        got = staged(x, w)
+        assert all(np.array_equal(g, e) and g.dtype == e.dtype for g, e in zip(got, fn(x, w)))
+    relaxed = staged.get_concrete_function(ag.TensorSpec((None, 4), np.float32),
+                                           ag.TensorSpec((4, 4), np.float32))
+    assert [t.static_shape for t in relaxed.graph.outputs] == [(None, 4), (None, 4)]
