@@ -177,3 +177,72 @@ def test_matmul_with_unknown_dims_and_a_remembered_answer_per_shape():
     relaxed = staged.get_concrete_function(ag.TensorSpec((None, 4), np.float32),
                                            ag.TensorSpec((4, 4), np.float32))
     assert [t.static_shape for t in relaxed.graph.outputs] == [(None, 4), (None, 4)]
+
+
+# --- binary ufuncs with a Python number or a 0-d operand: the other's shape ---
+
+_NUMBERS = [True, 0, 7, -3, 200, 255, 1000, 2 ** 40, 1.5, -0.0, float("nan"), 2j]
+_UFUNCS = [np.add, np.multiply, np.power, np.true_divide, np.floor_divide, np.less,
+           np.maximum, np.bitwise_and, np.arctan2, np.logaddexp]
+
+
+def _numpy_outcome(ufunc, *operands):
+    try:
+        with np.errstate(all="ignore"):
+            result = ufunc(*operands)
+    except (TypeError, OverflowError, ValueError) as e:
+        return type(e)
+    return [(np.shape(result), np.asarray(result).dtype)]
+
+
+def _rule_outcome(op, *operands):
+    try:
+        return op.infer(*operands)
+    except (TypeError, OverflowError, ValueError) as e:
+        return type(e)
+
+
+def _slow_outcome(ufunc, *operands):
+    """What the rule's general path gives: broadcast_shapes, dtypes from numpy
+    on 0-d stand-ins (its cache emptied first)."""
+    from autograph.graph.ops import base, elementwise
+    elementwise._dtype_cache.clear()
+    try:
+        shape = base.broadcast_shapes(*[base.shape_of(o) for o in operands])
+        return [(shape, dt) for dt in elementwise._out_dtypes(ufunc, operands, {})]
+    except (TypeError, OverflowError, ValueError) as e:
+        return type(e)
+
+
+def test_binary_rules_with_numbers_and_0d_operands_answer_as_their_general_path():
+    from autograph.graph.ops import elementwise
+    graph = core.Graph("numbers")
+    for ufunc in _UFUNCS:
+        op = elementwise._ufunc_op(ufunc)
+        for shape in [(), (3,), (2, 3), (0,)]:
+            for dtype in _DTYPES:
+                tensor = graph.placeholder(shape, dtype)
+                array = np.ones(shape, dtype)
+                for number in _NUMBERS + [np.ones((), np.float32), np.ones((), np.int8)]:
+                    operand = number if not isinstance(number, np.ndarray) else \
+                        graph.placeholder((), number.dtype)
+                    for order in ((tensor, operand), (operand, tensor)):
+                        want = _slow_outcome(ufunc, *order)
+                        for _ in range(2):  # the rule, then its cached dtypes
+                            assert _rule_outcome(op, *order) == want, (ufunc, shape, dtype,
+                                                                       number, order)
+                        if shape != (0,):  # (numpy's own answer, where it computes one)
+                            values = [array if o is tensor else number for o in order]
+                            assert _numpy_outcome(ufunc, *values) == want
+
+
+def test_unknown_dims_with_a_number_keep_the_tensor_shape():
+    from autograph.graph.ops import elementwise
+    graph = core.Graph("unknown")
+    x = graph.placeholder((None, 3), np.float32)
+    s = graph.placeholder((), np.float64)
+    add = elementwise._ufunc_op(np.add)
+    assert add.infer(x, 2.0) == [((None, 3), np.dtype(np.float32))]
+    assert add.infer(2, x) == [((None, 3), np.dtype(np.float32))]
+    assert add.infer(x, s) == [((None, 3), np.dtype(np.float64))]
+    assert add.infer(s, 1.0) == [((), np.dtype(np.float64))]

@@ -74,13 +74,17 @@ def record(op, args, attrs=None, graph=None, name=None):
         stack = _scope.__dict__.get("stack")
         graph = stack[-1] if stack else graph_for(args)
     attrs = attrs or {}
-    # (a tensor of this graph, the common case, needs no resolving: a tuple of
-    # only those is kept as it is)
+    # (a tensor of this graph, the common case, and a Python number need no
+    # resolving -- resolve gives them back --: a tuple of only those is kept)
     for a in args:
-        if type(a) is not Tensor or a.graph is not graph:
-            args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
-                          for a in args])
-            break
+        if type(a) is Tensor:
+            if a.graph is graph:
+                continue
+        elif type(a) in _PYTHON_SCALARS:
+            continue
+        args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
+                      for a in args])
+        break
     else:
         if type(args) is not tuple:
             args = tuple(args)

@@ -102,9 +102,15 @@ def _ufunc_op(ufunc):
             else:
                 first = None
             if first is not None:
-                # (broadcast_shapes' first case: equal shapes with every dim known)
-                shape = tuple(first) if first == second and None not in first else \
-                    base.broadcast_shapes(first, second)
+                # (broadcast_shapes' first cases: equal shapes with every dim known;
+                # a 0-d operand, such as a Python number: the other's shape)
+                if not second:
+                    shape = tuple(first)
+                elif not first:
+                    shape = tuple(second)
+                else:
+                    shape = tuple(first) if first == second and None not in first else \
+                        base.broadcast_shapes(first, second)
                 dtypes = _dtype_cache.get((ufunc, (key_a, key_b), None))
                 if dtypes is None:
                     dtypes = _out_dtypes(ufunc, args, attrs)
