@@ -365,18 +365,22 @@ def scope(graph):
 # at most _LINE_TABLES_KEPT entries are kept (then the table starts again)
 _line_tables = {}
 _LINE_TABLES_KEPT = 256
+# the co_linetable length (bytes) below which f_lineno, ~1 ns a byte, costs less
+# than a look-up in the table (~0.25 us)
+_SHORT_LINE_TABLE = 256
 
 
 def line_of(frame):
-    """`frame.f_lineno` (None on a line-less instruction), found by bisection in
-    a table made once per code object from `co_lines()`, the ranges f_lineno
-    reads: f_lineno scans the code's line table from its start, so recording a
-    node per line of a long function cost time growing with its length (a
-    written-out 200-layer MLP: 4 ms of its 12 ms first call)."""
-    lasti = frame.f_lasti
-    if lasti < 0 or frame.f_trace is not None:  # (before the first instruction, or
-        return frame.f_lineno                    # a debugger's: Python's own answer)
+    """`frame.f_lineno` (None on a line-less instruction); in a long function
+    found by bisection in a table made once per code object from `co_lines()`,
+    the ranges f_lineno reads: f_lineno scans the code's line table from its
+    start, so recording a node per line of a long function cost time growing
+    with its length (a written-out 200-layer MLP: 4 ms of its 12 ms first call)."""
     code = frame.f_code
+    lasti = frame.f_lasti
+    if len(code.co_linetable) < _SHORT_LINE_TABLE or lasti < 0 or frame.f_trace is not None:
+        return frame.f_lineno  # (short code, before the first instruction, or a
+        # debugger's line: Python's own answer)
     table = _line_tables.get(id(code))
     if table is None:
         starts, lines = [], []
