@@ -246,3 +246,27 @@ def test_unknown_dims_with_a_number_keep_the_tensor_shape():
     assert add.infer(2, x) == [((None, 3), np.dtype(np.float32))]
     assert add.infer(x, s) == [((None, 3), np.dtype(np.float64))]
     assert add.infer(s, 1.0) == [((), np.dtype(np.float64))]
+
+
+# --- guards._names_probed, remembered per code object by identity ---
+
+
+def test_names_probed_are_remembered_by_identity_and_dropped_with_their_code():
+    import gc
+
+    from autograph.graph import guards
+    source = "def f(cfg):\n    return getattr(cfg, 'scale', 1.0) + ('G' in globals())\n"
+    namespace = {}
+    exec(compile(source, "<probed>", "exec"), namespace)  # noqa: S102
+    code = namespace.pop("f").__code__
+    first = guards._names_probed(code)
+    assert first == {"scale", "G"}
+    assert guards._names_probed(code) is first  # (remembered)
+    twin = compile(source, "<probed>", "exec").co_consts[0]  # equal, not the same object
+    assert twin == code and twin is not code
+    assert guards._names_probed(twin) == first
+    key = id(code)
+    assert key in guards._probed_by
+    del code
+    gc.collect()
+    assert key not in guards._probed_by or guards._probed_by[key][0]() is not None
