@@ -270,3 +270,17 @@ def test_names_probed_are_remembered_by_identity_and_dropped_with_their_code():
     del code
     gc.collect()
     assert key not in guards._probed_by or guards._probed_by[key][0]() is not None
+
+
+def test_unary_rules_answer_as_their_general_path():
+    from autograph.graph.ops import elementwise
+    graph = core.Graph("unary")
+    for ufunc in (np.tanh, np.negative, np.sqrt, np.logical_not, np.invert, np.isnan,
+                  np.absolute, np.modf, np.frexp, np.spacing):
+        op = elementwise._ufunc_op(ufunc)
+        for shape in [(), (3,), (None, 2), (0,)]:
+            for dtype in _DTYPES:
+                x = graph.placeholder(shape, dtype)
+                want = _slow_outcome(ufunc, x)
+                for _ in range(2):  # the rule, then its cached dtypes
+                    assert _rule_outcome(op, x) == want, (ufunc, shape, dtype)
