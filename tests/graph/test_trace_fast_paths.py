@@ -284,3 +284,26 @@ def test_unary_rules_answer_as_their_general_path():
                 want = _slow_outcome(ufunc, x)
                 for _ in range(2):  # the rule, then its cached dtypes
                     assert _rule_outcome(op, x) == want, (ufunc, shape, dtype)
+
+
+# --- broadcast_shapes of two fully known shapes ---
+
+
+def test_broadcast_of_two_known_shapes_is_numpys_and_errors_name_both():
+    import itertools
+
+    from autograph.graph.ops import base
+    shapes = [s for rank in range(4) for s in itertools.product((0, 1, 2, 3), repeat=rank)]
+    for a in shapes:
+        for b in shapes:
+            try:
+                want = np.broadcast_shapes(a, b)
+            except ValueError:
+                want = None
+            try:
+                got = base.broadcast_shapes(a, b)
+            except base.RuleError as e:
+                assert want is None, (a, b)
+                assert str(e) == f"shapes {a} and {b} cannot be broadcast together"
+            else:
+                assert got == want and type(got) is tuple, (a, b)

@@ -139,6 +139,22 @@ def broadcast_shapes(*shapes):
     else:
         if None not in first:
             return tuple(first)
+    if len(shapes) == 2 and None not in first and None not in shapes[1]:
+        # (two shapes with every dim known, `x @ w + b`: the loop below, spelled out)
+        long, short = first, shapes[1]
+        if len(long) < len(short):
+            long, short = short, long
+        lead = len(long) - len(short)
+        result = list(long[:lead])
+        for a, b in zip(long[lead:], short):
+            if a == b or b == 1:
+                result.append(a)
+            elif a == 1:
+                result.append(b)
+            else:  # (the loop below raises, naming the shapes in their order)
+                break
+        else:
+            return tuple(result)
     ranked = [s for s in shapes if len(s)]
     if len(ranked) <= 1:  # with 0-d ones (scalars): the one shape that has dims
         return tuple(ranked[0]) if ranked else ()
