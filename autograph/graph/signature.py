@@ -69,7 +69,7 @@ def _complex(value, leaves, keep):
 
 
 def _sequence(value, leaves, keep):
-    return (type(value), tuple(key_of(v, leaves, keep) for v in value))
+    return (type(value), tuple([key_of(v, leaves, keep) for v in value]))
 
 
 class DictKey:
