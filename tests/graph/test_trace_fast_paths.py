@@ -307,3 +307,60 @@ def test_broadcast_of_two_known_shapes_is_numpys_and_errors_name_both():
                 assert str(e) == f"shapes {a} and {b} cannot be broadcast together"
             else:
                 assert got == want and type(got) is tuple, (a, b)
+
+
+# --- placeholders of the arguments: located at the call, unless user code makes them ---
+
+
+class _Logged(list):
+    """A list subclass whose constructor is Python code consuming its items."""
+
+    def __init__(self, items):
+        super().__init__(item for item in items)  # LOGGED INIT
+
+
+def _line_of(marker):
+    import inspect
+    lines, _ = inspect.getsourcelines(sys.modules[__name__])
+    return next(i + 1 for i, text in enumerate(lines) if text.rstrip().endswith(marker))
+
+
+def _placeholder_locations(fn, args, slow=False):
+    from autograph.graph import signature
+    if slow:  # every leaf looks its line up, as before the shortcut
+        signature.constructing.depth = 1
+    try:
+        staged = ag.function(fn, autograph=False)
+        staged(*args)
+        graph = staged.get_concrete_function(*args).graph
+    finally:
+        signature.constructing.depth = 0
+    return [(p.name, p.node.location) for p in graph.inputs]
+
+
+def test_argument_placeholders_are_located_as_the_frame_walk_locates_them():
+    import collections
+    import dataclasses
+
+    Pair = collections.namedtuple("Pair", "a b")
+
+    @dataclasses.dataclass
+    class Box:
+        w: object
+        b: object
+
+    def fn(x, nested, pair, box, logged, scalar):
+        return x + nested["k"][0] + pair.a + box.w + logged[0] + scalar
+
+    one = np.ones(3)
+    args = (one, {"k": [one, (one, one)], "j": one}, Pair(one, one), Box(one, one),
+            _Logged([one, one]), np.float64(2.0))
+    fast = _placeholder_locations(fn, args)
+    slow = _placeholder_locations(fn, args, slow=True)
+    assert fast == slow
+    here = {location for _, location in fast}
+    logged_line = _line_of("# LOGGED INIT")
+    assert (__file__, logged_line) in here  # made while the subclass's __init__ ran
+    assert len(here) == 2
+    assert [name for name, location in fast if location == (__file__, logged_line)] == \
+        ["logged_0", "logged_1"]
