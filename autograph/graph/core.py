@@ -361,34 +361,43 @@ def scope(graph):
 # --- user locations, cheap enough to record for every node ----------------
 
 # id(code) -> (code, start offsets of its line ranges, their line numbers), for
-# line_of; the code object is kept by its entry (so its id stays its own), and
-# at most _LINE_TABLES_KEPT entries are kept (then the table starts again)
+# line_of, or (code, look-ups so far) until _LOOKUPS_BEFORE_TABLE; the code object
+# is kept by its entry (so its id stays its own), and at most _LINE_TABLES_KEPT
+# entries are kept (then the table starts again)
 _line_tables = {}
 _LINE_TABLES_KEPT = 256
 # the co_linetable length (bytes) below which f_lineno, ~1 ns a byte, costs less
 # than a look-up in the table (~0.25 us)
 _SHORT_LINE_TABLE = 256
+# a table costs ~30 ns a byte of co_linetable to make: made for a code object
+# once its lines were asked this often (a long function recording many nodes)
+_LOOKUPS_BEFORE_TABLE = 32
 
 
 def line_of(frame):
     """`frame.f_lineno` (None on a line-less instruction); in a long function
-    found by bisection in a table made once per code object from `co_lines()`,
-    the ranges f_lineno reads: f_lineno scans the code's line table from its
-    start, so recording a node per line of a long function cost time growing
-    with its length (a written-out 200-layer MLP: 4 ms of its 12 ms first call)."""
+    that records many nodes found by bisection in a table made once per code
+    object from `co_lines()`, the ranges f_lineno reads: f_lineno scans the
+    code's line table from its start, so recording a node per line of a long
+    function cost time growing with its length (a written-out 200-layer MLP:
+    4 ms of its 12 ms first call)."""
     code = frame.f_code
     lasti = frame.f_lasti
     if len(code.co_linetable) < _SHORT_LINE_TABLE or lasti < 0 or frame.f_trace is not None:
         return frame.f_lineno  # (short code, before the first instruction, or a
         # debugger's line: Python's own answer)
     table = _line_tables.get(id(code))
-    if table is None:
+    if table is None or len(table) == 2:
+        asked = 1 if table is None else table[1] + 1
+        if len(_line_tables) >= _LINE_TABLES_KEPT:
+            _line_tables.clear()
+        if asked < _LOOKUPS_BEFORE_TABLE:
+            _line_tables[id(code)] = (code, asked)
+            return frame.f_lineno
         starts, lines = [], []
         for start, _end, line in code.co_lines():
             starts.append(start)
             lines.append(line)
-        if len(_line_tables) >= _LINE_TABLES_KEPT:
-            _line_tables.clear()
         table = _line_tables[id(code)] = (code, starts, lines)
     return table[2][bisect.bisect_right(table[1], lasti) - 1]
 
