@@ -251,12 +251,17 @@ def _dot_applies(node):
     the same BLAS call -- gemm(row-major, no transpose, M, P, N, A, lda=N,
     B, ldb=P, C, ldc=P) -- so the bits are equal (tests/graph/test_dot_kernel.py);
     other layouts, dims of 1 (gemv, dot) and other dtypes keep `@`."""
-    if node.attrs or len(node.args) != 2 or not all(isinstance(a, Tensor) for a in node.args):
+    if node.attrs or len(node.args) != 2:
         return False
     a, b = node.args
-    return (a.dtype == b.dtype and a.dtype in (np.float32, np.float64)
-            and len(a.static_shape) == 2 and len(b.static_shape) == 2
-            and all(type(d) is int and d >= 2 for d in a.static_shape + b.static_shape))
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype == b.dtype
+            and a.dtype in (np.float32, np.float64)
+            and len(a.static_shape) == 2 and len(b.static_shape) == 2):
+        return False
+    for d in a.static_shape + b.static_shape:  # (a loop, not all() of a generator:
+        if type(d) is not int or d < 2:        # the interpreter asks for each product)
+            return False
+    return True
 
 
 def _as_dot(node, out, args, ctx, buffer=None):

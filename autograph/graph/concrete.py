@@ -375,9 +375,26 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     spec_iter = iter(specs)
     graph = core.Graph(name)
 
+    # (location,) of a placeholder made with only autograph's code between it and
+    # this trace -- rebuild's, unless a list or tuple subclass's constructor runs
+    # (signature.constructing) --: the user's line calling the function, where
+    # every such placeholder is (the frame walk costs ~1 us a leaf)
+    call_location = []
+
     def make_leaf(leaf, path):
         spec = next(spec_iter)
-        placeholder = graph.placeholder(spec.shape, spec.dtype, name=path.lstrip("_") or "input")
+        name = path.lstrip("_") or "input"
+        if getattr(signature.constructing, "depth", 0):
+            placeholder = graph.placeholder(spec.shape, spec.dtype, name=name)
+        elif call_location:
+            graph.fixed_location = call_location[0]
+            try:
+                placeholder = graph.placeholder(spec.shape, spec.dtype, name=name)
+            finally:
+                graph.fixed_location = None
+        else:
+            placeholder = graph.placeholder(spec.shape, spec.dtype, name=name)
+            call_location.append((placeholder.node.location,))
         if isinstance(leaf, np.generic):
             graph.scalar_inputs.add(id(placeholder))
         return placeholder

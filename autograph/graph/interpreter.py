@@ -363,10 +363,14 @@ class Interpreter:
                     if evaluate is None:
                         evaluate = _evaluator(node)
                     args = node.args
-                    if len(args) == 2:  # (most ops: without a list built per node)
+                    count = len(args)
+                    if count == 2:  # (most ops: without a list built per node)
                         a, b = args
                         result = evaluate(values[id(a)] if isinstance(a, tensor) else a,
                                           values[id(b)] if isinstance(b, tensor) else b)
+                    elif count == 1:  # (np.tanh(x), x.T, -x)
+                        a = args[0]
+                        result = evaluate(values[id(a)] if isinstance(a, tensor) else a)
                     else:
                         result = evaluate(*[values[id(a)] if isinstance(a, tensor) else a
                                             for a in args])

@@ -16,6 +16,7 @@ the placeholders); `ag.Variable` and any other object by identity.
 import collections
 import math
 import operator
+import threading
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def _complex(value, leaves, keep):
 
 
 def _sequence(value, leaves, keep):
-    return (type(value), tuple(key_of(v, leaves, keep) for v in value))
+    return (type(value), tuple([key_of(v, leaves, keep) for v in value]))
 
 
 class DictKey:
@@ -223,7 +224,10 @@ def rebuild(value, make_leaf, path):
         return type(value)(*(rebuild(v, make_leaf, f"{path}.{f}")
                              for v, f in zip(value, value._fields)))
     if isinstance(value, (list, tuple)):
-        return type(value)(rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value))
+        items = (rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(value))
+        if type(value) is list or type(value) is tuple:
+            return type(value)(items)
+        return _built_by_subclass(type(value), items)
     if type(value) is collections.deque:
         # a new one, with the same maxlen, as for a list: the trace runs on
         # copies of container arguments (runtime/aliases.py refuses changing one)
@@ -242,6 +246,23 @@ def rebuild(value, make_leaf, path):
         return slots.Rebuilt(structure, ()).build(
             [rebuild(v, make_leaf, f"{path}_{i}") for i, v in enumerate(leaves)])
     return value
+
+
+# .depth: how many list or tuple subclasses' constructors are running in this
+# thread's rebuild (user code, which may make leaves while it runs)
+constructing = threading.local()
+
+
+def _built_by_subclass(kind, items):
+    """`kind(items)` for a list or tuple subclass: its constructor may be Python
+    code that makes the leaves (`items` is a generator), so `constructing.depth`
+    counts it while it runs: a leaf made then is not made with only autograph's
+    code between it and the trace (concrete.py's make_leaf looks its line up)."""
+    constructing.depth = getattr(constructing, "depth", 0) + 1
+    try:
+        return kind(items)
+    finally:
+        constructing.depth -= 1
 
 
 def describe(key):

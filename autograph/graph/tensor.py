@@ -753,7 +753,7 @@ class TensorSpec:
     def __init__(self, shape, dtype=np.float64, name=None):
         if shape is None:
             raise errors.GraphError("TensorSpec needs a shape tuple (use None for unknown dims)")
-        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.shape = tuple([None if d is None else int(d) for d in shape])
         self.dtype = np.dtype(dtype)
         self.name = name
 

@@ -74,13 +74,17 @@ def record(op, args, attrs=None, graph=None, name=None):
         stack = _scope.__dict__.get("stack")
         graph = stack[-1] if stack else graph_for(args)
     attrs = attrs or {}
-    # (a tensor of this graph, the common case, needs no resolving: a tuple of
-    # only those is kept as it is)
+    # (a tensor of this graph, the common case, and a Python number need no
+    # resolving -- resolve gives them back --: a tuple of only those is kept)
     for a in args:
-        if type(a) is not Tensor or a.graph is not graph:
-            args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
-                          for a in args])
-            break
+        if type(a) is Tensor:
+            if a.graph is graph:
+                continue
+        elif type(a) in _PYTHON_SCALARS:
+            continue
+        args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
+                      for a in args])
+        break
     else:
         if type(args) is not tuple:
             args = tuple(args)
@@ -135,6 +139,22 @@ def broadcast_shapes(*shapes):
     else:
         if None not in first:
             return tuple(first)
+    if len(shapes) == 2 and None not in first and None not in shapes[1]:
+        # (two shapes with every dim known, `x @ w + b`: the loop below, spelled out)
+        long, short = first, shapes[1]
+        if len(long) < len(short):
+            long, short = short, long
+        lead = len(long) - len(short)
+        result = list(long[:lead])
+        for a, b in zip(long[lead:], short):
+            if a == b or b == 1:
+                result.append(a)
+            elif a == 1:
+                result.append(b)
+            else:  # (the loop below raises, naming the shapes in their order)
+                break
+        else:
+            return tuple(result)
     ranked = [s for s in shapes if len(s)]
     if len(ranked) <= 1:  # with 0-d ones (scalars): the one shape that has dims
         return tuple(ranked[0]) if ranked else ()

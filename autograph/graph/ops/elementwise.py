@@ -102,13 +102,25 @@ def _ufunc_op(ufunc):
             else:
                 first = None
             if first is not None:
-                # (broadcast_shapes' first case: equal shapes with every dim known)
-                shape = tuple(first) if first == second and None not in first else \
-                    base.broadcast_shapes(first, second)
+                # (broadcast_shapes' first cases: equal shapes with every dim known;
+                # a 0-d operand, such as a Python number: the other's shape)
+                if not second:
+                    shape = tuple(first)
+                elif not first:
+                    shape = tuple(second)
+                else:
+                    shape = tuple(first) if first == second and None not in first else \
+                        base.broadcast_shapes(first, second)
                 dtypes = _dtype_cache.get((ufunc, (key_a, key_b), None))
                 if dtypes is None:
                     dtypes = _out_dtypes(ufunc, args, attrs)
                 return [(shape, dtypes[0])] if nout == 1 else [(shape, dt) for dt in dtypes]
+        if nin == 1 and not attrs and type(args[0]) is Tensor:  # (`np.tanh(x)`, `-x`)
+            a = args[0]  # (broadcast_shapes of one shape: that shape)
+            dtypes = _dtype_cache.get((ufunc, (a.dtype,), None))
+            if dtypes is None:
+                dtypes = _out_dtypes(ufunc, args, attrs)
+            return [(tuple(a.static_shape), dt) for dt in dtypes]
         shape = base.broadcast_shapes(*[a.static_shape if type(a) is Tensor else base.shape_of(a)
                                         for a in args])
         return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]
