@@ -413,7 +413,7 @@ def _while_adjoint(ctx, node, cotangents, live):
     for outer, _ in captured:
         init.append(_zeros_like(ctx.value(outer)))
     invariants = [()] + [adjoint_shape(node.outputs[j]) for j in variables] + \
-        [outer.static_shape for outer, _ in captured]
+        [adjoint_shape(outer) for outer, _ in captured]
     n_adj = len(variables)
 
     def test(tape_value, *rest):

@@ -246,6 +246,24 @@ def test_a_tensor_returned_twice_through_a_finally():
     check(loss, [np.array([0.3, -0.2]), np.int64(0)])
 
 
+def test_a_staged_list_a_later_loop_reads_without_changing_it():
+    # (its adjoint accumulator in the backward loop is an array of rows: it
+    # was given the list's own shape, (), and the backward loop refused it)
+    def loss(a, n):
+        acc = [-0.75]
+        i = 0
+        while i < n:
+            i = i + 1
+            acc.append(a * 2.0)
+        s = a * 1.0
+        k = 0
+        while k < 3:
+            k = k + 1
+            s = s * 0.5 + len(acc) + ag.stack(acc)[-1]
+        return s
+    check(loss, [np.array(0.5), np.int64(3)], argnums=(0,))
+
+
 SCALE = 2.0
 
 
