@@ -161,9 +161,27 @@ def user_frame(depth=1, _want_frame=False):
     return None if _want_frame else ("<unknown>", 0, "?")
 
 
-# code -> the global and attribute names it and its nested code read (weak:
-# the code of a function converted again after clear_caches goes with it)
-_names_read_by = weakref.WeakKeyDictionary()
+def memo_by_code(table, code, compute):
+    """`compute(code)`, remembered in `table` by the code object's identity
+    (a WeakKeyDictionary would hash and compare code objects by value: their
+    whole bytecode, ~40 us for a long function); the entry goes with the
+    code (the code of a function converted again after clear_caches)."""
+    key = id(code)
+    entry = table.get(key)
+    if entry is not None and entry[0]() is code:
+        return entry[1]
+    value = compute(code)
+
+    def forget(ref):
+        if table.get(key, (None,))[0] is ref:  # (unless its id was taken again)
+            del table[key]
+
+    table[key] = (weakref.ref(code, forget), value)
+    return value
+
+
+# id(code) -> the global and attribute names it and its nested code read
+_names_read_by = {}
 
 
 def names_read(code):
@@ -173,17 +191,18 @@ def names_read(code):
     it may be given) -- what the traced code can reach outside its arguments (graph/guards.py
     watches those names after a trace, runtime/staging.py protects the
     arrays behind them while a staged region is traced)."""
-    names = _names_read_by.get(code)
-    if names is None:
-        found, todo = set(), [code]
-        while todo:
-            current = todo.pop()
-            found.update(current.co_names)
-            if "getattr" in current.co_names:  # (`getattr(cfg, "scale", 1.0)` reads `scale`)
-                found.update(c for c in current.co_consts if type(c) is str and c.isidentifier())
-            todo += [c for c in current.co_consts if hasattr(c, "co_names")]
-        names = _names_read_by[code] = tuple(sorted(found))
-    return names
+    return memo_by_code(_names_read_by, code, _names_read)
+
+
+def _names_read(code):
+    found, todo = set(), [code]
+    while todo:
+        current = todo.pop()
+        found.update(current.co_names)
+        if "getattr" in current.co_names:  # (`getattr(cfg, "scale", 1.0)` reads `scale`)
+            found.update(c for c in current.co_consts if type(c) is str and c.isidentifier())
+        todo += [c for c in current.co_consts if hasattr(c, "co_names")]
+    return tuple(sorted(found))
 
 
 def where(filename, lineno):

@@ -205,9 +205,10 @@ def _names_probed(code):
     `in` tests against such a load's result; `guards_of` watches them where
     present and, where absent, for their absence (an object gaining `scale`
     later changes what the call reads).  (Another string caught this way costs a guard or two, no more.)"""
-    entry = _probed_by.get(id(code))
-    if entry is not None and entry[0]() is code:
-        return entry[1]
+    return errors.memo_by_code(_probed_by, code, _probed_names)
+
+
+def _probed_names(code):
     found, todo = set(), [code]
     while todo:
         current = todo.pop()
@@ -238,16 +239,7 @@ def _names_probed(code):
                 continue
             if probing:
                 probing -= 1
-    found = frozenset(found)
-    key = id(code)
-    _probed_by[key] = (weakref.ref(code, lambda ref: _forget_probed(key, ref)), found)
-    return found
-
-
-def _forget_probed(key, ref):
-    """Drops the entry of a code object that died (unless its id is taken again)."""
-    if _probed_by.get(key, (None,))[0] is ref:
-        del _probed_by[key]
+    return frozenset(found)
 
 
 _NAME_LOADS = frozenset(("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST"))
