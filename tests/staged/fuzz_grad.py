@@ -50,9 +50,24 @@ def loss_of(program):
     def loss(x, a, n):
         total = a * 0.0
         for weight, leaf in enumerate(_float_leaves(program(x, n, a), []), 1):
-            total = total + np.sum(leaf) * weight
+            total = total + leaf.sum() * weight if hasattr(leaf, "sum") else \
+                total + leaf * weight
         return total
     return loss
+
+
+def jax_grad(loss, argnums):
+    """`ag.grad`'s twin under JAX: jax.grad of the converted loss, jitted."""
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)  # numpy's float64, as the plain run
+    converted = ag.to_graph(loss)
+
+    def run(x, a, n):
+        gx, ga = jax.jit(jax.grad(converted, argnums=argnums))(jnp.asarray(x), jnp.asarray(a), n)
+        return np.asarray(gx), np.float64(ga)
+    return run
 
 
 def _finite_differences(loss, x, a, n, eps):
@@ -83,6 +98,11 @@ def check(source, arguments, directory, grad=ag.grad):
                 gx, ga = grad(loss, argnums=(0, 1))(x, a, n)
         except errors.AutoGraphError as e:
             return "refused", f"{type(e).__name__}: {e}"
+        except Exception as e:  # noqa: BLE001 - JAX's own refusals (reverse mode through
+            # a while loop, a concrete value of a tracer: documented limits)
+            if grad is ag.grad:
+                raise
+            return "refused", f"{type(e).__name__}: {str(e).splitlines()[0]}"
         expected = _finite_differences(loss, x, a, n, 1e-6)
         if _close(gx, expected[0]) and _close(ga, expected[1]):
             continue
@@ -107,6 +127,9 @@ def main(argv=None):
     parser.add_argument("--features", default="all",
                         help="'all' or a comma list of " + ", ".join(fuzz_programs.FEATURES))
     parser.add_argument("--show", type=int, default=3, help="mismatching programs to print")
+    parser.add_argument("--backend", choices=("graph", "jax"), default="graph",
+                        help="graph: ag.grad; jax: jax.jit(jax.grad(ag.to_graph(loss))), "
+                             "with the programs' np.sin written as arithmetic")
     options = parser.parse_args(argv)
     features = fuzz_programs.FEATURES if options.features == "all" else \
         tuple(options.features.split(","))
@@ -118,7 +141,10 @@ def main(argv=None):
             chooser = fuzz_programs.RandomChooser(options.seed * 1_000_003 + k)
             source, _ = fuzz_programs.write_program(chooser, features)
             rng = np.random.default_rng(options.seed * 1_000_003 + k)
-            kind, detail = check(source, arguments_off_the_grid(chooser, rng), directory)
+            grad = ag.grad
+            if options.backend == "jax":
+                source, grad = fuzz_harness.for_jax(source)[0], jax_grad
+            kind, detail = check(source, arguments_off_the_grid(chooser, rng), directory, grad)
             counts[kind] += 1
             if kind == "refused":
                 refusals[re.sub(r"'[^']*'|\S+\.py:\d+|\d+", "_", detail)[:160]] += 1
