@@ -23,7 +23,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core
 from autograph.graph.ops import base
-from autograph.graph.ops.lists import LIST_LENGTH, TensorList
+from autograph.graph.ops.lists import LIST_LENGTH, TensorList, list_stack
 from autograph.graph.tensor import Tensor
 
 RULES = {}
@@ -709,6 +709,18 @@ def _list_append(v, g):
     before it are the adjoint of the list appended to."""
     length = base.record1(LIST_LENGTH, (v.x(0),))
     return [g[:length], g[length]]
+
+
+@rule("list_pop")
+def _list_pop(v, g):
+    """The list popped from has the rows of the list left (zeros where no
+    adjoint flows) and, last, the popped item's adjoint."""
+    rest, item = g
+    if rest is None:
+        rest = np.zeros_like(list_stack(v.y(0)))
+    if item is None:
+        item = np.zeros_like(v.y(1))
+    return [np.concatenate([rest, np.expand_dims(item, 0)])]
 
 
 @rule("list_set_at")

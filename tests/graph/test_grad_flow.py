@@ -533,7 +533,37 @@ def test_op_without_rule_names_the_op_and_the_line():
         ag.grad(f)(X)
 
 
-def test_list_popped_on_the_gradient_path_is_an_error():
+def _popped_in_a_loop(x, n):
+    items = []
+    ag.set_element_type(items, np.float64, (3,))
+    for i in range(n):
+        items.append(x * i + x * x)
+    last = np.zeros(3)
+    for i in range(n):
+        last = last * 0.5 + items.pop() * (i + 1)
+    return np.sum(last)
+
+
+def _a_stack_machine(x, n):
+    stack = [x, x * 2]
+    for i in range(n):
+        if np.sum(stack[-1]) > 0:
+            stack.append(stack[-1] * x)
+        else:
+            top = stack.pop()
+            stack.append(top + x)
+    return np.sum(ag.stack(stack) ** 2)
+
+
+@pytest.mark.parametrize("fn", [_popped_in_a_loop, _a_stack_machine],
+                         ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_gradient_through_list_pop(fn, n):
+    check(fn, [X, np.int64(n)])
+    check(fn, [-X, np.int64(n)])
+
+
+def test_list_popped_at_an_index_on_the_gradient_path_is_an_error():
     def f(x, n):
         items = []
         ag.set_element_type(items, np.float64, (3,))
@@ -541,9 +571,9 @@ def test_list_popped_on_the_gradient_path_is_an_error():
             items.append(x * i)
         last = np.zeros(3)
         for i in range(n):
-            last = items.pop()
+            last = items.pop(0)
         return np.sum(last)
-    with pytest.raises(errors.GradientError, match="list_pop"):
+    with pytest.raises(errors.GradientError, match="list_pop_at"):
         ag.grad(f)(X, np.int64(3))
 
 
