@@ -276,8 +276,8 @@ def test_every_rule_is_tested_here():
         "np.copysign", "np.ldexp", "np.modf", "np.divmod", "np.sort", "np.tile", "np.repeat",
         "np.tensordot", "np.cumprod", "np.add.accumulate", "np.ptp", "np.maximum.reduce",
         "np.minimum.reduce", "np.fmax.reduce", "np.fmin.reduce", "np.multiply.reduce",
-        # test_grad_flow.py::test_gradient_through_staged_lists
-        "list_stack", "list_append",
+        # test_grad_flow.py::test_gradient_through_staged_lists, ...through_list_pop
+        "list_stack", "list_append", "list_pop",
         # test_positions.py::test_gradient_through_item_assignment_on_a_staged_list
         "list_set_at",
         # tests/staged/test_weak_scalars.py::test_gradient_through_a_python_number_loop_var
