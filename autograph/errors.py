@@ -1377,3 +1377,20 @@ def staged_sum_message(name, location):
         "(numpy adds in pairs: the last bits of a float sum may differ from Python's), "
         f"or add them in a staged loop (`total = 0.0` and `for v in {name}: total = total "
         "+ v`) for Python's order.")
+
+
+# --- a Python number appended to a staged list of another type (graph/ops/lists.py) ---
+
+
+def staged_list_literal_message(value, dtype, stored, location):
+    kind = type(value).__name__
+    return (
+        f"the Python {kind} {value!r} is appended at {location} to a staged list of "
+        f"{dtype} (a list a staged loop grows holds one dtype): it would hold {stored!r}, "
+        f"where Python's list holds {value!r} as it is. Append a number of the list's "
+        f"type ({_literal_fix(dtype)}), or build the list from {kind}s only.")
+
+
+def _literal_fix(dtype):
+    return {"b": "True/False", "i": "an int", "u": "an int", "f": "a float, e.g. 1.0",
+            "c": "a complex"}.get(dtype.kind, f"np.{dtype}(...)")

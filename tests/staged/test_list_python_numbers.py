@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from autograph import errors
 
 X32 = np.array([1.0, -2.0, 3.0], np.float32)
 N = np.int64(3)  # a staged trip count: the lists below are staged lists
@@ -140,3 +141,73 @@ def test_an_item_of_a_mixed_list_is_read_as_a_numpy_value():
     x = X32.astype(np.float64)
     _same(ag.function(mixed_in_a_branch)(x, N), mixed_in_a_branch(x, N))
     _same(ag.function(mixed_in_the_loop)(x, N), mixed_in_the_loop(x, N))
+
+
+def int_then_float_literals(x, n):
+    ks = []
+    for i in range(n):
+        ks.append(i)
+        ks.append(0.5)
+    return ks
+
+
+def declared_int64_gets_a_float(x, n):
+    ks = []
+    ag.set_element_type(ks, np.int64, ())
+    for _ in range(n):
+        ks.append(0.5)
+    return ks
+
+
+def bools_then_an_int(x, n):
+    flags = []
+    for i in range(n):
+        flags.append(x[i] > 0)
+        flags.append(2)
+    return flags
+
+
+def declared_float32_gets_a_tenth(x, n):
+    hist = []
+    ag.set_element_type(hist, np.float32, ())
+    for _ in range(n):
+        hist.append(0.1)
+    return hist
+
+
+@pytest.mark.parametrize("fn, literal, stored", [
+    (int_then_float_literals, "float 0.5", "int64"),
+    (declared_int64_gets_a_float, "float 0.5", "int64"),
+    (bools_then_an_int, "int 2", "bool"),
+    (declared_float32_gets_a_tenth, "float 0.1", "float32"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_a_literal_the_list_would_store_changed_is_refused(fn, literal, stored):
+    # (they were cast into the list's dtype: 0.5 became 0, 2 became True)
+    with pytest.raises(errors.StagingError) as caught:
+        ag.function(fn)(X32, N)
+    message = str(caught.value)
+    assert f"the Python {literal} is appended at {__file__}:" in message
+    assert f"to a staged list of {stored}" in message
+
+
+def literals_of_the_lists_type(x, n):
+    ints, floats, halves, flags = [], [], [], []
+    ag.set_element_type(halves, np.float32, ())
+    for i in range(n):
+        ints.append(i)
+        ints.append(7)
+        floats.append(float(x[i]))
+        floats.append(0.25)
+        halves.append(x[i])
+        halves.append(0.5)  # (exact in float32)
+        flags.append(x[i] > 0)
+        flags.append(True)
+    return ints, floats, halves, flags
+
+
+def test_literals_of_the_lists_type_are_appended_as_they_are():
+    _same(ag.function(literals_of_the_lists_type)(X32, N)[:2],
+          literals_of_the_lists_type(X32, N)[:2])
+    staged = ag.function(literals_of_the_lists_type)(X32, N)
+    assert [float(v) for v in staged[2]] == [1.0, 0.5, -2.0, 0.5, 3.0, 0.5]
+    assert [bool(v) for v in staged[3]] == [True, True, False, True, True, True]

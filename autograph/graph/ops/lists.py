@@ -326,11 +326,26 @@ def list_new(element_dtype=None, element_shape=None):
     return wrap(out, element_dtype, element_shape)
 
 
+# the dtype kinds of a staged list that hold a Python literal as it is
+_LITERAL_KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}
+
+
+def _literal_item(value, dtype):
+    """Python number `value` as an item of a list of `dtype`: numpy's value,
+    when it is the same number of the same kind (an int stays an int, 0.5
+    does not become 0, 0.1 not float32's 0.100000001); else refused."""
+    item = np.asarray(value, dtype)  # (numpy's OverflowError for 300 in int8)
+    if dtype.kind not in _LITERAL_KINDS[type(value)] or item.item() != value:
+        raise errors.StagingError(errors.staged_list_literal_message(
+            value, dtype, item.item(), core.user_location()))
+    return item
+
+
 def _item_for(lst, value, op):
     """`value` as a tensor that `lst` can hold (its element dtype and rank)."""
     graph = base.graph_for((lst,))
-    if isinstance(value, (bool, int, float, complex)) and lst.element_dtype is not None:
-        value = graph.constant(np.asarray(value, lst.element_dtype))
+    if type(value) in _LITERAL_KINDS and lst.element_dtype is not None:
+        value = graph.constant(_literal_item(value, lst.element_dtype))
     value = base.as_tensor(value, graph)
     if lst.element_dtype is not None and value.dtype != lst.element_dtype:
         raise errors.GraphError(errors.graph_op_message(
