@@ -59,6 +59,8 @@ Tracer = jax.core.Tracer
 from jax._src.core import TracingContext as _TracingContext  # noqa: E402
 from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
 from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
+# (a weakly typed cast: what jax makes of a Python int, for range()'s bounds)
+from jax._src.lax.lax import _convert_element_type  # noqa: E402
 
 
 @functools.cache
@@ -313,6 +315,34 @@ def _range_step_check(step):
         raise ValueError("range() arg 3 must not be zero")  # Python's own text
 
 
+def _python_int(value, location):
+    """`operator.index(value)`, as range() reads its bounds: a Python int (a
+    weakly typed int64, what jax makes of one) whatever numpy integer type
+    `value` has, so the counter counts as Python's does (`range(n_u8, 300)`
+    does not wrap; `i + x_i8` stays int8). A uint64 beyond int64 raises
+    numpy's OverflowError when the program runs; a numpy bool is refused
+    (Python's TypeError)."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if not isinstance(value, Tracer) or _aval(value).shape:
+        return value
+    dtype = np.dtype(_aval(value).dtype)
+    if dtype.kind == "b" and not _weak(value):
+        raise errors.StagingError(errors.staged_range_message(str(dtype), location))
+    if dtype.kind not in "iub" or dtype == np.int64 and _weak(value):
+        return value
+    if dtype == np.uint64:
+        _callback(_numpy_conversion(np.dtype(np.int64)), value)
+    return _convert_element_type(value, np.dtype(np.int64), weak_type=True)
+
+
+def _range_bounds(start, stop, step, location):
+    if isinstance(step, Tracer):  # Python's ValueError, when the program runs
+        _callback(_range_step_check, step)
+    return (_python_int(start, location), _python_int(stop, location),
+            _python_int(step, location))
+
+
 def _asserter(message):
     def check(ok):
         if not bool(ok):
@@ -443,13 +473,11 @@ class JaxBackend(Backend):
     def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
                   extra_test=None):
         location = staging.user_location()
+        start, stop, step = _range_bounds(start, stop, step, location)
         dtype = jnp.result_type(*[_as_jax(v) if isinstance(v, Tracer) else v
                                   for v in (start, stop, step)])
         if not jnp.issubdtype(dtype, jnp.integer):
             raise errors.StagingError(errors.staged_range_message(str(dtype), location))
-
-        if isinstance(step, Tracer):  # Python's ValueError, when the program runs
-            _callback(_range_step_check, step)
 
         def test(i, *rest):
             if isinstance(step, Tracer):
@@ -565,6 +593,7 @@ class JaxBackend(Backend):
         return (builtins.enumerate,) if isinstance(value, StagedEnumerate) else (builtins.zip,)
 
     def range_len(self, start, stop, step):
+        start, stop, step = _range_bounds(start, stop, step, staging.user_location())
         span = (jnp.subtract(stop, start) + step - jnp.sign(step)) // step
         return jnp.maximum(span, 0)
 

@@ -464,3 +464,36 @@ def test_numpy_int_type_of_a_python_number_raises_numpys_overflow_error_when_it_
         jax.effects_barrier()
     result = jitted(jnp.ones(3), np.int64(1))
     assert result.dtype == np.int8 and int(result) == counted_int8(jnp.ones(3), 1) == 100
+
+
+def range_from_uint8(x, n):
+    s = x
+    for i in range(250, n):
+        s = s + i  # a Python int meeting int16: int16, as numpy
+    return s, len(range(0, n, 7))
+
+
+def test_range_bounds_of_numpy_int_types_count_in_python_ints():
+    # the counter took the bounds' dtype: uint8 wrapped (250..254 summed to
+    # 236 where Python gives 1260; len(range(0, 255, 7)) was 0), and a strong
+    # int64 counter made `s + i` int64
+    x = np.int16(0)
+    jitted = jax.jit(ag.to_graph(range_from_uint8))
+    total, length = jitted(x, np.uint8(255))
+    expected_total, expected_length = range_from_uint8(x, np.uint8(255))
+    assert total.dtype == np.int16 and int(total) == int(expected_total)
+    assert int(length) == expected_length == 37
+
+
+def bool_range(x):
+    s = 0
+    for i in range(x > 0):
+        s += 1
+    return s
+
+
+def test_a_numpy_bool_range_bound_is_refused_as_python_refuses_it():
+    with pytest.raises(TypeError):
+        bool_range(np.float32(1.0))
+    with pytest.raises(errors.StagingError, match="dtype bool"):
+        jax.jit(ag.to_graph(bool_range))(np.float32(1.0))
