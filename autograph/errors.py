@@ -1358,3 +1358,20 @@ def staged_sum_message(name, location):
         "(numpy adds in pairs: the last bits of a float sum may differ from Python's), "
         f"or add them in a staged loop (`total = 0.0` and `for v in {name}: total = total "
         "+ v`) for Python's order.")
+
+
+# --- a loop variable a staged loop turns from a numpy value into a Python number ---
+
+
+def loop_python_number_message(name, location, loop, before, after, fix=None):
+    """`fix`: the body's number spelled as the numpy type of the start (`np.float32(0.1)`)."""
+    return (
+        f"variable '{name}' is {before} before the staged `{loop}` loop at {location} and "
+        f"{after} after an iteration. In Python it is that Python number once the loop "
+        "has run and the numpy value when it runs no iteration, and numpy's promotion of "
+        "later uses sees which (`0.1 * 3` is 0.30000000000000004 where np.float32(0.1) * 3 "
+        "is 0.3; a Python int meeting an int8 array keeps int8), but a graph value has one "
+        "type. Give it one type: " + (
+            f"write the number as {fix}, or start {name} as a Python number." if fix else
+            f"convert the body's value to the start's type (np.float32(...), "
+            f".astype(...)), or start {name} as a Python number."))

@@ -776,6 +776,13 @@ class _Loop:
                 return after
         var = _Spec(spec.dtype, spec.shape)
         if _weak(after) and not staging.is_number(after):
+            if _aval(after).dtype != spec.dtype and not _aval(after).shape:
+                # a Python number in Python (a counter, arithmetic on one) where
+                # the loop started from a numpy value: refused as staging's is
+                raise errors.StagingError(errors.loop_python_number_message(
+                    staging.shown(name), self.location, self.kind,
+                    staging.describe(self.init[j]), "a staged Python "
+                    f"{'float' if _aval(after).dtype.kind in 'fc' else 'int'}"))
             if jnp.result_type(spec.dtype, after) != spec.dtype:
                 raise errors.StagingError(errors.loop_dtype_message(
                     staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),

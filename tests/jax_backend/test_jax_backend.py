@@ -497,3 +497,24 @@ def test_a_numpy_bool_range_bound_is_refused_as_python_refuses_it():
         bool_range(np.float32(1.0))
     with pytest.raises(errors.StagingError, match="dtype bool"):
         jax.jit(ag.to_graph(bool_range))(np.float32(1.0))
+
+
+def numpy_start_python_counter(x, n):
+    c = x[0]
+    for i in range(n):
+        c = i  # a Python int once the loop ran: `c / 3` is 0.3333333333333333
+    return c / 3
+
+
+def numpy_start_python_int(x, n):
+    c = x[0]
+    for i in range(n):
+        c = 300  # an int8 start: numpy's astype wrapped it to 44
+    return c
+
+
+@pytest.mark.parametrize("fn", [numpy_start_python_counter, numpy_start_python_int])
+def test_a_numpy_loop_start_the_body_makes_a_python_number_is_refused(fn):
+    x = np.array([1, 2, 3], np.int8)
+    with pytest.raises(errors.StagingError, match="after an iteration"):
+        jax.jit(ag.to_graph(fn))(x, np.int64(2))
