@@ -725,7 +725,7 @@ class _Loop:
             if not self.promote:
                 return test, body
             for j, dtype in self.promote.items():
-                self.init[j] = _cast(self.init[j], dtype)
+                self.init[j] = lax.convert_element_type(_as_jax(self.init[j]), dtype)
                 self.specs[j] = _spec(self.init[j], dtype)
         raise AssertionError("weak-type promotion did not settle")  # pragma: no cover
 
@@ -771,7 +771,9 @@ class _Loop:
         spec = self.specs[j]
         if spec.weak_type and _is_value(after):
             promoted = jnp.result_type(spec, after)  # JAX's promotion of a weak start
-            if promoted != spec.dtype:
+            # (also to its own dtype: `s = 0; s += x_i64[i]` is numpy's int64 from
+            # then on in Python, which `s + x_i8` promotes as int64, a weak s as int8)
+            if promoted != spec.dtype or not _weak(after):
                 self.promote[j] = promoted
                 return after
         var = _Spec(spec.dtype, spec.shape)

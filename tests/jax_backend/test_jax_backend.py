@@ -518,3 +518,21 @@ def test_a_numpy_loop_start_the_body_makes_a_python_number_is_refused(fn):
     x = np.array([1, 2, 3], np.int8)
     with pytest.raises(errors.StagingError, match="after an iteration"):
         jax.jit(ag.to_graph(fn))(x, np.int64(2))
+
+
+def python_start_numpy_item(x, n):
+    d = 0
+    a = 0
+    for i in range(n):
+        a = d + 1  # np.int64 from the second iteration on, in Python
+        d = x[i]  # np.int64 from the first iteration on
+    return a + np.int8(100)
+
+
+def test_a_python_start_the_body_makes_numpys_own_dtype_is_no_longer_weak():
+    # JAX kept `d` weakly typed (int64 either way, so no promotion was seen),
+    # so `a` was too: `a + np.int8(100)` was int8 where Python's np.int64 keeps int64
+    x = np.array([5, 7], np.int64)
+    result = jax.jit(ag.to_graph(python_start_numpy_item))(x, np.int64(2))
+    expected = python_start_numpy_item(x, np.int64(2))
+    assert result.dtype == expected.dtype == np.int64 and int(result) == int(expected) == 106
