@@ -770,7 +770,10 @@ class _Loop:
         (`s = 0`) that the body promotes is noted for a retrace instead."""
         spec = self.specs[j]
         if spec.weak_type and _is_value(after):
-            promoted = jnp.result_type(spec, after)  # JAX's promotion of a weak start
+            # JAX's promotion of a weak start (a Python number of its kind: a
+            # ShapeDtypeStruct would promote as a strong value, 0.0 with float32
+            # as float64)
+            promoted = jnp.result_type(np.dtype(spec.dtype).type(0).item(), after)
             # (also to its own dtype: `s = 0; s += x_i64[i]` is numpy's int64 from
             # then on in Python, which `s + x_i8` promotes as int64, a weak s as int8)
             if promoted != spec.dtype or not _weak(after):

@@ -536,3 +536,19 @@ def test_a_python_start_the_body_makes_numpys_own_dtype_is_no_longer_weak():
     result = jax.jit(ag.to_graph(python_start_numpy_item))(x, np.int64(2))
     expected = python_start_numpy_item(x, np.int64(2))
     assert result.dtype == expected.dtype == np.int64 and int(result) == int(expected) == 106
+
+
+def float_start_float32_sum(x):
+    s = 0.0
+    for v in x:
+        s = s + v * 2.0  # float32 from the first iteration on, as numpy promotes 0.0
+    return s
+
+
+def test_a_python_float_start_promotes_to_the_bodys_float32():
+    # the weak start's promotion was computed from its ShapeDtypeStruct, which
+    # jnp.result_type takes for a strong float64: refused before 6e0dfee, then
+    # carried as float64 (13.75 in float64 where Python sums in float32)
+    x = np.array([1.5, 2.25, 3.125], np.float32)
+    result = jax.jit(ag.to_graph(float_start_float32_sum))(x)
+    assert result.dtype == np.float32 and float(result) == float(float_start_float32_sum(x))
