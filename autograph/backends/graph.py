@@ -90,6 +90,19 @@ def _python_int(value):
         base.record1(random_ops.WEAK_CAST, (value,), {"dtype": _INT64}))
 
 
+def _python_number_items(iterable):
+    """True when a Python list or tuple holds Python numbers of one type (its
+    items, fetched by a staged counter, are then staged Python numbers),
+    False when it mixes several (or numbers and numpy values: an item's type
+    would depend on the counter), None otherwise."""
+    if not isinstance(iterable, (list, tuple)) or not iterable:
+        return None
+    kinds = {type(v) for v in iterable}
+    if not kinds & {bool, int, float, complex}:
+        return None
+    return len(kinds) == 1
+
+
 def _range_bounds(start, stop, step):
     """range()'s bounds as Python ints (_python_int); a staged step of 0 raises
     Python's ValueError when the graph runs."""
@@ -240,10 +253,17 @@ class GraphBackend(Backend):
                 tensor = base.as_tensor(iterable)
             except (ValueError, TypeError, errors.GraphError):
                 tensor = None
-            if tensor is None or tensor.dtype.kind == "O" or not tensor.static_shape:
+            one_array = tensor is not None and tensor.dtype.kind != "O" and tensor.static_shape
+            numbers = _python_number_items(iterable) if one_array else None
+            if not one_array or numbers is False:
                 raise errors.StagingError(errors.staged_iteration_message(
                     f"the Python {type(iterable).__name__} {iterable!r} (its items do not "
-                    "make one array)", staging.user_location()))
+                    "make one array" + (" of one type: Python numbers of several types, or "
+                                        "with numpy values" if numbers is False else "") + ")",
+                    staging.user_location()))
+            if numbers:  # (Python numbers stay Python numbers: `v_f32 * w` is float32)
+                return _Sequence(tensor.static_shape[0],
+                                 lambda i: random_ops.as_python_number(tensor[i]), "python")
             return _Sequence(tensor.static_shape[0], lambda i: tensor[i], "python")
         raise errors.StagingError(errors.staged_iteration_message(
             repr(iterable), staging.user_location()))

@@ -526,6 +526,12 @@ class JaxBackend(Backend):
                 array = _as_jax(iterable)
             except (TypeError, ValueError):
                 array = None
+            kinds = {type(v) for v in iterable} if isinstance(iterable, (list, tuple)) else ()
+            if array is not None and array.shape and kinds and kinds & {bool, int, float}:
+                if len(kinds) > 1:  # (an item's type would depend on the counter)
+                    array = None
+                else:  # Python numbers stay Python numbers (weakly typed): `v_f32 * w`
+                    array = _convert_element_type(array, array.dtype, weak_type=True)
             if array is not None and array.shape:
                 return _Sequence(array.shape[0], [array], lambda xs: xs[0])
         raise errors.StagingError(errors.staged_iteration_message(repr(iterable), location))
@@ -853,7 +859,8 @@ class _Loop:
     def run_scan(self, sequence, body_fn, extra_test):
         """`for item in sequence: body` as lax.scan; a `break` (extra_test)
         masks the iterations after it."""
-        self.item_specs = [jax.ShapeDtypeStruct(x.shape[1:], x.dtype) for x in sequence.xs]
+        self.item_specs = [jax.ShapeDtypeStruct(x.shape[1:], x.dtype, weak_type=_weak(x))
+                           for x in sequence.xs]
         test, body = self._trace(extra_test, body_fn, len(sequence.xs), sequence.make_item)
         n, r = len(self.specs), self.n_returned
         init = self.init + [_zeros(a) for a in body.out_avals[n:n + r]]

@@ -552,3 +552,17 @@ def test_a_python_float_start_promotes_to_the_bodys_float32():
     x = np.array([1.5, 2.25, 3.125], np.float32)
     result = jax.jit(ag.to_graph(float_start_float32_sum))(x)
     assert result.dtype == np.float32 and float(result) == float(float_start_float32_sum(x))
+
+
+def zipped_python_floats(x):
+    s = 0.0
+    for a, w in zip(x, [1.0, 2.0, 3.0]):
+        s = s + a * w  # w is a Python float: float32 * w is float32
+    return s
+
+
+def test_zipped_python_numbers_stay_weakly_typed():
+    # the list became a strong float64 array: the sum was float64
+    x = np.array([1.5, 2.25, 3.125], np.float32)
+    result = jax.jit(ag.to_graph(zipped_python_floats))(x)
+    assert result.dtype == np.float32 and float(result) == float(zipped_python_floats(x))

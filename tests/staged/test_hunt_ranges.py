@@ -105,3 +105,41 @@ def test_numpy_bool_bound_is_refused_as_python_refuses_it():
         bool_bound(X)
     with pytest.raises(errors.StagingError, match="dtype bool"):
         ag.function(bool_bound)(X)
+
+
+# -- a Python list of Python numbers zipped with a staged array -------------------------
+
+def zipped_python_floats(x):
+    s = 0.0
+    for a, w in zip(x, [1.0, 2.0, 3.0]):
+        s = s + a * w  # w is a Python float: float32 * w is float32
+    return s
+
+
+def zipped_python_ints(x):
+    s = x[0]
+    for a, k in zip(x, (1, 2, 3)):
+        s = s + a * k
+    return s
+
+
+@pytest.mark.parametrize("fn, x", [
+    (zipped_python_floats, X[:3]),
+    (zipped_python_ints, X[:3]),
+    (zipped_python_ints, np.array([100, 20, 3], np.int8)),
+], ids=["floats", "ints", "ints-int8"])
+def test_zipped_python_numbers_stay_python_numbers(fn, x):
+    _check(fn, x)
+
+
+def mixed_python_numbers(x):
+    s = 0.0
+    for a, w in zip(x, [1, 2.5, 3]):
+        s = s + a * w
+    return s
+
+
+def test_zipped_python_numbers_of_several_types_are_refused():
+    # (an item's type, int or float, would depend on the staged counter)
+    with pytest.raises(errors.StagingError, match="of one type"):
+        ag.function(mixed_python_numbers)(X[:3])
