@@ -1394,3 +1394,20 @@ def staged_list_literal_message(value, dtype, stored, location):
 def _literal_fix(dtype):
     return {"b": "True/False", "i": "an int", "u": "an int", "f": "a float, e.g. 1.0",
             "c": "a complex"}.get(dtype.kind, f"np.{dtype}(...)")
+
+
+# --- a loop variable a staged loop turns from a numpy value into a Python number ---
+
+
+def loop_python_number_message(name, location, loop, before, after, fix=None):
+    """`fix`: the body's number spelled as the numpy type of the start (`np.float32(0.1)`)."""
+    return (
+        f"variable '{name}' is {before} before the staged `{loop}` loop at {location} and "
+        f"{after} after an iteration. In Python it is that Python number once the loop "
+        "has run and the numpy value when it runs no iteration, and numpy's promotion of "
+        "later uses sees which (`0.1 * 3` is 0.30000000000000004 where np.float32(0.1) * 3 "
+        "is 0.3; a Python int meeting an int8 array keeps int8), but a graph value has one "
+        "type. Give it one type: " + (
+            f"write the number as {fix}, or start {name} as a Python number." if fix else
+            f"convert the body's value to the start's type (np.float32(...), "
+            f".astype(...)), or start {name} as a Python number."))

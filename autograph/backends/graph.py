@@ -68,6 +68,53 @@ def _identity(i):
     return i
 
 
+_INT64 = np.dtype(np.int64)
+
+
+def _python_int(value):
+    """`operator.index(value)`, as range() and enumerate() read their bounds
+    and start: a Python int whatever numpy integer type `value` has (a staged
+    one a PythonNumber, so the counter counts as Python does: `range(n_u8,
+    300)` does not wrap, `i * x_f32` stays float32). A uint64 beyond int64
+    raises numpy's OverflowError when the graph runs (weak_cast's check).
+    Other values (floats, numpy bools: Python's TypeError) are left for
+    _for_counter's refusal."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if not isinstance(value, Tensor) or value.static_shape != () or (
+            value.dtype.kind not in "iu" and not (
+                value.dtype.kind == "b" and isinstance(value, random_ops.PythonNumber))) or (
+            value.dtype == _INT64 and isinstance(value, random_ops.PythonNumber)):
+        return value
+    return random_ops.as_python_number(
+        base.record1(random_ops.WEAK_CAST, (value,), {"dtype": _INT64}))
+
+
+def _python_number_items(iterable):
+    """True when a Python list or tuple holds Python numbers of one type (its
+    items, fetched by a staged counter, are then staged Python numbers),
+    False when it mixes several (or numbers and numpy values: an item's type
+    would depend on the counter), None otherwise."""
+    if not isinstance(iterable, (list, tuple)) or not iterable:
+        return None
+    kinds = {type(v) for v in iterable}
+    if not kinds & {bool, int, float, complex}:
+        return None
+    return len(kinds) == 1
+
+
+def _range_bounds(start, stop, step):
+    """range()'s bounds as Python ints (_python_int); a staged step of 0 raises
+    Python's ValueError when the graph runs."""
+    if isinstance(step, Tensor) and step.dtype.kind in "iub":
+        engine.assert_op(np.not_equal(step, 0), "range() arg 3 must not be zero",
+                         error="ValueError", error_args=("range() arg 3 must not be zero",))
+    # (the stop is only compared with the counter, which numpy does exactly for
+    # any two integer dtypes: left as it is, it costs no cast)
+    stop = stop if isinstance(stop, Tensor) and stop.dtype.kind in "iu" else _python_int(stop)
+    return _python_int(start), stop, _python_int(step)
+
+
 class _Sequence:
     """A staged iterable: `length` items, item i is `get(i)`."""
 
@@ -165,6 +212,7 @@ class GraphBackend(Backend):
 
     def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
                   extra_test=None):
+        start, stop, step = _range_bounds(start, stop, step)
         return self._for_counter(start, stop, step, _identity, body_fn, extra_test,
                                  target, state, names, opts)
 
@@ -176,7 +224,7 @@ class GraphBackend(Backend):
     def _sequence(self, iterable):
         if isinstance(iterable, StagedEnumerate):
             inner = self._sequence(iterable.iterable)
-            start = iterable.start
+            start = _python_int(iterable.start)
             def count(i):
                 return i if type(start) is int and start == 0 else i + start
             return _Sequence(inner.length, lambda i: (count(i), inner.get(i)), "enumerate")
@@ -206,10 +254,17 @@ class GraphBackend(Backend):
                 tensor = base.as_tensor(iterable)
             except (ValueError, TypeError, errors.GraphError):
                 tensor = None
-            if tensor is None or tensor.dtype.kind == "O" or not tensor.static_shape:
+            one_array = tensor is not None and tensor.dtype.kind != "O" and tensor.static_shape
+            numbers = _python_number_items(iterable) if one_array else None
+            if not one_array or numbers is False:
                 raise errors.StagingError(errors.staged_iteration_message(
                     f"the Python {type(iterable).__name__} {iterable!r} (its items do not "
-                    "make one array)", staging.user_location()))
+                    "make one array" + (" of one type: Python numbers of several types, or "
+                                        "with numpy values" if numbers is False else "") + ")",
+                    staging.user_location()))
+            if numbers:  # (Python numbers stay Python numbers: `v_f32 * w` is float32)
+                return _Sequence(tensor.static_shape[0],
+                                 lambda i: random_ops.as_python_number(tensor[i]), "python")
             return _Sequence(tensor.static_shape[0], lambda i: tensor[i], "python")
         raise errors.StagingError(errors.staged_iteration_message(
             repr(iterable), staging.user_location()))
@@ -231,15 +286,15 @@ class GraphBackend(Backend):
         """`for i in range(start, stop, step): state = body(get_item(i), *state)`,
         staged as a while_loop whose state is (i, *state).  `target` (the user's
         loop variable, or None) names the counter and item in graph listings."""
-        dtype = np.result_type(*[v.dtype if isinstance(v, Tensor) else v
-                                 for v in (start, stop, step)])
-        if dtype.kind not in "iu":
+        # (start and step are Python ints or staged ones here: _range_bounds; a
+        # float, or a numpy bool which Python's range() takes for no int either)
+        wrong = [v.dtype if isinstance(v, Tensor) else type(v).__name__
+                 for v in (start, stop, step)
+                 if not (isinstance(v, Tensor) and v.dtype.kind in "iu" or isinstance(v, int))]
+        if wrong:
             raise errors.StagingError(errors.staged_range_message(
-                str(dtype), staging.user_location()))
-        counter = np.asarray(start, dtype)[()] if not isinstance(start, Tensor) else (
-            start.astype(dtype) if start.dtype != dtype else start)
-        if type(start) is int and dtype == np.int64:
-            counter = start  # range() counts in Python ints: a Python number (ops/random.py)
+                str(wrong[0]), staging.user_location()))
+        counter = start  # range() counts in Python ints: a Python number (ops/random.py)
 
         def in_range(i):
             if isinstance(step, Tensor):
@@ -357,10 +412,12 @@ class GraphBackend(Backend):
         return (builtins.enumerate,) if isinstance(value, StagedEnumerate) else (builtins.zip,)
 
     def range_len(self, start, stop, step):
-        # np.subtract, not `-`: stop may be a Python int (numpy-typed here, like
-        # the loop counter) or a Tensor (which np.asarray cannot take)
-        span = (np.subtract(stop, start) + step - np.sign(step)) // step
-        return np.maximum(span, 0)
+        """A Python int, as len() is: the bounds are Python ints (staged ones
+        PythonNumbers), so this is Python's arithmetic on them."""
+        start, stop, step = _range_bounds(start, stop, step)
+        stop = _python_int(stop)
+        span = (stop - start + step - ((step > 0) - (step < 0))) // step
+        return random_ops.as_python_number(np.maximum(span, 0))
 
     def enumerate_(self, iterable, start=0):
         return StagedEnumerate(iterable, start)

@@ -59,6 +59,8 @@ Tracer = jax.core.Tracer
 from jax._src.core import TracingContext as _TracingContext  # noqa: E402
 from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
 from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
+# (a weakly typed cast: what jax makes of a Python int, for range()'s bounds)
+from jax._src.lax.lax import _convert_element_type  # noqa: E402
 
 
 @functools.cache
@@ -313,6 +315,34 @@ def _range_step_check(step):
         raise ValueError("range() arg 3 must not be zero")  # Python's own text
 
 
+def _python_int(value, location):
+    """`operator.index(value)`, as range() reads its bounds: a Python int (a
+    weakly typed int64, what jax makes of one) whatever numpy integer type
+    `value` has, so the counter counts as Python's does (`range(n_u8, 300)`
+    does not wrap; `i + x_i8` stays int8). A uint64 beyond int64 raises
+    numpy's OverflowError when the program runs; a numpy bool is refused
+    (Python's TypeError)."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if not isinstance(value, Tracer) or _aval(value).shape:
+        return value
+    dtype = np.dtype(_aval(value).dtype)
+    if dtype.kind == "b" and not _weak(value):
+        raise errors.StagingError(errors.staged_range_message(str(dtype), location))
+    if dtype.kind not in "iub" or dtype == np.int64 and _weak(value):
+        return value
+    if dtype == np.uint64:
+        _callback(_numpy_conversion(np.dtype(np.int64)), value)
+    return _convert_element_type(value, np.dtype(np.int64), weak_type=True)
+
+
+def _range_bounds(start, stop, step, location):
+    if isinstance(step, Tracer):  # Python's ValueError, when the program runs
+        _callback(_range_step_check, step)
+    return (_python_int(start, location), _python_int(stop, location),
+            _python_int(step, location))
+
+
 def _asserter(message):
     def check(ok):
         if not bool(ok):
@@ -443,13 +473,11 @@ class JaxBackend(Backend):
     def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
                   extra_test=None):
         location = staging.user_location()
+        start, stop, step = _range_bounds(start, stop, step, location)
         dtype = jnp.result_type(*[_as_jax(v) if isinstance(v, Tracer) else v
                                   for v in (start, stop, step)])
         if not jnp.issubdtype(dtype, jnp.integer):
             raise errors.StagingError(errors.staged_range_message(str(dtype), location))
-
-        if isinstance(step, Tracer):  # Python's ValueError, when the program runs
-            _callback(_range_step_check, step)
 
         def test(i, *rest):
             if isinstance(step, Tracer):
@@ -498,6 +526,12 @@ class JaxBackend(Backend):
                 array = _as_jax(iterable)
             except (TypeError, ValueError):
                 array = None
+            kinds = {type(v) for v in iterable} if isinstance(iterable, (list, tuple)) else ()
+            if array is not None and array.shape and kinds and kinds & {bool, int, float}:
+                if len(kinds) > 1:  # (an item's type would depend on the counter)
+                    array = None
+                else:  # Python numbers stay Python numbers (weakly typed): `v_f32 * w`
+                    array = _convert_element_type(array, array.dtype, weak_type=True)
             if array is not None and array.shape:
                 return _Sequence(array.shape[0], [array], lambda xs: xs[0])
         raise errors.StagingError(errors.staged_iteration_message(repr(iterable), location))
@@ -565,6 +599,7 @@ class JaxBackend(Backend):
         return (builtins.enumerate,) if isinstance(value, StagedEnumerate) else (builtins.zip,)
 
     def range_len(self, start, stop, step):
+        start, stop, step = _range_bounds(start, stop, step, staging.user_location())
         span = (jnp.subtract(stop, start) + step - jnp.sign(step)) // step
         return jnp.maximum(span, 0)
 
@@ -696,7 +731,7 @@ class _Loop:
             if not self.promote:
                 return test, body
             for j, dtype in self.promote.items():
-                self.init[j] = _cast(self.init[j], dtype)
+                self.init[j] = lax.convert_element_type(_as_jax(self.init[j]), dtype)
                 self.specs[j] = _spec(self.init[j], dtype)
         raise AssertionError("weak-type promotion did not settle")  # pragma: no cover
 
@@ -741,12 +776,24 @@ class _Loop:
         (`s = 0`) that the body promotes is noted for a retrace instead."""
         spec = self.specs[j]
         if spec.weak_type and _is_value(after):
-            promoted = jnp.result_type(spec, after)  # JAX's promotion of a weak start
-            if promoted != spec.dtype:
+            # JAX's promotion of a weak start (a Python number of its kind: a
+            # ShapeDtypeStruct would promote as a strong value, 0.0 with float32
+            # as float64)
+            promoted = jnp.result_type(np.dtype(spec.dtype).type(0).item(), after)
+            # (also to its own dtype: `s = 0; s += x_i64[i]` is numpy's int64 from
+            # then on in Python, which `s + x_i8` promotes as int64, a weak s as int8)
+            if promoted != spec.dtype or not _weak(after):
                 self.promote[j] = promoted
                 return after
         var = _Spec(spec.dtype, spec.shape)
         if _weak(after) and not staging.is_number(after):
+            if _aval(after).dtype != spec.dtype and not _aval(after).shape:
+                # a Python number in Python (a counter, arithmetic on one) where
+                # the loop started from a numpy value: refused as staging's is
+                raise errors.StagingError(errors.loop_python_number_message(
+                    staging.shown(name), self.location, self.kind,
+                    staging.describe(self.init[j]), "a staged Python "
+                    f"{'float' if _aval(after).dtype.kind in 'fc' else 'int'}"))
             if jnp.result_type(spec.dtype, after) != spec.dtype:
                 raise errors.StagingError(errors.loop_dtype_message(
                     staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
@@ -812,7 +859,8 @@ class _Loop:
     def run_scan(self, sequence, body_fn, extra_test):
         """`for item in sequence: body` as lax.scan; a `break` (extra_test)
         masks the iterations after it."""
-        self.item_specs = [jax.ShapeDtypeStruct(x.shape[1:], x.dtype) for x in sequence.xs]
+        self.item_specs = [jax.ShapeDtypeStruct(x.shape[1:], x.dtype, weak_type=_weak(x))
+                           for x in sequence.xs]
         test, body = self._trace(extra_test, body_fn, len(sequence.xs), sequence.make_item)
         n, r = len(self.specs), self.n_returned
         init = self.init + [_zeros(a) for a in body.out_avals[n:n + r]]

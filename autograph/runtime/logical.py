@@ -61,10 +61,13 @@ def if_exp(cond, if_true, if_false, expr_text):
 
 def contains(a, b):
     """Python meaning: `a in b`.  For a staged array `b`, numpy's meaning of
-    `in`, `(b == a).any()`, staged (Python would ask for its bool at once)."""
+    `in`, `(b == a).any()`, staged (Python would ask for its bool at once) as
+    the Python bool `in` gives (`~(t in x)` is -2, not numpy's False): the
+    backend's `not` of "every item differs", the same truth value (NaN and an
+    empty `b` included) through the one operator that gives Python's bool."""
     if backend_of(b) is None:
         return a in b
-    return (b == a).any()
+    return not_((b != a).all())
 
 
 def not_contains(a, b):

@@ -780,6 +780,14 @@ def check_loop_leaf(name, var, after, location, loop):
                 var_list[0] != after_list[0]:
             fail(errors.loop_dtype_message)
         return
+    if python_number_type(after) is not None and not getattr(var, "python_number", False) \
+            and np.dtype(var.dtype) != np.asarray(python_number_type(after)(0)).dtype:
+        # a numpy value on entry, a Python number after an iteration: Python's
+        # type depends on whether the loop ran (as for a branch, a number of
+        # its default dtype, `i64` then `-1`, is let through as the numpy value)
+        raise errors.StagingError(errors.loop_python_number_message(
+            shown(name), location, loop, describe(var), describe(after),
+            f"np.{np.dtype(var.dtype).name}({after!r})" if is_number(after) else None))
     if is_number(after):
         if np.result_type(var.dtype, after) != var.dtype:
             fail(errors.loop_dtype_message)

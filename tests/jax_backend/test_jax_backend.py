@@ -464,3 +464,105 @@ def test_numpy_int_type_of_a_python_number_raises_numpys_overflow_error_when_it_
         jax.effects_barrier()
     result = jitted(jnp.ones(3), np.int64(1))
     assert result.dtype == np.int8 and int(result) == counted_int8(jnp.ones(3), 1) == 100
+
+
+def range_from_uint8(x, n):
+    s = x
+    for i in range(250, n):
+        s = s + i  # a Python int meeting int16: int16, as numpy
+    return s, len(range(0, n, 7))
+
+
+def test_range_bounds_of_numpy_int_types_count_in_python_ints():
+    # the counter took the bounds' dtype: uint8 wrapped (250..254 summed to
+    # 236 where Python gives 1260; len(range(0, 255, 7)) was 0), and a strong
+    # int64 counter made `s + i` int64
+    x = np.int16(0)
+    jitted = jax.jit(ag.to_graph(range_from_uint8))
+    total, length = jitted(x, np.uint8(255))
+    expected_total, expected_length = range_from_uint8(x, np.uint8(255))
+    assert total.dtype == np.int16 and int(total) == int(expected_total)
+    assert int(length) == expected_length == 37
+
+
+def bool_range(x):
+    s = 0
+    for i in range(x > 0):
+        s += 1
+    return s
+
+
+def test_a_numpy_bool_range_bound_is_refused_as_python_refuses_it():
+    with pytest.raises(TypeError):
+        bool_range(np.float32(1.0))
+    with pytest.raises(errors.StagingError, match="dtype bool"):
+        jax.jit(ag.to_graph(bool_range))(np.float32(1.0))
+
+
+def numpy_start_python_counter(x, n):
+    c = x[0]
+    for i in range(n):
+        c = i  # a Python int once the loop ran: `c / 3` is 0.3333333333333333
+    return c / 3
+
+
+def numpy_start_python_int(x, n):
+    c = x[0]
+    for i in range(n):
+        c = 300  # an int8 start: numpy's astype wrapped it to 44
+    return c
+
+
+@pytest.mark.parametrize("fn", [numpy_start_python_counter, numpy_start_python_int])
+def test_a_numpy_loop_start_the_body_makes_a_python_number_is_refused(fn):
+    x = np.array([1, 2, 3], np.int8)
+    with pytest.raises(errors.StagingError, match="after an iteration"):
+        jax.jit(ag.to_graph(fn))(x, np.int64(2))
+
+
+def python_start_numpy_item(x, n):
+    d = 0
+    a = 0
+    for i in range(n):
+        a = d + 1  # np.int64 from the second iteration on, in Python
+        d = x[i]  # np.int64 from the first iteration on
+    return a + np.int8(100)
+
+
+def test_a_python_start_the_body_makes_numpys_own_dtype_is_no_longer_weak():
+    # JAX kept `d` weakly typed (int64 either way, so no promotion was seen),
+    # so `a` was too: `a + np.int8(100)` was int8 where Python's np.int64 keeps int64
+    x = np.array([5, 7], np.int64)
+    result = jax.jit(ag.to_graph(python_start_numpy_item))(x, np.int64(2))
+    expected = python_start_numpy_item(x, np.int64(2))
+    assert result.dtype == expected.dtype == np.int64 and int(result) == int(expected) == 106
+
+
+def float_start_float32_sum(x):
+    s = 0.0
+    for v in x:
+        s = s + v * 2.0  # float32 from the first iteration on, as numpy promotes 0.0
+    return s
+
+
+def test_a_python_float_start_promotes_to_the_bodys_float32():
+    # the weak start's promotion was computed from its ShapeDtypeStruct, which
+    # jnp.result_type takes for a strong float64: refused before 6e0dfee, then
+    # carried as float64 (13.75 in float64 where Python sums in float32)
+    x = np.array([1.5, 2.25, 3.125], np.float32)
+    result = jax.jit(ag.to_graph(float_start_float32_sum))(x)
+    assert result.dtype == np.float32 and float(result) == float(float_start_float32_sum(x))
+
+
+def zipped_python_floats(x):
+    s = 0.0
+    for a, w in zip(x, [1.0, 2.0, 3.0]):
+        s = s + a * w  # w is a Python float: float32 * w is float32
+    return s
+
+
+def test_zipped_python_numbers_stay_weakly_typed():
+    # the list became a strong float64 array: the sum was float64
+    x = np.array([1.5, 2.25, 3.125], np.float32)
+    result = jax.jit(ag.to_graph(zipped_python_floats))(x)
+    assert result.dtype == np.float32 and float(result) == float(zipped_python_floats(x))

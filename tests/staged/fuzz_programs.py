@@ -343,14 +343,16 @@ def write_program(chooser, features, **limits):
 
 def argument_sets(chooser):
     """Argument sets (numpy values) for one program: empty and short arrays,
-    zero, one and a few iterations."""
+    zero, one and a few iterations; float64 or float32 arrays and numbers, and
+    int64, int32 or uint8 counts (numpy's promotion of narrower dtypes meets
+    the staged Python numbers there: all-default dtypes never showed it)."""
     import numpy as np
     sets = []
     for _ in range(3):
         length = chooser.integer(0, 4)
         values = [chooser.choice([-1.5, -0.5, 0.0, 0.25, 0.75, 1.5, 2.0]) for _ in range(length)]
-        x = np.array(values, dtype=np.float64)
-        n = np.int64(chooser.integer(0, 4))
-        a = np.float64(chooser.choice([-1.0, 0.0, 0.5, 1.25]))
+        x = np.array(values, dtype=chooser.choice([np.float64, np.float32]))
+        n = chooser.choice([np.int64, np.int32, np.uint8])(chooser.integer(0, 4))
+        a = chooser.choice([np.float64, np.float32])(chooser.choice([-1.0, 0.0, 0.5, 1.25]))
         sets.append((x, n, a))
     return sets

@@ -1,0 +1,145 @@
+"""range() and enumerate() with numpy-typed staged bounds count in Python ints.
+
+`range(n)` takes its bounds through `operator.index`, so its counter is a
+Python int whatever numpy integer type `n` has (`range(np.uint8(250), 260)`
+counts to 259; `i * x_f32` is float32).  The graph engine typed the counter
+by the bounds' dtype: it wrapped in uint8 (a wrong sum; a loop past 255
+never ended) and made `i * x_f32` float64.  A staged step of 0 ran no
+iteration where Python raises ValueError.
+"""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+from tests.staged.test_weak_scalars import _outcome, _same
+
+X = np.array([1., 2., 3., 4.], np.float32)
+
+
+def _check(fn, *args):
+    expected, actual = _outcome(fn, *args), _outcome(ag.function(fn), *args)
+    assert _same(expected, actual), (expected, actual)
+
+
+def start_from_argument(x, n):
+    s = 0
+    for i in range(n, 0, -1):
+        s = s + i * x[0]
+    return s
+
+
+def uint8_stop(x, n):
+    s = 0
+    for i in range(250, n):
+        s = s + i
+    return s
+
+
+def counter_returned(x, n):
+    k = 0
+    for i in range(n, 10):
+        k = i
+    return k
+
+
+def mixed_bounds(x, n, m):
+    s = 0
+    for i in range(n, m):
+        s = s + i * x[0]
+    return s
+
+
+def enumerate_numpy_start(x, start):
+    s = 0
+    for i, v in enumerate(x, start):
+        s = s + i * v
+    return s
+
+
+def range_length(x, n):
+    return len(range(n, 300)), len(range(0, n, 7))
+
+
+def staged_zero_step(x, k):
+    s = 0
+    for i in range(0, 5, k):
+        s += i
+    return s
+
+
+@pytest.mark.parametrize("fn, args", [
+    (start_from_argument, (X, np.int64(3))),
+    (uint8_stop, (X, np.uint8(255))),
+    (counter_returned, (X, np.int64(3))),
+    (mixed_bounds, (X, np.int32(1), np.int64(5))),
+    (mixed_bounds, (X, np.int8(1), np.uint8(5))),
+    (enumerate_numpy_start, (X, np.int64(2))),
+    (enumerate_numpy_start, (X, np.int8(100))),
+    (range_length, (X, np.uint8(250))),
+    (range_length, (X, np.int64(-3))),
+    (staged_zero_step, (X, np.int64(2))),
+    (staged_zero_step, (X, np.int64(0))),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_range_counts_in_python_ints(fn, args):
+    _check(fn, *args)
+
+
+def test_zero_step_raises_on_a_later_call_too():
+    staged = ag.function(staged_zero_step)
+    assert staged(X, np.int64(2)) == 6
+    with pytest.raises(ValueError, match="must not be zero"):
+        staged(X, np.int64(0))
+
+
+def bool_bound(x):
+    s = 0
+    for i in range(x[0] > 0):
+        s += 1
+    return s
+
+
+def test_numpy_bool_bound_is_refused_as_python_refuses_it():
+    with pytest.raises(TypeError):
+        bool_bound(X)
+    with pytest.raises(errors.StagingError, match="dtype bool"):
+        ag.function(bool_bound)(X)
+
+
+# -- a Python list of Python numbers zipped with a staged array -------------------------
+
+def zipped_python_floats(x):
+    s = 0.0
+    for a, w in zip(x, [1.0, 2.0, 3.0]):
+        s = s + a * w  # w is a Python float: float32 * w is float32
+    return s
+
+
+def zipped_python_ints(x):
+    s = x[0]
+    for a, k in zip(x, (1, 2, 3)):
+        s = s + a * k
+    return s
+
+
+@pytest.mark.parametrize("fn, x", [
+    (zipped_python_floats, X[:3]),
+    (zipped_python_ints, X[:3]),
+    (zipped_python_ints, np.array([100, 20, 3], np.int8)),
+], ids=["floats", "ints", "ints-int8"])
+def test_zipped_python_numbers_stay_python_numbers(fn, x):
+    _check(fn, x)
+
+
+def mixed_python_numbers(x):
+    s = 0.0
+    for a, w in zip(x, [1, 2.5, 3]):
+        s = s + a * w
+    return s
+
+
+def test_zipped_python_numbers_of_several_types_are_refused():
+    # (an item's type, int or float, would depend on the staged counter)
+    with pytest.raises(errors.StagingError, match="of one type"):
+        ag.function(mixed_python_numbers)(X[:3])
