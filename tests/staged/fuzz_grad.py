@@ -116,7 +116,10 @@ def check(source, arguments, directory, grad=ag.grad):
 
 
 def arguments_off_the_grid(chooser, rng):
-    return [(x + rng.uniform(-0.1, 0.1, x.shape), n, np.float64(a + rng.uniform(-0.1, 0.1)))
+    """The fuzzer's arguments with noise, in float64 (finite differences need
+    its precision)."""
+    return [(x.astype(np.float64) + rng.uniform(-0.1, 0.1, x.shape), n,
+             np.float64(a) + rng.uniform(-0.1, 0.1))
             for x, n, a in fuzz_programs.argument_sets(chooser)]
 
 

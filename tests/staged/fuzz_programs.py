@@ -1,14 +1,16 @@
 """Random programs for the staged differential fuzzer (test_fuzz.py and
 benchmarks/fuzz_staged.py).
 
-A program is the source of one function `f(x, n, a)` -- `x` a float64 array,
-`n` an int64 scalar, `a` a float64 scalar -- built from nested
+A program is the source of one function `f(x, n, a)` -- `x` a float64 or
+float32 array, `n` an int64, int32 or uint8 scalar, `a` a float64 or float32
+scalar -- built from nested
 `if`/`elif`/`else`, `while`, `for` over a staged range, over the staged array
 and over a Python range, `break`, `continue`, `return`, loop `else`, `and`/
 `or`/`not`, `print`, calls of a module-level helper and (as features)
 closures, dicts and lists.  Every path returns the same structure, every
 variable is bound before the control flow starts and no operation can raise
-or warn, so the plain run always succeeds and a staged run must give the same
+(a uint8 or int32 count may wrap, as numpy's scalars do, with numpy's
+warning), so the plain run always succeeds and a staged run must give the same
 numbers, print the same text, or refuse with a catalog error.
 
 The choices come from a `Chooser`: `RandomChooser` (a seeded `random.Random`,
