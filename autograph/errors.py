@@ -1382,18 +1382,15 @@ def staged_sum_message(name, location):
 # --- a Python number appended to a staged list of another type (graph/ops/lists.py) ---
 
 
-def staged_list_literal_message(value, dtype, stored, location):
+def staged_list_literal_message(value, dtype, stored, own_dtype, location):
     kind = type(value).__name__
     return (
         f"the Python {kind} {value!r} is appended at {location} to a staged list of "
-        f"{dtype} (a list a staged loop grows holds one dtype): it would hold {stored!r}, "
-        f"where Python's list holds {value!r} as it is. Append a number of the list's "
-        f"type ({_literal_fix(dtype)}), or build the list from {kind}s only.")
-
-
-def _literal_fix(dtype):
-    return {"b": "True/False", "i": "an int", "u": "an int", "f": "a float, e.g. 1.0",
-            "c": "a complex"}.get(dtype.kind, f"np.{dtype}(...)")
+        f"{dtype} (a list a staged loop grows holds one dtype): the list would hold "
+        f"numpy's {stored!r}, where Python's list holds the Python {kind} {value!r}, which "
+        "later arithmetic treats as Python does. Append a value of the list's type "
+        f"(np.{dtype}({value!r}) for numpy's), or keep the list to Python {kind}s "
+        f"(a list of {kind}s is {own_dtype} when staged).")
 
 
 # --- a loop variable a staged loop turns from a numpy value into a Python number ---

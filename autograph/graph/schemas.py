@@ -160,7 +160,7 @@ SCHEMAS = {
     "assert": {"error": is_builtin_exception, "error_args": is_plain_tuple},
     "variable.read": {"variable": is_variable}, "variable.assign": {"variable": is_variable},
     "list_new": {}, "list_append": {}, "list_pop": {}, "list_pop_at": {}, "list_length": {},
-    "list_set_at": {}, "list_items": {},
+    "list_set_at": {}, "list_items": {"python": is_bool},
     "list_stack": {"dtype": is_dtype, "shape": is_element_shape},
     "getitem": {"template": is_index_template}, "np.take": {"axis": is_int},
     "astype": {"dtype": is_dtype}, "weak_cast": {"dtype": is_dtype}, "np.reshape": {"shape": is_shape},

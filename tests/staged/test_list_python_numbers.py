@@ -6,6 +6,7 @@ returned and printed as ints and floats, and read back (`lst[i]`,
 
 import contextlib
 import io
+import math
 
 import numpy as np
 import pytest
@@ -167,6 +168,15 @@ def bools_then_an_int(x, n):
     return flags
 
 
+def declared_float32_gets_a_half(x, n):
+    halves = []
+    ag.set_element_type(halves, np.float32, ())
+    for i in range(n):
+        halves.append(x[i])
+        halves.append(0.5)  # (exact in float32, but a Python float in Python's list)
+    return halves
+
+
 def declared_float32_gets_a_tenth(x, n):
     hist = []
     ag.set_element_type(hist, np.float32, ())
@@ -180,6 +190,7 @@ def declared_float32_gets_a_tenth(x, n):
     (declared_int64_gets_a_float, "float 0.5", "int64"),
     (bools_then_an_int, "int 2", "bool"),
     (declared_float32_gets_a_tenth, "float 0.1", "float32"),
+    (declared_float32_gets_a_half, "float 0.5", "float32"),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_a_literal_the_list_would_store_changed_is_refused(fn, literal, stored):
     # (they were cast into the list's dtype: 0.5 became 0, 2 became True)
@@ -191,23 +202,35 @@ def test_a_literal_the_list_would_store_changed_is_refused(fn, literal, stored):
 
 
 def literals_of_the_lists_type(x, n):
-    ints, floats, halves, flags = [], [], [], []
-    ag.set_element_type(halves, np.float32, ())
+    ints, floats, flags = [], [], []
     for i in range(n):
         ints.append(i)
         ints.append(7)
         floats.append(float(x[i]))
         floats.append(0.25)
-        halves.append(x[i])
-        halves.append(0.5)  # (exact in float32)
+        floats.append(math.nan)
         flags.append(x[i] > 0)
         flags.append(True)
-    return ints, floats, halves, flags
+    return ints, floats, flags
 
 
 def test_literals_of_the_lists_type_are_appended_as_they_are():
-    _same(ag.function(literals_of_the_lists_type)(X32, N)[:2],
-          literals_of_the_lists_type(X32, N)[:2])
-    staged = ag.function(literals_of_the_lists_type)(X32, N)
-    assert [float(v) for v in staged[2]] == [1.0, 0.5, -2.0, 0.5, 3.0, 0.5]
-    assert [bool(v) for v in staged[3]] == [True, True, False, True, True, True]
+    staged, expected = ag.function(literals_of_the_lists_type)(X32, N), \
+        literals_of_the_lists_type(X32, N)
+    assert staged[0] == expected[0] and all(type(v) is int for v in staged[0])
+    assert [repr(v) for v in staged[1]] == [repr(v) for v in expected[1]]  # (nan too)
+    assert [bool(v) for v in staged[2]] == [True, True, False, True, True, True]
+
+
+def declared_int32_gets_python_ints(x, n):
+    big = []
+    ag.set_element_type(big, np.int32, ())
+    for _ in range(n):
+        big.append(2000000000)
+    return big[0] + big[1]  # (Python: 4000000000; int32 would wrap)
+
+
+def test_a_literal_into_a_list_declared_narrower_is_refused():
+    with pytest.raises(errors.StagingError, match=r"the Python int 2000000000 is appended "
+                       r"at .* to a staged list of int32"):
+        ag.function(declared_int32_gets_python_ints)(X32, N)

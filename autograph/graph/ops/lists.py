@@ -326,19 +326,29 @@ def list_new(element_dtype=None, element_shape=None):
     return wrap(out, element_dtype, element_shape)
 
 
-# the dtype kinds of a staged list that hold a Python literal as it is
-_LITERAL_KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}
+_LITERAL_KINDS = (bool, int, float, complex)
 
 
 def _literal_item(value, dtype):
     """Python number `value` as an item of a list of `dtype`: numpy's value,
-    when it is the same number of the same kind (an int stays an int, 0.5
-    does not become 0, 0.1 not float32's 0.100000001); else refused."""
-    item = np.asarray(value, dtype)  # (numpy's OverflowError for 300 in int8)
-    if dtype.kind not in _LITERAL_KINDS[type(value)] or item.item() != value:
+    when `dtype` is the one numpy gives that number (bool, int64, float64,
+    complex128): the item is then the staged Python number.  Else refused:
+    Python's list would hold the number as it is, and the list's dtype
+    would change it (0.5 in int64 is 0, 2 in bool True) or how numpy meets
+    it later (0.5 in float32, 2e9 in int32: their arithmetic, not Python's)."""
+    item = np.asarray(value)
+    if item.dtype != dtype:
         raise errors.StagingError(errors.staged_list_literal_message(
-            value, dtype, item.item(), core.user_location()))
+            value, dtype, _stored(value, dtype), item.dtype, core.user_location()))
     return item
+
+
+def _stored(value, dtype):
+    """What a list of `dtype` would hold for `value` (numpy's cast), for the message."""
+    try:
+        return np.asarray(value).astype(dtype)[()]
+    except (OverflowError, ValueError, TypeError):
+        return f"no {dtype} (numpy cannot cast it)"
 
 
 def _item_for(lst, value, op):
