@@ -58,12 +58,17 @@ def print_(*values, **kwargs):
     if kwargs.get("file") is not None:
         raise errors.StagingError(errors.staged_print_file_message(errors.where_user()))
     sep, end = kwargs.get("sep"), kwargs.get("end")
-    # (a Python value prints its text, made now as print() makes it: a backend
-    # would hold `[1, 2]` as an array, printing '[1 2]', or a None as a slot)
-    values = [value if registry.backend_of(value) is not None else builtins.str(value)
+    # (a Python container or None prints its text, made now as print() makes
+    # it: a backend would hold `[1, 2]` as an array, printing '[1 2]', or a None
+    # as a slot; other objects it holds as they are, printed when the graph
+    # runs, as print() shows their state then)
+    values = [builtins.str(value) if type(value) in _PRINTED_AS_TEXT else value
               for value in values]
     backend.print_(*values, sep=" " if sep is None else sep, end="\n" if end is None else end)
     return None
+
+
+_PRINTED_AS_TEXT = frozenset((list, tuple, dict, set, frozenset, type(None)))
 
 
 def _refuse_staged_containers(values):

@@ -48,3 +48,31 @@ def test_python_values_print_as_python_prints_them_under_jax():
         jax.jit(ag.to_graph(python_values_in_a_staged_loop))(X, np.int64(2))
         jax.effects_barrier()
     assert _printed(run)[1] == expected
+
+
+class _Counter:
+    n = 0
+
+    def __repr__(self):
+        return f"Counter({self.n})"
+
+
+COUNTER = _Counter()
+
+
+def prints_an_object(x):
+    print("state:", COUNTER, x)
+    return x + 1
+
+
+def test_an_object_prints_its_state_when_the_graph_runs():
+    # (its text is not made once, at tracing: print() shows the object as it is then)
+    staged = ag.function(prints_an_object)
+    try:
+        outputs = []
+        for n in (0, 5):
+            COUNTER.n = n
+            outputs.append(_printed(staged, X[:1])[1])
+        assert outputs == ["state: Counter(0) [1.5]\n", "state: Counter(5) [1.5]\n"]
+    finally:
+        COUNTER.n = 0
