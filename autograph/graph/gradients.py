@@ -242,7 +242,9 @@ _GRADIENTS = weakref.WeakKeyDictionary()
 
 def _gradient(fn, argnums, has_aux, wrt, with_value):
     if not isinstance(fn, (types.FunctionType, Function)) or not isinstance(
-            argnums, (int, tuple)):
+            argnums, (int, tuple)) or _closes_over_a_tensor(fn):
+        # (a closure over a graph tensor is made by the trace under way and
+        # dies with it: kept here, the Gradient holding it would keep it alive)
         return Gradient(fn, argnums, has_aux, wrt, with_value)  # (which checks them)
     options = (argnums, bool(has_aux), with_value,
                None if wrt is None else repr(_map_variables_or_none(wrt)))
@@ -251,6 +253,16 @@ def _gradient(fn, argnums, has_aux, wrt, with_value):
     if gradient is None:
         gradient = table[options] = Gradient(fn, argnums, has_aux, wrt, with_value)
     return gradient
+
+
+def _closes_over_a_tensor(fn):
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            if isinstance(cell.cell_contents, Tensor):
+                return True
+        except ValueError:  # (an empty cell)
+            pass
+    return False
 
 
 def _map_variables_or_none(wrt):

@@ -139,11 +139,13 @@ from autograph.graph.tensor import Tensor
 _SCALARS = (int, float, complex, bool, str)
 
 
-def _code_owners(fn, called, partials=None):
+def _code_owners(fn, called, partials=None, makers=None):
     """The Python functions whose code a trace ran -- `fn` (and what it wraps,
     `__wrapped__`: ag.grad traces a wrapper) and every callable converted
     code called (`called`) -- each with the object it was bound to (`self`),
-    or None."""
+    or None.  `makers`, a list, gets the constructors and implicitly called
+    methods of the classes called (`_makers`: what they name of the new
+    object is not what the trace read), which are otherwise among them."""
     found, seen = [], set()
 
     def add(c, owner):
@@ -170,7 +172,10 @@ def _code_owners(fn, called, partials=None):
             else:
                 if isinstance(c, type) and _user_class(c):  # a class the trace instantiated
                     for maker in _makers(c):
-                        add(maker, None)
+                        if makers is None:
+                            add(maker, None)
+                        elif all(maker is not m for m in makers):
+                            makers.append(maker)
                 return
 
     add(fn, None)
@@ -312,9 +317,12 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     holder (by identity) and the entries the trace left alone are watched --
     the graph never changes it, and watching it whole would trace again at
     every call after another trace of the function appended to it."""
-    partials = []
-    functions = _code_owners(fn, called, partials)
+    partials, makers = [], []
+    functions = _code_owners(fn, called, partials, makers)
     walked_namespaces = set()  # (functions of one module share it, and `names`)
+    # the names the functions the walk adds (`join`) read: looked for in their
+    # globals only (an attribute a constructor sets is no read of the trace's)
+    global_names = set()
     names, probed = set(), set()
     for function, _ in functions:
         names.update(errors.names_read(function.__code__))
@@ -408,7 +416,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             if _container_kind(item) is not None or _holds_attributes(item):
                 found = inside(item, kind, path + step, depth + 1, implied) or found
             elif note is not None and noting[0]:
-                note(item, path + step, root[0] if kind == "attribute" else None)
+                note(item, path + step, root[0] if kind in _ROOTED_KINDS else None)
         if type(value) not in _CONTAINERS and not fields and _user_class(type(value)):
             # (a user's subclass, `class Params(dict)`: its attributes too)
             found = watch_object(value, kind, path, depth + 1, implied) or found
@@ -540,16 +548,17 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         for inner in set(errors.names_read(getter.__code__)).intersection(attributes or ()):
             found = watch(attributes, inner, attributes[inner], kind, prefix + inner,
                           depth) or found
-        join(getter)
+        join(getter, names)  # (`self.lr` of its class, too)
         return found
 
-    def join(function):
-        """`function` ran unconverted while tracing (a getter, an implicitly
-        called method): one of the functions the trace ran, whose globals
-        and cells the walk below watches, with the names it reads."""
+    def join(function, read_into=None):
+        """`function` ran unconverted while tracing (a getter, a constructor,
+        an implicitly called method): one of the functions the trace ran,
+        whose globals (the names it reads) and cells the walk below watches."""
         if not _defined_in_autograph(function) and all(function is not f for f, _ in functions):
             functions.append((function, None))
-            names.update(errors.names_read(function.__code__))
+            (global_names if read_into is None else read_into).update(
+                errors.names_read(function.__code__))
             # (its module's globals are walked again for the names it adds)
             walked_namespaces.discard(id(function.__globals__))
 
@@ -602,6 +611,15 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     for obj in list(objects) + [owner for _, owner in functions if owner is not None]:
         root[0] = obj
         watch_object(obj, "attribute", "")
+    for maker in makers:
+        join(maker)
+    for bound in partials:  # (functools.partial(f, cfg=CFG); the converted partial holds
+        # a copy of its keywords, so not a number replaced there)
+        root[0] = bound  # (one the trace made, `partial(loss, w)`, dies with it: no leak)
+        watch_bound(dict(enumerate(bound.args)), "partial argument", str)
+        if type(bound.keywords) is dict:
+            watch_bound(bound.keywords, "partial argument", str)
+    root[0] = None
 
     walked_modules = set()
 
@@ -624,7 +642,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         namespace = getattr(function, "__globals__", None)
         if type(namespace) is dict and id(namespace) not in walked_namespaces:
             walked_namespaces.add(id(namespace))
-            for name in names.intersection(namespace):
+            for name in names.union(global_names).intersection(namespace):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
@@ -643,7 +661,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             # (a local of a function the trace ran, shared with a closure it
             # made, is gone with that call: it holds no lasting state)
             noting[0] = name not in transient
+            # (a closure the trace made -- a converted function's, whose code is
+            # not the one `transient` knows -- dies with it: what it holds is no leak)
+            root[0] = function
             watch(cell, None, value, "closure variable", name)
+            root[0] = None
             noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
@@ -658,18 +680,12 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         keyword_defaults = getattr(function, "__kwdefaults__", None)
         if type(keyword_defaults) is dict:
             watch_bound(keyword_defaults, "default", str)
-    for bound in partials:  # (functools.partial(f, cfg=CFG); the converted partial holds
-        # a copy of its keywords, so not a number replaced there)
-        root[0] = bound  # (one the trace made, `partial(loss, w)`, dies with it: no leak)
-        watch_bound(dict(enumerate(bound.args)), "partial argument", str)
-        if type(bound.keywords) is dict:
-            watch_bound(bound.keywords, "partial argument", str)
     return tuple(guards)
 
 
 # the kinds of watched places whose root object `note` is given: what is held
 # there outlives the trace only while that object does (LeakedTensors)
-_ROOTED_KINDS = ("attribute", "partial argument")
+_ROOTED_KINDS = ("attribute", "partial argument", "closure variable")
 
 
 # How many links a watched path may have past its root: `MODEL.layers[1].b`
@@ -1207,7 +1223,9 @@ class LeakedTensors:
     def note(self, value, place, root):
         if type(value) is not Tensor or not self._of_this_trace(value.graph):
             return
-        if isinstance(root, functools.partial):
+        if isinstance(root, types.FunctionType):
+            pass  # (a closure variable: its name is the place)
+        elif isinstance(root, functools.partial):
             function = getattr(root.func, "__qualname__", type(root.func).__name__)
             place = f"argument {place} of functools.partial({function}, ...)"
         elif root is not None:

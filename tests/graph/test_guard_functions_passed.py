@@ -160,3 +160,60 @@ def made_while_tracing(x):
 
 def test_what_a_class_made_while_tracing_read_in_its_constructor_is_watched():
     _follows_scale(made_while_tracing)
+
+
+class _Helper:
+    def __init__(self, v):
+        self.v = v
+        self.step = 0
+
+
+class _Model:
+    def __init__(self):
+        self.step = 0
+        self.w = np.ones(2)
+
+
+MODEL = _Model()
+
+
+def test_what_a_constructor_sets_is_no_read_of_the_trace():
+    # (a constructor's `self.step = 0` named `step`, which was then watched on
+    # every object: MODEL.step changing at each call traced again each time)
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return _Helper(x).v * MODEL.w
+
+    staged = ag.function(f)
+    for _ in range(4):
+        MODEL.step += 1
+        staged(np.array([1.0, 2.0]))
+    assert len(traces) == 1
+
+
+class _Scaled:
+    @property
+    def s(self):
+        return SCALE
+
+
+_THROUGH_A_PARTIAL = functools.partial(lambda p, x: x * p.s, _Scaled())
+
+
+def test_a_getter_reached_through_a_partial_argument_is_watched():
+    _follows_scale(lambda x: _THROUGH_A_PARTIAL(x))
+
+
+def test_a_closure_over_a_tensor_given_to_ag_grad_is_no_leak():
+    def make(w):
+        return lambda v: np.sum(np.sin(v * w))
+
+    def f(x):
+        w = x * 2
+        return ag.grad(make(w))(x) + ag.grad(functools.partial(
+            lambda ws, v: np.sum(np.sin(v * ws[0])), [w]))(x)
+
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(ag.function(f)(x), f(x), rtol=1e-12)
