@@ -526,11 +526,12 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     for nearer in mro[:position]:
                         watch(class_vars(nearer), name, _MISSING, kind, prefix + name)
                     found = True
-        if attributes is not None and getter_of_missing(type(obj)) is not None and \
+        missing_getter = getter_of_missing(type(obj)) if attributes is not None else None
+        if missing_getter is not None and \
                 wanted.difference(attributes).difference(*(class_vars(c) for c in mro)):
             # a name neither the object nor its class has: Python asked the
             # class's `__getattr__`, whose reads are watched as a getter's
-            found = watch_getter(getter_of_missing(type(obj)), attributes, kind, prefix,
+            found = watch_getter(missing_getter, attributes, kind, prefix,
                                  depth) or found
         if probed:  # (names asked for by getattr/hasattr that the object lacks)
             classes = [class_vars(cls) for cls in mro if _user_class(cls)]

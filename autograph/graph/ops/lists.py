@@ -326,9 +326,6 @@ def list_new(element_dtype=None, element_shape=None):
     return wrap(out, element_dtype, element_shape)
 
 
-_LITERAL_KINDS = (bool, int, float, complex)
-
-
 def _literal_item(value, dtype):
     """Python number `value` as an item of a list of `dtype`: numpy's value,
     when `dtype` is the one numpy gives that number (bool, int64, float64,
@@ -354,7 +351,7 @@ def _stored(value, dtype):
 def _item_for(lst, value, op):
     """`value` as a tensor that `lst` can hold (its element dtype and rank)."""
     graph = base.graph_for((lst,))
-    if type(value) in _LITERAL_KINDS and lst.element_dtype is not None:
+    if type(value) in base._PYTHON_SCALARS and lst.element_dtype is not None:
         value = graph.constant(_literal_item(value, lst.element_dtype))
     value = base.as_tensor(value, graph)
     if lst.element_dtype is not None and value.dtype != lst.element_dtype:
