@@ -1408,3 +1408,17 @@ def loop_python_number_message(name, location, loop, before, after, fix=None):
             f"write the number as {fix}, or start {name} as a Python number." if fix else
             f"convert the body's value to the start's type (np.float32(...), "
             f".astype(...)), or start {name} as a Python number."))
+
+
+# --- an item a staged list cannot hold as it is --------------------------------------
+
+
+def staged_list_item_message(kind, change, location):
+    return (
+        f"{change} at {location} puts a {kind} into a list that a staged loop or branch "
+        "changes: a staged list holds one array per item (numbers, numpy values, staged "
+        f"values), so the {kind} would come back as something else than Python's list "
+        "holds (a tuple or list stacked into one array, a dict holding values of the "
+        "trace). Keep one list per field (`steps.append(step); losses.append(loss)`), "
+        "append one array (`np.stack([a, b])`), or build the list with a Python `range` "
+        "loop.")

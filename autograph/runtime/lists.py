@@ -30,6 +30,7 @@ def list_append(target, item):
         return target
     if callable(item) and backend_of(item) is None:
         raise errors.StagingError(errors.staged_list_function_message(errors.where_user()))
+    _refuse_unheld_item(item, "`.append(...)`")
     _check_sole_holder(target, "append")
     return backend.list_append(target, item)
 
@@ -60,8 +61,27 @@ def list_setitem(value, target, index):
         if aliases.watched_arguments:  # an ag.function's argument: refused (aliases.py)
             aliases.argument_changed(target, "an item assignment")
         return target
+    _refuse_unheld_item(value, "an item assignment")
     _check_sole_holder(target, "item assignment")
     return backend.list_setitem(target, index, value)
+
+
+def _holds_as_it_is(item):
+    """A staged list holds `item` as Python's list would: a staged value, a
+    number, or a numpy array or scalar of numbers."""
+    if backend_of(item) is not None or isinstance(item, (bool, int, float, complex)):
+        return True
+    return isinstance(item, (np.ndarray, np.generic)) and item.dtype.kind in "biufc"
+
+
+def _refuse_unheld_item(item, change):
+    """A staged list is one array per item: a tuple, list or dict item would be
+    stacked into an array or held as an opaque constant, and read back as
+    something else than Python's list gives (a tuple as an array, a dict's
+    tensors as they were while tracing)."""
+    if not _holds_as_it_is(item):
+        raise errors.StagingError(errors.staged_list_item_message(
+            type(item).__name__, change, errors.where_user()))
 
 
 def _refuse_deque_change(method):
