@@ -1422,3 +1422,17 @@ def staged_list_item_message(kind, change, location):
         "trace). Keep one list per field (`steps.append(step); losses.append(loss)`), "
         "append one array (`np.stack([a, b])`), or build the list with a Python `range` "
         "loop.")
+
+
+# --- Python state a staged branch or loop body changes -------------------------------
+
+
+def outer_state_changed_message(what, statement, location):
+    once = ("once, while tracing, not once per iteration" if "loop" in statement
+            else "once, while tracing, whether or not the graph takes the branch")
+    return (
+        f"{what} is changed inside the staged {statement} at {location} (by its body or "
+        f"a function it calls), but is not the {statement}'s own state: the change would "
+        f"happen {once}. Carry the value through the {statement} instead: have the function "
+        "return the new value and assign it there (`count = bump(count)`, "
+        "`total = total + x`), or make the change outside it.")

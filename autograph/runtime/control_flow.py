@@ -79,7 +79,7 @@ def if_stmt(cond, if_true, if_false, state, names, jumps=(), inplace=None):
 
     def checked(branch, side):
         def run(*args):
-            with staging.region(backend, taken(side)):
+            with staging.region(backend, taken(side), (names, location, "`if`")):
                 raw = branch(*args)
                 result = staging.dead_after_jump(raw, names, jumps)
             if result is not raw:
@@ -135,7 +135,8 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=(), inp
             body = staging.checked_body(unbound.body(local.body(loop_body)), unbound.state,
                                         unbound.names, location, "while", with_item=False)
             def staged(state):
-                with staging.region(backend), _undone_on_error():
+                with staging.region(backend, None, (unbound.names, location, "`while` loop")), \
+                        _undone_on_error():
                     return backend.while_loop(unbound.test(local.test(loop_test)), body,
                                               state, unbound.names, opts)
             final = lists.staged_loop(staged, unbound.state, unbound.names, backend, location,
@@ -190,7 +191,8 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
     parts = _range_types.get(type(iterated))
     owner = _owner_of_bounds(iterated, backend)
     def staged(state):
-        with staging.region(owner), _undone_on_error():
+        with staging.region(owner, None, ((*names, target), location, "`for` loop")), \
+                _undone_on_error():
             if parts is not None:
                 start, stop, step = parts(iterated)
                 return backend.for_range(start, stop, step, body, state, names, opts,

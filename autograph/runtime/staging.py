@@ -21,6 +21,8 @@ staged list is what its backend's `list_element_type` recognises.
 """
 
 import contextlib
+import functools
+import inspect
 import itertools
 import linecache
 import os
@@ -47,25 +49,31 @@ _regions = threading.local()  # .stack: backends whose branch / loop body is bei
 
 
 @contextlib.contextmanager
-def region(backend, taken=None):
+def region(backend, taken=None, statement=None):
     """While a backend traces a staged branch or loop body: what runs there
     runs only when (and as often as) the graph takes that path, so a Python
     side effect such as `print("x")` must be staged too (`region_backend`).
     `taken`: for a branch, a function giving a staged value true exactly when
-    the graph takes it.  Whatever the body (or the protection walk) raises,
-    the stacks are popped and every array this region made read-only is
-    writeable again (or handed to the enclosing region: `_writeable_again`)."""
+    the graph takes it.  `statement`: (the state's names, location, what it
+    is: "`for` loop") of the user's statement, whose Python state that the
+    region changes other than its own state is refused (`_refuse_changed`).
+    Whatever the body (or the protection walk) raises, the stacks are popped
+    and every array this region made read-only is writeable again (or handed
+    to the enclosing region: `_writeable_again`)."""
     entering = sys._getframe(2)  # (the frame entering the region; see frames_outside_region)
     state = _regions.__dict__
     stack, outside = state.setdefault("stack", []), state.setdefault("outside", [])
     protections = state.setdefault("protected", [])  # per region: what it made read-only
     protected = {}
+    held = [] if statement is not None else None
     stack.append((backend, taken))
     outside.append(entering)
     protections.append(protected)
     try:
-        _protect_arrays(entering, protected)
+        _protect_arrays(entering, protected, held)
         yield
+        if held:
+            _refuse_changed(held, *statement)
     except ValueError as e:
         if protected and "read-only" in str(e):
             raise _in_place_numpy_error(e, protected) from e
@@ -97,7 +105,7 @@ def _writeable_again(protected, enclosing):
                 enclosing.setdefault(key, (array, path))
 
 
-def _protect_arrays(frame, protected=None):
+def _protect_arrays(frame, protected=None, held=None):
     """The numpy arrays the user's running frames hold or read, made
     read-only while a staged branch or loop body is traced: an in-place numpy
     change of one there (`b = w; b += 1`, `np.copyto(w, ...)`, `box.w += 1`
@@ -110,31 +118,53 @@ def _protect_arrays(frame, protected=None):
     turned into a catalog error naming the holder (`region`).  Returns
     {id(array): (array, its path: 'box.w' as `_spelled` makes it)}, filled
     into `protected` as it goes (the caller undoes what it holds, should the
-    walk fail)."""
+    walk fail).  `held`, a list: the same walk appends what it saw of the
+    Python state -- the frames' closure cells, the globals read, the items
+    and attributes of the containers and objects -- for `_refuse_changed`."""
     protected = {} if protected is None else protected
     converted = errors.is_converted_code or (lambda code: False)
     for frame in _traced_user_frames(frame):
-        roots = list(frame.f_locals.items())
-        traced = converted(frame.f_code)
+        variables, code = frame.f_locals, frame.f_code
+        traced = converted(code)
+        # (a value the traced code made itself: a local but for its parameters
+        # and the cells it shares with an enclosing function, whose own frame
+        # says whether they are its own)
+        outside = _parameters(code) | set(code.co_freevars) if traced else ()
+        roots = [(name, value, name not in outside) for name, value in variables.items()]
         if traced:  # (not the frames of whoever called jax.jit: only the traced code's)
             namespace = frame.f_globals
-            roots += [(name, namespace[name]) for name in errors.names_read(frame.f_code)
-                      if name in namespace]
-        for name, value in roots:  # (the `ag__` cell holds a module: not looked into)
+            read = [(name, namespace[name]) for name in errors.names_read(code)
+                    if name in namespace]
+            roots += [(name, value, False) for name, value in read]
+            if held is not None:  # (a plain local cannot change while the region runs)
+                held.append((_CELLS, frame, {
+                    name: variables[name] for name in code.co_cellvars + code.co_freevars
+                    if name in variables and name not in _CELL_NAMES}, True))
+                held.append((_GLOBALS, namespace, dict(read), True))
+        for name, value, own in roots:  # (the `ag__` cell holds a module: not looked into)
             if not name.startswith("__") and value.__class__ is not FunctionScope:
                 _protect_held(value, name, protected, _HOLDER_DEPTH if traced else 1,
-                              objects=traced)
+                              objects=traced, held=held if traced else None, own=own)
     return protected
+
+
+def _parameters(code):
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return set(code.co_varnames[:count])
 
 
 _HOLDER_DEPTH = 2  # levels of items and attributes looked into (a cap on the cost)
 _SCANNED_ITEMS = 256  # items of one container looked into (further ones: only if arrays)
 
 
-def _protect_held(value, path, protected, depth, objects=True):
+def _protect_held(value, path, protected, depth, objects=True, held=None, own=True):
     """Makes `value` read-only if it is a writeable numpy array; else, `depth`
     levels down, the arrays its list/tuple/dict items and (with `objects`)
-    the attributes of a user's object (its class from a user's file) hold."""
+    the attributes of a user's object (its class from a user's file) hold.
+    `held`: a list the lists, dicts, sets and objects seen are appended to,
+    with a copy of their items or attributes and whether they are held by
+    the traced code's own variables (`own`; `_refuse_changed`)."""
     kind = type(value)
     if kind is np.ndarray:
         if value.flags.writeable:
@@ -145,19 +175,103 @@ def _protect_held(value, path, protected, depth, objects=True):
         return
     if kind is dict:
         pairs, spelled = value.items(), "{}[{!r}]"
+        if held is not None:
+            held.append((value, path, dict(value), own))
     elif kind in (list, tuple):
         pairs, spelled = enumerate(value), "{}[{}]"
+        if held is not None and kind is list:
+            held.append((value, path, list(value), own))
     elif objects and _users_object(value):
-        pairs, spelled = _attributes(value).items(), "{}.{}"
+        attributes = _attributes(value)
+        pairs, spelled = attributes.items(), "{}.{}"
+        if held is not None:
+            held.append((value, path, dict(attributes), own))
     else:
+        if held is not None and kind is set:
+            held.append((value, path, set(value), own))
         return
     pairs = iter(pairs)
     for key, item in itertools.islice(pairs, _SCANNED_ITEMS):
         if type(item) not in _SCALARS:  # (the common case, skipped without a call)
-            _protect_held(item, (path, spelled, key), protected, depth - 1, objects)
+            _protect_held(item, (path, spelled, key), protected, depth - 1, objects, held, own)
     for key, item in pairs:  # (past the cap, its arrays alone: a type test each)
         if type(item) is np.ndarray:
             _protect_held(item, (path, spelled, key), protected, 0, objects)
+
+
+_CELLS, _GLOBALS = "a closure variable", "a global"
+_CELL_NAMES = frozenset(("ag__", "fscope"))  # (the converted code's own cells)
+
+
+def _refuse_changed(held, names, location, statement):
+    """Refuses a change the staged branch or loop body just traced made to
+    Python state from before it (what `_protect_arrays` saw in `held`),
+    other than to the statement's own state (`names`, which the converted
+    code carries).  A Python side effect there runs once, while tracing:
+    a counter a helper bumps (`nonlocal`, `global`, `self.n += 1`,
+    `stats["calls"] += 1`) would count one iteration, or a branch the
+    graph may never take, and the traced code would compute with that.
+    A list or set that only the caller or a global holds is left to change
+    once per trace (a log: the documented meaning of a Python side effect,
+    docs/ARCHITECTURE.md §6).  Compared by identity (a number by value)."""
+    for holder, path, before, own in held:
+        if holder is _CELLS:
+            frame, cells = path, before
+            now = frame.f_locals
+            for name, value in cells.items():
+                if name not in names and not _same(value, now.get(name, _GONE)):
+                    _raise_changed(f"variable '{name}'", _CELLS, frame, location, statement)
+            continue
+        if holder is _GLOBALS:
+            for name, value in before.items():
+                if name not in names and not _same(value, path.get(name, _GONE)):
+                    _raise_changed(f"global '{name}'", None, None, location, statement)
+            continue
+        kind = type(holder)
+        if not own and kind in (list, set):
+            continue
+        if kind is set:
+            if holder != before:
+                _raise_changed(f"`{_spelled(path)}`", "a set's items", None, location,
+                               statement)
+            continue
+        if kind is list:
+            if len(holder) != len(before):
+                _raise_changed(f"the list `{_spelled(path)}`", None, None, location, statement)
+            now, spelled = holder, "{}[{}]"
+            before, now = dict(enumerate(before)), dict(enumerate(now))
+        else:
+            now = holder if kind is dict else _attributes(holder) or {}
+            spelled = "{}[{!r}]" if kind is dict else "{}.{}"
+        for key in before.keys() | now.keys():
+            old, new = before.get(key, _GONE), now.get(key, _GONE)
+            part = spelled.format(_spelled(path), key)
+            if part not in names and not _same(old, new) and not _cached_on_first_use(
+                    holder, key, old):
+                _raise_changed(f"`{part}`", None, None, location, statement)
+
+
+_GONE = object()
+
+
+def _same(old, new):
+    return old is new or (type(old) is type(new) and type(old) in _SCALARS and old == new)
+
+
+def _cached_on_first_use(holder, key, old):
+    """`functools.cached_property` stores its value on the object the first
+    time it is read: that is no change of the object's state."""
+    return old is _GONE and isinstance(
+        getattr(type(holder), key, None) if type(key) is str else None,
+        functools.cached_property)
+
+
+def _raise_changed(what, kind, frame, location, statement):
+    owner = (f" ({kind} of {frame.f_code.co_name} at "
+             f"{errors.where(frame.f_code.co_filename, frame.f_code.co_firstlineno)})"
+             if frame is not None else f" ({kind})" if kind else "")
+    raise errors.StagingError(errors.outer_state_changed_message(
+        what + owner, statement, location))
 
 
 def _spelled(path):
