@@ -1435,4 +1435,5 @@ def outer_state_changed_message(what, statement, location):
         f"a function it calls), but is not the {statement}'s own state: the change would "
         f"happen {once}. Carry the value through the {statement} instead: have the function "
         "return the new value and assign it there (`count = bump(count)`, "
-        "`total = total + x`), or make the change outside it.")
+        "`total = total + x`), keep it in an ag.Variable, whose `assign`/`assign_add` the "
+        "graph runs each time (`self.steps.assign_add(1)`), or make the change outside it.")
