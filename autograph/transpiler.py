@@ -16,6 +16,7 @@ its `__class__` cell and module globals stay live.
 
 import __future__
 import ast
+import inspect
 import logging
 import os
 import time
@@ -279,6 +280,8 @@ def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=
     records them.  Returns (renamed code, the generated code in it whose user
     function is `code`'s own or, for generated `code`, an enclosing one)."""
     consts, pending = [], []
+    user_qualname = _without_generated(code.co_qualname.replace(prefix, qualname, 1), generated)
+    class_body = not code.co_flags & inspect.CO_NEWLOCALS
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             is_thunk = _is_generated_thunk(const)
@@ -287,9 +290,10 @@ def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=
                 pending += inner + [const]
             else:
                 const, _ = _renamed(const, const.co_name, prefix, qualname, generated)
+        elif class_body and const == code.co_qualname and type(const) is str:
+            const = user_qualname  # (the class's `__qualname__`, which its body sets)
         consts.append(const)
-    renamed = code.replace(co_name=name, co_qualname=code.co_qualname.replace(prefix, qualname, 1),
-                           co_consts=tuple(consts))
+    renamed = code.replace(co_name=name, co_qualname=user_qualname, co_consts=tuple(consts))
     if thunk:
         _thunk_code_ids.add(id(renamed))
     if is_generated:
@@ -297,6 +301,15 @@ def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=
     for inner in pending:
         tracebacks.register_generated(inner, renamed)
     return renamed, []
+
+
+def _without_generated(qualname, generated):
+    """`qualname` as the user's code has it: without the functions the
+    converters generated (`f.<locals>.loop_body.<locals>.inner` is
+    `f.<locals>.inner`: `def inner` is in f's loop)."""
+    parts = qualname.split(".<locals>.")
+    kept = [part for part in parts[:-1] if part not in generated]
+    return ".<locals>.".join(kept + parts[-1:])
 
 
 def _is_generated_thunk(code):
