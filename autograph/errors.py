@@ -161,6 +161,20 @@ def user_frame(depth=1, _want_frame=False):
     return None if _want_frame else ("<unknown>", 0, "?")
 
 
+def expression_at(frame):
+    """The source text of what `frame` is evaluating now (its current
+    instruction's span on the user's line: `sorted([a, b])` while sorted()
+    runs), or None when the positions are not known or span several lines."""
+    try:
+        line, end_line, start, end = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    if line is None or line != end_line or start is None or end is None:
+        return None
+    text = linecache.getline(frame.f_code.co_filename, line)[start:end].strip()
+    return text or None
+
+
 def memo_by_code(table, code, compute):
     """`compute(code)`, remembered in `table` by the code object's identity
     (a WeakKeyDictionary would hash and compare code objects by value: their

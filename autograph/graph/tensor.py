@@ -110,7 +110,7 @@ class Tensor:
 
     def _usage_error(self, what):
         return errors.TensorUsageError(
-            errors.tensor_usage_message(what, self.name, errors.where_user(),
+            errors.tensor_usage_message(what, _UserNames()(self), errors.where_user(),
                                         errors.staged_value_fix(what)))
 
     def __bool__(self):
@@ -166,8 +166,9 @@ class Tensor:
         name = _UserNames()(self)
         why = why or ("in Python it returns a Python int, which a graph cannot return (its "
                       "values are numpy values; an int would be computed once, while tracing)")
+        spelled = "..." if name.startswith("the ") else name  # (a description is no code)
         return errors.TensorUsageError(errors.round_tensor_message(
-            call, name, errors.where_user(), why, fix.format(name)))
+            call, name, errors.where_user(), why, fix.format(spelled)))
 
     def __reversed__(self):
         raise errors.TensorUsageError(errors.reversed_tensor_message(
@@ -419,16 +420,36 @@ class _UserNames:
         frame = errors.user_frame(3, _want_frame=True)
         self.frame = frame
         self.variables = frame.f_locals if frame is not None else {}
+        if frame is not None and frame.f_code.co_name in _COMPREHENSIONS and frame.f_back:
+            # (a comprehension's frame holds its iterable as `.0`: the
+            # variable is the enclosing function's)
+            self.variables = {**frame.f_back.f_locals, **self.variables}
         self.exclude = exclude  # a name known to hold another value by now
 
     def __call__(self, tensor):
         name = next((k for k, v in self.variables.items() if v is tensor and k != self.exclude
-                     and not k.startswith("__")), None)
+                     and not k.startswith("__") and not k.startswith(".")), None)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is not None and user_spelling is not None:
             name = user_spelling(self.frame, name)  # `b.w`, not the generated `b_w`
+        if name is None and self.frame is not None and _named_by_its_op(tensor):
+            # (`less` means nothing to the user; while the trace runs, the
+            # user's frame is evaluating the expression that meets the tensor)
+            tracing = _ops.base.core.current_graph() is not None
+            text = errors.expression_at(self.frame) if tracing else None
+            name = f"the value in `{text}`" if text else None
         return name or tensor.name
+
+
+_COMPREHENSIONS = frozenset(("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"))
+
+
+def _named_by_its_op(tensor):
+    """Is `tensor`'s name its op's (`multiply`, `multiply_3`), not a name
+    from the user's code (an argument's, a carried variable's)?"""
+    op, name = tensor.node.op.name.rpartition(".")[2], tensor.name  # (`np.less`: less)
+    return name == op or (name.startswith(op + "_") and name[len(op) + 1:].isdigit())
 
 
 # --- which arrays a tensor may hold --------------------------------------------------

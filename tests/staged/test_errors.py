@@ -230,7 +230,7 @@ def test_autograph_false_raises_the_engine_error():
         return -x
 
     with pytest.raises(errors.TensorUsageError, match=re.escape(
-            "bool() of graph tensor 'greater' at " + _where(branchy, "if x > 0:"))):
+            "bool() of graph tensor 'the value in `x > 0`' at " + _where(branchy, "if x > 0:"))):
         ag.function(branchy, autograph=False)(np.int64(1))
     assert ag.function(branchy)(np.int64(-4)) == 4
 

@@ -1,0 +1,53 @@
+"""A message about a graph tensor no variable of the user's holds names it by
+the expression the user's line is evaluating (`the value in `sorted(v)``),
+not by its op's name (`less`, `absolute`), which the user never wrote; the
+iterable of a comprehension is named by the enclosing function's variable."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+X = np.array([0.5, -1.5, 2.0])
+
+
+def sorts(x):
+    total = x.sum()
+    return sorted([total, x[0]])
+
+
+def square_root(x):
+    return math.sqrt(abs(float(x[0])))
+
+
+def comprehends(x):
+    y = x * 2
+    return [v for v in y]
+
+
+def rounds(x):
+    return round(float(x[0]), 1)
+
+
+@pytest.mark.parametrize("fn, named", [
+    (sorts, "bool() of graph tensor 'the value in `sorted([total, x[0]])`'"),
+    (square_root, "float() of graph tensor 'the value in `math.sqrt(abs(float(x[0])))`'"),
+    (comprehends, "iter() of graph tensor 'y'"),
+    (rounds, "round(..., ndigits) of graph tensor 'the value in `round(float(x[0]), 1)`'"),
+])
+def test_a_tensor_no_variable_holds_is_named_by_the_users_expression(fn, named):
+    with pytest.raises(errors.TensorUsageError) as raised:
+        ag.function(fn)(X)
+    message = str(raised.value)
+    assert message.startswith(named + f" at {__file__}:"), message
+    assert not re.search(r"'(less|absolute|multiply|weak_cast)'", message)
+
+
+def test_the_fix_of_round_does_not_spell_a_description_as_code():
+    with pytest.raises(errors.TensorUsageError) as raised:
+        ag.function(rounds)(X)
+    assert "np.round(..., 1)" in str(raised.value)
