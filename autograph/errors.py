@@ -782,6 +782,15 @@ def staged_list_method_message(method, location):
 
 
 def retracing_replaced_message(function_name, count, seconds, what):
+    if isinstance(what, tuple):  # (what, "by its own trace")
+        return (
+            f"ag.function '{function_name}' was retraced {count} times in {seconds:.2f} s "
+            f"for the same arguments: each trace changes its {what[0]}, which the graph "
+            "read, so the graph stands only for calls that find the old value (a Python "
+            "side effect runs while tracing, not when the graph runs: each call traces "
+            "again to make the change, as Python would). Keep that state in an "
+            "ag.Variable and .assign() / .assign_add() to it: the graph then makes the "
+            "change on every call, traced once.")
     return (
         f"ag.function '{function_name}' was retraced {count} times in {seconds:.2f} s "
         f"for the same arguments: its {what} held a new value each time, which the "

@@ -19,7 +19,7 @@ from autograph.graph import compiler, core, interpreter, optimize, signature, wi
 from autograph.graph.listing import type_string
 from autograph.graph import slots
 from autograph.graph.guards import (
-    LeakedTensors, advanced_iterator, baked_random_draw, compared_arrays, guards_hold,
+    LeakedTensors, advanced_iterator, as_found_before, baked_random_draw, compared_arrays, guards_hold,
     guards_of, raise_leaked, random_states, stale, watch_lines)
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
@@ -116,6 +116,7 @@ class ConcreteFunction:
         # values the trace read from outside its arguments (guards.py): set by
         # trace(); ag.function traces again when one no longer holds
         self.guards = ()
+        self.changed_by_trace = []  # (labels of guarded values the trace itself replaced)
         self.structure = signature.structure_of(key) if structure is None else structure
         self.leaf_specs = leaf_specs
         self._key = key
@@ -403,7 +404,11 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     iterators = {}  # (`next(IT)` while tracing moves one: guards.py)
     argument_names = {id(a): n for a, n in zip(args, arg_names)}
     # (a draw baked in moves a generator's state)
-    randomness = random_states(fn, key_keep, logs, iterators, argument_names)
+    # (what the guards' holders held before the trace, for as_found_before; the
+    # objects there before it, whose attributes note_called adds as they are)
+    read, met = {}, set()
+    randomness = random_states(fn, key_keep, logs, iterators, argument_names, read, met)
+    graph.read_before = (read, met)
     with core.scope(graph):
         traced_args = [signature.rebuild(a, make_leaf, n) for a, n in zip(args, arg_names)]
         traced_kwargs = signature.rebuild(kwargs, make_leaf, "") if kwargs else {}
@@ -414,11 +419,13 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep,
                                 structure)
     leaks = LeakedTensors(graph, argument_names)
-    concrete.guards = guards_of(fn, key_keep, graph.called, leaks.note, before=logs)
+    concrete.guards, concrete.changed_by_trace = as_found_before(
+        guards_of(fn, key_keep, graph.called, leaks.note, before=logs), read)
     concrete._program.watched = compared_arrays(concrete.guards)
     # (needed for the guards only: kept, it would hold every bound method the
     # trace called, and the objects they are bound to, as long as the graph)
     graph.called = []
+    graph.read_before = None
     raise_leaked(leaks, name)  # (its tensors in state outliving the trace: guards.py)
     baked = baked_random_draw(randomness)
     code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)

@@ -119,6 +119,7 @@ class Graph:
         # (a gradient: every op backprop records is at the line that asked for it)
         self.fixed_location = None
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
+        self.read_before = None  # ({(id(holder), name): value}, ids of those values) (note_called)
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
         # it would change an ndarray argument in place: tensor.py refuses that)
         self.scalar_inputs = set()
@@ -338,7 +339,36 @@ def note_called(fn):
         # reads no user state; holding it would hold the tensor, which the
         # in-place checks, counting who holds a tensor, would see as a holder)
         stack[0].called.append(fn)
+        if stack[0].read_before is not None:
+            _note_read_before(fn, *stack[0].read_before)
     return True
+
+
+def _note_read_before(fn, read, known):
+    """Adds to `read` ({(id(holder), name): value}, guards.as_found_before)
+    what `fn` may read -- the attributes of the object it is bound to, when
+    that object was there before the trace (`known`: the ids of the values
+    the walk before the trace met), and the globals its code names -- as
+    they are before it runs, where nothing earlier in the trace noted them:
+    a counter `MODEL.__call__` bumps (`self.calls += 1`) is then guarded on
+    its value before the trace.  (An object or closure cell the trace made
+    is no state from before it: left out.)"""
+    target = getattr(fn, "__func__", fn)
+    bound = getattr(fn, "__self__", None)
+    if not isinstance(fn, (types.FunctionType, types.MethodType, type, types.BuiltinFunctionType)):
+        bound, target = fn, getattr(type(fn), "__call__", None)  # (a callable object)
+    if bound is not None and id(bound) in known:
+        attributes = getattr(bound, "__dict__", None)
+        if type(attributes) is dict:
+            key = id(attributes)
+            for name, value in attributes.items():
+                read.setdefault((key, name), value)
+    code, namespace = getattr(target, "__code__", None), getattr(target, "__globals__", None)
+    if code is not None and type(namespace) is dict:
+        key = id(namespace)
+        for name in errors.names_read(code):
+            if name in namespace:
+                read.setdefault((key, name), namespace[name])
 
 
 def current_graph():

@@ -146,6 +146,8 @@ class Function:
         """Stops calling a graph traced with a global, cell or attribute value
         that has been replaced (guards.py); returns None."""
         self._replaced = replaced(concrete.guards)  # (for the retracing warning)
+        if self._replaced in concrete.changed_by_trace:
+            self._replaced = (self._replaced, "by its own trace")
         for cache_key in [k for k, c in self._cache.items() if c is concrete]:  # (key too)
             del self._cache[cache_key]
             entry = self._entry_for.pop(cache_key, None)

@@ -905,6 +905,31 @@ def _fingerprint(value, depth=0):
     return id(value)
 
 
+def as_found_before(guards, read):
+    """`guards` (guards_of after a trace), each watching the value its
+    holder held BEFORE the trace (`read`: random_states' walk) where the
+    trace itself replaced it: the graph holds what the trace computed from
+    the old value (`self.step += 1; return x * self.step`), so it stands for
+    calls that find the old value -- the next call, finding the new one,
+    traces again and makes the change again, as Python's call would (a
+    `self.built = True` is made once: the second trace reads it).  Returns
+    (guards, labels of those the trace changed)."""
+    if not read:
+        return guards, []
+    kept, changed = [], []
+    for guard in guards:
+        holder, name, value, label, contents = guard
+        key = (id(holder), name)
+        if key in read:
+            before = read[key]
+            if before is not value and (type(before) is not type(value) or not _by_value(value)
+                                        or number_bits(before) != number_bits(value)):
+                guard = (holder, name, before, label, None)
+                changed.append(label)
+        kept.append(guard)
+    return kept, changed
+
+
 def guards_hold(guards):
     """Does every holder still hold the value the graph was traced with
     (and every array its contents)?"""
@@ -1359,7 +1384,8 @@ def advanced_iterator(iterators):
     return None
 
 
-def random_states(fn, objects, containers=None, iterators=None, argument_names=None):
+def random_states(fn, objects, containers=None, iterators=None, argument_names=None,
+                  read=None, met=None):
     """Before a trace: [(generator, what it is, its state)] of numpy's global
     RandomState (np.random.rand, np.random.normal, ...) and of the
     generators the trace could draw from: in the globals the traced
@@ -1374,7 +1400,10 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
     they held before the trace (guards_of's `before`); `iterators`, one, gets
     {id: (iterator, label, position)} of the iterators it meets there
     (`advanced_iterator` after the trace); `argument_names`: {id(argument):
-    its parameter name}, to name an iterator passed as one."""
+    its parameter name}, to name an iterator passed as one.  `read`, a dict,
+    gets {(id(holder), name): value} of what the walk's holders hold before
+    the trace (`as_found_before` after it); `met`, a set, the ids of every
+    value the walk meets (core.note_called: objects there before the trace)."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
                                           "state (np.random.rand, np.random.normal, ...)")}
     walked_namespaces = set()
@@ -1400,7 +1429,10 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
                     fingerprint = _fingerprint(value)
                     if _numbers_only(fingerprint):
                         containers[id(value)] = (value, fingerprint)
-    for _, _, value, label, _ in guards_of(fn, objects, contents=False):
+    noted = None if met is None else (lambda value, place, root: met.add(id(value)))
+    for holder, name, value, label, _ in guards_of(fn, objects, note=noted, contents=False):
+        if read is not None:
+            read[(id(holder), name)] = value
         if isinstance(value, _GENERATORS):
             found.setdefault(id(value), (value, f"the generator in {label}"))
         elif iterators is not None and _is_iterator(value):

@@ -1,0 +1,124 @@
+"""A trace that changes state it reads (`self.step += 1; return x * self.step`)
+baked in the value it computed; the graph stands for calls that find the
+state as the trace found it.  Its guards watch the value from BEFORE the
+trace (guards.as_found_before), so the next call, which finds the new one,
+traces again and makes the change again: the values and the state are
+Python's on every call (a counter kept in Python retraces each call, and
+the retracing warning says why; an ag.Variable traces once)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+STEPS = 0
+
+
+class Trainer:
+    def __init__(self):
+        self.step = 0
+
+    def train_step(self, x):
+        self.step += 1
+        return x * self.step
+
+
+def bump_global(x):
+    global STEPS
+    STEPS += 1
+    return x * STEPS
+
+
+class Model:
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return x * self.calls
+
+
+MODEL = Model()
+
+
+def through_a_global_model(x):
+    return MODEL(x) + 1
+
+
+def _four_calls(fn, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", errors.RetracingWarning)
+        return [float(fn(*args, np.ones(2))[0]) for _ in range(4)]
+
+
+def test_a_method_bumping_its_counter_gives_pythons_values():
+    python, staged = Trainer(), Trainer()
+    want = _four_calls(Trainer.train_step, python)
+    assert _four_calls(ag.function(Trainer.train_step), staged) == want == [1, 2, 3, 4]
+    assert staged.step == python.step == 4
+
+
+def test_a_global_counter_gives_pythons_values():
+    global STEPS
+    STEPS = 0
+    want = _four_calls(bump_global)
+    STEPS = 0
+    assert _four_calls(ag.function(bump_global)) == want == [1, 2, 3, 4]
+    assert STEPS == 4
+
+
+def test_a_counter_of_an_object_the_trace_calls_gives_pythons_values():
+    MODEL.calls = 0
+    want = _four_calls(through_a_global_model)
+    MODEL.calls = 0
+    assert _four_calls(ag.function(through_a_global_model)) == want == [2, 3, 4, 5]
+    assert MODEL.calls == 4
+
+
+def test_the_retracing_warning_says_the_trace_changes_the_state():
+    staged = ag.function(Trainer.train_step)
+    trainer = Trainer()
+    with pytest.warns(errors.RetracingWarning) as caught:
+        for _ in range(12):
+            staged(trainer, np.ones(2))
+    message = str(caught[0].message)
+    assert "each trace changes its attribute 'step', which the graph read" in message
+    assert "ag.Variable" in message
+
+
+class Layer:
+    def __init__(self):
+        self.built = False
+
+    def __call__(self, x):
+        if not self.built:  # (built on the first call, as Keras-style layers are)
+            self.w = np.full(x.shape[-1], 2.0)
+            self.built = True
+        return x * self.w
+
+
+def test_state_made_once_on_the_first_call_traces_at_most_twice():
+    layer = Layer()
+    staged = ag.function(Layer.__call__)
+    values = [staged(layer, np.ones(2)).tolist() for _ in range(5)]
+    assert values == [[2.0, 2.0]] * 5
+    assert staged.experimental_get_tracing_count() <= 2
+
+
+class VariableTrainer:
+    def __init__(self):
+        self.step = ag.Variable(np.int64(0))
+
+    def train_step(self, x):
+        self.step.assign_add(1)
+        return x * self.step.read_value()
+
+
+def test_a_counter_in_a_variable_traces_once():
+    trainer = VariableTrainer()
+    staged = ag.function(VariableTrainer.train_step)
+    assert [float(staged(trainer, np.ones(2))[0]) for _ in range(4)] == [1, 2, 3, 4]
+    assert staged.experimental_get_tracing_count() == 1
