@@ -920,14 +920,27 @@ def as_found_before(guards, read):
     for guard in guards:
         holder, name, value, label, contents = guard
         key = (id(holder), name)
-        if key in read:
-            before = read[key]
-            if before is not value and (type(before) is not type(value) or not _by_value(value)
-                                        or number_bits(before) != number_bits(value)):
-                guard = (holder, name, before, label, None)
-                changed.append(label)
+        if key in read and not _equivalent(read[key], value):
+            guard = (holder, name, read[key], label, None)
+            changed.append(label)
         kept.append(guard)
     return kept, changed
+
+
+def _equivalent(before, value):
+    """Would a graph traced with `before` be the one traced with `value`?
+    (an equal new tuple, `self.shape = x.shape` made again by each trace, or
+    an equal new array: yes; the guard then watches the new one)"""
+    if before is value:
+        return True
+    if type(before) is not type(value):
+        return False
+    if _by_value(value):
+        return number_bits(before) == number_bits(value)
+    if type(value) is np.ndarray:
+        return before.shape == value.shape and before.dtype == value.dtype and \
+            before.tobytes() == value.tobytes()
+    return _fingerprinted(value) and _fingerprint(before) == _fingerprint(value)
 
 
 def guards_hold(guards):

@@ -122,3 +122,32 @@ def test_a_counter_in_a_variable_traces_once():
     staged = ag.function(VariableTrainer.train_step)
     assert [float(staged(trainer, np.ones(2))[0]) for _ in range(4)] == [1, 2, 3, 4]
     assert staged.experimental_get_tracing_count() == 1
+
+
+class Recording:
+    def __init__(self):
+        self.w = np.ones(3)
+        self.input_shape = None
+        self.scratch = np.zeros(3)
+
+    def __call__(self, x):
+        self.input_shape = x.shape  # (an equal new tuple each trace)
+        self.scratch = np.zeros(3)  # (an equal new array each trace)
+        return x @ self.w + self.scratch.sum()
+
+
+RECORDING = Recording()
+
+
+def records(x):
+    return RECORDING(x)
+
+
+def test_state_the_trace_sets_to_an_equal_new_value_does_not_retrace_every_call():
+    staged = ag.function(records)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", errors.RetracingWarning)
+        for _ in range(12):
+            np.testing.assert_array_equal(staged(np.ones((2, 3))), [3.0, 3.0])
+    assert staged.experimental_get_tracing_count() <= 2
+    assert RECORDING.input_shape == (2, 3)
