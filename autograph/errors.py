@@ -1460,3 +1460,24 @@ def outer_state_changed_message(what, statement, location):
         "return the new value and assign it there (`count = bump(count)`, "
         "`total = total + x`), keep it in an ag.Variable, whose `assign`/`assign_add` the "
         "graph runs each time (`self.steps.assign_add(1)`), or make the change outside it.")
+
+
+# --- a draw from Python's random module while tracing ---------------------------------
+
+
+def python_random_draw_message(generator, function_name, location):
+    return (
+        f"tracing the ag.function '{function_name}' ({location}) drew numbers from (or set "
+        f"the state of) {generator}: Python's random module runs only while tracing, so "
+        "its numbers would be constants of the graph, the same on every call. Draw with "
+        "numpy instead (np.random.default_rng(seed) made outside, then rng.random(), "
+        "rng.normal(...) inside: staged, a new draw per call), or draw outside and pass "
+        "the values in as an argument.")
+
+
+def clock_read_while_tracing_message(call, location):
+    return (
+        f"{call} at {location} reads the clock while the function is traced: the graph "
+        "would hold that one reading as a constant, the same on every call. Time the call "
+        "of the ag.function from outside it (`start = time.perf_counter(); f(x); "
+        "elapsed = time.perf_counter() - start`).")

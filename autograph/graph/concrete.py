@@ -11,6 +11,7 @@ import contextlib
 import copy
 import gc
 import operator
+import random
 
 import numpy as np
 
@@ -432,8 +433,12 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     location = errors.where(code.co_filename, code.co_firstlineno) if code is not None \
         else "an unknown place"
     if baked is not None:
+        what, generator = baked
+        if isinstance(generator, random.Random):  # (never staged: no convert would help)
+            raise errors.BakedRandomDrawError(errors.python_random_draw_message(
+                what, name, location))
         raise errors.BakedRandomDrawError(errors.baked_random_draw_message(
-            baked, name, location))
+            what, name, location))
     advanced = advanced_iterator(iterators) if iterators else None
     if advanced is not None:
         raise errors.ConsumedIteratorError(errors.consumed_iterator_message(

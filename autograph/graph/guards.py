@@ -124,6 +124,7 @@ import enum
 import functools
 import gc
 import operator
+import random
 import types
 import warnings
 import weakref
@@ -810,6 +811,9 @@ _MISSING = object()
 # numpy random generators: a staged draw (graph/ops/random.py) calls the bound
 # method of the one it was traced with, so rebinding the name must retrace
 _GENERATORS = (np.random.Generator, np.random.RandomState)
+# what random_states compares around a trace: numpy's generators, and Python's
+# random.Random (its draws are never staged: a trace drawing from one baked them in)
+_DRAWN_FROM = _GENERATORS + (random.Random,)
 _CONTAINERS = (list, tuple, dict, collections.deque)  # (a deque: items like a list's)
 # dicts whose items, get and len are dict's own (no user code runs in them)
 _DICTS = (collections.OrderedDict, collections.defaultdict, collections.Counter)
@@ -1311,7 +1315,10 @@ def raise_leaked(leaks, function_name):
 
 def _random_state(generator):
     """An exact, comparable copy of a numpy generator's state: numbers and
-    the bytes of its arrays (a RandomState's includes its cached normal)."""
+    the bytes of its arrays (a RandomState's includes its cached normal);
+    of a Python random.Random, its getstate()."""
+    if isinstance(generator, random.Random):
+        return generator.getstate()
     if isinstance(generator, np.random.RandomState):
         state = generator.get_state(legacy=False)
     else:
@@ -1418,17 +1425,19 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
     the trace (`as_found_before` after it); `met`, a set, the ids of every
     value the walk meets (core.note_called: objects there before the trace)."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
-                                          "state (np.random.rand, np.random.normal, ...)")}
+                                          "state (np.random.rand, np.random.normal, ...)"),
+             id(random._inst): (random._inst, "Python's global random state (random.random, "
+                                "random.gauss, ...)")}
     walked_namespaces = set()
     for function, _ in _code_owners(fn, ()):
         namespace = getattr(function, "__globals__", None)
         if type(namespace) is dict and id(namespace) not in walked_namespaces:
             walked_namespaces.add(id(namespace))
             for name, value in list(namespace.items()):
-                if isinstance(value, _GENERATORS):
+                if isinstance(value, _DRAWN_FROM):
                     found.setdefault(id(value), (value, f"the generator in global '{name}'"))
     for value in objects:
-        if isinstance(value, _GENERATORS):
+        if isinstance(value, _DRAWN_FROM):
             found.setdefault(id(value), (value, "the generator passed as an argument"))
         elif iterators is not None and _is_iterator(value):  # (keyed by identity)
             name = (argument_names or {}).get(id(value))
@@ -1446,7 +1455,7 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
     for holder, name, value, label, _ in guards_of(fn, objects, note=noted, contents=False):
         if read is not None:
             read[(id(holder), name)] = value
-        if isinstance(value, _GENERATORS):
+        if isinstance(value, _DRAWN_FROM):
             found.setdefault(id(value), (value, f"the generator in {label}"))
         elif iterators is not None and _is_iterator(value):
             iterators.setdefault(id(value), (value, label, _iterator_position(value)))
@@ -1501,23 +1510,25 @@ def _held_by_name(function):
 
 
 def baked_random_draw(states):
-    """What the first of `states` (random_states before the trace) whose
-    generator has moved since is, or None."""
+    """(what it is, the generator) of the first of `states` (random_states
+    before the trace) whose generator has moved since, or None."""
     for generator, what, state, raw, gauss in states:
-        if raw is not None:
-            if _mt19937_bytes(generator) != raw:
-                return what
-            if gauss is not None:
-                # (no cached normal before: only a new pair of normals sets
-                # one, and that moves the bytes)
-                if gauss[0] and _cached_normal(generator) != gauss:
-                    return what
-                continue
-            if not dict(state).get("has_gauss"):
-                continue
-        if _random_state(generator) != state:
-            return what
+        if _moved(generator, state, raw, gauss):
+            return what, generator
     return None
+
+
+def _moved(generator, state, raw, gauss):
+    if raw is not None:
+        if _mt19937_bytes(generator) != raw:
+            return True
+        if gauss is not None:
+            # (no cached normal before: only a new pair of normals sets
+            # one, and that moves the bytes)
+            return bool(gauss[0] and _cached_normal(generator) != gauss)
+        if not dict(state).get("has_gauss"):
+            return False
+    return _random_state(generator) != state
 
 
 def _mt19937_bytes(generator):

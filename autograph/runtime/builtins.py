@@ -25,6 +25,7 @@ import linecache
 import operator
 import string
 import sys
+import time
 
 import numpy as np
 
@@ -503,6 +504,24 @@ def _scalar_type_(numpy_type):
     convert.__doc__ = (f"Python meaning: `np.{numpy_type.__name__}(*args, **kwargs)`; of a "
                        "staged value, the backend's same conversion (Backend.numpy_type_of).")
     return convert
+
+
+def _clock_(clock):
+    """The operator for a clock of the `time` module.  Python meaning:
+    `clock()`.  While tracing, refused: the clock would be read once, at
+    tracing, and its value be a constant of the graph on every call."""
+    def read(*args, **kwargs):
+        if registry.tracing:
+            raise errors.NotStageableError(errors.clock_read_while_tracing_message(
+                f"time.{clock.__name__}()", errors.where_user()))
+        return clock(*args, **kwargs)
+    return read
+
+
+CLOCK_OVERRIDES = {clock: _clock_(clock) for clock in (
+    time.time, time.time_ns, time.perf_counter, time.perf_counter_ns, time.monotonic,
+    time.monotonic_ns, time.process_time, time.process_time_ns, time.thread_time,
+    time.thread_time_ns)}
 
 
 # numpy's scalar types, called on a value: a cast (`np.float32(total)`)

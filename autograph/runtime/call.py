@@ -194,8 +194,8 @@ def _load_builtin_overrides():
         operator = getattr(overrides, name + "_", None)
         if operator is not None:
             table[id(getattr(builtins, name))] = operator
-    for function, operator in overrides.NUMPY_OVERRIDES.items():
-        table[id(function)] = operator  # (numpy's functions live as long as numpy)
+    for function, operator in {**overrides.NUMPY_OVERRIDES, **overrides.CLOCK_OVERRIDES}.items():
+        table[id(function)] = operator  # (numpy's and time's functions live as long as they)
     for maker in numpy_random.MAKERS:
         table[id(maker)] = functools.partial(numpy_random.make_generator_, maker)
     # the generators' methods called through their class: their operators

@@ -1,0 +1,73 @@
+"""Values Python's code reads anew on every call, which a trace would read
+once and bake into the graph as constants: a draw from Python's `random`
+module (never staged; numpy's draws are) and a clock of the `time` module.
+Both are refused while tracing, with the fix; plain Python mode runs them."""
+
+import random
+import time
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+RNG = random.Random(0)
+NUMPY_RNG = np.random.default_rng(0)
+
+
+def module_draw(x):
+    return x * random.random()
+
+
+def instance_draw(x):
+    return x * RNG.gauss(0.0, 1.0)
+
+
+@pytest.mark.parametrize("fn, what", [
+    (module_draw, "Python's global random state"), (instance_draw, "the generator in global 'RNG'")])
+def test_a_draw_from_pythons_random_module_is_refused(fn, what):
+    with pytest.raises(errors.BakedRandomDrawError) as raised:
+        ag.function(fn)(np.ones(2))
+    message = str(raised.value)
+    assert what in message and "Python's random module runs only while tracing" in message
+    assert "np.random.default_rng(seed)" in message
+
+
+def numpy_draw(x):
+    return x * NUMPY_RNG.random()
+
+
+def test_a_numpy_draw_is_staged_a_new_one_per_call():
+    staged = ag.function(numpy_draw)
+    assert staged(np.ones(1))[0] != staged(np.ones(1))[0]
+
+
+def timed(x):
+    start = time.perf_counter()
+    y = x * 2
+    return y, time.perf_counter() - start
+
+
+def test_a_clock_read_while_tracing_is_refused_at_the_users_line():
+    with pytest.raises(errors.NotStageableError) as raised:
+        ag.function(timed)(np.ones(2))
+    message = str(raised.value)
+    line = timed.__code__.co_firstlineno + 1
+    assert message.startswith(f"time.perf_counter() at {__file__}:{line} reads the clock")
+    assert "Time the call of the ag.function from outside it" in message
+
+
+def test_plain_python_mode_reads_the_clock_and_draws():
+    y, elapsed = ag.to_graph(timed)(np.ones(2))
+    assert type(elapsed) is float and elapsed >= 0
+    random.seed(3)
+    want = module_draw(np.ones(1))
+    random.seed(3)
+    np.testing.assert_array_equal(ag.to_graph(module_draw)(np.ones(1)), want)
+
+
+def test_under_jax_the_clock_is_refused_too():
+    jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra")
+    with pytest.raises(errors.NotStageableError, match=r"^time\.perf_counter\(\) at "):
+        jax.jit(ag.to_graph(timed))(np.ones(2))
