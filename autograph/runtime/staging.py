@@ -267,6 +267,9 @@ def _cached_on_first_use(holder, key, old):
 
 
 def _raise_changed(what, kind, frame, location, statement):
+    owner = generated_owner(frame.f_code) if frame is not None else None
+    while owner is not None and frame is not None and id(frame.f_code) != owner:
+        frame = frame.f_back  # (a generated branch or loop function's cell: its user function's)
     owner = (f" ({kind} of {frame.f_code.co_name} at "
              f"{errors.where(frame.f_code.co_filename, frame.f_code.co_firstlineno)})"
              if frame is not None else f" ({kind})" if kind else "")

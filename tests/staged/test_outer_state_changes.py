@@ -110,6 +110,20 @@ def set_in_local_list_by_helper(x, n):
     return seen[0]
 
 
+def bumped_in_a_nested_loop(x, n):
+    total = x[0]
+    for i in range(n):
+        count = 0  # (a cell of the outer loop's generated body: named by its function)
+
+        def bump():
+            nonlocal count
+            count += 1
+        for j in range(n):
+            bump()
+        total = total + count
+    return total
+
+
 @pytest.mark.parametrize("fn, what, statement, line", [
     (bumped_by_nonlocal, "variable 'count' (a closure variable of bumped_by_nonlocal",
      "`for` loop", "for _ in range(n):"),
@@ -120,6 +134,8 @@ def set_in_local_list_by_helper(x, n):
     (flagged_in_branch, "variable 'flag'", "`if`", "if x[0] > 1:"),
     (bumped_in_branch, "`c.n`", "`if`", "if x[0] > 1:"),
     (set_in_local_list_by_helper, "`seen[0]`", "`for` loop", "for i in range(n):"),
+    (bumped_in_a_nested_loop, "variable 'count' (a closure variable of bumped_in_a_nested_loop",
+     "`for` loop", "for j in range(n):"),
 ])
 def test_a_change_the_statement_does_not_carry_is_refused(fn, what, statement, line):
     fn(X, 3)  # (Python runs it)
