@@ -1481,3 +1481,11 @@ def clock_read_while_tracing_message(call, location):
         "would hold that one reading as a constant, the same on every call. Time the call "
         "of the ag.function from outside it (`start = time.perf_counter(); f(x); "
         "elapsed = time.perf_counter() - start`).")
+
+
+def staged_list_unsupported_method_message(method, location):
+    return (
+        f"`lst.{method}(...)` at {location} on a staged list (a list a staged loop built): "
+        "a staged list offers append, pop, item assignment, len(), lst[i], `for` and "
+        f"`lst + [items]`, not .{method}(). Stack it (`ag.stack(lst)`) and use numpy on the "
+        "array, or build the list with a Python `range` loop.")

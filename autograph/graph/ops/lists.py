@@ -103,6 +103,18 @@ class TensorList(Tensor):
     def pop(self, *args):
         raise errors.StagingError(errors.staged_list_method_message("pop", core.user_location()))
 
+    # Functions that read a list as numpy reads it (np.asarray of its items):
+    # the same on the stacked items (`np.mean(hist)`); others are refused.
+    def __array_function__(self, func, types, args, kwargs):
+        if func in _READ_AS_AN_ARRAY and args and args[0] is self:
+            return func(list_stack(self), *args[1:], **kwargs)
+        raise self._usage_error(f"np.{func.__name__}() of a staged list (stack it first: "
+                                f"np.{func.__name__}(ag.stack(lst), ...))")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._usage_error("np.array() of a staged list (a graph value: write "
+                                "ag.stack(lst), or np.stack(lst), for the array of its items)")
+
     def _check_loop_output(self, out, index):
         if not isinstance(out, TensorList):
             raise errors.GraphError(f"while_loop: loop var #{index} is a tensor list before "
@@ -113,6 +125,28 @@ class TensorList(Tensor):
             raise errors.GraphError(
                 f"while_loop: tensor list #{index} holds {self.element_dtype} before an "
                 f"iteration and {out.element_dtype} after")
+
+
+_READ_AS_AN_ARRAY = frozenset((
+    np.mean, np.sum, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var,
+    np.argmax, np.argmin, np.any, np.all, np.cumsum, np.cumprod, np.average))
+
+
+def _refuse_list_methods():
+    """Python list methods a staged list does not offer (converted code turns
+    `lst.append`/`lst.pop` statements into functional ops): a catalog error,
+    not Python's AttributeError naming TensorList."""
+    def refusing(name):
+        def method(self, *args, **kwargs):
+            raise errors.StagingError(errors.staged_list_unsupported_method_message(
+                name, core.user_location()))
+        return method
+
+    # (`index` is a Tensor's output index: lst.index(v) keeps Python's error)
+    for name in ("extend", "insert", "remove", "reverse", "sort", "clear", "count"):
+        setattr(TensorList, name, refusing(name))  # (`sort`: not the array method)
+    # Its ops never change a staged list: a copy is the list itself.
+    TensorList.copy = lambda self: self
 
 
 def _refused_operator(lst, other, symbol):
@@ -142,6 +176,7 @@ def _refuse_operators():
 
 
 _refuse_operators()
+_refuse_list_methods()
 
 
 class _ItemsOfStagedList:
