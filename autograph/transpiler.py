@@ -170,6 +170,7 @@ def run_pipeline(node, ctx, present=None):
     # without one (NAMES_WHAT_IT_CREATES) --, so a later pass is skipped only
     # when its nodes are surely absent.
     analysed = False
+    created = frozenset()  # the HANDLES types the passes run so far may have created
     generated = ctx.namer.generated
     # The control-flow passes add the names they may load as Undefined; with
     # none of them run, the variables pass knows there are none (no walk).
@@ -186,11 +187,15 @@ def run_pipeline(node, ctx, present=None):
             analysis.resolve(node, ctx)
             analysed = True
         named = len(generated)
+        # (read by the passes that skip statements: base.Converter.SEEKS)
+        anno.setanno(node, anno.Basic.CREATED_NODE_TYPES, created)
         node = transformer.transform(node, ctx)
         analysed = analysed and getattr(transformer, "KEEPS_ANALYSIS", False)
-        if present is not None and transformer.CREATES and (
+        if transformer.CREATES and (
                 len(generated) > named or not transformer.NAMES_WHAT_IT_CREATES):
-            present |= set(transformer.CREATES)
+            created = created | set(transformer.CREATES)
+            if present is not None:
+                present |= created
         if log_passes:
             logger.debug("after %s:\n%s", transformer.__module__, unparse(node))
     return node

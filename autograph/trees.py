@@ -613,10 +613,26 @@ def node_types_and_names(node):
     """(`node_types(node)`, `naming.names_in(node)`) in one walk, which the
     transpiler asks of every function it converts.  A Name (the most
     frequent node) gives its class, its context's and its identifier
-    without its fields going through the stack."""
-    types, names = set(), set()
+    without its fields going through the stack.
+
+    On the way, every statement gets the classes of the nodes in it
+    (itself included) as its anno NODE_TYPES: a pass skips a statement
+    that holds nothing it looks for (converters/support/base.py)."""
+    names = set()
+    return _types_below(node, names, noted=False), names
+
+
+_STATEMENT = gast.stmt
+_NODE_TYPES = anno.Basic.NODE_TYPES
+
+
+def _types_below(node, names, noted=True):
+    """The classes of the nodes in `node`; adds the identifiers they spell to
+    `names` and notes theirs on the statements inside (each walked by a call
+    of its own, whose classes are added) and, if `noted`, on `node`."""
+    types = set()
     add_type, add_name = types.add, names.add
-    name_class, spelled = gast.Name, naming.SPELLING
+    name_class, spelled, statement = gast.Name, naming.SPELLING, _STATEMENT
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
@@ -634,6 +650,9 @@ def node_types_and_names(node):
             continue
         if not isinstance(current, _AST):
             continue  # a list of names (Global) or of constants
+        if isinstance(current, statement) and current is not node:
+            types |= _types_below(current, names)
+            continue
         add_type(cls)
         if cls in spelled:
             names.update(spelled[cls](current))
@@ -644,4 +663,6 @@ def node_types_and_names(node):
                 extend(value)
             elif isinstance(value, _AST):
                 push(value)
-    return types, names
+    if noted:
+        anno.setanno(node, _NODE_TYPES, types)
+    return types
