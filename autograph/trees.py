@@ -503,7 +503,15 @@ def ast_to_gast(node):
 class _AstToGast(_ToGast):
     """`_ToGast` building parameters field by field (gast's goes through its
     node constructor and `ast.copy_location`): a gast Name with its own
-    Param context, positions as parsed."""
+    Param context, positions as parsed.
+
+    `parse` translates with `remembers_parse` on: each function node keeps
+    the stdlib node it came from (anno PARSED_FROM), and the transpiler
+    compiles the original body of a converted function from it, without
+    translating it back.  (One class for both, not a subclass: the templates
+    and the user's source then fill one dispatch table in a fresh process.)"""
+
+    remembers_parse = False
 
     def visit_arg(self, node):
         source = node.__dict__
@@ -517,24 +525,20 @@ class _AstToGast(_ToGast):
             end_col_offset=source["end_col_offset"])
         return new
 
-
-_GAST_NAME, _GAST_PARAM = gast.Name, gast.Param
-
-
-class _ParseToGast(_AstToGast):
-    """`_ToGast` that remembers, on each function node, the stdlib node it
-    came from (anno PARSED_FROM): the transpiler compiles the original body
-    of a converted function from it, without translating it back."""
-
     def visit_FunctionDef(self, node):
         new = super().visit_FunctionDef(node)
-        anno.setanno(new, anno.Basic.PARSED_FROM, node)
+        if self.remembers_parse:
+            anno.setanno(new, anno.Basic.PARSED_FROM, node)
         return new
 
     def visit_AsyncFunctionDef(self, node):
         new = super().visit_AsyncFunctionDef(node)
-        anno.setanno(new, anno.Basic.PARSED_FROM, node)
+        if self.remembers_parse:
+            anno.setanno(new, anno.Basic.PARSED_FROM, node)
         return new
+
+
+_GAST_NAME, _GAST_PARAM = gast.Name, gast.Param
 
 
 def parse(text):
@@ -544,7 +548,9 @@ def parse(text):
 
 def parsed_to_gast(node):
     """`parse`'s translation of a tree the stdlib parsed already."""
-    return _ParseToGast().visit(node)
+    translator = _AstToGast()
+    translator.remembers_parse = True
+    return translator.visit(node)
 
 
 def fix_missing_locations(node):
