@@ -52,7 +52,7 @@ _JUMP_FLAG = re.compile(r"(do_return|break_|continue_|fjump)(_\d+)?")
 class Transformer(staging.Converter):
 
     HANDLES = (gast.If,)
-    CREATES = (gast.Return,)
+    CREATES = (gast.Return, gast.Expr)  # (Expr: a functional form with no outputs)
     STATEMENTS_ONLY = True
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)
