@@ -27,6 +27,7 @@ from autograph import analysis, anno, call_only, context, conversion_cache, erro
 from autograph import source, templates
 from autograph import converters as converters_pkg
 from autograph.converters import function_scope
+from autograph.converters.support import local_names
 from autograph import trees
 from autograph.runtime import tracebacks
 
@@ -418,7 +419,9 @@ def transform(fn, options, parsed=None, facts=None, lines=None):
     node, info = source.get_entity(fn, parsed, lines, facts.namespace)
     _strip_decorators(node)
     plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
-    present, spelled = trees.node_types_and_names(node)
+    bound = set()
+    present, spelled = trees.node_types_and_names(node, bound)
+    local_names.note_from_walk(node, present, bound, info.source)
     taken = spelled | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     clashing = _cell_names_in_use(fn, spelled, facts)
     # The passes take `ag__` and `fscope` for the cells: a user's own

@@ -615,7 +615,7 @@ def node_types(node):
     return found
 
 
-def node_types_and_names(node):
+def node_types_and_names(node, bound=None):
     """(`node_types(node)`, `naming.names_in(node)`) in one walk, which the
     transpiler asks of every function it converts.  A Name (the most
     frequent node) gives its class, its context's and its identifier
@@ -623,22 +623,26 @@ def node_types_and_names(node):
 
     On the way, every statement gets the classes of the nodes in it
     (itself included) as its anno NODE_TYPES: a pass skips a statement
-    that holds nothing it looks for (converters/support/base.py)."""
+    that holds nothing it looks for (converters/support/base.py).  `bound`:
+    a set that gets the identifiers of the Names not loaded (parameters,
+    assignment targets, deletions), for local_names.py."""
     names = set()
-    return _types_below(node, names, noted=False), names
+    return _types_below(node, names, set() if bound is None else bound, noted=False), names
 
 
 _STATEMENT = gast.stmt
 _NODE_TYPES = anno.Basic.NODE_TYPES
+_LOAD = gast.Load
 
 
-def _types_below(node, names, noted=True):
+def _types_below(node, names, bound, noted=True):
     """The classes of the nodes in `node`; adds the identifiers they spell to
-    `names` and notes theirs on the statements inside (each walked by a call
-    of its own, whose classes are added) and, if `noted`, on `node`."""
+    `names` (and those of Names not loaded to `bound`) and notes the classes
+    on the statements inside (each walked by a call of its own, whose
+    classes are added) and, if `noted`, on `node`."""
     types = set()
-    add_type, add_name = types.add, names.add
-    name_class, spelled, statement = gast.Name, naming.SPELLING, _STATEMENT
+    add_type, add_name, add_bound = types.add, names.add, bound.add
+    name_class, spelled, statement, load = gast.Name, naming.SPELLING, _STATEMENT, _LOAD
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
@@ -651,13 +655,15 @@ def _types_below(node, names, noted=True):
             ctx, annotation = attrs.get("ctx"), attrs.get("annotation")
             if ctx is not None:
                 add_type(ctx.__class__)  # (a context holds nothing)
+                if ctx.__class__ is not load:
+                    add_bound(attrs["id"])
             if annotation is not None:
                 push(annotation)
             continue
         if not isinstance(current, _AST):
             continue  # a list of names (Global) or of constants
         if isinstance(current, statement) and current is not node:
-            types |= _types_below(current, names)
+            types |= _types_below(current, names, bound)
             continue
         add_type(cls)
         if cls in spelled:
