@@ -630,7 +630,9 @@ def node_types_and_names(node, bound=None):
     return _types_below(node, names, set() if bound is None else bound, noted=False), names
 
 
-_STATEMENT = gast.stmt
+# gast's statement classes (tested by class, a set lookup, not isinstance)
+_STATEMENTS = frozenset(cls for cls in vars(gast).values()
+                        if isinstance(cls, type) and issubclass(cls, gast.stmt))
 _NODE_TYPES = anno.Basic.NODE_TYPES
 _LOAD = gast.Load
 
@@ -642,7 +644,7 @@ def _types_below(node, names, bound, noted=True):
     classes are added) and, if `noted`, on `node`."""
     types = set()
     add_type, add_name, add_bound = types.add, names.add, bound.add
-    name_class, spelled, statement, load = gast.Name, naming.SPELLING, _STATEMENT, _LOAD
+    name_class, spelled, statements, load = gast.Name, naming.SPELLING, _STATEMENTS, _LOAD
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
@@ -662,7 +664,7 @@ def _types_below(node, names, bound, noted=True):
             continue
         if not isinstance(current, _AST):
             continue  # a list of names (Global) or of constants
-        if isinstance(current, statement) and current is not node:
+        if cls in statements and current is not node:
             types |= _types_below(current, names, bound)
             continue
         add_type(cls)
@@ -675,6 +677,10 @@ def _types_below(node, names, bound, noted=True):
                 extend(value)
             elif isinstance(value, _AST):
                 push(value)
-    if noted:
-        anno.setanno(node, _NODE_TYPES, types)
+    if noted:  # (anno.setanno, inline: once per statement)
+        annotations = node.__dict__.get(_ANNO)
+        if annotations is None:
+            node.__dict__[_ANNO] = {_NODE_TYPES: types}
+        else:
+            annotations[_NODE_TYPES] = types
     return types
