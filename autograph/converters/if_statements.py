@@ -108,8 +108,8 @@ class Transformer(staging.Converter):
             call.keywords.append(inplace)
         targets = outputs + [part.local for part in parts]
         if targets:
-            assign = templates.replace("(outputs,) = call", origin=node,
-                                       outputs=targets, call=call)
+            # (the loops' template: one parse per process for the three)
+            assign = templates.replace("(state,) = call", origin=node, state=targets, call=call)
         else:
             assign = templates.replace("call", origin=node, call=call)
         for part in parts:
