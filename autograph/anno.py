@@ -38,6 +38,11 @@ class Basic(_Key):
                     "(staging.number_names), found by the first control-flow pass")
     PARSED_NODE_TYPES = ("on the function node: the classes of the nodes its parse gave "
                          "(the transpiler's walk, before any pass ran)")
+    NODE_TYPES = ("on a statement as parsed: the classes of the nodes in it, itself included "
+                  "(trees.node_types_and_names); passes skip a statement without the "
+                  "nodes they look for (converters/support/base.py)")
+    CREATED_NODE_TYPES = ("on the function node: the node types of passes' HANDLES that "
+                          "the passes run so far may have created (transpiler.run_pipeline)")
     EXTRA_TEST = ("on a For: gast expression over loop-state names (jump flags); the "
                   "loop stops before fetching the next item once it is false")
 

@@ -261,6 +261,8 @@ def _dedent(template):
     """The template without the indentation its lines share (textwrap.dedent
     compiles a regular expression per indentation: ~50 us each in a fresh
     process, for templates indented by spaces alone)."""
+    if "\n" not in template and template[:1] != " ":
+        return template  # (most templates: one line, nothing to take off)
     lines = template.split("\n")
     margin = min((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()),
                  default=0)

@@ -28,6 +28,7 @@ from autograph import analysis, anno, call_only, context, conversion_cache, erro
 from autograph import source, templates
 from autograph import converters as converters_pkg
 from autograph.converters import function_scope
+from autograph.converters.support import local_names
 from autograph import trees
 from autograph.runtime import tracebacks
 
@@ -171,6 +172,7 @@ def run_pipeline(node, ctx, present=None):
     # without one (NAMES_WHAT_IT_CREATES) --, so a later pass is skipped only
     # when its nodes are surely absent.
     analysed = False
+    created = frozenset()  # the HANDLES types the passes run so far may have created
     generated = ctx.namer.generated
     # The control-flow passes add the names they may load as Undefined; with
     # none of them run, the variables pass knows there are none (no walk).
@@ -187,11 +189,15 @@ def run_pipeline(node, ctx, present=None):
             analysis.resolve(node, ctx)
             analysed = True
         named = len(generated)
+        # (read by the passes that skip statements: base.Converter.SEEKS)
+        anno.setanno(node, anno.Basic.CREATED_NODE_TYPES, created)
         node = transformer.transform(node, ctx)
         analysed = analysed and getattr(transformer, "KEEPS_ANALYSIS", False)
-        if present is not None and transformer.CREATES and (
+        if transformer.CREATES and (
                 len(generated) > named or not transformer.NAMES_WHAT_IT_CREATES):
-            present |= set(transformer.CREATES)
+            created = created | set(transformer.CREATES)
+            if present is not None:
+                present |= created
         if log_passes:
             logger.debug("after %s:\n%s", transformer.__module__, unparse(node))
     return node
@@ -426,7 +432,9 @@ def transform(fn, options, parsed=None, facts=None, lines=None):
     node, info = source.get_entity(fn, parsed, lines, facts.namespace)
     _strip_decorators(node)
     plain = _parsed_plain_body(fn, node, info) if not isinstance(node, gast.Lambda) else None
-    present, spelled = trees.node_types_and_names(node)
+    bound = set()
+    present, spelled = trees.node_types_and_names(node, bound)
+    local_names.note_from_walk(node, present, bound, info.source)
     taken = spelled | set(fn.__code__.co_names) | set(GENERATED_NAMES)
     clashing = _cell_names_in_use(fn, spelled, facts)
     # The passes take `ag__` and `fscope` for the cells: a user's own

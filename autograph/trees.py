@@ -503,7 +503,15 @@ def ast_to_gast(node):
 class _AstToGast(_ToGast):
     """`_ToGast` building parameters field by field (gast's goes through its
     node constructor and `ast.copy_location`): a gast Name with its own
-    Param context, positions as parsed."""
+    Param context, positions as parsed.
+
+    `parse` translates with `remembers_parse` on: each function node keeps
+    the stdlib node it came from (anno PARSED_FROM), and the transpiler
+    compiles the original body of a converted function from it, without
+    translating it back.  (One class for both, not a subclass: the templates
+    and the user's source then fill one dispatch table in a fresh process.)"""
+
+    remembers_parse = False
 
     def visit_arg(self, node):
         source = node.__dict__
@@ -517,24 +525,20 @@ class _AstToGast(_ToGast):
             end_col_offset=source["end_col_offset"])
         return new
 
-
-_GAST_NAME, _GAST_PARAM = gast.Name, gast.Param
-
-
-class _ParseToGast(_AstToGast):
-    """`_ToGast` that remembers, on each function node, the stdlib node it
-    came from (anno PARSED_FROM): the transpiler compiles the original body
-    of a converted function from it, without translating it back."""
-
     def visit_FunctionDef(self, node):
         new = super().visit_FunctionDef(node)
-        anno.setanno(new, anno.Basic.PARSED_FROM, node)
+        if self.remembers_parse:
+            anno.setanno(new, anno.Basic.PARSED_FROM, node)
         return new
 
     def visit_AsyncFunctionDef(self, node):
         new = super().visit_AsyncFunctionDef(node)
-        anno.setanno(new, anno.Basic.PARSED_FROM, node)
+        if self.remembers_parse:
+            anno.setanno(new, anno.Basic.PARSED_FROM, node)
         return new
+
+
+_GAST_NAME, _GAST_PARAM = gast.Name, gast.Param
 
 
 def parse(text):
@@ -544,7 +548,9 @@ def parse(text):
 
 def parsed_to_gast(node):
     """`parse`'s translation of a tree the stdlib parsed already."""
-    return _ParseToGast().visit(node)
+    translator = _AstToGast()
+    translator.remembers_parse = True
+    return translator.visit(node)
 
 
 def fix_missing_locations(node):
@@ -609,14 +615,36 @@ def node_types(node):
     return found
 
 
-def node_types_and_names(node):
+def node_types_and_names(node, bound=None):
     """(`node_types(node)`, `naming.names_in(node)`) in one walk, which the
     transpiler asks of every function it converts.  A Name (the most
     frequent node) gives its class, its context's and its identifier
-    without its fields going through the stack."""
-    types, names = set(), set()
-    add_type, add_name = types.add, names.add
-    name_class, spelled = gast.Name, naming.SPELLING
+    without its fields going through the stack.
+
+    On the way, every statement gets the classes of the nodes in it
+    (itself included) as its anno NODE_TYPES: a pass skips a statement
+    that holds nothing it looks for (converters/support/base.py).  `bound`:
+    a set that gets the identifiers of the Names not loaded (parameters,
+    assignment targets, deletions), for local_names.py."""
+    names = set()
+    return _types_below(node, names, set() if bound is None else bound, noted=False), names
+
+
+# gast's statement classes (tested by class, a set lookup, not isinstance)
+_STATEMENTS = frozenset(cls for cls in vars(gast).values()
+                        if isinstance(cls, type) and issubclass(cls, gast.stmt))
+_NODE_TYPES = anno.Basic.NODE_TYPES
+_LOAD = gast.Load
+
+
+def _types_below(node, names, bound, noted=True):
+    """The classes of the nodes in `node`; adds the identifiers they spell to
+    `names` (and those of Names not loaded to `bound`) and notes the classes
+    on the statements inside (each walked by a call of its own, whose
+    classes are added) and, if `noted`, on `node`."""
+    types = set()
+    add_type, add_name, add_bound = types.add, names.add, bound.add
+    name_class, spelled, statements, load = gast.Name, naming.SPELLING, _STATEMENTS, _LOAD
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
@@ -629,11 +657,16 @@ def node_types_and_names(node):
             ctx, annotation = attrs.get("ctx"), attrs.get("annotation")
             if ctx is not None:
                 add_type(ctx.__class__)  # (a context holds nothing)
+                if ctx.__class__ is not load:
+                    add_bound(attrs["id"])
             if annotation is not None:
                 push(annotation)
             continue
         if not isinstance(current, _AST):
             continue  # a list of names (Global) or of constants
+        if cls in statements and current is not node:
+            types |= _types_below(current, names, bound)
+            continue
         add_type(cls)
         if cls in spelled:
             names.update(spelled[cls](current))
@@ -644,4 +677,10 @@ def node_types_and_names(node):
                 extend(value)
             elif isinstance(value, _AST):
                 push(value)
-    return types, names
+    if noted:  # (anno.setanno, inline: once per statement)
+        annotations = node.__dict__.get(_ANNO)
+        if annotations is None:
+            node.__dict__[_ANNO] = {_NODE_TYPES: types}
+        else:
+            annotations[_NODE_TYPES] = types
+    return types

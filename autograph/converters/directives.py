@@ -59,6 +59,9 @@ class _NamesBoundInTree:
 
 
 class Transformer(base.Converter):
+    # A directive is a call standing alone as a statement: a function without
+    # an expression statement has none (only function_scope runs before).
+    HANDLES = (gast.Expr,)
 
     def visit_FunctionDef(self, node):
         # a name bound anywhere in the converted function may shadow a global

@@ -34,7 +34,7 @@ from autograph.converters.support import staging
 class Transformer(staging.Converter):
 
     HANDLES = (gast.For,)
-    CREATES = (gast.Return,)
+    CREATES = (gast.Return, gast.Expr)  # (Expr: a functional form with no outputs)
     STATEMENTS_ONLY = True
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)

@@ -52,7 +52,7 @@ _JUMP_FLAG = re.compile(r"(do_return|break_|continue_|fjump)(_\d+)?")
 class Transformer(staging.Converter):
 
     HANDLES = (gast.If,)
-    CREATES = (gast.Return,)
+    CREATES = (gast.Return, gast.Expr)  # (Expr: a functional form with no outputs)
     STATEMENTS_ONLY = True
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)
@@ -108,8 +108,8 @@ class Transformer(staging.Converter):
             call.keywords.append(inplace)
         targets = outputs + [part.local for part in parts]
         if targets:
-            assign = templates.replace("(outputs,) = call", origin=node,
-                                       outputs=targets, call=call)
+            # (the loops' template: one parse per process for the three)
+            assign = templates.replace("(state,) = call", origin=node, state=targets, call=call)
         else:
             assign = templates.replace("call", origin=node, call=call)
         for part in parts:

@@ -59,11 +59,14 @@ class Transformer(base.Converter):
         self.generic_visit(node)
         if not all(can_defer(value) for value in node.values[1:]):
             return node
-        function = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
+        # (one template for both, named after: each template text costs a
+        # parse in a fresh process)
+        function = "and_" if isinstance(node.op, gast.And) else "or_"
         result = node.values[-1]
         for left in reversed(node.values[:-1]):
             result = templates.replace_as_expression(
-                f"{function}(left, lambda: right)", origin=node, left=left, right=result)
+                "ag__.operator_(left, lambda: right)", origin=node, left=left, right=result)
+            result.func.attr = function
         if text is not None:  # for messages; the outer call is the one staged first
             result.args.append(gast.Constant(value=text, kind=None))
         return result

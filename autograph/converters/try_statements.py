@@ -26,6 +26,10 @@ from autograph.converters.support import base, staging
 class Transformer(base.Converter):
 
     HANDLES = (gast.Try,)
+    # (its check, `ag__.python_try(...)`, is a call statement made without a
+    # new name: only directives, which ran before, handles those)
+    CREATES = (gast.Expr,)
+    NAMES_WHAT_IT_CREATES = False
     STATEMENTS_ONLY = True
     NEEDS_ANALYSIS = True
     REQUIRES = (anno.Static.ANALYZED,)

@@ -113,3 +113,90 @@ def test_handled_node_types_have_no_subclasses():
     for transformer in converters.PIPELINE:
         for handled in transformer.HANDLES:
             assert not handled.__subclasses__(), (transformer.__module__, handled)
+
+
+# --- statements a pass skips (base.Converter.SEEKS) ---------------------------
+
+def _converted_text(fn, skipping, monkeypatch):
+    from autograph.converters.support import base
+    if not skipping:
+        monkeypatch.setattr(base.Converter, "skip_statements", lambda self, node: None)
+    node, _, _ = transpiler.transform(fn, context.ConversionOptions())
+    monkeypatch.undo()
+    return transpiler.unparse(node)
+
+
+@pytest.mark.parametrize("fn", _corpus_functions(), ids=lambda fn: fn.__qualname__)
+def test_skipped_statements_held_nothing_to_rewrite(fn, monkeypatch):
+    """Every pass walking every statement gives the same code as the passes
+    skipping the statements whose parse held nothing they seek."""
+    assert _converted_text(fn, True, monkeypatch) == _converted_text(fn, False, monkeypatch)
+
+
+def _sought_in(node, seeks):
+    """The nodes of `seeks` types in `node` that a pass seeking them would
+    rewrite: for calls, those not of `ag__.<operator>` (call_trees leaves them)."""
+    found = []
+    for child in trees.nodes(node):
+        if not isinstance(child, seeks):
+            continue
+        func = getattr(child, "func", None)
+        if (isinstance(child, gast.Call) and isinstance(func, gast.Attribute)
+                and isinstance(func.value, gast.Name) and func.value.id == "ag__"):
+            continue
+        found.append(child)
+    return found
+
+
+@pytest.mark.parametrize("fn", _corpus_functions(), ids=lambda fn: fn.__qualname__)
+def test_statements_without_sought_nodes_get_none_before_their_pass(fn):
+    """What the skip relies on: while no pass handed out a name, a statement
+    whose parse held none of the types a pass seeks still holds none when
+    that pass runs (the passes before create only `ag__` calls)."""
+    node, info = source.get_entity(fn)
+    _, spelled = trees.node_types_and_names(node)
+    taken = spelled | set(fn.__code__.co_names) | set(transpiler.GENERATED_NAMES)
+    ctx = context.Context(info=info, options=context.ConversionOptions(),
+                          namer=naming.Namer(taken))
+    for transformer in converters.PIPELINE:
+        if ctx.namer.generated:
+            return  # the passes from here on walk every statement
+        seeks = transformer.HANDLES if transformer.SEEKS is None else transformer.SEEKS
+        if seeks:
+            for stmt in trees.nodes(node):
+                held = anno.getanno(stmt, anno.Basic.NODE_TYPES, None)
+                if held is not None and held.isdisjoint(seeks):
+                    assert not _sought_in(stmt, tuple(seeks)), (
+                        transformer.__module__, transpiler.unparse(stmt))
+        if transformer.NEEDS_ANALYSIS:
+            analysis.resolve(node, ctx)
+        node = transformer.transform(node, ctx)
+
+
+def test_statements_without_sought_nodes_are_not_walked(monkeypatch):
+    from autograph.converters import logical_expressions
+    walked = []
+    original = logical_expressions.Transformer.generic_visit
+
+    def recording(self, node):
+        walked.append(type(node).__name__)
+        return original(self, node)
+
+    monkeypatch.setattr(logical_expressions.Transformer, "generic_visit", recording)
+    logical_expressions.Transformer._visitors.clear()  # (dispatch cached per class)
+    try:
+        transpiler.transform(_skip_sample, context.ConversionOptions())
+    finally:
+        monkeypatch.undo()
+        logical_expressions.Transformer._visitors.clear()
+    # the `if` and its test are walked; the calls and assignments are not
+    assert "If" in walked and "Compare" in walked
+    assert "Assign" not in walked and "Call" not in walked and "Return" not in walked
+
+
+def _skip_sample(x, scale):
+    y = scale.apply(x) * 2
+    z = [y, y + 1]
+    if x < 0:
+        z = scale.apply(z)
+    return z

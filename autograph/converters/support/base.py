@@ -12,6 +12,31 @@ def _unchanged(self, node):
     return node
 
 
+_ANNO = anno.FIELD
+_NODE_TYPES = anno.Basic.NODE_TYPES
+_UNLESS_HOLDING = {}  # a walk -> that walk, for statements holding something sought
+
+
+def _unless_holding(walk):
+    """`walk` for a statement, or nothing to do when the statement holds
+    none of the node types the pass seeks (`Converter.seeking`), as its
+    NODE_TYPES annotation tells; a statement without one (a pass made it)
+    is walked."""
+    visitor = _UNLESS_HOLDING.get(walk)
+    if visitor is None:
+        def visitor(self, node):
+            seeking = self.seeking
+            if seeking is not None:
+                annotations = node.__dict__.get(_ANNO)
+                if annotations is not None:
+                    held = annotations.get(_NODE_TYPES)
+                    if held is not None and held.isdisjoint(seeking):
+                        return node
+            return walk(self, node)
+        _UNLESS_HOLDING[walk] = visitor
+    return visitor
+
+
 _STATEMENT_FIELDS = {}  # node class -> its fields that may hold statements
 
 
@@ -40,9 +65,32 @@ class Converter(trees.CachedDispatch, gast.NodeTransformer):
     # A pass that rewrites statements only (no visitor for an expression
     # node) does not walk into expressions: none holds a statement.
     STATEMENTS_ONLY = False
+    # The node types a statement must hold for the pass to change anything
+    # in it (HANDLES when None).  A statement whose parse held none (its
+    # NODE_TYPES annotation, from the transpiler's first walk) is not walked:
+    # most statements hold no `and`/`or`/`not` or comparison, many no call.
+    # Only while the annotations still tell: no pass before handed out a name
+    # (the jump and control-flow passes, which move statements into others,
+    # always name a flag or a function) nor may have created a node sought
+    # (the function's CREATED_NODE_TYPES, from run_pipeline).  The passes
+    # that run before without naming anything (function_scope, directives,
+    # lists, the expression passes) only rewrite expressions in place or
+    # replace a statement by new ones.
+    SEEKS = None
+    seeking = None  # SEEKS (or HANDLES) when statements may be skipped: `skip_statements`
 
     def __init__(self, ctx):
         self.ctx = ctx
+
+    def skip_statements(self, node):
+        """Lets the pass skip the statements of function `node` that hold
+        nothing it seeks (see SEEKS), when the pipeline noted what the
+        passes before it created."""
+        seeks = self.HANDLES if self.SEEKS is None else self.SEEKS
+        created = anno.getanno(node, anno.Basic.CREATED_NODE_TYPES, None)
+        if seeks and created is not None and not self.ctx.namer.generated \
+                and created.isdisjoint(seeks):
+            self.seeking = frozenset(seeks)
 
     # `ast.NodeTransformer` looks the visitor up by name and walks fields
     # through generic helpers for every node; 15 passes do that over every
@@ -57,6 +105,8 @@ class Converter(trees.CachedDispatch, gast.NodeTransformer):
             return _unchanged
         if cls.STATEMENTS_ONLY and not issubclass(node_class, _HOLDS_STATEMENTS):
             return _unchanged
+        if issubclass(node_class, gast.stmt) and (cls.HANDLES or cls.SEEKS):
+            return _unless_holding(cls.generic_visit)
         return cls.generic_visit
 
     def generic_visit(self, node):
@@ -108,7 +158,9 @@ class Converter(trees.CachedDispatch, gast.NodeTransformer):
     def transform(cls, node, ctx):
         for key in cls.REQUIRES:
             anno.require(node, key, cls.__name__)
-        return cls(ctx).visit(node)
+        converter = cls(ctx)
+        converter.skip_statements(node)
+        return converter.visit(node)
 
     def where(self, node):
         return self.ctx.where(node)

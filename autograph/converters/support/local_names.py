@@ -36,6 +36,27 @@ def local_names(fn):
     return names
 
 
+# Node types that bind a name otherwise than as a Name stored or deleted in
+# the function's own scope: nested scopes (whose names are their own; a
+# nested `def` is told by the source text), imports, `match` captures,
+# declarations.
+_NOT_BOUND_BY_NAMES = frozenset((gast.Lambda, gast.ClassDef, gast.alias, gast.Global,
+                                 gast.Nonlocal, gast.MatchAs, gast.MatchStar,
+                                 gast.MatchMapping) + _COMPREHENSIONS)
+
+
+def note_from_walk(fn, types, bound, source_text):
+    """Keeps `bound` as function `fn`'s local names (anno LOCAL_NAMES) when
+    they are them: `types` and `bound`, the node types in `fn` and the
+    identifiers of its Names not loaded, from the transpiler's first walk
+    (trees.node_types_and_names), show no nested scope, import, capture or
+    declaration -- then parameters and stored or deleted names are all the
+    function binds, and no second walk is needed to find them."""
+    if (fn.__class__ in (gast.FunctionDef, gast.AsyncFunctionDef)
+            and source_text.count("def") == 1 and types.isdisjoint(_NOT_BOUND_BY_NAMES)):
+        anno.setanno(fn, anno.Basic.LOCAL_NAMES, frozenset(bound))
+
+
 # What `_local_names` does with a node, by its class (all leaf classes of
 # gast): most nodes bind nothing and are only searched.
 _DEF, _SKIP, _COMPREHENSION, _DECLARATION, _NAME, _ALIAS, _MATCH_NAME, _MATCH_REST = range(8)

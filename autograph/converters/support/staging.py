@@ -75,6 +75,7 @@ class Converter(base.Converter):
         for key in cls.REQUIRES:
             anno.require(node, key, cls.__name__)
         converter = cls(ctx)
+        converter.skip_statements(node)
         converter.all_live = base.may_call_locals(ctx) and reads_all_locals(node)
         # A call may run a closure, which reads these: live after every statement.
         body = node.body if isinstance(node.body, list) else [node.body]
