@@ -1408,3 +1408,23 @@ def loop_python_number_message(name, location, loop, before, after, fix=None):
             f"write the number as {fix}, or start {name} as a Python number." if fix else
             f"convert the body's value to the start's type (np.float32(...), "
             f".astype(...)), or start {name} as a Python number."))
+
+
+# --- range() with a staged bound Python's range() refuses (backends' _range_bounds) ---
+
+
+class RangeBoundError(StagingError, TypeError):
+    """range() met a staged bound that is no integer scalar (Python's TypeError)."""
+
+
+def range_bound_message(name, what, location):
+    """`name`: the bound's graph name or None; `what`: "of dtype float64",
+    "of shape (3,)"."""
+    bound = f"'{name}'" if name else "bound"
+    return (
+        f"range() at {location} got the staged {bound} {what}: Python's range() takes "
+        "only integers (an int, a numpy integer, a 0-d integer array) and raises TypeError "
+        "for a float, a numpy bool or an array of several values, while len() and the "
+        "loop of a staged range would compute with it anyway. Pass an integer scalar: "
+        "cast it with .astype(int) (np.int64(b) of a numpy bool b), or index the array "
+        "(n[0]).")

@@ -336,7 +336,27 @@ def _python_int(value, location):
     return _convert_element_type(value, np.dtype(np.int64), weak_type=True)
 
 
+def _check_range_bound(value, location):
+    """Refuses a staged bound Python's range() raises TypeError for
+    (RangeBoundError): a float, a numpy bool, an array of rank >= 1, a staged
+    list (len() of the range would compute with it)."""
+    if type(value) is JaxList:
+        what = "that is a staged list"
+    elif not isinstance(value, Tracer):
+        return
+    elif _aval(value).shape:
+        what = f"of shape {tuple(_aval(value).shape)}"
+    else:
+        dtype = np.dtype(_aval(value).dtype)
+        if dtype.kind in "iu" or dtype.kind == "b" and _weak(value):
+            return
+        what = f"of dtype {dtype}"
+    raise errors.RangeBoundError(errors.range_bound_message(None, what, location))
+
+
 def _range_bounds(start, stop, step, location):
+    for bound in (start, stop, step):
+        _check_range_bound(bound, location)
     if isinstance(step, Tracer):  # Python's ValueError, when the program runs
         _callback(_range_step_check, step)
     return (_python_int(start, location), _python_int(stop, location),
@@ -476,8 +496,6 @@ class JaxBackend(Backend):
         start, stop, step = _range_bounds(start, stop, step, location)
         dtype = jnp.result_type(*[_as_jax(v) if isinstance(v, Tracer) else v
                                   for v in (start, stop, step)])
-        if not jnp.issubdtype(dtype, jnp.integer):
-            raise errors.StagingError(errors.staged_range_message(str(dtype), location))
 
         def test(i, *rest):
             if isinstance(step, Tracer):

@@ -209,6 +209,9 @@ def range_(*args, **kwargs):
     backend = _first_backend(args)
     if backend is None or kwargs:
         return builtins.range(*args, **kwargs)
+    for bound in args:  # (Python's TypeError for a bound known now: range(0.5, n))
+        if registry.backend_of(bound) is None:
+            operator.index(bound)
     if len(args) == 1:
         return StagedRange(0, args[0], 1, backend)
     if len(args) == 2:
