@@ -1428,3 +1428,17 @@ def range_bound_message(name, what, location):
         "loop of a staged range would compute with it anyway. Pass an integer scalar: "
         "cast it with .astype(int) (np.int64(b) of a numpy bool b), or index the array "
         "(n[0]).")
+
+
+# --- a variable a staged if/loop leaves a Python bool or a numpy bool (runtime/staging.py) ---
+
+
+def python_or_numpy_bool_message(name, location, construct, python_side, numpy_side):
+    return (
+        f"variable '{name}' is {python_side} or {numpy_side} after the staged "
+        f"`{construct}` at {location}, depending on the path the program takes when it "
+        "runs, and a graph value has one type. The two differ in arithmetic: `~True` is "
+        "-2 where `~np.True_` is False, `True + True` is 2 where numpy gives True, "
+        "`-True` is -1 where numpy raises. Make it a numpy bool on every path: write "
+        "np.True_ / np.False_ for a literal, np.bool_(...) around a comparison of Python "
+        f"numbers (np.bool_(i > 0)), or start {name} as one.")

@@ -157,6 +157,8 @@ class StagedZip(staging.StagedZip):
 class GraphBackend(Backend):
     """Stages control flow, prints, asserts and lists into autograph.graph."""
 
+    keeps_python_bools = True  # (a staged Python bool is a PythonNumber)
+
     name = "graph"
     folds_extra_test = True  # for_range/for_each test extra_test before each iteration
     reconciles_branch_lists = True  # cond: see _branch_lists
@@ -650,6 +652,11 @@ class _Loop:
                         staging.shown(st.names[i]), self.location, self.kind, before,
                         staging.describe(after), str(e),
                         _python_start(st.values[i]))) from None
+                if staging.python_and_numpy_bool(st.values[i], new, self.backend) is not None:
+                    # (a loop that runs no iteration returns the Python bool)
+                    raise errors.StagingError(errors.python_or_numpy_bool_message(
+                        staging.shown(st.names[i]), self.location, self.kind, before,
+                        staging.describe(after)))
                 st.values[i] = new
                 st.weak.discard(i)
                 changed = True
