@@ -1442,3 +1442,18 @@ def python_or_numpy_bool_message(name, location, construct, python_side, numpy_s
         "`-True` is -1 where numpy raises. Make it a numpy bool on every path: write "
         "np.True_ / np.False_ for a literal, np.bool_(...) around a comparison of Python "
         f"numbers (np.bool_(i > 0)), or start {name} as one.")
+
+
+# --- a numpy array a ufunc writes into with a graph tensor operand (graph/ops/elementwise.py) ---
+
+
+def numpy_out_tensor_message(name, ufunc, location):
+    """`name`: the user's variable holding the array, or None."""
+    shown = f"'{name}'" if name else "a numpy array"
+    var = name or "w"
+    return (
+        f"np.{ufunc} at {location} writes its result into {shown} in place (`{var} -= t`, "
+        f"`{var} += t`, or out={var}) with a graph tensor operand: the result is known only "
+        "when the graph runs, and a numpy array cannot hold a graph tensor. Write it as a "
+        f"new value, `{var} = {var} - t` (or `{var} = np.subtract({var}, t)`), or keep the "
+        "state in an ag.Variable.")
