@@ -1457,3 +1457,38 @@ def numpy_out_tensor_message(name, ufunc, location):
         "when the graph runs, and a numpy array cannot hold a graph tensor. Write it as a "
         f"new value, `{var} = {var} - t` (or `{var} = np.subtract({var}, t)`), or keep the "
         "state in an ag.Variable.")
+
+
+# --- a tensor a staged branch/loop body stored outside its state (graph/core.py) ---
+
+
+def assignment_target_at(filename, lineno):
+    """The text of the target of the assignment on the user's line (`rows[0][0]`
+    of `rows[0][0] = v`, `total` of `total = total + v`), or None."""
+    import ast  # (only when such an error is raised)
+    text = linecache.getline(filename, lineno).strip()
+    try:
+        statement = ast.parse(text).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+    elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
+        target = statement.target
+    else:
+        return None
+    return ast.unparse(target) if isinstance(target, (ast.Name, ast.Subscript,
+                                                      ast.Attribute)) else None
+
+
+def leaked_store_message(target, tensor_name, made_at, use):
+    """`target`: the user's spelling of what was assigned at `made_at`."""
+    return (
+        f"`{target}` is assigned graph tensor '{tensor_name}' at {made_at}, inside a staged "
+        f"`if` or loop, and that tensor is {use}, outside the branch or loop body that "
+        f"made it: `{target}` is not a variable the `if`/loop carries (an item of a nested "
+        "container, `rows[0][0]`, or a `nonlocal`/global assigned by a function it calls), "
+        "so the graph has no value for it after the statement. Assign the value to a "
+        f"local variable of the function inside the if/loop and store it into `{target}` "
+        "after it (for a nonlocal: return the value from the helper and assign it in the "
+        "loop).")

@@ -483,10 +483,8 @@ def test_tensor_stored_at_a_key_the_branch_assigns_names_both_lines():
     import re as re_module
     first = inspect.getsourcelines(_store_at_a_key_the_branch_assigns)[1]
     where = inspect.getsourcefile(_store_at_a_key_the_branch_assigns)
-    expected = (f"(made at {where}:{first + 5}) is returned by the "
-                "traced function, outside the graph that made it. A tensor computed "
-                "inside a staged `if` or loop and stored into a container element or an "
-                "attribute (d['a'] = ..., self.v = ...) leaves its branch this way: assign "
-                "it to a local variable inside the if/loop and store it after.")
+    # (the stored line names what holds the tensor: `box[key]`)
+    expected = errors.leaked_store_message("box[key]", "add", f"{where}:{first + 5}",
+                                           "returned by the traced function")
     with pytest.raises(ag.AutoGraphError, match=re_module.escape(expected)):
         ag.function(_store_at_a_key_the_branch_assigns)(np.array([1, 2]))
