@@ -1492,3 +1492,27 @@ def leaked_store_message(target, tensor_name, made_at, use):
         f"local variable of the function inside the if/loop and store it into `{target}` "
         "after it (for a nonlocal: return the value from the helper and assign it in the "
         "loop).")
+
+
+# --- a refusal hidden by an error its `try`'s `finally` then raised (graph/function.py) ---
+
+
+def refusal_behind(exc):
+    """The catalog error (a refusal) `exc` was raised while handling, if any:
+    a refusal inside a `try` whose `finally` then fails (reading a variable
+    the aborted body never assigned, say) is what the user must fix, where
+    Python shows the `finally`'s error on top.  That refusal, with a note
+    naming the error that followed; else `exc`."""
+    if isinstance(exc, AutoGraphError):
+        return exc
+    inner, seen = exc, 0
+    while inner is not None and not inner.__suppress_context__ and seen < 8:
+        inner, seen = inner.__context__, seen + 1
+        if isinstance(inner, AutoGraphError):
+            note = (f"(while tracing, this error left a `try` whose `finally` or handler then "
+                    f"raised {type(exc).__name__}: {exc}; it is raised instead, as the cause "
+                    "to fix)")
+            if hasattr(inner, "add_note") and note not in getattr(inner, "__notes__", ()):
+                inner.add_note(note)
+            return inner
+    return exc

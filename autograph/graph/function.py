@@ -124,7 +124,8 @@ class Function:
             try:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
             except Exception as e:  # raised while tracing: show the user's frames
-                raise errors.without_internal_frames(e)  # (see the exception's note)
+                # (a refusal a `finally` error hid is the one to fix: refusal_behind)
+                raise errors.without_internal_frames(errors.refusal_behind(e))
         if not kwargs and args is given and concrete.has_run:
             # (coerced arguments: no fast call; the first run is interpreted
             # and needs none, see concrete._Program)
@@ -310,7 +311,8 @@ class Function:
             try:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
             except Exception as e:  # raised while tracing: show the user's frames
-                raise errors.without_internal_frames(e)  # (see the exception's note)
+                # (a refusal a `finally` error hid is the one to fix: refusal_behind)
+                raise errors.without_internal_frames(errors.refusal_behind(e))
         return concrete
 
     def pretty_printed_concrete_signatures(self):
