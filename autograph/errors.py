@@ -1516,3 +1516,52 @@ def refusal_behind(exc):
                 inner.add_note(note)
             return inner
     return exc
+
+
+# --- `y[i] = t`: numpy storing a graph tensor into its array (graph/function.py) ---
+
+
+class TensorIntoArrayError(StagingError, ValueError):
+    """numpy was asked to store a graph tensor into a numpy array's item."""
+
+
+def tensor_into_array_message(target, value, location):
+    return (
+        f"`{target} = {value}` at {location} stores a graph tensor into an item of a numpy "
+        "array: numpy needs the number now, while tracing, and a graph tensor has it only "
+        "when the graph runs (numpy says 'setting an array element with a sequence'). Make "
+        f"the whole array a graph value instead: build it from the values "
+        f"(np.stack([...]), np.concatenate), or write the item with np.where "
+        f"(`y = np.where(np.arange(len(y)) == i, {value}, y)` for `y[i] = {value}`).")
+
+
+def tensor_into_array(exc, is_staged):
+    """The catalog error for numpy's "setting an array element with a
+    sequence" raised by a user line `target[...] = value` whose value reads a
+    staged value (`is_staged` of a local it names), or None."""
+    import ast  # (only when such an error is raised)
+    if type(exc) is not ValueError or not str(exc).startswith(
+            "setting an array element with a sequence"):
+        return None
+    tb, user = exc.__traceback__, None
+    while tb is not None:
+        if not _not_users(tb.tb_frame.f_code.co_filename):
+            user = tb
+        tb = tb.tb_next
+    if user is None:
+        return None
+    filename, lineno = user.tb_frame.f_code.co_filename, user.tb_lineno
+    try:
+        statement = ast.parse(linecache.getline(filename, lineno).strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Subscript)):
+        return None
+    names = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
+    local = user.tb_frame.f_locals
+    if not any(name in local and is_staged(local[name]) for name in names):
+        return None
+    return TensorIntoArrayError(tensor_into_array_message(
+        ast.unparse(statement.targets[0]), ast.unparse(statement.value),
+        where(filename, lineno)))

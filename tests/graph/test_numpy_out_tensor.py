@@ -46,3 +46,32 @@ def test_the_rewrite_the_message_gives_works():
         w = w - t
         return w
     np.testing.assert_array_equal(ag.function(rewritten)(np.float64(1.5)), np.full(3, -2.0))
+
+
+# --- `y[i] = t` into a numpy array -----------------------------------------------------------
+
+def item_into_array(x):
+    y = np.zeros(3)
+    t = x * 2.0
+    y[0] = t  # line marker
+    return y
+
+
+def test_item_assignment_of_a_tensor_into_a_numpy_array_names_it():
+    line = item_into_array.__code__.co_firstlineno + 3
+    with pytest.raises(errors.TensorIntoArrayError, match=re.escape(
+            errors.tensor_into_array_message("y[0]", "t", f"{__file__}:{line}"))) as info:
+        ag.function(item_into_array)(np.float64(1.5))
+    assert isinstance(info.value, ValueError)  # (numpy's own error was a ValueError)
+
+
+def sequence_into_item(x):
+    y = np.zeros(3)
+    y[0] = [1.0, 2.0]  # numpy's own error, in Python too
+    return y + x
+
+
+def test_numpys_own_sequence_error_is_left_alone():
+    with pytest.raises(ValueError, match="setting an array element with a sequence") as info:
+        ag.function(sequence_into_item)(np.float64(1.5))
+    assert not isinstance(info.value, errors.AutoGraphError)
