@@ -1565,3 +1565,18 @@ def tensor_into_array(exc, is_staged):
     return TensorIntoArrayError(tensor_into_array_message(
         ast.unparse(statement.targets[0]), ast.unparse(statement.value),
         where(filename, lineno)))
+
+
+# --- a staged list holding both Python numbers and numpy values (graph/ops/lists.py) ---
+
+
+def mixed_list_message(name, location):
+    return (
+        f"the staged list '{name}' at {location} would hold both Python numbers (a literal, "
+        "float(...)/int(...), a loop counter) and numpy values. Python keeps each item's "
+        "type, and later arithmetic sees it (`lst[0] * x_f32` is float32 for a Python float, "
+        "float64 for an np.float64; `print(lst)` shows `0.5` or `np.float64(0.5)`), but "
+        "the items of a staged list have one kind, and which one each item is would be "
+        "known only when the graph runs. Give every item one kind: append float(v) / "
+        "int(v) for Python numbers, or numpy values throughout (start the list with "
+        "np.float64(0.5) instead of 0.5).")
