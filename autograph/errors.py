@@ -1580,3 +1580,13 @@ def mixed_list_message(name, location):
         "known only when the graph runs. Give every item one kind: append float(v) / "
         "int(v) for Python numbers, or numpy values throughout (start the list with "
         "np.float64(0.5) instead of 0.5).")
+
+
+# --- a staged range used other than by len() or a for loop (runtime/builtins.py) ---
+
+
+def staged_range_use_message(use, location, fix):
+    return (
+        f"{use} of a range() with a staged bound at {location}: a staged range is only "
+        "counted by a `for` loop or measured by len(); its items exist only when the "
+        f"graph runs. {fix}")

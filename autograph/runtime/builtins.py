@@ -176,6 +176,22 @@ class StagedRange:
     def __repr__(self):
         return f"StagedRange({self.start!r}, {self.stop!r}, {self.step!r})"
 
+    # (Python's other uses of a range: refused by name, not by a bare TypeError)
+    def __getitem__(self, index):
+        raise errors.NotStageableError(errors.staged_range_use_message(
+            "indexing", errors.where_user(),
+            "Compute the item: `start + i * step` (r[0] of range(n) is 0)."))
+
+    def __iter__(self):
+        raise errors.NotStageableError(errors.staged_range_use_message(
+            "iterating (list(), tuple(), unpacking)", errors.where_user(),
+            "Loop over it with `for`, or make the values with np.arange(start, stop, step)."))
+
+    def __ne__(self, other):  # (logical.contains stages `a in b` as `not (b != a).all()`)
+        raise errors.NotStageableError(errors.staged_range_use_message(
+            "`in`", errors.where_user(),
+            "Compare the bounds: `start <= k < stop` (and `(k - start) % step == 0`)."))
+
 
 class _StagedRangeOwner(Backend):
     """Owns StagedRange values in the registry; hands each operation to the

@@ -106,3 +106,25 @@ def test_jax_refuses_the_same_bounds(fn, bound, what):
                               exc_type=ImportError)
     with pytest.raises(errors.RangeBoundError, match=re.escape(what)):
         jax.jit(ag.to_graph(fn))(bound)
+
+
+# --- Python's other uses of a staged range ------------------------------------------------
+
+def first_item(n):
+    return range(n)[0]
+
+
+def contains_two(n):
+    return 2 in range(n)
+
+
+def as_list(n):
+    return list(range(n))
+
+
+@pytest.mark.parametrize("fn, use", [(first_item, "indexing"), (contains_two, "`in`"),
+                                     (as_list, "unpacking)")])
+def test_other_uses_of_a_staged_range_are_refused_by_name(fn, use):
+    fn(np.int64(3))  # (Python runs them)
+    with pytest.raises(errors.NotStageableError, match=re.escape(use) + " of a range"):
+        ag.function(fn)(np.int64(3))
