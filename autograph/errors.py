@@ -1489,3 +1489,184 @@ def staged_list_unsupported_method_message(method, location):
         "a staged list offers append, pop, item assignment, len(), lst[i], `for` and "
         f"`lst + [items]`, not .{method}(). Stack it (`ag.stack(lst)`) and use numpy on the "
         "array, or build the list with a Python `range` loop.")
+
+# --- range() with a staged bound Python's range() refuses (backends' _range_bounds) ---
+
+
+class RangeBoundError(StagingError, TypeError):
+    """range() met a staged bound that is no integer scalar (Python's TypeError)."""
+
+
+def range_bound_message(name, what, location):
+    """`name`: the bound's graph name or None; `what`: "of dtype float64",
+    "of shape (3,)"."""
+    bound = f"'{name}'" if name else "bound"
+    return (
+        f"range() at {location} got the staged {bound} {what}: Python's range() takes "
+        "only integers (an int, a numpy integer, a 0-d integer array) and raises TypeError "
+        "for a float, a numpy bool or an array of several values, while len() and the "
+        "loop of a staged range would compute with it anyway. Pass an integer scalar: "
+        "cast it with .astype(int) (np.int64(b) of a numpy bool b), or index the array "
+        "(n[0]).")
+
+
+# --- a variable a staged if/loop leaves a Python bool or a numpy bool (runtime/staging.py) ---
+
+
+def python_or_numpy_bool_message(name, location, construct, python_side, numpy_side):
+    return (
+        f"variable '{name}' is {python_side} or {numpy_side} after the staged "
+        f"`{construct}` at {location}, depending on the path the program takes when it "
+        "runs, and a graph value has one type. The two differ in arithmetic: `~True` is "
+        "-2 where `~np.True_` is False, `True + True` is 2 where numpy gives True, "
+        "`-True` is -1 where numpy raises. Make it a numpy bool on every path: write "
+        "np.True_ / np.False_ for a literal, np.bool_(...) around a comparison of Python "
+        f"numbers (np.bool_(i > 0)), or start {name} as one.")
+
+
+# --- a numpy array a ufunc writes into with a graph tensor operand (graph/ops/elementwise.py) ---
+
+
+def numpy_out_tensor_message(name, ufunc, location):
+    """`name`: the user's variable holding the array, or None."""
+    shown = f"'{name}'" if name else "a numpy array"
+    var = name or "w"
+    return (
+        f"np.{ufunc} at {location} writes its result into {shown} in place (`{var} -= t`, "
+        f"`{var} += t`, or out={var}) with a graph tensor operand: the result is known only "
+        "when the graph runs, and a numpy array cannot hold a graph tensor. Write it as a "
+        f"new value, `{var} = {var} - t` (or `{var} = np.subtract({var}, t)`), or keep the "
+        "state in an ag.Variable.")
+
+
+# --- a tensor a staged branch/loop body stored outside its state (graph/core.py) ---
+
+
+def assignment_target_at(filename, lineno):
+    """The text of the target of the assignment on the user's line (`rows[0][0]`
+    of `rows[0][0] = v`, `total` of `total = total + v`), or None."""
+    import ast  # (only when such an error is raised)
+    text = linecache.getline(filename, lineno).strip()
+    try:
+        statement = ast.parse(text).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+    elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
+        target = statement.target
+    else:
+        return None
+    return ast.unparse(target) if isinstance(target, (ast.Name, ast.Subscript,
+                                                      ast.Attribute)) else None
+
+
+def leaked_store_message(target, tensor_name, made_at, use):
+    """`target`: the user's spelling of what was assigned at `made_at`."""
+    return (
+        f"`{target}` is assigned graph tensor '{tensor_name}' at {made_at}, inside a staged "
+        f"`if` or loop, and that tensor is {use}, outside the branch or loop body that "
+        f"made it: `{target}` is not a variable the `if`/loop carries (an item of a nested "
+        "container, `rows[0][0]`, or a `nonlocal`/global assigned by a function it calls), "
+        "so the graph has no value for it after the statement. Assign the value to a "
+        f"local variable of the function inside the if/loop and store it into `{target}` "
+        "after it (for a nonlocal: return the value from the helper and assign it in the "
+        "loop).")
+
+
+# --- a refusal hidden by an error its `try`'s `finally` then raised (graph/function.py) ---
+
+
+def refusal_behind(exc):
+    """The catalog error (a refusal) `exc` was raised while handling, if any:
+    a refusal inside a `try` whose `finally` then fails (reading a variable
+    the aborted body never assigned, say) is what the user must fix, where
+    Python shows the `finally`'s error on top.  That refusal, with a note
+    naming the error that followed; else `exc`."""
+    if isinstance(exc, AutoGraphError):
+        return exc
+    inner, seen = exc, 0
+    while inner is not None and not inner.__suppress_context__ and seen < 8:
+        inner, seen = inner.__context__, seen + 1
+        if isinstance(inner, AutoGraphError):
+            note = (f"(while tracing, this error left a `try` whose `finally` or handler then "
+                    f"raised {type(exc).__name__}: {exc}; it is raised instead, as the cause "
+                    "to fix)")
+            if hasattr(inner, "add_note") and note not in getattr(inner, "__notes__", ()):
+                inner.add_note(note)
+            return inner
+    return exc
+
+
+# --- `y[i] = t`: numpy storing a graph tensor into its array (graph/function.py) ---
+
+
+class TensorIntoArrayError(StagingError, ValueError):
+    """numpy was asked to store a graph tensor into a numpy array's item."""
+
+
+def tensor_into_array_message(target, value, location):
+    return (
+        f"`{target} = {value}` at {location} stores a graph tensor into an item of a numpy "
+        "array: numpy needs the number now, while tracing, and a graph tensor has it only "
+        "when the graph runs (numpy says 'setting an array element with a sequence'). Make "
+        f"the whole array a graph value instead: build it from the values "
+        f"(np.stack([...]), np.concatenate), or write the item with np.where "
+        f"(`y = np.where(np.arange(len(y)) == i, {value}, y)` for `y[i] = {value}`).")
+
+
+def tensor_into_array(exc, is_staged):
+    """The catalog error for numpy's "setting an array element with a
+    sequence" raised by a user line `target[...] = value` whose value reads a
+    staged value (`is_staged` of a local it names), or None."""
+    import ast  # (only when such an error is raised)
+    if type(exc) is not ValueError or not str(exc).startswith(
+            "setting an array element with a sequence"):
+        return None
+    tb, user = exc.__traceback__, None
+    while tb is not None:
+        if not _not_users(tb.tb_frame.f_code.co_filename):
+            user = tb
+        tb = tb.tb_next
+    if user is None:
+        return None
+    filename, lineno = user.tb_frame.f_code.co_filename, user.tb_lineno
+    try:
+        statement = ast.parse(linecache.getline(filename, lineno).strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Subscript)):
+        return None
+    names = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
+    local = user.tb_frame.f_locals
+    if not any(name in local and is_staged(local[name]) for name in names):
+        return None
+    return TensorIntoArrayError(tensor_into_array_message(
+        ast.unparse(statement.targets[0]), ast.unparse(statement.value),
+        where(filename, lineno)))
+
+
+# --- a staged list holding both Python numbers and numpy values (graph/ops/lists.py) ---
+
+
+def mixed_list_message(name, location):
+    return (
+        f"the staged list '{name}' at {location} would hold both Python numbers (a literal, "
+        "float(...)/int(...), a loop counter) and numpy values. Python keeps each item's "
+        "type, and later arithmetic sees it (`lst[0] * x_f32` is float32 for a Python float, "
+        "float64 for an np.float64; `print(lst)` shows `0.5` or `np.float64(0.5)`), but "
+        "the items of a staged list have one kind, and which one each item is would be "
+        "known only when the graph runs. Give every item one kind: append float(v) / "
+        "int(v) for Python numbers, or numpy values throughout (start the list with "
+        "np.float64(0.5) instead of 0.5).")
+
+
+# --- a staged range used other than by len() or a for loop (runtime/builtins.py) ---
+
+
+def staged_range_use_message(use, location, fix):
+    return (
+        f"{use} of a range() with a staged bound at {location}: a staged range is only "
+        "counted by a `for` loop or measured by len(); its items exist only when the "
+        f"graph runs. {fix}")

@@ -103,9 +103,31 @@ def _python_number_items(iterable):
     return len(kinds) == 1
 
 
+def _check_range_bound(value):
+    """Refuses a staged bound Python's range() raises TypeError for (RangeBoundError):
+    a float, a numpy bool (a staged Python bool is an int to range()), an
+    array of rank >= 1 (its __index__ raises) or a staged list; len() and the
+    loop would otherwise compute with it (len(range(np.True_)) gave 1)."""
+    if isinstance(value, TensorList):
+        name, what = None, "that is a staged list"
+    elif not isinstance(value, Tensor):
+        return
+    elif value.static_shape != ():
+        name, what = value.name, f"of shape {value.static_shape}"
+    elif value.dtype.kind in "iu" or (
+            value.dtype.kind == "b" and isinstance(value, random_ops.PythonNumber)):
+        return
+    else:
+        name, what = value.name, f"of dtype {value.dtype}"
+    raise errors.RangeBoundError(errors.range_bound_message(
+        name, what, staging.user_location()))
+
+
 def _range_bounds(start, stop, step):
     """range()'s bounds as Python ints (_python_int); a staged step of 0 raises
     Python's ValueError when the graph runs."""
+    for bound in (start, stop, step):
+        _check_range_bound(bound)
     if isinstance(step, Tensor) and step.dtype.kind in "iub":
         engine.assert_op(np.not_equal(step, 0), "range() arg 3 must not be zero",
                          error="ValueError", error_args=("range() arg 3 must not be zero",))
@@ -134,6 +156,8 @@ class StagedZip(staging.StagedZip):
 
 class GraphBackend(Backend):
     """Stages control flow, prints, asserts and lists into autograph.graph."""
+
+    keeps_python_bools = True  # (a staged Python bool is a PythonNumber)
 
     name = "graph"
     folds_extra_test = True  # for_range/for_each test extra_test before each iteration
@@ -286,14 +310,8 @@ class GraphBackend(Backend):
         """`for i in range(start, stop, step): state = body(get_item(i), *state)`,
         staged as a while_loop whose state is (i, *state).  `target` (the user's
         loop variable, or None) names the counter and item in graph listings."""
-        # (start and step are Python ints or staged ones here: _range_bounds; a
-        # float, or a numpy bool which Python's range() takes for no int either)
-        wrong = [v.dtype if isinstance(v, Tensor) else type(v).__name__
-                 for v in (start, stop, step)
-                 if not (isinstance(v, Tensor) and v.dtype.kind in "iu" or isinstance(v, int))]
-        if wrong:
-            raise errors.StagingError(errors.staged_range_message(
-                str(wrong[0]), staging.user_location()))
+        # (the bounds are integers here: _range_bounds refused others, for_each
+        # counts from 0 to a length)
         counter = start  # range() counts in Python ints: a Python number (ops/random.py)
 
         def in_range(i):
@@ -634,6 +652,11 @@ class _Loop:
                         staging.shown(st.names[i]), self.location, self.kind, before,
                         staging.describe(after), str(e),
                         _python_start(st.values[i]))) from None
+                if staging.python_and_numpy_bool(st.values[i], new, self.backend) is not None:
+                    # (a loop that runs no iteration returns the Python bool)
+                    raise errors.StagingError(errors.python_or_numpy_bool_message(
+                        staging.shown(st.names[i]), self.location, self.kind, before,
+                        staging.describe(after)))
                 st.values[i] = new
                 st.weak.discard(i)
                 changed = True

@@ -37,6 +37,7 @@ like Python numbers, so they promote as JAX promotes them.
 import builtins
 import functools
 import operator
+import re
 import threading
 
 import jax
@@ -61,6 +62,7 @@ from jax._src.core import eval_trace as _EVAL_TRACE  # noqa: E402
 from jax._src.core import trace_state_strong_ref as _TRACE_REF  # noqa: E402
 # (a weakly typed cast: what jax makes of a Python int, for range()'s bounds)
 from jax._src.lax.lax import _convert_element_type  # noqa: E402
+from jax.extend.core import Literal as _Literal  # noqa: E402
 
 
 @functools.cache
@@ -94,6 +96,87 @@ def _report_trace_switches():
 
 def _current_trace_kind():
     return type(_TRACE_REF.value).__name__  # "LinearizeTrace" under jax.grad
+
+
+# --- reverse mode and while loops nested in traced sub-programs ---------------------------
+
+# A staged `while` (lax.while_loop) carrying a value jax.grad differentiates
+# fails in JAX's transpose, after the user's function has returned.  A loop
+# at the top of the traced function sees the LinearizeTracers and is refused
+# (_Loop._check_reverse_mode); one inside a branch or a scan body is traced
+# into that sub-program's jaxpr, where only the jaxpr's data flow tells
+# whether a differentiated value reaches it.  Each lax.while_loop is bound in
+# a named scope naming its site, so the refusal can name the user's loop.
+_WHILE_SITES = {}  # scope name -> (location, kind); the newest 4096
+_WHILE_SCOPE = "autograph-while-"
+_while_count = iter(range(1 << 62))
+
+
+def _while_scope(location, kind):
+    name = f"{_WHILE_SCOPE}{next(_while_count)}"
+    _WHILE_SITES[name] = (location, kind)
+    if len(_WHILE_SITES) > 4096:
+        del _WHILE_SITES[next(iter(_WHILE_SITES))]
+    return jax.named_scope(name)
+
+
+def _differentiated(v):
+    return isinstance(v, Tracer) and type(v).__name__ == "LinearizeTracer" and \
+        jnp.issubdtype(v.dtype, jnp.inexact)
+
+
+def _refuse_nested_reverse_whiles(traced, args=(), location=None):
+    """Under jax.grad: refuses a lax.while_loop inside `traced` (a branch or
+    loop body, run with `args` and its consts) that a differentiated value
+    reaches (reverse_mode_loop_message, naming the while's own site, or
+    `location` where the scope is gone)."""
+    if _current_trace_kind() != "LinearizeTrace":
+        return
+    jaxpr = traced.jaxpr
+    marked = {v for v, c in zip(jaxpr.constvars, traced.consts) if _differentiated(c)}
+    marked |= {v for v, a in zip(jaxpr.invars, args) if _differentiated(a)}
+    if marked:
+        _walk_reverse(jaxpr, marked, location)
+
+
+def _sub_jaxprs(eqn):
+    for param in eqn.params.values():
+        for sub in param if isinstance(param, (tuple, list)) else [param]:
+            inner = getattr(sub, "jaxpr", sub)
+            if hasattr(inner, "eqns"):
+                yield inner
+
+
+def _live_vars(jaxpr):
+    """The vars the jaxpr's outputs depend on (a while whose results are
+    dropped, `t` overwritten after the loop, is never transposed)."""
+    live = {v for v in jaxpr.outvars if not isinstance(v, _Literal)}
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in live for v in eqn.outvars) or eqn.effects:
+            live.update(v for v in eqn.invars if not isinstance(v, _Literal))
+    return live
+
+
+def _walk_reverse(jaxpr, marked, location):
+    """Forward data flow from `marked` vars to a while whose float results
+    the outputs use; a sub-program an input reaches has all its inputs
+    marked and its outputs used (an over-approximation only inside it)."""
+    live = _live_vars(jaxpr)
+    for eqn in jaxpr.eqns:
+        reached = [v for v in eqn.invars if not isinstance(v, _Literal) and v in marked]
+        if not reached:
+            continue
+        if eqn.primitive.name == "while" and any(
+                jnp.issubdtype(v.aval.dtype, jnp.inexact) for v in reached) and any(
+                v in live and jnp.issubdtype(v.aval.dtype, jnp.inexact) for v in eqn.outvars):
+            site = next((_WHILE_SITES[n] for n in re.findall(
+                _WHILE_SCOPE + r"\d+", str(eqn.source_info.name_stack)) if n in _WHILE_SITES),
+                None)
+            where, kind = site if site is not None else (location, "while")
+            raise errors.StagingError(errors.reverse_mode_loop_message(where, kind))
+        marked.update(eqn.outvars)
+        for sub in _sub_jaxprs(eqn):
+            _walk_reverse(sub, marked | set(sub.invars) | set(sub.constvars), location)
 
 
 # --- values -----------------------------------------------------------------------
@@ -336,7 +419,27 @@ def _python_int(value, location):
     return _convert_element_type(value, np.dtype(np.int64), weak_type=True)
 
 
+def _check_range_bound(value, location):
+    """Refuses a staged bound Python's range() raises TypeError for
+    (RangeBoundError): a float, a numpy bool, an array of rank >= 1, a staged
+    list (len() of the range would compute with it)."""
+    if type(value) is JaxList:
+        what = "that is a staged list"
+    elif not isinstance(value, Tracer):
+        return
+    elif _aval(value).shape:
+        what = f"of shape {tuple(_aval(value).shape)}"
+    else:
+        dtype = np.dtype(_aval(value).dtype)
+        if dtype.kind in "iu" or dtype.kind == "b" and _weak(value):
+            return
+        what = f"of dtype {dtype}"
+    raise errors.RangeBoundError(errors.range_bound_message(None, what, location))
+
+
 def _range_bounds(start, stop, step, location):
+    for bound in (start, stop, step):
+        _check_range_bound(bound, location)
     if isinstance(step, Tracer):  # Python's ValueError, when the program runs
         _callback(_range_step_check, step)
     return (_python_int(start, location), _python_int(stop, location),
@@ -415,6 +518,8 @@ class JaxBackend(Backend):
 
         t_traced, t_out = trace(true_fn, "true")
         f_traced, f_out = trace(false_fn, "false")
+        for traced in (t_traced, f_traced):  # (a while loop in a branch, under jax.grad)
+            _refuse_nested_reverse_whiles(traced, (), location)
         t_out, f_out = staging.return_stand_ins(t_out, f_out, _stand_in)
         t_side, f_side = flatten(t_out, names), flatten(f_out, names)
         _check_weak_pairs(t_side, f_side, location)
@@ -476,8 +581,6 @@ class JaxBackend(Backend):
         start, stop, step = _range_bounds(start, stop, step, location)
         dtype = jnp.result_type(*[_as_jax(v) if isinstance(v, Tracer) else v
                                   for v in (start, stop, step)])
-        if not jnp.issubdtype(dtype, jnp.integer):
-            raise errors.StagingError(errors.staged_range_message(str(dtype), location))
 
         def test(i, *rest):
             if isinstance(step, Tracer):
@@ -829,10 +932,12 @@ class _Loop:
             self._no_appends(f"in a staged `{self.kind}` loop whose trip count is not known "
                              "when the function is traced")
             self._check_reverse_mode(body, init)
-            final = lax.while_loop(lambda c: test(*c[:n])[0],
-                                   lambda c: _cast_all(body(*c[:n])[:len(c)], c), init)
+            with _while_scope(self.location, self.kind):
+                final = lax.while_loop(lambda c: test(*c[:n])[0],
+                                       lambda c: _cast_all(body(*c[:n])[:len(c)], c), init)
             return self._result(final)
         self._no_appends("in a loop that may stop early (maximum_iterations)")
+        _refuse_nested_reverse_whiles(body, self.init, self.location)
 
         def step(carry, _):
             loop_vars, active = carry[:-1], carry[-1]
@@ -862,6 +967,7 @@ class _Loop:
         self.item_specs = [jax.ShapeDtypeStruct(x.shape[1:], x.dtype, weak_type=_weak(x))
                            for x in sequence.xs]
         test, body = self._trace(extra_test, body_fn, len(sequence.xs), sequence.make_item)
+        _refuse_nested_reverse_whiles(body, [*sequence.xs, *self.init], self.location)
         n, r = len(self.specs), self.n_returned
         init = self.init + [_zeros(a) for a in body.out_avals[n:n + r]]
         if test is not None:

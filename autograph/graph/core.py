@@ -446,6 +446,11 @@ def leaked_tensor_error(tensor, returned=False):
     used by an op (at the user's current line) or `returned` by the function."""
     made_at = made_where(getattr(tensor, "node", None))
     use = "returned by the traced function" if returned else f"used at {user_location()}"
+    made = getattr(getattr(tensor, "node", None), "location", None)
+    inner = getattr(getattr(tensor, "graph", None), "parent", None) is not None
+    target = errors.assignment_target_at(*made[:2]) if made and inner else None
+    if target is not None:  # (the user's line that stored it names what holds it)
+        return errors.GraphError(errors.leaked_store_message(target, tensor.name, made_at, use))
     return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
 
 

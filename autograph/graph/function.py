@@ -27,7 +27,7 @@ from autograph import errors
 from autograph.graph import core, signature
 from autograph.graph.concrete import MISS, trace
 from autograph.graph.guards import guards_hold, replaced
-from autograph.graph.tensor import TensorSpec
+from autograph.graph.tensor import Tensor, TensorSpec
 
 _ARRAY = signature.ARRAY
 # The tracing scope's per-thread attributes (core.current_graph reads its
@@ -51,6 +51,17 @@ def run_functions_eagerly(run_eagerly):
 def functions_run_eagerly():
     return _run_eagerly
 
+
+
+def _to_fix(exc):
+    """The error a trace raised, as the user should see it: numpy's "setting
+    an array element with a sequence" for `y[i] = t` becomes the catalog's
+    (errors.tensor_into_array); a refusal a `finally` error hid is raised
+    itself (errors.refusal_behind)."""
+    translated = errors.tensor_into_array(exc, lambda v: isinstance(v, Tensor))
+    if translated is not None:
+        return translated.with_traceback(exc.__traceback__)
+    return errors.refusal_behind(exc)
 
 class Function:
     """A Python function plus its cache of traced ConcreteFunctions."""
@@ -124,7 +135,7 @@ class Function:
             try:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
             except Exception as e:  # raised while tracing: show the user's frames
-                raise errors.without_internal_frames(e)  # (see the exception's note)
+                raise errors.without_internal_frames(_to_fix(e))
         if not kwargs and args is given and concrete.has_run:
             # (coerced arguments: no fast call; the first run is interpreted
             # and needs none, see concrete._Program)
@@ -312,7 +323,7 @@ class Function:
             try:
                 concrete = self._concrete_for(args, kwargs, key, leaves, keep)
             except Exception as e:  # raised while tracing: show the user's frames
-                raise errors.without_internal_frames(e)  # (see the exception's note)
+                raise errors.without_internal_frames(_to_fix(e))
         return concrete
 
     def pretty_printed_concrete_signatures(self):

@@ -84,6 +84,12 @@ class Backend:
     # function (registry.tracing). Default: only autograph's own tracing counts.
     detects_tracing = False
 
+    # True if this backend's staged values tell a Python bool (a staged one:
+    # `i > 0` of a Python counter) from a numpy bool, as the graph engine's
+    # do: a staged `if`/loop that would leave a variable either is then
+    # refused (staging.python_and_numpy_bool), as `~a` differs (-2 / False).
+    keeps_python_bools = False
+
     def owns(self, value):
         """Is `value` a staged value of this backend? (Asked once per type.)"""
         return False

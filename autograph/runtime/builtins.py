@@ -177,6 +177,22 @@ class StagedRange:
     def __repr__(self):
         return f"StagedRange({self.start!r}, {self.stop!r}, {self.step!r})"
 
+    # (Python's other uses of a range: refused by name, not by a bare TypeError)
+    def __getitem__(self, index):
+        raise errors.NotStageableError(errors.staged_range_use_message(
+            "indexing", errors.where_user(),
+            "Compute the item: `start + i * step` (r[0] of range(n) is 0)."))
+
+    def __iter__(self):
+        raise errors.NotStageableError(errors.staged_range_use_message(
+            "iterating (list(), tuple(), unpacking)", errors.where_user(),
+            "Loop over it with `for`, or make the values with np.arange(start, stop, step)."))
+
+    def __ne__(self, other):  # (logical.contains stages `a in b` as `not (b != a).all()`)
+        raise errors.NotStageableError(errors.staged_range_use_message(
+            "`in`", errors.where_user(),
+            "Compare the bounds: `start <= k < stop` (and `(k - start) % step == 0`)."))
+
 
 class _StagedRangeOwner(Backend):
     """Owns StagedRange values in the registry; hands each operation to the
@@ -210,6 +226,9 @@ def range_(*args, **kwargs):
     backend = _first_backend(args)
     if backend is None or kwargs:
         return builtins.range(*args, **kwargs)
+    for bound in args:  # (Python's TypeError for a bound known now: range(0.5, n))
+        if registry.backend_of(bound) is None:
+            operator.index(bound)
     if len(args) == 1:
         return StagedRange(0, args[0], 1, backend)
     if len(args) == 2:

@@ -784,6 +784,30 @@ def _number_changes_type(a, b):
         not getattr(backend_of(other), "weak_python_numbers", False)
 
 
+def python_and_numpy_bool(a, b, backend=None):
+    """(the Python bool side, the numpy bool side) when one of `a`, `b` is a
+    Python bool (a staged one too) and the other a numpy bool, else None.
+    numpy's rule letting a Python number of its default dtype through as the
+    numpy value (`i64 if c else -1`) does not hold for bools: `~True` is -2,
+    `~np.True_` False.  Asked only where a side is a staged value of a
+    backend that keeps Python bools apart (`Backend.keeps_python_bools`:
+    under JAX a Python bool is a JAX bool anyway, BACKENDS.md)."""
+    backend = backend or backend_of(a) or backend_of(b)
+    if backend is None or not backend.keeps_python_bools:
+        return None
+    for python, other in ((a, b), (b, a)):
+        if python_number_type(python) is bool and python_number_type(other) is None \
+                and _dtype(other) == np.bool_ and _is_array(other):
+            return python, other
+    return None
+
+
+# Branches `and`/`or` stage (logical.py): their value is nearly always a
+# condition, whose truth the two kinds of bool agree on (not refused, see
+# python_and_numpy_bool; ARCHITECTURE.md says what is left).
+_LOGICAL_VALUE = re.compile(r"<value of `(and|or)`>$|the value of `(?!\.\.\. if )")
+
+
 def _check_branch_leaf(name, a, b, location, kept=frozenset()):
     a_undef, b_undef = a is UNDEFINED_RETURN, b is UNDEFINED_RETURN
     if a_undef and b_undef:
@@ -796,6 +820,10 @@ def _check_branch_leaf(name, a, b, location, kept=frozenset()):
     def fail(message):
         raise errors.StagingError(message(shown(name), location, describe(a), describe(b)))
 
+    mixed_bools = python_and_numpy_bool(a, b)
+    if mixed_bools is not None and not _LOGICAL_VALUE.match(name):
+        raise errors.StagingError(errors.python_or_numpy_bool_message(
+            shown(name), location, "if", describe(mixed_bools[0]), describe(mixed_bools[1])))
     a_number, b_number = python_number_type(a), python_number_type(b)
     if a_number and b_number and a_number is not b_number or _number_changes_type(a, b):
         # Python gives the type of the branch taken (an int or a float, a
@@ -897,6 +925,10 @@ def check_loop_leaf(name, var, after, location, loop):
                 var_list[0] != after_list[0]:
             fail(errors.loop_dtype_message)
         return
+    if python_and_numpy_bool(after, var) is not None:
+        # (after one iteration Python's is the Python bool: `~a` is -2, not False)
+        raise errors.StagingError(errors.python_or_numpy_bool_message(
+            shown(name), location, loop, describe(after), describe(var)))
     if python_number_type(after) is not None and not getattr(var, "python_number", False) \
             and np.dtype(var.dtype) != np.asarray(python_number_type(after)(0)).dtype:
         # a numpy value on entry, a Python number after an iteration: Python's

@@ -250,7 +250,7 @@ def test_a_staged_list_a_later_loop_reads_without_changing_it():
     # (its adjoint accumulator in the backward loop is an array of rows: it
     # was given the list's own shape, (), and the backward loop refused it)
     def loss(a, n):
-        acc = [-0.75]
+        acc = [np.float64(-0.75)]  # (numpy items throughout: one kind)
         i = 0
         while i < n:
             i = i + 1

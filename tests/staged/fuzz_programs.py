@@ -209,7 +209,12 @@ class ProgramWriter:
 
     def _list(self, indent, depth, scope):
         self.used.add("list")
-        self.emit(indent, f"acc.append({self.float_atom(scope)})")
+        atom = self.float_atom(scope)
+        if atom[0].isdigit() or atom[0] == "-" or atom.endswith("* 0.25"):
+            # a Python float among numpy items: a list of both kinds is refused
+            # (mixed_list_message), so the list stays one kind
+            atom = f"np.float64({atom})"
+        self.emit(indent, f"acc.append({atom})")
 
     def _if(self, indent, depth, scope):
         self.used.add("if")

@@ -242,8 +242,8 @@ def test_staged_range_needs_integers():
             total += i
         return total
 
-    _raises(float_range, (np.float64(3.0),), errors.staged_range_message(
-        "float64", _where(float_range, "for i in range(x):")))
+    _raises(float_range, (np.float64(3.0),), errors.range_bound_message(
+        "x", "of dtype float64", _where(float_range, "for i in range(x):")))
 
 
 def test_not_of_a_multi_element_tensor():

@@ -7,6 +7,7 @@ returned and printed as ints and floats, and read back (`lst[i]`,
 import contextlib
 import io
 import math
+import re
 
 import numpy as np
 import pytest
@@ -90,12 +91,13 @@ def test_items_are_pythons(fn):
     _same(ag.function(fn)(X32, N), fn(X32, N))
 
 
-def test_a_mixed_list_is_returned_as_numpy_values():
-    # (the items' kinds are not told apart at run time: a known limit) but it
-    # holds the same numbers
+def test_a_mixed_list_is_refused():
+    # (the items' kinds would be told apart only at run time: it was returned
+    # as numpy values, where Python's list holds 0.5 and np.float64 items)
     x = X32.astype(np.float64)
-    staged, expected = ag.function(literals)(x, N), literals(x, N)
-    assert staged == expected and all(type(v) is np.float64 for v in staged)
+    with pytest.raises(errors.StagingError, match=re.escape(errors.mixed_list_message(
+            "items", f"{__file__}:{literals.__code__.co_firstlineno + 4}"))):
+        ag.function(literals)(x, N)
 
 
 def test_printed_list_shows_python_numbers():
@@ -136,12 +138,13 @@ def mixed_in_the_loop(x, n):
     return total
 
 
-def test_an_item_of_a_mixed_list_is_read_as_a_numpy_value():
-    # (a known limit: which kind an item is, is known only at run time; with
-    # float64 operands both kinds give the same numbers and dtypes)
+@pytest.mark.parametrize("fn", [mixed_in_a_branch, mixed_in_the_loop])
+def test_a_list_mixed_in_a_branch_or_loop_is_refused(fn):
+    # (it was read back as numpy values: `lst[0] * x_f32` float64 where a
+    # Python float gives float32)
     x = X32.astype(np.float64)
-    _same(ag.function(mixed_in_a_branch)(x, N), mixed_in_a_branch(x, N))
-    _same(ag.function(mixed_in_the_loop)(x, N), mixed_in_the_loop(x, N))
+    with pytest.raises(errors.StagingError, match="would hold both Python numbers"):
+        ag.function(fn)(x, N)
 
 
 def int_then_float_literals(x, n):
@@ -209,7 +212,7 @@ def literals_of_the_lists_type(x, n):
         floats.append(float(x[i]))
         floats.append(0.25)
         floats.append(math.nan)
-        flags.append(x[i] > 0)
+        flags.append(i > 0)  # (a Python bool, as True is: one kind)
         flags.append(True)
     return ints, floats, flags
 
@@ -219,7 +222,7 @@ def test_literals_of_the_lists_type_are_appended_as_they_are():
         literals_of_the_lists_type(X32, N)
     assert staged[0] == expected[0] and all(type(v) is int for v in staged[0])
     assert [repr(v) for v in staged[1]] == [repr(v) for v in expected[1]]  # (nan too)
-    assert [bool(v) for v in staged[2]] == [True, True, False, True, True, True]
+    assert staged[2] == expected[2] and all(type(v) is bool for v in staged[2])
 
 
 def declared_int32_gets_python_ints(x, n):

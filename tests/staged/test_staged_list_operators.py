@@ -19,7 +19,7 @@ def built(n):
 
 def concatenated_with_python_items(n, x):
     items = built(n)
-    more = items + [x, x * 2.0]
+    more = items + [float(x), float(x) * 2.0]  # (Python floats, as the items are)
     return len(items), len(more), ag.stack(more)
 
 

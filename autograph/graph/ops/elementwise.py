@@ -138,6 +138,13 @@ def _ufunc_op(ufunc):
 apply_gufunc = None
 
 
+def _user_name_of(array):
+    """The user's variable holding `array` in the frame that called numpy, or None."""
+    frame = errors.user_frame(1, _want_frame=True)
+    names = [k for k, v in frame.f_locals.items() if v is array] if frame is not None else []
+    return names[0] if names else None
+
+
 def apply_ufunc(ufunc, inputs, kwargs=None):
     if ufunc.signature is not None:
         return apply_gufunc(ufunc, inputs, kwargs or {})
@@ -150,6 +157,10 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
             attrs["dtype"] = np.dtype(value)
         elif key == "out" and (value is None or all(v is None for v in value)):
             continue
+        elif key == "out" and any(type(v) is np.ndarray for v in value):
+            raise errors.InPlaceChangeError(errors.numpy_out_tensor_message(
+                _user_name_of(next(v for v in value if type(v) is np.ndarray)),
+                ufunc.__name__, core.user_location()))
         else:
             raise errors.UnsupportedNumpyFunctionError(
                 errors.unsupported_numpy_function_message(

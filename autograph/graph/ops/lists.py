@@ -14,12 +14,14 @@ refused with a catalog error.
 A list remembers whether its items are Python numbers (`hist.append(float(loss))`,
 `ks.append(k)` of a counter, `lst.append(0.5)`): `element_python` is True
 when every item appended is one, False when none is, None before the first
-append and MIXED for both.  When True, an item read back (`lst[i]`,
-`lst.pop()`, `for v in lst`) is a PythonNumber, typed as numpy types a
-Python number, and a returned or printed list holds Python ints and floats,
-as in Python.  (MIXED items are numpy values: which kind each one is, is
-known only at run time.)
+append; both is refused (which kind each item is would be known only at run
+time).  When True, an item read back (`lst[i]`, `lst.pop()`, `for v in lst`)
+is a PythonNumber, typed as numpy types a Python number, and a returned or
+printed list holds Python ints and floats, as in Python.
 """
+
+import linecache
+import re
 
 import numpy as np
 
@@ -34,9 +36,20 @@ OBJECT = np.dtype(object)
 MIXED = "mixed"  # element_python of a list holding Python numbers and numpy values
 
 
-def _merged_kinds(a, b):
-    """element_python of a list whose items are those of lists of kinds a and b."""
-    return b if a is None else a if b is None or a == b else MIXED
+def _merged_kinds(a, b, name="list"):
+    """element_python of a list whose items are those of lists of kinds a and
+    b; both kinds (MIXED: an item's kind would be known only at run time, and
+    numpy's promotion of later uses sees it) are refused, naming list `name`."""
+    merged = b if a is None else a if b is None or a == b else MIXED
+    if merged is MIXED:
+        filename, lineno, _ = errors.user_frame(2)
+        written = re.search(r"([A-Za-z_][\w.]*)\s*\.\s*append\s*\(|([A-Za-z_][\w.]*)\s*\[[^]]*\]"
+                            r"\s*=[^=]", linecache.getline(filename, lineno))
+        if written:  # (the list as the user's line spells it, not its graph name)
+            name = written.group(1) or written.group(2)
+        raise errors.StagingError(errors.mixed_list_message(
+            name, errors.where(filename, lineno)))
+    return merged
 
 
 class TensorList(Tensor):
@@ -52,7 +65,7 @@ class TensorList(Tensor):
         if result is not None:
             dtype = dtype if dtype is not None else result.element_dtype
             shape = _merge_element_shapes(shape, result.element_shape)
-            python = _merged_kinds(python, result.element_python)
+            python = _merged_kinds(python, result.element_python, self.name)
         return wrap(tensor, dtype, shape, python)
 
     def __iter__(self):
@@ -403,8 +416,9 @@ def _item_for(lst, value, op):
 def list_append(lst, value):
     """A new TensorList: `lst` plus `value` at the end."""
     _check_list(lst, "list_append")
-    python = _merged_kinds(lst.element_python, _is_python_number(value))
-    value = _item_for(lst, value, "list_append")
+    number = _is_python_number(value)
+    value = _item_for(lst, value, "list_append")  # (its refusals are the more precise)
+    python = _merged_kinds(lst.element_python, number, lst.name)
     out = base.record1(LIST_APPEND, (lst, value))
     return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.static_shape),
                 python)
@@ -444,8 +458,9 @@ def list_set(lst, index, value):
             and not isinstance(index, Tensor):
         raise errors.GraphTypeError(f"list indices must be integers or slices, not "
                                     f"{type(index).__name__}")
-    python = _merged_kinds(lst.element_python, _is_python_number(value))
+    number = _is_python_number(value)
     value = _item_for(lst, value, "list_set")
+    python = _merged_kinds(lst.element_python, number, lst.name)
     graph = base.graph_for((lst,))
     index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
     out = base.record1(LIST_SET_AT, (lst, index, value))

@@ -1,0 +1,77 @@
+"""`w -= t` on a numpy array with a graph tensor operand names the variable.
+
+numpy runs `w -= t` as np.subtract(w, t, out=(w,)); the graph engine said only
+"np.subtract(..., out=...) is not supported on graph tensors".  The refusal now
+names `w`, the line and the rewrite.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+
+def subtract_in_place(x):
+    w = np.ones(3)
+    t = x * 2.0
+    w -= t  # line marker
+    return w
+
+
+def add_into(x):
+    acc = np.zeros(3)
+    np.add(acc, x * 2.0, out=acc)
+    return acc
+
+
+def test_in_place_operator_names_the_array():
+    line = subtract_in_place.__code__.co_firstlineno + 3
+    with pytest.raises(errors.InPlaceChangeError, match=re.escape(
+            errors.numpy_out_tensor_message("w", "subtract", f"{__file__}:{line}"))):
+        ag.function(subtract_in_place)(np.float64(1.5))
+
+
+def test_out_argument_names_the_array():
+    with pytest.raises(errors.InPlaceChangeError, match="into 'acc' in place"):
+        ag.function(add_into)(np.float64(1.5))
+
+
+def test_the_rewrite_the_message_gives_works():
+    def rewritten(x):
+        w = np.ones(3)
+        t = x * 2.0
+        w = w - t
+        return w
+    np.testing.assert_array_equal(ag.function(rewritten)(np.float64(1.5)), np.full(3, -2.0))
+
+
+# --- `y[i] = t` into a numpy array -----------------------------------------------------------
+
+def item_into_array(x):
+    y = np.zeros(3)
+    t = x * 2.0
+    y[0] = t  # line marker
+    return y
+
+
+def test_item_assignment_of_a_tensor_into_a_numpy_array_names_it():
+    line = item_into_array.__code__.co_firstlineno + 3
+    with pytest.raises(errors.TensorIntoArrayError, match=re.escape(
+            errors.tensor_into_array_message("y[0]", "t", f"{__file__}:{line}"))) as info:
+        ag.function(item_into_array)(np.float64(1.5))
+    assert isinstance(info.value, ValueError)  # (numpy's own error was a ValueError)
+
+
+def sequence_into_item(x):
+    y = np.zeros(3)
+    y[0] = [1.0, 2.0]  # numpy's own error, in Python too
+    return y + x
+
+
+def test_numpys_own_sequence_error_is_left_alone():
+    with pytest.raises(ValueError, match="setting an array element with a sequence") as info:
+        ag.function(sequence_into_item)(np.float64(1.5))
+    assert not isinstance(info.value, errors.AutoGraphError)
