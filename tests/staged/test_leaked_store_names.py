@@ -44,11 +44,29 @@ def _line(fn, marker):
     return first + next(i for i, text in enumerate(lines) if marker in text)
 
 
-@pytest.mark.parametrize("fn, target, tensor", [
-    (nested_item, "rows[0][0]", "getitem"), (nonlocal_in_loop, "total", "add")])
-def test_the_store_is_named_as_written(fn, target, tensor):
-    where = f"{__file__}:{_line(fn, '# store line')}"
-    with pytest.raises(errors.GraphError, match=re.escape(errors.leaked_store_message(
-            target, tensor, where, "returned by the traced function"))):
-        ag.function(fn)(X)
+def deep_item(x):
+    grid = [[[0.0, 1.0]], [[2.0, 3.0]]]
+    if x[0] > 0:
+        grid[0][0][0] = x[0]  # store line
+    return grid[0][0][0]
 
+
+def test_a_store_below_what_the_staged_region_checks_is_named_as_written():
+    # (three levels down: past runtime/staging.py's walk of the state a staged
+    # branch changes, so the engine's leak check is what finds it)
+    where = f"{__file__}:{_line(deep_item, '# store line')}"
+    with pytest.raises(errors.GraphError, match=re.escape(errors.leaked_store_message(
+            "grid[0][0][0]", "getitem", where, "returned by the traced function"))):
+        ag.function(deep_item)(X)
+
+
+@pytest.mark.parametrize("fn, target", [(nested_item, "`rows[0][0]`"),
+                                        (nonlocal_in_loop, "variable 'total'")])
+def test_the_store_is_named_as_written(fn, target):
+    # (found when the staged branch or loop body has been traced: the change of
+    # state from before it, runtime/staging.py `_refuse_changed`)
+    with pytest.raises(errors.StagingError) as raised:
+        ag.function(fn)(X)
+    message = str(raised.value)
+    assert message.startswith(target) and "is changed inside the staged" in message
+    assert "'getitem'" not in message and "'add'" not in message
