@@ -172,7 +172,28 @@ def expression_at(frame):
     if line is None or line != end_line or start is None or end is None:
         return None
     text = linecache.getline(frame.f_code.co_filename, line)[start:end].strip()
-    return text or None
+    return _operand_of(text) or None
+
+
+def _operand_of(text):
+    """The part of expression `text` that a call on one value, a subscript or
+    a comprehension hands on (`x.sum()` of `int(x.sum())`, `total > 0` of
+    `[1, 2][total > 0]`, `x * 2` of `[v for v in x * 2]`), or `text`."""
+    import ast
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return text
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+            not isinstance(node.args[0], ast.Starred):
+        node = node.args[0]
+    elif isinstance(node, ast.Subscript):
+        node = node.slice
+    elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        node = node.generators[0].iter
+    else:
+        return text
+    return ast.get_source_segment(text, node) or text
 
 
 def memo_by_code(table, code, compute):

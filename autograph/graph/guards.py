@@ -931,7 +931,7 @@ def as_found_before(guards, read):
     return kept, changed
 
 
-def _equivalent(before, value):
+def _equivalent(before, value, depth=0):
     """Would a graph traced with `before` be the one traced with `value`?
     (an equal new tuple, `self.shape = x.shape` made again by each trace, or
     an equal new array: yes; the guard then watches the new one)"""
@@ -944,7 +944,25 @@ def _equivalent(before, value):
     if type(value) is np.ndarray:
         return before.shape == value.shape and before.dtype == value.dtype and \
             before.tobytes() == value.tobytes()
-    return _fingerprinted(value) and _fingerprint(before) == _fingerprint(value)
+    if depth >= _NESTING:
+        return False
+    kind = type(value)
+    if kind in (list, tuple):
+        return len(before) == len(value) and all(
+            _equivalent(a, b, depth + 1) for a, b in zip(before, value))
+    if kind is dict:
+        return before.keys() == value.keys() and all(
+            _equivalent(before[key], value[key], depth + 1) for key in before)
+    # (an object made again by each trace, `self.opts = Options()`: its attributes,
+    # read as `object` reads them -- no user __getattr__ runs)
+    if isinstance(value, (type, types.ModuleType, types.FunctionType)):
+        return False
+    try:
+        old, new = object.__getattribute__(before, "__dict__"), \
+            object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        return False
+    return type(old) is dict and type(new) is dict and _equivalent(old, new, depth + 1)
 
 
 def guards_hold(guards):

@@ -67,11 +67,18 @@ def list_setitem(value, target, index):
 
 
 def _holds_as_it_is(item):
-    """A staged list holds `item` as Python's list would: a staged value, a
-    number, or a numpy array or scalar of numbers."""
-    if backend_of(item) is not None or isinstance(item, (bool, int, float, complex)):
+    """A staged list holds `item` as Python's list would: anything but a
+    container or text, which it would turn into an array (a tuple or list
+    stacked, a string as np.str_) or hold with the trace's values inside (a
+    dict); a numpy array or scalar of numbers, not of text or objects."""
+    if backend_of(item) is not None:
         return True
-    return isinstance(item, (np.ndarray, np.generic)) and item.dtype.kind in "biufc"
+    if isinstance(item, (np.ndarray, np.generic)):
+        return item.dtype.kind in "biufc"
+    return not isinstance(item, _HELD_OTHERWISE)
+
+
+_HELD_OTHERWISE = (tuple, list, dict, set, frozenset, str, bytes, collections.deque)
 
 
 def _refuse_unheld_item(item, change):

@@ -20,6 +20,8 @@ arrays and scalars, and the staged values of backends on numpy dtypes), a
 staged list is what its backend's `list_element_type` recognises.
 """
 
+import ast
+import collections
 import contextlib
 import functools
 import inspect
@@ -73,7 +75,7 @@ def region(backend, taken=None, statement=None):
         _protect_arrays(entering, protected, held)
         yield
         if held:
-            _refuse_changed(held, *statement)
+            _refuse_changed(held, *statement, _carried_parts(entering, statement[0]))
     except ValueError as e:
         if protected and "read-only" in str(e):
             raise _in_place_numpy_error(e, protected) from e
@@ -173,10 +175,10 @@ def _protect_held(value, path, protected, depth, objects=True, held=None, own=Tr
         return
     if depth == 0 or kind in _SCALARS:
         return
-    if kind is dict:
-        pairs, spelled = value.items(), "{}[{!r}]"
+    if kind is dict or kind in _DICTS:
+        pairs, spelled = dict.items(value), "{}[{!r}]"
         if held is not None:
-            held.append((value, path, dict(value), own))
+            held.append((value, path, dict(dict.items(value)), own))
     elif kind in (list, tuple):
         pairs, spelled = enumerate(value), "{}[{}]"
         if held is not None and kind is list:
@@ -199,11 +201,57 @@ def _protect_held(value, path, protected, depth, objects=True, held=None, own=Tr
             _protect_held(item, (path, spelled, key), protected, 0, objects)
 
 
+_DICTS = (collections.defaultdict, collections.Counter, collections.OrderedDict)
 _CELLS, _GLOBALS = "a closure variable", "a global"
 _CELL_NAMES = frozenset(("ag__", "fscope"))  # (the converted code's own cells)
 
 
-def _refuse_changed(held, names, location, statement):
+def _carried_parts(frame, names):
+    """{(id(holder), key)} of the items and attributes among the statement's
+    state `names` (`self.total`, `d['k']`, `ws[0]`), found from the variables
+    of the user function it is in: the walk may reach the same object by
+    another path (the caller's `acc.total` is the method's `self.total`)."""
+    converted = errors.is_converted_code or (lambda code: False)
+    user = next((f for f in _traced_user_frames(frame) if converted(f.f_code)), None)
+    parts = set()
+    if user is None:
+        return parts
+    variables = user.f_locals
+    for name in names:
+        if name and ("." in name or "[" in name):
+            try:
+                node = ast.parse(name, mode="eval").body
+            except SyntaxError:
+                continue
+            holder = _part_holder(node.value, variables) if isinstance(
+                node, (ast.Attribute, ast.Subscript)) else _GONE
+            if holder is not _GONE:
+                key = node.attr if isinstance(node, ast.Attribute) else \
+                    node.slice.value if isinstance(node.slice, ast.Constant) else _GONE
+                parts.add((id(holder), key))
+    return parts
+
+
+def _part_holder(node, variables):
+    """The object a state name's prefix (`self`, `d['a']`) spells, read the
+    way the walk reads (an instance's own __dict__, a dict's or list's item:
+    no user code runs), or _GONE."""
+    if isinstance(node, ast.Name):
+        return variables.get(node.id, _GONE)
+    if isinstance(node, ast.Attribute):
+        holder = _part_holder(node.value, variables)
+        attributes = _attributes(holder) if holder is not _GONE else None
+        return attributes.get(node.attr, _GONE) if attributes is not None else _GONE
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        holder = _part_holder(node.value, variables)
+        try:
+            return holder[node.slice.value] if type(holder) in (dict, list) else _GONE
+        except (KeyError, IndexError, TypeError):
+            return _GONE
+    return _GONE
+
+
+def _refuse_changed(held, names, location, statement, carried=frozenset()):
     """Refuses a change the staged branch or loop body just traced made to
     Python state from before it (what `_protect_arrays` saw in `held`),
     other than to the statement's own state (`names`, which the converted
@@ -241,17 +289,40 @@ def _refuse_changed(held, names, location, statement):
             now, spelled = holder, "{}[{}]"
             before, now = dict(enumerate(before)), dict(enumerate(now))
         else:
-            now = holder if kind is dict else _attributes(holder) or {}
-            spelled = "{}[{!r}]" if kind is dict else "{}.{}"
+            mapping = kind is dict or kind in _DICTS
+            now = dict(dict.items(holder)) if mapping else _attributes(holder) or {}
+            spelled = "{}[{!r}]" if mapping else "{}.{}"
+        loop = "loop" in statement
         for key in before.keys() | now.keys():
             old, new = before.get(key, _GONE), now.get(key, _GONE)
+            if _same(old, new) or (id(holder), key) in carried:
+                continue
             part = spelled.format(_spelled(path), key)
-            if part not in names and not _same(old, new) and not _cached_on_first_use(
-                    holder, key, old):
-                _raise_changed(f"`{part}`", None, None, location, statement)
+            if part in names or _cached_on_first_use(holder, key, old) or (
+                    loop and not mapping_with_defaults(kind) and kind is not list
+                    and _made_once(old, new)):
+                continue
+            _raise_changed(f"`{part}`", None, None, location, statement)
 
 
 _GONE = object()
+
+
+def _made_once(old, new):
+    """A loop body giving an attribute or key its first value (`self.w =
+    ...` where it was None or unset: a layer built, a cache filled on the
+    first call) makes the change Python makes on the first iteration, after
+    which the body reads it as the trace did (not a staged value: that is a
+    leak, refused when the trace ends).  A Python number is no such value: a
+    counter started from its default (`d["n"] = d.get("n", 0) + 1`)."""
+    return (old is _GONE or old is None) and new is not None and backend_of(new) is None \
+        and type(new) not in (bool, int, float, complex)
+
+
+def mapping_with_defaults(kind):
+    """A defaultdict or Counter: a key it lacks reads as its default, so a
+    first value for a key is a change of that value (`stats["n"] += 1`)."""
+    return kind is collections.defaultdict or kind is collections.Counter
 
 
 def _same(old, new):

@@ -151,3 +151,28 @@ def test_state_the_trace_sets_to_an_equal_new_value_does_not_retrace_every_call(
             np.testing.assert_array_equal(staged(np.ones((2, 3))), [3.0, 3.0])
     assert staged.experimental_get_tracing_count() <= 2
     assert RECORDING.input_shape == (2, 3)
+
+
+class Options:
+    scale = 3.0
+
+
+class Remade:
+    def __call__(self, x):
+        self.opts = Options()  # (a new, equal object each trace)
+        self.parts = (np.tanh,)
+        return self.parts[0](x) * self.opts.scale
+
+
+REMADE = Remade()
+
+
+def remade(x):
+    return REMADE(x)
+
+
+def test_an_equal_object_the_trace_makes_again_does_not_retrace_every_call():
+    staged = ag.function(remade)
+    for _ in range(10):
+        staged(np.ones(2))
+    assert staged.experimental_get_tracing_count() <= 2

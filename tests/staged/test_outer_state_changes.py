@@ -6,6 +6,7 @@ code would compute with that.  Such a change is refused (StagingError naming
 the variable or item, and the statement's line); a list or set only the
 caller or a global holds (a log) keeps the documented once-per-trace meaning."""
 
+import collections
 import functools
 import re
 
@@ -200,3 +201,89 @@ def test_the_jax_backend_refuses_the_same_change():
     jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra")
     with pytest.raises(errors.StagingError, match=r"^`c\.n` is changed inside the staged"):
         jax.jit(ag.to_graph(bumped_in_branch))(X, 3)
+
+
+# --- what a staged loop body may change (found by review) -----------------------------
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0.0
+
+    def add_all(self, x, n):
+        for i in range(n):
+            self.total = self.total + x[i]  # (carried as `self.total`)
+        return self.total
+
+
+def carried_through_a_method(x, n):
+    acc = Accumulator()  # (the walk reaches it as `acc`: the same object)
+    return acc.add_all(x, n)
+
+
+class LazyDense:
+    def __init__(self):
+        self.w = None
+
+    def __call__(self, h):
+        if self.w is None:  # (built on the first call, in the loop)
+            self.w = np.full(h.shape, 0.5)
+        return h * self.w
+
+
+def built_in_the_loop(x, n):
+    layer = LazyDense()
+    h = x
+    for _ in range(n):
+        h = layer(h)
+    return h
+
+
+class Memo:
+    def __init__(self):
+        self.cache = {}
+
+    def scale(self, key):
+        if key not in self.cache:
+            self.cache[key] = np.float64(2.0)
+        return self.cache[key]
+
+
+def memo_filled_in_the_loop(x, n):
+    memo = Memo()
+    total = x[0]
+    for i in range(n):
+        total = total * memo.scale("a")
+    return total
+
+
+@pytest.mark.parametrize("fn", [carried_through_a_method, built_in_the_loop,
+                                memo_filled_in_the_loop])
+def test_a_first_value_or_a_carried_attribute_is_no_refused_change(fn):
+    np.testing.assert_array_equal(ag.function(fn)(X, N), fn(X, 3))
+
+
+def counted_in_a_defaultdict(x, n):
+    stats = collections.defaultdict(int)
+
+    def hit():
+        stats["n"] += 1  # (a missing key reads 0: its first value is a change)
+    for _ in range(n):
+        hit()
+    return stats["n"]
+
+
+def counted_from_a_default(x, n):
+    stats = {}
+
+    def hit():
+        stats["n"] = stats.get("n", 0) + 1  # (a number: a counter, not a value made once)
+    for _ in range(n):
+        hit()
+    return stats["n"]
+
+
+@pytest.mark.parametrize("fn", [counted_in_a_defaultdict, counted_from_a_default])
+def test_a_counter_started_from_a_default_is_refused(fn):
+    with pytest.raises(errors.StagingError, match=r"^`stats\['n'\]` is changed inside the "):
+        ag.function(fn)(X, N)

@@ -88,3 +88,14 @@ def test_numbers_and_numpy_values_are_still_held():
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert type(g) is type(w) and g == w
+
+
+def nones(x, n):
+    out = []
+    for _ in range(n):
+        out.append(None)
+    return out
+
+
+def test_none_and_other_objects_are_held_as_they_are():
+    assert ag.function(nones)(X, N) == nones(X, 3) == [None] * 3

@@ -71,3 +71,14 @@ def test_what_a_staged_list_does_not_offer_is_refused_with_the_fix(fn, error, te
         ag.function(fn)(X, N)
     message = str(raised.value)
     assert text in message and "ag.stack(lst)" in message
+
+
+def normed(x, n):
+    out = _built(x, n)
+    return np.linalg.norm(out)
+
+
+def test_the_refused_function_is_named_with_its_module():
+    with pytest.raises(errors.TensorUsageError) as raised:
+        ag.function(normed)(X, N)
+    assert "np.linalg.norm() of a staged list" in str(raised.value)

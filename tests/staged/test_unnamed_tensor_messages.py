@@ -1,5 +1,6 @@
 """A message about a graph tensor no variable of the user's holds names it by
-the expression the user's line is evaluating (`the value in `sorted(v)``),
+the expression the user's line hands it to (`the value in `x.sum()`` of
+`int(x.sum())`),
 not by its op's name (`less`, `absolute`), which the user never wrote; the
 iterable of a comprehension is named by the enclosing function's variable."""
 
@@ -29,13 +30,28 @@ def comprehends(x):
     return [v for v in y]
 
 
+def as_int(x):
+    return int(x.sum())
+
+
+def indexes(x):
+    return [1, 2][x.sum() > 0]
+
+
+def comprehends_an_expression(x):
+    return [v for v in x * 2]
+
+
 def rounds(x):
     return round(float(x[0]), 1)
 
 
 @pytest.mark.parametrize("fn, named", [
-    (sorts, "bool() of graph tensor 'the value in `sorted([total, x[0]])`'"),
-    (square_root, "float() of graph tensor 'the value in `math.sqrt(abs(float(x[0])))`'"),
+    (sorts, "bool() of graph tensor 'the value in `[total, x[0]]`'"),
+    (square_root, "float() of graph tensor 'the value in `abs(float(x[0]))`'"),
+    (as_int, "int() of graph tensor 'the value in `x.sum()`'"),
+    (indexes, "use as a Python index or size of graph tensor 'the value in `x.sum() > 0`'"),
+    (comprehends_an_expression, "iter() of graph tensor 'the value in `x * 2`'"),
     (comprehends, "iter() of graph tensor 'y'"),
     (rounds, "round(..., ndigits) of graph tensor 'the value in `round(float(x[0]), 1)`'"),
 ])

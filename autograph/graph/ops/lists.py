@@ -121,8 +121,11 @@ class TensorList(Tensor):
     def __array_function__(self, func, types, args, kwargs):
         if func in _READ_AS_AN_ARRAY and args and args[0] is self:
             return func(list_stack(self), *args[1:], **kwargs)
-        raise self._usage_error(f"np.{func.__name__}() of a staged list (stack it first: "
-                                f"np.{func.__name__}(ag.stack(lst), ...))")
+        module = getattr(func, "__module__", None) or "numpy"
+        name = ("np" + module[5:] if module.startswith("numpy") else module) + "." + \
+            func.__name__  # (np.linalg.norm, not np.norm)
+        raise self._usage_error(f"{name}() of a staged list (stack it first: "
+                                f"{name}(ag.stack(lst), ...))")
 
     def __array__(self, dtype=None, copy=None):
         raise self._usage_error("np.array() of a staged list (a graph value: write "
