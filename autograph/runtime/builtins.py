@@ -21,6 +21,7 @@ backend has them.
 
 import ast
 import builtins
+import datetime
 import linecache
 import operator
 import string
@@ -531,8 +532,11 @@ def _clock_(clock):
     tracing, and its value be a constant of the graph on every call."""
     def read(*args, **kwargs):
         if registry.tracing:
+            owner = getattr(clock, "__self__", None)
+            spelled = f"{owner.__name__}.{clock.__name__}" if isinstance(owner, type) else \
+                f"time.{clock.__name__}"
             raise errors.NotStageableError(errors.clock_read_while_tracing_message(
-                f"time.{clock.__name__}()", errors.where_user()))
+                f"{spelled}()", errors.where_user()))
         return clock(*args, **kwargs)
     return read
 
@@ -541,6 +545,11 @@ CLOCK_OVERRIDES = {clock: _clock_(clock) for clock in (
     time.time, time.time_ns, time.perf_counter, time.perf_counter_ns, time.monotonic,
     time.monotonic_ns, time.process_time, time.process_time_ns, time.thread_time,
     time.thread_time_ns)}
+# (datetime's are bound methods of their class, a new object per read: call.py
+# finds them by class and name, and this one bound method is their key)
+_DATETIME_CLOCKS = (datetime.datetime.now, datetime.datetime.utcnow, datetime.datetime.today,
+                    datetime.date.today)
+CLOCK_OVERRIDES.update({clock: _clock_(clock) for clock in _DATETIME_CLOCKS})
 
 
 # numpy's scalar types, called on a value: a cast (`np.float32(total)`)

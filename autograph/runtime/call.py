@@ -196,6 +196,8 @@ def _load_builtin_overrides():
             table[id(getattr(builtins, name))] = operator
     for function, operator in {**overrides.NUMPY_OVERRIDES, **overrides.CLOCK_OVERRIDES}.items():
         table[id(function)] = operator  # (numpy's and time's functions live as long as they)
+        if type(getattr(function, "__self__", None)) is type:  # (datetime.datetime.now)
+            _class_methods[(function.__self__, function.__name__)] = operator
     for maker in numpy_random.MAKERS:
         table[id(maker)] = functools.partial(numpy_random.make_generator_, maker)
     # the generators' methods called through their class: their operators
@@ -206,6 +208,7 @@ def _load_builtin_overrides():
 
 
 _unbound_draws = {}  # id(np.random.Generator.normal, ...) -> it (the classes keep them alive)
+_class_methods = {}  # (class, name) -> operator, for methods read through a class
 
 
 def _override(f):
@@ -221,6 +224,11 @@ def _builtin_target(f, targets):
     target = _override(f)
     if target is not None:
         return target
+    if type(f) is types.BuiltinMethodType and type(f.__self__) is type:
+        # (`datetime.datetime.now`: a new bound method on every read)
+        target = _class_methods.get((f.__self__, f.__name__))
+        if target is not None:
+            return target
     # a draw from a numpy generator (a bound method: a new object on every read)
     return numpy_random.target_for(f) or f
 

@@ -3,6 +3,7 @@ once and bake into the graph as constants: a draw from Python's `random`
 module (never staged; numpy's draws are) and a clock of the `time` module.
 Both are refused while tracing, with the fix; plain Python mode runs them."""
 
+import datetime
 import random
 import time
 
@@ -71,3 +72,13 @@ def test_under_jax_the_clock_is_refused_too():
     jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra")
     with pytest.raises(errors.NotStageableError, match=r"^time\.perf_counter\(\) at "):
         jax.jit(ag.to_graph(timed))(np.ones(2))
+
+
+def dated(x):
+    return x + datetime.datetime.now().second
+
+
+def test_datetime_now_while_tracing_is_refused_and_runs_in_plain_mode():
+    with pytest.raises(errors.NotStageableError, match=r"^datetime\.now\(\) at "):
+        ag.function(dated)(np.ones(2))
+    assert ag.to_graph(dated)(np.zeros(1))[0] in range(60)
