@@ -1443,9 +1443,9 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
     the trace (`as_found_before` after it); `met`, a set, the ids of every
     value the walk meets (core.note_called: objects there before the trace)."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
-                                          "state (np.random.rand, np.random.normal, ...)"),
-             id(random._inst): (random._inst, "Python's global random state (random.random, "
-                                "random.gauss, ...)")}
+                                          "state (np.random.rand, np.random.normal, ...)")}
+    # (Python's global random.Random: its getstate() costs ~8 us, twice a trace;
+    # a draw from it is noted as the converted call is made: core.note_called)
     walked_namespaces = set()
     for function, _ in _code_owners(fn, ()):
         namespace = getattr(function, "__globals__", None)
