@@ -1691,3 +1691,12 @@ def staged_range_use_message(use, location, fix):
         f"{use} of a range() with a staged bound at {location}: a staged range is only "
         "counted by a `for` loop or measured by len(); its items exist only when the "
         f"graph runs. {fix}")
+
+
+def python_random_call_message(call, location):
+    return (
+        f"{call} at {location} draws from Python's random module while the function is "
+        "traced: that module is never staged, so the numbers would be constants of the "
+        "graph, the same on every call. Draw with numpy instead (np.random.default_rng(seed) "
+        "made outside, then rng.random(), rng.normal(...) inside: staged, a new draw per "
+        "call), or draw outside and pass the values in as an argument.")

@@ -429,10 +429,6 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     graph.read_before = None
     raise_leaked(leaks, name)  # (its tensors in state outliving the trace: guards.py)
     baked = baked_random_draw(randomness)
-    if baked is None and graph.python_draws:
-        drawn = graph.python_draws[0]
-        baked = ("Python's global random state (random.random, random.gauss, ...)"
-                 if drawn is random._inst else "a random.Random object", drawn)
     code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)
     location = errors.where(code.co_filename, code.co_firstlineno) if code is not None \
         else "an unknown place"

@@ -14,7 +14,6 @@ engine itself (function tracing and sub-graph tracing).
 
 import bisect
 import contextlib
-import random
 import re
 import threading
 import types
@@ -121,7 +120,6 @@ class Graph:
         self.fixed_location = None
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
         self.read_before = None  # ({(id(holder), name): value}, ids of those values) (note_called)
-        self.python_draws = []  # the random.Random objects converted calls drew from (note_called)
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
         # it would change an ndarray argument in place: tensor.py refuses that)
         self.scalar_inputs = set()
@@ -343,8 +341,6 @@ def note_called(fn):
         stack[0].called.append(fn)
         if stack[0].read_before is not None:
             _note_read_before(fn, *stack[0].read_before)
-        if type(getattr(fn, "__self__", None)) is random.Random:  # (random.random, .seed)
-            stack[0].python_draws.append(fn.__self__)
     return True
 
 

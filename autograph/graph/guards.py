@@ -1443,9 +1443,12 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
     the trace (`as_found_before` after it); `met`, a set, the ids of every
     value the walk meets (core.note_called: objects there before the trace)."""
     found = {id(np.random.mtrand._rand): (np.random.mtrand._rand, "numpy's global random "
-                                          "state (np.random.rand, np.random.normal, ...)")}
-    # (Python's global random.Random: its getstate() costs ~8 us, twice a trace;
-    # a draw from it is noted as the converted call is made: core.note_called)
+                                          "state (np.random.rand, np.random.normal, ...)"),
+             # (its getstate() costs ~8 us, twice a trace: for a draw in code
+             # autograph did not convert; converted code's is refused as it is
+             # called, runtime/call.py _python_random_draw)
+             id(random._inst): (random._inst, "Python's global random state (random.random, "
+                                "random.gauss, ...)")}
     walked_namespaces = set()
     for function, _ in _code_owners(fn, ()):
         namespace = getattr(function, "__globals__", None)

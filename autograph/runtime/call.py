@@ -16,6 +16,7 @@ import heapq
 import itertools
 import logging
 import os
+import random
 import sys
 import sysconfig
 import types
@@ -23,7 +24,7 @@ import weakref
 
 from autograph import errors, naming
 from autograph.context import ConversionOptions
-from autograph.runtime import aliases, staging
+from autograph.runtime import aliases, registry, staging
 
 logger = logging.getLogger("autograph")
 
@@ -166,6 +167,8 @@ def _function_target(fn, targets):
 
 
 def _method_target(method, targets):
+    if type(method.__self__) is random.Random or isinstance(method.__self__, random.Random):
+        return _python_random_draw(method)  # (random.gauss: a Python method)
     func = method.__func__
     if type(func) is not types.FunctionType:  # np.random.rand, rng.normal: cython methods
         return _builtin_target(method, targets)
@@ -211,6 +214,22 @@ _unbound_draws = {}  # id(np.random.Generator.normal, ...) -> it (the classes ke
 _class_methods = {}  # (class, name) -> operator, for methods read through a class
 
 
+def _python_random_draw(method):
+    """The operator for a method of Python's random.Random (random.random(),
+    rng.gauss(...), random.seed(...)).  Python meaning: `method(...)`.  While
+    any backend traces, refused: Python's random module is never staged, and
+    its numbers would be constants of the graph (graph/guards.py also finds a
+    draw this call did not make, by the state, for ag.function)."""
+    def draw(*args, **kwargs):
+        if registry.tracing:
+            call = f"random.{method.__name__}()" if method.__self__ is random._inst else \
+                f"{method.__name__}() of a random.Random"
+            raise errors.BakedRandomDrawError(errors.python_random_call_message(
+                call, errors.where_user()))
+        return method(*args, **kwargs)
+    return draw
+
+
 def _override(f):
     """The runtime's operator standing for callable `f` (by identity), or None."""
     table = _builtin_overrides or _load_builtin_overrides()
@@ -224,6 +243,8 @@ def _builtin_target(f, targets):
     target = _override(f)
     if target is not None:
         return target
+    if isinstance(getattr(f, "__self__", None), random.Random):  # (random.random)
+        return _python_random_draw(f)
     if type(f) is types.BuiltinMethodType and type(f.__self__) is type:
         # (`datetime.datetime.now`: a new bound method on every read)
         target = _class_methods.get((f.__self__, f.__name__))

@@ -25,14 +25,30 @@ def instance_draw(x):
     return x * RNG.gauss(0.0, 1.0)
 
 
-@pytest.mark.parametrize("fn, what", [
-    (module_draw, "Python's global random state"), (instance_draw, "the generator in global 'RNG'")])
-def test_a_draw_from_pythons_random_module_is_refused(fn, what):
+@pytest.mark.parametrize("fn, call", [
+    (module_draw, "random.random()"), (instance_draw, "gauss() of a random.Random")])
+def test_a_draw_from_pythons_random_module_is_refused_at_the_users_line(fn, call):
     with pytest.raises(errors.BakedRandomDrawError) as raised:
         ag.function(fn)(np.ones(2))
     message = str(raised.value)
-    assert what in message and "Python's random module runs only while tracing" in message
+    assert message.startswith(f"{call} at {__file__}:{fn.__code__.co_firstlineno + 1} draws "
+                              "from Python's random module while the function is traced")
     assert "np.random.default_rng(seed)" in message
+
+
+@pytest.mark.parametrize("fn, what", [
+    (module_draw, "Python's global random state"), (instance_draw, "the generator in global 'RNG'")])
+def test_a_draw_autograph_did_not_see_is_found_by_the_state_when_the_trace_ends(fn, what):
+    with pytest.raises(errors.BakedRandomDrawError) as raised:
+        ag.function(fn, autograph=False)(np.ones(2))
+    message = str(raised.value)
+    assert what in message and "Python's random module runs only while tracing" in message
+
+
+def test_under_jax_a_draw_from_pythons_random_module_is_refused_too():
+    jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra")
+    with pytest.raises(errors.BakedRandomDrawError, match=r"^random\.random\(\) at "):
+        jax.jit(ag.to_graph(module_draw))(np.ones(2))
 
 
 def numpy_draw(x):
