@@ -188,6 +188,11 @@ def _protect_held(value, path, protected, depth, objects=True, held=None, own=Tr
         pairs, spelled = attributes.items(), "{}.{}"
         if held is not None:
             held.append((value, path, dict(attributes), own))
+            cls = type(value)  # (`type(self).count += 1`, a counter the class holds)
+            held.append((cls, cls.__name__, _class_items(cls), own))
+    elif held is not None and objects and _users_class(value):
+        held.append((value, path, _class_items(value), own))  # (`Layer.count += 1`)
+        return
     else:
         if held is not None and kind is set:
             held.append((value, path, set(value), own))
@@ -283,12 +288,14 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
                 _raise_changed(f"`{_spelled(path)}`", "a set's items", None, location,
                                statement)
             continue
-        if kind is list:
+        if isinstance(holder, type):
+            now, spelled, mapping = _class_items(holder), "{}.{}", False
+        elif kind is list:
             if len(holder) != len(before):
                 _raise_changed(f"the list `{_spelled(path)}`", None, None, location, statement)
             now, spelled = holder, "{}[{}]"
             before, now = dict(enumerate(before)), dict(enumerate(now))
-        else:
+        else:  # (a dict, a dict subclass or a user's object)
             mapping = kind is dict or kind in _DICTS
             now = dict(dict.items(holder)) if mapping else _attributes(holder) or {}
             spelled = "{}[{!r}]" if mapping else "{}.{}"
@@ -379,6 +386,24 @@ def _users_object(value):
 
 
 _NOT_OBJECTS = (type, types.ModuleType, types.FunctionType)
+
+
+def _users_class(value):
+    """Is `value` a class defined in a user's file?"""
+    if not isinstance(value, type):
+        return False
+    try:
+        name = type.__getattribute__(value, "__module__")
+    except Exception:  # noqa: BLE001 - a user's metaclass may raise anything
+        return False
+    module = sys.modules.get(name) if type(name) is str else None
+    filename = getattr(module, "__file__", None) if type(module) is types.ModuleType else None
+    return type(filename) is str and not errors._not_users(filename)
+
+
+def _class_items(cls):
+    """A class's own attributes, but its dunders (`__dict__`, `__weakref__`, ...)."""
+    return {name: item for name, item in vars(cls).items() if not name.startswith("__")}
 
 
 def _attributes(value):

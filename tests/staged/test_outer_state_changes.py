@@ -287,3 +287,39 @@ def counted_from_a_default(x, n):
 def test_a_counter_started_from_a_default_is_refused(fn):
     with pytest.raises(errors.StagingError, match=r"^`stats\['n'\]` is changed inside the "):
         ag.function(fn)(X, N)
+
+
+class Registry:
+    made = 0
+
+
+def _register():
+    Registry.made += 1
+
+
+def counted_on_the_class(x, n):
+    for _ in range(n):
+        _register()
+    return Registry.made
+
+
+class Node:
+    total = 0
+
+    def visit(self):
+        type(self).total += 1
+
+
+def counted_through_an_instance(x, n):
+    node = Node()
+    for _ in range(n):
+        node.visit()
+    return Node.total
+
+
+@pytest.mark.parametrize("fn, what", [(counted_on_the_class, "`Registry.made`"),
+                                      (counted_through_an_instance, "`Node.total`")])
+def test_a_class_attribute_the_body_changes_is_refused(fn, what):
+    with pytest.raises(errors.StagingError) as raised:
+        ag.function(fn)(X, N)
+    assert str(raised.value).startswith(what + " is changed inside the staged `for` loop")
