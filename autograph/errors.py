@@ -127,6 +127,19 @@ def is_internal_file(filename):
 _skipped_files = {}  # co_filename -> bool: a frame there is not the user's
 
 
+def _library_dirs():
+    """The directories of the standard library, installed packages and autograph."""
+    import sysconfig
+    paths = sysconfig.get_paths()
+    dirs = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    dirs.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
+    dirs.add(os.path.dirname(os.path.abspath(__file__)))  # autograph
+    return tuple(sorted(os.path.abspath(d) + os.sep for d in dirs if d))
+
+
+LIBRARY_DIRS = _library_dirs()  # (runtime/call.py: library code is not converted)
+
+
 def _not_users(filename):
     skipped = _skipped_files.get(filename)
     if skipped is None:
@@ -1480,7 +1493,8 @@ def outer_state_changed_message(what, statement, location):
         f"happen {once}. Carry the value through the {statement} instead: have the function "
         "return the new value and assign it there (`count = bump(count)`, "
         "`total = total + x`), keep it in an ag.Variable, whose `assign`/`assign_add` the "
-        "graph runs each time (`self.steps.assign_add(1)`), or make the change outside it.")
+        "graph runs each time (`self.steps.assign_add(1)`), or make the change outside it "
+        "(a layer or cache made on its first call: call it once before the loop).")
 
 
 # --- a draw from Python's random module while tracing ---------------------------------

@@ -124,7 +124,9 @@ import enum
 import functools
 import gc
 import operator
+import os
 import random
+import sys
 import types
 import warnings
 import weakref
@@ -947,22 +949,55 @@ def _equivalent(before, value, depth=0):
     if depth >= _NESTING:
         return False
     kind = type(value)
-    if kind in (list, tuple):
-        return len(before) == len(value) and all(
+    if kind in (list, tuple) or (issubclass(kind, tuple) and kind.__iter__ is tuple.__iter__):
+        return len(before) == len(value) and all(  # (a namedtuple: its items)
             _equivalent(a, b, depth + 1) for a, b in zip(before, value))
     if kind is dict:
         return before.keys() == value.keys() and all(
             _equivalent(before[key], value[key], depth + 1) for key in before)
-    # (an object made again by each trace, `self.opts = Options()`: its attributes,
-    # read as `object` reads them -- no user __getattr__ runs)
-    if isinstance(value, (type, types.ModuleType, types.FunctionType)):
+    # An object of a class from a user's file made again by each trace
+    # (`self.opts = Options()`): its attributes and slots, read as `object`
+    # reads them (no user code runs).  Any other object (a Counter, a
+    # functools.partial: state `__dict__` does not show) only by identity.
+    if not _class_in_users_file(kind):
         return False
-    try:
-        old, new = object.__getattribute__(before, "__dict__"), \
-            object.__getattribute__(value, "__dict__")
-    except AttributeError:
+    old, new = _own_attributes(before), _own_attributes(value)
+    if (old is None) != (new is None) or (old is not None and not _equivalent(
+            old, new, depth + 1)):
         return False
-    return type(old) is dict and type(new) is dict and _equivalent(old, new, depth + 1)
+    return all(_equivalent(_slot_value(before, slot), _slot_value(value, slot), depth + 1)
+               for slot in _slot_names(kind))
+
+
+def _class_in_users_file(cls):
+    """Is `cls` defined in a user's file (not a library's, numpy's or the stdlib's)?"""
+    module = sys.modules.get(str(getattr(cls, "__module__", "")))
+    filename = getattr(module, "__file__", None)
+    return type(filename) is str and not errors._not_users(filename) and \
+        not os.path.abspath(filename).startswith(errors.LIBRARY_DIRS)
+
+
+def _slot_names(cls):
+    """The `__slots__` names along `cls`'s MRO (`__dict__`/`__weakref__` aside)."""
+    names = []
+    for klass in cls.__mro__:
+        slots = vars(klass).get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__"):
+                names.append(name)
+    return names
+
+
+def _slot_value(obj, name):
+    """Slot `name` of `obj` through its member descriptor (no user code), or _MISSING."""
+    for klass in type(obj).__mro__:
+        descriptor = vars(klass).get(name)
+        if type(descriptor) is types.MemberDescriptorType:
+            try:
+                return descriptor.__get__(obj, type(obj))
+            except AttributeError:
+                return _MISSING
+    return _MISSING
 
 
 def guards_hold(guards):

@@ -17,8 +17,6 @@ import itertools
 import logging
 import os
 import random
-import sys
-import sysconfig
 import types
 import weakref
 
@@ -33,15 +31,7 @@ DO_NOT_CONVERT = "__ag_do_not_convert__"
 
 # --- where code lives -------------------------------------------------------
 
-def _library_dirs():
-    paths = sysconfig.get_paths()
-    dirs = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    dirs.update(p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
-    dirs.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # autograph
-    return tuple(sorted(os.path.abspath(d) + os.sep for d in dirs if d))
-
-
-_LIBRARY_DIRS = _library_dirs()
+_LIBRARY_DIRS = errors.LIBRARY_DIRS
 
 
 class ConversionRules:

@@ -299,37 +299,17 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
             mapping = kind is dict or kind in _DICTS
             now = dict(dict.items(holder)) if mapping else _attributes(holder) or {}
             spelled = "{}[{!r}]" if mapping else "{}.{}"
-        loop = "loop" in statement
         for key in before.keys() | now.keys():
             old, new = before.get(key, _GONE), now.get(key, _GONE)
             if _same(old, new) or (id(holder), key) in carried:
                 continue
             part = spelled.format(_spelled(path), key)
-            if part in names or _cached_on_first_use(holder, key, old) or (
-                    loop and not mapping_with_defaults(kind) and kind is not list
-                    and _made_once(old, new)):
+            if part in names or _cached_on_first_use(holder, key, old):
                 continue
             _raise_changed(f"`{part}`", None, None, location, statement)
 
 
 _GONE = object()
-
-
-def _made_once(old, new):
-    """A loop body giving an attribute or key its first value (`self.w =
-    ...` where it was None or unset: a layer built, a cache filled on the
-    first call) makes the change Python makes on the first iteration, after
-    which the body reads it as the trace did (not a staged value: that is a
-    leak, refused when the trace ends).  A Python number is no such value: a
-    counter started from its default (`d["n"] = d.get("n", 0) + 1`)."""
-    return (old is _GONE or old is None) and new is not None and backend_of(new) is None \
-        and type(new) not in (bool, int, float, complex)
-
-
-def mapping_with_defaults(kind):
-    """A defaultdict or Counter: a key it lacks reads as its default, so a
-    first value for a key is a change of that value (`stats["n"] += 1`)."""
-    return kind is collections.defaultdict or kind is collections.Counter
 
 
 def _same(old, new):

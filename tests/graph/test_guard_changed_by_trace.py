@@ -6,6 +6,7 @@ traces again and makes the change again: the values and the state are
 Python's on every call (a counter kept in Python retraces each call, and
 the retracing warning says why; an ag.Variable traces once)."""
 
+import collections
 import warnings
 
 import numpy as np
@@ -174,5 +175,63 @@ def remade(x):
 def test_an_equal_object_the_trace_makes_again_does_not_retrace_every_call():
     staged = ag.function(remade)
     for _ in range(10):
+        staged(np.ones(2))
+    assert staged.experimental_get_tracing_count() <= 2
+
+
+class SlottedWithDict:
+    __slots__ = ("k", "__dict__")
+
+    def __init__(self, k):
+        self.k = k
+
+
+class SwapsACounter:
+    def __init__(self):
+        self.d = collections.Counter(a=1)
+
+    def __call__(self, x):
+        y = x * self.d["a"]
+        self.d = collections.Counter(a=self.d["a"] + 1)  # (a new object: not equal)
+        return y
+
+
+class SwapsASlottedObject:
+    def __init__(self):
+        self.o = SlottedWithDict(1)
+
+    def __call__(self, x):
+        y = x * self.o.k
+        self.o = SlottedWithDict(self.o.k + 1)  # (its slot holds the count)
+        return y
+
+
+@pytest.mark.parametrize("owner", [SwapsACounter, SwapsASlottedObject])
+def test_a_replaced_object_whose_state_dict_does_not_show_is_a_change(owner):
+    staged = ag.function(owner().__call__)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", errors.RetracingWarning)
+        assert [float(staged(np.ones(1))[0]) for _ in range(3)] == [1.0, 2.0, 3.0]
+
+
+Shape = collections.namedtuple("Shape", "a b")
+
+
+class RemadeTuple:
+    def __call__(self, x):
+        self.shape = Shape(2, 3)  # (an equal namedtuple each trace)
+        return x * self.shape.a
+
+
+REMADE_TUPLE = RemadeTuple()
+
+
+def remade_tuple(x):
+    return REMADE_TUPLE(x)
+
+
+def test_an_equal_namedtuple_made_again_does_not_retrace_every_call():
+    staged = ag.function(remade_tuple)
+    for _ in range(6):
         staged(np.ones(2))
     assert staged.experimental_get_tracing_count() <= 2

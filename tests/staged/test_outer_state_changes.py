@@ -257,10 +257,42 @@ def memo_filled_in_the_loop(x, n):
     return total
 
 
-@pytest.mark.parametrize("fn", [carried_through_a_method, built_in_the_loop,
-                                memo_filled_in_the_loop])
-def test_a_first_value_or_a_carried_attribute_is_no_refused_change(fn):
-    np.testing.assert_array_equal(ag.function(fn)(X, N), fn(X, 3))
+def test_an_attribute_the_loop_carries_reached_by_another_name_is_no_refused_change():
+    np.testing.assert_array_equal(ag.function(carried_through_a_method)(X, N),
+                                  carried_through_a_method(X, 3))
+
+
+class Phased:
+    def __init__(self):
+        self.phase = None
+
+    def step(self, h):
+        if self.phase is None:  # (the first call differs from the later ones)
+            self.phase = "warm"
+            return h * 1.0
+        return h * 3.0
+
+
+def first_call_differs(x, n):
+    phased = Phased()
+    h = x
+    for _ in range(n):
+        h = phased.step(h)
+    return h
+
+
+@pytest.mark.parametrize("fn, what", [
+    (built_in_the_loop, "`layer.w`"), (memo_filled_in_the_loop, "`memo.cache['a']`"),
+    (first_call_differs, "`phased.phase`")])
+def test_a_first_value_made_in_the_loop_is_refused_with_the_fix(fn, what):
+    # (the body is traced once: a graph of the first iteration's path would
+    # run for every iteration, which is wrong where that path differs)
+    fn(X, 3)
+    with pytest.raises(errors.StagingError) as raised:
+        ag.function(fn)(X, N)
+    message = str(raised.value)
+    assert message.startswith(what + " is changed inside the staged `for` loop")
+    assert "call it once before the loop" in message
 
 
 def counted_in_a_defaultdict(x, n):
