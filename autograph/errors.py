@@ -5,6 +5,7 @@ fix it.  Message texts are built by the small functions below so tests can pin
 them with `re.escape`.
 """
 
+import ast
 import linecache
 import os
 import re
@@ -185,10 +186,10 @@ def expression_at(frame):
     if line is None or line != end_line or start is None or end is None:
         return None
     text = linecache.getline(frame.f_code.co_filename, line)[start:end].strip()
-    return _operand_of(text) or None
+    return _operand_of(text, frame) or None
 
 
-def _operand_of(text):
+def _operand_of(text, frame):
     """The part of expression `text` that a call on one value, a subscript or
     a comprehension hands on (`x.sum()` of `int(x.sum())`, `total > 0` of
     `[1, 2][total > 0]`, `x * 2` of `[v for v in x * 2]`), or `text`."""
@@ -197,7 +198,10 @@ def _operand_of(text):
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
         return text
-    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            not _names_a_module(node.func.value, frame):
+        node = node.func.value  # (a method's receiver: `x.sum()` of `x.sum().item(0)`)
+    elif isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
             not isinstance(node.args[0], ast.Starred):
         node = node.args[0]
     elif isinstance(node, ast.Subscript):
@@ -207,6 +211,21 @@ def _operand_of(text):
     else:
         return text
     return ast.get_source_segment(text, node) or text
+
+
+def _names_a_module(node, frame):
+    """Does expression `node` (a Name or a dotted name) spell a module in `frame`
+    (`math` of `math.sqrt(...)`, `np.linalg` of `np.linalg.norm(...)`)?"""
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    value = frame.f_locals.get(node.id, frame.f_globals.get(node.id))
+    for name in reversed(names):
+        value = getattr(value, name, None) if isinstance(value, types.ModuleType) else None
+    return isinstance(value, types.ModuleType)
 
 
 def memo_by_code(table, code, compute):

@@ -157,7 +157,7 @@ def _function_target(fn, targets):
 
 
 def _method_target(method, targets):
-    if type(method.__self__) is random.Random or isinstance(method.__self__, random.Random):
+    if method.__self__ is random._inst and method.__name__ not in _NOT_DRAWS:
         return _python_random_draw(method)  # (random.gauss: a Python method)
     func = method.__func__
     if type(func) is not types.FunctionType:  # np.random.rand, rng.normal: cython methods
@@ -204,6 +204,9 @@ _unbound_draws = {}  # id(np.random.Generator.normal, ...) -> it (the classes ke
 _class_methods = {}  # (class, name) -> operator, for methods read through a class
 
 
+_NOT_DRAWS = frozenset(("getstate",))  # (random's module functions that read no number)
+
+
 def _python_random_draw(method):
     """The operator for a method of Python's random.Random (random.random(),
     rng.gauss(...), random.seed(...)).  Python meaning: `method(...)`.  While
@@ -212,10 +215,8 @@ def _python_random_draw(method):
     draw this call did not make, by the state, for ag.function)."""
     def draw(*args, **kwargs):
         if registry.tracing:
-            call = f"random.{method.__name__}()" if method.__self__ is random._inst else \
-                f"{method.__name__}() of a random.Random"
             raise errors.BakedRandomDrawError(errors.python_random_call_message(
-                call, errors.where_user()))
+                f"random.{method.__name__}()", errors.where_user()))
         return method(*args, **kwargs)
     return draw
 
@@ -233,8 +234,10 @@ def _builtin_target(f, targets):
     target = _override(f)
     if target is not None:
         return target
-    if isinstance(getattr(f, "__self__", None), random.Random):  # (random.random)
-        return _python_random_draw(f)
+    if getattr(f, "__self__", None) is random._inst and f.__name__ not in _NOT_DRAWS:
+        return _python_random_draw(f)  # (random.random; a random.Random the trace
+        # makes may be seeded: the same numbers on every call; one from before the
+        # trace is found by the graph engine's state check, graph/guards.py)
     if type(f) is types.BuiltinMethodType and type(f.__self__) is type:
         # (`datetime.datetime.now`: a new bound method on every read)
         target = _class_methods.get((f.__self__, f.__name__))

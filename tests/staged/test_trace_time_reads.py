@@ -25,8 +25,17 @@ def instance_draw(x):
     return x * RNG.gauss(0.0, 1.0)
 
 
-@pytest.mark.parametrize("fn, call", [
-    (module_draw, "random.random()"), (instance_draw, "gauss() of a random.Random")])
+def local_seeded_draw(x):
+    rng = random.Random(42)  # (made by the call, seeded: the same number every call)
+    return x * rng.random()
+
+
+def test_a_seeded_random_made_inside_gives_pythons_value():
+    staged = ag.function(local_seeded_draw)
+    assert staged(np.ones(1))[0] == staged(np.ones(1))[0] == local_seeded_draw(np.ones(1))[0]
+
+
+@pytest.mark.parametrize("fn, call", [(module_draw, "random.random()")])
 def test_a_draw_from_pythons_random_module_is_refused_at_the_users_line(fn, call):
     with pytest.raises(errors.BakedRandomDrawError) as raised:
         ag.function(fn)(np.ones(2))

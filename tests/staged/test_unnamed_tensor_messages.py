@@ -42,6 +42,10 @@ def comprehends_an_expression(x):
     return [v for v in x * 2]
 
 
+def item_of(x):
+    return x.sum().item(0) + 1
+
+
 def rounds(x):
     return round(float(x[0]), 1)
 
@@ -52,6 +56,7 @@ def rounds(x):
     (as_int, "int() of graph tensor 'the value in `x.sum()`'"),
     (indexes, "use as a Python index or size of graph tensor 'the value in `x.sum() > 0`'"),
     (comprehends_an_expression, "iter() of graph tensor 'the value in `x * 2`'"),
+    (item_of, ".item() of graph tensor 'the value in `x.sum()`'"),
     (comprehends, "iter() of graph tensor 'y'"),
     (rounds, "round(..., ndigits) of graph tensor 'the value in `round(float(x[0]), 1)`'"),
 ])
