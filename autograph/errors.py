@@ -141,6 +141,21 @@ def _library_dirs():
 LIBRARY_DIRS = _library_dirs()  # (runtime/call.py: library code is not converted)
 
 
+def in_users_file(cls, libraries_too=False):
+    """Is class `cls` defined in a user's file -- not autograph's nor numpy's
+    (nor, with `libraries_too`, the standard library's or an installed
+    package's)?  Asked without running the user's code (a metaclass's
+    `__getattribute__` that raises)."""
+    try:
+        name = type.__getattribute__(cls, "__module__")
+    except Exception:  # noqa: BLE001 - a user's metaclass may raise anything
+        return False
+    module = sys.modules.get(name) if type(name) is str else None
+    filename = getattr(module, "__file__", None) if type(module) is types.ModuleType else None
+    return type(filename) is str and not _not_users(filename) and not (
+        libraries_too and os.path.abspath(filename).startswith(LIBRARY_DIRS))
+
+
 def _not_users(filename):
     skipped = _skipped_files.get(filename)
     if skipped is None:

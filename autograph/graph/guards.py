@@ -124,9 +124,7 @@ import enum
 import functools
 import gc
 import operator
-import os
 import random
-import sys
 import types
 import warnings
 import weakref
@@ -959,7 +957,7 @@ def _equivalent(before, value, depth=0):
     # (`self.opts = Options()`): its attributes and slots, read as `object`
     # reads them (no user code runs).  Any other object (a Counter, a
     # functools.partial: state `__dict__` does not show) only by identity.
-    if not _class_in_users_file(kind):
+    if not errors.in_users_file(kind, libraries_too=True):
         return False
     old, new = _own_attributes(before), _own_attributes(value)
     if (old is None) != (new is None) or (old is not None and not _equivalent(
@@ -967,14 +965,6 @@ def _equivalent(before, value, depth=0):
         return False
     return all(_equivalent(_slot_value(before, slot), _slot_value(value, slot), depth + 1)
                for slot in _slot_names(kind))
-
-
-def _class_in_users_file(cls):
-    """Is `cls` defined in a user's file (not a library's, numpy's or the stdlib's)?"""
-    module = sys.modules.get(str(getattr(cls, "__module__", "")))
-    filename = getattr(module, "__file__", None)
-    return type(filename) is str and not errors._not_users(filename) and \
-        not os.path.abspath(filename).startswith(errors.LIBRARY_DIRS)
 
 
 def _slot_names(cls):

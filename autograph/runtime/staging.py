@@ -355,14 +355,7 @@ def _users_object(value):
     kind = type(value)
     if issubclass(kind, _NOT_OBJECTS):  # (first: the converted code's own functions)
         return False
-    try:
-        name = type.__getattribute__(kind, "__module__")
-    except Exception:  # noqa: BLE001 - a user's metaclass may raise anything
-        return False
-    module = sys.modules.get(name) if type(name) is str else None
-    filename = getattr(module, "__file__", None) if type(module) is types.ModuleType else None
-    return type(filename) is str and not errors._not_users(filename) and \
-        _attributes(value) is not None
+    return errors.in_users_file(kind) and _attributes(value) is not None
 
 
 _NOT_OBJECTS = (type, types.ModuleType, types.FunctionType)
@@ -370,15 +363,7 @@ _NOT_OBJECTS = (type, types.ModuleType, types.FunctionType)
 
 def _users_class(value):
     """Is `value` a class defined in a user's file?"""
-    if not isinstance(value, type):
-        return False
-    try:
-        name = type.__getattribute__(value, "__module__")
-    except Exception:  # noqa: BLE001 - a user's metaclass may raise anything
-        return False
-    module = sys.modules.get(name) if type(name) is str else None
-    filename = getattr(module, "__file__", None) if type(module) is types.ModuleType else None
-    return type(filename) is str and not errors._not_users(filename)
+    return isinstance(value, type) and errors.in_users_file(value)
 
 
 def _class_items(cls):
