@@ -1538,10 +1538,14 @@ def python_random_draw_message(generator, function_name, location):
     return (
         f"tracing the ag.function '{function_name}' ({location}) drew numbers from (or set "
         f"the state of) {generator}: Python's random module runs only while tracing, so "
-        "its numbers would be constants of the graph, the same on every call. Draw with "
-        "numpy instead (np.random.default_rng(seed) made outside, then rng.random(), "
-        "rng.normal(...) inside: staged, a new draw per call), or draw outside and pass "
-        "the values in as an argument.")
+        "its numbers would be constants of the graph, the same on every call. "
+        + _PYTHON_RANDOM_FIX)
+
+
+_PYTHON_RANDOM_FIX = (
+    "Draw with numpy instead (np.random.default_rng(seed) made outside, then rng.random(), "
+    "rng.normal(...) inside: staged, a new draw per call), or draw outside and pass the "
+    "values in as an argument.")
 
 
 def clock_read_while_tracing_message(call, location):
@@ -1611,15 +1615,28 @@ def numpy_out_tensor_message(name, ufunc, location):
 # --- a tensor a staged branch/loop body stored outside its state (graph/core.py) ---
 
 
+def statement_at(filename, lineno):
+    """The stdlib node of the one-line statement on a user's line, or None."""
+    try:
+        return ast.parse(linecache.getline(filename, lineno).strip()).body[0]
+    except (SyntaxError, IndexError):
+        return None
+
+
+def innermost_user_traceback(exc):
+    """The traceback entry of `exc` in the innermost user frame, or None."""
+    tb, user = exc.__traceback__, None
+    while tb is not None:
+        if not _not_users(tb.tb_frame.f_code.co_filename):
+            user = tb
+        tb = tb.tb_next
+    return user
+
+
 def assignment_target_at(filename, lineno):
     """The text of the target of the assignment on the user's line (`rows[0][0]`
     of `rows[0][0] = v`, `total` of `total = total + v`), or None."""
-    import ast  # (only when such an error is raised)
-    text = linecache.getline(filename, lineno).strip()
-    try:
-        statement = ast.parse(text).body[0]
-    except (SyntaxError, IndexError):
-        return None
+    statement = statement_at(filename, lineno)
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         target = statement.targets[0]
     elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
@@ -1688,22 +1705,14 @@ def tensor_into_array(exc, is_staged):
     """The catalog error for numpy's "setting an array element with a
     sequence" raised by a user line `target[...] = value` whose value reads a
     staged value (`is_staged` of a local it names), or None."""
-    import ast  # (only when such an error is raised)
     if type(exc) is not ValueError or not str(exc).startswith(
             "setting an array element with a sequence"):
         return None
-    tb, user = exc.__traceback__, None
-    while tb is not None:
-        if not _not_users(tb.tb_frame.f_code.co_filename):
-            user = tb
-        tb = tb.tb_next
+    user = innermost_user_traceback(exc)
     if user is None:
         return None
     filename, lineno = user.tb_frame.f_code.co_filename, user.tb_lineno
-    try:
-        statement = ast.parse(linecache.getline(filename, lineno).strip()).body[0]
-    except (SyntaxError, IndexError):
-        return None
+    statement = statement_at(filename, lineno)
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Subscript)):
         return None
@@ -1745,6 +1754,4 @@ def python_random_call_message(call, location):
     return (
         f"{call} at {location} draws from Python's random module while the function is "
         "traced: that module is never staged, so the numbers would be constants of the "
-        "graph, the same on every call. Draw with numpy instead (np.random.default_rng(seed) "
-        "made outside, then rng.random(), rng.normal(...) inside: staged, a new draw per "
-        "call), or draw outside and pass the values in as an argument.")
+        "graph, the same on every call. " + _PYTHON_RANDOM_FIX)

@@ -90,19 +90,6 @@ def _python_int(value):
         base.record1(random_ops.WEAK_CAST, (value,), {"dtype": _INT64}))
 
 
-def _python_number_items(iterable):
-    """True when a Python list or tuple holds Python numbers of one type (its
-    items, fetched by a staged counter, are then staged Python numbers),
-    False when it mixes several (or numbers and numpy values: an item's type
-    would depend on the counter), None otherwise."""
-    if not isinstance(iterable, (list, tuple)) or not iterable:
-        return None
-    kinds = {type(v) for v in iterable}
-    if not kinds & {bool, int, float, complex}:
-        return None
-    return len(kinds) == 1
-
-
 def _check_range_bound(value):
     """Refuses a staged bound Python's range() raises TypeError for (RangeBoundError):
     a float, a numpy bool (a staged Python bool is an int to range()), an
@@ -279,7 +266,7 @@ class GraphBackend(Backend):
             except (ValueError, TypeError, errors.GraphError):
                 tensor = None
             one_array = tensor is not None and tensor.dtype.kind != "O" and tensor.static_shape
-            numbers = _python_number_items(iterable) if one_array else None
+            numbers = staging.python_number_items(iterable) if one_array else None
             if not one_array or numbers is False:
                 raise errors.StagingError(errors.staged_iteration_message(
                     f"the Python {type(iterable).__name__} {iterable!r} (its items do not "

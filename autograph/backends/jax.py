@@ -629,12 +629,12 @@ class JaxBackend(Backend):
                 array = _as_jax(iterable)
             except (TypeError, ValueError):
                 array = None
-            kinds = {type(v) for v in iterable} if isinstance(iterable, (list, tuple)) else ()
-            if array is not None and array.shape and kinds and kinds & {bool, int, float}:
-                if len(kinds) > 1:  # (an item's type would depend on the counter)
-                    array = None
-                else:  # Python numbers stay Python numbers (weakly typed): `v_f32 * w`
-                    array = _convert_element_type(array, array.dtype, weak_type=True)
+            numbers = staging.python_number_items(iterable, (bool, int, float)) \
+                if array is not None and array.shape else None
+            if numbers is False:  # (an item's type would depend on the counter)
+                array = None
+            elif numbers:  # Python numbers stay Python numbers (weakly typed): `v_f32 * w`
+                array = _convert_element_type(array, array.dtype, weak_type=True)
             if array is not None and array.shape:
                 return _Sequence(array.shape[0], [array], lambda xs: xs[0])
         raise errors.StagingError(errors.staged_iteration_message(repr(iterable), location))

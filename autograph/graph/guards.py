@@ -963,31 +963,10 @@ def _equivalent(before, value, depth=0):
     if (old is None) != (new is None) or (old is not None and not _equivalent(
             old, new, depth + 1)):
         return False
-    return all(_equivalent(_slot_value(before, slot), _slot_value(value, slot), depth + 1)
-               for slot in _slot_names(kind))
-
-
-def _slot_names(cls):
-    """The `__slots__` names along `cls`'s MRO (`__dict__`/`__weakref__` aside)."""
-    names = []
-    for klass in cls.__mro__:
-        slots = vars(klass).get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
-            if name not in ("__dict__", "__weakref__"):
-                names.append(name)
-    return names
-
-
-def _slot_value(obj, name):
-    """Slot `name` of `obj` through its member descriptor (no user code), or _MISSING."""
-    for klass in type(obj).__mro__:
-        descriptor = vars(klass).get(name)
-        if type(descriptor) is types.MemberDescriptorType:
-            try:
-                return descriptor.__get__(obj, type(obj))
-            except AttributeError:
-                return _MISSING
-    return _MISSING
+    return all(_equivalent(_Slots(before, slot).get(name, _MISSING),
+                           _Slots(value, slot).get(name, _MISSING), depth + 1)
+               for klass in kind.__mro__ for name, slot in vars(klass).items()
+               if type(slot) is types.MemberDescriptorType)
 
 
 def guards_hold(guards):

@@ -403,12 +403,8 @@ def _in_place_numpy_error(error, protected):
     """The catalog error for numpy's read-only error inside a staged region,
     naming the user's variable (or the item or attribute holding the array:
     `box.w`) and line (the innermost user frame)."""
-    tb, frame = error.__traceback__, None
-    while tb is not None:
-        if not errors._not_users(tb.tb_frame.f_code.co_filename):
-            frame = tb.tb_frame
-            line = tb.tb_lineno
-        tb = tb.tb_next
+    user = errors.innermost_user_traceback(error)
+    frame, line = (user.tb_frame, user.tb_lineno) if user is not None else (None, None)
     name, location = "an array", user_location()
     if frame is not None:
         location = errors.where(frame.f_code.co_filename, line)
@@ -843,6 +839,20 @@ def _number_changes_type(a, b):
     dtype = _dtype(other)
     return dtype is not None and dtype != np.asarray(number).dtype and \
         not getattr(backend_of(other), "weak_python_numbers", False)
+
+
+def python_number_items(iterable, numbers=(bool, int, float, complex)):
+    """For a backend's staged loop over a Python list or tuple: True when it
+    holds Python numbers of one type (its items, fetched by a staged counter,
+    are then staged Python numbers), False when it mixes several (or numbers
+    and numpy values: an item's type would depend on the counter), None
+    when it holds no Python number of the kinds `numbers`."""
+    if not isinstance(iterable, (list, tuple)) or not iterable:
+        return None
+    kinds = {type(v) for v in iterable}
+    if not kinds.intersection(numbers):
+        return None
+    return len(kinds) == 1
 
 
 def python_and_numpy_bool(a, b, backend=None):
