@@ -1504,10 +1504,12 @@ def loop_python_number_message(name, location, loop, before, after, fix=None):
 # --- an item a staged list cannot hold as it is --------------------------------------
 
 
-def staged_list_item_message(kind, change, location):
+def staged_list_item_message(kind, change, location, name=None):
+    """`name`: the user's variable holding the list, when known."""
+    held = f" (`{name}`)" if name else ""
     return (
         f"{change} at {location} puts a {kind} into a list that a staged loop or branch "
-        "changes: a staged list holds one array per item (numbers, numpy values, staged "
+        f"changes{held}: a staged list holds one array per item (numbers, numpy values, staged "
         f"values), so the {kind} would come back as something else than Python's list "
         "holds (a tuple or list stacked into one array, a dict holding values of the "
         "trace). Keep one list per field (`steps.append(step); losses.append(loss)`), "
@@ -1556,9 +1558,11 @@ def clock_read_while_tracing_message(call, location):
         "elapsed = time.perf_counter() - start`).")
 
 
-def staged_list_unsupported_method_message(method, location):
+def staged_list_unsupported_method_message(method, location, name=None):
+    """`name`: the user's variable holding the list, when known."""
+    held = f", `{name}`" if name else ""
     return (
-        f"`lst.{method}(...)` at {location} on a staged list (a list a staged loop built): "
+        f"`lst.{method}(...)` at {location} on a staged list{held} (a list a staged loop built): "
         "a staged list offers append, pop, item assignment, len(), lst[i], `for` and "
         f"`lst + [items]`, not .{method}(). Stack it (`ag.stack(lst)`) and use numpy on the "
         "array, or build the list with a Python `range` loop.")

@@ -409,7 +409,7 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     # objects there before it, whose attributes note_called adds as they are)
     read, met = {}, set()
     randomness = random_states(fn, key_keep, logs, iterators, argument_names, read, met)
-    graph.read_before = (read, met)
+    graph.read_before = (read, met, set())
     with core.scope(graph):
         traced_args = [signature.rebuild(a, make_leaf, n) for a, n in zip(args, arg_names)]
         traced_kwargs = signature.rebuild(kwargs, make_leaf, "") if kwargs else {}

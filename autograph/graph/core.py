@@ -119,7 +119,8 @@ class Graph:
         # (a gradient: every op backprop records is at the line that asked for it)
         self.fixed_location = None
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
-        self.read_before = None  # ({(id(holder), name): value}, ids of those values) (note_called)
+        # ({(id(holder), name): value}, ids of the objects there, codes noted) (note_called)
+        self.read_before = None
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
         # it would change an ndarray argument in place: tensor.py refuses that)
         self.scalar_inputs = set()
@@ -344,7 +345,7 @@ def note_called(fn):
     return True
 
 
-def _note_read_before(fn, read, known):
+def _note_read_before(fn, read, known, noted):
     """Adds to `read` ({(id(holder), name): value}, guards.as_found_before)
     what `fn` may read -- the attributes of the object it is bound to, when
     that object was there before the trace (`known`: the ids of the values
@@ -352,19 +353,24 @@ def _note_read_before(fn, read, known):
     they are before it runs, where nothing earlier in the trace noted them:
     a counter `MODEL.__call__` bumps (`self.calls += 1`) is then guarded on
     its value before the trace.  (An object or closure cell the trace made
-    is no state from before it: left out.)"""
+    is no state from before it: left out.)  Each object and code is noted
+    once (`known` loses it, `noted` gains it)."""
     target = getattr(fn, "__func__", fn)
     bound = getattr(fn, "__self__", None)
     if not isinstance(fn, (types.FunctionType, types.MethodType, type, types.BuiltinFunctionType)):
         bound, target = fn, getattr(type(fn), "__call__", None)  # (a callable object)
     if bound is not None and id(bound) in known:
+        known.discard(id(bound))  # (noted once: a later call finds what this one left)
         attributes = getattr(bound, "__dict__", None)
         if type(attributes) is dict:
             key = id(attributes)
             for name, value in attributes.items():
                 read.setdefault((key, name), value)
     code, namespace = getattr(target, "__code__", None), getattr(target, "__globals__", None)
-    if code is not None and type(namespace) is dict:
+    if code is not None and type(namespace) is dict and id(code) not in noted:
+        # (its globals noted once: a later call finds what this one left; by id,
+        # as a code object hashes its whole bytecode; graph.called keeps it alive)
+        noted.add(id(code))
         key = id(namespace)
         for name in errors.names_read(code):
             if name in namespace:

@@ -530,13 +530,13 @@ def _clock_(clock):
     """The operator for a clock of the `time` module.  Python meaning:
     `clock()`.  While tracing, refused: the clock would be read once, at
     tracing, and its value be a constant of the graph on every call."""
+    owner = getattr(clock, "__self__", None)  # (datetime.now's class)
+    spelled = f"{owner.__name__ if isinstance(owner, type) else 'time'}.{clock.__name__}()"
+
     def read(*args, **kwargs):
         if registry.tracing:
-            owner = getattr(clock, "__self__", None)
-            spelled = f"{owner.__name__}.{clock.__name__}" if isinstance(owner, type) else \
-                f"time.{clock.__name__}"
             raise errors.NotStageableError(errors.clock_read_while_tracing_message(
-                f"{spelled}()", errors.where_user()))
+                spelled, errors.where_user()))
         return clock(*args, **kwargs)
     return read
 

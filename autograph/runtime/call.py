@@ -157,8 +157,8 @@ def _function_target(fn, targets):
 
 
 def _method_target(method, targets):
-    if method.__self__ is random._inst and method.__name__ not in _NOT_DRAWS:
-        return _python_random_draw(method)  # (random.gauss: a Python method)
+    if method.__self__ is random._inst:  # (random.gauss: a Python method, in the table)
+        return _override(method) or method
     func = method.__func__
     if type(func) is not types.FunctionType:  # np.random.rand, rng.normal: cython methods
         return _builtin_target(method, targets)
@@ -191,6 +191,10 @@ def _load_builtin_overrides():
         table[id(function)] = operator  # (numpy's and time's functions live as long as they)
         if type(getattr(function, "__self__", None)) is type:  # (datetime.datetime.now)
             _class_methods[(function.__self__, function.__name__)] = operator
+    for name in dir(random):  # (random.random, random.gauss: bound methods of its one instance)
+        function = getattr(random, name)
+        if getattr(function, "__self__", None) is random._inst and name not in _NOT_DRAWS:
+            table[id(function)] = _python_random_draw(function)
     for maker in numpy_random.MAKERS:
         table[id(maker)] = functools.partial(numpy_random.make_generator_, maker)
     # the generators' methods called through their class: their operators
@@ -208,11 +212,13 @@ _NOT_DRAWS = frozenset(("getstate",))  # (random's module functions that read no
 
 
 def _python_random_draw(method):
-    """The operator for a method of Python's random.Random (random.random(),
-    rng.gauss(...), random.seed(...)).  Python meaning: `method(...)`.  While
-    any backend traces, refused: Python's random module is never staged, and
-    its numbers would be constants of the graph (graph/guards.py also finds a
-    draw this call did not make, by the state, for ag.function)."""
+    """The operator for a function of Python's random module (random.random(),
+    random.gauss(...), random.seed(...): methods of its one random.Random).
+    Python meaning: `method(...)`.  While any backend traces, refused: the
+    module is never staged, and its numbers would be constants of the graph.
+    (A random.Random the trace makes may be seeded: the same numbers on every
+    call; one from before the trace, and a draw in code autograph does not
+    convert, the graph engine finds by their state: graph/guards.py.)"""
     def draw(*args, **kwargs):
         if registry.tracing:
             raise errors.BakedRandomDrawError(errors.python_random_call_message(
@@ -234,10 +240,6 @@ def _builtin_target(f, targets):
     target = _override(f)
     if target is not None:
         return target
-    if getattr(f, "__self__", None) is random._inst and f.__name__ not in _NOT_DRAWS:
-        return _python_random_draw(f)  # (random.random; a random.Random the trace
-        # makes may be seeded: the same numbers on every call; one from before the
-        # trace is found by the graph engine's state check, graph/guards.py)
     if type(f) is types.BuiltinMethodType and type(f.__self__) is type:
         # (`datetime.datetime.now`: a new bound method on every read)
         target = _class_methods.get((f.__self__, f.__name__))

@@ -30,7 +30,7 @@ def list_append(target, item):
         return target
     if callable(item) and backend_of(item) is None:
         raise errors.StagingError(errors.staged_list_function_message(errors.where_user()))
-    _refuse_unheld_item(item, "`.append(...)`")
+    _refuse_unheld_item(item, "`.append(...)`", target)
     _check_sole_holder(target, "append")
     return backend.list_append(target, item)
 
@@ -61,7 +61,7 @@ def list_setitem(value, target, index):
         if aliases.watched_arguments:  # an ag.function's argument: refused (aliases.py)
             aliases.argument_changed(target, "an item assignment")
         return target
-    _refuse_unheld_item(value, "an item assignment")
+    _refuse_unheld_item(value, "an item assignment", target)
     _check_sole_holder(target, "item assignment")
     return backend.list_setitem(target, index, value)
 
@@ -81,14 +81,19 @@ def _holds_as_it_is(item):
 _HELD_OTHERWISE = (tuple, list, dict, set, frozenset, str, bytes, collections.deque)
 
 
-def _refuse_unheld_item(item, change):
+def _refuse_unheld_item(item, change, target):
     """A staged list is one array per item: a tuple, list or dict item would be
     stacked into an array or held as an opaque constant, and read back as
     something else than Python's list gives (a tuple as an array, a dict's
-    tensors as they were while tracing)."""
+    tensors as they were while tracing).  The message names the user's
+    variable holding `target`, the list."""
     if not _holds_as_it_is(item):
+        frame = errors.user_frame(2, _want_frame=True)
+        name = next((key for key, held in staging.user_variables(frame) if held is target),
+                    None) if frame is not None else None
         raise errors.StagingError(errors.staged_list_item_message(
-            type(item).__name__, change, errors.where_user()))
+            type(item).__name__, change, errors.where_user(),
+            staging.user_spelling(frame, name) if name is not None else None))
 
 
 def _refuse_deque_change(method):

@@ -30,7 +30,7 @@ from autograph.graph import core
 from autograph.graph.ops import base
 from autograph.graph.ops.random import as_python_number
 from autograph.graph.slots import ListSlot
-from autograph.graph.tensor import Tensor
+from autograph.graph.tensor import Tensor, _UserNames
 
 OBJECT = np.dtype(object)
 MIXED = "mixed"  # element_python of a list holding Python numbers and numpy values
@@ -155,7 +155,7 @@ def _refuse_list_methods():
     def refusing(name):
         def method(self, *args, **kwargs):
             raise errors.StagingError(errors.staged_list_unsupported_method_message(
-                name, core.user_location()))
+                name, core.user_location(), _UserNames()(self)))
         return method
 
     # (`index` is a Tensor's output index: lst.index(v) keeps Python's error)
