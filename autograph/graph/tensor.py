@@ -426,13 +426,19 @@ class _UserNames:
             self.variables = {**frame.f_back.f_locals, **self.variables}
         self.exclude = exclude  # a name known to hold another value by now
 
-    def __call__(self, tensor):
-        name = next((k for k, v in self.variables.items() if v is tensor and k != self.exclude
+    def variable_of(self, value):
+        """The name of the user's variable holding `value` (a tensor or a
+        numpy array), or None."""
+        name = next((k for k, v in self.variables.items() if v is value and k != self.exclude
                      and not k.startswith("__") and not k.startswith(".")), None)
-        if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
-            return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is not None and user_spelling is not None:
             name = user_spelling(self.frame, name)  # `b.w`, not the generated `b_w`
+        return name
+
+    def __call__(self, tensor):
+        name = self.variable_of(tensor)
+        if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
+            return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is None and self.frame is not None and _named_by_its_op(tensor):
             # (`less` means nothing to the user; while the trace runs, the
             # user's frame is evaluating the expression that meets the tensor)

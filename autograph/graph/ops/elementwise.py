@@ -11,7 +11,7 @@ import numpy as np
 from autograph import errors
 from autograph.graph import core
 from autograph.graph.ops import base, random
-from autograph.graph.tensor import Tensor
+from autograph.graph.tensor import Tensor, _UserNames
 
 INFIX = {
     np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
@@ -138,13 +138,6 @@ def _ufunc_op(ufunc):
 apply_gufunc = None
 
 
-def _user_name_of(array):
-    """The user's variable holding `array` in the frame that called numpy, or None."""
-    frame = errors.user_frame(1, _want_frame=True)
-    names = [k for k, v in frame.f_locals.items() if v is array] if frame is not None else []
-    return names[0] if names else None
-
-
 def apply_ufunc(ufunc, inputs, kwargs=None):
     if ufunc.signature is not None:
         return apply_gufunc(ufunc, inputs, kwargs or {})
@@ -159,7 +152,7 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
             continue
         elif key == "out" and any(type(v) is np.ndarray for v in value):
             raise errors.InPlaceChangeError(errors.numpy_out_tensor_message(
-                _user_name_of(next(v for v in value if type(v) is np.ndarray)),
+                _UserNames().variable_of(next(v for v in value if type(v) is np.ndarray)),
                 ufunc.__name__, core.user_location()))
         else:
             raise errors.UnsupportedNumpyFunctionError(

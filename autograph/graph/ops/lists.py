@@ -20,9 +20,6 @@ is a PythonNumber, typed as numpy types a Python number, and a returned or
 printed list holds Python ints and floats, as in Python.
 """
 
-import linecache
-import re
-
 import numpy as np
 
 from autograph import errors
@@ -36,19 +33,15 @@ OBJECT = np.dtype(object)
 MIXED = "mixed"  # element_python of a list holding Python numbers and numpy values
 
 
-def _merged_kinds(a, b, name="list"):
+def _merged_kinds(a, b, lst):
     """element_python of a list whose items are those of lists of kinds a and
     b; both kinds (MIXED: an item's kind would be known only at run time, and
-    numpy's promotion of later uses sees it) are refused, naming list `name`."""
+    numpy's promotion of later uses sees it) are refused, naming the user's
+    variable holding `lst` (else its graph name)."""
     merged = b if a is None else a if b is None or a == b else MIXED
     if merged is MIXED:
-        filename, lineno, _ = errors.user_frame(2)
-        written = re.search(r"([A-Za-z_][\w.]*)\s*\.\s*append\s*\(|([A-Za-z_][\w.]*)\s*\[[^]]*\]"
-                            r"\s*=[^=]", linecache.getline(filename, lineno))
-        if written:  # (the list as the user's line spells it, not its graph name)
-            name = written.group(1) or written.group(2)
         raise errors.StagingError(errors.mixed_list_message(
-            name, errors.where(filename, lineno)))
+            _UserNames().variable_of(lst) or lst.name, core.user_location()))
     return merged
 
 
@@ -65,7 +58,7 @@ class TensorList(Tensor):
         if result is not None:
             dtype = dtype if dtype is not None else result.element_dtype
             shape = _merge_element_shapes(shape, result.element_shape)
-            python = _merged_kinds(python, result.element_python, self.name)
+            python = _merged_kinds(python, result.element_python, self)
         return wrap(tensor, dtype, shape, python)
 
     def __iter__(self):
@@ -421,7 +414,7 @@ def list_append(lst, value):
     _check_list(lst, "list_append")
     number = _is_python_number(value)
     value = _item_for(lst, value, "list_append")  # (its refusals are the more precise)
-    python = _merged_kinds(lst.element_python, number, lst.name)
+    python = _merged_kinds(lst.element_python, number, lst)
     out = base.record1(LIST_APPEND, (lst, value))
     return wrap(out, value.dtype, _merge_element_shapes(lst.element_shape, value.static_shape),
                 python)
@@ -463,7 +456,7 @@ def list_set(lst, index, value):
                                     f"{type(index).__name__}")
     number = _is_python_number(value)
     value = _item_for(lst, value, "list_set")
-    python = _merged_kinds(lst.element_python, number, lst.name)
+    python = _merged_kinds(lst.element_python, number, lst)
     graph = base.graph_for((lst,))
     index = base.as_tensor(index if isinstance(index, Tensor) else np.intp(index), graph)
     out = base.record1(LIST_SET_AT, (lst, index, value))
