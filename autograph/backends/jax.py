@@ -36,6 +36,7 @@ like Python numbers, so they promote as JAX promotes them.
 
 import builtins
 import functools
+import itertools
 import operator
 import re
 import threading
@@ -109,7 +110,7 @@ def _current_trace_kind():
 # a named scope naming its site, so the refusal can name the user's loop.
 _WHILE_SITES = {}  # scope name -> (location, kind); the newest 4096
 _WHILE_SCOPE = "autograph-while-"
-_while_count = iter(range(1 << 62))
+_while_count = itertools.count()
 
 
 def _while_scope(location, kind):
