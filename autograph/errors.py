@@ -213,7 +213,10 @@ def _operand_of(text, frame):
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
         return text
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+            and _names_a_container(node.func.value, frame):
+        node = node.args[0]  # (what a container's method is handed: `v` of `d.get(v, 0)`)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
             not _names_a_module(node.func.value, frame):
         node = node.func.value  # (a method's receiver: `x.sum()` of `x.sum().item(0)`)
     elif isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
@@ -223,9 +226,20 @@ def _operand_of(text, frame):
         node = node.slice
     elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
         node = node.generators[0].iter
+    elif isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+            isinstance(node.ops[0], (ast.In, ast.NotIn)):
+        node = node.left  # (`v` of `v in {1.0, 2.0}`: what the container looks up)
     else:
         return text
     return ast.get_source_segment(text, node) or text
+
+
+def _names_a_container(node, frame):
+    """Does `node` name a Python dict, set or list in `frame` (`d` of `d.get(v)`)?"""
+    if not isinstance(node, ast.Name):
+        return False
+    value = frame.f_locals.get(node.id, frame.f_globals.get(node.id))
+    return isinstance(value, (dict, set, frozenset, list))
 
 
 def _names_a_module(node, frame):
@@ -755,6 +769,12 @@ def staged_value_fix(what):
     if what == "`in`":
         return ("`v in x` makes Python ask for a bool now, while tracing. Write "
                 "np.any(x == v) (what numpy's `in` computes), which is staged.")
+    if what == "hash()":
+        return ("Python hashes a value to use it as a dict key or set item, or to look "
+                "it up in one (`d[v]`, `d.get(v)`, `v in {...}`); a graph tensor has "
+                "no value to hash while tracing. Keep keys Python values, and compare "
+                "staged values with numpy: np.isin(v, [1.0, 2.0]), or index an array of "
+                "the dict's values.")
     # (the first iterable of a comprehension is iterated in the enclosing frame)
     if code.co_name in _COMPREHENSIONS or (
             what == "iter()" and re.search(r"[\[{(][^\]})]*\bfor\b.+\bin\b", line)):

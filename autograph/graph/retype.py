@@ -9,7 +9,7 @@ and every node downstream gets the shapes and dtypes its op's rule gives for
 the new arguments.  Nested cond / while_loop nodes are re-typed recursively
 (their captured placeholders and loop variables follow their outer values).
 
-    retype(graph, {placeholder: (shape, dtype)})  # in place
+    retype(graph, [(placeholder, (shape, dtype))])  # in place
 
 A change that the recorded graph cannot follow (a cond whose branches now
 disagree, a nested loop variable whose dtype would change) raises
@@ -40,22 +40,23 @@ def _set(tensor, aval):
 
 
 def retype(graph, changes, literals=None):
-    """Gives the placeholders in `changes` ({tensor: (shape, dtype)}) their new
-    avals and re-infers every node of `graph` that depends on them.
+    """Gives the placeholders in `changes` ([(tensor, (shape, dtype))]) their
+    new avals and re-infers every node of `graph` that depends on them.
+    (Pairs, not dicts: a graph tensor is no dict key, its hash is refused.)
 
-    `literals` ({placeholder: Python number}) makes the rules of the ops that
+    `literals` ([(placeholder, Python number)]) makes the rules of the ops that
     use such a placeholder directly see the number itself, as numpy sees a
     Python number (weakly typed: `0 + float32` is float32): the types of the
     first iteration of a loop whose variable starts as a Python number."""
     changed = set()
     literal_values = {}
-    for tensor, aval in changes.items():
+    for tensor, aval in changes:
         canonical = _canonical(tensor)
         _set(canonical, aval)
         if tensor is not canonical:
             _set(tensor, aval)
         changed.add(_key(canonical))
-    for tensor, value in (literals or {}).items():
+    for tensor, value in literals or ():
         literal_values[_key(tensor)] = value
         changed.add(_key(tensor))
     _reinfer(graph, changed, literal_values)
@@ -174,8 +175,8 @@ def _reinfer_control(node, changed, literals):
     # while_loop: loop variables take their initial values' dtypes
     n_vars = len(node.outputs)
     for sub in node.subgraphs:
-        updates = {ph: (ph.static_shape, init.dtype) for ph, init in zip(sub.inputs,
-                                                                  node.args[:n_vars])}
+        updates = [(ph, (ph.static_shape, init.dtype))
+                   for ph, init in zip(sub.inputs, node.args[:n_vars])]
         numbers = set()  # placeholders no longer Python numbers (their inits are not)
         for ph, init in zip(sub.inputs, node.args[:n_vars]):
             if ph.python_number and not init.python_number:
@@ -194,7 +195,7 @@ def _reinfer_control(node, changed, literals):
 
 def _reinfer_placeholders(sub, updates, changed, fresh=()):
     fresh = set(fresh)
-    for ph, aval in updates.items():
+    for ph, aval in updates:
         if ph.dtype != aval[1]:
             _set(_canonical(ph), aval)
             fresh.add(_key(ph))

@@ -61,7 +61,8 @@ class Tensor:
         _refuse_text(self, "format()" if spec else "f-string or format()")
         return format(self.__repr__(), spec)
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        raise self._usage_error("hash()")
 
     def _like(self, tensor, relax=False, result=None):
         """`tensor` as the same kind of value as self (TensorList overrides).

@@ -362,7 +362,7 @@ class LoopTrace:
         var i is the Python number `number` there (numpy types a Python
         number weakly: `0 + float32` is float32).  Follow with retype_var."""
         from autograph.graph import retype
-        retype.retype(self.b_graph, {}, literals={self.b_graph.inputs[i]: number})
+        retype.retype(self.b_graph, [], literals=[(self.b_graph.inputs[i], number)])
         return self.body_outputs
 
     def retype_var(self, i, value):
@@ -374,7 +374,7 @@ class LoopTrace:
         for sub in (self.c_graph, self.b_graph):
             placeholder = sub.inputs[i].node.outputs[0]
             placeholder.__class__ = sub.inputs[i].__class__ = type(init)  # (a Python number or not)
-            retype.retype(sub, {sub.inputs[i]: (shape, init.dtype)})
+            retype.retype(sub, [(sub.inputs[i], (shape, init.dtype))])
 
     def add_var(self, value, result, name, shape=None):
         init = _loop_var(self.graph, value)
