@@ -23,6 +23,7 @@ import ast
 import builtins
 import datetime
 import linecache
+import numbers
 import operator
 import string
 import sys
@@ -285,6 +286,20 @@ def isinstance_(*args, **kwargs):
     return answers.pop()
 
 
+def isscalar_(element):
+    """Python meaning: `np.isscalar(element)` (for a staged `element`: as the
+    value is when the program runs eagerly)."""
+    backend = registry.backend_of(element)
+    if backend is None:
+        return np.isscalar(element)
+    candidates = backend.eager_types(element)
+    answers = {builtins.issubclass(c, (np.generic, numbers.Number)) or c in np.ScalarType
+               for c in candidates}
+    if len(answers) != 1:
+        _refuse_type("np.isscalar", element, candidates)
+    return answers.pop()
+
+
 def _refuse_type(call, value, candidates):
     where = errors.where_user()
     raise errors.TracedTypeError(errors.traced_type_message(
@@ -433,8 +448,10 @@ def _argument_text(frame, call):
     except SyntaxError:
         return None
     arity = 2 if call == "isinstance" else 1
+    name = call.rsplit(".", 1)[-1]  # (`np.isscalar(...)`: a call of an attribute)
     found = [node.args[0] for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Name) and node.func.id == call
+             and (node.func.id if isinstance(node.func, ast.Name) else
+                  getattr(node.func, "attr", None)) == name
              and len(node.args) == arity]
     return ast.unparse(found[0]) if len(found) == 1 else None
 
@@ -559,4 +576,5 @@ _SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.u
 
 # numpy function -> its operator above (call.py's override table reads this)
 NUMPY_OVERRIDES = {np.zeros: zeros_, np.ones: ones_, np.empty: empty_, np.full: full_,
-                   np.arange: arange_, **{t: _scalar_type_(t) for t in _SCALAR_TYPES}}
+                   np.arange: arange_, np.isscalar: isscalar_,
+                   **{t: _scalar_type_(t) for t in _SCALAR_TYPES}}
