@@ -25,8 +25,9 @@ no global/cell/attribute array pays nothing.
 Watched roots: the globals, closure cells and mutable parameter defaults
 (`def f(x, cfg={...})`) of every function the trace ran (converted code
 reports its calls: core.note_called), the lists, dicts and objects a
-functools.partial binds, and the attributes of `self` on the instance or
-its class.  autograph's own functions (the wrappers around the traced one)
+functools.partial binds, the attributes of `self` on the instance or
+its class, and the attributes the code names of a user function held by a
+global or closure variable (`loss.scale`, `step.calls`).  autograph's own functions (the wrappers around the traced one)
 are not walked: their globals are its state.  A list, tuple, deque, dict
 (OrderedDict, defaultdict) or set reached there (`PARAMS["w"]`, `for w in
 LAYERS`, `len(SIZES)`) is watched by its fingerprint (`_fingerprint`):
@@ -625,6 +626,15 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
 
     walked_modules = set()
 
+    def watch_function_attributes(function, kind, path):
+        """`counted.calls`, `loss.scale`: the attributes the code names of a
+        user function it reads by name (its own `__dict__`; a function
+        object is otherwise held by identity, not walked)."""
+        attributes = function.__dict__
+        if attributes and not _defined_in_autograph(function):
+            for name in names.intersection(attributes):
+                watch(attributes, name, attributes[name], kind, f"{path}.{name}")
+
     def watch_module(module):
         """`config.W` where `config` is a module the function reads by name."""
         if id(module) in walked_modules:
@@ -651,6 +661,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 elif type(namespace[name]) in _CALLED_BY_NAME:
                     # (`H = other_helper`: the graph ran the old one's code)
                     guards.append((namespace, name, namespace[name], f"global '{name}'", None))
+                    if type(namespace[name]) is types.FunctionType:
+                        watch_function_attributes(namespace[name], "global", name)
             if probed and "globals" in names:  # (`globals().get("G")` of a G not there yet)
                 watch_absent([namespace], namespace, "global", "", 0)
         free = function.__code__.co_freevars
@@ -673,6 +685,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 watch_module(value)
             elif type(value) in _CALLED_BY_NAME:
                 guards.append((cell, None, value, f"closure variable '{name}'", None))
+                if type(value) is types.FunctionType:
+                    watch_function_attributes(value, "closure variable", name)
         # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()

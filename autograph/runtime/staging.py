@@ -193,6 +193,10 @@ def _protect_held(value, path, protected, depth, objects=True, held=None, own=Tr
     elif held is not None and objects and _users_class(value):
         held.append((value, path, _class_items(value), own))  # (`Layer.count += 1`)
         return
+    elif held is not None and objects and kind is types.FunctionType and value.__dict__ \
+            and not errors._not_users(value.__code__.co_filename):
+        held.append((value, path, dict(value.__dict__), own))  # (`helper.calls += 1`)
+        return
     else:
         if held is not None and kind is set:
             held.append((value, path, set(value), own))

@@ -1,0 +1,73 @@
+"""A user function's own attributes (`loss.scale`, `counted.calls`) are state
+like an object's: read by a trace, they are guarded (a new value traces
+again, as Python would read it); changed by a trace that reads them, the next
+call traces again (Python counts each call); changed inside a staged loop
+body, refused.  They used to be baked in: the graph kept the first value."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+X = np.arange(3.0)
+
+
+def scaled(x):
+    return x * scaled.k
+
+
+def calls_scaled(x):
+    return scaled(x) + 1.0
+
+
+def test_a_function_attribute_read_is_guarded():
+    scaled.k = 2.0
+    f = ag.function(scaled)
+    assert f(X)[1] == 2.0
+    scaled.k = 5.0
+    assert f(X)[1] == 5.0
+
+
+def test_a_helpers_attribute_read_is_guarded():
+    scaled.k = 2.0
+    f = ag.function(calls_scaled)
+    assert f(X)[1] == 3.0
+    scaled.k = 3.0
+    assert f(X)[1] == 4.0
+
+
+def counted(x):
+    counted.calls += 1
+    return x * counted.calls
+
+
+def test_a_counter_on_the_function_counts_every_call():
+    counted.calls = 0
+    f = ag.function(counted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the retracing warning: it changes what it reads)
+        got = [f(X)[1] for _ in range(3)]
+    assert got == [1.0, 2.0, 3.0]
+    assert counted.calls == 3
+
+
+def bumped(v):
+    bumped.n += 1
+    return v
+
+
+def loop(x, n):
+    s = x[0]
+    for _ in range(n):
+        s = s + bumped(x[1])
+    return s
+
+
+def test_a_function_attribute_changed_in_a_staged_loop_body_is_refused():
+    bumped.n = 0
+    with pytest.raises(errors.StagingError, match=r"`bumped\.n` is changed inside the staged "
+                                                  r"`for` loop"):
+        ag.function(loop)(X, np.int64(3))
