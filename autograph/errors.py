@@ -1780,27 +1780,3 @@ def python_random_call_message(call, location):
         "traced: that module is never staged, so the numbers would be constants of the "
         "graph, the same on every call. " + _PYTHON_RANDOM_FIX)
 
-
-# --- an ndarray attribute a graph tensor does not have (graph/tensor.py) ---
-
-
-class UnsupportedAttributeError(GraphError):
-    """An ndarray attribute or method that graph tensors do not have."""
-
-
-_MEMORY_ATTRIBUTES = frozenset(("base", "ctypes", "data", "flags", "strides", "view",
-                                "byteswap", "getfield", "setfield", "setflags", "tobytes",
-                                "tofile", "dump", "dumps"))
-
-
-def unsupported_attribute_message(attribute, tensor_name, location):
-    if attribute in _MEMORY_ATTRIBUTES:
-        why = ("it reads or changes the array's memory, which a graph tensor does not have "
-               "while tracing (the graph owns its buffers).")
-        fix = "Call it on the numpy value the ag.function returns."
-    else:
-        why = "graph tensors have no staged version of it."
-        fix = ("Write it with the supported numpy functions (autograph.graph.numpy_api."
-               "SUPPORTED), e.g. `x.reshape(-1)[i]` for `x.flat[i]`, or call it on the "
-               "numpy value the ag.function returns.")
-    return f"`.{attribute}` of graph tensor '{tensor_name}' at {location}: {why} {fix}"

@@ -258,40 +258,6 @@ class Tensor:
         # `y = x.copy(); y += 1` must see a fresh array, not the argument x
         return _ops.shaping.astype(self, self.dtype) if type(self) is Tensor else self
 
-    # ndarray methods whose numpy function the engine stages
-    def round(self, decimals=0):
-        return np.round(self, decimals)
-
-    def repeat(self, repeats, axis=None):
-        return np.repeat(self, repeats, axis)
-
-    def take(self, indices, axis=None):
-        return np.take(self, indices, axis)
-
-    def swapaxes(self, axis1, axis2):
-        return np.swapaxes(self, axis1, axis2)
-
-    def nonzero(self):
-        return np.nonzero(self)
-
-    def cumprod(self, axis=None, dtype=None):
-        return np.cumprod(self, axis, dtype)
-
-    def __getattr__(self, name):
-        # (reached only for names a Tensor lacks.  An ndarray's is refused, not an
-        # AttributeError: `hasattr(x, "flags")` would answer False where Python
-        # answers True)
-        if name.startswith("__") or not hasattr(np.ndarray, name):
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        raise errors.UnsupportedAttributeError(errors.unsupported_attribute_message(
-            name, _UserNames()(self), errors.where_user()))
-
-    def __copy__(self):  # (copy.copy of an ndarray: a new array, as .copy())
-        return self.copy()
-
-    def __deepcopy__(self, memo):
-        return self.copy()
-
     def dot(self, other):
         return _ops.linalg.dot(self, other)
 
