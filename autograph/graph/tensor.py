@@ -249,6 +249,15 @@ class Tensor:
         # `y = x.copy(); y += 1` must see a fresh array, not the argument x
         return _ops.shaping.astype(self, self.dtype) if type(self) is Tensor else self
 
+    def __copy__(self):
+        # copy.copy / copy.deepcopy of an array (best = copy.deepcopy(params)):
+        # a new array of the same value, as .copy(); the default would copy the
+        # tensor object and its graph, a tensor no graph knows
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
     def dot(self, other):
         return _ops.linalg.dot(self, other)
 

@@ -1,0 +1,44 @@
+"""Training loops written the way users write them (best-params tracking,
+logging, optimizers), staged by ag.function: the same values as Python."""
+
+import copy
+
+import numpy as np
+
+import autograph as ag
+
+
+def track_best(w, x, y, steps):
+    params = {"w": w}
+    best = copy.deepcopy(params)
+    best_loss = np.inf
+    for _ in range(steps):
+        loss = np.mean((x @ params["w"] - y) ** 2)
+        params["w"] = params["w"] - 0.1 * 2 * x.T @ (x @ params["w"] - y) / len(x)
+        if loss < best_loss:
+            best_loss = loss
+            best = copy.deepcopy(params)
+    return best, best_loss
+
+
+def test_deepcopy_of_params_in_a_training_loop_is_pythons():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(8, 3)), rng.normal(size=8)
+    expected = track_best(np.zeros(3), x, y, 5)
+    staged = ag.function(track_best)(np.zeros(3), x, y, np.int64(5))
+    np.testing.assert_array_equal(staged[0]["w"], expected[0]["w"])
+    assert staged[1] == expected[1]
+
+
+def copies_then_changes(w):
+    a, b = copy.deepcopy(w), copy.copy(w)
+    a += 1.0  # a new array: the argument stays as it was
+    b *= 2.0
+    return w, a, b
+
+
+def test_copies_of_an_argument_are_new_arrays():
+    expected = copies_then_changes(np.ones(2))
+    staged = ag.function(copies_then_changes)(np.ones(2))
+    for got, want in zip(staged, expected):
+        np.testing.assert_array_equal(got, want)
