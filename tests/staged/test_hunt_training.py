@@ -42,3 +42,29 @@ def test_copies_of_an_argument_are_new_arrays():
     staged = ag.function(copies_then_changes)(np.ones(2))
     for got, want in zip(staged, expected):
         np.testing.assert_array_equal(got, want)
+
+
+def step_decay(w, steps):
+    lr = 0.1
+    for epoch in range(steps):
+        if epoch and epoch % 2 == 0:  # int 0 or a bool: only its truth counts
+            lr *= 0.5
+        w = w - lr * w
+    return w, lr
+
+
+def halve_while(w, steps):
+    k = 0
+    while steps and not (k >= steps or w[0] < 0.1):
+        w = w * 0.5
+        k += 1
+    return w, k
+
+
+def test_and_of_an_int_and_a_bool_as_an_if_or_while_test():
+    for fn in (step_decay, halve_while):
+        for steps in (0, 1, 5):
+            expected = fn(np.ones(3), steps)
+            staged = ag.function(fn)(np.ones(3), np.int64(steps))
+            np.testing.assert_array_equal(staged[0], expected[0])
+            assert staged[1] == expected[1]
