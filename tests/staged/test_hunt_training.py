@@ -68,3 +68,27 @@ def test_and_of_an_int_and_a_bool_as_an_if_or_while_test():
             staged = ag.function(fn)(np.ones(3), np.int64(steps))
             np.testing.assert_array_equal(staged[0], expected[0])
             assert staged[1] == expected[1]
+
+
+def log_items(w, x, y, steps):
+    losses, total = [], 0.0
+    for step in range(steps):
+        loss = np.mean((x @ w - y) ** 2)
+        w = w - 0.1 * 2 * x.T @ (x @ w - y) / len(x)
+        losses.append(loss.item())  # a Python float, as float(loss)
+        total += loss.item() * step
+        print(f"{step}: {loss.item():.4f}", loss.item())
+    return losses, total, np.sum(w).item() / 3, (np.sum(w) > 1).item(), np.int32(steps).item()
+
+
+def test_item_of_a_loss_in_a_training_loop_is_a_python_number(capsys):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(8, 3)).astype(np.float32)
+    y = x.sum(axis=1)
+    expected = log_items(np.zeros(3, np.float32), x, y, 4)
+    printed = capsys.readouterr().out
+    staged = ag.function(log_items)(np.zeros(3, np.float32), x, y, np.int64(4))
+    assert capsys.readouterr().out == printed
+    assert staged == expected
+    assert [type(v) for v in staged[0]] == [float] * 4
+    assert [type(v) for v in staged[1:]] == [float, float, bool, int]
