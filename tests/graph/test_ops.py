@@ -76,6 +76,7 @@ CASES = {
     "joining": lambda x: (np.concatenate([x, x], axis=1), np.concatenate((x, X)),
                           np.stack([x, x]), np.stack([x, x], axis=-1), np.vstack([x, x]),
                           np.hstack([x, x])),
+    "joining_flattened": lambda x: (np.concatenate([x, x[0], x], axis=None),),  # (sizes add up)
     "where_clip": lambda x: (np.where(x > 0, x, 0.0), np.where(x > 0, x, np.zeros(5)),
                              np.clip(x, -0.5, 0.5), x.clip(0, None)),
     "like": lambda x: (np.zeros_like(x), np.ones_like(x, dtype=np.int32),
