@@ -42,7 +42,9 @@ class StagedShape(tuple):
         # a dict key or set item: Python would hash the numbers, which only
         # exist when the graph runs (hashing the staged values would key by
         # identity: a wrong value)
-        staged = next(d for d in self if isinstance(d, Tensor))
+        staged = next((d for d in self if isinstance(d, Tensor)), None)
+        if staged is None:  # (a slice of the known dims: x.shape[1:])
+            return tuple.__hash__(self)
         raise staged._usage_error("hash() of a shape with a dim only known at run time "
                                   "(a dict key or set item)")
 
