@@ -50,6 +50,16 @@ class Transformer(base.Converter):
 
     visit_AsyncFor = visit_For
 
+    def visit_If(self, node):
+        # an `if`/`while`/`assert` test is only tested for truth: its `and`/`or` need
+        # not keep the operand's type (`if epoch and epoch % k == 0:` is int
+        # 0 or a bool), runtime/logical.py `truth_only`
+        self.generic_visit(node)
+        _truth_only(node.test)
+        return node
+
+    visit_While = visit_Assert = visit_If
+
     def visit_BoolOp(self, node):
         generated = self.ctx.namer.generated
         if any(n.__class__ is gast.Name and n.id in generated for n in trees.nodes(node)):
@@ -75,6 +85,7 @@ class Transformer(base.Converter):
         self.generic_visit(node)
         if not isinstance(node.op, gast.Not):
             return node
+        _truth_only(node.operand)
         return templates.replace_as_expression("ag__.not_(operand)", origin=node,
                                                operand=node.operand)
 
@@ -91,3 +102,16 @@ class Transformer(base.Converter):
             call.args += [gast.Constant(value=_OPERATORS[type(op)], kind=None), lazy]
         base.copy_location(call, node)
         return call
+
+
+def _truth_only(test):
+    """Marks the `ag__.and_`/`ag__.or_` call `test` as tested for truth only,
+    and so its operands: the left one is the cond's test, the right one's
+    value is the call's."""
+    if test.__class__ is gast.Call and test.func.__class__ is gast.Attribute \
+            and test.func.attr in ("and_", "or_") and test.func.value.__class__ is gast.Name \
+            and test.func.value.id == "ag__":
+        test.keywords.append(gast.keyword(arg="truth_only", value=gast.Constant(
+            value=True, kind=None)))
+        _truth_only(test.args[0])
+        _truth_only(test.args[1].body)  # (`lambda: right`)

@@ -24,6 +24,7 @@ from autograph.graph.guards import (
     guards_of, raise_leaked, random_states, stale, watch_lines)
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
+from autograph.graph.ops.shaping import StagedShape
 from autograph.graph.tensor import Tensor, TensorSpec, check_live
 
 
@@ -49,7 +50,8 @@ def _flatten_output(value, graph, outputs):
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(_flatten_output(v, graph, outputs) for v in value))
     if isinstance(value, (list, tuple)):
-        return type(value)(_flatten_output(v, graph, outputs) for v in value)
+        kind = tuple if type(value) is StagedShape else type(value)  # (x.shape: a tuple)
+        return kind(_flatten_output(v, graph, outputs) for v in value)
     if type(value) is dict:  # (the common case, without a generator)
         return {k: _flatten_output(v, graph, outputs) for k, v in value.items()}
     if isinstance(value, dict):

@@ -254,7 +254,11 @@ def _remainder(v, g):
 @rule("np.power")
 def _power(v, g):
     x, y = v.x(0), v.x(1)
-    dx = g * y * x ** (y - 1)
+    if isinstance(y, Tensor) or np.ndim(y):
+        # x ** 0 is 1, its gradient 0: not 0 * x ** -1, which is nan at x = 0
+        dx = g * y * x ** (np.where(np.equal(y, 0), 1, y) - 1)
+    else:
+        dx = None if y == 0 else g * y * x ** (y - 1)
     if not isinstance(y, Tensor) or y.dtype.kind not in "fc":
         return [dx, None]
     safe = np.where(x > 0, x, 1.0)
@@ -323,8 +327,16 @@ def _max(v, g):
 
 @rule("np.prod")
 def _prod(v, g):
+    """Each element's: the product of the others.  Not y / x, which is 0/0 at
+    a zero element (whose gradient is the product of the rest)."""
     x, axes, keepdims = v.x(0), _axes(v), v.attrs.get("keepdims", False)
-    return [spread(g * v.y(), x, axes, keepdims) / x]
+    is_zero = x == 0
+    zeros = np.sum(is_zero, axis=axes, keepdims=True)
+    safe = np.where(is_zero, 1.0, x)
+    nonzero_product = np.prod(safe, axis=axes, keepdims=True)
+    others = np.where(zeros == 0, nonzero_product / safe,
+                      np.where(np.logical_and(is_zero, zeros == 1), nonzero_product, 0.0))
+    return [spread(g, x, axes, keepdims) * others]
 
 
 @rule("np.var", "np.std")

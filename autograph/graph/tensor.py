@@ -206,6 +206,18 @@ class Tensor:
         raise in_place_method_error(self, ".partition()")
 
     def item(self, *args):
+        # `losses.append(loss.item())`: of a one-element float or int array,
+        # the Python number float()/int() stage (ops/random.py PythonNumber);
+        # or bool array, the Python number float()/int() stage (ops/random.py
+        # PythonNumber); a Python number (PythonNumber) has no .item(), and the
+        # numbers numpy gives as numpy scalars (longdouble, uint64) stay refused
+        kind, size = self.dtype.kind, self.dtype.itemsize
+        if not args and type(self) is Tensor and all(d == 1 for d in self.static_shape) \
+                and (kind == "f" and size <= 8 or kind == "u" and size < 8 or kind in "ib"):
+            one = self if self.static_shape == () else _ops.shaping.reshape(self, ())
+            dtype = np.float64 if kind == "f" else np.bool_ if kind == "b" else np.int64
+            return _ops.random.as_python_number(_ops.base.record1(
+                _ops.random.WEAK_CAST, (one,), {"dtype": np.dtype(dtype)}))
         raise self._usage_error(".item()")
 
     def tolist(self):
@@ -257,6 +269,15 @@ class Tensor:
         # a node of its own (a same-dtype astype, which numpy runs as a copy):
         # `y = x.copy(); y += 1` must see a fresh array, not the argument x
         return _ops.shaping.astype(self, self.dtype) if type(self) is Tensor else self
+
+    def __copy__(self):
+        # copy.copy / copy.deepcopy of an array (best = copy.deepcopy(params)):
+        # a new array of the same value, as .copy(); the default would copy the
+        # tensor object and its graph, a tensor no graph knows
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
 
     def dot(self, other):
         return _ops.linalg.dot(self, other)

@@ -14,27 +14,40 @@ from autograph.runtime.registry import backend_of
 from autograph.runtime.tracebacks import without_thunks
 
 
-def and_(a, b_fn, expr_text=None):
+def and_(a, b_fn, expr_text=None, truth_only=False):
     """Python meaning: `a and b_fn()`.  `expr_text`: the user's expression,
-    for messages."""
+    for messages.  `truth_only`: the value is only tested for truth (the test
+    of an `if` or `while`), so a staged `and` gives the truth of the operand
+    Python returns: `if epoch and epoch % k == 0:` is int 0 or a bool, and
+    that mix needs no refusal there."""
     if backend_of(a) is None:
         try:
             return a and b_fn()
         except BaseException as e:
             raise without_thunks(e)
     name = f"the value of `{expr_text}`" if expr_text else "<value of `and`>"
+    if truth_only:
+        return if_stmt(a, lambda: (_truth(b_fn()),), lambda: (False,), (), (name,))[0]
     return if_stmt(a, lambda: (b_fn(),), lambda: (a,), (), (name,))[0]
 
 
-def or_(a, b_fn, expr_text=None):
-    """Python meaning: `a or b_fn()`.  `expr_text`: as for `and_`."""
+def or_(a, b_fn, expr_text=None, truth_only=False):
+    """Python meaning: `a or b_fn()`.  `expr_text`, `truth_only`: as for `and_`."""
     if backend_of(a) is None:
         try:
             return a or b_fn()
         except BaseException as e:
             raise without_thunks(e)
     name = f"the value of `{expr_text}`" if expr_text else "<value of `or`>"
+    if truth_only:
+        return if_stmt(a, lambda: (True,), lambda: (_truth(b_fn()),), (), (name,))[0]
     return if_stmt(a, lambda: (a,), lambda: (b_fn(),), (), (name,))[0]
+
+
+def _truth(value):
+    """Python meaning: `bool(value)`, staged as `not not value` (a staged
+    value's Python bool; a Python value's own)."""
+    return not_(not_(value))
 
 
 def not_(a):

@@ -53,6 +53,9 @@ CASES = {
     "multi_output_ufunc": lambda x: np.divmod(x, 0.7),
     "ufunc_methods": lambda x: (np.add.reduce(x, axis=1), np.multiply.accumulate(x, axis=0),
                                 np.subtract.outer(x[0], x[1])),
+    "ufunc_reduce_every_axis": lambda x: (np.add.reduce(x, axis=None),  # (not axis 0)
+                                          np.maximum.reduce(x, None, keepdims=True),
+                                          np.add.accumulate(x[0], axis=None)),
     "reductions": lambda x: (x.sum(), np.mean(x, axis=0), np.max(x, axis=1, keepdims=True),
                              x.min(axis=(0, 1)), np.prod(x, 0), np.argmax(x, axis=1),
                              np.argmin(x), np.std(x, axis=0), np.var(x), np.any(x > 1),
@@ -73,6 +76,7 @@ CASES = {
     "joining": lambda x: (np.concatenate([x, x], axis=1), np.concatenate((x, X)),
                           np.stack([x, x]), np.stack([x, x], axis=-1), np.vstack([x, x]),
                           np.hstack([x, x])),
+    "joining_flattened": lambda x: (np.concatenate([x, x[0], x], axis=None),),  # (sizes add up)
     "where_clip": lambda x: (np.where(x > 0, x, 0.0), np.where(x > 0, x, np.zeros(5)),
                              np.clip(x, -0.5, 0.5), x.clip(0, None)),
     "like": lambda x: (np.zeros_like(x), np.ones_like(x, dtype=np.int32),

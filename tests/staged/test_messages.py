@@ -37,12 +37,14 @@ def item_of(x):
 
 
 # (float() of a 0-d value and int() of a 0-d integer are staged Python numbers:
-# tests/staged/test_float_int_builtins.py; of an array, refused)
+# tests/staged/test_float_int_builtins.py, and so is .item() of a one-element
+# array; of a bigger array, refused)
 @pytest.mark.parametrize("fn, what, fix", [(int_of, "int()", "x.astype(np.int64)"),
                                            (float_of, "float()", "x.astype(np.float64)"),
                                            (item_of, ".item()", "x (a 0-d tensor)")])
 def test_number_of_a_staged_value_in_converted_code(fn, what, fix):
-    message = _message(fn, np.ones(1) if fn is float_of else np.float64(1.0))
+    message = _message(fn, np.ones(1) if fn is float_of else np.ones(2) if fn is item_of
+                       else np.float64(1.0))
     assert message.startswith(f"{what} of graph tensor")
     assert "The function is converted" in message and fix in message
     assert CONVERT_HINT not in message  # it was converted

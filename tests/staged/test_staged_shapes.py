@@ -143,3 +143,16 @@ def test_jax_backend_shapes_are_unchanged():
         return x.shape[0] * 2, x.size
 
     assert jax.jit(ag.to_graph(parts))(np.ones((3, 2))) == (6, 6)
+
+
+def masked_shapes(a):
+    picked = a[:, a[0, :, 0] > -10]  # (2, staged, 4)
+    by_tail = {picked.shape[2:]: 1}  # only known dims: hashed as Python does
+    return a[a > 10].shape, picked.shape, picked.shape[2:], by_tail
+
+
+def test_a_returned_shape_is_a_tuple_and_its_known_dims_hash():
+    a = np.arange(24.0).reshape(2, 3, 4) - 7.5
+    expected, staged = masked_shapes(a), ag.function(masked_shapes)(a)
+    assert staged == expected
+    assert [type(s) for s in staged[:3]] == [tuple] * 3

@@ -185,6 +185,8 @@ def _method_op(ufunc, method):
             sample = kernel(np.ones((1,) * max(ndim, 1), x.dtype), axis=0 if ndim else None,
                             **extra)
         if method == "accumulate":
+            if axis is None and ndim != 1:  # numpy's error (a 1-d x is accumulated)
+                kernel(np.ones((1,) * ndim, x.dtype), axis=None)
             return [(x.static_shape, np.asarray(sample).dtype)]
         axes = base.normalize_axes(axis, ndim)
         shape = tuple((1 if keepdims else "drop") if i in axes else d
@@ -201,7 +203,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if method == "__call__":
         return apply_ufunc(ufunc, inputs, kwargs)
     if method in ("reduce", "accumulate", "outer"):
-        attrs = {k: v for k, v in kwargs.items() if v is not None}
+        # (axis=None is no default here: reduce's is 0, None reduces every axis)
+        attrs = {k: v for k, v in kwargs.items() if v is not None or k == "axis"}
         if "out" in attrs or "where" in attrs or "initial" in attrs:
             raise errors.UnsupportedNumpyFunctionError(
                 errors.unsupported_numpy_function_message(

@@ -42,7 +42,9 @@ class StagedShape(tuple):
         # a dict key or set item: Python would hash the numbers, which only
         # exist when the graph runs (hashing the staged values would key by
         # identity: a wrong value)
-        staged = next(d for d in self if isinstance(d, Tensor))
+        staged = next((d for d in self if isinstance(d, Tensor)), None)
+        if staged is None:  # (a slice of the known dims: x.shape[1:])
+            return tuple.__hash__(self)
         raise staged._usage_error("hash() of a shape with a dim only known at run time "
                                   "(a dict key or set item)")
 
@@ -284,8 +286,9 @@ def _join_dims(shapes, skip_axis):
 
 def _concatenate_rule(*xs, axis=0):
     dtype = np.result_type(*(x.dtype for x in xs))
-    if axis is None:
-        return [((base.product(base.product(x.static_shape) for x in xs),), dtype)]
+    if axis is None:  # every array flattened, one after the other: the sizes add up
+        sizes = [base.product(x.static_shape) for x in xs]
+        return [((None if None in sizes else sum(sizes),), dtype)]
     axis = base.normalize_axis(axis, max(len(xs[0].static_shape), 1))
     dims = _join_dims([x.static_shape for x in xs], axis)
     dims[axis] = _sum_dims(xs, axis)

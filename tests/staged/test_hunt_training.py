@@ -1,0 +1,94 @@
+"""Training loops written the way users write them (best-params tracking,
+logging, optimizers), staged by ag.function: the same values as Python."""
+
+import copy
+
+import numpy as np
+
+import autograph as ag
+
+
+def track_best(w, x, y, steps):
+    params = {"w": w}
+    best = copy.deepcopy(params)
+    best_loss = np.inf
+    for _ in range(steps):
+        loss = np.mean((x @ params["w"] - y) ** 2)
+        params["w"] = params["w"] - 0.1 * 2 * x.T @ (x @ params["w"] - y) / len(x)
+        if loss < best_loss:
+            best_loss = loss
+            best = copy.deepcopy(params)
+    return best, best_loss
+
+
+def test_deepcopy_of_params_in_a_training_loop_is_pythons():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(8, 3)), rng.normal(size=8)
+    expected = track_best(np.zeros(3), x, y, 5)
+    staged = ag.function(track_best)(np.zeros(3), x, y, np.int64(5))
+    np.testing.assert_array_equal(staged[0]["w"], expected[0]["w"])
+    assert staged[1] == expected[1]
+
+
+def copies_then_changes(w):
+    a, b = copy.deepcopy(w), copy.copy(w)
+    a += 1.0  # a new array: the argument stays as it was
+    b *= 2.0
+    return w, a, b
+
+
+def test_copies_of_an_argument_are_new_arrays():
+    expected = copies_then_changes(np.ones(2))
+    staged = ag.function(copies_then_changes)(np.ones(2))
+    for got, want in zip(staged, expected):
+        np.testing.assert_array_equal(got, want)
+
+
+def step_decay(w, steps):
+    lr = 0.1
+    for epoch in range(steps):
+        if epoch and epoch % 2 == 0:  # int 0 or a bool: only its truth counts
+            lr *= 0.5
+        w = w - lr * w
+    return w, lr
+
+
+def halve_while(w, steps):
+    k = 0
+    while steps and not (k >= steps or w[0] < 0.1):
+        w = w * 0.5
+        k += 1
+    return w, k
+
+
+def test_and_of_an_int_and_a_bool_as_an_if_or_while_test():
+    for fn in (step_decay, halve_while):
+        for steps in (0, 1, 5):
+            expected = fn(np.ones(3), steps)
+            staged = ag.function(fn)(np.ones(3), np.int64(steps))
+            np.testing.assert_array_equal(staged[0], expected[0])
+            assert staged[1] == expected[1]
+
+
+def log_items(w, x, y, steps):
+    losses, total = [], 0.0
+    for step in range(steps):
+        loss = np.mean((x @ w - y) ** 2)
+        w = w - 0.1 * 2 * x.T @ (x @ w - y) / len(x)
+        losses.append(loss.item())  # a Python float, as float(loss)
+        total += loss.item() * step
+        print(f"{step}: {loss.item():.4f}", loss.item())
+    return losses, total, np.sum(w).item() / 3, (np.sum(w) > 1).item(), np.int32(steps).item()
+
+
+def test_item_of_a_loss_in_a_training_loop_is_a_python_number(capsys):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(8, 3)).astype(np.float32)
+    y = x.sum(axis=1)
+    expected = log_items(np.zeros(3, np.float32), x, y, 4)
+    printed = capsys.readouterr().out
+    staged = ag.function(log_items)(np.zeros(3, np.float32), x, y, np.int64(4))
+    assert capsys.readouterr().out == printed
+    assert staged == expected
+    assert [type(v) for v in staged[0]] == [float] * 4
+    assert [type(v) for v in staged[1:]] == [float, float, bool, int]
