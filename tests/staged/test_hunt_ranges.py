@@ -160,3 +160,19 @@ def test_reversed_staged_range_counts_down(bounds, staged):
     # reversed() of a staged range crashed: "object of type 'StagedRange' has no len()"
     args = [np.int64(b) if i == staged else b for i, b in enumerate(bounds)]
     _check(reversed_range, X, *args)
+
+
+def zipped_in_a_comprehension(x, y):
+    return [a * b for a, b in zip(x, y)]
+
+
+def enumerated_in_a_generator(x, y):
+    return sum(i * v for i, v in enumerate(x))
+
+
+@pytest.mark.parametrize("fn", [zipped_in_a_comprehension, enumerated_in_a_generator])
+def test_zip_and_enumerate_of_a_tensor_iterated_by_python_are_refused_by_the_tensor(fn):
+    # (a TypeError "'StagedZip' object is not iterable" from autograph's internals)
+    with pytest.raises(errors.TensorUsageError, match=r"iter\(\) of graph tensor 'x' .*"
+                                                      r"Comprehensions are not converted"):
+        ag.function(fn)(X, X)
