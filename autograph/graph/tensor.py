@@ -273,8 +273,25 @@ def _reduction_method(name):
 
 
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
-              "any", "all", "std", "var"):
+              "any", "all", "std", "var",
+              # (not reductions, but the same: the method is numpy's function)
+              "cumprod", "nonzero", "repeat", "round", "swapaxes", "take"):
     setattr(Tensor, _name, _reduction_method(_name))
+
+
+def _unsupported_attribute(name):
+    def refused(self):
+        raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+            f"`{_UserNames()(self)}.{name}` (an ndarray attribute)", errors.where_user()))
+    return property(refused)
+
+
+# The other attributes of an ndarray (`.real`, `.imag`, `.conj()`, `.flat`, ...)
+# are refused by a catalog error naming them, not a bare AttributeError (which
+# `hasattr(v, "real")` would also turn into another path than numpy's).
+for _name in dir(np.ndarray):
+    if not _name.startswith("_") and not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _unsupported_attribute(_name))
 
 
 def _binary(ufunc):
