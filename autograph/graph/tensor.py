@@ -454,6 +454,12 @@ class _UserNames:
 
     def __call__(self, tensor):
         name = self.variable_of(tensor)
+        outer = tensor
+        while name is None and outer is not None and outer.node.op is _ops.base.core.PLACEHOLDER:
+            # (in a staged branch or loop body the user's variable holds the
+            # outer tensor the sub-graph captured)
+            outer = _captured_outer(outer)
+            name = self.variable_of(outer) if outer is not None else None
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is None and self.frame is not None and _named_by_its_op(tensor):
