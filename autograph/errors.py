@@ -1780,3 +1780,17 @@ def python_random_call_message(call, location):
         "traced: that module is never staged, so the numbers would be constants of the "
         "graph, the same on every call. " + _PYTHON_RANDOM_FIX)
 
+
+# --- a staged list iterated other than by a `for` statement (graph/ops/lists.py) ---
+# (a StagingError, not a TypeError: numpy's np.concatenate(lst) would replace
+# a TypeError raised while it iterates its argument by its own text)
+
+
+def staged_list_iteration_message(name, location):
+    return (
+        f"the staged list '{name}' (a list built in a staged loop) is iterated at {location} "
+        "other than by a `for` statement (any(), all(), set(), zip(), f(*lst), a "
+        "comprehension, np.concatenate(lst), ...): its items exist only when the graph "
+        "runs, so Python would see one object, the list's run-time representation, "
+        "instead of them. Loop over it with a `for` statement, or stack it first and use "
+        "numpy on the array: `np.any(ag.stack(lst))`, `np.sort(ag.stack(lst))`.")

@@ -21,6 +21,7 @@ import logging
 import os
 import time
 import types
+import weakref
 
 import gast
 
@@ -116,7 +117,10 @@ class Converted:
         new.__module__ = fn.__module__
         new.__annotations__ = getattr(fn, "__annotations__", {})
         new.__dict__.update(fn.__dict__)
-        new.__ag_original__ = fn
+        # (weakly: runtime.call's table keeps `new` as long as `fn` lives; a
+        # strong reference back would keep `fn`, a function defined in a
+        # traced body, and the graph values its defaults hold, forever)
+        new.__ag_original__ = weakref.ref(fn)
         return new
 
 

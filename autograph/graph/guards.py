@@ -691,17 +691,21 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()
         first = code.co_argcount - len(positional)
+        # (a function the trace made, `def g(v, w=x[i])`, dies with it: its
+        # defaults are no lasting state)
+        root[0] = function
         watch_bound(dict(enumerate(positional)), "default",
                     lambda index: code.co_varnames[first + index])
         keyword_defaults = getattr(function, "__kwdefaults__", None)
         if type(keyword_defaults) is dict:
             watch_bound(keyword_defaults, "default", str)
+        root[0] = None
     return tuple(guards)
 
 
 # the kinds of watched places whose root object `note` is given: what is held
 # there outlives the trace only while that object does (LeakedTensors)
-_ROOTED_KINDS = ("attribute", "partial argument", "closure variable")
+_ROOTED_KINDS = ("attribute", "partial argument", "closure variable", "default")
 
 
 # How many links a watched path may have past its root: `MODEL.layers[1].b`

@@ -303,8 +303,25 @@ def _reduction_method(name):
 
 
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
-              "any", "all", "std", "var"):
+              "any", "all", "std", "var",
+              # (not reductions, but the same: the method is numpy's function)
+              "cumprod", "nonzero", "repeat", "round", "swapaxes", "take"):
     setattr(Tensor, _name, _reduction_method(_name))
+
+
+def _unsupported_attribute(name):
+    def refused(self):
+        raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+            f"`{_UserNames()(self)}.{name}` (an ndarray attribute)", errors.where_user()))
+    return property(refused)
+
+
+# The other attributes of an ndarray (`.real`, `.imag`, `.conj()`, `.flat`, ...)
+# are refused by a catalog error naming them, not a bare AttributeError (which
+# `hasattr(v, "real")` would also turn into another path than numpy's).
+for _name in dir(np.ndarray):
+    if not _name.startswith("_") and not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _unsupported_attribute(_name))
 
 
 def _binary(ufunc):
@@ -467,6 +484,12 @@ class _UserNames:
 
     def __call__(self, tensor):
         name = self.variable_of(tensor)
+        outer = tensor
+        while name is None and outer is not None and outer.node.op is _ops.base.core.PLACEHOLDER:
+            # (in a staged branch or loop body the user's variable holds the
+            # outer tensor the sub-graph captured)
+            outer = _captured_outer(outer)
+            name = self.variable_of(outer) if outer is not None else None
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is None and self.frame is not None and _named_by_its_op(tensor):

@@ -190,6 +190,13 @@ class StagedRange:
             "iterating (list(), tuple(), unpacking)", errors.where_user(),
             "Loop over it with `for`, or make the values with np.arange(start, stop, step)."))
 
+    def __reversed__(self):
+        """`reversed(range(start, stop, step))`: the same numbers, last first,
+        which is `range(start + (len - 1) * step, start - step, -step)`."""
+        count = self.backend.range_len(self.start, self.stop, self.step)
+        return StagedRange(self.start + (count - 1) * self.step, self.start - self.step,
+                           -self.step, self.backend)
+
     def __ne__(self, other):  # (logical.contains stages `a in b` as `not (b != a).all()`)
         raise errors.NotStageableError(errors.staged_range_use_message(
             "`in`", errors.where_user(),

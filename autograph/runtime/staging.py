@@ -1089,6 +1089,12 @@ class StagedEnumerate:
     def __init__(self, iterable, start):
         self.iterable, self.start = iterable, start
 
+    def __iter__(self):
+        # iterated by Python (a comprehension, list(...)), not by a `for`
+        # statement: as Python iterates the staged iterable itself, which
+        # refuses where its backend cannot (a graph tensor) and not otherwise
+        return iter(enumerate(self.iterable, self.start))
+
 
 class StagedZip:
     """`zip(*iterables, strict=strict)` over staged iterables; subclassed per
@@ -1098,6 +1104,9 @@ class StagedZip:
 
     def __init__(self, iterables, strict=False):
         self.iterables, self.strict = iterables, strict
+
+    def __iter__(self):  # (as StagedEnumerate's)
+        return iter(zip(*self.iterables, strict=self.strict))
 
 
 def _staging_list(empty_list, location, loop):

@@ -247,3 +247,22 @@ def test_unsupported_arguments_are_catalog_type_errors(fn, what, hint):
             + r"(\n\(autograph's own frames are hidden.*)?$"):  # pytest matches notes too
         function(fn, autograph=False)(X)
     assert issubclass(errors.UnsupportedNumpyArgumentError, TypeError)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x.round(2), lambda x: x.cumprod(axis=1), lambda x: x.repeat(2, axis=0),
+    lambda x: x.take(I, axis=1), lambda x: x.swapaxes(0, 1), lambda x: x.nonzero(),
+], ids=["round", "cumprod", "repeat", "take", "swapaxes", "nonzero"])
+def test_array_methods_of_supported_numpy_functions(fn):
+    # (x.round(2) raised AttributeError: 'Tensor' object has no attribute 'round')
+    _same(function(fn)(X), fn(X))
+
+
+@pytest.mark.parametrize("attribute", ["real", "imag", "conj", "flat", "diagonal", "view"])
+def test_other_array_attributes_are_catalog_errors_naming_them(attribute):
+    def reads(x):
+        return getattr(x, attribute)
+
+    with pytest.raises(errors.UnsupportedNumpyFunctionError,
+                       match=rf"`x\.{attribute}` \(an ndarray attribute\) .*test_ops\.py"):
+        function(reads)(X)

@@ -218,6 +218,34 @@ def test_locals_closures_and_objects_made_while_tracing():
     assert [g.tolist() for g in got] == [e.tolist() for e in expected]
 
 
+def default_of_a_function_made_while_tracing(x):
+    s = 0.0
+    for i in range(len(x)):
+        def shift(v, w=x[i]):  # (the late-binding idiom, binding a graph value)
+            return v + w
+        s = shift(s) + (lambda v, w=x * 2: v * w)(1.0)[0]
+    return s
+
+
+def default_of_an_escaping_function(x):
+    def shift(v, w=x * 2):
+        return v + w
+    HISTORY.append(shift)
+    return shift(x)
+
+
+def test_defaults_of_a_function_made_while_tracing_die_with_it():
+    # the converted function kept the original (and so its defaults, graph
+    # values) alive in the converted-callee table: refused as a leak
+    expected = calls(default_of_a_function_made_while_tracing)
+    got = calls(ag.function(default_of_a_function_made_while_tracing))
+    assert got == expected
+    HISTORY.clear()
+    with pytest.raises(errors.TraceLeakError, match="`w`"):  # one that outlives the call is not
+        calls(ag.function(default_of_an_escaping_function))
+    HISTORY.clear()
+
+
 def test_variable_keeps_state():
     class Counter:
         def __init__(self):

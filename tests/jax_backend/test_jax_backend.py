@@ -566,3 +566,20 @@ def test_zipped_python_numbers_stay_weakly_typed():
     x = np.array([1.5, 2.25, 3.125], np.float32)
     result = jax.jit(ag.to_graph(zipped_python_floats))(x)
     assert result.dtype == np.float32 and float(result) == float(zipped_python_floats(x))
+
+
+# --- zip() and enumerate() of traced arrays iterated by Python -------------------------------
+
+def products_of_pairs(x, y):
+    return [a * b for a, b in zip(x, y)], sum(i * v for i, v in enumerate(x, 1))
+
+
+def test_zip_and_enumerate_of_traced_arrays_in_a_comprehension_iterate_as_python_does():
+    # the staged zip/enumerate (made for a `for` statement) raised "'StagedZip'
+    # object is not iterable" in a comprehension; a traced array of known
+    # shape iterates under jax
+    x, y = np.array([0.5, -1.5, 2.0]), np.array([1.0, 2.0, 3.0])
+    pairs, total = jax.jit(ag.to_graph(products_of_pairs))(x, y)
+    want_pairs, want_total = products_of_pairs(x, y)
+    np.testing.assert_allclose(np.array(pairs), want_pairs)
+    np.testing.assert_allclose(total, want_total)

@@ -143,3 +143,36 @@ def test_zipped_python_numbers_of_several_types_are_refused():
     # (an item's type, int or float, would depend on the staged counter)
     with pytest.raises(errors.StagingError, match="of one type"):
         ag.function(mixed_python_numbers)(X[:3])
+
+
+def reversed_range(x, a, b, c):
+    s = 0.0
+    k = -1
+    for i in reversed(range(a, b, c)):
+        s = s * 2 + x[i]
+        k = i
+    return s, k
+
+
+@pytest.mark.parametrize("bounds", [(0, 4, 1), (1, 4, 2), (3, 0, -1), (3, -1, -2), (0, 4, 7)])
+@pytest.mark.parametrize("staged", [0, 1, 2])
+def test_reversed_staged_range_counts_down(bounds, staged):
+    # reversed() of a staged range crashed: "object of type 'StagedRange' has no len()"
+    args = [np.int64(b) if i == staged else b for i, b in enumerate(bounds)]
+    _check(reversed_range, X, *args)
+
+
+def zipped_in_a_comprehension(x, y):
+    return [a * b for a, b in zip(x, y)]
+
+
+def enumerated_in_a_generator(x, y):
+    return sum(i * v for i, v in enumerate(x))
+
+
+@pytest.mark.parametrize("fn", [zipped_in_a_comprehension, enumerated_in_a_generator])
+def test_zip_and_enumerate_of_a_tensor_iterated_by_python_are_refused_by_the_tensor(fn):
+    # (a TypeError "'StagedZip' object is not iterable" from autograph's internals)
+    with pytest.raises(errors.TensorUsageError, match=r"iter\(\) of graph tensor 'x' .*"
+                                                      r"Comprehensions are not converted"):
+        ag.function(fn)(X, X)

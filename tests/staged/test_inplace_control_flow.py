@@ -538,3 +538,17 @@ def test_refused_attribute_keeps_its_array():
         ag.function(model.step)(np.ones(3), N)
     assert type(model.w) is np.ndarray
     np.testing.assert_array_equal(model.w, np.zeros(3))
+
+
+def slice_changed_in_a_branch(x):
+    y = x * 1
+    if x[0] > 0:
+        y[1:3] += 10
+    return y
+
+
+def test_a_view_changed_in_a_branch_is_named_after_the_users_variable():
+    # (the branch sees the tensor it captured: the message named it `multiply[...]`)
+    with pytest.raises(ag.AutoGraphError, match=r"`y\[\.\.\.\] \+= \.\.\.` at " + LINE +
+                       r" changes `y\[\.\.\.\]` in place, and `y\[\.\.\.\]` is a numpy view of `y`"):
+        ag.function(slice_changed_in_a_branch)(np.array([1.0, 2.0, 3.0, 4.0]))

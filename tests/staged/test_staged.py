@@ -262,8 +262,29 @@ def test_other_uses_of_a_staged_list_item_iterator_fail_clearly():
             out.append(i)
         return np.concatenate(out)
 
-    with pytest.raises(ag.AutoGraphError, match=re.escape("np.concatenate() of a staged list")):
+    # (numpy's C dispatcher iterates the list from the user's frame, as any() does)
+    with pytest.raises(ag.AutoGraphError, match=r"staged list 'out' .* is iterated at .*"
+                                                r"np\.concatenate\(lst\)"):
         ag.function(concatenated)(np.int64(2))
+
+
+def built_then_iterated(x, n, use):
+    out = []
+    for i in range(n):
+        out.append(x[i] > 1)
+    return use(out)
+
+
+@pytest.mark.parametrize("use", [any, all, set, lambda out: [v for v in out],
+                                 lambda out: (lambda *items: len(items))(*out)],
+                         ids=["any", "all", "set", "comprehension", "star"])
+def test_a_staged_list_iterated_by_python_is_refused(use):
+    # iterating it gave one stand-in object for the whole list: any() and
+    # all() were always True, len(set(out)) 1, f(*out) got one argument
+    x = np.array([0.5, -1.5, 2.0, 3.0])
+    with pytest.raises(errors.StagingError, match=r"staged list 'out' .* is iterated at "
+                                                  r".*test_staged\.py"):
+        ag.function(built_then_iterated)(x, np.int64(4), use)
 
 
 def test_len_of_range_with_staged_bounds():

@@ -486,3 +486,12 @@ def accumulate_positive(x):
 def test_a_loop_variable_a_branch_leaves_unchanged_is_still_promoted():
     # (the loop promotes s to float32: not a branch refusal)
     _check(accumulate_positive, X)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128", "int64"])
+def test_a_loop_variable_a_branch_leaves_unchanged_meets_a_dtype_it_promotes_to(dtype):
+    # an int meeting float64 needs no cast in arithmetic (the ufunc promotes
+    # it), but the branch that leaves it unchanged must give float64 too: the
+    # graph refused the most common accumulation with an engine error
+    _check(accumulate_positive, X.astype(dtype))
+    _check(accumulate_positive, np.array([True, False, True]))

@@ -84,14 +84,26 @@ def _reconcile(i, t_graph, t, f_graph, f):
         # a Python number meeting a numpy value: cast as numpy converts it
         if t.python_number:
             with core.scope(t_graph):
-                t = t._as_met_by(f)
+                t = _number_met_by(t, f)
         else:
             with core.scope(f_graph):
-                f = f._as_met_by(t)
+                f = _number_met_by(f, t)
     if not (isinstance(t, Tensor) and isinstance(f, Tensor)) or t.dtype != f.dtype:
         raise _error(f"cond: output #{i} differs between branches: true branch gives "
                      f"{_describe(t)}, false branch gives {_describe(f)}")
     return t, f
+
+
+def _number_met_by(number, other):
+    """A staged Python number as numpy converts it meeting `other`, in
+    `other`'s dtype where numpy gives that one: `_as_met_by` leaves an int
+    meeting float64 as it is (the ufunc promotes it), which a branch output
+    cannot be (`s = 0; for v in x_f64: if v > 0: s = s + v`)."""
+    met = number._as_met_by(other)
+    if met.dtype != other.dtype and \
+            np.result_type(np.ones((), other.dtype), met.dtype.type(0).item()) == other.dtype:
+        met = base.record1(random.WEAK_CAST, (met,), {"dtype": other.dtype})
+    return met
 
 
 def _first_not_none(a, b):

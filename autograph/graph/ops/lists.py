@@ -20,6 +20,8 @@ is a PythonNumber, typed as numpy types a Python number, and a returned or
 printed list holds Python ints and floats, as in Python.
 """
 
+import sys
+
 import numpy as np
 
 from autograph import errors
@@ -64,7 +66,12 @@ class TensorList(Tensor):
     def __iter__(self):
         # numpy's dispatcher for np.stack/np.vstack/... iterates its argument
         # to find __array_function__ overrides: the one item it finds routes
-        # the call here (see _ItemsOfStagedList); nothing else can use it.
+        # the call here (see _ItemsOfStagedList).  Whatever else iterates the
+        # list (any(lst), set(lst), f(*lst), a comprehension) would see that
+        # one item, not the list's: any(lst) and all(lst) were always True.
+        if not sys._getframe(1).f_globals.get("__name__", "").startswith("numpy."):
+            raise errors.StagingError(errors.staged_list_iteration_message(
+                _UserNames()(self), errors.where_user()))
         return iter((_ItemsOfStagedList(self),))
 
     def __getitem__(self, key):
