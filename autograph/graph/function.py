@@ -66,6 +66,12 @@ def _to_fix(exc):
 class Function:
     """A Python function plus its cache of traced ConcreteFunctions."""
 
+    # Its own state (and every `_name`): other attributes are the user's, set
+    # on the decorated function (`step.calls = 0`), which guards.py watches
+    # as a plain function's own attributes.
+    ATTRIBUTES_OF_ITS_OWN = frozenset(("python_function", "input_signature", "__doc__",
+                                       "__wrapped__"))
+
     def __init__(self, python_function, input_signature=None, autograph=True,
                  reduce_retracing=False):
         if not callable(python_function):

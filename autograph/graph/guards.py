@@ -629,10 +629,14 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     def watch_function_attributes(function, kind, path):
         """`counted.calls`, `loss.scale`: the attributes the code names of a
         user function it reads by name (its own `__dict__`; a function
-        object is otherwise held by identity, not walked)."""
+        object is otherwise held by identity, not walked), or of an
+        ag.function (those the user set on it: not its own state)."""
         attributes = function.__dict__
-        if attributes and not _defined_in_autograph(function):
-            for name in names.intersection(attributes):
+        own = getattr(type(function), "ATTRIBUTES_OF_ITS_OWN", None)
+        if own is None and _defined_in_autograph(function):
+            return
+        for name in names.intersection(attributes):
+            if own is None or (name not in own and not name.startswith("_")):
                 watch(attributes, name, attributes[name], kind, f"{path}.{name}")
 
     def watch_module(module):
@@ -663,6 +667,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     guards.append((namespace, name, namespace[name], f"global '{name}'", None))
                     if type(namespace[name]) is types.FunctionType:
                         watch_function_attributes(namespace[name], "global", name)
+                elif hasattr(type(namespace[name]), "ATTRIBUTES_OF_ITS_OWN"):  # (an ag.function)
+                    watch_function_attributes(namespace[name], "global", name)
             if probed and "globals" in names:  # (`globals().get("G")` of a G not there yet)
                 watch_absent([namespace], namespace, "global", "", 0)
         free = function.__code__.co_freevars

@@ -71,3 +71,19 @@ def test_a_function_attribute_changed_in_a_staged_loop_body_is_refused():
     with pytest.raises(errors.StagingError, match=r"`bumped\.n` is changed inside the staged "
                                                   r"`for` loop"):
         ag.function(loop)(X, np.int64(3))
+
+
+@ag.function
+def decorated(x):
+    decorated.calls += 1
+    return x * decorated.calls * decorated.scale
+
+
+def test_attributes_set_on_an_ag_function_are_guarded_too():
+    decorated.calls, decorated.scale = 0, 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert [decorated(X)[1] for _ in range(3)] == [1.0, 2.0, 3.0]
+        decorated.scale = 10.0
+        assert decorated(X)[1] == 40.0
+    assert decorated.calls == 4
