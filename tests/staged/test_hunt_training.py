@@ -4,8 +4,10 @@ logging, optimizers), staged by ag.function: the same values as Python."""
 import copy
 
 import numpy as np
+import pytest
 
 import autograph as ag
+from autograph import errors
 
 
 def track_best(w, x, y, steps):
@@ -92,3 +94,30 @@ def test_item_of_a_loss_in_a_training_loop_is_a_python_number(capsys):
     assert staged == expected
     assert [type(v) for v in staged[0]] == [float] * 4
     assert [type(v) for v in staged[1:]] == [float, float, bool, int]
+
+
+def fit_copy(w, x, y, steps):
+    w = np.array(w, dtype=np.float64)  # a copy (and a cast): the caller's w stays
+    for _ in range(steps):
+        w -= 0.1 * 2 * x.T @ (x @ w - y) / len(x)
+    return w, np.asarray(w, np.float32)
+
+
+def view_changed(w):
+    v = np.asarray(w)  # the argument itself: changing it changes the caller's array
+    v += 1.0
+    return v
+
+
+def test_np_array_of_a_staged_value_is_a_copy_and_asarray_the_value():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(8, 3)), rng.normal(size=8)
+    for w in (np.zeros(3), np.zeros(3, np.float32)):
+        expected = fit_copy(w, x, y, 3)
+        staged = ag.function(fit_copy)(w, x, y, np.int64(3))
+        for got, want in zip(staged, expected):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+        assert not w.any()
+    with pytest.raises(errors.InPlaceChangeError, match="changes the argument `w` in place"):
+        ag.function(view_changed)(np.zeros(3))
