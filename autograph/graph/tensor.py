@@ -273,14 +273,33 @@ class Tensor:
     def dot(self, other):
         return _ops.linalg.dot(self, other)
 
-    def clip(self, a_min=None, a_max=None):
-        return np.clip(self, a_min, a_max)
+    def clip(self, min=None, max=None):  # (ndarray.clip's names: x.clip(max=1.0))
+        return np.clip(self, min, max)
 
     def cumsum(self, axis=None, dtype=None):
         return np.cumsum(self, axis=axis, dtype=dtype)
 
     def argsort(self, axis=-1):
         return np.argsort(self, axis=axis)
+
+    # ndarray methods whose numpy function the engine has (`loss.round(4)`)
+    def round(self, decimals=0):
+        return np.round(self, decimals)
+
+    def cumprod(self, axis=None, dtype=None):
+        return np.cumprod(self, axis=axis, dtype=dtype)
+
+    def repeat(self, repeats, axis=None):
+        return np.repeat(self, repeats, axis)
+
+    def take(self, indices, axis=None):
+        return np.take(self, indices, axis)
+
+    def swapaxes(self, axis1, axis2):
+        return np.swapaxes(self, axis1, axis2)
+
+    def nonzero(self):
+        return np.nonzero(self)
 
 
 def _reduction_method(name):

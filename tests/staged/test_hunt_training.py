@@ -121,3 +121,31 @@ def test_np_array_of_a_staged_value_is_a_copy_and_asarray_the_value():
         assert not w.any()
     with pytest.raises(errors.InPlaceChangeError, match="changes the argument `w` in place"):
         ag.function(view_changed)(np.zeros(3))
+
+
+def clipped_steps(w, x, y, steps):
+    logged = []
+    for _ in range(steps):
+        g = 2 * x.T @ (x @ w - y) / len(x)
+        w = w - 0.1 * g.clip(min=-0.5, max=0.5)  # ndarray.clip's keyword names
+        logged.append(np.mean((x @ w - y) ** 2).round(4))
+    return (w, logged, x.repeat(2, axis=0), x.take([0, 2], axis=1), x.swapaxes(0, 1),
+            x.cumprod(axis=1), (x > 0).nonzero())
+
+
+def test_ndarray_methods_of_a_training_loop():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(4, 3)), rng.normal(size=4)
+    expected = clipped_steps(np.zeros(3), x, y, 3)
+    staged = ag.function(clipped_steps)
+    for _ in range(2):  # (interpreted, then compiled)
+        got = staged(np.zeros(3), x, y, np.int64(3))
+        np.testing.assert_array_equal(got[0], expected[0])
+        assert got[1] == expected[1]
+        for a, b in zip(got[2:-1], expected[2:-1]):
+            np.testing.assert_array_equal(a, b)
+        for a, b in zip(got[-1], expected[-1]):
+            np.testing.assert_array_equal(a, b)
+    loss = lambda w: np.sum(w.repeat(2) ** 2) + np.sum(w.cumprod()) + np.sum(w.round(1))  # noqa: E731
+    grads = ag.grad(loss)(np.array([1.5, 2.0]))
+    np.testing.assert_allclose(grads, [4 * 1.5 + 1 + 2.0, 4 * 2.0 + 1.5])
