@@ -678,12 +678,25 @@ def _tensordot(v, g):
 
 @rule("np.cumprod")
 def _cumprod(v, g):
+    """x_i's: the sum over k >= i of g_k times y_k without x_i.  As
+    reverse-cumsum(g y) / x_i only where x_i != 0 (else 0/0): at the first
+    zero, the products with it taken as 1, up to the next zero; at a later
+    zero, 0 (every such product holds the first one)."""
     x, axis = v.x(0), v.attrs.get("axis")
-    if axis is None:
-        flat = np.reshape(x, (-1,))
-        reverse = np.flip(np.cumsum(np.flip(g * v.y())))
-        return [_reshape_like(reverse / flat, x)]
-    return [np.flip(np.cumsum(np.flip(g * v.y(), axis), axis=axis), axis) / x]
+    flat = axis is None
+    if flat:
+        x, axis = np.reshape(x, (-1,)), 0
+
+    def reverse_cumsum(t):
+        return np.flip(np.cumsum(np.flip(t, axis), axis=axis), axis)
+
+    is_zero = x == 0
+    safe = np.where(is_zero, 1.0, x)
+    first_zero_met = np.cumsum(is_zero, axis=axis) == 1
+    at_nonzero = reverse_cumsum(g * v.y()) / safe
+    at_first_zero = reverse_cumsum(g * np.cumprod(safe, axis=axis) * first_zero_met)
+    grad = np.where(is_zero, np.where(first_zero_met, at_first_zero, 0.0), at_nonzero)
+    return [_reshape_like(grad, v.x(0)) if flat else grad]
 
 
 @rule("np.add.accumulate")

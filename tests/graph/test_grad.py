@@ -131,13 +131,16 @@ def test_reduction_gradient(name, axis, keepdims):
 @pytest.mark.parametrize("axis", [None, 0, 1])
 def test_prod_and_power_gradients_at_zero(axis):
     """The gradient of a product at a zero element is the product of the
-    others (it was y / x: nan); of x ** 0 it is 0 (it was 0 * x ** -1: nan)."""
+    others (it was y / x: nan), and so is a cumulative product's; of x ** 0
+    it is 0 (it was 0 * x ** -1: nan)."""
     x = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 1.5], [1.0, -2.0, 0.5]])
     check(lambda x: smooth(np.prod(x, axis=axis, keepdims=axis == 1)), [x])
     check(lambda x: smooth(np.multiply.reduce(x, axis=axis)), [x])
     check(lambda x, k: smooth(x ** 0 + x ** k + x ** np.array([0.0, 1.0, 2.0])),
           [x, np.int64(0)])
     check(lambda x, k: smooth(x ** k), [x, np.array(2.0)], argnums=(0,))
+    check(lambda x: smooth(np.cumprod(x, axis=axis)), [x])  # (zeros: 0/0 before)
+    check(lambda x: smooth(np.cumprod(x[::-1], axis=axis)), [x])
 
 
 @pytest.mark.filterwarnings("ignore:Degrees of freedom")  # the engine's ddof shape probe
