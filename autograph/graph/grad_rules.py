@@ -200,7 +200,7 @@ def _zero(v, g):
 
 ZERO = ("np.sign", "np.floor", "np.ceil", "np.rint", "np.trunc", "np.fix", "np.round",
         "np.floor_divide", "np.heaviside", "np.spacing", "np.zeros_like", "np.ones_like",
-        "np.empty_like", "np.isclose")
+        "np.empty_like", "np.isclose", "python_float.round")
 for _name in ZERO:
     RULES[_name] = _zero
 

@@ -235,6 +235,7 @@ SCHEMAS.update({
 SCHEMAS.update({
     f"python_float.{name}": {"variable": is_str, "expression": is_str, "where": is_str}
     for name in ("divide", "floor_divide", "remainder", "power")})
+SCHEMAS["python_float.round"] = {"ndigits": is_int}
 
 
 def _ufunc(name):

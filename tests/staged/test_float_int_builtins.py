@@ -76,3 +76,25 @@ def test_float_of_an_array_is_refused_as_before():
 
     with pytest.raises(errors.TensorUsageError, match=r"float\(\) of graph tensor 'x'"):
         ag.function(f)(np.array([1.5]))
+
+
+def rounded_history(w, x, steps):
+    hist = []
+    for _ in range(steps):
+        loss = np.sum((x * w - 1.0) ** 2)
+        w = w - 0.1 * x * (x * w - 1.0)
+        hist.append(round(float(loss), 3))  # Python's round of a Python float
+    return hist, round(float(x[0]) + 2.175, 2), round(float(x[0]), True)
+
+
+def test_round_of_a_python_float_with_ndigits_is_pythons(tmp_path):
+    x, w = np.array([0.5, 2.0, 1.5]), np.zeros(3)
+    expected = rounded_history(w, x, 4)
+    assert expected[1] == 2.67  # (np.round would give 2.68)
+    staged = ag.function(rounded_history)
+    for _ in range(2):  # (interpreted, then compiled)
+        got = staged(w, x, np.int64(4))
+        assert got == expected and [type(v) for v in got[0]] == [float] * 4
+    concrete = staged.get_concrete_function(w, x, np.int64(4))
+    concrete.save(str(tmp_path / "saved"))
+    assert ag.load(str(tmp_path / "saved"))(w, x, np.int64(4))[1] == 2.67

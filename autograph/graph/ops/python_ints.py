@@ -123,6 +123,14 @@ for _ufunc in python_numbers.FLOAT_BINARY:
     PLAIN[FLOAT_OPS[_ufunc]] = elementwise._ufunc_op(_ufunc)
 
 
+def _round_kernel(x, ndigits):
+    return np.float64(round(float(x), ndigits))  # (Python's round of a float)
+
+
+ROUND = core.register(python_numbers.FLOAT_PREFIX + "round", _round_kernel,
+                      lambda x, ndigits: [((), np.dtype(np.float64))])
+
+
 _COUNTER_INIT_LIMIT = 1 << 40
 _COUNTER_STEP_LIMIT = 16
 
