@@ -23,6 +23,7 @@ import ast
 import builtins
 import datetime
 import linecache
+import math
 import operator
 import string
 import sys
@@ -542,6 +543,24 @@ array_ = _array_of_one(np.array, copy=True)
 asarray_ = _array_of_one(np.asarray, copy=None)
 
 
+def _math_(function):
+    """The operator for a float function of the math module.  Python meaning:
+    `function(x)`; of one staged 0-d real value, the backend's staged Python
+    float of it (`math.sqrt(1 - beta2 ** t)`, `math.cos(math.pi * epoch / n)`:
+    Backend.python_number, then Backend.python_math)."""
+    def compute(*args, **kwargs):
+        backend = registry.backend_of(args[0]) if len(args) == 1 and not kwargs else None
+        if backend is not None:
+            number = backend.python_number(args[0], "float")
+            if number is not NotImplemented:
+                result = backend.python_math(function.__name__, number)
+                if result is not NotImplemented:
+                    return result
+        return function(*args, **kwargs)
+    compute.__name__ = f"math_{function.__name__}_"
+    return compute
+
+
 def _scalar_type_(numpy_type):
     dtype = np.dtype(numpy_type)
 
@@ -587,4 +606,6 @@ _SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.u
 # numpy function -> its operator above (call.py's override table reads this)
 NUMPY_OVERRIDES = {np.zeros: zeros_, np.ones: ones_, np.empty: empty_, np.full: full_,
                    np.arange: arange_, **{t: _scalar_type_(t) for t in _SCALAR_TYPES},
-                   np.array: array_, np.asarray: asarray_}
+                   np.array: array_, np.asarray: asarray_,
+                   # (the backend says which of math's functions it stages)
+                   **{f: _math_(f) for f in vars(math).values() if type(f) is type(math.sqrt)}}
