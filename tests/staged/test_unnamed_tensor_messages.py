@@ -22,7 +22,7 @@ def sorts(x):
 
 
 def square_root(x):
-    return math.sqrt(abs(float(x[0])))
+    return math.pow(abs(float(x[0])), 0.5)  # (math.sqrt of one value is staged)
 
 
 def comprehends(x):
