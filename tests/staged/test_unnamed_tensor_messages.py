@@ -52,7 +52,7 @@ def rounds(x):
 
 @pytest.mark.parametrize("fn, named", [
     (sorts, "bool() of graph tensor 'the value in `[total, x[0]]`'"),
-    (square_root, "float() of graph tensor 'the value in `abs(float(x[0]))`'"),
+    (square_root, "float() of graph tensor 'the value in `math.pow(abs(float(x[0])), 0.5)`'"),
     (as_int, "int() of graph tensor 'the value in `x.sum()`'"),
     (indexes, "use as a Python index or size of graph tensor 'the value in `x.sum() > 0`'"),
     (comprehends_an_expression, "iter() of graph tensor 'the value in `x * 2`'"),
