@@ -1759,3 +1759,19 @@ def python_random_call_message(call, location):
         f"{call} at {location} draws from Python's random module while the function is "
         "traced: that module is never staged, so the numbers would be constants of the "
         "graph, the same on every call. " + _PYTHON_RANDOM_FIX)
+
+
+# --- an ndarray attribute a graph tensor does not stage (graph/tensor.py) ---
+
+
+class UnsupportedArrayAttributeError(GraphError, AttributeError):
+    """An ndarray attribute or method the graph engine does not stage (`t.trace()`,
+    `t.flags`); an AttributeError, so hasattr() answers as for a missing one."""
+
+
+def unsupported_array_attribute_message(variable, attribute, location):
+    return (
+        f"`{variable}.{attribute}` at {location}: ndarray.{attribute} is not staged for "
+        f"graph tensors ('{variable}' is one while the function is traced). Use one of the "
+        "supported numpy functions (see autograph.graph.numpy_api.SUPPORTED), or compute "
+        "it outside the ag.function and pass the result in.")

@@ -301,6 +301,26 @@ class Tensor:
     def nonzero(self):
         return np.nonzero(self)
 
+    def conj(self):
+        return np.conjugate(self)
+
+    conjugate = conj
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def mT(self):
+        return np.swapaxes(self, -1, -2)
+
+
+def _unsupported_attribute(name):
+    def refuse(self):
+        raise errors.UnsupportedArrayAttributeError(errors.unsupported_array_attribute_message(
+            _UserNames()(self), name, errors.where_user()))
+    return property(refuse)
+
 
 def _reduction_method(name):
     func = getattr(np, name)
@@ -315,6 +335,12 @@ def _reduction_method(name):
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
               "any", "all", "std", "var"):
     setattr(Tensor, _name, _reduction_method(_name))
+
+# the rest of ndarray's public attributes: a catalog error naming the user's
+# variable (`t.trace()`, `t.flags`), not Python's AttributeError naming Tensor
+for _name in dir(np.ndarray):
+    if not _name.startswith("_") and not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _unsupported_attribute(_name))
 
 
 def _binary(ufunc):

@@ -149,3 +149,18 @@ def test_ndarray_methods_of_a_training_loop():
     loss = lambda w: np.sum(w.repeat(2) ** 2) + np.sum(w.cumprod()) + np.sum(w.round(1))  # noqa: E731
     grads = ag.grad(loss)(np.array([1.5, 2.0]))
     np.testing.assert_allclose(grads, [4 * 1.5 + 1 + 2.0, 4 * 2.0 + 1.5])
+
+
+def test_ndarray_attributes_a_tensor_lacks_are_catalog_errors():
+    def traced_trace(x):
+        return x.trace() + x.conj().sum() + x.itemsize + x.mT.sum()
+
+    with pytest.raises(errors.UnsupportedArrayAttributeError,
+                       match=r"`x.trace` at .*test_hunt_training.py:\d+: ndarray.trace is not "
+                             r"staged") as raised:
+        ag.function(traced_trace)(np.eye(2))
+    assert isinstance(raised.value, AttributeError)  # (hasattr() still answers False)
+    got = ag.function(lambda x: (x.conj(), x.itemsize, x.mT))(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(got[0], np.arange(6.0).reshape(2, 3))
+    assert got[1] == 8
+    np.testing.assert_array_equal(got[2], np.arange(6.0).reshape(2, 3).T)
