@@ -535,6 +535,21 @@ def _full_like(v, g):
     return [None] + [np.sum(g)] * (len(v.node.args) - 1)
 
 
+@rule("np.full")
+def _full(v, g):
+    """np.full(shape, fill) with sizes known at run time (args: fill, the
+    sizes): the fill value's gradient (fit sums it to its shape); the sizes,
+    integers, have none (they are on the path when read off x's shape)."""
+    return [g] + [None] * (len(v.node.args) - 1)
+
+
+@rule("np.arange")
+def _arange(v, g):
+    """Item i is start + i * step: stop only decides how many there are."""
+    index = np.cumsum(np.ones_like(g)) - 1.0
+    return [np.sum(g), None, np.sum(g * index)]
+
+
 # --- the gradient ops themselves (so a gradient can be differentiated again) ----------
 
 RULES["grad.count"] = _zero

@@ -297,7 +297,9 @@ def test_every_rule_is_tested_here():
         # test_positions.py::test_gradient_through_item_assignment_on_a_staged_list
         "list_set_at",
         # tests/staged/test_weak_scalars.py::test_gradient_through_a_python_number_loop_var
-        "weak_cast"}
+        "weak_cast",
+        # test_pad_full_and_arange_gradients_with_unknown_dims
+        "np.full", "np.arange"}
     zero = set(grad_rules.ZERO)
     assert set(grad_rules.RULES) - zero <= tested, set(grad_rules.RULES) - zero - tested
 
@@ -358,3 +360,17 @@ def test_gradient_of_a_gradient_through_a_staged_loop_is_an_error():
         return np.sum(x)
     with pytest.raises(errors.GradientError, match="gradient of a gradient through a staged"):
         ag.grad(lambda x, n: np.sum(ag.grad(f)(x, n)))(np.ones(2), np.int64(2))
+
+
+def test_pad_full_and_arange_gradients_with_unknown_dims():
+    """np.pad of an array whose size is known at run time builds np.full
+    pieces sized by its shape (read off the differentiated x): the fill value
+    has a gradient, the sizes none (it was refused: no rule for np.full)."""
+    x = np.random.default_rng(7).normal(size=(2, 3, 4))
+
+    def unknown_rows(x):
+        return x[x[:, 0, 0] > -100]  # (rows known only at run time)
+
+    check(lambda x: smooth(np.pad(unknown_rows(x), 1, constant_values=0.5)), [x])
+    check(lambda x: smooth(np.full((len(unknown_rows(x)), 2), x[0, 0, 0])), [x])
+    check(lambda x: smooth(np.arange(x[0, 0, 0], 10.0, x[0, 0, 1] + 3.0)), [x])
