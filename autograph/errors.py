@@ -1794,3 +1794,20 @@ def staged_list_iteration_message(name, location):
         "runs, so Python would see one object, the list's run-time representation, "
         "instead of them. Loop over it with a `for` statement, or stack it first and use "
         "numpy on the array: `np.any(ag.stack(lst))`, `np.sort(ag.stack(lst))`.")
+
+
+# --- an ndarray attribute a graph tensor does not stage (graph/tensor.py) ---
+
+
+class UnsupportedArrayAttributeError(GraphError):
+    """An ndarray attribute or method the graph engine does not stage (`t.trace()`,
+    `t.flags`).  Not an AttributeError: hasattr() would answer False where
+    Python, for an ndarray, answers True."""
+
+
+def unsupported_array_attribute_message(variable, attribute, location):
+    return (
+        f"`{variable}.{attribute}` at {location}: ndarray.{attribute} is not staged for "
+        f"graph tensors ('{variable}' is one while the function is traced). Use one of the "
+        "supported numpy functions (see autograph.graph.numpy_api.SUPPORTED), or compute "
+        "it outside the ag.function and pass the result in.")

@@ -390,6 +390,12 @@ class GraphBackend(Backend):
         return random_ops.as_python_number(
             base.record1(random_ops.WEAK_CAST, (value,), {"dtype": dtype}))
 
+    def python_math(self, function, number):
+        if function not in python_ints.MATH_FUNCTIONS:
+            return NotImplemented
+        return random_ops.as_python_number(
+            base.record1(python_ints.MATH, (number,), {"function": function}))
+
     def numpy_type_of(self, value, dtype):
         if isinstance(value, random_ops.PythonNumber):  # (np.int8(300) raises, as numpy)
             return base.record1(random_ops.WEAK_CAST, (value,), {"dtype": dtype})

@@ -200,7 +200,7 @@ def _zero(v, g):
 
 ZERO = ("np.sign", "np.floor", "np.ceil", "np.rint", "np.trunc", "np.fix", "np.round",
         "np.floor_divide", "np.heaviside", "np.spacing", "np.zeros_like", "np.ones_like",
-        "np.empty_like", "np.isclose")
+        "np.empty_like", "np.isclose", "python_float.round")
 for _name in ZERO:
     RULES[_name] = _zero
 
@@ -535,6 +535,21 @@ def _full_like(v, g):
     return [None] + [np.sum(g)] * (len(v.node.args) - 1)
 
 
+@rule("np.full")
+def _full(v, g):
+    """np.full(shape, fill) with sizes known at run time (args: fill, the
+    sizes): the fill value's gradient (fit sums it to its shape); the sizes,
+    integers, have none (they are on the path when read off x's shape)."""
+    return [g] + [None] * (len(v.node.args) - 1)
+
+
+@rule("np.arange")
+def _arange(v, g):
+    """Item i is start + i * step: stop only decides how many there are."""
+    index = np.cumsum(np.ones_like(g)) - 1.0
+    return [np.sum(g), None, np.sum(g * index)]
+
+
 # --- the gradient ops themselves (so a gradient can be differentiated again) ----------
 
 RULES["grad.count"] = _zero
@@ -678,12 +693,25 @@ def _tensordot(v, g):
 
 @rule("np.cumprod")
 def _cumprod(v, g):
+    """x_i's: the sum over k >= i of g_k times y_k without x_i.  As
+    reverse-cumsum(g y) / x_i only where x_i != 0 (else 0/0): at the first
+    zero, the products with it taken as 1, up to the next zero; at a later
+    zero, 0 (every such product holds the first one)."""
     x, axis = v.x(0), v.attrs.get("axis")
-    if axis is None:
-        flat = np.reshape(x, (-1,))
-        reverse = np.flip(np.cumsum(np.flip(g * v.y())))
-        return [_reshape_like(reverse / flat, x)]
-    return [np.flip(np.cumsum(np.flip(g * v.y(), axis), axis=axis), axis) / x]
+    flat = axis is None
+    if flat:
+        x, axis = np.reshape(x, (-1,)), 0
+
+    def reverse_cumsum(t):
+        return np.flip(np.cumsum(np.flip(t, axis), axis=axis), axis)
+
+    is_zero = x == 0
+    safe = np.where(is_zero, 1.0, x)
+    first_zero_met = np.cumsum(is_zero, axis=axis) == 1
+    at_nonzero = reverse_cumsum(g * v.y()) / safe
+    at_first_zero = reverse_cumsum(g * np.cumprod(safe, axis=axis) * first_zero_met)
+    grad = np.where(is_zero, np.where(first_zero_met, at_first_zero, 0.0), at_nonzero)
+    return [_reshape_like(grad, v.x(0)) if flat else grad]
 
 
 @rule("np.add.accumulate")

@@ -21,6 +21,7 @@ import numpy as np
 
 from autograph.graph import core
 from autograph.graph.ops import elementwise, linalg, reductions
+from autograph.graph.ops.python_ints import MATH_FUNCTIONS as _MATH_FUNCTIONS
 
 DTYPE_KINDS = "biufcUS"  # numbers, bools and strings; never Python objects
 
@@ -235,6 +236,8 @@ SCHEMAS.update({
 SCHEMAS.update({
     f"python_float.{name}": {"variable": is_str, "expression": is_str, "where": is_str}
     for name in ("divide", "floor_divide", "remainder", "power")})
+SCHEMAS["python_float.round"] = {"ndigits": is_int}
+SCHEMAS["python_float.math"] = {"function": lambda v: type(v) is str and v in _MATH_FUNCTIONS}
 
 
 def _ufunc(name):

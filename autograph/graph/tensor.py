@@ -282,14 +282,49 @@ class Tensor:
     def dot(self, other):
         return _ops.linalg.dot(self, other)
 
-    def clip(self, a_min=None, a_max=None):
-        return np.clip(self, a_min, a_max)
+    def clip(self, min=None, max=None):  # (ndarray.clip's names: x.clip(max=1.0))
+        return np.clip(self, min, max)
 
     def cumsum(self, axis=None, dtype=None):
         return np.cumsum(self, axis=axis, dtype=dtype)
 
     def argsort(self, axis=-1):
         return np.argsort(self, axis=axis)
+
+    # ndarray methods whose numpy function the engine has (`loss.round(4)`)
+    def round(self, decimals=0):
+        return np.round(self, decimals)
+
+    def cumprod(self, axis=None, dtype=None):
+        return np.cumprod(self, axis=axis, dtype=dtype)
+
+    def repeat(self, repeats, axis=None):
+        return np.repeat(self, repeats, axis)
+
+    def take(self, indices, axis=None):
+        return np.take(self, indices, axis)
+
+    def swapaxes(self, axis1, axis2):
+        return np.swapaxes(self, axis1, axis2)
+
+    def nonzero(self):
+        return np.nonzero(self)
+
+    def conj(self):
+        return np.conjugate(self)
+
+    conjugate = conj
+
+    @property
+    def mT(self):
+        return np.swapaxes(self, -1, -2)
+
+
+def _unsupported_attribute(name):
+    def refuse(self):
+        raise errors.UnsupportedArrayAttributeError(errors.unsupported_array_attribute_message(
+            _UserNames()(self), name, errors.where_user()))
+    return property(refuse)
 
 
 def _reduction_method(name):
@@ -303,22 +338,13 @@ def _reduction_method(name):
 
 
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
-              "any", "all", "std", "var",
-              # (not reductions, but the same: the method is numpy's function)
-              "cumprod", "nonzero", "repeat", "round", "swapaxes", "take"):
+              "any", "all", "std", "var"):
     setattr(Tensor, _name, _reduction_method(_name))
 
-
-def _unsupported_attribute(name):
-    def refused(self):
-        raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
-            f"`{_UserNames()(self)}.{name}` (an ndarray attribute)", errors.where_user()))
-    return property(refused)
-
-
-# The other attributes of an ndarray (`.real`, `.imag`, `.conj()`, `.flat`, ...)
-# are refused by a catalog error naming them, not a bare AttributeError (which
-# `hasattr(v, "real")` would also turn into another path than numpy's).
+# The rest of ndarray's public attributes (`t.trace()`, `t.flags`, `t.flat`):
+# a catalog error naming the user's variable, not Python's AttributeError
+# naming Tensor -- which would also make `hasattr(t, "flags")` answer False
+# where Python answers True.
 for _name in dir(np.ndarray):
     if not _name.startswith("_") and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _unsupported_attribute(_name))

@@ -195,6 +195,13 @@ class Backend:
         builtin is then called, and refuses the staged value)."""
         return NotImplemented
 
+    def python_math(self, function, number):
+        """`math.<function>(number)` (`function` a name of ops/python_ints.py
+        MATH_FUNCTIONS) of what `python_number(value, "float")` gave, as
+        another such value; NotImplemented where the backend has none (the
+        math function is then called, and refuses the staged value)."""
+        return NotImplemented
+
     def numpy_type_of(self, value, dtype):
         """`dtype.type(value)` (`np.float32(total)`) of a staged value: for an
         array or a numpy value, `value.astype(dtype)`; a backend whose staged

@@ -23,6 +23,7 @@ import ast
 import builtins
 import datetime
 import linecache
+import math
 import numbers
 import operator
 import string
@@ -539,6 +540,51 @@ def arange_(*args, **kwargs):
     return backend.arange(start, stop, step, kwargs.get("dtype"))
 
 
+def _array_of_one(numpy_function, copy):
+    """np.array / np.asarray of one staged value (numpy calls no hook: it asks
+    for the value's array): numpy's conversion of it, staged (a copy for
+    np.array, as numpy copies; np.asarray keeps the value itself when the
+    dtype stays, so an in-place change of it is the argument's, as in numpy)."""
+    def convert(*args, **kwargs):
+        backend = registry.backend_of(args[0]) if args else None
+        keywords = set(kwargs) - {"dtype"} - ({"copy"} if kwargs.get("copy") is copy else set())
+        if backend is None or len(args) > 2 or keywords or len(args) == 2 and "dtype" in kwargs:
+            return numpy_function(*args, **kwargs)
+        value = args[0]
+        dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+        dtype = value.dtype if dtype is None else np.dtype(dtype)
+        if not copy and dtype == value.dtype and getattr(value, "python_number", False) is not True:
+            return value
+        converted = backend.numpy_type_of(value, dtype)
+        return numpy_function(*args, **kwargs) if converted is NotImplemented else converted
+    convert.__name__ = f"{numpy_function.__name__}_"
+    convert.__doc__ = (f"Python meaning: `np.{numpy_function.__name__}(*args, **kwargs)`; of one "
+                       "staged value, numpy's conversion of it, staged (_array_of_one).")
+    return convert
+
+
+array_ = _array_of_one(np.array, copy=True)
+asarray_ = _array_of_one(np.asarray, copy=None)
+
+
+def _math_(function):
+    """The operator for a float function of the math module.  Python meaning:
+    `function(x)`; of one staged 0-d real value, the backend's staged Python
+    float of it (`math.sqrt(1 - beta2 ** t)`, `math.cos(math.pi * epoch / n)`:
+    Backend.python_number, then Backend.python_math)."""
+    def compute(*args, **kwargs):
+        backend = registry.backend_of(args[0]) if len(args) == 1 and not kwargs else None
+        if backend is not None:
+            number = backend.python_number(args[0], "float")
+            if number is not NotImplemented:
+                result = backend.python_math(function.__name__, number)
+                if result is not NotImplemented:
+                    return result
+        return function(*args, **kwargs)
+    compute.__name__ = f"math_{function.__name__}_"
+    return compute
+
+
 def _scalar_type_(numpy_type):
     dtype = np.dtype(numpy_type)
 
@@ -584,4 +630,7 @@ _SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.u
 # numpy function -> its operator above (call.py's override table reads this)
 NUMPY_OVERRIDES = {np.zeros: zeros_, np.ones: ones_, np.empty: empty_, np.full: full_,
                    np.arange: arange_, np.isscalar: isscalar_,
-                   **{t: _scalar_type_(t) for t in _SCALAR_TYPES}}
+                   **{t: _scalar_type_(t) for t in _SCALAR_TYPES},
+                   np.array: array_, np.asarray: asarray_,
+                   # (the backend says which of math's functions it stages)
+                   **{f: _math_(f) for f in vars(math).values() if type(f) is type(math.sqrt)}}

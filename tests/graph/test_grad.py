@@ -131,13 +131,16 @@ def test_reduction_gradient(name, axis, keepdims):
 @pytest.mark.parametrize("axis", [None, 0, 1])
 def test_prod_and_power_gradients_at_zero(axis):
     """The gradient of a product at a zero element is the product of the
-    others (it was y / x: nan); of x ** 0 it is 0 (it was 0 * x ** -1: nan)."""
+    others (it was y / x: nan), and so is a cumulative product's; of x ** 0
+    it is 0 (it was 0 * x ** -1: nan)."""
     x = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 1.5], [1.0, -2.0, 0.5]])
     check(lambda x: smooth(np.prod(x, axis=axis, keepdims=axis == 1)), [x])
     check(lambda x: smooth(np.multiply.reduce(x, axis=axis)), [x])
     check(lambda x, k: smooth(x ** 0 + x ** k + x ** np.array([0.0, 1.0, 2.0])),
           [x, np.int64(0)])
     check(lambda x, k: smooth(x ** k), [x, np.array(2.0)], argnums=(0,))
+    check(lambda x: smooth(np.cumprod(x, axis=axis)), [x])  # (zeros: 0/0 before)
+    check(lambda x: smooth(np.cumprod(x[::-1], axis=axis)), [x])
 
 
 @pytest.mark.filterwarnings("ignore:Degrees of freedom")  # the engine's ddof shape probe
@@ -294,7 +297,9 @@ def test_every_rule_is_tested_here():
         # test_positions.py::test_gradient_through_item_assignment_on_a_staged_list
         "list_set_at",
         # tests/staged/test_weak_scalars.py::test_gradient_through_a_python_number_loop_var
-        "weak_cast"}
+        "weak_cast",
+        # test_pad_full_and_arange_gradients_with_unknown_dims
+        "np.full", "np.arange"}
     zero = set(grad_rules.ZERO)
     assert set(grad_rules.RULES) - zero <= tested, set(grad_rules.RULES) - zero - tested
 
@@ -355,3 +360,17 @@ def test_gradient_of_a_gradient_through_a_staged_loop_is_an_error():
         return np.sum(x)
     with pytest.raises(errors.GradientError, match="gradient of a gradient through a staged"):
         ag.grad(lambda x, n: np.sum(ag.grad(f)(x, n)))(np.ones(2), np.int64(2))
+
+
+def test_pad_full_and_arange_gradients_with_unknown_dims():
+    """np.pad of an array whose size is known at run time builds np.full
+    pieces sized by its shape (read off the differentiated x): the fill value
+    has a gradient, the sizes none (it was refused: no rule for np.full)."""
+    x = np.random.default_rng(7).normal(size=(2, 3, 4))
+
+    def unknown_rows(x):
+        return x[x[:, 0, 0] > -100]  # (rows known only at run time)
+
+    check(lambda x: smooth(np.pad(unknown_rows(x), 1, constant_values=0.5)), [x])
+    check(lambda x: smooth(np.full((len(unknown_rows(x)), 2), x[0, 0, 0])), [x])
+    check(lambda x: smooth(np.arange(x[0, 0, 0], 10.0, x[0, 0, 1] + 3.0)), [x])

@@ -4,6 +4,8 @@ with a Python float or int (runtime/builtins.py `float_`, `int_`;
 backends/graph.py `python_number`).  What cannot be staged exactly is
 refused as before."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,55 @@ def test_float_of_an_array_is_refused_as_before():
 
     with pytest.raises(errors.TensorUsageError, match=r"float\(\) of graph tensor 'x'"):
         ag.function(f)(np.array([1.5]))
+
+
+def rounded_history(w, x, steps):
+    hist = []
+    for _ in range(steps):
+        loss = np.sum((x * w - 1.0) ** 2)
+        w = w - 0.1 * x * (x * w - 1.0)
+        hist.append(round(float(loss), 3))  # Python's round of a Python float
+    return hist, round(float(x[0]) + 2.175, 2), round(float(x[0]), True)
+
+
+def test_round_of_a_python_float_with_ndigits_is_pythons(tmp_path):
+    x, w = np.array([0.5, 2.0, 1.5]), np.zeros(3)
+    expected = rounded_history(w, x, 4)
+    assert expected[1] == 2.67  # (np.round would give 2.68)
+    staged = ag.function(rounded_history)
+    for _ in range(2):  # (interpreted, then compiled)
+        got = staged(w, x, np.int64(4))
+        assert got == expected and [type(v) for v in got[0]] == [float] * 4
+    concrete = staged.get_concrete_function(w, x, np.int64(4))
+    concrete.save(str(tmp_path / "saved"))
+    assert ag.load(str(tmp_path / "saved"))(w, x, np.int64(4))[1] == 2.67
+
+
+def adam_by_the_book(w, x, y, steps):
+    """Adam as PyTorch writes its step size: math.sqrt of a bias correction,
+    a cosine schedule with math.cos."""
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t in range(1, steps + 1):
+        g = 2 * x.T @ (x @ w - y) / len(x)
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        schedule = 0.5 * (1 + math.cos(math.pi * t / steps))
+        step = 0.05 * schedule * math.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        w = w - step * m / (np.sqrt(v) + 1e-8)
+    return w, step, math.exp(float(x[0, 0])), math.log1p(abs(x[0, 1]))
+
+
+def test_math_functions_of_staged_python_floats_are_pythons():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(6, 3)), rng.normal(size=6)
+    for dtype in (np.float64, np.float32):
+        w, xd, yd = np.zeros(3, dtype), x.astype(dtype), y.astype(dtype)
+        expected = adam_by_the_book(w, xd, yd, 5)
+        staged = ag.function(adam_by_the_book)
+        for _ in range(2):  # (interpreted, then compiled)
+            got = staged(w, xd, yd, np.int64(5))
+            np.testing.assert_array_equal(got[0], expected[0])
+            assert got[0].dtype == expected[0].dtype and got[1:] == expected[1:]
+            assert [type(v) for v in got[1:]] == [float] * 3
+    with pytest.raises(ValueError, match="math domain error"):
+        ag.function(lambda x: math.sqrt(x[0]))(np.array([-1.0]))

@@ -4,8 +4,10 @@ logging, optimizers), staged by ag.function: the same values as Python."""
 import copy
 
 import numpy as np
+import pytest
 
 import autograph as ag
+from autograph import errors
 
 
 def track_best(w, x, y, steps):
@@ -92,3 +94,74 @@ def test_item_of_a_loss_in_a_training_loop_is_a_python_number(capsys):
     assert staged == expected
     assert [type(v) for v in staged[0]] == [float] * 4
     assert [type(v) for v in staged[1:]] == [float, float, bool, int]
+
+
+def fit_copy(w, x, y, steps):
+    w = np.array(w, dtype=np.float64)  # a copy (and a cast): the caller's w stays
+    for _ in range(steps):
+        w -= 0.1 * 2 * x.T @ (x @ w - y) / len(x)
+    return w, np.asarray(w, np.float32)
+
+
+def view_changed(w):
+    v = np.asarray(w)  # the argument itself: changing it changes the caller's array
+    v += 1.0
+    return v
+
+
+def test_np_array_of_a_staged_value_is_a_copy_and_asarray_the_value():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(8, 3)), rng.normal(size=8)
+    for w in (np.zeros(3), np.zeros(3, np.float32)):
+        expected = fit_copy(w, x, y, 3)
+        staged = ag.function(fit_copy)(w, x, y, np.int64(3))
+        for got, want in zip(staged, expected):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+        assert not w.any()
+    with pytest.raises(errors.InPlaceChangeError, match="changes the argument `w` in place"):
+        ag.function(view_changed)(np.zeros(3))
+
+
+def clipped_steps(w, x, y, steps):
+    logged = []
+    for _ in range(steps):
+        g = 2 * x.T @ (x @ w - y) / len(x)
+        w = w - 0.1 * g.clip(min=-0.5, max=0.5)  # ndarray.clip's keyword names
+        logged.append(np.mean((x @ w - y) ** 2).round(4))
+    return (w, logged, x.repeat(2, axis=0), x.take([0, 2], axis=1), x.swapaxes(0, 1),
+            x.cumprod(axis=1), (x > 0).nonzero())
+
+
+def test_ndarray_methods_of_a_training_loop():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(4, 3)), rng.normal(size=4)
+    expected = clipped_steps(np.zeros(3), x, y, 3)
+    staged = ag.function(clipped_steps)
+    for _ in range(2):  # (interpreted, then compiled)
+        got = staged(np.zeros(3), x, y, np.int64(3))
+        np.testing.assert_array_equal(got[0], expected[0])
+        assert got[1] == expected[1]
+        for a, b in zip(got[2:-1], expected[2:-1]):
+            np.testing.assert_array_equal(a, b)
+        for a, b in zip(got[-1], expected[-1]):
+            np.testing.assert_array_equal(a, b)
+    loss = lambda w: np.sum(w.repeat(2) ** 2) + np.sum(w.cumprod()) + np.sum(w.round(1))  # noqa: E731
+    grads = ag.grad(loss)(np.array([1.5, 2.0]))
+    np.testing.assert_allclose(grads, [4 * 1.5 + 1 + 2.0, 4 * 2.0 + 1.5])
+
+
+def test_ndarray_attributes_a_tensor_lacks_are_catalog_errors():
+    def traced_trace(x):
+        return x.trace() + x.conj().sum() + x.itemsize + x.mT.sum()
+
+    with pytest.raises(errors.UnsupportedArrayAttributeError,
+                       match=r"`x.trace` at .*test_hunt_training.py:\d+: ndarray.trace is not "
+                             r"staged") as raised:
+        ag.function(traced_trace)(np.eye(2))
+    # (not an AttributeError: hasattr(x, "trace") would answer False, Python True)
+    assert not isinstance(raised.value, AttributeError)
+    got = ag.function(lambda x: (x.conj(), x.itemsize, x.mT))(np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(got[0], np.arange(6.0).reshape(2, 3))
+    assert got[1] == 8
+    np.testing.assert_array_equal(got[2], np.arange(6.0).reshape(2, 3).T)

@@ -22,7 +22,7 @@ def sorts(x):
 
 
 def square_root(x):
-    return math.sqrt(abs(float(x[0])))
+    return math.pow(abs(float(x[0])), 0.5)  # (math.sqrt of one value is staged)
 
 
 def comprehends(x):
@@ -47,18 +47,18 @@ def item_of(x):
 
 
 def rounds(x):
-    return round(float(x[0]), 1)
+    return round(abs(x[0]), 1)  # (of a float(...): Python's round, staged)
 
 
 @pytest.mark.parametrize("fn, named", [
     (sorts, "bool() of graph tensor 'the value in `[total, x[0]]`'"),
-    (square_root, "float() of graph tensor 'the value in `abs(float(x[0]))`'"),
+    (square_root, "float() of graph tensor 'the value in `math.pow(abs(float(x[0])), 0.5)`'"),
     (as_int, "int() of graph tensor 'the value in `x.sum()`'"),
     (indexes, "use as a Python index or size of graph tensor 'the value in `x.sum() > 0`'"),
     (comprehends_an_expression, "iter() of graph tensor 'the value in `x * 2`'"),
     (item_of, ".item() of graph tensor 'the value in `x.sum()`'"),
     (comprehends, "iter() of graph tensor 'y'"),
-    (rounds, "round(..., ndigits) of graph tensor 'the value in `round(float(x[0]), 1)`'"),
+    (rounds, "round(..., ndigits) of graph tensor 'the value in `round(abs(x[0]), 1)`'"),
 ])
 def test_a_tensor_no_variable_holds_is_named_by_the_users_expression(fn, named):
     with pytest.raises(errors.TensorUsageError) as raised:

@@ -34,6 +34,8 @@ A loop counter (`i = i + 1` from a constant below 2**40, by a step of at most
 fewer than 2**59 iterations, so both give the same values.
 """
 
+import math
+
 import numpy as np
 
 from autograph.graph import core, python_numbers
@@ -121,6 +123,31 @@ for _ufunc in python_numbers.FLOAT_BINARY:
         python_numbers.FLOAT_PREFIX + _ufunc.__name__,
         _float_kernel(python_numbers.BINARY[_ufunc][0]), _infer_float)
     PLAIN[FLOAT_OPS[_ufunc]] = elementwise._ufunc_op(_ufunc)
+
+
+def _round_kernel(x, ndigits):
+    return np.float64(round(float(x), ndigits))  # (Python's round of a float)
+
+
+ROUND = core.register(python_numbers.FLOAT_PREFIX + "round", _round_kernel,
+                      lambda x, ndigits: [((), np.dtype(np.float64))])
+
+
+# math's float functions of a Python float (`math.sqrt(1 - b2 ** t)`): Python's
+# own function (numpy's may differ in the last bit; math raises ValueError
+# where numpy gives nan), its float as a Python float
+MATH_FUNCTIONS = frozenset((
+    "sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "fabs", "erf",
+    "erfc", "gamma", "lgamma", "radians", "degrees"))
+
+
+def _math_kernel(x, function):
+    return np.float64(getattr(math, function)(float(x)))
+
+
+MATH = core.register(python_numbers.FLOAT_PREFIX + "math", _math_kernel,
+                     lambda x, function: [((), np.dtype(np.float64))])
 
 
 _COUNTER_INIT_LIMIT = 1 << 40

@@ -141,10 +141,15 @@ class PythonNumber(Tensor):
         return Tensor.__rdivmod__(self._as_met_by(other), other)
 
     # round(k), math.trunc/floor/ceil(k) of a Python int are k itself (a float's
-    # are refused, as a tensor's: graph/tensor.py)
+    # are refused, as a tensor's: graph/tensor.py); round(x, n) of a Python
+    # float is Python's float (correctly rounded: round(2.675, 2) is 2.67 where
+    # np.round gives 2.68), ops/python_ints.py ROUND
     def __round__(self, ndigits=None):
         if self.dtype == _INT64 and (ndigits is None or type(ndigits) is int and ndigits >= 0):
             return self
+        if self.dtype == _FLOAT64 and type(ndigits) in (int, bool):
+            return as_python_number(base.record1(core.REGISTRY[
+                python_numbers.FLOAT_PREFIX + "round"], (self,), {"ndigits": int(ndigits)}))
         return Tensor.__round__(self, ndigits)
 
     def __trunc__(self):

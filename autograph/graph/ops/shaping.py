@@ -289,6 +289,8 @@ def _concatenate_rule(*xs, axis=0):
     if axis is None:  # every array flattened, one after the other: the sizes add up
         sizes = [base.product(x.static_shape) for x in xs]
         return [((None if None in sizes else sum(sizes),), dtype)]
+    if any(not x.static_shape for x in xs):  # (numpy's ValueError)
+        raise base.RuleError("zero-dimensional arrays cannot be concatenated")
     axis = base.normalize_axis(axis, max(len(xs[0].static_shape), 1))
     dims = _join_dims([x.static_shape for x in xs], axis)
     dims[axis] = _sum_dims(xs, axis)
@@ -345,8 +347,9 @@ def vstack(seq):
 
 
 def hstack(seq):
-    xs = _tensors(seq)
-    return concatenate(xs, axis=0 if all(x.ndim <= 1 for x in xs) else 1)
+    # as numpy: 0-d items become 1-d (np.atleast_1d), the first item's rank picks the axis
+    xs = [x if x.ndim else reshape(x, (1,)) for x in _tensors(seq)]
+    return concatenate(xs, axis=0 if xs[0].ndim == 1 else 1)
 
 
 # --- broadcast_to / flip ------------------------------------------------------
