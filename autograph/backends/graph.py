@@ -207,6 +207,8 @@ class GraphBackend(Backend):
         """`not value`: one bool, like Python's truth test (numpy raises for an
         array of several elements; elementwise np.logical_not would silently
         give an array instead)."""
+        if isinstance(value, TensorList):  # `not lst`: empty (what a staged `if lst:` tests)
+            return self.len_(value) == 0
         if value.static_size is not None and value.static_size != 1:
             raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
                 "not", f"the operand has shape {value.static_shape}; it needs a single value "

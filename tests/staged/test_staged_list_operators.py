@@ -69,3 +69,15 @@ def test_augmented_concatenation_is_refused():
 
     with pytest.raises(ag.AutoGraphError, match=r"`\+=` on a staged list"):
         ag.function(extended)(np.int64(2))
+
+
+def empty_or_not(n):
+    items = built(n)
+    return not items, (not items) + 1
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_not_of_a_staged_list_is_pythons_emptiness_test(n):
+    # (refused as "`np.logical_not` on a staged list", where `if items:` worked)
+    expected, staged = empty_or_not(n), ag.function(empty_or_not)(np.int64(n))
+    assert staged == expected and type(staged[0]) is bool and type(staged[1]) is int
