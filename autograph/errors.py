@@ -1774,3 +1774,11 @@ def staged_list_iteration_message(name, location):
         "runs, so Python would see one object, the list's run-time representation, "
         "instead of them. Loop over it with a `for` statement, or stack it first and use "
         "numpy on the array: `np.any(ag.stack(lst))`, `np.sort(ag.stack(lst))`.")
+
+
+def reversed_staged_list_message(name, location):
+    return (
+        f"reversed() of the staged list '{name}' (a list built in a staged loop) at "
+        f"{location}: its items exist only when the graph runs. Index it from the end: "
+        f"`for i in range(len({name}) - 1, -1, -1):` with `v = {name}[i]` (the same items, "
+        f"staged), or reverse the stacked array, `ag.stack({name})[::-1]`.")
