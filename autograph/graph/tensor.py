@@ -249,6 +249,15 @@ class Tensor:
         # `y = x.copy(); y += 1` must see a fresh array, not the argument x
         return _ops.shaping.astype(self, self.dtype) if type(self) is Tensor else self
 
+    # copy.copy / copy.deepcopy of an array give a new array (numpy's
+    # __copy__/__deepcopy__); Python's default copying of the object crashed
+    # (slots) or copied the graph it belongs to
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
     def dot(self, other):
         return _ops.linalg.dot(self, other)
 
