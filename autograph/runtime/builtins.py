@@ -245,6 +245,15 @@ class _StagedRangeOwner(Backend):
         return staged_range.backend.range_len(
             staged_range.start, staged_range.stop, staged_range.step)
 
+    # (`zip(range(n), x)`, `enumerate(range(n))`: the bounds' backend's, which
+    # meets the range among the iterables it loops over)
+    def zip_(self, *iterables, strict=False):
+        owner = next(i for i in iterables if type(i) is StagedRange)
+        return owner.backend.zip_(*iterables, strict=strict)
+
+    def enumerate_(self, staged_range, start=0):
+        return staged_range.backend.enumerate_(staged_range, start)
+
     def eager_types(self, staged_range):
         return (builtins.range,)
 

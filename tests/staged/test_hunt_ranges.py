@@ -208,3 +208,18 @@ def rows_unpacked_into_too_few(m):
 def test_a_tuple_target_unpacks_a_staged_row_as_numpy_iterates_it(fn):
     # `for a, b in rows` was refused: "iter() of graph tensor 'itr'" (a generated name)
     _check(fn, ROWS)
+
+
+def range_zipped_with_a_tensor(x, n):
+    s = 0.0
+    for i, v in zip(range(1, n, 2), x):
+        s = s + i * v
+    for j, i in enumerate(range(n - 1, -1, -1)):
+        s = s + j * x[i]
+    return s
+
+
+@pytest.mark.parametrize("n", [1, 3, 4])
+def test_a_staged_range_zipped_or_enumerated_counts_in_python_ints(n):
+    # (refused: "zip() got a staged value of backend 'staged range'")
+    _check(range_zipped_with_a_tensor, X, np.int64(n))
