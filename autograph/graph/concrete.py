@@ -24,6 +24,7 @@ from autograph.graph.guards import (
     guards_of, raise_leaked, random_states, stale, watch_lines)
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
+from autograph.graph.ops.shaping import StagedShape
 from autograph.graph.tensor import Tensor, TensorSpec, check_live
 
 
@@ -48,8 +49,9 @@ def _flatten_output(value, graph, outputs):
         return _Slot(len(outputs) - 1)
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(_flatten_output(v, graph, outputs) for v in value))
-    if isinstance(value, (list, tuple)):
-        return type(value)(_flatten_output(v, graph, outputs) for v in value)
+    if isinstance(value, (list, tuple)):  # (`x.shape`, a StagedShape while tracing: a tuple)
+        kind = tuple if isinstance(value, StagedShape) else type(value)
+        return kind(_flatten_output(v, graph, outputs) for v in value)
     if type(value) is dict:  # (the common case, without a generator)
         return {k: _flatten_output(v, graph, outputs) for k, v in value.items()}
     if isinstance(value, dict):
