@@ -1782,3 +1782,19 @@ def reversed_staged_list_message(name, location):
         f"{location}: its items exist only when the graph runs. Index it from the end: "
         f"`for i in range(len({name}) - 1, -1, -1):` with `v = {name}[i]` (the same items, "
         f"staged), or reverse the stacked array, `ag.stack({name})[::-1]`.")
+
+
+def held_container_changed_message(name, statement, location, holder, where):
+    """`name` holds, on entry to the staged `statement`, a Python list, dict or
+    dataclass that `holder` also holds, and the statement's body changes it in
+    place while also rebinding `name` (so the statement carries it whole:
+    runtime/control_flow.py, `inplace=`)."""
+    return (
+        f"`{name}` is changed in place (an item or attribute assignment) inside the "
+        f"staged {statement} at {location}, which carries it as its state, and the Python "
+        f"container it holds on entry is also held by `{holder}` ({where}): Python would "
+        f"change that container under both names, but the staged {statement} gives "
+        f"`{name}` a new container holding its results, so `{holder}` would keep the old "
+        f"values. Give `{name}` its own copy before the {statement} (`{name} = "
+        f"list({name})`, `dict({name})`, `copy.copy({name})`) if `{holder}` must not "
+        f"change, or assign `{holder} = {name}` after it if it must.")

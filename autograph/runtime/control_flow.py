@@ -9,6 +9,7 @@ their messages live in runtime/staging.py; backends call the per-leaf ones
 """
 
 import contextlib
+import dataclasses
 import functools
 import threading
 
@@ -265,8 +266,20 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
     would change it under every holder, while `backend`'s traced value makes
     the variable alone a new value.  Only for a backend that cannot follow
     in-place changes itself (`Backend.follows_in_place_changes`).  A fresh
-    array (`acc = np.zeros(3)`, or a view of one) passes."""
-    if not inplace or backend.follows_in_place_changes:
+    array (`acc = np.zeros(3)`, or a view of one) passes.  So, for every
+    backend, for a Python list, dict or dataclass the statement carries whole
+    (the body also rebinds it): its results come back in a new container."""
+    if not inplace:
+        return
+    for name, position in inplace.items():
+        held = state[position]
+        if type(held) in (list, dict) or dataclasses.is_dataclass(held) and \
+                not isinstance(held, type):
+            holders = staging.outside_holders(held, name)
+            if holders:
+                raise errors.StagingError(errors.held_container_changed_message(
+                    name, statement, location, *holders[0]))
+    if backend.follows_in_place_changes:
         return
     for name, position in inplace.items():
         holders = array_holders(state[position], name)
