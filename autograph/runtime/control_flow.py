@@ -9,7 +9,6 @@ their messages live in runtime/staging.py; backends call the per-leaf ones
 """
 
 import contextlib
-import dataclasses
 import functools
 import threading
 
@@ -80,7 +79,8 @@ def if_stmt(cond, if_true, if_false, state, names, jumps=(), inplace=None):
 
     def checked(branch, side):
         def run(*args):
-            with staging.region(backend, taken(side), (names, location, "`if`")):
+            with staging.region(backend, taken(side), (names, location, "`if`")), \
+                    staging.changed_containers_refused(state, args, names, "`if`", location):
                 raw = branch(*args)
                 result = staging.dead_after_jump(raw, names, jumps)
             if result is not raw:
@@ -272,13 +272,7 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
     if not inplace:
         return
     for name, position in inplace.items():
-        held = state[position]
-        if type(held) in (list, dict) or dataclasses.is_dataclass(held) and \
-                not isinstance(held, type):
-            holders = staging.outside_holders(held, name)
-            if holders:
-                raise errors.StagingError(errors.held_container_changed_message(
-                    name, statement, location, *holders[0]))
+        staging.refuse_held_container(state[position], name, statement, location)
     if backend.follows_in_place_changes:
         return
     for name, position in inplace.items():

@@ -208,3 +208,48 @@ def test_a_carried_container_changed_in_place_and_held_elsewhere_is_refused(fn, 
 def test_a_carried_container_no_one_else_holds_changes_as_in_python():
     expected = list_held_by_no_one_else(X5, np.int64(4))
     assert ag.function(list_held_by_no_one_else)(X5, np.int64(4)) == expected
+
+
+def list_in_a_dict_also_held(x, n):
+    inner = [0.0]
+    d = {"l": inner}
+    for i in range(n):
+        if x[i] > 2.5:
+            d = {"l": [0.0]}
+        d["l"][0] = d["l"][0] + x[i]
+    return inner, d
+
+
+def one_row_twice(x, n):
+    row = [0.0, 0.0]
+    m = [row, row]
+    for i in range(n):
+        m = m
+        m[0][0] = m[0][0] + x[i]
+    return m
+
+
+def _bump(items, v):
+    items[0] = items[0] + v
+
+
+def changed_by_a_helper(x, n):
+    acc = [0.0]
+    alias = acc
+    for i in range(n):
+        _bump(acc, x[i])
+        acc = acc
+    return alias, acc
+
+
+@pytest.mark.parametrize("fn, holder", [
+    (list_in_a_dict_also_held, r"`d\['l'\]` .* also held by `inner`"),
+    (one_row_twice, r"`m\[1\]` .* also held by `m\[0\]`"),
+    (changed_by_a_helper, "also held by `alias`"),
+])
+def test_a_carried_containers_inner_or_helper_changed_container_held_elsewhere_is_refused(
+        fn, holder):
+    # (Python changes the one list under both places; the staged loop came
+    # back with new lists: `inner`, `m[1]` and `alias` kept the old values)
+    with pytest.raises(errors.StagingError, match=holder):
+        ag.function(fn)(X5, np.int64(4))
