@@ -1811,3 +1811,27 @@ def unsupported_array_attribute_message(variable, attribute, location):
         f"graph tensors ('{variable}' is one while the function is traced). Use one of the "
         "supported numpy functions (see autograph.graph.numpy_api.SUPPORTED), or compute "
         "it outside the ag.function and pass the result in.")
+
+
+def reversed_staged_list_message(name, location):
+    return (
+        f"reversed() of the staged list '{name}' (a list built in a staged loop) at "
+        f"{location}: its items exist only when the graph runs. Index it from the end: "
+        f"`for i in range(len({name}) - 1, -1, -1):` with `v = {name}[i]` (the same items, "
+        f"staged), or reverse the stacked array, `ag.stack({name})[::-1]`.")
+
+
+def held_container_changed_message(name, statement, location, holder, where):
+    """`name` holds, on entry to the staged `statement`, a Python list, dict or
+    dataclass that `holder` also holds, and the statement's body changes it in
+    place while also rebinding `name` (so the statement carries it whole:
+    runtime/control_flow.py, `inplace=`)."""
+    return (
+        f"`{name}` is changed in place (an item or attribute assignment) inside the "
+        f"staged {statement} at {location}, which carries it as its state, and the Python "
+        f"container it holds on entry is also held by `{holder}` ({where}): Python would "
+        f"change that container under both names, but the staged {statement} gives "
+        f"`{name}` a new container holding its results, so `{holder}` would keep the old "
+        f"values. Give `{name}` its own copy before the {statement} (`{name} = "
+        f"list({name})`, `dict({name})`, `copy.copy({name})`) if `{holder}` must not "
+        f"change, or assign `{holder} = {name}` after it if it must.")

@@ -55,6 +55,7 @@ from autograph.graph.retype import RetypeError
 from autograph.graph import tensor as tensor_module
 from autograph.graph.tensor import Tensor
 from autograph.runtime.backend import Backend, exception_parts, exception_text
+from autograph.runtime.builtins import StagedRange
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import UndefinedReturnValue
 from autograph.runtime import control_flow, staging
@@ -207,6 +208,8 @@ class GraphBackend(Backend):
         """`not value`: one bool, like Python's truth test (numpy raises for an
         array of several elements; elementwise np.logical_not would silently
         give an array instead)."""
+        if isinstance(value, TensorList):  # `not lst`: empty (what a staged `if lst:` tests)
+            return self.len_(value) == 0
         if value.static_size is not None and value.static_size != 1:
             raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
                 "not", f"the operand has shape {value.static_shape}; it needs a single value "
@@ -249,6 +252,10 @@ class GraphBackend(Backend):
                     length, Tensor) or isinstance(inner.length, Tensor) else min(
                         length, inner.length)
             return _Sequence(length, lambda i: tuple(s.get(i) for s in inners), "zip")
+        if isinstance(iterable, StagedRange):  # (zipped or enumerated: its Python ints)
+            start, _, step = _range_bounds(iterable.start, iterable.stop, iterable.step)
+            return _Sequence(self.range_len(iterable.start, iterable.stop, iterable.step),
+                             lambda i: start + i * step, "range")
         if isinstance(iterable, TensorList):  # (its items: Python numbers or numpy values)
             lst, items = iterable, engine.list_stack(iterable)
             return _Sequence(_dim(items), lambda i: item_of(lst, items[i]), "tensor")

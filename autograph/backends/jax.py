@@ -301,6 +301,13 @@ class JaxList:
             return self.stacked()[key]
         return self.item_values()[operator.index(key)]
 
+    def __add__(self, other):
+        """`lst + [a, b]`: Python's new list, the items of both (as the graph
+        engine's staged list offers it); another operand: Python's TypeError."""
+        if type(other) is not list:
+            return NotImplemented
+        return JaxList(self.items + other, self.element_dtype, self.element_shape)
+
     def __jax_array__(self):  # jnp.asarray(lst) stacks it, as it would a Python list
         return self.stacked()
 

@@ -78,8 +78,14 @@ class Transformer(staging.Converter):
         item = user_name
         if item is None or item in state:
             item = self.ctx.namer.new("itr")
-            body = templates.replace("target = item", origin=node, target=node.target,
-                                     item=item) + body
+            nesting = _unpacking(node.target)
+            if nesting is None:
+                body = templates.replace("target = item", origin=node, target=node.target,
+                                         item=item) + body
+            else:  # (a staged row unpacked: `for a, b in rows`)
+                body = templates.replace("target = ag__.unpack_target(item, nesting)",
+                                         origin=node, target=node.target, item=item,
+                                         nesting=nesting) + body
         state_tuple = self.state(state, defined, node)
         state_tuple.elts += [part.load(node) for part in parts]
         call = templates.replace_as_expression(
@@ -107,3 +113,15 @@ class Transformer(staging.Converter):
         else:
             stmts += templates.replace("call", origin=node, call=call)
         return stmts + restore() + node.orelse
+
+
+def _unpacking(target):
+    """The nesting of a tuple target (`a, (b, c)`: `(None, (None, None))`,
+    `a, *b`: `(None, '*')`) as an expression for `ag__.unpack_target`, or
+    None for another target."""
+    def nesting(node):
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return gast.Tuple(elts=[nesting(elt) for elt in node.elts], ctx=gast.Load())
+        return gast.Constant(value="*" if isinstance(node, gast.Starred) else None, kind=None)
+
+    return nesting(target) if isinstance(target, (gast.Tuple, gast.List)) else None

@@ -12,7 +12,7 @@ from autograph.runtime.control_flow import (
 from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
-    StagedRange, enumerate_, len_, print_, range_, user_locals, zip_)
+    StagedRange, enumerate_, len_, print_, range_, unpack_target, user_locals, zip_)
 from autograph.runtime.builtins import StagedText, format_string
 from autograph.runtime.builtins import (
     bool_, float_, int_, isinstance_, max_, min_, repr_, sum_, type_)
@@ -70,6 +70,7 @@ __all__ = [
     "sum_",
     "tracing",
     "type_",
+    "unpack_target",
     "user_locals",
     "user_tracebacks",
     "while_stmt",

@@ -158,6 +158,30 @@ def _print_texts(values, kwargs):
     _first_backend(staged).print_(*staged, end="\n" if end is None else end, template=template)
 
 
+def unpack_target(value, nesting):
+    """Python meaning: `value`, about to be unpacked into a `for` loop's
+    target (`for a, (b, c) in ...`); `nesting` has one entry per name of
+    the target: None, "*" for a starred name, or the nesting of a nested
+    tuple.  A staged array whose length is known while tracing is split into
+    its items as numpy iterates it (`row[0], row[1]`): Python's unpacking
+    would ask the staged value for them one by one, which it refuses.  The
+    rest (a length known only at run time) is left to Python's unpacking,
+    and so are its errors (a wrong number of items: ValueError)."""
+    backend = registry.backend_of(value)
+    if backend is not None and type(value) is not StagedRange:
+        try:
+            length = backend.len_(value)
+        except (TypeError, errors.AutoGraphError):
+            return value  # (a 0-d value: Python's unpacking raises)
+        if type(length) is not int:
+            return value
+        value = tuple(value[i] for i in range(length))
+    if type(value) in (tuple, list) and len(value) == len(nesting) and "*" not in nesting:
+        return tuple(item if inner is None else unpack_target(item, inner)
+                     for item, inner in zip(value, nesting))
+    return value
+
+
 def len_(*args, **kwargs):
     """Python meaning: `len(*args, **kwargs)` (one argument: `len(obj)`)."""
     backend = registry.backend_of(args[0]) if len(args) == 1 and not kwargs else None
@@ -222,6 +246,15 @@ class _StagedRangeOwner(Backend):
     def len_(self, staged_range):
         return staged_range.backend.range_len(
             staged_range.start, staged_range.stop, staged_range.step)
+
+    # (`zip(range(n), x)`, `enumerate(range(n))`: the bounds' backend's, which
+    # meets the range among the iterables it loops over)
+    def zip_(self, *iterables, strict=False):
+        owner = next(i for i in iterables if type(i) is StagedRange)
+        return owner.backend.zip_(*iterables, strict=strict)
+
+    def enumerate_(self, staged_range, start=0):
+        return staged_range.backend.enumerate_(staged_range, start)
 
     def eager_types(self, staged_range):
         return (builtins.range,)

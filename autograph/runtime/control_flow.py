@@ -79,7 +79,8 @@ def if_stmt(cond, if_true, if_false, state, names, jumps=(), inplace=None):
 
     def checked(branch, side):
         def run(*args):
-            with staging.region(backend, taken(side), (names, location, "`if`")):
+            with staging.region(backend, taken(side), (names, location, "`if`")), \
+                    staging.changed_containers_refused(state, args, names, "`if`", location):
                 raw = branch(*args)
                 result = staging.dead_after_jump(raw, names, jumps)
             if result is not raw:
@@ -265,8 +266,14 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
     would change it under every holder, while `backend`'s traced value makes
     the variable alone a new value.  Only for a backend that cannot follow
     in-place changes itself (`Backend.follows_in_place_changes`).  A fresh
-    array (`acc = np.zeros(3)`, or a view of one) passes."""
-    if not inplace or backend.follows_in_place_changes:
+    array (`acc = np.zeros(3)`, or a view of one) passes.  So, for every
+    backend, for a Python list, dict or dataclass the statement carries whole
+    (the body also rebinds it): its results come back in a new container."""
+    if not inplace:
+        return
+    for name, position in inplace.items():
+        staging.refuse_held_container(state[position], name, statement, location)
+    if backend.follows_in_place_changes:
         return
     for name, position in inplace.items():
         holders = array_holders(state[position], name)

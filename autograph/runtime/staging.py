@@ -23,6 +23,7 @@ staged list is what its backend's `list_element_type` recognises.
 import ast
 import collections
 import contextlib
+import dataclasses
 import functools
 import inspect
 import itertools
@@ -685,6 +686,83 @@ def check_defined(state, names, location, loop):
                 shown(name), location, loop))
 
 
+def _carried_containers(value, name, statement, location):
+    """[(path, container)]: `value` and the lists, dicts and dataclasses
+    nested in it, which a staged statement carrying `value` takes apart into
+    its leaves (runtime/structure.py) and builds anew.  One held twice in
+    `value` (`m = [row, row]`) is refused here: the two places would come
+    back as two containers."""
+    found, seen = [], {}
+
+    def walk(held, path):
+        if not (type(held) in (list, dict, tuple) or dataclasses.is_dataclass(held)
+                and not isinstance(held, type)):
+            return
+        if type(held) is not tuple:
+            if id(held) in seen:
+                raise errors.StagingError(errors.held_container_changed_message(
+                    path, statement, location, seen[id(held)],
+                    "the same container, in the same state"))
+            seen[id(held)] = path
+            found.append((path, held))
+        if type(held) is dict:
+            items = ((f"{path}[{k!r}]", v) for k, v in held.items())
+        elif type(held) in (list, tuple):
+            items = ((f"{path}[{k}]", v) for k, v in enumerate(held))
+        else:
+            items = ((f"{path}.{f.name}", getattr(held, f.name))
+                     for f in dataclasses.fields(held))
+        for child_path, child in items:
+            walk(child, child_path)
+
+    walk(value, name)
+    return found
+
+
+def refuse_held_container(value, name, statement, location):
+    """Raises StagingError if `value`, state `name` of the staged `statement`
+    whose body changes it in place, is or holds a Python list, dict or
+    dataclass that someone else holds too (another variable, the caller):
+    the statement takes it apart and gives `name` new containers holding
+    its results, which that holder would not see.  (A list that is a staged
+    `if`'s state itself is aliases.BranchLists' to write back or refuse.)"""
+    for path, held in _carried_containers(value, name, statement, location):
+        if path == name and type(held) is list and statement == "`if`":
+            continue
+        holders = outside_holders(held, name) if path == name else \
+            [(holder, where) for holder, where in outside_holders(held, path)
+             if not holder.startswith((name + "[", name + "."))]
+        if holders:
+            raise errors.StagingError(errors.held_container_changed_message(
+                path, statement, location, *holders[0]))
+
+
+def _leaf_ids(value):
+    """The identities of a container's leaves (None for a leaf itself)."""
+    if not (type(value) in (list, dict, tuple) or dataclasses.is_dataclass(value)
+            and not isinstance(value, type)):
+        return None
+    return [id(v) for v in structure.flatten((value,), ("v",)).values]
+
+
+@contextlib.contextmanager
+def changed_containers_refused(initial, given, names, statement, location):
+    """Around a staged branch or loop body given the state `given` (the
+    backend's new containers for the containers in `initial`, the state on
+    entry): a container the body changed in place (a helper's `a[0] = v`,
+    which the converters cannot see) is refused where someone else holds
+    the one it stands for (refuse_held_container)."""
+    before = [_leaf_ids(v) for v in given]
+    yield
+    for k, ids in enumerate(before):
+        if ids is None or k >= len(initial) or k >= len(names) or given[k] is initial[k]:
+            continue
+        after = _leaf_ids(given[k])
+        # (an append or pop: the staged list machinery's, runtime/lists.py)
+        if len(after) == len(ids) and after != ids:
+            refuse_held_container(initial[k], names[k], statement, location)
+
+
 def checked_body(loop_body, initial, names, location, loop, with_item):
     """`loop_body` checked after each run: same nesting, nothing undefined."""
     # Compared with the state the body is given, taken before the body runs
@@ -694,7 +772,8 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
         expected = [_structure(v) for v in state]
         # described now: the body may append to a list it was given
         outlines = [structure.describe_container(v) for v in state]
-        result = run()
+        with changed_containers_refused(initial, state, names, f"`{loop}` loop", location):
+            result = run()
         for k, (name, before, value, shape, outline) in enumerate(zip(
                 names, state, result, expected, outlines)):
             if type(value) is Undefined or (_structure(value) != shape

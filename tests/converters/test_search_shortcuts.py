@@ -150,11 +150,13 @@ class ReferenceInPlaceChanges(staging.InPlaceChanges):
         cls = node.__class__
         if cls is gast.AugAssign:
             changed.update(staging._spellings(node.target))
+            if node.target.__class__ is gast.Attribute:
+                changed.update(staging._spellings(node.target.value))
         elif cls is gast.Assign:
             for target in node.targets:
                 for element in (target.elts if target.__class__ in (gast.Tuple, gast.List)
                                 else (target,)):
-                    if element.__class__ is gast.Subscript:
+                    if element.__class__ in (gast.Subscript, gast.Attribute):
                         changed.update(staging._spellings(element.value))
         elif cls is gast.Call:
             for keyword in node.keywords:
@@ -193,7 +195,8 @@ def test_inplace_changes_of_snippet():
     loop = f.body[0]
     changes = staging.InPlaceChanges(frozenset())
     found = set().union(*(changes.of(stmt) for stmt in loop.body))
-    assert found == {"w", "w[0]", "d['k']", "d", "self.v", "z", "lst", "self.n", "t", "r[1]", "r"}
+    assert found == {"w", "w[0]", "d['k']", "d", "self.v", "z", "lst", "self.n", "self", "t",
+                     "r[1]", "r"}  # (`self`: its object changes, for a statement carrying it)
     reference = ReferenceInPlaceChanges(frozenset())
     assert found == set().union(*(reference.of(stmt) for stmt in loop.body))
 

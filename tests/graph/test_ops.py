@@ -268,3 +268,17 @@ def test_other_array_attributes_are_catalog_errors_naming_them(attribute):
     with pytest.raises(errors.UnsupportedArrayAttributeError,
                        match=rf"`x\.{attribute}` at .*test_ops\.py"):
         function(reads)(X)
+
+
+def _copies(x):
+    import copy
+    shallow, deep = copy.copy(x), copy.deepcopy({"w": x * 2, "rows": [x[0]]})
+    shallow += 1  # (a new array: x is unchanged)
+    deep["w"] += 1
+    return x, shallow, deep["w"], deep["rows"][0]
+
+
+def test_copy_and_deepcopy_of_a_tensor_are_new_arrays():
+    # copy.copy crashed with a KeyError; copy.deepcopy copied the graph, and
+    # the copy was refused as "used outside the graph that made it"
+    _same(function(_copies)(X), _copies(X.copy()))

@@ -583,3 +583,18 @@ def test_zip_and_enumerate_of_traced_arrays_in_a_comprehension_iterate_as_python
     want_pairs, want_total = products_of_pairs(x, y)
     np.testing.assert_allclose(np.array(pairs), want_pairs)
     np.testing.assert_allclose(total, want_total)
+
+
+def staged_list_plus_items(x):
+    rows = []
+    for v in x:
+        rows.append(v * 2)
+    more = rows + [x[0]]
+    return len(more), more[-1], len(rows)
+
+
+def test_staged_list_plus_a_python_list_is_a_new_list():
+    # (a TypeError: unsupported operand type(s) for +: 'JaxList' and 'list')
+    x = np.array([0.5, -1.5, 2.0])
+    count, last, before = jax.jit(ag.to_graph(staged_list_plus_items))(x)
+    assert (int(count), float(last), int(before)) == staged_list_plus_items(x)

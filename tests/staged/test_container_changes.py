@@ -6,6 +6,8 @@ exists before the staged region, naming its holder; a container made inside
 the region is changed exactly as in Python, and one only a global holds (a
 log) changes once per trace, like any Python side effect."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -125,3 +127,129 @@ def test_a_global_log_of_graph_tensors_is_refused():
 def test_changes_outside_staged_regions_are_not_refused():
     xs = np.arange(3.0)
     assert ag.function(changes_outside_regions)(xs) == changes_outside_regions(xs)
+
+
+# --- a container the staged statement carries whole (the body also rebinds it),
+# changed in place: its results come back in a new container, which another
+# holder of the old one would not see (Python changes the one container)
+
+
+@dataclasses.dataclass
+class Box:
+    a: object
+
+
+def list_also_held(x, n):
+    acc = [0.0, 0.0]
+    alias = acc
+    for i in range(n):
+        if x[i] > 2.5:
+            acc = [0.0, 0.0]  # (a reset: the loop carries acc whole)
+        for j in range(2):
+            acc[j] = acc[j] + x[i] * j
+    return alias, acc
+
+
+def dict_also_held(x):
+    d = {"a": x[0]}
+    alias = d
+    if x[1] < 0:
+        for k in ["a"]:
+            d[k] = x[2]
+    else:
+        d = {"a": x[3]}
+    return alias["a"], d["a"]
+
+
+def object_also_held(x, n):
+    box = Box(x[0])
+    alias = box
+    for i in range(n):
+        if x[i] > 2.5:
+            box = Box(x[0])
+        box.a = box.a + x[i]
+    return alias.a, box.a
+
+
+def list_held_by_the_caller(acc, x, n):
+    for i in range(n):
+        if x[i] > 2.5:
+            acc = [0.0, 0.0]
+        for j in range(2):
+            acc[j] = acc[j] + x[i]
+    return acc
+
+
+def list_held_by_no_one_else(x, n):
+    acc = [0.0, 0.0]
+    for i in range(n):
+        if x[i] > 2.5:
+            acc = [0.0, 0.0]
+        for j in range(2):
+            acc[j] = acc[j] + x[i] * j
+    return acc
+
+
+X5 = np.array([0.5, -1.5, 2.0, 3.0, -0.25])
+
+
+@pytest.mark.parametrize("fn, args, holder", [
+    (list_also_held, (X5, np.int64(4)), "alias"),
+    (dict_also_held, (X5,), "alias"),
+    (object_also_held, (X5, np.int64(4)), "alias"),
+    (list_held_by_the_caller, ([0.0, 0.0], X5, np.int64(4)), "the caller's acc"),
+])
+def test_a_carried_container_changed_in_place_and_held_elsewhere_is_refused(fn, args, holder):
+    # (the holder kept the old values: `alias` was [0.0, 0.0], the caller's list unchanged)
+    with pytest.raises(errors.StagingError, match=rf"is also held by `{holder}`"):
+        ag.function(fn)(*args)
+
+
+def test_a_carried_container_no_one_else_holds_changes_as_in_python():
+    expected = list_held_by_no_one_else(X5, np.int64(4))
+    assert ag.function(list_held_by_no_one_else)(X5, np.int64(4)) == expected
+
+
+def list_in_a_dict_also_held(x, n):
+    inner = [0.0]
+    d = {"l": inner}
+    for i in range(n):
+        if x[i] > 2.5:
+            d = {"l": [0.0]}
+        d["l"][0] = d["l"][0] + x[i]
+    return inner, d
+
+
+def one_row_twice(x, n):
+    row = [0.0, 0.0]
+    m = [row, row]
+    for i in range(n):
+        m = m
+        m[0][0] = m[0][0] + x[i]
+    return m
+
+
+def _bump(items, v):
+    items[0] = items[0] + v
+
+
+def changed_by_a_helper(x, n):
+    acc = [0.0]
+    alias = acc
+    for i in range(n):
+        _bump(acc, x[i])
+        acc = acc
+    return alias, acc
+
+
+@pytest.mark.parametrize("fn, holder", [
+    (list_in_a_dict_also_held, r"`d\['l'\]` .* also held by `inner`"),
+    (one_row_twice, r"`m\[1\]` .* also held by `m\[0\]`"),
+    (changed_by_a_helper, "also held by `alias`"),
+])
+def test_a_carried_containers_inner_or_helper_changed_container_held_elsewhere_is_refused(
+        fn, holder):
+    # (Python changes the one list under both places; the staged loop came
+    # back with new lists: `inner`, `m[1]` and `alias` kept the old values)
+    with pytest.raises(errors.StagingError, match=holder):
+        ag.function(fn)(X5, np.int64(4))

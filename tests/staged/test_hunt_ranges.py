@@ -176,3 +176,50 @@ def test_zip_and_enumerate_of_a_tensor_iterated_by_python_are_refused_by_the_ten
     with pytest.raises(errors.TensorUsageError, match=r"iter\(\) of graph tensor 'x' .*"
                                                       r"Comprehensions are not converted"):
         ag.function(fn)(X, X)
+
+
+ROWS = np.arange(12.0).reshape(4, 3) - 3
+
+
+def rows_unpacked(m):
+    s = 0.0
+    for a, b, c in m:
+        if a > b - 2:
+            s = s + a * b - c
+    return s
+
+
+def rows_unpacked_nested_and_starred(m):
+    s = 0.0
+    for i, (a, *rest) in enumerate(m):
+        s = s + i * a + len(rest) * rest[-1]
+    return s
+
+
+def rows_unpacked_into_too_few(m):
+    s = 0.0
+    for a, b in m:
+        s = s + a
+    return s
+
+
+@pytest.mark.parametrize("fn", [rows_unpacked, rows_unpacked_nested_and_starred,
+                                rows_unpacked_into_too_few])
+def test_a_tuple_target_unpacks_a_staged_row_as_numpy_iterates_it(fn):
+    # `for a, b in rows` was refused: "iter() of graph tensor 'itr'" (a generated name)
+    _check(fn, ROWS)
+
+
+def range_zipped_with_a_tensor(x, n):
+    s = 0.0
+    for i, v in zip(range(1, n, 2), x):
+        s = s + i * v
+    for j, i in enumerate(range(n - 1, -1, -1)):
+        s = s + j * x[i]
+    return s
+
+
+@pytest.mark.parametrize("n", [1, 3, 4])
+def test_a_staged_range_zipped_or_enumerated_counts_in_python_ints(n):
+    # (refused: "zip() got a staged value of backend 'staged range'")
+    _check(range_zipped_with_a_tensor, X, np.int64(n))

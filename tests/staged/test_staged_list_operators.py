@@ -69,3 +69,29 @@ def test_augmented_concatenation_is_refused():
 
     with pytest.raises(ag.AutoGraphError, match=r"`\+=` on a staged list"):
         ag.function(extended)(np.int64(2))
+
+
+def empty_or_not(n):
+    items = built(n)
+    return not items, (not items) + 1
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_not_of_a_staged_list_is_pythons_emptiness_test(n):
+    # (refused as "`np.logical_not` on a staged list", where `if items:` worked)
+    expected, staged = empty_or_not(n), ag.function(empty_or_not)(np.int64(n))
+    assert staged == expected and type(staged[0]) is bool and type(staged[1]) is int
+
+
+def summed_backwards(n):
+    s = 0.0
+    for v in reversed(built(n)):
+        s = s * 2 + v
+    return s
+
+
+def test_reversed_staged_list_is_refused_with_a_fix_that_works():
+    # (the tensor's message said to loop over `items[::-1]`, which a staged list refuses)
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            "for i in range(len(items) - 1, -1, -1):` with `v = items[i]`")):
+        ag.function(summed_backwards)(np.int64(3))

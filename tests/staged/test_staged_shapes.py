@@ -156,3 +156,16 @@ def test_a_returned_shape_is_a_tuple_and_its_known_dims_hash():
     expected, staged = masked_shapes(a), ag.function(masked_shapes)(a)
     assert staged == expected
     assert [type(s) for s in staged[:3]] == [tuple] * 3
+
+
+def shape_returned_and_compared(x):
+    kept = x[x > 0]
+    return kept.shape, kept.shape == (2,), kept.shape != (2,)
+
+
+def test_a_staged_shape_returned_is_a_tuple_and_compares_to_a_python_bool():
+    # (it came back as a StagedShape, and its comparisons as numpy bools)
+    x = np.array([1.0, -2.0, 3.0])
+    expected, staged = shape_returned_and_compared(x), ag.function(shape_returned_and_compared)(x)
+    assert staged == expected
+    assert [type(v) for v in staged] == [tuple, bool, bool]

@@ -437,11 +437,13 @@ class InPlaceChanges:
             return frozenset(changed)
         if cls is gast.AugAssign:
             changed.update(_spellings(node.target))
+            if node.target.__class__ is gast.Attribute:  # (`s.n += 1`: s's object changes)
+                changed.update(_spellings(node.target.value))
         elif cls is gast.Assign:
             for target in node.targets:
                 for element in (target.elts if target.__class__ in (gast.Tuple, gast.List)
                                 else (target,)):
-                    if element.__class__ is gast.Subscript:
+                    if element.__class__ in (gast.Subscript, gast.Attribute):
                         changed.update(_spellings(element.value))
         for child in trees.child_nodes(node):
             if isinstance(child, gast.expr):

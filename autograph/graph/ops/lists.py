@@ -74,6 +74,10 @@ class TensorList(Tensor):
                 _UserNames()(self), errors.where_user()))
         return iter((_ItemsOfStagedList(self),))
 
+    def __reversed__(self):  # (a staged list cannot be sliced: not the tensor's fix)
+        raise errors.TensorUsageError(errors.reversed_staged_list_message(
+            _UserNames()(self), errors.where_user()))
+
     def __getitem__(self, key):
         # `lst[i]` after a staged loop built `lst`: item i of the stacked list
         # (the shape () of the list value itself would make a plain getitem

@@ -64,7 +64,7 @@ class StagedShape(tuple):
         result = staged[0]
         for equal in staged[1:]:
             result = np.logical_and(result, equal)
-        return result
+        return random.as_python_number(result)  # (tuples compare to a Python bool)
 
     # slices and concatenations stay StagedShapes (so they compare the same way)
     def __getitem__(self, key):
@@ -85,7 +85,8 @@ class StagedShape(tuple):
         equal = self.__eq__(other)
         if equal is NotImplemented:
             return equal
-        return np.logical_not(equal) if isinstance(equal, Tensor) else not equal
+        return random.as_python_number(np.logical_not(equal)) if isinstance(equal, Tensor) \
+            else not equal
 
 
 def user_shape(x):
