@@ -78,6 +78,7 @@ CASES = {
                           np.hstack([x, x])),
     "joining_flattened": lambda x: (np.concatenate([x, x[0], x], axis=None),),  # (sizes add up)
     "hstack_of_scalars": lambda x: (np.hstack([x[0, 0], x[1, 1]]), np.hstack([x[0, 0], x[0]])),
+    "nonzero_of_1d": lambda x: (np.nonzero(x[0] > 0)[0] * 2, np.where(x[0] > 0)[0] + 1),
     "where_clip": lambda x: (np.where(x > 0, x, 0.0), np.where(x > 0, x, np.zeros(5)),
                              np.clip(x, -0.5, 0.5), x.clip(0, None)),
     "like": lambda x: (np.zeros_like(x), np.ones_like(x, dtype=np.int32),

@@ -232,7 +232,14 @@ def _nonzero_rule(x):
     return [((None,), np.dtype(np.intp))] * max(len(x.static_shape), 1)
 
 
-NONZERO = core.register("np.nonzero", np.nonzero, _nonzero_rule)
+def _nonzero_kernel(x):
+    # one index array per dim; of a 1-d x the node has one output, which is
+    # that array itself (a tuple there was the value: `idx * 2` repeated it)
+    found = np.nonzero(x)
+    return found[0] if len(found) == 1 else found
+
+
+NONZERO = core.register("np.nonzero", _nonzero_kernel, _nonzero_rule)
 
 
 def where(condition, x=None, y=None):
