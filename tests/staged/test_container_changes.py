@@ -283,3 +283,18 @@ def test_an_iterator_advanced_in_a_staged_body_is_refused(fn, name):
     # (next() ran once, while tracing: every iteration took the first item, 1.0 vs 3.5)
     with pytest.raises(errors.StagingError, match=rf"the iterator `{name}` .* is changed inside"):
         ag.function(fn)(X5, np.int64(3))
+
+
+WEIGHTS = iter([1.0, 2.0, 3.0, 4.0])
+
+
+def next_of_a_global_iterator(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + next(WEIGHTS) * x[i]
+    return s
+
+
+def test_a_global_iterator_advanced_in_a_staged_body_is_refused():
+    with pytest.raises(errors.StagingError, match=r"the iterator `WEIGHTS` .* is changed inside"):
+        ag.function(next_of_a_global_iterator)(X5, np.int64(3))
