@@ -28,6 +28,7 @@ import functools
 import inspect
 import itertools
 import linecache
+import operator
 import os
 import re
 import sys
@@ -201,6 +202,10 @@ def _protect_held(value, path, protected, depth, objects=True, held=None, own=Tr
     else:
         if held is not None and kind is set:
             held.append((value, path, set(value), own))
+        elif held is not None:
+            position = _iterator_position(value)
+            if position is not None:  # (`next(it)` in the body would take one item, once)
+                held.append((_ITERATOR, path, (value, position), own))
         return
     pairs = iter(pairs)
     for key, item in itertools.islice(pairs, _SCANNED_ITEMS):
@@ -213,6 +218,21 @@ def _protect_held(value, path, protected, depth, objects=True, held=None, own=Tr
 
 _DICTS = (collections.defaultdict, collections.Counter, collections.OrderedDict)
 _CELLS, _GLOBALS = "a closure variable", "a global"
+_ITERATOR = "an iterator"
+
+
+def _iterator_position(value):
+    """Where Python's iterator `value` stands (a generator: its frame's last
+    instruction; a list, tuple, range or dict iterator: how many items it
+    has left), read without advancing it; None for another value, or an
+    iterator that cannot tell."""
+    if isinstance(value, types.GeneratorType):
+        frame = value.gi_frame
+        return "finished" if frame is None else frame.f_lasti
+    kind = type(value)
+    if kind.__name__.endswith("iterator") and kind.__module__ == "builtins":
+        return operator.length_hint(value, -1)
+    return None
 _CELL_NAMES = frozenset(("ag__", "fscope"))  # (the converted code's own cells)
 
 
@@ -273,6 +293,12 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
     once per trace (a log: the documented meaning of a Python side effect,
     docs/ARCHITECTURE.md §6).  Compared by identity (a number by value)."""
     for holder, path, before, own in held:
+        if holder is _ITERATOR:
+            iterator, position = before
+            if _iterator_position(iterator) != position:
+                _raise_changed(f"the iterator `{_spelled(path)}` (advanced by next() or a "
+                               "Python loop over it)", None, None, location, statement)
+            continue
         if holder is _CELLS:
             frame, cells = path, before
             now = frame.f_locals

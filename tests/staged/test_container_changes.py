@@ -253,3 +253,48 @@ def test_a_carried_containers_inner_or_helper_changed_container_held_elsewhere_i
     # back with new lists: `inner`, `m[1]` and `alias` kept the old values)
     with pytest.raises(errors.StagingError, match=holder):
         ag.function(fn)(X5, np.int64(4))
+
+
+def next_of_a_local_iterator(x, n):
+    weights = iter([1.0, 2.0, 3.0])
+    s = 0.0
+    for i in range(n):
+        s = s + next(weights) * x[i]
+    return s
+
+
+def next_of_a_local_generator(x, n):
+    def counting():
+        k = 0
+        while True:
+            k += 1
+            yield k
+    ticks = counting()
+    s = 0.0
+    for i in range(n):
+        if x[i] > 0:
+            s = s + next(ticks) * x[i]
+    return s
+
+
+@pytest.mark.parametrize("fn, name", [(next_of_a_local_iterator, "weights"),
+                                      (next_of_a_local_generator, "ticks")])
+def test_an_iterator_advanced_in_a_staged_body_is_refused(fn, name):
+    # (next() ran once, while tracing: every iteration took the first item, 1.0 vs 3.5)
+    with pytest.raises(errors.StagingError, match=rf"the iterator `{name}` .* is changed inside"):
+        ag.function(fn)(X5, np.int64(3))
+
+
+WEIGHTS = iter([1.0, 2.0, 3.0, 4.0])
+
+
+def next_of_a_global_iterator(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + next(WEIGHTS) * x[i]
+    return s
+
+
+def test_a_global_iterator_advanced_in_a_staged_body_is_refused():
+    with pytest.raises(errors.StagingError, match=r"the iterator `WEIGHTS` .* is changed inside"):
+        ag.function(next_of_a_global_iterator)(X5, np.int64(3))
