@@ -123,6 +123,28 @@ def test_np_array_of_a_staged_value_is_a_copy_and_asarray_the_value():
         ag.function(view_changed)(np.zeros(3))
 
 
+def asarray_of_a_staged_list(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x[i])
+    return np.asarray(rows)
+
+
+def array_of_a_staged_range(n):
+    return np.array(range(n)), np.array(range(1, n, 2), dtype=np.float32)
+
+
+def test_np_asarray_of_a_staged_list_and_np_array_of_a_staged_range():
+    # np.asarray(rows) gave the staged list itself back (a Python list of shape
+    # () came out); np.array(range(n)) crashed in the conversion (no .dtype)
+    with pytest.raises(errors.TensorUsageError, match="np.array\\(\\) of a staged list"):
+        ag.function(asarray_of_a_staged_list)(np.ones(3), np.int64(3))
+    staged = ag.function(array_of_a_staged_range)(np.int64(6))
+    for got, want in zip(staged, array_of_a_staged_range(6)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def clipped_steps(w, x, y, steps):
     logged = []
     for _ in range(steps):
