@@ -636,7 +636,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         if own is None and _defined_in_autograph(function):
             return
         for name in names.intersection(attributes):
-            if own is None or (name not in own and not name.startswith("_")):
+            if own is None or name not in own:
                 watch(attributes, name, attributes[name], kind, f"{path}.{name}")
 
     def watch_module(module):

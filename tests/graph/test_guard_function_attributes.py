@@ -87,3 +87,22 @@ def test_attributes_set_on_an_ag_function_are_guarded_too():
         decorated.scale = 10.0
         assert decorated(X)[1] == 40.0
     assert decorated.calls == 4
+
+
+@ag.function
+def privately_scaled(x):
+    return x * privately_scaled._scale
+
+
+def test_an_underscore_attribute_set_on_an_ag_function_is_guarded_too():
+    # (the guard skipped every `_name` as the Function's own: the first
+    # trace's value was kept, a wrong value)
+    privately_scaled._scale = 2.0
+    assert privately_scaled(X)[1] == 2.0
+    privately_scaled._scale = 5.0
+    assert privately_scaled(X)[1] == 5.0
+
+
+def test_a_functions_own_attributes_are_all_listed():
+    # (one not listed would be watched as the user's when the code names it)
+    assert set(vars(ag.function(loop))) <= type(decorated).ATTRIBUTES_OF_ITS_OWN
