@@ -106,3 +106,38 @@ def test_an_underscore_attribute_set_on_an_ag_function_is_guarded_too():
 def test_a_functions_own_attributes_are_all_listed():
     # (one not listed would be watched as the user's when the code names it)
     assert set(vars(ag.function(loop))) <= type(decorated).ATTRIBUTES_OF_ITS_OWN
+
+
+@ag.function
+def counted_step(v):
+    return v + 1
+
+
+def calls_counted_step(x, n):
+    for _ in range(n):
+        counted_step.calls += 1
+        x = counted_step(x)
+    return x
+
+
+def test_an_ag_function_attribute_changed_in_a_staged_loop_body_is_refused():
+    # (as a plain function's: it counted 1 where Python counts n)
+    counted_step.calls = 0
+    with pytest.raises(errors.StagingError, match=r"`counted_step\.calls` is changed inside "
+                                                  r"the staged `for` loop"):
+        ag.function(calls_counted_step)(X, np.int64(3))
+
+
+def calls_a_fresh_ag_function(x, n):
+    for _ in range(n):
+        x = fresh_step(x)  # (its first trace, inside the loop, changes its own state)
+    return x
+
+
+@ag.function
+def fresh_step(v):
+    return v * 2
+
+
+def test_an_ag_function_traced_first_in_a_staged_loop_body_is_not_refused():
+    np.testing.assert_array_equal(ag.function(calls_a_fresh_ag_function)(X, np.int64(3)), X * 8)
