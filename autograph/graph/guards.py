@@ -693,6 +693,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 guards.append((cell, None, value, f"closure variable '{name}'", None))
                 if type(value) is types.FunctionType:
                     watch_function_attributes(value, "closure variable", name)
+            elif hasattr(type(value), "ATTRIBUTES_OF_ITS_OWN"):  # (an ag.function)
+                watch_function_attributes(value, "closure variable", name)
         # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()

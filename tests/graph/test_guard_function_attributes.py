@@ -141,3 +141,19 @@ def fresh_step(v):
 
 def test_an_ag_function_traced_first_in_a_staged_loop_body_is_not_refused():
     np.testing.assert_array_equal(ag.function(calls_a_fresh_ag_function)(X, np.int64(3)), X * 8)
+
+
+def test_attributes_set_on_an_ag_function_held_by_a_closure_are_guarded_too():
+    # (only a global ag.function's were: the first trace's value was kept)
+    @ag.function
+    def helper(v):
+        return v * helper.scale
+
+    @ag.function
+    def uses_helper(x):
+        return helper(x) + helper.scale
+
+    helper.scale = 2.0
+    np.testing.assert_array_equal(uses_helper(X), X * 2 + 2)
+    helper.scale = 5.0
+    np.testing.assert_array_equal(uses_helper(X), X * 5 + 5)
