@@ -187,3 +187,11 @@ def test_ndarray_attributes_a_tensor_lacks_are_catalog_errors():
     np.testing.assert_array_equal(got[0], np.arange(6.0).reshape(2, 3))
     assert got[1] == 8
     np.testing.assert_array_equal(got[2], np.arange(6.0).reshape(2, 3).T)
+
+
+def test_conj_of_a_real_array_is_the_array_itself():
+    # (np.conjugate of a bool array is int8: x.conj() of a mask came back int8)
+    for x in (np.array([True, False]), np.array([1, -2], np.int8), np.array([1 + 2j, 3j])):
+        got = ag.function(lambda v: v.conj() * 1)(x)
+        assert got.dtype == (x.conj() * 1).dtype
+        np.testing.assert_array_equal(got, x.conj() * 1)
