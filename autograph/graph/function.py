@@ -66,11 +66,13 @@ def _to_fix(exc):
 class Function:
     """A Python function plus its cache of traced ConcreteFunctions."""
 
-    # Its own state (and every `_name`): other attributes are the user's, set
-    # on the decorated function (`step.calls = 0`), which guards.py watches
-    # as a plain function's own attributes.
-    ATTRIBUTES_OF_ITS_OWN = frozenset(("python_function", "input_signature", "__doc__",
-                                       "__wrapped__"))
+    # Its own state (what __init__ sets): other attributes are the user's, set
+    # on the decorated function (`step.calls = 0`, also `step._scale`), which
+    # guards.py watches as a plain function's own attributes.
+    ATTRIBUTES_OF_ITS_OWN = frozenset((
+        "python_function", "input_signature", "__doc__", "__wrapped__", "_autograph",
+        "_reduce_retracing", "_traced_function", "_signature", "_replaced", "_cache",
+        "_entries", "_entry_for", "_by_structure", "_concrete", "_retraces", "_warned"))
 
     def __init__(self, python_function, input_signature=None, autograph=True,
                  reduce_retracing=False):

@@ -636,7 +636,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         if own is None and _defined_in_autograph(function):
             return
         for name in names.intersection(attributes):
-            if own is None or (name not in own and not name.startswith("_")):
+            if own is None or name not in own:
                 watch(attributes, name, attributes[name], kind, f"{path}.{name}")
 
     def watch_module(module):
@@ -693,6 +693,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 guards.append((cell, None, value, f"closure variable '{name}'", None))
                 if type(value) is types.FunctionType:
                     watch_function_attributes(value, "closure variable", name)
+            elif hasattr(type(value), "ATTRIBUTES_OF_ITS_OWN"):  # (an ag.function)
+                watch_function_attributes(value, "closure variable", name)
         # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()

@@ -176,4 +176,8 @@ def array_function(func, args, kwargs):
     if implementation is None:
         raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
             qualified_name(func), core.user_location()))
-    return implementation(*args, **kwargs)
+    try:
+        return implementation(*args, **kwargs)
+    except base.RuleError as e:  # (a check before any op is recorded: np.swapaxes(x, 0, 5))
+        raise errors.graph_error_like(e.like)(errors.graph_op_message(
+            qualified_name(func), str(e), core.user_location())) from None

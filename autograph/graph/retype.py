@@ -106,6 +106,14 @@ def _follow_numbers(node):
     a cast of it as numpy converts Python numbers casts nothing, and Python
     arithmetic on it gives a numpy value."""
     tensors = [a for a in node.args if isinstance(a, Tensor)]
+    if node.op.name == python_numbers.FLOAT_PREFIX + "round":
+        if not tensors[0].python_number:  # round(x, n) of a numpy value is np.round(x, n)
+            ndigits = node.attrs["ndigits"]
+            node.op, node.attrs = core.REGISTRY["np.round"], \
+                {"decimals": ndigits} if ndigits else {}
+            for out in node.outputs:
+                _set_kind(out, Tensor)
+        return
     if node.op.name == "weak_cast" and not tensors[0].python_number:
         node.attrs = {**node.attrs, "dtype": tensors[0].dtype}
     if not node.op.stateful and any(out.python_number for out in node.outputs) and \

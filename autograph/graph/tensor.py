@@ -311,7 +311,9 @@ class Tensor:
         return np.nonzero(self)
 
     def conj(self):
-        return np.conjugate(self)
+        # (ndarray.conj of a real array is the array itself: np.conjugate
+        # would make a bool array int8)
+        return np.conjugate(self) if self.dtype.kind == "c" else self
 
     conjugate = conj
 

@@ -585,6 +585,11 @@ def _array_of_one(numpy_function, copy):
             return numpy_function(*args, **kwargs)
         value = args[0]
         dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+        if type(value) is StagedRange:  # (np.array(range(n)) is np.arange(n))
+            return arange_(value.start, value.stop, value.step,
+                           **({} if dtype is None else {"dtype": dtype}))
+        if staging.list_element_type(value) is not None:
+            return numpy_function(*args, **kwargs)  # (a staged list: its backend's refusal)
         dtype = value.dtype if dtype is None else np.dtype(dtype)
         if not copy and dtype == value.dtype and getattr(value, "python_number", False) is not True:
             return value

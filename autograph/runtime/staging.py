@@ -199,6 +199,9 @@ def _protect_held(value, path, protected, depth, objects=True, held=None, own=Tr
             and not errors._not_users(value.__code__.co_filename):
         held.append((value, path, dict(value.__dict__), own))  # (`helper.calls += 1`)
         return
+    elif held is not None and objects and hasattr(kind, "ATTRIBUTES_OF_ITS_OWN"):
+        held.append((value, path, _users_attributes(value), own))  # (an ag.function's)
+        return
     else:
         if held is not None and kind is set:
             held.append((value, path, set(value), own))
@@ -329,6 +332,8 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
         else:  # (a dict, a dict subclass or a user's object)
             mapping = kind is dict or kind in _DICTS
             now = dict(dict.items(holder)) if mapping else _attributes(holder) or {}
+            if hasattr(kind, "ATTRIBUTES_OF_ITS_OWN"):  # (an ag.function: not its own state)
+                now = _users_attributes(holder)
             spelled = "{}[{!r}]" if mapping else "{}.{}"
         for key in before.keys() | now.keys():
             old, new = before.get(key, _GONE), now.get(key, _GONE)
@@ -410,6 +415,13 @@ def _attributes(value):
     except Exception:  # noqa: BLE001 - no __dict__ (slots), or a user's property raising
         return None
     return attributes if type(attributes) is dict else None
+
+
+def _users_attributes(function):
+    """The attributes a user set on an ag.function (`step.calls`), not its
+    own state (graph/function.py Function.ATTRIBUTES_OF_ITS_OWN)."""
+    own = type(function).ATTRIBUTES_OF_ITS_OWN
+    return {k: v for k, v in (_attributes(function) or {}).items() if k not in own}
 
 
 _TRACE_ENTRIES = (os.path.join("autograph", "graph", "function.py"),

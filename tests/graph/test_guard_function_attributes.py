@@ -87,3 +87,73 @@ def test_attributes_set_on_an_ag_function_are_guarded_too():
         decorated.scale = 10.0
         assert decorated(X)[1] == 40.0
     assert decorated.calls == 4
+
+
+@ag.function
+def privately_scaled(x):
+    return x * privately_scaled._scale
+
+
+def test_an_underscore_attribute_set_on_an_ag_function_is_guarded_too():
+    # (the guard skipped every `_name` as the Function's own: the first
+    # trace's value was kept, a wrong value)
+    privately_scaled._scale = 2.0
+    assert privately_scaled(X)[1] == 2.0
+    privately_scaled._scale = 5.0
+    assert privately_scaled(X)[1] == 5.0
+
+
+def test_a_functions_own_attributes_are_all_listed():
+    # (one not listed would be watched as the user's when the code names it)
+    assert set(vars(ag.function(loop))) <= type(decorated).ATTRIBUTES_OF_ITS_OWN
+
+
+@ag.function
+def counted_step(v):
+    return v + 1
+
+
+def calls_counted_step(x, n):
+    for _ in range(n):
+        counted_step.calls += 1
+        x = counted_step(x)
+    return x
+
+
+def test_an_ag_function_attribute_changed_in_a_staged_loop_body_is_refused():
+    # (as a plain function's: it counted 1 where Python counts n)
+    counted_step.calls = 0
+    with pytest.raises(errors.StagingError, match=r"`counted_step\.calls` is changed inside "
+                                                  r"the staged `for` loop"):
+        ag.function(calls_counted_step)(X, np.int64(3))
+
+
+def calls_a_fresh_ag_function(x, n):
+    for _ in range(n):
+        x = fresh_step(x)  # (its first trace, inside the loop, changes its own state)
+    return x
+
+
+@ag.function
+def fresh_step(v):
+    return v * 2
+
+
+def test_an_ag_function_traced_first_in_a_staged_loop_body_is_not_refused():
+    np.testing.assert_array_equal(ag.function(calls_a_fresh_ag_function)(X, np.int64(3)), X * 8)
+
+
+def test_attributes_set_on_an_ag_function_held_by_a_closure_are_guarded_too():
+    # (only a global ag.function's were: the first trace's value was kept)
+    @ag.function
+    def helper(v):
+        return v * helper.scale
+
+    @ag.function
+    def uses_helper(x):
+        return helper(x) + helper.scale
+
+    helper.scale = 2.0
+    np.testing.assert_array_equal(uses_helper(X), X * 2 + 2)
+    helper.scale = 5.0
+    np.testing.assert_array_equal(uses_helper(X), X * 5 + 5)

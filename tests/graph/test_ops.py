@@ -201,6 +201,9 @@ def _line(marker):
      "getitem: index 9 is out of bounds for axis 0 with size 4 (at {index-line})"),
     (lambda x: x.sum(axis=1.5), errors.GraphTypeError, TypeError,  # type-line
      "np.sum: axis must be a Python int, got 1.5 (at {type-line})"),
+    # (checked before any op is recorded: the rule's RuleError escaped as it was)
+    (lambda x: np.swapaxes(x, 0, 5), errors.GraphAxisError, (ValueError, IndexError),  # swap-line
+     "np.swapaxes: axis 5 is out of bounds for a tensor of rank 2 (at {swap-line})"),
 ])
 def test_shape_errors_derive_from_the_builtin_numpy_raises(fn, catalog, builtin, message):
     builtins = builtin if isinstance(builtin, tuple) else (builtin,)
@@ -211,7 +214,7 @@ def test_shape_errors_derive_from_the_builtin_numpy_raises(fn, catalog, builtin,
         function(fn, autograph=False)(X)
     assert all(isinstance(staged.value, b) for b in builtins)
     assert type(staged.value) is catalog and issubclass(catalog, errors.GraphError)
-    for marker in ("reshape-line", "axis-line", "index-line", "type-line"):
+    for marker in ("reshape-line", "axis-line", "index-line", "type-line", "swap-line"):
         message = message.replace("{%s}" % marker, _line("# " + marker))
     assert str(staged.value) == message, eager.value
 

@@ -102,6 +102,25 @@ def test_round_of_a_python_float_with_ndigits_is_pythons(tmp_path):
     assert ag.load(str(tmp_path / "saved"))(w, x, np.int64(4))[1] == 2.67
 
 
+def rounded_then_numpy(x, steps):
+    s, r = 0.5, 0.5
+    for i in range(steps):
+        s = round(s, 2) + x[i]  # a Python float first, a numpy value after
+        r = math.sqrt(r) + x[i]
+    return s, r
+
+
+def test_round_and_math_of_a_loop_variable_that_becomes_a_numpy_value():
+    # the loop's re-typing made round's op numpy's np.round without its
+    # ndigits (a wrong value)
+    x = np.array([1.234, 2.345, 3.456])
+    for dtype in (np.float64, np.float32):
+        expected = rounded_then_numpy(x.astype(dtype), 3)
+        got = ag.function(rounded_then_numpy)(x.astype(dtype), np.int64(3))
+        assert got == expected
+        assert [v.dtype for v in got] == [v.dtype for v in expected] == [dtype, dtype]
+
+
 def adam_by_the_book(w, x, y, steps):
     """Adam as PyTorch writes its step size: math.sqrt of a bias correction,
     a cosine schedule with math.cos."""

@@ -123,6 +123,28 @@ def test_np_array_of_a_staged_value_is_a_copy_and_asarray_the_value():
         ag.function(view_changed)(np.zeros(3))
 
 
+def asarray_of_a_staged_list(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x[i])
+    return np.asarray(rows)
+
+
+def array_of_a_staged_range(n):
+    return np.array(range(n)), np.array(range(1, n, 2), dtype=np.float32)
+
+
+def test_np_asarray_of_a_staged_list_and_np_array_of_a_staged_range():
+    # np.asarray(rows) gave the staged list itself back (a Python list of shape
+    # () came out); np.array(range(n)) crashed in the conversion (no .dtype)
+    with pytest.raises(errors.TensorUsageError, match="np.array\\(\\) of a staged list"):
+        ag.function(asarray_of_a_staged_list)(np.ones(3), np.int64(3))
+    staged = ag.function(array_of_a_staged_range)(np.int64(6))
+    for got, want in zip(staged, array_of_a_staged_range(6)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def clipped_steps(w, x, y, steps):
     logged = []
     for _ in range(steps):
@@ -165,3 +187,11 @@ def test_ndarray_attributes_a_tensor_lacks_are_catalog_errors():
     np.testing.assert_array_equal(got[0], np.arange(6.0).reshape(2, 3))
     assert got[1] == 8
     np.testing.assert_array_equal(got[2], np.arange(6.0).reshape(2, 3).T)
+
+
+def test_conj_of_a_real_array_is_the_array_itself():
+    # (np.conjugate of a bool array is int8: x.conj() of a mask came back int8)
+    for x in (np.array([True, False]), np.array([1, -2], np.int8), np.array([1 + 2j, 3j])):
+        got = ag.function(lambda v: v.conj() * 1)(x)
+        assert got.dtype == (x.conj() * 1).dtype
+        np.testing.assert_array_equal(got, x.conj() * 1)
