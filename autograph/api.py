@@ -57,6 +57,7 @@ _CONVERTERS = call.dispatch_table({  # the runtime's table of callable kinds
     "builtin": _convert_builtin,
     "class": _convert_callable_object,  # raises: a class is not a function
     "slot": _convert_builtin,
+    "cached": _convert_callable_object,
 })
 
 

@@ -1312,7 +1312,7 @@ class LeakedTensors:
         self.found = []  # [(place, tensor, weak reference to the root object or None)]
 
     def note(self, value, place, root):
-        if type(value) is not Tensor or not self._of_this_trace(value.graph):
+        if not isinstance(value, Tensor) or not self._of_this_trace(value.graph):
             return
         if isinstance(root, types.FunctionType):
             pass  # (a closure variable: its name is the place)

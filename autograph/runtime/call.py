@@ -259,6 +259,24 @@ def _as_is(f, targets):
     return f
 
 
+def _cached_function_target(cached, targets):
+    """A function behind functools.lru_cache (or cache): its cache for Python
+    values, as Python calls it.  A staged argument has no value to key the
+    cache with while tracing (a graph tensor is not hashable), so that call
+    runs the function itself, converted: the same value, for the pure
+    functions people cache (its Python side effects, `print`, run on every
+    such call, not once per key)."""
+    function = _resolve(cached.__wrapped__, targets)
+
+    def call(*args, **kwargs):
+        if any(registry.backend_of(value) is not None for value in (*args, *kwargs.values())):
+            if called_hook is not None:  # (what it reads and changes: the trace's)
+                called_hook(cached.__wrapped__)
+            return function(*args, **kwargs)
+        return cached(*args, **kwargs)
+    return call
+
+
 def _callable_object_target(obj, targets):
     call = getattr(type(obj), "__call__", None)
     if type(call) is not types.FunctionType:  # (np.random.seed, default_rng: cython functions)
@@ -286,6 +304,7 @@ CALLABLE_KINDS = {
     types.WrapperDescriptorType: "slot",
     types.MethodDescriptorType: "slot",
     types.ClassMethodDescriptorType: "slot",
+    functools._lru_cache_wrapper: "cached",  # (functools.lru_cache / functools.cache)
 }
 
 
@@ -302,6 +321,7 @@ _TARGETS_BY_TYPE = dispatch_table({
     "builtin": _builtin_target,
     "class": _builtin_target,  # range, enumerate, zip passed around as values
     "slot": _as_is,
+    "cached": _cached_function_target,
 })
 
 
