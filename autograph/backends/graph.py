@@ -414,15 +414,18 @@ class GraphBackend(Backend):
         return core.staged_effects()  # (stateful nodes recorded on this thread)
 
     def eager_types(self, value):
-        """A tensor of rank >= 1 is an ndarray when run eagerly; a 0-d one is
-        the argument's own type when it is an argument of the traced function
-        (a numpy scalar or a 0-d array, `graph.scalar_inputs`), otherwise a
-        numpy scalar, a 0-d array or a Python number (runtime/backend.py)."""
+        """A tensor of rank >= 1 is an ndarray when run eagerly; a staged
+        Python number is its Python type; a 0-d one is the argument's own type
+        when it is an argument of the traced function (a numpy scalar or a 0-d
+        array, `graph.scalar_inputs`), otherwise a numpy scalar, a 0-d array
+        or a Python number (runtime/backend.py)."""
         if isinstance(value, TensorList):
             return (list,)
         if isinstance(value, Tensor):
             if value.static_shape:
                 return (np.ndarray,)
+            if value.python_number:  # (`float(x[0])`, `len(lst)`, a range counter)
+                return (_PYTHON_NUMBER_TYPES[value.dtype.kind],)
             graph = value.graph
             if graph.parent is None and any(p is value for p in graph.inputs):
                 return (value.dtype.type if id(value) in graph.scalar_inputs else np.ndarray,)
@@ -921,3 +924,5 @@ def _may_narrow(var, after):
 
 
 _WIDE_FOR_PYTHON = (np.dtype(np.float64), np.dtype(np.complex128))
+# the Python type of a staged Python number (ops/random.py PythonNumber), by dtype kind
+_PYTHON_NUMBER_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}

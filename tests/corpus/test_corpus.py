@@ -314,8 +314,6 @@ REFUSED_IN_MODE = {
     # type() of a 0-d staged value: a numpy scalar, a 0-d array or a Python
     # number when run eagerly, which one trace cannot tell (isinstance too)
     **{("graph", name): entry for name, entry in _TYPE_CASES.items()},
-    ("graph", "range_with_numpy_bounds"): _traced_type(
-        "out[0]", "return out, len(range(stop)), type(out[0])"),
     # repr() of a traced value (like str() and f-strings): only a placeholder's text
     ("graph", "print_numpy_values"): _REPR,
     ("graph", "numpy_in_assert_not_and_while"): (

@@ -81,3 +81,18 @@ def test_ndarray_attributes_a_tensor_lacks_are_refused_at_the_users_line():
         ag.function(has_flags)(X)
     with pytest.raises(AttributeError, match="lenght"):  # (not ndarray's: Python's error)
         ag.function(typo)(X)
+
+
+def python_number_types(x, n):
+    v = float(x[0, 0])
+    c = 0
+    for _ in range(n):
+        c = c + 1
+    return np.isscalar(v), isinstance(v, float), type(c) is int, isinstance(c, float)
+
+
+def test_a_staged_python_number_has_its_python_type():
+    # (float(x[0, 0]) and a Python counter are Python numbers in Python: their
+    # type was refused as one a trace cannot tell)
+    want = python_number_types(X, 3)
+    assert ag.function(python_number_types)(X, np.int64(3)) == want == (True, True, True, False)
