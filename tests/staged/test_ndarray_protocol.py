@@ -96,3 +96,19 @@ def test_a_staged_python_number_has_its_python_type():
     # type was refused as one a trace cannot tell)
     want = python_number_types(X, 3)
     assert ag.function(python_number_types)(X, np.int64(3)) == want == (True, True, True, False)
+
+
+def best_prefix(x, n):
+    seen, best = [], []
+    for i in range(n):
+        seen.append(x[i])
+        if x[i] > 1:
+            best = seen[:]  # (Python's copy idiom)
+    return best, len(seen)
+
+
+def test_a_full_slice_of_a_staged_list_is_its_copy():
+    x = np.array([0.5, 2.0, 0.1, 3.0, 0.2])
+    want, got = best_prefix(x, 5), ag.function(best_prefix)(x, np.int64(5))
+    assert got[1] == want[1] and len(got[0]) == len(want[0]) == 4
+    np.testing.assert_array_equal(got[0], want[0])

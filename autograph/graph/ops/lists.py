@@ -83,6 +83,8 @@ class TensorList(Tensor):
         # (the shape () of the list value itself would make a plain getitem
         # fail with a misleading "too many indices").  Slices would give an
         # array rather than a list, so only single items are offered.
+        if type(key) is slice and key == slice(None):
+            return self  # (`lst[:]`, a copy: the list itself, which no op changes)
         integral = isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_))
         if isinstance(key, Tensor) and not isinstance(key, TensorList):
             integral = key.static_shape == () and key.dtype.kind in "iu"
