@@ -21,7 +21,7 @@ goes into the other branch instead.  A `while` test becomes
 `not do_return and test`; a `for` gets `not do_return` as its EXTRA_TEST.
 A loop `else` runs under the flag too.  A function that may fall off its end
 returns None explicitly, so `retval_` is set on every path (not after a final
-`while True:` without a break of its own, which only a return leaves).
+`raise`, or `while True:` without a break of its own, which only a return leaves).
 
 Left native: functions whose only `return` is their last statement (also
 through `with` blocks), and generators.  Nested functions get their own flags.
@@ -63,13 +63,14 @@ def _nested_functions(node):
 
 
 def _never_ends(stmt):
-    """`while True:` without a break of its own: only a return or an exception
-    leaves it, so a function ending with it does not fall off its end (a
-    `retval_ = None` after it would be a second, never taken, kind of value
-    that a staged loop's flag test could not tell apart)."""
-    return (isinstance(stmt, gast.While) and isinstance(stmt.test, gast.Constant)
-            and bool(stmt.test.value)
-            and not find_jumps(stmt.body, gast.Break, loops_are_boundaries=True))
+    """A `raise`, or `while True:` without a break of its own (only a return or
+    an exception leaves it): a function ending with it does not fall off its
+    end (a `retval_ = None` after it would be a second, never taken, kind of
+    value that a staged test of the flag could not tell apart)."""
+    return isinstance(stmt, gast.Raise) or (
+        isinstance(stmt, gast.While) and isinstance(stmt.test, gast.Constant)
+        and bool(stmt.test.value)
+        and not find_jumps(stmt.body, gast.Break, loops_are_boundaries=True))
 
 
 def _is_generator(node):

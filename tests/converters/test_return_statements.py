@@ -112,6 +112,30 @@ def test_staged_while_true_returning_from_its_body():
             assert type(got) is type(want) and got == want
 
 
+def test_staged_search_ending_in_raise_returns_what_it_found():
+    # the function ends in `raise`: no `retval_ = None` after it, which a
+    # staged test of the flag had made a None against the found value
+    import numpy as np
+    import pytest
+
+    import autograph as ag
+
+    def find(x, t):
+        i = 0
+        while i < len(x):
+            if x[i] == t:
+                return x[i] * 2
+            i += 1
+        raise ValueError("not found")
+
+    x = np.array([1.0, 2.0, 3.0])
+    staged = ag.function(find)
+    for _ in range(2):
+        assert staged(x, np.float64(3.0)) == find(x, np.float64(3.0)) == 6.0
+    with pytest.raises(ValueError, match="not found"):
+        staged(x, np.float64(7.0))
+
+
 def test_for_loop_gets_the_flag_as_extra_test():
     node, _ = harness.transform(return_in_loop, RETURN_ONLY)
     loop = node.body[2]
