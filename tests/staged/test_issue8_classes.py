@@ -338,6 +338,24 @@ def test_raise_under_a_staged_if_is_a_run_time_check():
             ag.to_graph(raise_when_negative)(-1.0)
 
 
+def assert_false_in_else(x):
+    y = x
+    if x > 0:
+        y = x * 2
+    else:
+        assert False, "x must be positive"
+    return y
+
+
+def test_assert_false_under_a_staged_if_is_a_run_time_check():
+    # it failed while tracing the branch: staged raised where Python returns
+    staged = ag.function(assert_false_in_else)
+    for _ in range(2):
+        assert staged(np.float64(1.5)) == assert_false_in_else(np.float64(1.5)) == 3.0
+    with pytest.raises(AssertionError, match="^x must be positive"):
+        staged(np.float64(-1.0))
+
+
 # --- a `return` inside `with` under a staged `if`: staged (tests/staged/test_jumps_in_try.py) ---
 
 class _Context:
