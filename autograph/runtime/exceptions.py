@@ -25,7 +25,9 @@ def assert_stmt(test, msg_fn=None):
     `assert ag__.assert_stmt(test, msg_fn), msg` is `assert test, msg_fn()`:
     for a Python value it returns `test` unchanged and the enclosing native
     assert checks it.  A staged `test` becomes `backend.assert_(test, msg_fn())`
-    (the message is computed once, while tracing) and the result is True.
+    (the message is computed once, while tracing) and the result is True; so
+    does a failing Python test inside a staged branch being traced (staged as
+    `raise_stmt` stages a `raise`: `else: assert False, "..."`).
     """
     backend = backend_of(test)
     if backend is None:
