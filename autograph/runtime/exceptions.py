@@ -60,14 +60,15 @@ def raise_stmt(exception):
     so on Python paths it is the user's `raise`.  Inside a staged branch
     being traced it stages a run-time check that raises the user's exception
     (type and arguments; `backend.raise_`) when the graph takes the branch,
-    the way a staged `assert` is staged, and returns False."""
+    the way a staged `assert` is staged, and ends the branch as Python would
+    (staging.BranchRaised, which the branch's if_stmt catches)."""
     region = staging.innermost_region()
     if region is None or region[1] is None:
         return True  # Python, or a loop body: Python reached the raise
     backend, taken = region
     _refuse_if_discardable("raise")
     backend.raise_(backend.logical_not(taken()), exception)
-    return False
+    raise staging.BranchRaised()
 
 
 def python_try(values, names):
