@@ -26,8 +26,8 @@ def assert_stmt(test, msg_fn=None):
     for a Python value it returns `test` unchanged and the enclosing native
     assert checks it.  A staged `test` becomes `backend.assert_(test, msg_fn())`
     (the message is computed once, while tracing) and the result is True; so
-    does a failing Python test inside a staged branch being traced (staged as
-    `raise_stmt` stages a `raise`: `else: assert False, "..."`).
+    does a failing Python test inside a staged branch being traced, staged and
+    ending the branch as `raise_stmt` does a `raise` (`else: assert False, "..."`).
     """
     backend = backend_of(test)
     if backend is None:
@@ -44,7 +44,7 @@ def assert_stmt(test, msg_fn=None):
         message = None if msg_fn is None else msg_fn()
         backend.raise_(backend.logical_not(taken()),
                        AssertionError if message is None else AssertionError(message))
-        return True
+        raise staging.BranchRaised()  # (the branch ends there, as raise_stmt's)
     _refuse_if_discardable("assert")
     backend.assert_(test, None if msg_fn is None else msg_fn())
     return True

@@ -379,13 +379,22 @@ def assert_false_in_else(x):
     return y
 
 
+def assert_false_in_else_of_the_only_assignment(x):
+    if x > 0:
+        y = x * 2
+    else:
+        assert False, "x must be positive"
+    return y
+
+
 def test_assert_false_under_a_staged_if_is_a_run_time_check():
     # it failed while tracing the branch: staged raised where Python returns
-    staged = ag.function(assert_false_in_else)
-    for _ in range(2):
-        assert staged(np.float64(1.5)) == assert_false_in_else(np.float64(1.5)) == 3.0
-    with pytest.raises(AssertionError, match="^x must be positive"):
-        staged(np.float64(-1.0))
+    for function in (assert_false_in_else, assert_false_in_else_of_the_only_assignment):
+        staged = ag.function(function)
+        for _ in range(2):
+            assert staged(np.float64(1.5)) == function(np.float64(1.5)) == 3.0
+        with pytest.raises(AssertionError, match="^x must be positive"):
+            staged(np.float64(-1.0))
 
 
 # --- a `return` inside `with` under a staged `if`: staged (tests/staged/test_jumps_in_try.py) ---
