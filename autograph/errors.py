@@ -1719,7 +1719,8 @@ def tensor_into_array_message(target, value, location):
     return (
         f"`{target} = {value}` at {location} stores a graph tensor into an item of a numpy "
         "array: numpy needs the number now, while tracing, and a graph tensor has it only "
-        "when the graph runs (numpy says 'setting an array element with a sequence'). Make "
+        "when the graph runs (numpy says 'setting an array element with a sequence', or asks "
+        "int() or bool() of it for an integer or bool array). Make "
         f"the whole array a graph value instead: build it from the values "
         f"(np.stack([...]), np.concatenate), or write the item with np.where "
         f"(`y = np.where(np.arange(len(y)) == i, {value}, y)` for `y[i] = {value}`).")
@@ -1728,12 +1729,17 @@ def tensor_into_array_message(target, value, location):
 def tensor_into_array(exc, is_staged):
     """The catalog error for numpy's "setting an array element with a
     sequence" raised by a user line `target[...] = value` whose value reads a
-    staged value (`is_staged` of a local it names), or None."""
-    if type(exc) is not ValueError or not str(exc).startswith(
-            "setting an array element with a sequence"):
-        return None
+    staged value (`is_staged` of a local it names), or None.  Into an int or
+    bool array numpy asks the tensor's int()/bool() instead, whose own refusal
+    (called by numpy straight from that line) would name an int() the user
+    never wrote: translated too."""
     user = innermost_user_traceback(exc)
     if user is None:
+        return None
+    if not (type(exc) is ValueError and str(exc).startswith(
+            "setting an array element with a sequence")) and not (
+            type(exc) is TensorUsageError and user.tb_next is not None
+            and user.tb_next.tb_frame.f_code.co_name in ("__int__", "__index__", "__bool__")):
         return None
     filename, lineno = user.tb_frame.f_code.co_filename, user.tb_lineno
     statement = statement_at(filename, lineno)

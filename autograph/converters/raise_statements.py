@@ -10,7 +10,8 @@ user's exception is raised at the user's line, as written.  While a backend
 traces a staged branch, raising would stop the trace for inputs that may
 never take that branch: `raise_stmt` stages a check that raises (with the
 exception's text) when the graph takes the branch, the way a staged `assert`
-is staged, and the trace goes on.  Only `raise` statements in the functions
+is staged, and the branch ends there (its outputs stand-ins of the other
+branch's: staging.BranchRaised).  Only `raise` statements in the functions
 the control-flow passes generated are rewritten; a bare `raise` (re-raise)
 and `raise ... from ...` stay as they are.
 """

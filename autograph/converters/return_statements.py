@@ -20,7 +20,8 @@ runs under `if not do_return:`; when an `if` branch always returns, the rest
 goes into the other branch instead.  A `while` test becomes
 `not do_return and test`; a `for` gets `not do_return` as its EXTRA_TEST.
 A loop `else` runs under the flag too.  A function that may fall off its end
-returns None explicitly, so `retval_` is set on every path.
+returns None explicitly, so `retval_` is set on every path (not after a final
+`raise`, or `while True:` without a break of its own, which only a return leaves).
 
 Left native: functions whose only `return` is their last statement (also
 through `with` blocks), and generators.  Nested functions get their own flags.
@@ -61,6 +62,17 @@ def _nested_functions(node):
     return found
 
 
+def _never_ends(stmt):
+    """A `raise`, or `while True:` without a break of its own (only a return or
+    an exception leaves it): a function ending with it does not fall off its
+    end (a `retval_ = None` after it would be a second, never taken, kind of
+    value that a staged test of the flag could not tell apart)."""
+    return isinstance(stmt, gast.Raise) or (
+        isinstance(stmt, gast.While) and isinstance(stmt.test, gast.Constant)
+        and bool(stmt.test.value)
+        and not find_jumps(stmt.body, gast.Break, loops_are_boundaries=True))
+
+
 def _is_generator(node):
     return any(isinstance(n, (gast.Yield, gast.YieldFrom)) for n in scope_nodes(node.body))
 
@@ -84,7 +96,7 @@ class Transformer(base.Converter):
                                 lower_loop=self._lower_loop)
         docstring = node.body[:1] if is_docstring(node.body[0]) else []
         body = node.body[len(docstring):]
-        if not lowering.always_jumps(body):
+        if not lowering.always_jumps(body) and not _never_ends(body[-1]):
             fall_off = gast.Return(value=None)
             gast.copy_location(fall_off, body[-1])
             body = body + [fall_off]

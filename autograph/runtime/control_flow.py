@@ -81,7 +81,10 @@ def if_stmt(cond, if_true, if_false, state, names, jumps=(), inplace=None):
         def run(*args):
             with staging.region(backend, taken(side), (names, location, "`if`")), \
                     staging.changed_containers_refused(state, args, names, "`if`", location):
-                raw = branch(*args)
+                try:
+                    raw = branch(*args)
+                except staging.BranchRaised:  # (it staged a `raise`: the path ends there)
+                    raw = tuple(UndefinedReturnValue() for _ in names)
                 result = staging.dead_after_jump(raw, names, jumps)
             if result is not raw:
                 dead[side] = [i for i, (a, b) in enumerate(zip(raw, result)) if a is not b]

@@ -25,11 +25,26 @@ def assert_stmt(test, msg_fn=None):
     `assert ag__.assert_stmt(test, msg_fn), msg` is `assert test, msg_fn()`:
     for a Python value it returns `test` unchanged and the enclosing native
     assert checks it.  A staged `test` becomes `backend.assert_(test, msg_fn())`
-    (the message is computed once, while tracing) and the result is True.
+    (the message is computed once, while tracing) and the result is True; so
+    does a failing Python test inside a staged branch being traced, staged and
+    ending the branch as `raise_stmt` does a `raise` (`else: assert False, "..."`).
     """
     backend = backend_of(test)
     if backend is None:
-        return test
+        region = staging.innermost_region()
+        if region is None or region[1] is None:
+            return test
+        if test:  # (its truth asked once: the native assert sees a bool)
+            return True
+        # A failing Python test in a staged branch being traced (`else: assert
+        # False, "..."`): Python fails only when the program takes the branch,
+        # so it is staged as raise_stmt stages a `raise` there.
+        backend, taken = region
+        _refuse_if_discardable("assert")
+        message = None if msg_fn is None else msg_fn()
+        backend.raise_(backend.logical_not(taken()),
+                       AssertionError if message is None else AssertionError(message))
+        raise staging.BranchRaised()  # (the branch ends there, as raise_stmt's)
     _refuse_if_discardable("assert")
     backend.assert_(test, None if msg_fn is None else msg_fn())
     return True
@@ -45,14 +60,15 @@ def raise_stmt(exception):
     so on Python paths it is the user's `raise`.  Inside a staged branch
     being traced it stages a run-time check that raises the user's exception
     (type and arguments; `backend.raise_`) when the graph takes the branch,
-    the way a staged `assert` is staged, and returns False."""
+    the way a staged `assert` is staged, and ends the branch as Python would
+    (staging.BranchRaised, which the branch's if_stmt catches)."""
     region = staging.innermost_region()
     if region is None or region[1] is None:
         return True  # Python, or a loop body: Python reached the raise
     backend, taken = region
     _refuse_if_discardable("raise")
     backend.raise_(backend.logical_not(taken()), exception)
-    return False
+    raise staging.BranchRaised()
 
 
 def python_try(values, names):

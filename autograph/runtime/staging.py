@@ -574,6 +574,16 @@ def region_backend():
     return stack[-1][0] if stack else None
 
 
+class BranchRaised(BaseException):
+    """Raised by `raise_stmt` once it has staged a staged branch's `raise`:
+    Python would leave the branch there, and what follows may read variables
+    that only the other path assigns (`else: raise ValueError(...)` then the
+    branch's `return (y,)`).  The branch's `if_stmt` catches it and gives the
+    branch stand-ins of the other branch's types (the graph raises on that
+    path, so they are never seen).  A BaseException: the user's `except
+    Exception` does not catch it."""
+
+
 def innermost_region():
     """(backend, taken) of the innermost staged branch or loop body, or None."""
     stack = getattr(_regions, "stack", None)

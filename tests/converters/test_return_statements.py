@@ -56,6 +56,86 @@ def test_golden_return_in_loop_falls_off_the_end_explicitly():
         check(return_in_loop, xs, passes=RETURN_ONLY)
 
 
+def fixed_point(x):
+    while True:
+        nx = x / 2
+        if nx < 1:
+            return nx
+        x = nx
+
+
+def test_golden_while_true_without_break_does_not_fall_off_the_end():
+    # no `retval_ = None` after it: a staged loop's `not do_return` test made that
+    # branch a None against a tensor, refusing `while True: ... return` code
+    assert to_source(fixed_point, RETURN_ONLY) == dedent('''
+        def fixed_point(x):
+            do_return = False
+            retval_ = ag__.UndefinedReturnValue()
+            while not do_return and True:
+                nx = x / 2
+                if nx < 1:
+                    retval_ = nx
+                    do_return = True
+                else:
+                    x = nx
+            return retval_
+    ''')
+    for x in (10.0, 0.5, 1.0):
+        check(fixed_point, x, passes=RETURN_ONLY)
+
+
+def test_staged_while_true_returning_from_its_body():
+    import numpy as np
+
+    import autograph as ag
+
+    def newton_sqrt(a):
+        x = a
+        while True:
+            nx = 0.5 * (x + a / x)
+            if abs(nx - x) < 1e-12:
+                return nx
+            x = nx
+
+    def with_break(x):
+        while True:
+            x = x / 2
+            if x < 1:
+                break
+        return x
+
+    for function, arguments in ((newton_sqrt, np.float64(2.0)), (newton_sqrt, np.float32(9.0)),
+                                (fixed_point, np.float64(10.0)), (with_break, np.float64(10.0))):
+        staged = ag.function(function)
+        for _ in range(2):  # (the first call runs interpreted, the second compiled)
+            got, want = staged(arguments), function(arguments)
+            assert type(got) is type(want) and got == want
+
+
+def test_staged_search_ending_in_raise_returns_what_it_found():
+    # the function ends in `raise`: no `retval_ = None` after it, which a
+    # staged test of the flag had made a None against the found value
+    import numpy as np
+    import pytest
+
+    import autograph as ag
+
+    def find(x, t):
+        i = 0
+        while i < len(x):
+            if x[i] == t:
+                return x[i] * 2
+            i += 1
+        raise ValueError("not found")
+
+    x = np.array([1.0, 2.0, 3.0])
+    staged = ag.function(find)
+    for _ in range(2):
+        assert staged(x, np.float64(3.0)) == find(x, np.float64(3.0)) == 6.0
+    with pytest.raises(ValueError, match="not found"):
+        staged(x, np.float64(7.0))
+
+
 def test_for_loop_gets_the_flag_as_extra_test():
     node, _ = harness.transform(return_in_loop, RETURN_ONLY)
     loop = node.body[2]

@@ -65,6 +65,31 @@ def test_item_assignment_of_a_tensor_into_a_numpy_array_names_it():
     assert isinstance(info.value, ValueError)  # (numpy's own error was a ValueError)
 
 
+def min_into_int_table(x):
+    table = np.zeros(3, dtype=np.int64)
+    for i in range(3):
+        table[i] = min(x[i], 5)  # an edit-distance table's fill
+    return table
+
+
+def flag_into_bool_array(x):
+    seen = np.zeros(2, dtype=bool)
+    seen[1] = x[0] > 0
+    return seen
+
+
+def test_item_assignment_into_an_int_or_bool_array_names_the_store_not_an_int_call():
+    # numpy asks the tensor's int() / bool() for such an array: the refusal named
+    # an int() the user never wrote ("int() of graph tensor 'the_value_of_min'")
+    for function, target, value, offset in (
+            (min_into_int_table, "table[i]", "min(x[i], 5)", 3),
+            (flag_into_bool_array, "seen[1]", "x[0] > 0", 2)):
+        line = function.__code__.co_firstlineno + offset
+        with pytest.raises(errors.TensorIntoArrayError, match=re.escape(
+                errors.tensor_into_array_message(target, value, f"{__file__}:{line}"))):
+            ag.function(function)(np.array([1, 7, 3]))
+
+
 def sequence_into_item(x):
     y = np.zeros(3)
     y[0] = [1.0, 2.0]  # numpy's own error, in Python too

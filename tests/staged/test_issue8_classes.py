@@ -338,6 +338,65 @@ def test_raise_under_a_staged_if_is_a_run_time_check():
             ag.to_graph(raise_when_negative)(-1.0)
 
 
+def raise_in_else_of_the_only_assignment(x):
+    if x > 0:
+        y = x * 2
+    else:
+        raise ValueError("x must be positive")
+    return y
+
+
+def raise_in_a_loop_body_branch(xs):
+    out = 0.0
+    for v in xs:
+        if v >= 0:
+            r = v * 2
+        else:
+            raise ValueError("negative item")
+        out = out + r
+    return out
+
+
+def test_a_staged_raise_ends_its_branch_which_assigns_nothing():
+    # after the staged raise the branch went on to `return (y,)`, reading a `y`
+    # only the other path assigns: NameError, where Python returns 2.0
+    for function, good, bad in (
+            (raise_in_else_of_the_only_assignment, np.float64(1.0), np.float64(-1.0)),
+            (raise_in_a_loop_body_branch, np.array([1.0, 2.0]), np.array([1.0, -2.0]))):
+        staged = ag.function(function)
+        for _ in range(2):
+            assert staged(good) == function(good)
+        with pytest.raises(ValueError, match="^(x must be positive|negative item)"):
+            staged(bad)
+
+
+def assert_false_in_else(x):
+    y = x
+    if x > 0:
+        y = x * 2
+    else:
+        assert False, "x must be positive"
+    return y
+
+
+def assert_false_in_else_of_the_only_assignment(x):
+    if x > 0:
+        y = x * 2
+    else:
+        assert False, "x must be positive"
+    return y
+
+
+def test_assert_false_under_a_staged_if_is_a_run_time_check():
+    # it failed while tracing the branch: staged raised where Python returns
+    for function in (assert_false_in_else, assert_false_in_else_of_the_only_assignment):
+        staged = ag.function(function)
+        for _ in range(2):
+            assert staged(np.float64(1.5)) == function(np.float64(1.5)) == 3.0
+        with pytest.raises(AssertionError, match="^x must be positive"):
+            staged(np.float64(-1.0))
+
+
 # --- a `return` inside `with` under a staged `if`: staged (tests/staged/test_jumps_in_try.py) ---
 
 class _Context:
