@@ -212,8 +212,10 @@ class GraphBackend(Backend):
             return self.len_(value) == 0
         if value.static_size is not None and value.static_size != 1:
             raise errors.GraphValueError(errors.graph_op_message(  # numpy: ValueError
-                "not", f"the operand has shape {value.static_shape}; it needs a single value "
-                "(use np.all(...) or np.any(...))", staging.user_location()))
+                # (a truth test: `not x`, and the truth of an `and`/`or` operand in an
+                # `if` test, `if a and arr:`, which the user wrote no `not` for)
+                "truth test", f"the value tested has shape {value.static_shape}; it needs "
+                "a single value (use np.all(...) or np.any(...))", staging.user_location()))
         result = np.logical_not(value)
         # Python's `not` gives a Python bool, whatever it tests
         return random_ops.as_python_number(

@@ -272,7 +272,7 @@ def _argument_change(name, function, how, marker):
 _TRUTH_ERRORS = {  # numpy_truthiness_errors: construct -> (marker, graph op, dtype, what)
     "if": ("if arr:", "cond", "int64", "condition"),
     "while": ("while arr:", "while_loop", "int64", "condition"),
-    "not": ("return not arr", "not", "int64", "operand"),
+    "not": ("return not arr", "truth test", "int64", "value tested"),
     "ifexp": ('return "yes" if arr > 1 else "no"', "cond", "bool", "condition"),
     "assert": ("assert arr > 1", "assert", "bool", "condition"),
     "chain": ("return 0 < arr < 5", "cond", "bool", "condition"),

@@ -251,9 +251,21 @@ def test_not_of_a_multi_element_tensor():
         return not x  # line marker
 
     with pytest.raises(errors.GraphError, match=re.escape(errors.graph_op_message(
-            "not", "the operand has shape (2,); it needs a single value "
+            "truth test", "the value tested has shape (2,); it needs a single value "
             "(use np.all(...) or np.any(...))", _where(negate, "return not x  # line marker")))):
         ag.function(negate)(np.array([1, 2]))
+
+
+def test_an_and_operand_of_several_elements_in_an_if_test():
+    def both(x, arr):
+        if x[0] > 0 and arr:  # line marker
+            return x
+        return -x
+
+    with pytest.raises(errors.GraphError, match=re.escape(errors.graph_op_message(
+            "truth test", "the value tested has shape (3,); it needs a single value "
+            "(use np.all(...) or np.any(...))", _where(both, "if x[0] > 0 and arr:  # line marker")))):
+        ag.function(both)(np.array([1.0]), np.array([1, 2, 3]))
 
 
 def test_loop_turns_a_python_placeholder_into_a_tensor():
