@@ -23,7 +23,6 @@ staged list is what its backend's `list_element_type` recognises.
 import ast
 import collections
 import contextlib
-import dataclasses
 import functools
 import inspect
 import itertools
@@ -743,24 +742,17 @@ def _carried_containers(value, name, statement, location):
     found, seen = [], {}
 
     def walk(held, path):
-        if not (type(held) in (list, dict, tuple) or dataclasses.is_dataclass(held)
-                and not isinstance(held, type)):
+        children = structure.named_children(held, path)
+        if children is None:
             return
-        if type(held) is not tuple:
+        if not isinstance(held, tuple):  # (a tuple is rebuilt, never changed)
             if id(held) in seen:
                 raise errors.StagingError(errors.held_container_changed_message(
                     path, statement, location, seen[id(held)],
                     "the same container, in the same state"))
             seen[id(held)] = path
             found.append((path, held))
-        if type(held) is dict:
-            items = ((f"{path}[{k!r}]", v) for k, v in held.items())
-        elif type(held) in (list, tuple):
-            items = ((f"{path}[{k}]", v) for k, v in enumerate(held))
-        else:
-            items = ((f"{path}.{f.name}", getattr(held, f.name))
-                     for f in dataclasses.fields(held))
-        for child_path, child in items:
+        for child_path, child in children:
             walk(child, child_path)
 
     walk(value, name)
@@ -787,8 +779,7 @@ def refuse_held_container(value, name, statement, location):
 
 def _leaf_ids(value):
     """The identities of a container's leaves (None for a leaf itself)."""
-    if not (type(value) in (list, dict, tuple) or dataclasses.is_dataclass(value)
-            and not isinstance(value, type)):
+    if structure.named_children(value, "v") is None:
         return None
     return [id(v) for v in structure.flatten((value,), ("v",)).values]
 

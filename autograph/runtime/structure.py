@@ -43,6 +43,18 @@ def _container(value):
     return None
 
 
+def named_children(value, name):
+    """[(name, child)] of container `value` named `name`, named as `flatten`
+    names what it holds (`name[0]`, `name['k']`, `name.field`); None for a leaf."""
+    parts = _container(value)
+    if parts is None:
+        return None
+    form, children = parts
+    if form is _SEQUENCE:
+        children = enumerate(children)
+    return [(_child_name(name, form, key), child) for key, child in children]
+
+
 def _child_name(name, form, key):
     if form is _SEQUENCE:
         return f"{name}[{key}]"
