@@ -395,9 +395,8 @@ class GraphBackend(Backend):
         if value.dtype.kind not in kinds or (value.dtype.kind == "u" and value.dtype.itemsize == 8
                                              and kind == "int"):
             return NotImplemented
-        dtype = np.dtype(np.float64 if kind == "float" else np.int64)
-        return random_ops.as_python_number(
-            base.record1(random_ops.WEAK_CAST, (value,), {"dtype": dtype}))
+        return random_ops.python_number_of(
+            value, np.dtype(np.float64 if kind == "float" else np.int64))
 
     def python_math(self, function, number):
         if function not in python_ints.MATH_FUNCTIONS:

@@ -206,9 +206,8 @@ class Tensor:
         raise in_place_method_error(self, ".partition()")
 
     def item(self, *args):
-        # `losses.append(loss.item())`: of a one-element float or int array,
-        # the Python number float()/int() stage (ops/random.py PythonNumber);
-        # or bool array, the Python number float()/int() stage (ops/random.py
+        # `losses.append(loss.item())`: of a one-element float, int or bool
+        # array, the Python number float()/int() stage (ops/random.py
         # PythonNumber); a Python number (PythonNumber) has no .item(), and the
         # numbers numpy gives as numpy scalars (longdouble, uint64) stay refused
         kind, size = self.dtype.kind, self.dtype.itemsize
@@ -216,8 +215,7 @@ class Tensor:
                 and (kind == "f" and size <= 8 or kind == "u" and size < 8 or kind in "ib"):
             one = self if self.static_shape == () else _ops.shaping.reshape(self, ())
             dtype = np.float64 if kind == "f" else np.bool_ if kind == "b" else np.int64
-            return _ops.random.as_python_number(_ops.base.record1(
-                _ops.random.WEAK_CAST, (one,), {"dtype": np.dtype(dtype)}))
+            return _ops.random.python_number_of(one, np.dtype(dtype))
         raise self._usage_error(".item()")
 
     def tolist(self):
@@ -291,25 +289,6 @@ class Tensor:
     def argsort(self, axis=-1):
         return np.argsort(self, axis=axis)
 
-    # ndarray methods whose numpy function the engine has (`loss.round(4)`)
-    def round(self, decimals=0):
-        return np.round(self, decimals)
-
-    def cumprod(self, axis=None, dtype=None):
-        return np.cumprod(self, axis=axis, dtype=dtype)
-
-    def repeat(self, repeats, axis=None):
-        return np.repeat(self, repeats, axis)
-
-    def take(self, indices, axis=None):
-        return np.take(self, indices, axis)
-
-    def swapaxes(self, axis1, axis2):
-        return np.swapaxes(self, axis1, axis2)
-
-    def nonzero(self):
-        return np.nonzero(self)
-
     def conj(self):
         # (ndarray.conj of a real array is the array itself: np.conjugate
         # would make a bool array int8)
@@ -340,7 +319,9 @@ def _reduction_method(name):
 
 
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
-              "any", "all", "std", "var"):
+              "any", "all", "std", "var",
+              # (not reductions, but the same: the method is numpy's function, `loss.round(4)`)
+              "round", "cumprod", "repeat", "take", "swapaxes", "nonzero"):
     setattr(Tensor, _name, _reduction_method(_name))
 
 # The rest of ndarray's public attributes (`t.trace()`, `t.flags`, `t.flat`):

@@ -185,9 +185,16 @@ def as_python_number(tensor):
     return tensor
 
 
+def python_number_of(value, dtype):
+    """0-d `value` as a staged Python number of `dtype` (float64, int64 or
+    bool), cast as numpy casts a Python number (weak_cast's range check):
+    what float(), int() and .item() give."""
+    return as_python_number(base.record1(WEAK_CAST, (value,), {"dtype": dtype}))
+
+
 def _as_int(value, ufunc):
     if ufunc in _BOOL_AS_INT and isinstance(value, PythonNumber) and value.dtype.kind == "b":
-        return as_python_number(base.record1(WEAK_CAST, (value,), {"dtype": np.dtype(np.int64)}))
+        return python_number_of(value, np.dtype(np.int64))
     return value
 
 
