@@ -630,11 +630,13 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         """`counted.calls`, `loss.scale`: the attributes the code names of a
         user function it reads by name (its own `__dict__`; a function
         object is otherwise held by identity, not walked), or of an
-        ag.function (those the user set on it: not its own state)."""
-        attributes = function.__dict__
+        ag.function (those the user set on it: not its own state); nothing
+        for another value."""
         own = getattr(type(function), "ATTRIBUTES_OF_ITS_OWN", None)
-        if own is None and _defined_in_autograph(function):
+        if own is None and (type(function) is not types.FunctionType
+                            or _defined_in_autograph(function)):
             return
+        attributes = function.__dict__
         for name in names.intersection(attributes):
             if own is None or name not in own:
                 watch(attributes, name, attributes[name], kind, f"{path}.{name}")
@@ -665,10 +667,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 elif type(namespace[name]) in _CALLED_BY_NAME:
                     # (`H = other_helper`: the graph ran the old one's code)
                     guards.append((namespace, name, namespace[name], f"global '{name}'", None))
-                    if type(namespace[name]) is types.FunctionType:
-                        watch_function_attributes(namespace[name], "global", name)
-                elif hasattr(type(namespace[name]), "ATTRIBUTES_OF_ITS_OWN"):  # (an ag.function)
-                    watch_function_attributes(namespace[name], "global", name)
+                watch_function_attributes(namespace[name], "global", name)
             if probed and "globals" in names:  # (`globals().get("G")` of a G not there yet)
                 watch_absent([namespace], namespace, "global", "", 0)
         free = function.__code__.co_freevars
@@ -691,10 +690,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 watch_module(value)
             elif type(value) in _CALLED_BY_NAME:
                 guards.append((cell, None, value, f"closure variable '{name}'", None))
-                if type(value) is types.FunctionType:
-                    watch_function_attributes(value, "closure variable", name)
-            elif hasattr(type(value), "ATTRIBUTES_OF_ITS_OWN"):  # (an ag.function)
-                watch_function_attributes(value, "closure variable", name)
+            watch_function_attributes(value, "closure variable", name)
         # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
         positional = getattr(function, "__defaults__", None) or ()

@@ -328,11 +328,10 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
                 _raise_changed(f"the list `{_spelled(path)}`", None, None, location, statement)
             now, spelled = holder, "{}[{}]"
             before, now = dict(enumerate(before)), dict(enumerate(now))
-        else:  # (a dict, a dict subclass or a user's object)
+        else:  # (a dict, a dict subclass, a user's object or function, an ag.function)
             mapping = kind is dict or kind in _DICTS
-            now = dict(dict.items(holder)) if mapping else _attributes(holder) or {}
-            if hasattr(kind, "ATTRIBUTES_OF_ITS_OWN"):  # (an ag.function: not its own state)
-                now = _users_attributes(holder)
+            now = dict(dict.items(holder)) if mapping else _users_attributes(holder) \
+                if hasattr(kind, "ATTRIBUTES_OF_ITS_OWN") else _attributes(holder) or {}
             spelled = "{}[{!r}]" if mapping else "{}.{}"
         for key in before.keys() | now.keys():
             old, new = before.get(key, _GONE), now.get(key, _GONE)
