@@ -426,7 +426,7 @@ class GraphBackend(Backend):
             if value.static_shape:
                 return (np.ndarray,)
             if value.python_number:  # (`float(x[0])`, `len(lst)`, a range counter)
-                return (_PYTHON_NUMBER_TYPES[value.dtype.kind],)
+                return (staging.python_number_type(value),)
             graph = value.graph
             if graph.parent is None and any(p is value for p in graph.inputs):
                 return (value.dtype.type if id(value) in graph.scalar_inputs else np.ndarray,)
@@ -925,5 +925,3 @@ def _may_narrow(var, after):
 
 
 _WIDE_FOR_PYTHON = (np.dtype(np.float64), np.dtype(np.complex128))
-# the Python type of a staged Python number (ops/random.py PythonNumber), by dtype kind
-_PYTHON_NUMBER_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
