@@ -125,9 +125,9 @@ class ConcreteFunction:
         self._key = key
         self._arg_names = arg_names
         self._keep = keep  # objects keyed by id must outlive the cache entry
-        self._rebound_scalars = tuple(  # (see _refuse_arrays_for_rebound_scalars)
-            (i, graph.rebound_scalars[id(p)]) for i, p in enumerate(graph.inputs)
-            if id(p) in graph.rebound_scalars) if graph.rebound_scalars else ()
+        # per leaf, numpy scalars or arrays only (signature.leaf_kinds): set by
+        # trace(); a graph made from specs (or loaded) accepts either
+        self.leaf_kinds = None
         self.report = optimize.optimize(graph)
         self._program = _Program(graph)
         self._build = _builder(template)
@@ -180,18 +180,7 @@ class ConcreteFunction:
         return list(self.graph.outputs)
 
     def call_flat(self, leaves):
-        if self._rebound_scalars:
-            self._refuse_arrays_for_rebound_scalars(leaves)
         return self._build(self._program(leaves))
-
-    def _refuse_arrays_for_rebound_scalars(self, leaves):
-        """A numpy scalar and a 0-d array share a cache key, but `x += 1` on
-        the scalar the graph was traced with rebinds x, where on a 0-d array
-        it would change the caller's array: refused, as tracing with one is."""
-        for index, (name, change, location) in self._rebound_scalars:
-            if isinstance(leaves[index], np.ndarray):
-                raise errors.InPlaceChangeError(errors.in_place_argument_message(
-                    name, change, location))
 
     @property
     def has_run(self):
@@ -206,14 +195,18 @@ class ConcreteFunction:
             return False
         entries = _array_entries(key, [])
         return all(spec.is_compatible_with(entry[1], entry[2])
-                   for spec, entry in zip(self.leaf_specs, entries))
+                   for spec, entry in zip(self.leaf_specs, entries)) and (
+            self.leaf_kinds is None or signature.kinds_match(self.leaf_kinds, entries))
 
     def check_call(self, key):
         if self.accepts(key):
             return
         entries = _array_entries(key, [])
-        given = ", ".join(f"{tuple(e[1])} {e[2]}" for e in entries)
-        wanted = ", ".join(repr(s) for s in self.leaf_specs)
+        given = ", ".join(f"{tuple(e[1])} {e[2]}" + (" numpy scalar" if e[3:] else "")
+                          for e in entries)
+        kinds = self.leaf_kinds or (None,) * len(self.leaf_specs)
+        wanted = ", ".join(repr(s) + {True: " numpy scalar", False: " array", None: ""}[k]
+                           for s, k in zip(self.leaf_specs, kinds))
         filename, lineno, _ = errors.user_frame()
         raise errors.GraphError(
             f"{self.graph.name}() called with arrays ({given}) that don't match its "
@@ -421,6 +414,7 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     graph.outputs = outputs
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep,
                                 structure)
+    concrete.leaf_kinds = signature.leaf_kinds(leaves)
     leaks = LeakedTensors(graph, argument_names)
     concrete.guards, concrete.changed_by_trace = as_found_before(
         guards_of(fn, key_keep, graph.called, leaks.note, before=logs), read)

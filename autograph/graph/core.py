@@ -124,9 +124,6 @@ class Graph:
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
         # it would change an ndarray argument in place: tensor.py refuses that)
         self.scalar_inputs = set()
-        # those a `+=` rebound, id -> (name, change, location): a later call passing a
-        # 0-d array there (the same cache key) must be refused (concrete.call_flat)
-        self.rebound_scalars = {}
         # (graph.nodes, {id(tensor): its last reader}) when the optimiser last
         # changed the nodes (optimize._eliminate_dead_code), for the interpreter
         self.last_reads = None

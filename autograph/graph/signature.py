@@ -1,7 +1,11 @@
 """Cache keys for `ag.function` calls, and rebuilding arguments for tracing.
 
 Key rules: numpy arrays and numpy number scalars by (shape, dtype) -- they
-become graph inputs ("leaves"); Python numbers and strings, and numpy's
+become graph inputs ("leaves"); a numpy scalar's key is marked SCALAR, apart
+from a 0-d array's (the trace answers `type`, `isinstance` and `np.isscalar`
+from it, and refuses in-place changes of an array argument only; both have
+one structure, and a graph traced from a TensorSpec accepts either:
+leaf_kinds); Python numbers and strings, and numpy's
 str_ and bytes_, by type and value (floats and complex numbers by their bit
 pattern, so -0.0 and 0.0 differ and a NaN matches itself; True and 1 differ
 by type); sets, frozensets and bytearrays by contents; lists, tuples,
@@ -37,6 +41,7 @@ ARRAY = _Marker("array")
 OBJECT = _Marker("object")
 NAMEDTUPLE = _Marker("namedtuple")
 FIELDS = _Marker("fields")  # a dataclass instance (slots.take_apart)
+SCALAR = _Marker("numpy scalar")  # (ARRAY, (), dtype, SCALAR): np.float64(1.0), not np.array(1.0)
 
 
 def _scalar(value, leaves, keep):
@@ -173,7 +178,7 @@ def key_of(value, leaves, keep):
         if isinstance(value, TEXT_SCALARS):  # by value, as a str is
             return (kind, value)
         leaves.append(value)
-        return (ARRAY, (), value.dtype)
+        return (ARRAY, (), value.dtype, SCALAR)
     if isinstance(value, TensorSpec):
         leaves.append(value)
         return (ARRAY, value.shape, value.dtype)
@@ -203,11 +208,24 @@ def call_key(args, kwargs, leaves, keep):
     return (tuple(parts), None)
 
 
+def leaf_kinds(leaves):
+    """Per array leaf of a trace, which arguments its graph accepts there: True
+    a numpy scalar only, False an array only, None either (a TensorSpec)."""
+    return tuple(True if isinstance(leaf, np.generic) else
+                 False if isinstance(leaf, np.ndarray) else None for leaf in leaves)
+
+
+def kinds_match(kinds, entries):
+    """Whether the array entries of a call key (`(ARRAY, shape, dtype[, SCALAR])`)
+    are of the `kinds` (leaf_kinds) a graph was traced with."""
+    return all(kind is None or kind is (len(entry) > 3) for kind, entry in zip(kinds, entries))
+
+
 def structure_of(key):
     """The key with array shapes reduced to ranks (for shape relaxation)."""
     if type(key) is tuple:
         if key and key[0] is ARRAY:
-            return (ARRAY, len(key[1]), key[2])
+            return (ARRAY, len(key[1]), key[2])  # (a numpy scalar too: see leaf_kinds)
         return tuple([structure_of(k) for k in key])
     return key
 
@@ -268,6 +286,8 @@ def _built_by_subclass(kind, items):
 def describe(key):
     """Short description of an argument's key, for retracing warnings."""
     if type(key) is tuple and key:
+        if key[0] is ARRAY and key[3:]:
+            return f"numpy scalar {key[2]}"
         if key[0] is ARRAY:
             shape = tuple("?" if d is None else d for d in key[1])
             return f"array{shape} {key[2]}"

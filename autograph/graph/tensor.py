@@ -648,14 +648,14 @@ def _refuse_shared(tensor, change, location, names, passed_by=None):
             graph = current.graph
             if any(p is current for p in graph.inputs):
                 argument_change = f"{current.name} {change.split()[1]} ..."
+                # (a numpy scalar's `+=` rebinds: its graph takes no array there,
+                # signature.leaf_kinds)
                 if id(current) not in graph.scalar_inputs:
                     if passed_by is None:
                         raise errors.InPlaceChangeError(errors.in_place_argument_message(
                             current.name, argument_change, location))
                     raise errors.InPlaceChangeError(errors.in_place_passed_argument_message(
                         name, current.name, change, location, passed_by))
-                graph.rebound_scalars[id(current)] = (current.name, argument_change,
-                                                      location)
             continue
         sources = _sources(current)
         if sources:

@@ -3,6 +3,7 @@ accepts exactly the calls whose cache key equals the one it was made for, so
 the fast path never runs a graph traced for other arguments."""
 
 import collections
+import re
 
 import numpy as np
 import pytest
@@ -65,12 +66,15 @@ def test_dicts_and_namedtuples():
     assert staged.experimental_get_tracing_count() == 2
 
 
-def test_numpy_scalars_and_0d_arrays_share_a_trace_and_dtype_counts():
+def test_numpy_scalars_and_0d_arrays_have_traces_of_their_own_and_dtype_counts():
+    # (a trace answers `isinstance(x, np.ndarray)` for what it was traced with)
     staged = _traced(lambda x: x + 1)
     assert staged(np.float64(1.0)) == 2.0 and staged(np.zeros(())) == 1.0
-    assert staged.experimental_get_tracing_count() == 1
+    assert staged.experimental_get_tracing_count() == 2
+    assert staged(np.float64(5.0)) == 6.0 and staged(np.ones(())) == 2.0
+    assert staged.experimental_get_tracing_count() == 2
     out = staged(np.float32(1.0))
-    assert type(out) is np.float32 and staged.experimental_get_tracing_count() == 2
+    assert type(out) is np.float32 and staged.experimental_get_tracing_count() == 3
 
 
 def test_objects_by_identity():
@@ -192,3 +196,47 @@ def test_signature_functions_with_none_dims_accept_new_shapes_through_fast_calls
     assert staged.experimental_get_tracing_count() == 1
     with pytest.raises(ag.errors.GraphError):
         staged(np.zeros((2, 2)))
+
+
+def _is_scalar(x):
+    if np.isscalar(x):
+        return x * 2
+    return x * 3
+
+
+def _is_array(x):
+    return isinstance(x, np.ndarray)
+
+
+def _bumped_argument(x):
+    y = x
+    y += 1  # an ndarray changes in place (the caller's too), a numpy scalar rebinds y
+    return x
+
+
+@pytest.mark.parametrize("fn", [_is_scalar, _is_array])
+@pytest.mark.parametrize("order", [(np.float64(1.0), np.array(1.0)),
+                                   (np.array(1.0), np.float64(1.0))])
+def test_a_numpy_scalar_and_a_0d_array_get_python_answers_in_either_order(fn, order):
+    staged = ag.function(fn)
+    for x in order:
+        want, got = fn(x), staged(x)
+        assert type(got) is type(want) and got == want
+
+
+def test_a_0d_array_changed_in_place_is_refused_after_a_numpy_scalar_trace():
+    staged = ag.function(_bumped_argument)
+    assert staged(np.float64(1.0)) == _bumped_argument(np.float64(1.0)) == 1.0
+    with pytest.raises(ag.AutoGraphError, match=re.escape("changes the argument `x` in place")):
+        staged(np.array(1.0))
+
+
+def test_a_concrete_function_of_a_numpy_scalar_says_it_takes_a_scalar():
+    concrete = ag.function(lambda x: x * 2).get_concrete_function(np.float64(1.0))
+    assert concrete(np.float64(2.0)) == 4.0
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            "called with arrays (() float64) that don't match its traced signature "
+            "[TensorSpec(shape=(), dtype=float64) numpy scalar]")):
+        concrete(np.array(2.0))
+    from_spec = ag.function(lambda x: x * 2).get_concrete_function(ag.TensorSpec([], np.float64))
+    assert from_spec(np.float64(2.0)) == from_spec(np.array(2.0)) == 4.0
