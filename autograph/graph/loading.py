@@ -105,8 +105,10 @@ def load(path):
         raise errors.SavedGraphError(errors.saved_graph_message(
             current, f"it cannot be read ({e.strerror or e})")) from None
     try:  # optimises (folding only pure ops on constants) and compiles; runs no op
-        functions = [concrete.ConcreteFunction(graph, key, specs, template, names, [])
-                     for graph, key, specs, template, names in decoded]
+        functions = []
+        for graph, key, specs, template, names, kinds in decoded:
+            functions.append(concrete.ConcreteFunction(graph, key, specs, template, names, []))
+            functions[-1].leaf_kinds = kinds
         for function in functions:
             function.source  # noqa: B018 (compiled now, not at its second run: checked here)
     except Exception as e:  # noqa: BLE001 - a checked graph the compiler still rejects

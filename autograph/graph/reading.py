@@ -38,6 +38,9 @@ def _shape(value, what):
     return tuple(value)
 
 
+_LEAF_KINDS = {"scalar": True, "array": False, "either": None}  # (signature.leaf_kinds)
+
+
 def fields(entry, required, what, optional=()):
     need(isinstance(entry, dict), f"{what} is not a JSON object")
     keys = set(entry)
@@ -281,11 +284,14 @@ class Reader:
         key = (tuple(self.key(k) for k in sig[0]), None if sig[1] is None else self.key(sig[1]))
         need(key[1] is None or key[1][0] is dict, "keyword arguments are not a dict")
         need(len(names) == len(key[0]), "argument names and signature differ in length")
-        specs = []
+        specs, kinds = [], []
         need(isinstance(entry["leaf_specs"], list), "bad leaf specs")
         for spec in entry["leaf_specs"]:
-            fields(spec, {"shape", "dtype"}, "a leaf spec")
+            fields(spec, {"shape", "dtype"}, "a leaf spec", optional={"kind"})
             specs.append(TensorSpec(_shape(spec["shape"], "a spec shape"), _dtype(spec["dtype"])))
+            kind = spec.get("kind", "either")
+            need(isinstance(kind, str) and kind in _LEAF_KINDS, f"a leaf kind {short(kind)}")
+            kinds.append(_LEAF_KINDS[kind])
         leaves = concrete._array_entries(key, [])
         need(len(specs) == len(leaves) == len(graph.inputs),
              f"function '{graph.name}' has {len(graph.inputs)} inputs, {len(specs)} specs "
@@ -307,7 +313,7 @@ class Reader:
                                                   "range", "slot", "list_slot",
                                                   "python_list_slot"})
         _check_template(template, graph.outputs)
-        return graph, key, specs, template, names
+        return graph, key, specs, template, names, tuple(kinds)
 
 
 def _check_template(template, outputs):

@@ -2,10 +2,11 @@
 
 A saved graph is a directory with two files and no code:
 
-    graph.json   {"format": "autograph-graph", "version": 1,
+    graph.json   {"format": "autograph-graph", "version": 2,
                   "variables": [{"name", "value": <array ref>}],
                   "functions": [{"name", "arg_names", "signature", "leaf_specs", "output_specs",
                                  "template", "graph"}]}
+                 (a leaf spec: {"shape", "dtype", "kind"?: "scalar" or "array"})
     arrays.npz   every constant and variable value (np.savez, stored, no pickle)
 
 A graph is {"name", "inputs", "captured", "outputs", "nodes"}; a node is
@@ -34,7 +35,7 @@ from autograph.graph.tensor import Tensor
 from autograph.graph.variables import Variable
 
 FORMAT = "autograph-graph"
-VERSION = 1
+VERSION = 2  # 2: a leaf spec's "kind" (version 1 files are read as taking either)
 GRAPH_FILE = "graph.json"
 ARRAYS_FILE = "arrays.npz"
 # value tags -> the keys their object has (see module docstring)
@@ -215,13 +216,22 @@ class _Writer:
                 "arg_names": list(function._arg_names),
                 "signature": [[self.key(k) for k in key[0]],
                               None if key[1] is None else self.key(key[1])],
-                "leaf_specs": [{"shape": list(s.shape), "dtype": s.dtype.str}
-                               for s in function.leaf_specs],
+                "leaf_specs": [_leaf_spec(s, kind) for s, kind in zip(
+                    function.leaf_specs, function.leaf_kinds or [None] * len(function.leaf_specs))],
                 # repeated from the graph's output tensors, for readers of the file
                 "output_specs": [{"shape": list(t.static_shape), "dtype": t.dtype.str}
                                  for t in function.graph.outputs],
                 "template": self.value(function._template),
                 "graph": self.graph(function.graph)}
+
+
+def _leaf_spec(spec, kind):
+    """A leaf's spec; "kind" when the graph takes only numpy scalars or only
+    arrays there (signature.leaf_kinds: it answered `isinstance` for one)."""
+    entry = {"shape": list(spec.shape), "dtype": spec.dtype.str}
+    if kind is not None:
+        entry["kind"] = "scalar" if kind else "array"
+    return entry
 
 
 def save(functions, path, name):

@@ -774,3 +774,39 @@ def test_a_tape_op_reading_an_array_is_refused(tmp_path, capsys):
     _edit_json(path, edit)
     _refused(path / "graph.json", capsys, "op 'grad.tape_get' does not accept its arguments",
              "not a tape")
+
+
+def _scalar_or_array(x):
+    if np.isscalar(x):
+        return x * 2
+    return x * 3
+
+
+def test_a_loaded_graph_keeps_numpy_scalar_and_0d_array_traces_apart(tmp_path):
+    staged = ag.function(_scalar_or_array)
+    scalar, array = np.float64(1.0), np.array(1.0)
+    staged(scalar), staged(array)
+    staged.save(str(tmp_path / "kinds"))
+    loaded = ag.load(str(tmp_path / "kinds"))
+    for x in (array, scalar):
+        assert loaded(x) == _scalar_or_array(x)
+
+
+def test_a_version_1_file_takes_a_numpy_scalar_or_a_0d_array_for_a_0d_leaf(tmp_path):
+    staged = ag.function(_scalar_or_array)
+    staged(np.float64(1.0))
+    staged.save(str(tmp_path / "old"))
+
+    def as_version_1(document):
+        document["version"] = 1
+        for function in document["functions"]:
+            for spec in function["leaf_specs"]:
+                del spec["kind"]
+    _edit_json(tmp_path / "old", as_version_1)
+    loaded = ag.load(str(tmp_path / "old"))
+    assert loaded(np.float64(2.0)) == loaded(np.array(2.0)) == 4.0
+
+
+def test_an_unknown_leaf_kind_is_refused(saved, capsys):
+    _edit_json(saved, lambda d: d["functions"][0]["leaf_specs"][0].update(kind="tensor"))
+    _refused(saved / "graph.json", capsys, "a leaf kind 'tensor'")
