@@ -202,6 +202,11 @@ class GraphBackend(Backend):
             # a branch result holding an array changed in place under another name
             for graph, side in zip(graphs, sides):
                 tensor_module.pass_on_staleness(side.values, outputs, graph)
+            for name, a, b, out in zip(leaf_names, sides[0].values, sides[1].values, outputs):
+                kind = staging.python_number_on_one_side(a, b)
+                if kind is not None and isinstance(out, Tensor):
+                    tensor_module.python_number_on_one_path(
+                        out, staging.shown(name), kind, location)
         return unflatten(sides[0].structure, outputs)
 
     def logical_not(self, value):

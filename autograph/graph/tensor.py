@@ -25,7 +25,7 @@ from autograph import errors
 
 class Tensor:
     __slots__ = ("graph", "node", "index", "static_shape", "dtype", "name", "origin",
-                 "replaced", "__weakref__")
+                 "replaced", "python_on_a_path", "__weakref__")
 
     # Above ndarray, so `ndarray + Tensor` defers to the Tensor.
     __array_priority__ = 1000
@@ -46,6 +46,10 @@ class Tensor:
         # a new tensor: another name still holding this one, used later in that
         # graph or its sub-graphs, would see the change in numpy
         self.replaced = None
+        # (name, Python type, location) when a staged `if` gave a Python number on
+        # one path and a numpy value of its default dtype on the other
+        # (python_number_on_one_path)
+        self.python_on_a_path = None
 
     def __repr__(self):
         _refuse_text(self, "repr() (or `!r`, `%r`, the text of a container holding it)")
@@ -70,6 +74,7 @@ class Tensor:
         the same array in Python (remembered for the in-place checks)."""
         if relax:
             tensor.origin = self
+        tensor.python_on_a_path = self.python_on_a_path  # (the same value inside)
         return tensor
 
     def _check_loop_output(self, out, index):
@@ -333,17 +338,45 @@ for _name in dir(np.ndarray):
         setattr(Tensor, _name, _unsupported_attribute(_name))
 
 
+def python_number_on_one_path(tensor, name, kind, location):
+    """Marks `tensor`, the value of variable `name` after the staged `if` at
+    `location`, as a Python number of type `kind` on one path and a numpy
+    value of its default dtype on the other (staging.python_number_on_one_side).
+    An op where the two give results of different dtypes is refused
+    (ops/elementwise.py); an operator with Python numbers passes the mark on
+    (`lr * 2` is still a Python float on that path)."""
+    tensor.python_on_a_path = (name, kind, location)
+
+
+def _pass_on_python_path(result, operands):
+    """`result` of a Python operator on `operands`, one of them marked
+    (python_number_on_one_path): marked too when the others are Python
+    numbers or marked (the result is then a Python number on that path)."""
+    marks = [o.python_on_a_path for o in operands if isinstance(o, Tensor)]
+    if None in marks or not isinstance(result, Tensor) or not all(
+            isinstance(o, Tensor) or type(o) in (int, float, complex) for o in operands):
+        return result
+    result.python_on_a_path = marks[0]
+    return result
+
+
 def _binary(ufunc):
     def forward(self, other):
         if self.replaced is not None or (isinstance(other, Tensor)
                                          and other.replaced is not None):
             check_live(self, other)
-        return _ops.elementwise.apply_ufunc(ufunc, (self, other))
+        result = _ops.elementwise.apply_ufunc(ufunc, (self, other))
+        if self.python_on_a_path is not None or getattr(other, "python_on_a_path", None):
+            return _pass_on_python_path(result, (self, other))
+        return result
 
     def reflected(self, other):
         if self.replaced is not None:
             check_live(self)
-        return _ops.elementwise.apply_ufunc(ufunc, (other, self))
+        result = _ops.elementwise.apply_ufunc(ufunc, (other, self))
+        if self.python_on_a_path is not None:
+            return _pass_on_python_path(result, (self, other))
+        return result
 
     return forward, reflected
 
@@ -363,10 +396,18 @@ for _name, _ufunc in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater)
                       ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)):
     setattr(Tensor, f"__{_name}__", _binary(_ufunc)[0])
 
+def _unary(ufunc):
+    def operator_(self):
+        result = _ops.elementwise.apply_ufunc(ufunc, (self,))
+        if self.python_on_a_path is not None:
+            return _pass_on_python_path(result, (self,))
+        return result
+    return operator_
+
+
 for _name, _ufunc in (("neg", np.negative), ("pos", np.positive),
                       ("abs", np.absolute), ("invert", np.invert)):
-    setattr(Tensor, f"__{_name}__",
-            (lambda u: lambda self: _ops.elementwise.apply_ufunc(u, (self,)))(_ufunc))
+    setattr(Tensor, f"__{_name}__", _unary(_ufunc))
 
 
 def _in_place_operator(name, symbol):

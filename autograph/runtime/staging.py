@@ -947,6 +947,24 @@ def _one_type_fix(a, b):
     return None
 
 
+def python_number_on_one_side(a, b):
+    """The Python type of a branch result that is a Python number (a staged
+    one too) on one side and a numpy value of that number's default dtype on
+    the other (`lr = 0.1` / `lr = base * np.cos(t)`), which a staged `if`
+    lets through as the numpy value (_check_branch_leaf); else None.  The
+    two differ only where the value meets a narrower array or scalar (`lr *
+    w_f32`: float32 for the Python float, float64 for np.float64): the graph
+    backend marks the result, and such a use is refused (tensor.py)."""
+    for number, other in ((a, b), (b, a)):
+        kind = python_number_type(number)
+        if kind is None or kind is bool or python_number_type(other) is not None:
+            continue
+        dtype = _dtype(other)
+        if dtype is not None and dtype == np.asarray(kind(0)).dtype:
+            return kind
+    return None
+
+
 def _number_changes_type(a, b):
     """A Python number in one branch, a numpy value of another kind or size
     than numpy gives that number in the other (`x_f32 if c else 2`).  Left

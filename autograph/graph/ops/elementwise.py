@@ -143,6 +143,10 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
         return apply_gufunc(ufunc, inputs, kwargs or {})
     if not kwargs:  # (the common case: an operator such as `x + y`)
         outputs = base.record(_ops.get(ufunc) or _ufunc_op(ufunc), inputs)
+        for a in inputs:
+            if type(a) is Tensor and a.python_on_a_path is not None:
+                _refuse_path_dependent_dtype(ufunc, inputs, outputs)
+                break
         return outputs if ufunc.nout > 1 else outputs[0]
     attrs = {}
     for key, value in (kwargs or {}).items():
@@ -159,7 +163,30 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
                 errors.unsupported_numpy_function_message(
                     f"np.{ufunc.__name__}(..., {key}=...)", core.user_location()))
     outputs = base.record(_ufunc_op(ufunc), inputs, attrs)
+    if "dtype" not in attrs and any(type(a) is Tensor and a.python_on_a_path is not None
+                                    for a in inputs):
+        _refuse_path_dependent_dtype(ufunc, inputs, outputs)
     return outputs if ufunc.nout > 1 else outputs[0]
+
+
+def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
+    """Refuses `ufunc(*inputs)` when an input is a Python number on one path of
+    a staged `if` and a numpy value on the other (tensor.python_number_on_one_path)
+    and the result's dtype differs between the two (`lr * w_f32`: float32 for
+    the Python float, float64 for np.float64, which the graph computed)."""
+    marked = next(a for a in inputs if type(a) is Tensor and a.python_on_a_path is not None)
+    name, kind, location = marked.python_on_a_path
+    examples = [(a.python_on_a_path[1](1) if a.python_on_a_path is not None
+                 else np.ones((), a.dtype)) if isinstance(a, Tensor) else a for a in inputs]
+    with np.errstate(all="ignore"):
+        python_path = ufunc(*examples)
+    python_path = python_path if ufunc.nout > 1 else (python_path,)
+    for python_result, out in zip(python_path, outputs):
+        dtype = np.asarray(python_result).dtype
+        if dtype != out.dtype:
+            raise errors.StagingError(errors.python_number_on_one_path_message(
+                name, kind.__name__, np.dtype(out.dtype).name, location, dtype.name,
+                core.user_location()))
 
 
 # --- ufunc methods: reduce, accumulate, outer ------------------------------

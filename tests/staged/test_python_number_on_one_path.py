@@ -1,0 +1,100 @@
+"""A staged `if` leaving a Python number on one path and a numpy value of
+that number's default dtype on the other (`lr = 0.01` / `lr = 0.01 *
+np.cos(t)`) gives one graph value of the numpy dtype.  The two differ where
+the value meets a narrower array (`w_f32 - lr * g_f32`: float32 for the
+Python float, float64 for np.float64); there the graph would silently give
+the numpy path's dtype on both, so such a use is refused
+(errors.python_number_on_one_path_message).  Uses where both paths give one
+dtype run and match Python."""
+
+import re
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+W = np.ones(2, np.float32)
+G = np.full(2, 0.5, np.float32)
+
+
+def _scheduled(w, g, t):
+    lr = 0.01
+    if t > 100:
+        lr = 0.01 * np.cos(t / 1000)
+    return w - lr * g
+
+
+def _derived(w, g, t):
+    lr = 0.01
+    if t > 100:
+        lr = 0.01 * np.cos(t / 1000)
+    half = -lr / 2  # (still a Python float on the first path)
+    return w + half * g
+
+
+def _used_in_a_later_if(w, g, t):
+    lr = 0.01
+    if t > 100:
+        lr = 0.01 * np.cos(t / 1000)
+    if t > 3:
+        w = w - lr * g
+    return w
+
+
+def _int_counter(x, k):
+    step = 1
+    if k > 2:
+        step = k * 2  # np.int64 on this path
+    return x + step
+
+
+@pytest.mark.parametrize("fn, python_path, numpy_path", [
+    (_scheduled, (W, G, np.int64(5)), (W, G, np.int64(500))),
+    (_derived, (W, G, np.int64(5)), (W, G, np.int64(500))),
+    (_used_in_a_later_if, (W, G, np.int64(5)), (W, G, np.int64(500))),
+    (_int_counter, (np.ones(2, np.int8), np.int64(1)), (np.ones(2, np.int8), np.int64(5))),
+])
+def test_a_use_whose_dtype_depends_on_the_path_is_refused(fn, python_path, numpy_path):
+    # (Python's own dtype differs between the paths; the graph would give one)
+    assert fn(*python_path).dtype != fn(*numpy_path).dtype
+    name = "step" if fn is _int_counter else "lr"
+    for args in (python_path, numpy_path):
+        with pytest.raises(ag.AutoGraphError, match=re.escape(
+                f"variable '{name}' is a Python ")) as info:
+            ag.function(fn)(*args)
+        message = str(info.value)
+        assert "on one path of the staged `if` at" in message
+        assert "a graph value has one dtype" in message and __file__ in message
+
+
+def test_the_refusal_names_both_dtypes():
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            "makes the result float32 for the Python float but float64 for the numpy value")):
+        ag.function(_scheduled)(W, G, np.int64(5))
+
+
+def _float64_operands(x, t):
+    s = 0.0
+    if t > 1:
+        s = np.float64(2.5)
+    return x + s * 2
+
+
+def _numpy_call(w, t):
+    lr = 0.01
+    if t > 100:
+        lr = 0.01 * np.cos(t / 1000)
+    return w.astype(np.float64) * lr
+
+
+@pytest.mark.parametrize("fn, arg_sets", [
+    (_float64_operands, [(np.ones(2), np.int64(5)), (np.ones(2), np.int64(0))]),
+    (_numpy_call, [(W, np.int64(5)), (W, np.int64(500))]),
+])
+def test_uses_giving_one_dtype_on_both_paths_run(fn, arg_sets):
+    staged = ag.function(fn)
+    for args in arg_sets:
+        want, got = fn(*args), staged(*args)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want)
