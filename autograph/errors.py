@@ -1404,14 +1404,18 @@ def branch_python_number_message(name, location, true_side, false_side, fix=None
             "it (np.float32(2), float(...))."))
 
 
-def python_number_on_one_path_message(name, kind, dtype, if_location, python_dtype,
-                                      location):
-    """A variable a staged `if` left a Python number on one path and a numpy
-    value of its default dtype on the other, meeting at `location` a value
-    that makes the two results' dtypes differ."""
+def python_number_on_one_path_message(name, kind, dtype, statement, statement_location,
+                                      python_dtype, location):
+    """A variable a staged `if` (or loop: `statement`) left a Python number on
+    one path and a numpy value of its default dtype on another, meeting at
+    `location` a value that makes the two results' dtypes differ."""
+    where = (f"one path of the staged `if` at {statement_location} and a numpy {dtype} on the "
+             "other" if statement == "if" else
+             f"the path through the body of the staged `{statement}` loop at "
+             f"{statement_location} and a numpy {dtype} before it (what the loop leaves when "
+             "it runs no iteration)")
     return (
-        f"variable '{name}' is a Python {kind} on one path of the staged `if` at "
-        f"{if_location} and a numpy {dtype} on the other, and at {location} it meets a value "
+        f"variable '{name}' is a Python {kind} on {where}, and at {location} it meets a value "
         f"that makes the result {python_dtype} for the Python {kind} but {dtype} for the "
         f"numpy value (numpy keeps an array's narrower dtype against a Python number, not "
         f"against a numpy one); a graph value has one dtype. Give '{name}' one kind on both "

@@ -617,11 +617,35 @@ class _Loop:
         returned = self._carry_returns(trace)
         initial, results = list(trace.init), list(trace.body_outputs)
         final = trace.finish(self.opts.get("maximum_iterations"))
+        self._mark_python_numbers(final)
         names = [staging.shown(n) for n in st.carried_names()] + \
             trace.var_names[len(st.carried):]
         tensor_module.check_finished_loop(initial, trace.placeholders, results, final,
                                           (trace.c_graph, trace.b_graph), names)
         return st.result(final, returned, final)
+
+    def _mark_python_numbers(self, final):
+        """Marks a loop result that is a Python number after an iteration (or
+        marked there by a branch) and a numpy value of its default dtype
+        before the loop (`c = x[0]; for ...: c = 0.5`), let through as the
+        numpy value (staging.check_loop_leaf): a use whose dtype depends on
+        the path is refused (tensor.python_number_on_one_path).  Not the
+        reverse, a Python start the body makes numpy (`s = 0.0; s = s + v`),
+        whose Python number is only the path of a loop running no iteration."""
+        st = self.st
+        for j, i in enumerate(st.carried):
+            out = final[j]
+            if not isinstance(out, Tensor) or staging.python_number_type(st.values[i]):
+                continue
+            after = _canonical(st.out.values[i])
+            mark = getattr(after, "python_on_a_path", None)
+            kind = staging.python_number_type(after) and \
+                staging.python_number_on_one_side(after, st.values[i])
+            if kind:
+                tensor_module.python_number_on_one_path(
+                    out, staging.shown(st.names[i]), kind, self.location, self.kind)
+            elif mark is not None:
+                out.python_on_a_path = mark
 
     def _promote(self, trace):
         """A Python number in loop state takes the dtype numpy gives it after

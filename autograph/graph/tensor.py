@@ -46,8 +46,8 @@ class Tensor:
         # a new tensor: another name still holding this one, used later in that
         # graph or its sub-graphs, would see the change in numpy
         self.replaced = None
-        # (name, Python type, location) when a staged `if` gave a Python number on
-        # one path and a numpy value of its default dtype on the other
+        # (name, Python type, location, statement) when a staged `if` or loop gave a
+        # Python number on one path and a numpy value of its default dtype on another
         # (python_number_on_one_path)
         self.python_on_a_path = None
 
@@ -338,14 +338,15 @@ for _name in dir(np.ndarray):
         setattr(Tensor, _name, _unsupported_attribute(_name))
 
 
-def python_number_on_one_path(tensor, name, kind, location):
-    """Marks `tensor`, the value of variable `name` after the staged `if` at
-    `location`, as a Python number of type `kind` on one path and a numpy
-    value of its default dtype on the other (staging.python_number_on_one_side).
+def python_number_on_one_path(tensor, name, kind, location, statement="if"):
+    """Marks `tensor`, the value of variable `name` after the staged
+    `statement` (an `if`, a `for` or `while` loop) at `location`, as a Python
+    number of type `kind` on one path and a numpy value of its default dtype
+    on another (staging.python_number_on_one_side).
     An op where the two give results of different dtypes is refused
     (ops/elementwise.py); an operator with Python numbers passes the mark on
     (`lr * 2` is still a Python float on that path)."""
-    tensor.python_on_a_path = (name, kind, location)
+    tensor.python_on_a_path = (name, kind, location, statement)
 
 
 def _pass_on_python_path(result, operands):

@@ -98,3 +98,56 @@ def test_uses_giving_one_dtype_on_both_paths_run(fn, arg_sets):
         want, got = fn(*args), staged(*args)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want)
+
+
+def _set_in_a_loop_branch(x, w):
+    c = x[0]
+    for v in x:
+        if v > 2:
+            c = 0.5
+    return w * c
+
+
+def _set_by_a_loop(x, w):
+    c = x[0]
+    for _ in x:
+        c = 0.5
+    return w * c
+
+
+def _set_by_a_while(x, w, n):
+    c = x[0]
+    i = 0
+    while i < n:
+        c = 0.25
+        i += 1
+    return w * c
+
+
+@pytest.mark.parametrize("fn, args, what", [
+    (_set_in_a_loop_branch, (np.array([1.0, 3.0]), W), "one path of the staged `if`"),
+    (_set_by_a_loop, (np.array([1.0, 3.0]), W),
+     "the path through the body of the staged `for` loop"),
+    (_set_by_a_while, (np.array([1.0, 3.0]), W, np.int64(3)),
+     "the path through the body of the staged `while` loop"),
+])
+def test_a_loop_leaving_a_python_number_after_a_numpy_start_is_marked(fn, args, what):
+    assert fn(*args).dtype == np.float32  # (a numpy start would give float64)
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            f"variable 'c' is a Python float on {what}")):
+        ag.function(fn)(*args)
+
+
+def _accumulated(x, w):
+    s = 0.0
+    for v in x:
+        s = s + v
+    return w * s
+
+
+def test_an_accumulator_a_loop_makes_numpy_is_not_refused():
+    # (its Python float is only the path of a loop that runs no iteration)
+    x = np.array([1.0, 2.0])
+    want, got = _accumulated(x, W), ag.function(_accumulated)(x, W)
+    assert got.dtype == want.dtype == np.float64
+    np.testing.assert_array_equal(got, want)

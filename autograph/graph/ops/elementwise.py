@@ -175,7 +175,7 @@ def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
     and the result's dtype differs between the two (`lr * w_f32`: float32 for
     the Python float, float64 for np.float64, which the graph computed)."""
     marked = next(a for a in inputs if type(a) is Tensor and a.python_on_a_path is not None)
-    name, kind, location = marked.python_on_a_path
+    name, kind, location, statement = marked.python_on_a_path
     examples = [(a.python_on_a_path[1](1) if a.python_on_a_path is not None
                  else np.ones((), a.dtype)) if isinstance(a, Tensor) else a for a in inputs]
     with np.errstate(all="ignore"):
@@ -185,8 +185,8 @@ def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
         dtype = np.asarray(python_result).dtype
         if dtype != out.dtype:
             raise errors.StagingError(errors.python_number_on_one_path_message(
-                name, kind.__name__, np.dtype(out.dtype).name, location, dtype.name,
-                core.user_location()))
+                name, kind.__name__, np.dtype(out.dtype).name, statement, location,
+                dtype.name, core.user_location()))
 
 
 # --- ufunc methods: reduce, accumulate, outer ------------------------------
