@@ -1841,3 +1841,17 @@ def held_container_changed_message(name, statement, location, holder, where):
         f"values. Give `{name}` its own copy before the {statement} (`{name} = "
         f"list({name})`, `dict({name})`, `copy.copy({name})`) if `{holder}` must not "
         f"change, or assign `{holder} = {name}` after it if it must.")
+
+
+class PercentFormatError(StagingError, TypeError):
+    """A printed `%` formatting of a staged value with a field str.format has no twin of."""
+
+
+def percent_format_message(what, name, location, reason):
+    return (
+        f"the printf-style {what} of staged value '{name}' at {location}: a staged "
+        "print formats it when the graph runs, through a str.format field printing the "
+        f"same text, and there is none for {reason}. Write the print as an f-string (print(f\"...{{x:.3f}}"
+        "...\")), converting the value in the graph first where needed "
+        "(np.trunc(x).astype(np.int64) for %d of a float), or return the value and format "
+        "it outside the staged function.")

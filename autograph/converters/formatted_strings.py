@@ -18,6 +18,11 @@ Python values `format_string(template, *values)` is `template.format(*values)`:
 the same text as the f-string, from the same `format(value, spec)` calls.
 With a staged value it is a text that print() formats at run time.
 
+A printed printf-style formatting of a literal template is the same kind of
+text (`ag__.percent_string`, which for Python values is `template % values`):
+
+    print('%d: %.3f' % (i, loss))   ==>   ag__.print_(ag__.percent_string('%d: %.3f', (i, loss)))
+
 Only f-strings that are arguments of the builtin print are rewritten: any
 other f-string of a staged value (assigned, returned, logged, nested in
 another field) stays native and is refused where it is made, by the graph
@@ -45,15 +50,27 @@ def _is_print(func):
 
 
 class Transformer(base.Converter):
-    HANDLES = (gast.JoinedStr,)
+    HANDLES = (gast.JoinedStr, gast.Mod)
 
 
     def visit_Call(self, node):
         self.generic_visit(node)
         if _is_print(node.func):
-            node.args = [self._format_call(arg) if self._has_fields(arg) else arg
+            node.args = [self._format_call(arg) if self._has_fields(arg) else
+                         self._percent_call(arg) if self._is_percent(arg) else arg
                          for arg in node.args]
         return node
+
+    @staticmethod
+    def _is_percent(node):
+        return (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod)
+                and isinstance(node.left, gast.Constant) and type(node.left.value) is str)
+
+    def _percent_call(self, binop):
+        call = templates.replace_as_expression("ag__.percent_string(text, values)",
+                                               origin=binop, text=binop.left,
+                                               values=binop.right)
+        return base.copy_location(call, binop)
 
     @staticmethod
     def _has_fields(node):

@@ -26,6 +26,7 @@ import linecache
 import math
 import numbers
 import operator
+import re
 import string
 import sys
 import time
@@ -130,6 +131,132 @@ def format_string(template, *values):
 
 _FORMATTER = string.Formatter()
 _CONVERSIONS = {"s": builtins.str, "r": builtins.repr, "a": builtins.ascii}
+
+
+def percent_string(template, values):
+    """Python meaning: `template % values` (printf-style formatting: the
+    converter formatted_strings writes a printed `'%d: %.3f' % (i, loss)` as
+    `percent_string('%d: %.3f', (i, loss))`).  With a staged value among
+    `values`, a StagedText as format_string gives: each field of a staged
+    value is the `str.format` field that gives the same text (`%5.2f` is
+    `{:5.2f}`, `%-4s` is `{!s:<4}`), the fields of Python values are
+    formatted now; a field with no such twin is refused (PercentFormatError)."""
+    items = values if type(values) is tuple else (values,)
+    _refuse_staged_containers(items)
+    if all(registry.backend_of(v) is None for v in items):
+        return template % values
+    # Python's own errors first (too few or too many values, an unknown
+    # conversion), with a stand-in for each staged value that every
+    # conversion accepts
+    template % tuple(_PERCENT_STAND_IN if registry.backend_of(v) is not None else v
+                     for v in items)
+    if "*" in template or "%(" in template:  # (where a `*` takes a value: found by Python)
+        index = next(i for i, v in enumerate(items) if registry.backend_of(v) is not None)
+        _refuse_percent(f"'{template}'", items[index], values, index,
+                        "a mapping key or a `*` width or precision")
+    parts, kept, end, index = [], [], 0, -1
+    for field in _PERCENT_FIELD.finditer(template):
+        parts.append(_escaped(template[end:field.start()]))
+        end = field.end()
+        if field["type"] == "%":
+            parts.append("%")
+            continue
+        index += 1
+        value = items[index]
+        if registry.backend_of(value) is None:
+            parts.append(_escaped(field[0] % (value,)))
+            continue
+        parts.append(_format_field_of(field, value, values, index))
+        kept.append(value)
+    parts.append(_escaped(template[end:]))
+    return StagedText("".join(parts), tuple(kept))
+
+
+# one field of printf-style formatting: %[(key)][flags][width][.precision][hlL]type
+_PERCENT_FIELD = re.compile(r"%(?P<key>\([^)]*\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?"
+                            r"(?:\.(?P<precision>\*|\d*))?[hlL]?(?P<type>[^-#0 +])", re.S)
+_PERCENT_INTEGERS = {"d": "d", "i": "d", "u": "d", "x": "x", "X": "X", "o": "o"}
+
+
+class _PercentStandIn:
+    """What `percent_string` formats in place of a staged value to have
+    Python check the template and the count of values."""
+
+    def __index__(self):
+        return 0
+
+    __int__ = __index__
+
+    def __float__(self):
+        return 0.0
+
+
+_PERCENT_STAND_IN = _PercentStandIn()
+
+
+def _refuse_percent(what, value, values, index, reason):
+    frame = errors.user_frame(2, _want_frame=True)
+    name = None if frame is None else _percent_operand_text(frame, values, index)
+    raise errors.PercentFormatError(errors.percent_format_message(
+        what, name or _variable_holding(value, "%"), errors.where_user(), reason))
+
+
+def _percent_operand_text(frame, values, index):
+    """The source of the formatted value `index` of the one `'...' % values`
+    on the frame's line (an item of its tuple), else None."""
+    try:
+        tree = ast.parse(linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip())
+    except SyntaxError:
+        return None
+    found = [node.right for node in ast.walk(tree) if isinstance(node, ast.BinOp)
+             and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant)
+             and type(node.left.value) is str]
+    if len(found) != 1:
+        return None
+    operand = found[0]
+    if type(values) is tuple:
+        if not isinstance(operand, ast.Tuple) or len(operand.elts) != len(values) or any(
+                isinstance(e, ast.Starred) for e in operand.elts):
+            return None
+        operand = operand.elts[index]
+    return ast.unparse(operand)
+
+
+def _format_field_of(field, value, values, index):
+    """The `str.format` field printing `value` (staged, `values[index]` or
+    `values` itself) as the printf-style `field` prints it; refuses the
+    fields that have none."""
+    flags, width, precision, kind = field["flags"], field["width"] or "", field["precision"], \
+        field["type"]
+    typed = staging.array_type(value)
+    number_kind = typed[0].kind if typed is not None and typed[1] == () else None
+    if staging.python_number_type(value) is bool:
+        number_kind = "i"  # (a Python bool is an int; numpy's bool has no `%x`)
+    reason = None
+    if kind in "sra":  # (a text: right-aligned in a width, `-` flag left)
+        align = ("<" if "-" in flags else ">") if width else ""
+        cut = "" if precision is None else "." + (precision or "0")
+        return "{!" + kind + (f":{align}{width}{cut}" if align or cut else "") + "}"
+    elif kind in _PERCENT_INTEGERS and number_kind not in (("b", "i", "u") if kind in "diu"
+                                                          else ("i", "u")):
+        reason = ("an integer conversion of a float (the graph does not take its int())"
+                  if number_kind == "f" else "an integer conversion of a value that is not "
+                  "one integer")
+    elif kind in _PERCENT_INTEGERS and precision is not None:
+        reason = "a precision in an integer conversion (its minimum count of digits)"
+    elif kind not in _PERCENT_INTEGERS and kind not in "eEfFgG":
+        reason = f"the conversion %{kind}"
+    elif kind not in _PERCENT_INTEGERS and number_kind not in tuple("biuf"):
+        reason = "a float conversion of a value that is not one real number"
+    if reason is not None:
+        _refuse_percent(f"field '{field[0]}'", value, values, index, reason)
+    align = "<" if "-" in flags else ""
+    sign = "+" if "+" in flags else " " if " " in flags else ""
+    zero = "0" if "0" in flags and not align and width else ""
+    cut = "" if precision is None else "." + (precision or "0")
+    spec = (f"{align}{sign}{'#' if '#' in flags else ''}{zero}{width}{cut}"
+            f"{_PERCENT_INTEGERS.get(kind, kind)}")
+    return "{:" + spec + "}"
 
 
 def _escaped(text):

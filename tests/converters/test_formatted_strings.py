@@ -67,3 +67,23 @@ def test_any_value_spec_and_width_give_python_s_text_or_error(v, spec, w):
     expected = run(fields, v, spec, w)
     actual = run(CONVERTED_FIELDS, v, spec, w)
     assert repr(actual) == repr(expected)  # (repr: nan != nan inside the tuples)
+
+
+def percent_logged(step, loss, fmt):
+    print("step %d: loss %.4f" % (step, loss), "%s" % loss, end="\n")
+    print(fmt % step, b"%d" % step)
+    return "%d: not printed" % step
+
+
+def test_golden_percent_formatting():
+    assert to_source(percent_logged, PASSES) == dedent('''
+        def percent_logged(step, loss, fmt):
+            ag__.print_(ag__.percent_string('step %d: loss %.4f', (step, loss)), ag__.percent_string('%s', loss), end='\\n')
+            ag__.print_(fmt % step, b'%d' % step)
+            return '%d: not printed' % step
+    ''')
+
+
+def test_same_text_as_percent_formatting():
+    for args in ((3, 2.5, "%r"), (np.int64(3), np.float32(0.125), "%5d"), (True, 1e30, "%x")):
+        check(percent_logged, *args, passes=PASSES)
