@@ -1855,3 +1855,13 @@ def percent_format_message(what, name, location, reason):
         "...\")), converting the value in the graph first where needed "
         "(np.trunc(x).astype(np.int64) for %d of a float), or return the value and format "
         "it outside the staged function.")
+
+
+def staged_math_message(function, name, location, numpy_spelling):
+    fix = (f"Write {numpy_spelling}, which the graph stages" if numpy_spelling else
+           "Compute it with numpy functions, which the graph stages")
+    return (
+        f"math.{function}() of staged value '{name}' at {location}: the graph stages math's "
+        "float functions of one number (math.sqrt, math.exp, math.log, math.sin, ...), and "
+        f"this call of math.{function} is not one of them: it would ask for the number now, "
+        f"while tracing. {fix}, or call it outside the staged function.")

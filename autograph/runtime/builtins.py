@@ -587,7 +587,7 @@ def _staged_inside(value, depth=0):
     return False
 
 
-def _variable_holding(value, call):
+def _variable_holding(value, call, position=0, arity=None):
     """How messages name `value`, the argument of `call` ('type', ...) in the
     user's frame (the converted code calling an operator here): the variable
     holding it, or the item or attribute of one (aliases.path_to), else the
@@ -603,11 +603,12 @@ def _variable_holding(value, call):
         path = aliases.path_to(held, value, name)
         if path is not None:
             return path
-    return _argument_text(frame, call) or "the value"
+    return _argument_text(frame, call, position, arity) or "the value"
 
 
-def _argument_text(frame, call):
-    """The source of the (first) argument of the one `call(...)` on the frame's line."""
+def _argument_text(frame, call, position=0, arity=None):
+    """The source of argument `position` of the one `call(...)` on the frame's
+    line (with `arity` arguments: 1, isinstance's 2, unless given)."""
     line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
     if line.endswith(":"):  # a statement's header: `if isinstance(x, t):`
         line = (line[2:] if line.startswith("elif ") else line) + " pass"
@@ -615,9 +616,9 @@ def _argument_text(frame, call):
         tree = ast.parse(line)
     except SyntaxError:
         return None
-    arity = 2 if call == "isinstance" else 1
+    arity = arity or (2 if call == "isinstance" else 1)
     name = call.rsplit(".", 1)[-1]  # (`np.isscalar(...)`: a call of an attribute)
-    found = [node.args[0] for node in ast.walk(tree) if isinstance(node, ast.Call)
+    found = [node.args[position] for node in ast.walk(tree) if isinstance(node, ast.Call)
              and (node.func.id if isinstance(node.func, ast.Name) else
                   getattr(node.func, "attr", None)) == name
              and len(node.args) == arity]
@@ -745,9 +746,41 @@ def _math_(function):
                 result = backend.python_math(function.__name__, number)
                 if result is not NotImplemented:
                     return result
+        if function not in _MATH_BY_METHOD:
+            _refuse_staged_math(function, args, kwargs)
         return function(*args, **kwargs)
     compute.__name__ = f"math_{function.__name__}_"
     return compute
+
+
+# (these call the value's own method, which refuses a staged value itself)
+_MATH_BY_METHOD = frozenset((math.floor, math.ceil, math.trunc))
+
+
+def _refuse_staged_math(function, args, kwargs):
+    """A math function the backend does not stage, of a staged value: refused
+    by name (Python's own call would ask the value for its float() now)."""
+    for position, value in enumerate(args):
+        if registry.backend_of(value) is not None:
+            name = _variable_holding(value, f"math.{function.__name__}", position, len(args))
+            break
+    else:
+        name = next((key for key, v in kwargs.items() if registry.backend_of(v) is not None),
+                    None)
+        if name is None:
+            return
+    raise errors.NotStageableError(errors.staged_math_message(
+        function.__name__, name, errors.where_user(), _NUMPY_MATH.get(function.__name__)))
+
+
+# the numpy spelling of a math function (the same number, staged)
+_NUMPY_MATH = {
+    **{f: f"np.{f}(...)" for f in ("isnan", "isinf", "isfinite", "fmod", "copysign", "hypot",
+                                   "ldexp", "gcd", "lcm")},
+    "atan2": "np.arctan2(...)", "pow": "np.power(...) of floats",
+    "log": "np.log(x) / np.log(base)",
+    "isclose": "np.isclose(a, b, rtol=1e-09, atol=0.0) (math.isclose's default tolerances; "
+               "np.isclose's own are looser)"}
 
 
 def _scalar_type_(numpy_type):

@@ -142,15 +142,15 @@ def test_fields_without_a_twin_are_refused(fn, field, name, reason):
 
 
 def too_few(x, n):
-    print("%s %s" % (x[0],))
+    print("%s %s" % (x[0],))  # noqa: F507 - the error is the point
 
 
 def too_many(x, n):
-    print("%s" % (x[0], n))
+    print("%s" % (x[0], n))  # noqa: F507 - the error is the point
 
 
 def unknown(x, n):
-    print("%q" % x[0])
+    print("%q" % x[0])  # noqa: F509, PLE1300 - the error is the point
 
 
 @pytest.mark.parametrize("fn", [too_few, too_many, unknown], ids=lambda f: f.__name__)
