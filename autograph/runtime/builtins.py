@@ -533,7 +533,8 @@ def sum_(*args, **kwargs):
 
 def max_(*args, **kwargs):
     """Python meaning: `max(*args, **kwargs)`.  Of two or more arguments with a
-    staged one among them (no `key`, no `default`), Python's own fold, whose
+    staged one among them (no `key`, no `default`), or of a Python list or
+    tuple holding one (`max([a, b, c])`), Python's own fold, whose
     comparisons are staged: `m = a; m = b if b > m else m; ...` (the first of
     equal maxima, and a NaN first stays, as in Python), each step a staged
     conditional expression, so its two sides must have one type."""
@@ -546,6 +547,11 @@ def min_(*args, **kwargs):
 
 
 def _extreme(python_function, beats, call, args, kwargs):
+    if len(args) == 1 and type(args[0]) in (list, tuple) and args[0] and \
+            set(kwargs) <= {"default"} and _first_backend(args[0]) is not None:
+        # (a Python list or tuple of them: the same fold over its items; a
+        # default is for an empty one)
+        return _extreme(python_function, beats, call, tuple(args[0]), {})
     staged = [a for a in args if registry.backend_of(a) is not None]
     if not staged:
         return python_function(*args, **kwargs)
