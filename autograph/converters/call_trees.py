@@ -3,6 +3,7 @@
     y = f(a, *b, k=v, **kw)    ==>   y = ag__.converted(f, fscope)(a, *b, k=v, **kw)
     g(x)                       ==>   ag__.converted(g, fscope)(x)
     print(x, end='')           ==>   ag__.print_(x, end='')
+    print('{}'.format(x))      ==>   ag__.print_(ag__.format_string('{}', x))
     n = len(xs)                ==>   n = ag__.len_(xs)
 
 `ag__.converted(f, fscope)` returns what to call (the converted `f` when it
@@ -28,6 +29,7 @@ the `def` runs), nested class bodies, and calls that need the caller's frame
 import gast
 
 from autograph import naming, templates
+from autograph.converters import formatted_strings
 from autograph.converters.support import base
 from autograph.converters.function_scope import LazyBoundNames, is_builtin
 
@@ -89,4 +91,6 @@ class Transformer(base.Converter):
         call = templates.replace_as_expression("ag__.operator_()", origin=node)
         call.func.attr = f"{node.func.id}_"
         call.args, call.keywords = node.args, node.keywords
+        if node.func.id == "print":
+            call.args = [formatted_strings.printed_format_method(arg) for arg in call.args]
         return call

@@ -23,6 +23,11 @@ text (`ag__.percent_string`, which for Python values is `template % values`):
 
     print('%d: %.3f' % (i, loss))   ==>   ag__.print_(ag__.percent_string('%d: %.3f', (i, loss)))
 
+and so is a printed `str.format` of a literal template whose fields are all
+numbered automatically, one per value (`'{}: {:.3f}'.format(i, loss)` is
+`ag__.format_string('{}: {:.3f}', i, loss)`: `printed_format_method`, which
+the calls pass asks).
+
 Only f-strings that are arguments of the builtin print are rewritten: any
 other f-string of a staged value (assigned, returned, logged, nested in
 another field) stays native and is refused where it is made, by the graph
@@ -31,11 +36,14 @@ run time.  Only the converted body holds these calls: when nothing is
 traced the original body runs, f-strings and all (transpiler._guarded).
 """
 
+import string
+
 import gast
 
 from autograph import templates
 from autograph.converters.support import base
 
+_FORMATTER = string.Formatter()
 _CONVERSIONS = {-1: "", ord("s"): "!s", ord("r"): "!r", ord("a"): "!a"}
 
 
@@ -84,6 +92,62 @@ class Transformer(base.Converter):
                                                text=gast.Constant(value=template, kind=None))
         call.args += values
         return base.copy_location(call, joined)
+
+
+def printed_format_method(node):
+    """`node`, an argument of the builtin print, as `ag__.format_string(...)`
+    when it is `'{}: {:.3f}'.format(i, loss)` (_is_format_method), else
+    `node`.  The calls pass asks it, as it makes print `ag__.print_`: this
+    pass runs only where an f-string or a `%` is (HANDLES), and a call is in
+    most statements."""
+    if not _is_format_method(node):
+        return node
+    new = templates.replace_as_expression("ag__.format_string(text)", origin=node,
+                                           text=_called(node).value)
+    new.args += node.args
+    return base.copy_location(new, node)
+
+
+def _is_format_method(node):
+    """Is `node` `'literal'.format(values)` with a value for each field,
+    all numbered automatically (`{}`, `{:.3f}`, `{!r:>{}}`), and no keyword
+    or starred argument: format_string's template and values."""
+    method = _called(node) if isinstance(node, gast.Call) else None
+    if not (isinstance(method, gast.Attribute) and method.attr == "format"
+            and isinstance(method.value, gast.Constant) and type(method.value.value) is str
+            and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args)):
+        return False
+    count = _automatic_fields(method.value.value)
+    return count is not None and 0 < count <= len(node.args)  # (Python ignores extras)
+
+
+def _called(call):
+    """What `call` calls: the function call_trees wrapped as
+    `ag__.converted(function, fscope)(...)`, or its own `func`."""
+    func = call.func
+    if isinstance(func, gast.Call) and isinstance(func.func, gast.Attribute) \
+            and func.func.attr == "converted" and isinstance(func.func.value, gast.Name) \
+            and func.func.value.id == "ag__" and func.args:
+        return func.args[0]
+    return func
+
+
+def _automatic_fields(template):
+    """How many fields `template` has, if all are numbered automatically
+    (None for another template, or one str.format refuses)."""
+    try:
+        parsed = list(_FORMATTER.parse(template))
+    except ValueError:
+        return None
+    count = 0
+    for _, field, spec, _ in parsed:
+        if field is None:
+            continue
+        inner = _automatic_fields(spec) if field == "" else None
+        if inner is None:
+            return None
+        count += 1 + inner
+    return count
 
 
 def _template(joined, values):

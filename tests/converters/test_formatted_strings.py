@@ -87,3 +87,19 @@ def test_golden_percent_formatting():
 def test_same_text_as_percent_formatting():
     for args in ((3, 2.5, "%r"), (np.int64(3), np.float32(0.125), "%5d"), (True, 1e30, "%x")):
         check(percent_logged, *args, passes=PASSES)
+
+
+def format_method_logged(step, loss):
+    print("step {}: loss {:.4f}".format(step, loss), "{0}".format(step),
+          "{}{}".format(step))  # noqa: F524 - left to str.format
+    return "{}".format(step)
+
+
+def test_golden_format_method():
+    """A literal template whose fields are all `{}` (numbered, or short of
+    values: left to str.format, which a staged value refuses)."""
+    assert to_source(format_method_logged, PASSES) == dedent('''
+        def format_method_logged(step, loss):
+            ag__.print_(ag__.format_string('step {}: loss {:.4f}', step, loss), ag__.converted('{0}'.format, fscope)(step), ag__.converted('{}{}'.format, fscope)(step))
+            return ag__.converted('{}'.format, fscope)(step)
+    ''')
