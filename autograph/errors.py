@@ -1865,3 +1865,16 @@ def staged_math_message(function, name, location, numpy_spelling):
         "float functions of one number (math.sqrt, math.exp, math.log, math.sin, ...), and "
         f"this call of math.{function} is not one of them: it would ask for the number now, "
         f"while tracing. {fix}, or call it outside the staged function.")
+
+
+class ModularPowError(StagingError, TypeError):
+    """pow(base, exp, mod) of a staged value (Python computes it on ints only)."""
+
+
+def modular_pow_message(name, location):
+    return (
+        f"pow(..., ..., mod) of staged value '{name}' at {location}: three-argument pow is "
+        "not staged (Python computes it for Python ints, and refuses numpy values with a "
+        "TypeError). For a Python int write `base ** exp % mod` (refused when the graph "
+        "runs if `base ** exp` leaves int64's range), or compute it outside the staged "
+        "function.")

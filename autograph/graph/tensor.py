@@ -359,6 +359,20 @@ for _name, _ufunc in (
     setattr(Tensor, f"__{_name}__", _forward)
     setattr(Tensor, f"__r{_name}__", _reflected)
 
+
+
+def refusing_modulo(power):
+    """`power` (a `__pow__`) refusing pow()'s third argument by name."""
+    def forward(self, other, modulo=None):
+        if modulo is not None:
+            raise errors.ModularPowError(errors.modular_pow_message(
+                _UserNames()(self), errors.where_user()))
+        return power(self, other)
+    return forward
+
+
+Tensor.__pow__ = refusing_modulo(Tensor.__pow__)
+
 for _name, _ufunc in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                       ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)):
     setattr(Tensor, f"__{_name}__", _binary(_ufunc)[0])

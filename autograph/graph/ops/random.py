@@ -16,6 +16,7 @@ the generator with stand-in values.  A graph holding it cannot be saved (it
 refers to a live Python generator: graph/saving.py refuses it).
 """
 
+import ast
 import copy
 
 import numpy as np
@@ -258,8 +259,32 @@ def _refusal_names(ufunc, operands):
     symbol = python_numbers.SYMBOLS[ufunc]
     expression = f"{symbol}({text[0]})" if len(text) == 1 else \
         f"{text[0]} {symbol} {text[1]}"
+    unnamed = next((t for t in text if t.startswith(_UNNAMED)), None)
+    written = None if unnamed is None else _operands_written(unnamed[len(_UNNAMED):-1],
+                                                             len(text))
+    if written is not None:  # (no variable holds it: the source, as the user wrote it)
+        expression, text = unnamed[len(_UNNAMED):-1], written
     variable = next(t for t, a in zip(text, operands) if isinstance(a, Tensor))
     return {"variable": variable, "expression": expression, "where": errors.where_user()}
+
+
+_UNNAMED = "the value in `"  # (tensor._UserNames: the expression the frame evaluates)
+
+
+def _operands_written(expression, arity):
+    """The source of the operands of `expression`, the operator being
+    evaluated (`float(x[0])`, `0.5` of `float(x[0]) ** 0.5`), or None."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return None
+    if arity == 2 and isinstance(node, ast.BinOp):
+        return [ast.unparse(node.left), ast.unparse(node.right)]
+    if arity == 1 and isinstance(node, ast.UnaryOp):
+        return [ast.unparse(node.operand)]
+    if arity == 1 and isinstance(node, ast.Call) and len(node.args) == 1:
+        return [ast.unparse(node.args[0])]  # (`abs(...)`)
+    return None
 
 
 def _spelled(names, value):
@@ -300,6 +325,7 @@ for _name, _ufunc in _ARITHMETIC:
     setattr(PythonNumber, f"__r{_name}__", _operator(_ufunc, True, True))
 for _name, _ufunc in _COMPARISONS:
     setattr(PythonNumber, f"__{_name}__", _operator(_ufunc, False, False))
+PythonNumber.__pow__ = tensor.refusing_modulo(PythonNumber.__pow__)
 def _unary_operator(ufunc):
     def apply(self):
         operand = _as_int(self, ufunc)

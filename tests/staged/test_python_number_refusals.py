@@ -1,0 +1,69 @@
+"""Refusals of arithmetic on staged Python numbers name what the user wrote.
+
+`pow(k, e, m)` of a staged Python int raised "TypeError: _operator.<locals>.
+apply() takes 2 positional arguments but 3 were given" (and of a numpy value
+"forward() takes 2 ..."): it is refused by name.  An operand no variable
+holds was named by the whole expression, inside itself: "`the value in
+`float(x[0]) ** 0.5` ** 0.5` ... from `the value in `float(x[0]) ** 0.5``";
+now the expression and the operand are the source as written."""
+
+import re
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+X = np.array([-7.5, 3.0])
+
+
+def modular_power(x, n):
+    k = int(n)
+    return pow(k, 2, 5)
+
+
+def modular_power_of_numpy(x, n):
+    return pow(n, 2, 5)
+
+
+@pytest.mark.parametrize("fn", [modular_power, modular_power_of_numpy],
+                         ids=lambda f: f.__name__)
+def test_three_argument_pow_is_refused_by_name(fn):
+    if fn is modular_power:
+        assert fn(X, np.int64(7)) == 4
+    else:
+        with pytest.raises(TypeError):  # (numpy's: unsupported operand types)
+            fn(X, np.int64(7))
+    with pytest.raises(errors.ModularPowError, match=re.escape(
+            f"pow(..., ..., mod) of staged value '{'k' if fn is modular_power else 'n'}' at "
+            f"{__file__}:")) as caught:
+        ag.function(fn)(X, np.int64(7))
+    assert isinstance(caught.value, TypeError)
+    assert "write `base ** exp % mod`" in str(caught.value)
+
+
+def complex_root(x, n):
+    return float(x[0]) ** 0.5
+
+
+def big_power(x, n):
+    return int(n) ** 30 * 2
+
+
+def negated_root(x, n):
+    k = int(n)
+    return (-k) ** 0.5
+
+
+@pytest.mark.parametrize("fn, error, expression, operand", [
+    (complex_root, errors.PythonFloatResultError, "float(x[0]) ** 0.5", "float(x[0])"),
+    (big_power, errors.PythonIntOverflowError, "int(n) ** 30", "int(n)"),
+    (negated_root, errors.PythonFloatResultError, "(-k) ** 0.5", "-k")],
+    ids=lambda v: v.__name__ if callable(v) else None)
+def test_an_unnamed_operand_is_named_as_written(fn, error, expression, operand):
+    with pytest.raises(error, match=re.escape(
+            f"`{expression}` at {__file__}:")) as caught:
+        ag.function(fn)(X, np.int64(70))
+    assert f"from `{operand}`, a Python " in str(caught.value)
+    assert "the value in" not in str(caught.value)
