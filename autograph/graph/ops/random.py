@@ -148,6 +148,8 @@ class PythonNumber(Tensor):
     def __round__(self, ndigits=None):
         if self.dtype == _INT64 and (ndigits is None or type(ndigits) is int and ndigits >= 0):
             return self
+        if self.dtype == _INT64 and type(ndigits) is int and -ndigits < _INT64_DIGITS:
+            return _round_int(self, 10 ** -ndigits)
         if self.dtype == _FLOAT64 and type(ndigits) in (int, bool):
             return as_python_number(base.record1(core.REGISTRY[
                 python_numbers.FLOAT_PREFIX + "round"], (self,), {"ndigits": int(ndigits)}))
@@ -163,6 +165,16 @@ class PythonNumber(Tensor):
         return self if self.dtype == _INT64 else Tensor.__ceil__(self)
 
 
+def _round_int(k, unit):
+    """Python's `round(k, -n)` of a Python int (`unit` 10 ** n): the nearest
+    multiple of `unit`, a tie to the even one; Python int arithmetic, so a
+    result outside int64's range is refused as Python's `k * 10` would be."""
+    whole, rest = k // unit, k % unit
+    up = (rest * 2 > unit) | ((rest * 2 == unit) & (whole % 2 == 1))
+    return (whole + up) * unit
+
+
+_INT64_DIGITS = 19  # (10 ** 19 is past int64: round(k, -19) stays refused)
 _COMPARISON_UFUNCS = frozenset(u for _, u in _COMPARISONS)
 _INT64, _FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
 
@@ -262,8 +274,9 @@ def _refusal_names(ufunc, operands):
     unnamed = next((t for t in text if t.startswith(_UNNAMED)), None)
     written = None if unnamed is None else _operands_written(unnamed[len(_UNNAMED):-1],
                                                              len(text))
-    if written is not None:  # (no variable holds it: the source, as the user wrote it)
-        expression, text = unnamed[len(_UNNAMED):-1], written
+    if unnamed is not None:  # (no variable holds it: the source, as the user wrote it)
+        expression = unnamed[len(_UNNAMED):-1]
+        text = written or [expression if t.startswith(_UNNAMED) else t for t in text]
     variable = next(t for t, a in zip(text, operands) if isinstance(a, Tensor))
     return {"variable": variable, "expression": expression, "where": errors.where_user()}
 

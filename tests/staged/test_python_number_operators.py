@@ -1,4 +1,10 @@
-"""Refusals of arithmetic on staged Python numbers name what the user wrote.
+"""Operators and builtins of staged Python numbers (ints and floats that
+Python carries as Python numbers: `int(n)`, a loop's counter), as Python
+computes them, or refused naming what the user wrote.
+
+`round(k, -1)` of a staged Python int was refused with a message about numpy
+scalars and arrays: it is Python's rounding to a multiple of ten (ties to the
+even multiple), refused only where the result leaves int64's range.
 
 `pow(k, e, m)` of a staged Python int raised "TypeError: _operator.<locals>.
 apply() takes 2 positional arguments but 3 were given" (and of a numpy value
@@ -67,3 +73,23 @@ def test_an_unnamed_operand_is_named_as_written(fn, error, expression, operand):
         ag.function(fn)(X, np.int64(70))
     assert f"from `{operand}`, a Python " in str(caught.value)
     assert "the value in" not in str(caught.value)
+
+
+def rounded(x, n):
+    k = int(n)
+    return round(k, -1), round(k, -2), round(k // 3, -3), round(k, -18), round(k, 0), round(k)
+
+
+@pytest.mark.parametrize("value", [0, 5, 15, 25, -5, -15, -25, 14, 16, 150, 250, -250, 1234567,
+                                   2**62, -2**63 + 5 * 10**17, 4999999999, 500, 1500, -2500])
+def test_round_of_a_python_int_is_pythons(value):
+    expected = rounded(X, np.int64(value))
+    staged = ag.function(rounded)(X, np.int64(value))
+    assert staged == expected and [type(v) for v in staged] == [int] * len(expected)
+
+
+def test_round_of_a_python_int_past_int64_is_refused():
+    assert rounded(X, np.int64(2**63 - 1))[0] == 9223372036854775810  # (past int64)
+    with pytest.raises(errors.PythonIntOverflowError, match=re.escape(
+            f"`round(k, -1)` at {__file__}:")):
+        ag.function(rounded)(X, np.int64(2**63 - 1))
