@@ -1811,9 +1811,9 @@ class UnsupportedArrayAttributeError(GraphError):
     Python, for an ndarray, answers True."""
 
 
-def unsupported_array_attribute_message(variable, attribute, location):
+def unsupported_array_attribute_message(variable, attribute, location, owner="ndarray"):
     return (
-        f"`{variable}.{attribute}` at {location}: ndarray.{attribute} is not staged for "
+        f"`{variable}.{attribute}` at {location}: {owner}.{attribute} is not staged for "
         f"graph tensors ('{variable}' is one while the function is traced). Use one of the "
         "supported numpy functions (see autograph.graph.numpy_api.SUPPORTED), or compute "
         "it outside the ag.function and pass the result in.")
@@ -1877,4 +1877,12 @@ def modular_pow_message(name, location):
         "not staged (Python computes it for Python ints, and refuses numpy values with a "
         "TypeError). For a Python int write `base ** exp % mod` (refused when the graph "
         "runs if `base ** exp` leaves int64's range), or compute it outside the staged "
+        "function.")
+
+
+def python_number_attribute_message(variable, attribute, python_type, location):
+    return (
+        f"`{variable}.{attribute}` at {location}: '{variable}' is a {python_type} in Python "
+        f"(a staged Python number while the function is traced), and its .{attribute} is "
+        "not staged. Compute it with numpy functions on the value, or outside the staged "
         "function.")

@@ -304,8 +304,32 @@ class Tensor:
 def _unsupported_attribute(name):
     def refuse(self):
         raise errors.UnsupportedArrayAttributeError(errors.unsupported_array_attribute_message(
-            _UserNames()(self), name, errors.where_user()))
+            receiver_name(self, name), name, errors.where_user()))
     return property(refuse)
+
+
+def _scalar_attribute(name):
+    """A numpy scalar's attribute that ndarray lacks (`v.is_integer()`):
+    numpy's AttributeError where the value's numpy type has none (an array,
+    `bit_count` of a float), else refused as ndarray's are."""
+    def refuse(self):
+        owner = self.dtype.type if self.static_shape == () else np.ndarray
+        if not hasattr(owner, name):
+            raise AttributeError(f"'numpy.{owner.__name__}' object has no attribute '{name}'")
+        raise errors.UnsupportedArrayAttributeError(errors.unsupported_array_attribute_message(
+            receiver_name(self, name), name, errors.where_user(), f"numpy.{owner.__name__}"))
+    return property(refuse)
+
+
+def receiver_name(tensor, attribute):
+    """How a message names `tensor`, whose `attribute` is read: its variable,
+    or the source before `.attribute` (not `the value in `x[1].real``)."""
+    name = _UserNames()(tensor)
+    prefix, suffix = "the value in `", f".{attribute}`"
+    if name.startswith(prefix) and name.endswith(suffix) and \
+            len(name) > len(prefix) + len(suffix):
+        return name[len(prefix):-len(suffix)]
+    return name
 
 
 def _reduction_method(name):
@@ -331,6 +355,10 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
 for _name in dir(np.ndarray):
     if not _name.startswith("_") and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _unsupported_attribute(_name))
+for _name in sorted({n for t in (np.float64, np.int64, np.uint64, np.bool_, np.complex128)
+                     for n in dir(t)}):
+    if not _name.startswith("_") and not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _scalar_attribute(_name))
 
 
 def _binary(ufunc):

@@ -93,3 +93,61 @@ def test_round_of_a_python_int_past_int64_is_refused():
     with pytest.raises(errors.PythonIntOverflowError, match=re.escape(
             f"`round(k, -1)` at {__file__}:")):
         ag.function(rounded)(X, np.int64(2**63 - 1))
+
+
+def parts(x, n):
+    k, v = int(n), float(x[1])
+    return k.real, k.imag, k.numerator, k.denominator, v.real, v.imag
+
+
+def test_parts_of_a_python_number_are_pythons():
+    """They raised "AttributeError: 'PythonNumber' object has no attribute
+    ...", or refused `.real` as an ndarray attribute."""
+    expected = parts(X, np.int64(4))
+    staged = ag.function(parts)(X, np.int64(4))
+    assert staged == expected and [type(v) for v in staged] == [type(v) for v in expected]
+
+
+def bit_length(x, n):
+    return int(n).bit_length()
+
+
+def float_is_integer(x, n):
+    v = float(x[1])
+    return v.is_integer()
+
+
+def float_has_no_bit_length(x, n):
+    return float(n).bit_length()
+
+
+def numpy_is_integer(x, n):
+    return x[1].is_integer()
+
+
+def numpy_float_bit_count(x, n):
+    return x[1].bit_count()
+
+
+@pytest.mark.parametrize("fn, text", [
+    (bit_length, "`int(n).bit_length` at {file}:"
+                 "{line}: 'int(n)' is a Python int in Python (a staged Python number"),
+    (float_is_integer, "`v.is_integer` at {file}:{line}: 'v' is a Python float in Python"),
+    (numpy_is_integer, "`x[1].is_integer` at {file}:{line}: numpy.float64.is_integer is not "
+                       "staged for graph tensors ('x[1]' is one")],
+    ids=lambda v: v.__name__ if callable(v) else None)
+def test_other_number_methods_are_refused_by_name(fn, text):
+    fn(X, np.int64(4))  # (Python has them)
+    with pytest.raises(errors.UnsupportedArrayAttributeError) as caught:
+        ag.function(fn)(X, np.int64(4))
+    line = fn.__code__.co_firstlineno + (2 if fn is float_is_integer else 1)
+    assert str(caught.value).startswith(text.format(file=__file__, line=line))
+
+
+@pytest.mark.parametrize("fn", [float_has_no_bit_length, numpy_float_bit_count],
+                         ids=lambda f: f.__name__)
+def test_a_method_the_type_lacks_is_pythons_attribute_error(fn):
+    with pytest.raises(AttributeError) as plain:
+        fn(X, np.int64(4))
+    with pytest.raises(AttributeError, match=f"^{re.escape(str(plain.value))}$"):
+        ag.function(fn)(X, np.int64(4))

@@ -339,6 +339,30 @@ for _name, _ufunc in _ARITHMETIC:
 for _name, _ufunc in _COMPARISONS:
     setattr(PythonNumber, f"__{_name}__", _operator(_ufunc, False, False))
 PythonNumber.__pow__ = tensor.refusing_modulo(PythonNumber.__pow__)
+def _python_attribute(name):
+    """An attribute of Python's int or float (`k.bit_length()`, `v.real`):
+    Python's AttributeError where the number's type has none, the value
+    itself or its constant part where known while tracing, else refused."""
+    def read(self):
+        python_type = _PYTHON_TYPES[self.dtype.kind]
+        if not hasattr(python_type, name):
+            raise AttributeError(f"'{python_type.__name__}' object has no attribute '{name}'")
+        if python_type is not bool and name in ("real", "numerator"):
+            return self
+        if python_type is not bool and name in ("imag", "denominator"):
+            return python_type(name == "denominator")  # (0 or 0.0; 1)
+        raise errors.UnsupportedArrayAttributeError(errors.python_number_attribute_message(
+            tensor.receiver_name(self, name), name, f"Python {python_type.__name__}",
+            errors.where_user()))
+    return property(read)
+
+
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+for _name in sorted({n for t in (int, float) for n in dir(t)} - {"conjugate"}):
+    if not _name.startswith("_"):
+        setattr(PythonNumber, _name, _python_attribute(_name))
+
+
 def _unary_operator(ufunc):
     def apply(self):
         operand = _as_int(self, ufunc)
