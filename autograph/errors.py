@@ -1858,31 +1858,11 @@ def percent_format_message(what, name, location, reason):
 
 
 def staged_math_message(function, name, location, numpy_spelling):
-    fix = (f"Write {numpy_spelling}, which the graph stages" if numpy_spelling else
-           "Compute it with numpy functions, which the graph stages")
+    fix = (f"Write {numpy_spelling}, which is staged" if numpy_spelling else
+           "Compute it with numpy functions, which are staged")
     return (
-        f"math.{function}() of staged value '{name}' at {location}: the graph stages math's "
-        "float functions of one number (math.sqrt, math.exp, math.log, math.sin, ...), and "
-        f"this call of math.{function} is not one of them: it would ask for the number now, "
-        f"while tracing. {fix}, or call it outside the staged function.")
-
-
-class ModularPowError(StagingError, TypeError):
-    """pow(base, exp, mod) of a staged value (Python computes it on ints only)."""
-
-
-def modular_pow_message(name, location):
-    return (
-        f"pow(..., ..., mod) of staged value '{name}' at {location}: three-argument pow is "
-        "not staged (Python computes it for Python ints, and refuses numpy values with a "
-        "TypeError). For a Python int write `base ** exp % mod` (refused when the graph "
-        "runs if `base ** exp` leaves int64's range), or compute it outside the staged "
-        "function.")
-
-
-def python_number_attribute_message(variable, attribute, python_type, location):
-    return (
-        f"`{variable}.{attribute}` at {location}: '{variable}' is a {python_type} in Python "
-        f"(a staged Python number while the function is traced), and its .{attribute} is "
-        "not staged. Compute it with numpy functions on the value, or outside the staged "
-        "function.")
+        f"math.{function}() of staged value '{name}' at {location}: this call of "
+        f"math.{function} is not staged (the graph engine stages math's float functions of "
+        "one number, math.sqrt, math.exp, math.log, math.sin, ..., as Python computes "
+        "them), and Python's would ask for the number now, while tracing. "
+        f"{fix}, or call it outside the staged function.")

@@ -783,8 +783,14 @@ def _refuse_staged_math(function, args, kwargs):
 _NUMPY_MATH = {
     **{f: f"np.{f}(...)" for f in ("isnan", "isinf", "isfinite", "fmod", "copysign", "hypot",
                                    "ldexp", "gcd", "lcm")},
+    **{f: f"np.{f}(...) (nan where math raises ValueError)" for f in (
+        "sqrt", "exp", "expm1", "log2", "log10", "log1p", "sin", "cos", "tan", "sinh",
+        "cosh", "tanh", "fabs", "radians", "degrees")},
+    **{f: f"np.arc{f[1:]}(...) (nan where math raises ValueError)" for f in (
+        "asin", "acos", "atan", "asinh", "acosh", "atanh")},
     "atan2": "np.arctan2(...)", "pow": "np.power(...) of floats",
-    "log": "np.log(x) / np.log(base)",
+    "log": "np.log(x) (nan where math raises ValueError), np.log(x) / np.log(base) with a "
+           "base",
     "isclose": "np.isclose(a, b, rtol=1e-09, atol=0.0) (math.isclose's default tolerances; "
                "np.isclose's own are looser)"}
 
