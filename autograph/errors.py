@@ -750,6 +750,28 @@ _NEEDS_A_NUMBER = {"int()": "x.astype(np.int64)", "float()": "x.astype(np.float6
                    ".tolist()": "x", "use as a Python index or size": "x as the index"}
 
 
+# builtins that call __index__ for a text or a character of a number
+_NUMBER_TEXTS = {"hex": "#x", "bin": "#b", "oct": "#o", "chr": None}
+
+
+def index_use():
+    """What asks a staged value for __index__, as a message names it: `hex()`
+    (bin, oct, chr) when the user's frame is calling one of those on it,
+    else a use as an index or size."""
+    frame = user_frame(2, _want_frame=True)
+    try:
+        line, end_line, start, end = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+        import ast
+        node = ast.parse(linecache.getline(frame.f_code.co_filename, line)[start:end].strip(),
+                         mode="eval").body
+    except (AttributeError, IndexError, ValueError, TypeError, SyntaxError):
+        return "use as a Python index or size"
+    if line == end_line and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in _NUMBER_TEXTS:
+        return f"{node.func.id}()"
+    return "use as a Python index or size"
+
+
 def _library_module(filename, module):
     """The top-level package of `module` when `filename` is library code."""
     if is_library_file is not None and is_library_file(filename):
@@ -798,6 +820,13 @@ def staged_value_fix(what):
         return (f"The function is converted, but {what} asks for the number now, "
                 f"while tracing. Keep it a staged value ({_NEEDS_A_NUMBER[what]}), or "
                 "pass the number in as a Python argument (one trace per value).")
+    if what[:-2] in _NUMBER_TEXTS:
+        spec = _NUMBER_TEXTS[what[:-2]]
+        return (f"{what} makes a text of the number now, while tracing. " + (
+            f"Print it with an f-string inside print(...) (print(f'{{x:{spec}}}')), which "
+            "formats the run-time value, or return the number and make its text outside "
+            "the staged function." if spec else "Return the number and make the character "
+            "outside the staged function."))
     if what in ("iter()", "len()"):
         return ("Only a `for` statement (and len() in converted code) loops over a "
                 "staged array; unpacking it (`a, b = x`), list(x), zip(x, ...) or *x "

@@ -141,7 +141,7 @@ class Tensor:
         raise self._usage_error("complex()")
 
     def __index__(self):
-        raise self._usage_error("use as a Python index or size")
+        raise self._usage_error(errors.index_use())
 
     def __array__(self, dtype=None, copy=None):
         raise self._usage_error(

@@ -1,4 +1,11 @@
-"""A math function the graph does not stage (math.isnan, math.fmod,
+"""Builtins of a staged number that Python computes now, while tracing, are
+refused naming the call.
+
+hex(), bin(), oct() and chr() of a staged value were refused as a "use as a
+Python index or size" with the fix "Keep it a staged value (x as the index)":
+they are named, with a fix that fits (an f-string in print for the text).
+
+A math function the graph does not stage (math.isnan, math.fmod,
 math.isclose, math.log(x, base), ...) of a staged value is refused naming the
 function and the argument, with numpy's spelling of it.  It used to raise
 "float() of graph tensor 'the value in `math.isclose(x[1], 3.0)`' ... float()
@@ -72,3 +79,37 @@ def floor(x):
 def test_floor_keeps_its_own_message():
     with pytest.raises(errors.TensorUsageError, match=re.escape("math.floor() of graph tensor")):
         ag.function(floor)(X)
+
+
+def hexed(x):
+    return hex(x[1])
+
+
+def binary(x):
+    k = int(x[1])
+    return bin(k)
+
+
+def character(x):
+    return chr(int(x[1]) + 65)
+
+
+def indexes(x):
+    return [1, 2, 3][int(x[1])]
+
+
+@pytest.mark.parametrize("fn, what, name, fix", [
+    (hexed, "hex()", "the value in `x[1]`", "print(f'{x:#x}')"),
+    (binary, "bin()", "k", "print(f'{x:#b}')"),
+    (character, "chr()", "the value in `int(x[1]) + 65`",
+     "Return the number and make the character outside the staged function."),
+    (indexes, "use as a Python index or size", "the value in `int(x[1])`",
+     "Keep it a staged value (x as the index)")],
+    ids=lambda v: v.__name__ if callable(v) else None)
+def test_text_of_a_number_is_refused_naming_the_call(fn, what, name, fix):
+    x = np.array([1, 2])
+    fn(x)  # (Python computes them)
+    with pytest.raises(errors.TensorUsageError, match=re.escape(
+            f"{what} of graph tensor '{name}' at {__file__}:")) as caught:
+        ag.function(fn)(x)
+    assert fix in str(caught.value)
