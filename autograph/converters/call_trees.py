@@ -4,6 +4,7 @@
     g(x)                       ==>   ag__.converted(g, fscope)(x)
     print(x, end='')           ==>   ag__.print_(x, end='')
     print('{}'.format(x))      ==>   ag__.print_(ag__.format_string('{}', x))
+    print('a ' + str(x))       ==>   ag__.print_(ag__.format_string('a {!s}', x))
     n = len(xs)                ==>   n = ag__.len_(xs)
 
 `ag__.converted(f, fscope)` returns what to call (the converted `f` when it
@@ -92,5 +93,6 @@ class Transformer(base.Converter):
         call.func.attr = f"{node.func.id}_"
         call.args, call.keywords = node.args, node.keywords
         if node.func.id == "print":
-            call.args = [formatted_strings.printed_format_method(arg) for arg in call.args]
+            call.args = [formatted_strings.printed_text(
+                arg, lambda name: is_builtin(name, self.ctx, self.bound)) for arg in call.args]
         return call

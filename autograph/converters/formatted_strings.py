@@ -25,8 +25,9 @@ text (`ag__.percent_string`, which for Python values is `template % values`):
 
 and so is a printed `str.format` of a literal template whose fields are all
 numbered automatically, one per value (`'{}: {:.3f}'.format(i, loss)` is
-`ag__.format_string('{}: {:.3f}', i, loss)`: `printed_format_method`, which
-the calls pass asks).
+`ag__.format_string('{}: {:.3f}', i, loss)`), or a `+` of literals, `str(v)`,
+`repr(v)` and f-strings (`'loss ' + str(loss)` is `ag__.format_string('loss
+{!s}', loss)`): `printed_text`, which the calls pass asks.
 
 Only f-strings that are arguments of the builtin print are rewritten: any
 other f-string of a staged value (assigned, returned, logged, nested in
@@ -94,18 +95,60 @@ class Transformer(base.Converter):
         return base.copy_location(call, joined)
 
 
-def printed_format_method(node):
+def printed_text(node, means_builtin):
     """`node`, an argument of the builtin print, as `ag__.format_string(...)`
-    when it is `'{}: {:.3f}'.format(i, loss)` (_is_format_method), else
-    `node`.  The calls pass asks it, as it makes print `ag__.print_`: this
-    pass runs only where an f-string or a `%` is (HANDLES), and a call is in
-    most statements."""
-    if not _is_format_method(node):
-        return node
+    when it is `'{}: {:.3f}'.format(i, loss)` (_is_format_method) or a `+`
+    of texts with a field (`'loss ' + str(loss)`, _concatenated), else
+    `node`.  The calls pass asks it, as it makes print `ag__.print_`
+    (`means_builtin(name)`: does `name` mean the builtin there?): this pass
+    runs only where an f-string or a `%` is (HANDLES), and a call is in most
+    statements."""
+    if _is_format_method(node):
+        template, values = _called(node).value, node.args
+    else:
+        pieces, values = [], []
+        if not _concatenated(node, means_builtin, pieces, values) or not values:
+            return node
+        template = gast.Constant(value="".join(pieces), kind=None)
     new = templates.replace_as_expression("ag__.format_string(text)", origin=node,
-                                           text=_called(node).value)
-    new.args += node.args
+                                           text=template)
+    new.args += values
     return base.copy_location(new, node)
+
+
+def _concatenated(node, means_builtin, pieces, values):
+    """Adds the template pieces and field values of `node` if it is a text
+    made of literals, `str(v)`, `repr(v)` and f-strings joined by `+`
+    (Python's `+` of str, so the text is the template's); False if not."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+        return _concatenated(node.left, means_builtin, pieces, values) and \
+            _concatenated(node.right, means_builtin, pieces, values)
+    if isinstance(node, gast.Constant) and type(node.value) is str:
+        pieces.append(_literal(node.value))
+        return True
+    if isinstance(node, gast.JoinedStr):
+        pieces.append(_template(node, values))
+        return True
+    conversion = _text_conversion(node, means_builtin)
+    if conversion is None:
+        return False
+    pieces.append("{" + conversion + "}")
+    values.append(node.args[0])
+    return True
+
+
+def _text_conversion(node, means_builtin):
+    """'!s' for `str(v)`, '!r' for `repr(v)` (the calls pass's `ag__.repr_(v)`)."""
+    if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords
+            and not isinstance(node.args[0], gast.Starred)):
+        return None
+    func = node.func
+    if isinstance(func, gast.Name) and func.id == "str" and means_builtin("str"):
+        return "!s"
+    if isinstance(func, gast.Attribute) and func.attr == "repr_" and \
+            isinstance(func.value, gast.Name) and func.value.id == "ag__":
+        return "!r"
+    return None
 
 
 def _is_format_method(node):

@@ -103,3 +103,18 @@ def test_golden_format_method():
             ag__.print_(ag__.format_string('step {}: loss {:.4f}', step, loss), ag__.converted('{0}'.format, fscope)(step), ag__.converted('{}{}'.format, fscope)(step))
             return ag__.converted('{}'.format, fscope)(step)
     ''')
+
+
+def concatenated_logged(step, loss, str_):
+    print("step " + str(step) + ": " + repr(loss) + f" {loss:.2f}", str(step), "a" + "b")
+    print(str_(step) + "x", "a" + str(step, "ascii"))
+    return "step " + str(step)
+
+
+def test_golden_concatenated_texts():
+    assert to_source(concatenated_logged, PASSES) == dedent('''
+        def concatenated_logged(step, loss, str_):
+            ag__.print_(ag__.format_string('step {!s}: {!r} {:.2f}', step, loss, loss), ag__.format_string('{!s}', step), 'a' + 'b')
+            ag__.print_(ag__.converted(str_, fscope)(step) + 'x', 'a' + str(step, 'ascii'))
+            return 'step ' + str(step)
+    ''')
