@@ -511,6 +511,17 @@ def _converted(python_type, convert, target, args, kwargs):
             converted = convert(backend, args[0], target)
             if converted is not NotImplemented:
                 return converted
+            try:
+                return python_type(args[0])
+            except TypeError as error:
+                if isinstance(error, errors.AutoGraphError):
+                    raise  # (the graph tensor's own refusal)
+                # (another backend's value refusing in its own words: JAX's
+                # ConcretizationTypeError)
+                what = f"{python_type.__name__}()"
+                raise errors.TensorUsageError(errors.tensor_usage_message(
+                    what, _variable_holding(args[0], python_type.__name__),
+                    errors.where_user(), errors.staged_value_fix(what))) from None
     return python_type(*args, **kwargs)
 
 

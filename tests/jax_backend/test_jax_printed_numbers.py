@@ -46,3 +46,15 @@ def test_math_of_a_traced_value_is_refused_by_name():
             f"math.sqrt() of staged value 'x[0]' at {__file__}:")) as caught:
         jax.jit(ag.to_graph(square_root))(np.array([4.0]))
     assert "Write np.sqrt(...)" in str(caught.value)
+
+
+def as_float(x):
+    return float(x[0]) * 2
+
+
+def test_float_of_a_traced_value_is_refused_by_name():
+    """It raised JAX's ConcretizationTypeError from inside our builtin."""
+    with pytest.raises(errors.TensorUsageError, match=re.escape(
+            f"float() of graph tensor 'x[0]' at {__file__}:")) as caught:
+        jax.jit(ag.to_graph(as_float))(np.array([4.0]))
+    assert isinstance(caught.value, TypeError)
