@@ -6,6 +6,7 @@ them with `re.escape`.
 """
 
 import ast
+import dis
 import linecache
 import os
 import re
@@ -201,7 +202,12 @@ def expression_at(frame):
     if line is None or line != end_line or start is None or end is None:
         return None
     text = linecache.getline(frame.f_code.co_filename, line)[start:end].strip()
+    if frame.f_code.co_code[frame.f_lasti] == _FORMAT_VALUE:
+        return text or None  # (the value formatted: `x[0]` of `'%s' % (x[0],)`, compiled so)
     return _operand_of(text, frame) or None
+
+
+_FORMAT_VALUE = dis.opmap.get("FORMAT_VALUE")
 
 
 def _operand_of(text, frame):
@@ -761,7 +767,6 @@ def index_use():
     frame = user_frame(2, _want_frame=True)
     try:
         line, end_line, start, end = list(frame.f_code.co_positions())[frame.f_lasti // 2]
-        import ast
         node = ast.parse(linecache.getline(frame.f_code.co_filename, line)[start:end].strip(),
                          mode="eval").body
     except (AttributeError, IndexError, ValueError, TypeError, SyntaxError):
