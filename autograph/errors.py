@@ -6,7 +6,6 @@ them with `re.escape`.
 """
 
 import ast
-import dis
 import linecache
 import os
 import re
@@ -202,12 +201,7 @@ def expression_at(frame):
     if line is None or line != end_line or start is None or end is None:
         return None
     text = linecache.getline(frame.f_code.co_filename, line)[start:end].strip()
-    if frame.f_code.co_code[frame.f_lasti] == _FORMAT_VALUE:
-        return text or None  # (the value formatted: `x[0]` of `'%s' % (x[0],)`, compiled so)
     return _operand_of(text, frame) or None
-
-
-_FORMAT_VALUE = dis.opmap.get("FORMAT_VALUE")
 
 
 def _operand_of(text, frame):

@@ -23,6 +23,9 @@ text (`ag__.percent_string`, which for Python values is `template % values`):
 
     print('%d: %.3f' % (i, loss))   ==>   ag__.print_(ag__.percent_string('%d: %.3f', (i, loss)))
 
+(any other `%` of a literal template is `ag__.percent_text`, which refuses
+a staged value by name, as an f-string's own __format__ does: Python's `%d`
+would say "a real number is required, not Tensor")
 and so is a printed `str.format` of a literal template whose fields are all
 numbered automatically, one per value (`'{}: {:.3f}'.format(i, loss)` is
 `ag__.format_string('{}: {:.3f}', i, loss)`), or a `+` of literals, `str(v)`,
@@ -65,21 +68,28 @@ class Transformer(base.Converter):
     def visit_Call(self, node):
         self.generic_visit(node)
         if _is_print(node.func):
-            node.args = [self._format_call(arg) if self._has_fields(arg) else
-                         self._percent_call(arg) if self._is_percent(arg) else arg
+            node.args = [self._format_call(arg) if self._has_fields(arg) else arg
                          for arg in node.args]
+            for arg in node.args:
+                if self._is_percent_text(arg):  # (printed: formatted when the print runs)
+                    arg.func.attr = "percent_string"
         return node
 
-    @staticmethod
-    def _is_percent(node):
-        return (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod)
-                and isinstance(node.left, gast.Constant) and type(node.left.value) is str)
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if not (isinstance(node.op, gast.Mod) and isinstance(node.left, gast.Constant)
+                and type(node.left.value) is str):
+            return node
+        call = templates.replace_as_expression("ag__.percent_text(text, values)",
+                                               origin=node, text=node.left,
+                                               values=node.right)
+        return base.copy_location(call, node)
 
-    def _percent_call(self, binop):
-        call = templates.replace_as_expression("ag__.percent_string(text, values)",
-                                               origin=binop, text=binop.left,
-                                               values=binop.right)
-        return base.copy_location(call, binop)
+    @staticmethod
+    def _is_percent_text(node):
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and node.func.attr == "percent_text" and isinstance(node.func.value, gast.Name)
+                and node.func.value.id == "ag__")
 
     @staticmethod
     def _has_fields(node):

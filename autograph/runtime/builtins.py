@@ -172,6 +172,20 @@ def percent_string(template, values):
     return StagedText("".join(parts), tuple(kept))
 
 
+def percent_text(template, values):
+    """Python meaning: `template % values`, a text made now (not printed:
+    converters/formatted_strings.py); a staged value in `values` is refused
+    by name (TensorTextError), its text only existing at run time."""
+    for index, value in enumerate(values if type(values) is tuple else (values,)):
+        if _staged_inside(value):
+            frame = errors.user_frame(1, _want_frame=True)
+            name = (None if frame is None else _percent_operand_text(frame, values, index)) \
+                or _variable_holding(value, "%")
+            raise errors.TensorTextError(errors.tensor_text_message(
+                "%-formatting", name, errors.where_user()))
+    return template % values
+
+
 # one field of printf-style formatting: %[(key)][flags][width][.precision][hlL]type
 _PERCENT_FIELD = re.compile(r"%(?P<key>\([^)]*\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?"
                             r"(?:\.(?P<precision>\*|\d*))?[hlL]?(?P<type>[^-#0 +])", re.S)

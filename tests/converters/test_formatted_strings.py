@@ -80,7 +80,7 @@ def test_golden_percent_formatting():
         def percent_logged(step, loss, fmt):
             ag__.print_(ag__.percent_string('step %d: loss %.4f', (step, loss)), ag__.percent_string('%s', loss), end='\\n')
             ag__.print_(fmt % step, b'%d' % step)
-            return '%d: not printed' % step
+            return ag__.percent_text('%d: not printed', step)
     ''')
 
 

@@ -160,3 +160,23 @@ def test_pythons_own_errors(fn):
         fn(x, np.int64(3))
     with pytest.raises(type(plain.value), match=f"^{re.escape(str(plain.value))}$"):
         ag.function(fn)(x, np.int64(3))
+
+
+def formatted_not_printed(x, n):
+    text = "%s" % (x[0],)
+    return text
+
+
+def formatted_number(x, n):
+    return "%d items, %.2f" % (n, x[0])
+
+
+@pytest.mark.parametrize("fn, name", [(formatted_not_printed, "x[0]"), (formatted_number, "n")],
+                         ids=lambda v: v.__name__ if callable(v) else None)
+def test_formatting_that_is_not_printed_is_refused_by_name(fn, name):
+    """`%` of a literal outside print: a text made now, which a staged value
+    has no text for.  It raised "TypeError: %d format: a real number is
+    required, not Tensor", or named the value 'the value in `0`'."""
+    with pytest.raises(errors.TensorTextError, match=re.escape(
+            f"%-formatting of graph tensor '{name}' at {__file__}:")):
+        ag.function(fn)(np.array([2.5]), np.int64(3))

@@ -71,15 +71,3 @@ def test_the_fix_of_round_does_not_spell_a_description_as_code():
     with pytest.raises(errors.TensorUsageError) as raised:
         ag.function(rounds)(X)
     assert "np.round(..., 1)" in str(raised.value)
-
-
-def percent_of_one(x):
-    text = "%s" % (x[0],)  # (Python 3.11 compiles this as an f-string would)
-    return text
-
-
-def test_a_formatted_value_is_named_itself_not_its_index():
-    """It was named 'the value in `0`', the index of `x[0]`."""
-    with pytest.raises(errors.TensorTextError, match=re.escape(
-            f"str() of graph tensor 'the value in `x[0]`' at {__file__}:")):
-        ag.function(percent_of_one)(X)
