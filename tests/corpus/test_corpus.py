@@ -282,8 +282,6 @@ _AND_SIDES = ("StagingError", "variable 'the value of `value and 'has truth'`' i
               "value in one branch of the staged `if` at {where}", _AND_MARKER)
 _MOVING_AVERAGE = ("StagingError", "variable 'current' is the Python value None before the "
                    "staged `for` loop at {where}", "for value in signal:")
-_REPR = ("TensorTextError", "repr() of staged value 'scalar' at {where}",
-         "print(repr(scalar), arr * scalar)")
 _BOOL = ("TensorUsageError", "bool() of graph tensor '(row > 1).any()' at {where}",
          "flags.append(bool((row > 1).any()))")
 _TYPE_CASES = {
@@ -314,8 +312,6 @@ REFUSED_IN_MODE = {
     # type() of a 0-d staged value: a numpy scalar, a 0-d array or a Python
     # number when run eagerly, which one trace cannot tell (isinstance too)
     **{("graph", name): entry for name, entry in _TYPE_CASES.items()},
-    # repr() of a traced value (like str() and f-strings): only a placeholder's text
-    ("graph", "print_numpy_values"): _REPR,
     ("graph", "numpy_in_assert_not_and_while"): (
         "TensorTextError", "f-string or format() of graph tensor 'arr' at {where}",
         'assert np.all(arr != 0), f"zero in {arr}"'),
@@ -352,7 +348,6 @@ REFUSED_IN_MODE = {
     # refused: type(negated) is refused first)
     ("jax", "numpy_in_assert_not_and_while"): _traced_type(
         "negated", "return steps, negated, type(negated), flag, x, x.dtype"),
-    ("jax", "print_numpy_values"): _REPR,
     ("jax", "numpy_iteration_and_any_all"): _BOOL,
     ("jax", "numpy_moving_average"): _MOVING_AVERAGE,
     # appends in a loop over range(stop, 0, step) with a traced stop: JAX
