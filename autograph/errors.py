@@ -1879,8 +1879,8 @@ def percent_format_message(what, name, location, reason):
     return (
         f"the printf-style {what} of staged value '{name}' at {location}: a staged "
         "print formats it when the graph runs, through a str.format field printing the "
-        f"same text, and there is none for {reason}. Write the print as an f-string (print(f\"...{{x:.3f}}"
-        "...\")), converting the value in the graph first where needed "
+        f"same text, and there is none for {reason}. Write the print as an f-string "
+        "(print(f\"...{x:.3f}...\")), converting the value in the graph first where needed "
         "(np.trunc(x).astype(np.int64) for %d of a float), or return the value and format "
         "it outside the staged function.")
 
@@ -1894,3 +1894,24 @@ def staged_math_message(function, name, location, numpy_spelling):
         "one number, math.sqrt, math.exp, math.log, math.sin, ..., as Python computes "
         "them), and Python's would ask for the number now, while tracing. "
         f"{fix}, or call it outside the staged function.")
+
+
+class ModularPowError(StagingError, TypeError):
+    """pow(base, exp, mod) of a staged value (Python computes it on ints only)."""
+
+
+def modular_pow_message(name, location):
+    return (
+        f"pow(..., ..., mod) of staged value '{name}' at {location}: three-argument pow is "
+        "not staged (Python computes it for Python ints, and refuses numpy values with a "
+        "TypeError). For a Python int write `base ** exp % mod` (refused when the graph "
+        "runs if `base ** exp` leaves int64's range), or compute it outside the staged "
+        "function.")
+
+
+def python_number_attribute_message(variable, attribute, python_type, location):
+    return (
+        f"`{variable}.{attribute}` at {location}: '{variable}' is a {python_type} in Python "
+        f"(a staged Python number while the function is traced), and its .{attribute} is "
+        "not staged. Compute it with numpy functions on the value, or outside the staged "
+        "function.")

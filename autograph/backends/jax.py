@@ -379,20 +379,13 @@ def _printer(sep, end, template):
 def _text_printer(template, end, numbers):
     """The callback of a staged print of f-strings: `template.format` of the
     program's values, those at `numbers` as the Python numbers they are in
-    Python (`{!r}` of one is '2', not 'Array(2, dtype=int64, weak_type=True)'),
-    the others as the numpy values they are in Python (`{!r}` of a 0-d one
-    'np.float32(1.5)', of an array 'array([0, 1], dtype=int16)', not jax's
-    'Array(...)')."""
+    Python (`{!r}` of one is '2', not 'Array(2, dtype=int64, weak_type=True)')."""
     def emit(*arrays):
-        values = [value.item() if i in numbers else _as_numpy(value)
-                  for i, value in enumerate(arrays)]
+        values = list(arrays)
+        for i in numbers:
+            values[i] = values[i].item()
         builtins.print(template.format(*values), end=end)
     return emit
-
-
-def _as_numpy(value):
-    array = np.asarray(value)
-    return array[()] if array.ndim == 0 else array
 
 
 def _is_python_number(value):

@@ -59,21 +59,3 @@ def test_float_of_a_traced_value_is_refused_by_name():
         jax.jit(ag.to_graph(as_float))(np.array([4.0]))
     assert isinstance(caught.value, TypeError)
 
-
-def reprs(x, s):
-    print(f"{x!r} {x[0]!r} {s!r}", repr(s), "%r" % (x[1],))
-    return x[0]
-
-
-def test_printed_repr_of_traced_values_is_numpys():
-    """`{x!r}` printed jax's 'Array(1.5, dtype=float64)' where Python prints
-    'np.float64(1.5)' (and 'array([...])' for an array)."""
-    x, s = np.array([1.5, 2.25]), np.float32(0.5)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        reprs(x, s)
-        expected, out = out.getvalue(), io.StringIO()
-    with contextlib.redirect_stdout(out):
-        jax.jit(ag.to_graph(reprs))(x, s)
-        jax.effects_barrier()
-    assert out.getvalue() == expected
