@@ -12,7 +12,8 @@ pass pipeline.
 
 Straight-line functions -- an optional docstring, assignments to names and
 one `return` at the end -- whose expressions are names, constants,
-arithmetic, subscripts, slices, attributes, tuples and calls of anything but
+arithmetic (not `'%d' % k` of a literal template), subscripts, slices,
+attributes, tuples and calls of anything but
 a builtin's name (no `print`, `len`, `range`, ...; no list method, no
 starred or `**` argument): every pass but call_trees leaves them as they
 are, and call_trees wraps each call.  Model layers and losses written in
@@ -114,6 +115,9 @@ def _plain_expression(node, facts):
         if cls is ast.Name or cls is ast.Constant:
             continue
         if cls is ast.BinOp:
+            if node.op.__class__ is ast.Mod and node.left.__class__ is ast.Constant \
+                    and type(node.left.value) is str:
+                return False  # (`'%d' % k`: the formatted strings pass's)
             stack += (node.left, node.right)
         elif cls is ast.UnaryOp:
             if not isinstance(node.op, _UNARY):

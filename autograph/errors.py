@@ -750,6 +750,27 @@ _NEEDS_A_NUMBER = {"int()": "x.astype(np.int64)", "float()": "x.astype(np.float6
                    ".tolist()": "x", "use as a Python index or size": "x as the index"}
 
 
+# builtins that call __index__ for a text or a character of a number
+_NUMBER_TEXTS = {"hex": "#x", "bin": "#b", "oct": "#o", "chr": None}
+
+
+def index_use():
+    """What asks a staged value for __index__, as a message names it: `hex()`
+    (bin, oct, chr) when the user's frame is calling one of those on it,
+    else a use as an index or size."""
+    frame = user_frame(2, _want_frame=True)
+    try:
+        line, end_line, start, end = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+        node = ast.parse(linecache.getline(frame.f_code.co_filename, line)[start:end].strip(),
+                         mode="eval").body
+    except (AttributeError, IndexError, ValueError, TypeError, SyntaxError):
+        return "use as a Python index or size"
+    if line == end_line and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in _NUMBER_TEXTS:
+        return f"{node.func.id}()"
+    return "use as a Python index or size"
+
+
 def _library_module(filename, module):
     """The top-level package of `module` when `filename` is library code."""
     if is_library_file is not None and is_library_file(filename):
@@ -798,6 +819,13 @@ def staged_value_fix(what):
         return (f"The function is converted, but {what} asks for the number now, "
                 f"while tracing. Keep it a staged value ({_NEEDS_A_NUMBER[what]}), or "
                 "pass the number in as a Python argument (one trace per value).")
+    if what[:-2] in _NUMBER_TEXTS:
+        spec = _NUMBER_TEXTS[what[:-2]]
+        return (f"{what} makes a text of the number now, while tracing. " + (
+            f"Print it with an f-string inside print(...) (print(f'{{x:{spec}}}')), which "
+            "formats the run-time value, or return the number and make its text outside "
+            "the staged function." if spec else "Return the number and make the character "
+            "outside the staged function."))
     if what in ("iter()", "len()"):
         return ("Only a `for` statement (and len() in converted code) loops over a "
                 "staged array; unpacking it (`a, b = x`), list(x), zip(x, ...) or *x "
@@ -1830,9 +1858,9 @@ class UnsupportedArrayAttributeError(GraphError):
     Python, for an ndarray, answers True."""
 
 
-def unsupported_array_attribute_message(variable, attribute, location):
+def unsupported_array_attribute_message(variable, attribute, location, owner="ndarray"):
     return (
-        f"`{variable}.{attribute}` at {location}: ndarray.{attribute} is not staged for "
+        f"`{variable}.{attribute}` at {location}: {owner}.{attribute} is not staged for "
         f"graph tensors ('{variable}' is one while the function is traced). Use one of the "
         "supported numpy functions (see autograph.graph.numpy_api.SUPPORTED), or compute "
         "it outside the ag.function and pass the result in.")
@@ -1860,3 +1888,49 @@ def held_container_changed_message(name, statement, location, holder, where):
         f"values. Give `{name}` its own copy before the {statement} (`{name} = "
         f"list({name})`, `dict({name})`, `copy.copy({name})`) if `{holder}` must not "
         f"change, or assign `{holder} = {name}` after it if it must.")
+
+
+class PercentFormatError(StagingError, TypeError):
+    """A printed `%` formatting of a staged value with a field str.format has no twin of."""
+
+
+def percent_format_message(what, name, location, reason):
+    return (
+        f"the printf-style {what} of staged value '{name}' at {location}: a staged "
+        "print formats it when the graph runs, through a str.format field printing the "
+        f"same text, and there is none for {reason}. Write the print as an f-string "
+        "(print(f\"...{x:.3f}...\")), converting the value in the graph first where needed "
+        "(np.trunc(x).astype(np.int64) for %d of a float), or return the value and format "
+        "it outside the staged function.")
+
+
+def staged_math_message(function, name, location, numpy_spelling):
+    fix = (f"Write {numpy_spelling}, which is staged" if numpy_spelling else
+           "Compute it with numpy functions, which are staged")
+    return (
+        f"math.{function}() of staged value '{name}' at {location}: this call of "
+        f"math.{function} is not staged (the graph engine stages math's float functions of "
+        "one number, math.sqrt, math.exp, math.log, math.sin, ..., as Python computes "
+        "them), and Python's would ask for the number now, while tracing. "
+        f"{fix}, or call it outside the staged function.")
+
+
+class ModularPowError(StagingError, TypeError):
+    """pow(base, exp, mod) of a staged value (Python computes it on ints only)."""
+
+
+def modular_pow_message(name, location):
+    return (
+        f"pow(..., ..., mod) of staged value '{name}' at {location}: three-argument pow is "
+        "not staged (Python computes it for Python ints, and refuses numpy values with a "
+        "TypeError). For a Python int write `base ** exp % mod` (refused when the graph "
+        "runs if `base ** exp` leaves int64's range), or compute it outside the staged "
+        "function.")
+
+
+def python_number_attribute_message(variable, attribute, python_type, location):
+    return (
+        f"`{variable}.{attribute}` at {location}: '{variable}' is a {python_type} in Python "
+        f"(a staged Python number while the function is traced), and its .{attribute} is "
+        "not staged. Compute it with numpy functions on the value, or outside the staged "
+        "function.")

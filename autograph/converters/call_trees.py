@@ -3,6 +3,8 @@
     y = f(a, *b, k=v, **kw)    ==>   y = ag__.converted(f, fscope)(a, *b, k=v, **kw)
     g(x)                       ==>   ag__.converted(g, fscope)(x)
     print(x, end='')           ==>   ag__.print_(x, end='')
+    print('{}'.format(x))      ==>   ag__.print_(ag__.format_string('{}', x))
+    print('a ' + str(x))       ==>   ag__.print_(ag__.format_string('a {!s}', x))
     n = len(xs)                ==>   n = ag__.len_(xs)
 
 `ag__.converted(f, fscope)` returns what to call (the converted `f` when it
@@ -28,6 +30,7 @@ the `def` runs), nested class bodies, and calls that need the caller's frame
 import gast
 
 from autograph import naming, templates
+from autograph.converters import formatted_strings
 from autograph.converters.support import base
 from autograph.converters.function_scope import LazyBoundNames, is_builtin
 
@@ -89,4 +92,7 @@ class Transformer(base.Converter):
         call = templates.replace_as_expression("ag__.operator_()", origin=node)
         call.func.attr = f"{node.func.id}_"
         call.args, call.keywords = node.args, node.keywords
+        if node.func.id == "print":
+            call.args = [formatted_strings.printed_text(
+                arg, lambda name: is_builtin(name, self.ctx, self.bound)) for arg in call.args]
         return call

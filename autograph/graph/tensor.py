@@ -146,7 +146,7 @@ class Tensor:
         raise self._usage_error("complex()")
 
     def __index__(self):
-        raise self._usage_error("use as a Python index or size")
+        raise self._usage_error(errors.index_use())
 
     def __array__(self, dtype=None, copy=None):
         raise self._usage_error(
@@ -309,8 +309,32 @@ class Tensor:
 def _unsupported_attribute(name):
     def refuse(self):
         raise errors.UnsupportedArrayAttributeError(errors.unsupported_array_attribute_message(
-            _UserNames()(self), name, errors.where_user()))
+            receiver_name(self, name), name, errors.where_user()))
     return property(refuse)
+
+
+def _scalar_attribute(name):
+    """A numpy scalar's attribute that ndarray lacks (`v.is_integer()`):
+    numpy's AttributeError where the value's numpy type has none (an array,
+    `bit_count` of a float), else refused as ndarray's are."""
+    def refuse(self):
+        owner = self.dtype.type if self.static_shape == () else np.ndarray
+        if not hasattr(owner, name):
+            raise AttributeError(f"'numpy.{owner.__name__}' object has no attribute '{name}'")
+        raise errors.UnsupportedArrayAttributeError(errors.unsupported_array_attribute_message(
+            receiver_name(self, name), name, errors.where_user(), f"numpy.{owner.__name__}"))
+    return property(refuse)
+
+
+def receiver_name(tensor, attribute):
+    """How a message names `tensor`, whose `attribute` is read: its variable,
+    or the source before `.attribute` (not `the value in `x[1].real``)."""
+    name = _UserNames()(tensor)
+    prefix, suffix = "the value in `", f".{attribute}`"
+    if name.startswith(prefix) and name.endswith(suffix) and \
+            len(name) > len(prefix) + len(suffix):
+        return name[len(prefix):-len(suffix)]
+    return name
 
 
 def _reduction_method(name):
@@ -336,6 +360,10 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin",
 for _name in dir(np.ndarray):
     if not _name.startswith("_") and not hasattr(Tensor, _name):
         setattr(Tensor, _name, _unsupported_attribute(_name))
+for _name in sorted({n for t in (np.float64, np.int64, np.uint64, np.bool_, np.complex128)
+                     for n in dir(t)}):
+    if not _name.startswith("_") and not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _scalar_attribute(_name))
 
 
 def python_number_on_one_path(tensor, name, kind, location, statement="if"):
@@ -392,6 +420,20 @@ for _name, _ufunc in (
     _forward, _reflected = _binary(_ufunc)
     setattr(Tensor, f"__{_name}__", _forward)
     setattr(Tensor, f"__r{_name}__", _reflected)
+
+
+
+def refusing_modulo(power):
+    """`power` (a `__pow__`) refusing pow()'s third argument by name."""
+    def forward(self, other, modulo=None):
+        if modulo is not None:
+            raise errors.ModularPowError(errors.modular_pow_message(
+                _UserNames()(self), errors.where_user()))
+        return power(self, other)
+    return forward
+
+
+Tensor.__pow__ = refusing_modulo(Tensor.__pow__)
 
 for _name, _ufunc in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
                       ("ge", np.greater_equal), ("eq", np.equal), ("ne", np.not_equal)):

@@ -13,7 +13,8 @@ from autograph.runtime.logical import and_, compare_chain, if_exp, not_, or_
 from autograph.runtime.lists import list_append, list_pop, list_setitem, set_element_type, stack
 from autograph.runtime.builtins import (
     StagedRange, enumerate_, len_, print_, range_, unpack_target, user_locals, zip_)
-from autograph.runtime.builtins import StagedText, format_string
+from autograph.runtime.builtins import (
+    StagedText, format_string, percent_string, percent_text)
 from autograph.runtime.builtins import (
     bool_, float_, int_, isinstance_, max_, min_, repr_, sum_, type_)
 from autograph.runtime.exceptions import (
@@ -55,6 +56,8 @@ __all__ = [
     "min_",
     "not_",
     "or_",
+    "percent_string",
+    "percent_text",
     "print_",
     "python_only",
     "python_try",

@@ -26,6 +26,7 @@ import linecache
 import math
 import numbers
 import operator
+import re
 import string
 import sys
 import time
@@ -130,6 +131,146 @@ def format_string(template, *values):
 
 _FORMATTER = string.Formatter()
 _CONVERSIONS = {"s": builtins.str, "r": builtins.repr, "a": builtins.ascii}
+
+
+def percent_string(template, values):
+    """Python meaning: `template % values` (printf-style formatting: the
+    converter formatted_strings writes a printed `'%d: %.3f' % (i, loss)` as
+    `percent_string('%d: %.3f', (i, loss))`).  With a staged value among
+    `values`, a StagedText as format_string gives: each field of a staged
+    value is the `str.format` field that gives the same text (`%5.2f` is
+    `{:5.2f}`, `%-4s` is `{!s:<4}`), the fields of Python values are
+    formatted now; a field with no such twin is refused (PercentFormatError)."""
+    items = values if type(values) is tuple else (values,)
+    _refuse_staged_containers(items)
+    if all(registry.backend_of(v) is None for v in items):
+        return template % values
+    # Python's own errors first (too few or too many values, an unknown
+    # conversion), with a stand-in for each staged value that every
+    # conversion accepts
+    template % tuple(_PERCENT_STAND_IN if registry.backend_of(v) is not None else v
+                     for v in items)
+    if "*" in template or "%(" in template:  # (where a `*` takes a value: found by Python)
+        index = next(i for i, v in enumerate(items) if registry.backend_of(v) is not None)
+        _refuse_percent(f"'{template}'", items[index], values, index,
+                        "a mapping key or a `*` width or precision")
+    parts, kept, end, index = [], [], 0, -1
+    for field in _PERCENT_FIELD.finditer(template):
+        parts.append(_escaped(template[end:field.start()]))
+        end = field.end()
+        if field["type"] == "%":
+            parts.append("%")
+            continue
+        index += 1
+        value = items[index]
+        if registry.backend_of(value) is None:
+            parts.append(_escaped(field[0] % (value,)))
+            continue
+        parts.append(_format_field_of(field, value, values, index))
+        kept.append(value)
+    parts.append(_escaped(template[end:]))
+    return StagedText("".join(parts), tuple(kept))
+
+
+def percent_text(template, values):
+    """Python meaning: `template % values`, a text made now (not printed:
+    converters/formatted_strings.py); a staged value in `values` is refused
+    by name (TensorTextError), its text only existing at run time."""
+    for index, value in enumerate(values if type(values) is tuple else (values,)):
+        if _staged_inside(value):
+            frame = errors.user_frame(1, _want_frame=True)
+            name = (None if frame is None else _percent_operand_text(frame, values, index)) \
+                or _variable_holding(value, "%")
+            raise errors.TensorTextError(errors.tensor_text_message(
+                "%-formatting", name, errors.where_user()))
+    return template % values
+
+
+# one field of printf-style formatting: %[(key)][flags][width][.precision][hlL]type
+_PERCENT_FIELD = re.compile(r"%(?P<key>\([^)]*\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?"
+                            r"(?:\.(?P<precision>\*|\d*))?[hlL]?(?P<type>[^-#0 +])", re.S)
+_PERCENT_INTEGERS = {"d": "d", "i": "d", "u": "d", "x": "x", "X": "X", "o": "o"}
+
+
+class _PercentStandIn:
+    """What `percent_string` formats in place of a staged value to have
+    Python check the template and the count of values."""
+
+    def __index__(self):
+        return 0
+
+    __int__ = __index__
+
+    def __float__(self):
+        return 0.0
+
+
+_PERCENT_STAND_IN = _PercentStandIn()
+
+
+def _refuse_percent(what, value, values, index, reason):
+    frame = errors.user_frame(2, _want_frame=True)
+    name = None if frame is None else _percent_operand_text(frame, values, index)
+    raise errors.PercentFormatError(errors.percent_format_message(
+        what, name or _variable_holding(value, "%"), errors.where_user(), reason))
+
+
+def _percent_operand_text(frame, values, index):
+    """The source of the formatted value `index` of the one `'...' % values`
+    on the frame's line (an item of its tuple), else None."""
+    try:
+        tree = ast.parse(linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip())
+    except SyntaxError:
+        return None
+    found = [node.right for node in ast.walk(tree) if isinstance(node, ast.BinOp)
+             and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant)
+             and type(node.left.value) is str]
+    if len(found) != 1:
+        return None
+    operand = found[0]
+    if type(values) is tuple:
+        if not isinstance(operand, ast.Tuple) or len(operand.elts) != len(values) or any(
+                isinstance(e, ast.Starred) for e in operand.elts):
+            return None
+        operand = operand.elts[index]
+    return ast.unparse(operand)
+
+
+def _format_field_of(field, value, values, index):
+    """The `str.format` field printing `value` (staged, `values[index]` or
+    `values` itself) as the printf-style `field` prints it; refuses the
+    fields that have none."""
+    flags, width, precision, kind = field["flags"], field["width"] or "", field["precision"], \
+        field["type"]
+    typed = staging.array_type(value)
+    number_kind = typed[0].kind if typed is not None and typed[1] == () else None
+    if staging.python_number_type(value) is bool:
+        number_kind = "i"  # (a Python bool is an int; numpy's bool has no `%x`)
+    reason = None
+    if kind in "sra":  # (a text: right-aligned in a width, `-` flag left)
+        align = ("<" if "-" in flags else ">") if width else ""
+        cut = "" if precision is None else "." + (precision or "0")
+        return "{!" + kind + (f":{align}{width}{cut}" if align or cut else "") + "}"
+    elif kind in _PERCENT_INTEGERS and number_kind not in (("b", "i", "u") if kind in "diu"
+                                                          else ("i", "u")):
+        reason = ("an integer conversion of a float (the graph does not take its int())"
+                  if number_kind == "f" else "an integer conversion of a value that is not "
+                  "one integer")
+    elif kind in _PERCENT_INTEGERS and precision is not None:
+        reason = "a precision in an integer conversion (its minimum count of digits)"
+    elif kind not in _PERCENT_INTEGERS and kind not in "eEfFgG":
+        reason = f"the conversion %{kind}"
+    elif kind not in _PERCENT_INTEGERS and number_kind not in tuple("biuf"):
+        reason = "a float conversion of a value that is not one real number"
+    if reason is not None:
+        _refuse_percent(f"field '{field[0]}'", value, values, index, reason)
+    align = "<" if "-" in flags else ""
+    sign = "+" if "+" in flags else " " if " " in flags else ""
+    zero = "0" if "0" in flags and not align and width else ""
+    cut = "" if precision is None else "." + (precision or "0")
+    spec = (f"{align}{sign}{'#' if '#' in flags else ''}{zero}{width}{cut}"
+            f"{_PERCENT_INTEGERS.get(kind, kind)}")
+    return "{:" + spec + "}"
 
 
 def _escaped(text):
@@ -384,6 +525,17 @@ def _converted(python_type, convert, target, args, kwargs):
             converted = convert(backend, args[0], target)
             if converted is not NotImplemented:
                 return converted
+            try:
+                return python_type(args[0])
+            except TypeError as error:
+                if isinstance(error, errors.AutoGraphError):
+                    raise  # (the graph tensor's own refusal)
+                # (another backend's value refusing in its own words: JAX's
+                # ConcretizationTypeError)
+                what = f"{python_type.__name__}()"
+                raise errors.TensorUsageError(errors.tensor_usage_message(
+                    what, _variable_holding(args[0], python_type.__name__),
+                    errors.where_user(), errors.staged_value_fix(what))) from None
     return python_type(*args, **kwargs)
 
 
@@ -406,7 +558,8 @@ def sum_(*args, **kwargs):
 
 def max_(*args, **kwargs):
     """Python meaning: `max(*args, **kwargs)`.  Of two or more arguments with a
-    staged one among them (no `key`, no `default`), Python's own fold, whose
+    staged one among them (no `key`, no `default`), or of a Python list or
+    tuple holding one (`max([a, b, c])`), Python's own fold, whose
     comparisons are staged: `m = a; m = b if b > m else m; ...` (the first of
     equal maxima, and a NaN first stays, as in Python), each step a staged
     conditional expression, so its two sides must have one type."""
@@ -419,6 +572,11 @@ def min_(*args, **kwargs):
 
 
 def _extreme(python_function, beats, call, args, kwargs):
+    if len(args) == 1 and type(args[0]) in (list, tuple) and args[0] and \
+            set(kwargs) <= {"default"} and _first_backend(args[0]) is not None:
+        # (a Python list or tuple of them: the same fold over its items; a
+        # default is for an empty one)
+        return _extreme(python_function, beats, call, tuple(args[0]), {})
     staged = [a for a in args if registry.backend_of(a) is not None]
     if not staged:
         return python_function(*args, **kwargs)
@@ -460,7 +618,7 @@ def _staged_inside(value, depth=0):
     return False
 
 
-def _variable_holding(value, call):
+def _variable_holding(value, call, position=0, arity=None):
     """How messages name `value`, the argument of `call` ('type', ...) in the
     user's frame (the converted code calling an operator here): the variable
     holding it, or the item or attribute of one (aliases.path_to), else the
@@ -476,11 +634,12 @@ def _variable_holding(value, call):
         path = aliases.path_to(held, value, name)
         if path is not None:
             return path
-    return _argument_text(frame, call) or "the value"
+    return _argument_text(frame, call, position, arity) or "the value"
 
 
-def _argument_text(frame, call):
-    """The source of the (first) argument of the one `call(...)` on the frame's line."""
+def _argument_text(frame, call, position=0, arity=None):
+    """The source of argument `position` of the one `call(...)` on the frame's
+    line (with `arity` arguments: 1, isinstance's 2, unless given)."""
     line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
     if line.endswith(":"):  # a statement's header: `if isinstance(x, t):`
         line = (line[2:] if line.startswith("elif ") else line) + " pass"
@@ -488,9 +647,9 @@ def _argument_text(frame, call):
         tree = ast.parse(line)
     except SyntaxError:
         return None
-    arity = 2 if call == "isinstance" else 1
+    arity = arity or (2 if call == "isinstance" else 1)
     name = call.rsplit(".", 1)[-1]  # (`np.isscalar(...)`: a call of an attribute)
-    found = [node.args[0] for node in ast.walk(tree) if isinstance(node, ast.Call)
+    found = [node.args[position] for node in ast.walk(tree) if isinstance(node, ast.Call)
              and (node.func.id if isinstance(node.func, ast.Name) else
                   getattr(node.func, "attr", None)) == name
              and len(node.args) == arity]
@@ -618,9 +777,47 @@ def _math_(function):
                 result = backend.python_math(function.__name__, number)
                 if result is not NotImplemented:
                     return result
+        if function not in _MATH_BY_METHOD:
+            _refuse_staged_math(function, args, kwargs)
         return function(*args, **kwargs)
     compute.__name__ = f"math_{function.__name__}_"
     return compute
+
+
+# (these call the value's own method, which refuses a staged value itself)
+_MATH_BY_METHOD = frozenset((math.floor, math.ceil, math.trunc))
+
+
+def _refuse_staged_math(function, args, kwargs):
+    """A math function the backend does not stage, of a staged value: refused
+    by name (Python's own call would ask the value for its float() now)."""
+    for position, value in enumerate(args):
+        if registry.backend_of(value) is not None:
+            name = _variable_holding(value, f"math.{function.__name__}", position, len(args))
+            break
+    else:
+        name = next((key for key, v in kwargs.items() if registry.backend_of(v) is not None),
+                    None)
+        if name is None:
+            return
+    raise errors.NotStageableError(errors.staged_math_message(
+        function.__name__, name, errors.where_user(), _NUMPY_MATH.get(function.__name__)))
+
+
+# the numpy spelling of a math function (the same number, staged)
+_NUMPY_MATH = {
+    **{f: f"np.{f}(...)" for f in ("isnan", "isinf", "isfinite", "fmod", "copysign", "hypot",
+                                   "ldexp", "gcd", "lcm")},
+    **{f: f"np.{f}(...) (nan where math raises ValueError)" for f in (
+        "sqrt", "exp", "expm1", "log2", "log10", "log1p", "sin", "cos", "tan", "sinh",
+        "cosh", "tanh", "fabs", "radians", "degrees")},
+    **{f: f"np.arc{f[1:]}(...) (nan where math raises ValueError)" for f in (
+        "asin", "acos", "atan", "asinh", "acosh", "atanh")},
+    "atan2": "np.arctan2(...)", "pow": "np.power(...) of floats",
+    "log": "np.log(x) (nan where math raises ValueError), np.log(x) / np.log(base) with a "
+           "base",
+    "isclose": "np.isclose(a, b, rtol=1e-09, atol=0.0) (math.isclose's default tolerances; "
+               "np.isclose's own are looser)"}
 
 
 def _scalar_type_(numpy_type):

@@ -67,3 +67,54 @@ def test_any_value_spec_and_width_give_python_s_text_or_error(v, spec, w):
     expected = run(fields, v, spec, w)
     actual = run(CONVERTED_FIELDS, v, spec, w)
     assert repr(actual) == repr(expected)  # (repr: nan != nan inside the tuples)
+
+
+def percent_logged(step, loss, fmt):
+    print("step %d: loss %.4f" % (step, loss), "%s" % loss, end="\n")
+    print(fmt % step, b"%d" % step)
+    return "%d: not printed" % step
+
+
+def test_golden_percent_formatting():
+    assert to_source(percent_logged, PASSES) == dedent('''
+        def percent_logged(step, loss, fmt):
+            ag__.print_(ag__.percent_string('step %d: loss %.4f', (step, loss)), ag__.percent_string('%s', loss), end='\\n')
+            ag__.print_(fmt % step, b'%d' % step)
+            return ag__.percent_text('%d: not printed', step)
+    ''')
+
+
+def test_same_text_as_percent_formatting():
+    for args in ((3, 2.5, "%r"), (np.int64(3), np.float32(0.125), "%5d"), (True, 1e30, "%x")):
+        check(percent_logged, *args, passes=PASSES)
+
+
+def format_method_logged(step, loss):
+    print("step {}: loss {:.4f}".format(step, loss), "{0}".format(step),
+          "{}{}".format(step))  # noqa: F524 - left to str.format
+    return "{}".format(step)
+
+
+def test_golden_format_method():
+    """A literal template whose fields are all `{}` (numbered, or short of
+    values: left to str.format, which a staged value refuses)."""
+    assert to_source(format_method_logged, PASSES) == dedent('''
+        def format_method_logged(step, loss):
+            ag__.print_(ag__.format_string('step {}: loss {:.4f}', step, loss), ag__.converted('{0}'.format, fscope)(step), ag__.converted('{}{}'.format, fscope)(step))
+            return ag__.converted('{}'.format, fscope)(step)
+    ''')
+
+
+def concatenated_logged(step, loss, str_):
+    print("step " + str(step) + ": " + repr(loss) + f" {loss:.2f}", str(step), "a" + "b")
+    print(str_(step) + "x", "a" + str(step, "ascii"))
+    return "step " + str(step)
+
+
+def test_golden_concatenated_texts():
+    assert to_source(concatenated_logged, PASSES) == dedent('''
+        def concatenated_logged(step, loss, str_):
+            ag__.print_(ag__.format_string('step {!s}: {!r} {:.2f}', step, loss, loss), ag__.format_string('{!s}', step), 'a' + 'b')
+            ag__.print_(ag__.converted(str_, fscope)(step) + 'x', 'a' + str(step, 'ascii'))
+            return 'step ' + str(step)
+    ''')

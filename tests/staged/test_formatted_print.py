@@ -7,6 +7,7 @@ at run time."""
 import contextlib
 import io
 import json
+import re
 import logging
 import sys
 
@@ -301,3 +302,54 @@ def test_a_staged_list_prints_as_the_python_list_it_is(tmp_path):
     assert printed(function, x, np.int64(0)) == printed(built_in_a_loop, x, 0) == "[]\n"
     function.save(str(tmp_path / "saved"))
     assert printed(ag.load(str(tmp_path / "saved")), x, np.int64(2)) == expected
+
+
+def format_method(x, n):
+    for i in range(n):
+        print("step {}: {!r:>16} {{lit}} {:>{}.2f}".format(i, x[i], x[i], 8), "{}".format("s"))
+    print("{} and {:.3e}".format(x[0], n, "an extra value Python ignores"))  # noqa: F523
+
+
+@pytest.mark.parametrize("x", [np.array([1.5, -2.25, np.nan]), np.array([3, -7, 0])],
+                         ids=["float64", "int64"])
+def test_printed_str_format_of_a_literal_template_is_pythons_text(x):
+    """`print('{}: {:.3f}'.format(i, loss))` was refused ("f-string or format()
+    of graph tensor 'the value in `"{} and {:.3e}"`'"): it is an f-string's
+    template and values (converters/formatted_strings.py)."""
+    expected = printed(format_method, x, np.int64(3))
+    assert printed(ag.function(format_method), x, np.int64(3)) == expected
+
+
+def numbered_fields(x):
+    print("{0} {1}".format(x[0], x[1]))
+
+
+def test_numbered_fields_are_still_refused():
+    with pytest.raises(errors.TensorTextError, match=re.escape(
+            "f-string or format() of graph tensor 'the value in `\"{0} {1}\"`' at ")):
+        ag.function(numbered_fields)(np.array([1.0, 2.0]))
+
+
+def concatenated(x, n):
+    for i in range(n):
+        print("step " + str(i) + ": " + str(x[i]) + " r=" + repr(x[i]) + f" {x[i]:.1f}" + "{}")
+    print(str(x[0]), repr(n), "x=" + str(x))
+
+
+@pytest.mark.parametrize("x", [np.array([1.5, -2.25, np.nan]), np.array([3, -7, 0])],
+                         ids=["float64", "int64"])
+def test_printed_sum_of_texts_is_pythons_text(x):
+    """`print('loss ' + str(loss))` was refused ("str() of graph tensor"): a
+    `+` of literals, str(), repr() and f-strings is one format_string."""
+    expected = printed(concatenated, x, np.int64(3))
+    assert printed(ag.function(concatenated), x, np.int64(3)) == expected
+
+
+def shadowed_str(x):
+    str = "{}".format  # noqa: A001 - not the builtin: left alone
+    print("v" + str(x[0]))
+
+
+def test_a_str_that_is_not_the_builtin_is_left_alone():
+    with pytest.raises(errors.TensorTextError):
+        ag.function(shadowed_str)(np.array([1.0]))

@@ -37,6 +37,13 @@ def best_loss(losses):
     return best
 
 
+def of_a_list(x):
+    """A Python list or tuple of staged items: the same fold (it was refused
+    as "bool() of graph tensor 'the value in `[x[0], x[1], x[2]]`'")."""
+    items = [x[0], x[1], x[2]]
+    return max(items), min((x[2], x[1], x[0])), max([x[1], x[0]], default=x[2])
+
+
 def _bits(value):
     value = np.asarray(value)
     return value.dtype, value.tobytes()
@@ -53,7 +60,7 @@ EDGES = [
 ]
 
 
-@pytest.mark.parametrize("fn", [running_max, running_min, three_way, best_loss])
+@pytest.mark.parametrize("fn", [running_max, running_min, three_way, best_loss, of_a_list])
 @pytest.mark.parametrize("x", EDGES, ids=lambda x: f"{x.dtype}{x.tolist()}")
 def test_staged_max_and_min_are_pythons_bit_for_bit(fn, x):
     if fn is best_loss and x.dtype != np.float32:  # (see the test below)

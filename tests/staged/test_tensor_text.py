@@ -38,7 +38,7 @@ def f_string_spec(x):
 
 
 @pytest.mark.parametrize("fn,what", [
-    (f_string, r"f-string or format\(\)"), (str_call, r"str\(\)"), (percent, r"str\(\)"),
+    (f_string, r"f-string or format\(\)"), (str_call, r"str\(\)"), (percent, r"%-formatting"),
     (str_format, r"f-string or format\(\)"), (format_spec, r"format\(\)"),
     (f_string_spec, r"format\(\)")])
 def test_text_of_a_tensor_is_refused(fn, what):

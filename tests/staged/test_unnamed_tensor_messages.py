@@ -4,7 +4,6 @@ the expression the user's line hands it to (`the value in `x.sum()`` of
 not by its op's name (`less`, `absolute`), which the user never wrote; the
 iterable of a comprehension is named by the enclosing function's variable."""
 
-import math
 import re
 
 import numpy as np
@@ -21,8 +20,8 @@ def sorts(x):
     return sorted([total, x[0]])
 
 
-def square_root(x):
-    return math.pow(abs(float(x[0])), 0.5)  # (math.sqrt of one value is staged)
+def to_complex(x):
+    return complex(abs(x[0]) * 2)
 
 
 def comprehends(x):
@@ -52,7 +51,7 @@ def rounds(x):
 
 @pytest.mark.parametrize("fn, named", [
     (sorts, "bool() of graph tensor 'the value in `[total, x[0]]`'"),
-    (square_root, "float() of graph tensor 'the value in `math.pow(abs(float(x[0])), 0.5)`'"),
+    (to_complex, "complex() of graph tensor 'the value in `abs(x[0]) * 2`'"),
     (as_int, "int() of graph tensor 'the value in `x.sum()`'"),
     (indexes, "use as a Python index or size of graph tensor 'the value in `x.sum() > 0`'"),
     (comprehends_an_expression, "iter() of graph tensor 'the value in `x * 2`'"),

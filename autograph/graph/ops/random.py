@@ -16,6 +16,7 @@ the generator with stand-in values.  A graph holding it cannot be saved (it
 refers to a live Python generator: graph/saving.py refuses it).
 """
 
+import ast
 import copy
 
 import numpy as np
@@ -147,6 +148,8 @@ class PythonNumber(Tensor):
     def __round__(self, ndigits=None):
         if self.dtype == _INT64 and (ndigits is None or type(ndigits) is int and ndigits >= 0):
             return self
+        if self.dtype == _INT64 and type(ndigits) is int and -ndigits < _INT64_DIGITS:
+            return _round_int(self, 10 ** -ndigits)
         if self.dtype == _FLOAT64 and type(ndigits) in (int, bool):
             return as_python_number(base.record1(core.REGISTRY[
                 python_numbers.FLOAT_PREFIX + "round"], (self,), {"ndigits": int(ndigits)}))
@@ -162,6 +165,16 @@ class PythonNumber(Tensor):
         return self if self.dtype == _INT64 else Tensor.__ceil__(self)
 
 
+def _round_int(k, unit):
+    """Python's `round(k, -n)` of a Python int (`unit` 10 ** n): the nearest
+    multiple of `unit`, a tie to the even one; Python int arithmetic, so a
+    result outside int64's range is refused as Python's `k * 10` would be."""
+    whole, rest = k // unit, k % unit
+    up = (rest * 2 > unit) | ((rest * 2 == unit) & (whole % 2 == 1))
+    return (whole + up) * unit
+
+
+_INT64_DIGITS = 19  # (10 ** 19 is past int64: round(k, -19) stays refused)
 _COMPARISON_UFUNCS = frozenset(u for _, u in _COMPARISONS)
 _INT64, _FLOAT64 = np.dtype(np.int64), np.dtype(np.float64)
 
@@ -258,8 +271,33 @@ def _refusal_names(ufunc, operands):
     symbol = python_numbers.SYMBOLS[ufunc]
     expression = f"{symbol}({text[0]})" if len(text) == 1 else \
         f"{text[0]} {symbol} {text[1]}"
+    unnamed = next((t for t in text if t.startswith(_UNNAMED)), None)
+    written = None if unnamed is None else _operands_written(unnamed[len(_UNNAMED):-1],
+                                                             len(text))
+    if unnamed is not None:  # (no variable holds it: the source, as the user wrote it)
+        expression = unnamed[len(_UNNAMED):-1]
+        text = written or [expression if t.startswith(_UNNAMED) else t for t in text]
     variable = next(t for t, a in zip(text, operands) if isinstance(a, Tensor))
     return {"variable": variable, "expression": expression, "where": errors.where_user()}
+
+
+_UNNAMED = "the value in `"  # (tensor._UserNames: the expression the frame evaluates)
+
+
+def _operands_written(expression, arity):
+    """The source of the operands of `expression`, the operator being
+    evaluated (`float(x[0])`, `0.5` of `float(x[0]) ** 0.5`), or None."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return None
+    if arity == 2 and isinstance(node, ast.BinOp):
+        return [ast.unparse(node.left), ast.unparse(node.right)]
+    if arity == 1 and isinstance(node, ast.UnaryOp):
+        return [ast.unparse(node.operand)]
+    if arity == 1 and isinstance(node, ast.Call) and len(node.args) == 1:
+        return [ast.unparse(node.args[0])]  # (`abs(...)`)
+    return None
 
 
 def _spelled(names, value):
@@ -300,6 +338,31 @@ for _name, _ufunc in _ARITHMETIC:
     setattr(PythonNumber, f"__r{_name}__", _operator(_ufunc, True, True))
 for _name, _ufunc in _COMPARISONS:
     setattr(PythonNumber, f"__{_name}__", _operator(_ufunc, False, False))
+PythonNumber.__pow__ = tensor.refusing_modulo(PythonNumber.__pow__)
+def _python_attribute(name):
+    """An attribute of Python's int or float (`k.bit_length()`, `v.real`):
+    Python's AttributeError where the number's type has none, the value
+    itself or its constant part where known while tracing, else refused."""
+    def read(self):
+        python_type = _PYTHON_TYPES[self.dtype.kind]
+        if not hasattr(python_type, name):
+            raise AttributeError(f"'{python_type.__name__}' object has no attribute '{name}'")
+        if python_type is not bool and name in ("real", "numerator"):
+            return self
+        if python_type is not bool and name in ("imag", "denominator"):
+            return python_type(name == "denominator")  # (0 or 0.0; 1)
+        raise errors.UnsupportedArrayAttributeError(errors.python_number_attribute_message(
+            tensor.receiver_name(self, name), name, f"Python {python_type.__name__}",
+            errors.where_user()))
+    return property(read)
+
+
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+for _name in sorted({n for t in (int, float) for n in dir(t)} - {"conjugate"}):
+    if not _name.startswith("_"):
+        setattr(PythonNumber, _name, _python_attribute(_name))
+
+
 def _unary_operator(ufunc):
     def apply(self):
         operand = _as_int(self, ufunc)
