@@ -1841,3 +1841,24 @@ def held_container_changed_message(name, statement, location, holder, where):
         f"values. Give `{name}` its own copy before the {statement} (`{name} = "
         f"list({name})`, `dict({name})`, `copy.copy({name})`) if `{holder}` must not "
         f"change, or assign `{holder} = {name}` after it if it must.")
+
+
+# --- a recursion that never ends while a staged branch or loop body is traced ---
+
+
+class StagedRecursionError(AutoGraphError, RecursionError):
+    """Python's recursion limit was reached while tracing a staged branch or
+    loop body: a recursion whose stop test is staged.  Not a StagingError: a
+    backend that traces a loop body again after a StagingError would do so at
+    every level of the recursion (2**depth traces)."""
+
+
+def staged_recursion_message(statement, location):
+    return (
+        f"Python's recursion limit was reached while tracing the staged {statement} at "
+        f"{location}: a function calls itself under it. A staged statement is traced whole "
+        "whatever the staged value (both branches of an `if`, a loop body once), so a "
+        "recursion whose stop test reads a staged value (`if n <= 0: return x` with `n` an "
+        "array) never stops while tracing. Make the value that ends the recursion a Python "
+        "value (a plain int argument, static under jax.jit: one trace per depth), or write "
+        "the recursion as a staged `while` loop.")

@@ -1,0 +1,71 @@
+"""Program structure around staged control flow: recursion, closures, calls
+through helpers and objects, state read between calls.  Each program runs as
+plain Python and under `ag.function` (and the JAX backend where it matters);
+the staged result must be Python's, or a catalog error naming the line."""
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+
+def _line_of(fn, marker):
+    lines, first = inspect.getsourcelines(fn)
+    return f"{inspect.getsourcefile(fn)}:{first + next(i for i, line in enumerate(lines) if marker in line)}"
+
+
+# --- recursion ---------------------------------------------------------------------
+
+
+def halve_until_small(x, depth):
+    if depth <= 0:  # the stop test
+        return x
+    return halve_until_small(x * 0.5, depth - 1)
+
+
+def repeat_in_loop(x, n):
+    i = 0
+    while i < n:  # the stop test
+        x = repeat_in_loop(x, n - 1) + 1.0
+        i += 1
+    return x
+
+
+def ping(x, k):
+    if k <= 0:  # the stop test
+        return x
+    return pong(x + 1.0, k - 1)
+
+
+def pong(x, k):
+    return ping(x * 2.0, k)
+
+
+def _recursion_message(statement, fn):
+    return re.escape(errors.staged_recursion_message(statement, _line_of(fn, "the stop test")))
+
+
+@pytest.mark.parametrize("fn, statement", [(halve_until_small, "`if`"),
+                                           (repeat_in_loop, "`while` loop"),
+                                           (ping, "`if`")])
+def test_recursion_with_a_staged_stop_test_is_refused_naming_the_test(fn, statement):
+    # Python's recursion limit, reached deep inside the trace, was what the user saw
+    with pytest.raises(errors.StagedRecursionError, match=_recursion_message(statement, fn)):
+        ag.function(fn)(np.float64(3.0), np.int64(3))
+
+
+def test_the_jax_backend_refuses_a_staged_stop_test_the_same_way():
+    jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra")
+    with pytest.raises(errors.StagedRecursionError,
+                       match=_recursion_message("`if`", halve_until_small)):
+        jax.jit(ag.to_graph(halve_until_small))(3.0, 3)  # (a jit argument is staged)
+
+
+def test_recursion_with_a_python_depth_is_staged_as_python_runs_it():
+    x = np.float64(3.0)
+    assert ag.function(halve_until_small)(x, 3) == halve_until_small(x, 3)
+    assert ag.function(ping)(x, 3) == ping(x, 3)
