@@ -69,3 +69,35 @@ def test_recursion_with_a_python_depth_is_staged_as_python_runs_it():
     x = np.float64(3.0)
     assert ag.function(halve_until_small)(x, 3) == halve_until_small(x, 3)
     assert ag.function(ping)(x, 3) == ping(x, 3)
+
+
+# --- closures ----------------------------------------------------------------------
+
+
+def lambdas_made_by_a_comprehension_in_a_loop(x, n):
+    total = x * 0
+    for i in range(n):
+        scales = [lambda: x * k for k in range(3)]  # each sees the last k, as in Python
+        total = total + sum(f() for f in scales)
+    return total
+
+
+def lambdas_made_by_a_comprehension_in_a_branch(x):
+    if x > 0:
+        picks = [lambda: x + k for k in range(2)]
+        y = picks[0]()
+    else:
+        y = x
+    return y
+
+
+@pytest.mark.parametrize("fn, args", [
+    (lambdas_made_by_a_comprehension_in_a_loop, (np.float64(1.5), np.int64(3))),
+    (lambdas_made_by_a_comprehension_in_a_branch, (np.float64(1.5),)),
+])
+def test_a_comprehension_target_read_by_its_lambdas_is_the_comprehensions_own(fn, args):
+    # the pass sharing closure variables declared `nonlocal k` in the loop or
+    # branch function: a SyntaxError converting the function (plain calls too)
+    expected = fn(*args)
+    assert ag.to_graph(fn)(*args) == expected
+    assert ag.function(fn)(*args) == expected
