@@ -147,7 +147,8 @@ def _bound_here(fn):
 
 def _share(fn, read, namer):
     params = {p.id: p for p in fn.args.args}
-    shared = sorted((set(params) | _bound_here(fn)) & read)
+    shared = sorted((set(params) | _bound_here(fn)) & read
+                    - anno.getanno(fn, anno.Basic.KEPT_CLOSURE_NAMES, frozenset()))
     if not shared:
         return
     entry = [gast.Nonlocal(names=shared)]

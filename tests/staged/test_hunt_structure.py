@@ -101,3 +101,106 @@ def test_a_comprehension_target_read_by_its_lambdas_is_the_comprehensions_own(fn
     expected = fn(*args)
     assert ag.to_graph(fn)(*args) == expected
     assert ag.function(fn)(*args) == expected
+
+
+def helpers_defined_in_one_branch(x):
+    if x > 0:
+        def square(v):
+            return v * v
+
+        def fourth_power(v):
+            return square(square(v))
+        y = fourth_power(x)
+    else:
+        y = x
+    return y
+
+
+def helpers_defined_in_both_branches(x):
+    if x > 0:
+        def step(v):
+            return v * v
+
+        def apply_twice(v):
+            return step(step(v))
+        y = apply_twice(x)
+    else:
+        def step(v):
+            return v + v
+
+        def apply_twice(v):
+            return step(v)
+        y = apply_twice(x)
+    return y
+
+
+def closure_over_a_variable_of_its_branch(x):
+    if x > 0:
+        scale = x * 2
+        by_scale = lambda v: v * scale  # noqa: E731
+        scale = scale + 1  # (the lambda reads it when called, as in Python)
+        y = by_scale(x)
+    else:
+        y = -x
+    return y
+
+
+@pytest.mark.parametrize("fn", [helpers_defined_in_one_branch, helpers_defined_in_both_branches,
+                                closure_over_a_variable_of_its_branch])
+@pytest.mark.parametrize("x", [1.5, -1.5])
+def test_closures_a_staged_branch_defines_and_only_calls_are_its_own(fn, x):
+    # their free variables were carried out of the `if` as outputs, so the
+    # branch that defines them was refused: 'square' undefined in the other
+    # branch, or a different Python value in the two
+    x = np.float64(x)
+    assert ag.function(fn)(x) == fn(x)
+
+
+def test_the_jax_backend_stages_a_branch_defining_its_helpers():
+    jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra")
+    for fn in (helpers_defined_in_one_branch, closure_over_a_variable_of_its_branch):
+        assert float(jax.jit(ag.to_graph(fn))(1.5)) == fn(1.5)
+
+
+def helper_passed_on(x):
+    if x > 0:
+        scale = x * 2
+
+        def by_scale(v):
+            return v * scale
+        y = _apply(by_scale, x)
+    else:
+        y = x
+    return y
+
+
+def _apply(f, v):
+    return f(v)
+
+
+def test_a_closure_passed_on_from_its_branch_still_carries_what_it_reads():
+    # (the callee may keep it and call it after the `if`: Python's value of
+    # `scale` is then the branch's, which a staged `if` cannot give)
+    where = _line_of(helper_passed_on, "if x > 0")
+    with pytest.raises(errors.StagingError, match=re.escape(f"variable 'scale' is undefined in a branch of the staged `if` at {where}")):
+        ag.function(helper_passed_on)(np.float64(1.5))
+
+
+def generator_made_in_a_branch(x, flag):
+    if flag:
+        w = x + 1
+
+        def gen():
+            yield w
+        it = gen()
+    else:
+        it = iter([x])
+    w = x * 10  # the generator reads the function's `w` when it runs: this one
+    return next(it)
+
+
+def test_a_helper_whose_calls_give_what_reads_its_variables_later_shares_them():
+    # (a generator, or a closure the helper returns, reads the function's
+    # variable after the `if`: the branch may not keep it its own)
+    x = np.float64(1.5)
+    assert ag.function(generator_made_in_a_branch)(x, True) == generator_made_in_a_branch(x, True)
