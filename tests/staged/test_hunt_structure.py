@@ -204,3 +204,61 @@ def test_a_helper_whose_calls_give_what_reads_its_variables_later_shares_them():
     # variable after the `if`: the branch may not keep it its own)
     x = np.float64(1.5)
     assert ag.function(generator_made_in_a_branch)(x, True) == generator_made_in_a_branch(x, True)
+
+
+# --- walrus in expressions Python keeps --------------------------------------------
+
+
+def walrus_in_an_and(x):
+    b = x * 0
+    if (a := x * 2) > 1 and (b := a + 1) > 2:  # the and
+        y = b
+    else:
+        y = a
+    return y, b
+
+
+def walrus_in_a_conditional_expression(x):
+    y = (z := x * 2) if x > 0 else (z := x * 3)  # the conditional expression
+    return y, z
+
+
+def walrus_after_a_python_operand(x, flag):
+    b = x * 0
+    if flag or (b := x + 1) > 2:
+        y = x
+    else:
+        y = b
+    return y, b
+
+
+def _not_stageable(fn, construct, marker):
+    return re.escape(errors.not_stageable_message(construct, _line_of(fn, marker)))
+
+
+_AND = "an `and` whose later operands hold a walrus (`:=`), `yield`, `await` or a call " \
+    "such as super() or locals()"
+_IF_EXP = "a conditional expression whose branches hold a walrus (`:=`), `yield`, `await` " \
+    "or a call such as super() or locals()"
+
+
+@pytest.mark.parametrize("fn, construct, marker", [
+    (walrus_in_an_and, _AND, "# the and"),
+    (walrus_in_a_conditional_expression, _IF_EXP, "# the conditional expression"),
+])
+def test_an_and_or_conditional_left_to_python_for_its_walrus_names_why(fn, construct, marker):
+    # (a walrus cannot move into the lambda that defers an operand, so Python's
+    # own `and` asked the tensor for its bool: a message about bool() calls
+    # under the graph engine, JAX's TracerBoolConversionError under jax.jit)
+    with pytest.raises(errors.NotStageableError, match=_not_stageable(fn, construct, marker)):
+        ag.function(fn)(np.float64(1.5))
+    jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra")
+    with pytest.raises(errors.NotStageableError, match=_not_stageable(fn, construct, marker)):
+        jax.jit(ag.to_graph(fn))(1.5)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_python_operand_before_a_walrus_runs_as_python(flag):
+    x = np.float64(1.5)
+    assert ag.function(walrus_after_a_python_operand)(x, flag) == \
+        walrus_after_a_python_operand(x, flag)
