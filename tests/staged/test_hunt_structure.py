@@ -262,3 +262,103 @@ def test_a_python_operand_before_a_walrus_runs_as_python(flag):
     x = np.float64(1.5)
     assert ag.function(walrus_after_a_python_operand)(x, flag) == \
         walrus_after_a_python_operand(x, flag)
+
+
+# --- functions held by objects, replaced between calls -----------------------------
+
+
+def _relu(v):
+    return np.maximum(v, 0.0)
+
+
+def _double(v):
+    return v * 2.0
+
+
+class _Layer:
+    def __init__(self):
+        self.act = _relu
+
+    def __call__(self, x):
+        return self.act(x)
+
+
+class _WithMethod:
+    def act(self, v):
+        return v
+
+    def __call__(self, x):
+        return self.act(x)
+
+
+class _WithStatic:
+    act = staticmethod(_relu)
+
+    def __call__(self, x):
+        return self.act(x)
+
+
+class _WithClassmethod:
+    scale = 1.0
+
+    @classmethod
+    def act(cls, v):
+        return v * cls.scale
+
+    def __call__(self, x):
+        return self.act(x)
+
+
+class _Namespace:
+    act = staticmethod(_relu)
+
+
+def _replace_instance_function(layer):
+    layer.act = _double
+
+
+def _replace_method(layer):
+    type(layer).act = lambda self, v: v * 2.0
+
+
+def _replace_staticmethod(layer):
+    type(layer).act = staticmethod(_double)
+
+
+def _replace_classmethod(layer):
+    type(layer).act = classmethod(lambda cls, v: v * 5.0)
+
+
+@pytest.mark.parametrize("make, replace", [
+    (_Layer, _replace_instance_function),
+    (type("M", (_WithMethod,), {}), _replace_method),
+    (type("S", (_WithStatic,), {}), _replace_staticmethod),
+    (type("C", (_WithClassmethod,), {}), _replace_classmethod),
+])
+def test_a_function_an_object_holds_replaced_between_calls_traces_again(make, replace):
+    # (only globals and closure variables holding functions were watched: the
+    # graph kept running the old function's code, a silent wrong value)
+    layer = make()
+
+    def apply(x):
+        return layer(x)
+
+    staged, x = ag.function(apply), np.float64(1.5)
+    assert staged(x) == apply(x)
+    assert staged(x) == apply(x) and staged.experimental_get_tracing_count() == 1
+    replace(layer)
+    assert staged(x) == apply(x) != 1.5
+
+
+def test_a_staticmethod_read_through_its_class_replaced_between_calls_traces_again():
+    def apply(x):
+        return _Namespace.act(x)
+
+    staged, x = ag.function(apply), np.float64(1.5)
+    assert staged(x) == apply(x)
+    original = _Namespace.__dict__["act"]
+    try:
+        _Namespace.act = staticmethod(_double)
+        assert staged(x) == apply(x) == 3.0
+    finally:
+        _Namespace.act = original
