@@ -362,3 +362,29 @@ def test_a_staticmethod_read_through_its_class_replaced_between_calls_traces_aga
         assert staged(x) == apply(x) == 3.0
     finally:
         _Namespace.act = original
+
+
+# --- a closure reading a loop variable after the loop ------------------------------
+
+
+def closure_reads_the_loop_variable_after_the_loop(x, n):
+    i = 7
+    scaled = lambda: i * x  # noqa: E731
+    total = x * 0
+    for i in range(n):
+        total = total + scaled()
+    return total, scaled()  # the last item, or 7 if the loop never ran
+
+
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype int64")  # (jax without x64)
+@pytest.mark.parametrize("n", [3, 0])
+def test_a_closure_from_before_a_staged_loop_sees_its_last_item_after_it(n):
+    # (the loop variable was left out of the loop's state: the closure read
+    # the body's traced item after the loop, refused as a tensor used outside
+    # its graph, and under jax.jit JAX's UnexpectedTracerError)
+    args = (np.float64(1.5), np.int64(n))
+    expected = closure_reads_the_loop_variable_after_the_loop(*args)
+    assert ag.function(closure_reads_the_loop_variable_after_the_loop)(*args) == expected
+    jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra")
+    got = jax.jit(ag.to_graph(closure_reads_the_loop_variable_after_the_loop))(1.5, n)
+    assert tuple(float(v) for v in got) == expected
