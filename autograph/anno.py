@@ -45,6 +45,9 @@ class Basic(_Key):
                           "the passes run so far may have created (transpiler.run_pipeline)")
     EXTRA_TEST = ("on a For: gast expression over loop-state names (jump flags); the "
                   "loop stops before fetching the next item once it is false")
+    KEPT_CLOSURE_NAMES = ("on a branch function the if pass generated: the names it assigns "
+                          "that only closures which do not outlive the `if` read "
+                          "(staging.closure_reads_after); cell_variables leaves them its own")
 
 
 class Static(_Key):

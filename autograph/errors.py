@@ -1934,3 +1934,24 @@ def python_number_attribute_message(variable, attribute, python_type, location):
         f"(a staged Python number while the function is traced), and its .{attribute} is "
         "not staged. Compute it with numpy functions on the value, or outside the staged "
         "function.")
+
+
+# --- a recursion that never ends while a staged branch or loop body is traced ---
+
+
+class StagedRecursionError(AutoGraphError, RecursionError):
+    """Python's recursion limit was reached while tracing a staged branch or
+    loop body: a recursion whose stop test is staged.  Not a StagingError: a
+    backend that traces a loop body again after a StagingError would do so at
+    every level of the recursion (2**depth traces)."""
+
+
+def staged_recursion_message(statement, location):
+    return (
+        f"Python's recursion limit was reached while tracing the staged {statement} at "
+        f"{location}: a function calls itself under it. A staged statement is traced whole "
+        "whatever the staged value (both branches of an `if`, a loop body once), so a "
+        "recursion whose stop test reads a staged value (`if n <= 0: return x` with `n` an "
+        "array) never stops while tracing. Make the value that ends the recursion a Python "
+        "value (a plain int argument, static under jax.jit: one trace per depth), or write "
+        "the recursion as a staged `while` loop.")

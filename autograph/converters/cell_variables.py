@@ -122,7 +122,9 @@ def _generated_functions(stmts, generated):
 
 
 def _bound_here(fn):
-    """Names `fn`'s own body binds (not nested functions')."""
+    """Names `fn`'s own body binds (not nested functions', nor a
+    comprehension's targets: `k` of `[lambda: k for k in ks]` is the
+    comprehension's own; a walrus in it binds here)."""
     bound = set()
     stack = list(fn.body)
     while stack:
@@ -135,13 +137,18 @@ def _bound_here(fn):
             continue
         elif isinstance(node, gast.Lambda):
             continue
+        elif isinstance(node, gast.comprehension):
+            stack.append(node.iter)
+            stack.extend(node.ifs)
+            continue
         stack.extend(trees.child_nodes(node))
     return bound
 
 
 def _share(fn, read, namer):
     params = {p.id: p for p in fn.args.args}
-    shared = sorted((set(params) | _bound_here(fn)) & read)
+    shared = sorted((set(params) | _bound_here(fn)) & read
+                    - anno.getanno(fn, anno.Basic.KEPT_CLOSURE_NAMES, frozenset()))
     if not shared:
         return
     entry = [gast.Nonlocal(names=shared)]

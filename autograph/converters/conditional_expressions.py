@@ -5,7 +5,8 @@
 Only the chosen branch runs, as in Python; a staged condition stages a cond.
 A branch that cannot move into a lambda (it contains a walrus, `yield`,
 `await`, or a frame-dependent call such as zero-argument `super()`) keeps the
-Python expression.  Nested class bodies are left alone (a lambda there could
+Python expression, its test going through `ag__.python_only` (a staged one
+is refused naming why).  Nested class bodies are left alone (a lambda there could
 not see the class's names).
 
 This module also holds `can_defer`, shared by the other expression passes.
@@ -16,9 +17,12 @@ import ast
 import gast
 
 from autograph import templates, trees
-from autograph.converters.support import base
+from autograph.converters.support import base, staging
 
 _FRAME_CALLS = frozenset({"super", "locals", "vars", "dir", "eval", "exec"})
+
+# why an expression that `can_defer` rejects is not staged, for messages
+NOT_DEFERRED = "hold a walrus (`:=`), `yield`, `await` or a call such as super() or locals()"
 
 
 def can_defer(node):
@@ -44,6 +48,9 @@ class Transformer(base.Converter):
         text = source_text(node.test)  # as the user wrote it, before inner rewrites
         self.generic_visit(node)
         if not (can_defer(node.body) and can_defer(node.orelse)):
+            node.test = staging.python_only(
+                node.test, f"a conditional expression whose branches {NOT_DEFERRED}",
+                origin=node)
             return node
         return templates.replace_as_expression(
             "ag__.if_exp(test, lambda: body, lambda: orelse, text)", origin=node,

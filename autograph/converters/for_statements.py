@@ -48,8 +48,12 @@ class Transformer(staging.Converter):
         live = anno.getanno(node, anno.Static.LIVE_IN) | anno.getanno(node, anno.Static.LIVE_OUT)
         extra_reads = activity.expression_scope(extra).read if extra is not None else set()
         # A closure reading the loop variable sees each item through the shared
-        # cell (cell_variables.py): it need not be carried for the closure.
+        # cell (cell_variables.py): it need not be carried for the closure --
+        # unless a closure may read it after the loop (one defined outside it,
+        # or one from inside it that outlives it), which sees the last item.
         closure_live = self.all_live_names(modified if self.all_live else modified - target)
+        if not self.all_live and target & self.closure_names:
+            closure_live |= self.closure_live_after(node, target, live)
         state = self.source_order(modified & (live | extra_reads | closure_live))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
 

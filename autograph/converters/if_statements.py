@@ -62,11 +62,13 @@ class Transformer(staging.Converter):
             return self.generic_visit(node)
         modified = (anno.getanno(node, anno.Static.BODY_SCOPE).modified
                     | anno.getanno(node, anno.Static.ORELSE_SCOPE).modified)
-        live_out = anno.getanno(node, anno.Static.LIVE_OUT) | self.all_live_names(modified)
+        closure_live = self.closure_live_after(node, modified,
+                                               anno.getanno(node, anno.Static.LIVE_OUT))
+        live_out = anno.getanno(node, anno.Static.LIVE_OUT) | closure_live
         outputs = self.source_order(modified & live_out)
         # An output a branch may leave as it is is live into that branch.
         read_first = (staging.live_in(node.body, live_out)
-                      | staging.live_in(node.orelse, live_out) | self.all_live_names(modified))
+                      | staging.live_in(node.orelse, live_out) | closure_live)
         state = self.source_order(modified & read_first)
         if self.all_live:  # `locals()` reads every variable
             outputs = state = self.source_order(modified)
@@ -116,10 +118,16 @@ class Transformer(staging.Converter):
             assign += part.store(part.local, node)
         params = state + [part.local for part in parts]
 
+        # (read by closures that die with the branch: each branch keeps its own)
+        kept = (modified & self.closure_names) - closure_live
+
         def branch(name, body):
             restore = [stmt for part in parts for stmt in part.store(part.local, node)]
             out = outputs + [part.load(node) for part in parts]
-            return staging.function(name, params, restore + body, out, node)
+            fn = staging.function(name, params, restore + body, out, node)
+            if kept:
+                anno.setanno(fn, anno.Basic.KEPT_CLOSURE_NAMES, kept)
+            return fn
 
         branches = [branch(if_true, node.body)]
         if if_false is not None:

@@ -16,14 +16,15 @@ through compare_chain, whose `in` stages numpy's meaning for a staged `b`:
 
 An operand that cannot move into a lambda (see
 conditional_expressions.can_defer) keeps the Python expression, and so do
-nested class bodies.
+nested class bodies; the operands Python tests for truth then go through
+`ag__.python_only`, which refuses a staged one naming why.
 """
 
 import gast
 
 from autograph import anno, templates, trees
-from autograph.converters.support import base
-from autograph.converters.conditional_expressions import can_defer, source_text
+from autograph.converters.support import base, staging
+from autograph.converters.conditional_expressions import NOT_DEFERRED, can_defer, source_text
 
 _OPERATORS = {
     gast.Eq: "==", gast.NotEq: "!=", gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">",
@@ -67,11 +68,16 @@ class Transformer(base.Converter):
         else:
             text = source_text(node)  # as the user wrote it, before inner rewrites
         self.generic_visit(node)
+        function = "and_" if isinstance(node.op, gast.And) else "or_"
         if not all(can_defer(value) for value in node.values[1:]):
+            # Python's own `and`, which asks a staged operand for its bool:
+            # refused naming why it is not staged
+            why = f"an `{function[:-1]}` whose later operands {NOT_DEFERRED}"
+            node.values[:-1] = [staging.python_only(value, why, origin=node)
+                                for value in node.values[:-1]]
             return node
         # (one template for both, named after: each template text costs a
         # parse in a fresh process)
-        function = "and_" if isinstance(node.op, gast.And) else "or_"
         result = node.values[-1]
         for left in reversed(node.values[:-1]):
             result = templates.replace_as_expression(

@@ -51,7 +51,11 @@ The walk (`guards_of`: `inside`, `watch_object`, `watch_class`) follows
 list/tuple/dict items and the attributes the code names, of objects and of
 classes used as namespaces (`Config.W`), up to `_PATH_LINKS` (24) links; by name,
 not by exact path, so an attribute that another line reads is watched too,
-which can only cost a retrace.  Each link is a guard of its own -- the
+which can only cost a retrace.  A function, partial, bound method,
+staticmethod or classmethod met there (`layer.act = relu`, a user class's
+method: `Layer.act = other`) is watched by identity -- the graph ran its
+code -- but not one a module holds (numpy's functions: every call would test
+each).  Each link is a guard of its own -- the
 root's holder holds the object, the object's `__dict__` (or a `_Slots`
 holder for a `__slots__` slot) holds the attribute, a container's
 fingerprint holds its items -- so the chain is exact without evaluating a
@@ -347,7 +351,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         returning `len(self.inner.items)`), watched below too."""
         if note is not None and noting[0]:
             note(value, path, root[0] if kind in _ROOTED_KINDS else None)
-        if type(value) in _NEVER_WATCHED:
+        # a helper the graph ran the code of is watched by identity (`H =
+        # other_helper`, `layer.act = relu`, a method: `Layer.act = other`); not
+        # a module's (numpy's functions: rarely rebound, and each costs every call)
+        called = type(value) in _CALLABLES and kind != "module attribute"
+        if type(value) in _NEVER_WATCHED and not called:
             return False  # (what `inside` finds for them: nothing; no bookkeeping)
         place = (id(holder), name) if implied is None else (id(holder), name, implied)
         known = seen.get(place)
@@ -359,7 +367,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         if isinstance(value, np.ndarray):
             guards.append((holder, name, value, f"{kind} '{path}'",
                            (value.shape, value.dtype, value.tobytes()) if contents else None))
-        elif _by_value(value) or value is _MISSING:
+        elif called or _by_value(value) or value is _MISSING:
             guards.append((holder, name, value, f"{kind} '{path}'", None))
         elif isinstance(value, _GENERATORS):  # the graph's draws call its methods
             guards.append((holder, name, value, f"{kind} '{path}'", None))
@@ -505,7 +513,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                                   prefix + name, depth,
                                   implicit if name in implicit else None) or found
                 elif isinstance(value, (np.ndarray, np.generic, *_GENERATORS)) or \
-                        type(value) in _SCALARS:
+                        type(value) in _SCALARS or (
+                            type(value) in _METHODS
+                            and errors.in_users_file(cls, libraries_too=True)):
+                    # (a user's method by identity: `Layer.act = other` runs other code)
                     watch(class_vars(cls), name, value, "class attribute",
                           f"{cls.__name__}.{name}")
                     if attributes is not None:  # (else it cannot gain one)
@@ -664,9 +675,6 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
-                elif type(namespace[name]) in _CALLED_BY_NAME:
-                    # (`H = other_helper`: the graph ran the old one's code)
-                    guards.append((namespace, name, namespace[name], f"global '{name}'", None))
                 watch_function_attributes(namespace[name], "global", name)
             if probed and "globals" in names:  # (`globals().get("G")` of a G not there yet)
                 watch_absent([namespace], namespace, "global", "", 0)
@@ -688,8 +696,6 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             noting[0] = True
             if isinstance(value, types.ModuleType):
                 watch_module(value)
-            elif type(value) in _CALLED_BY_NAME:
-                guards.append((cell, None, value, f"closure variable '{name}'", None))
             watch_function_attributes(value, "closure variable", name)
         # what a call that leaves an argument out reads (`def f(x, cfg={...})`)
         code = function.__code__
@@ -739,6 +745,10 @@ _NEVER_WATCHED = frozenset((types.ModuleType, types.FunctionType, types.MethodTy
 # watched by identity there, not walked, so that rebinding the name traces again
 _CALLED_BY_NAME = frozenset((types.FunctionType, types.MethodType, types.BuiltinFunctionType,
                              functools.partial))
+# What a class holds as a method (its code runs when the instance's attribute is
+# called): watched by identity, with the instance's not gaining one of the name
+_METHODS = frozenset((types.FunctionType, staticmethod, classmethod, functools.partial))
+_CALLABLES = _CALLED_BY_NAME | _METHODS
 
 
 def _holds_attributes(value):

@@ -81,6 +81,13 @@ def region(backend, taken=None, statement=None):
         if protected and "read-only" in str(e):
             raise _in_place_numpy_error(e, protected) from e
         raise
+    except RecursionError as e:
+        if statement is None or isinstance(e, errors.AutoGraphError):
+            raise
+        # (the innermost region the recursion ran through: its statement is the
+        # staged test that could not stop it; the long traceback helps no one)
+        raise errors.StagedRecursionError(
+            errors.staged_recursion_message(statement[2], statement[1])) from None
     finally:
         stack.pop()
         outside.pop()

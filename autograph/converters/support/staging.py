@@ -81,6 +81,7 @@ class Converter(base.Converter):
         body = node.body if isinstance(node.body, list) else [node.body]
         converter.closure_names = (closure_reads(body, ctx.namer.generated)
                                    if base.may_define_closures(ctx) else frozenset())
+        converter.function_body = body
         converter.maybe_undefined = set()
         # Found by the first of the three passes: they create none of these.
         in_expressions = anno.getanno(node, anno.Basic.FINDINGS_IN_EXPRESSIONS, None)
@@ -120,6 +121,15 @@ class Converter(base.Converter):
         """`names` if the function reads `locals()`, else those of them a
         user closure reads (a call may run the closure, which reads them)."""
         return frozenset(names) if self.all_live else frozenset(names) & self.closure_names
+
+    def closure_live_after(self, node, names, live_out):
+        """`all_live_names(names)`, less those that only closures kept to
+        statement `node` read (closure_reads_after); `live_out`: after it."""
+        names = self.all_live_names(names)
+        if self.all_live or not names:
+            return names
+        return names & closure_reads_after(node, self.function_body, self.ctx.namer.generated,
+                                           live_out)
 
 
 def reads_all_locals(node):
@@ -393,6 +403,96 @@ def closure_reads(stmts, generated):
             continue
         stack.extend(trees.child_nodes(node))
     return frozenset(read)
+
+
+def closure_reads_after(statement, function_body, generated, live_out):
+    """The names a user closure may read once `statement` has run: what the
+    user's functions, lambdas and classes outside it read, and what those
+    inside it read that may outlive it.  One inside it is kept to it when it
+    is a `def` (or a lambda assigned to a name) that the statement only calls
+    and that is dead after it (`live_out`): helpers a branch defines and
+    calls (`def sq(v): ...` and a `def quad(v):` calling it) hand their free
+    variables on to nothing after it, so a staged `if` need not carry them
+    out (it would refuse one only that branch assigns, or a function each
+    branch defines).  Any other use of its name (passed, stored, returned,
+    decorated, read by a closure that may outlive it) keeps it, as does a
+    class or an unnamed lambda."""
+    outside, declared = set(), set()
+    stack = list(function_body)
+    while stack:
+        node = stack.pop()
+        if node is statement:
+            continue
+        if node.__class__ in (gast.Global, gast.Nonlocal):
+            declared.update(node.names)
+        if user_scope(node, generated):
+            outside |= _free_reads(node)
+            continue
+        stack.extend(trees.child_nodes(node))
+    parents, scopes, values = {}, [], set()  # scopes: [(scope, its name or None)]
+    stack = [statement]
+    while stack:
+        node = stack.pop()
+        if node.__class__ is gast.Name and node.ctx.__class__ is gast.Load and \
+                not _only_called(node, parents):
+            values.add(node.id)
+        children = trees.child_nodes(node)
+        if user_scope(node, generated):
+            scopes.append((node, _scope_name(node, parents.get(id(node)))))
+        for child in children:
+            parents[id(child)] = node
+        stack.extend(children)
+    kept = outside | values | set(live_out) | declared
+    escaping = [scope for scope, name in scopes if name is None or name in kept]
+    unseen = {id(scope) for scope, _ in scopes}
+    read = set(outside)
+    while escaping:  # (a helper that one which outlives the statement reads, outlives it)
+        scope = escaping.pop()
+        if id(scope) not in unseen:
+            continue
+        unseen.discard(id(scope))
+        newly = _free_reads(scope) - read
+        read |= newly
+        escaping += [other for other, name in scopes if name in newly]
+    return frozenset(read)
+
+
+def _scope_name(scope, parent):
+    """The name a user scope is bound to where it is defined, or None where
+    it may outlive the statement in ways not seen here: a decorated `def`, a
+    class, a lambda not assigned to one name, and one whose calls give what
+    may read its variables later (a closure it makes, a generator)."""
+    if scope.__class__ is gast.FunctionDef:
+        name = None if scope.decorator_list else scope.name
+    elif scope.__class__ is gast.Lambda and parent.__class__ is gast.Assign and \
+            parent.value is scope and len(parent.targets) == 1 and \
+            parent.targets[0].__class__ is gast.Name:
+        name = parent.targets[0].id
+    else:
+        return None
+    for node in trees.nodes(scope.body):
+        if node.__class__ in _LASTING or (
+                isinstance(node, _SCOPES) and getattr(node, "lineno", None) != 0):
+            return None  # (a lineno 0 lambda is a generated thunk: it runs at once)
+    return name
+
+
+_LASTING = (gast.Yield, gast.YieldFrom, gast.Await)
+
+
+def _only_called(name, parents):
+    """Whether the loaded `name` is the function of a call: `f(x)`, or as the
+    call_trees pass spells it, `ag__.converted(f, fscope)(x)`."""
+    parent = parents.get(id(name))
+    if parent.__class__ is not gast.Call:
+        return False
+    if parent.func is name:
+        return True
+    func = parent.func
+    return (func.__class__ is gast.Attribute and func.attr == "converted"
+            and func.value.__class__ is gast.Name and func.value.id == "ag__"
+            and bool(parent.args) and parent.args[0] is name
+            and getattr(parents.get(id(parent)), "func", None) is parent)
 
 
 def body_first_keyword(node, state, also_read, targets=frozenset()):
