@@ -387,10 +387,15 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     logged[1] == fingerprint or _only_gained_keys(logged[1], fingerprint):
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'", fingerprint))
             else:  # a log: its holder by identity, the entries the trace left alone
-                # by value (`CFG["calls"] += 1` beside the `CFG["scale"]` it reads)
+                # by value (`CFG["calls"] += 1` beside the `CFG["scale"]` it reads),
+                # and those it changed in place by the value they had before it
+                # (`CFG["calls"] += 1; x * CFG["calls"]`: the graph holds what the
+                # trace read; the next call, finding another value, traces again and
+                # changes it again, as `self.step += 1` does: as_found_before)
                 guards.insert(at, (holder, name, value, f"{kind} '{path}'", None))
                 entries = value if _container_kind(value) is dict else _Items(value)
-                for key, item in _untouched(logged[1], fingerprint, value) if \
+                for key, item in (_untouched(logged[1], fingerprint, value)
+                                  + _changed_in_place(logged, fingerprint, value)) if \
                         _overriding_kind(value) is None else ():  # (its get: user code)
                     guards.append((entries, key, item, f"{kind} '{path}[{key!r}]'", None))
         elif _is_iterator(value):  # (`next(IT)`: by identity; random_states checks
@@ -1258,6 +1263,31 @@ def _untouched(before, after, value):
             kept[typed] == saved.get(typed, _MISSING)]
 
 
+def _entries_now(value):
+    """{key: item} of a list, deque or dict of numbers (a dict's keys as
+    dict_key types them), for _changed_in_place after a trace; None for a set."""
+    kind = _container_kind(value) if _overriding_kind(value) is None else None
+    if kind is dict:
+        return {dict_key(key): item for key, item in value.items()}
+    return dict(enumerate(value)) if kind in (list, collections.deque) else None
+
+
+def _changed_in_place(logged, after, value):
+    """(key, item before the trace) of the entries of the list, deque or dict
+    `value` there before and after a trace that changed their value
+    (`logged`: random_states' (container, fingerprint, _entries_now) before
+    it; `after`, its fingerprint now), not those it appended or added."""
+    before, entries = logged[1], logged[2]
+    if entries is None or after[1] is not before[1]:
+        return []
+    kept, saved = dict(before[3]), dict(after[3])
+    dict_kind = _container_kind(value) is dict
+    items = value.items() if dict_kind else enumerate(value)
+    return [(key, entries[typed]) for key, item in items
+            if (typed := dict_key(key) if dict_kind else key) in kept
+            and typed in saved and kept[typed] != saved[typed]]
+
+
 class _Items:
     """A list's or deque's items, read like a dict's entries (`get`, what
     the guards call on a holder)."""
@@ -1507,7 +1537,7 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
                         in (list, dict, collections.deque):
                     fingerprint = _fingerprint(value)
                     if _numbers_only(fingerprint):
-                        containers[id(value)] = (value, fingerprint)
+                        containers[id(value)] = (value, fingerprint, _entries_now(value))
     noted = None if met is None else (lambda value, place, root: met.add(id(value)))
     for holder, name, value, label, _ in guards_of(fn, objects, note=noted, contents=False):
         if read is not None:
@@ -1521,7 +1551,7 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
                 (list, dict, collections.deque)):
             fingerprint = _fingerprint(value)
             if _numbers_only(fingerprint):
-                containers[id(value)] = (value, fingerprint)
+                containers[id(value)] = (value, fingerprint, _entries_now(value))
     states = []
     for generator, what in found.values():
         raw = _mt19937_bytes(generator)

@@ -4,12 +4,15 @@ first trace baked in."""
 
 import collections
 import functools
+import re
+import warnings
 
 import numpy as np
 import pytest
 from follows_python import assert_follows_python
 
 import autograph as ag
+from autograph.errors import RetracingWarning
 
 X = np.arange(3.0)
 
@@ -255,7 +258,9 @@ def test_log_rebound_is_watched():
     _follows_python(logs, rebind)
 
 
-def test_counter_of_two_traces_does_not_trace_at_every_call():
+def test_a_counter_the_trace_changes_in_place_counts_as_python_does():
+    # (as `self.step += 1`: the graph holds what the trace read of it, so the
+    # next call, finding another value, traces again and counts again)
     state, runs = {"calls": 0, "scale": 2.0}, []
 
     def counts(x):
@@ -264,6 +269,37 @@ def test_counter_of_two_traces_does_not_trace_at_every_call():
         return x * state["scale"]
 
     staged = ag.function(counts)
+    with pytest.warns(RetracingWarning, match=re.escape("'state['calls']' held a new value")):
+        for _ in range(10):
+            staged(np.arange(3.0))
+    assert state["calls"] == len(runs) == 10
+
+
+@pytest.mark.parametrize("make", [lambda: {"calls": 0}, lambda: [0]])
+def test_a_counter_read_back_after_the_trace_changed_it_is_pythons(make):
+    counter = make()
+    key = "calls" if isinstance(counter, dict) else 0
+
+    def bump(x):
+        counter[key] += 1
+        return x * counter[key]
+
+    staged, got = ag.function(bump), []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RetracingWarning)
+        got = [float(staged(np.float64(1.5))) for _ in range(3)]
+    assert got == [1.5, 3.0, 4.5] and counter[key] == 3
+
+
+def test_a_log_appended_to_does_not_trace_at_every_call():
+    log, runs = [], []
+
+    def logs(x):
+        runs.append(1)
+        log.append(1.0)
+        return x * 2
+
+    staged = ag.function(logs)
     for _ in range(5):
         staged(np.arange(3.0))
         staged(np.arange(4.0))
