@@ -166,16 +166,17 @@ def _not_users(filename):
     return skipped
 
 
-def user_frame(depth=1, _want_frame=False):
+def user_frame(depth=1, _want_frame=False, _start=None):
     """The user's frame: the innermost frame of the caller's stack that is
     neither autograph nor numpy code. The one user-frame locator: every
     "at file.py:12" in a message, every node's location and the traceback
-    clean-up find the user's line here. `depth` frames are skipped first.
+    clean-up find the user's line here. `depth` frames are skipped first
+    (or the search starts at frame `_start`).
 
     Returns (filename, lineno, function name), or ('<unknown>', 0, '?');
     the frame object itself (or None) with `_want_frame` (staged_value_fix).
     """
-    frame = sys._getframe(depth)
+    frame = sys._getframe(depth) if _start is None else _start
     skipped_files = _skipped_files  # (cheap enough to run for every graph node)
     while frame is not None:
         code = frame.f_code
@@ -1009,8 +1010,8 @@ def in_place_view_message(name, other, change, location, name_is_view):
                 else f"`{other}` is a numpy view of `{name}`, taken before")
     return (
         f"`{change}` at {location} changes `{name}` in place, and {relation} (slicing, "
-        "reshape, .T, transpose, squeeze, expand_dims, broadcast_to and flip share memory "
-        f"in numpy): Python would change both, a graph tensor is a value and would change "
+        "a row `a[i]` or `for row in a`, reshape, .T, transpose, squeeze, expand_dims, "
+        f"broadcast_to and flip share memory in numpy): Python would change both, a graph tensor is a value and would change "
         f"`{name}` alone. Write `{name} = {name} {change.split()[1][:-1]} ...` if `{other}` "
         f"must not change, or take a copy for the view (`{name}.copy()` / "
         f"`{other}.copy()`); to change a part of an array, build the new array "

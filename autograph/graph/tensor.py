@@ -482,23 +482,29 @@ class _UserNames:
             self.variables = {**frame.f_back.f_locals, **self.variables}
         self.exclude = exclude  # a name known to hold another value by now
 
-    def variable_of(self, value):
+    def variable_of(self, value, frame=None, variables=None):
         """The name of the user's variable holding `value` (a tensor or a
-        numpy array), or None."""
-        name = next((k for k, v in self.variables.items() if v is value and k != self.exclude
+        numpy array) in the user's frame (or in `frame`, whose locals are
+        `variables`), or None."""
+        frame, variables = (self.frame, self.variables) if frame is None else (frame, variables)
+        name = next((k for k, v in variables.items() if v is value and k != self.exclude
                      and not k.startswith("__") and not k.startswith(".")), None)
         if name is not None and user_spelling is not None:
-            name = user_spelling(self.frame, name)  # `b.w`, not the generated `b_w`
+            name = user_spelling(frame, name)  # `b.w`, not the generated `b_w`
         return name
 
     def __call__(self, tensor):
         name = self.variable_of(tensor)
-        outer = tensor
+        outer, frame = tensor, self.frame
         while name is None and outer is not None and outer.node.op is _ops.base.core.PLACEHOLDER:
             # (in a staged branch or loop body the user's variable holds the
-            # outer tensor the sub-graph captured)
+            # outer tensor the sub-graph captured, in the body's frame or, where
+            # the body does not read it (`for row in y:`), the enclosing one's)
             outer = _captured_outer(outer)
             name = self.variable_of(outer) if outer is not None else None
+            if name is None and outer is not None and frame is not None:
+                frame = errors.user_frame(_want_frame=True, _start=frame.f_back)
+                name = frame and self.variable_of(outer, frame, frame.f_locals)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is None and self.frame is not None and _named_by_its_op(tensor):
