@@ -277,14 +277,14 @@ class Tensor:
     def __deepcopy__(self, memo):
         return self.copy()
 
-    def dot(self, other):
-        return _ops.linalg.dot(self, other)
+    def dot(self, other, out=None):
+        return np.dot(self, other, out=out) if out is not None else _ops.linalg.dot(self, other)
 
-    def clip(self, min=None, max=None):  # (ndarray.clip's names: x.clip(max=1.0))
-        return np.clip(self, min, max)
+    def clip(self, min=None, max=None, out=None, **kwargs):  # (x.clip(max=1.0))
+        return np.clip(self, min, max, out=out, **kwargs)
 
-    def cumsum(self, axis=None, dtype=None):
-        return np.cumsum(self, axis=axis, dtype=dtype)
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return np.cumsum(self, axis=axis, dtype=dtype, out=out)
 
     def argsort(self, axis=-1):
         return np.argsort(self, axis=axis)
