@@ -255,10 +255,12 @@ class Tensor:
             axes = axes[0]
         return _ops.shaping.transpose(self, axes or None)
 
-    def flatten(self):
-        return _ops.shaping.reshape(self, (-1,))
+    def ravel(self):
+        return _ops.shaping.reshape(self, (-1,))  # (a view, as numpy's)
 
-    ravel = flatten
+    def flatten(self):
+        # numpy's flatten copies: `f = y.flatten(); f += 1` leaves y as it was
+        return _ops.shaping.reshape(self.copy(), (-1,))
 
     def squeeze(self, axis=None):
         return _ops.shaping.squeeze(self, axis)

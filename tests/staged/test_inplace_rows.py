@@ -110,3 +110,16 @@ def test_items_and_copies_of_rows_run_as_python(fn, args):
     for e, g in zip(expected, got):
         np.testing.assert_array_equal(g, e)
         assert np.asarray(g).dtype == np.asarray(e).dtype
+
+
+def flattened_copy(x):
+    y = x * 2
+    f = y.flatten()  # a copy in numpy (ravel is the view)
+    f += 1
+    return y, f
+
+
+def test_flatten_is_a_copy_and_runs_as_python():
+    # (it was taken for a view: `f += 1` was refused as a change of y)
+    for got, expected in zip(ag.function(flattened_copy)(M), flattened_copy(M)):
+        np.testing.assert_array_equal(got, expected)
