@@ -1842,3 +1842,21 @@ def held_container_changed_message(name, statement, location, holder, where):
         f"values. Give `{name}` its own copy before the {statement} (`{name} = "
         f"list({name})`, `dict({name})`, `copy.copy({name})`) if `{holder}` must not "
         f"change, or assign `{holder} = {name}` after it if it must.")
+
+
+def in_place_listed_message(name, change, location, listed_at, read_back):
+    """`change` of `name` in place, where a staged list holds the same array:
+    it was appended (at `listed_at`), or `name` is an item read back from
+    the list (`read_back`, at `listed_at`)."""
+    relation = (f"`{name}` is an item read from a staged list (a list built in a staged "
+                f"loop) at {listed_at}" if read_back else
+                f"a staged list (a list built in a staged loop) holds the same array, "
+                f"appended at {listed_at}")
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and {relation}: in Python the "
+        f"list's item and `{name}` are one array, which the change changes under both, but "
+        f"a graph tensor is a value and would change `{name}` alone. Write `{name} = {name} "
+        f"{change.split()[1][:-1]} ...` for a new value"
+        + (", and append the new values to a list of their own." if read_back else
+           f", or append a copy (`lst.append({name}.copy())`) if the list must keep the "
+           "value appended."))

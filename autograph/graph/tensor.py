@@ -648,6 +648,7 @@ def _refuse_shared(tensor, change, location, names, passed_by=None):
         if id(current) in seen:
             continue
         seen.add(id(current))
+        _refuse_listed(current, name, change, location)
         view = _view_taken(current, seen)
         if view is not None:
             raise errors.InPlaceChangeError(errors.in_place_view_message(
@@ -682,6 +683,47 @@ def _refuse_shared(tensor, change, location, names, passed_by=None):
             raise errors.InPlaceChangeError(errors.in_place_view_message(
                 name, names(_view_base(current)), change, location, name_is_view=True))
         todo.append((_view_base(current), passed_by))  # a temporary (`(x * 2)[:2]`)
+
+
+# staged list ops storing an item -> the position of the item among their args
+_LIST_STORES = {"list_append": 1, "list_set_at": 2}
+# staged list ops reading an item back -> the output that is the item
+_LIST_READS = {"list_stack": 0, "list_pop": 1, "list_pop_at": 1}
+
+
+def _refuse_listed(tensor, name, change, location):
+    """A staged list holds the array `tensor` holds (it, or the value a staged
+    branch or loop already traced captured from it, was appended), or
+    `tensor` is an item read back from one (`v = lst[i]`, `for v in lst`,
+    `lst.pop()`): in Python the list's item and the variable are one array,
+    which the in-place change changes under both.  Refused."""
+    if not tensor.static_shape:
+        return  # (a numpy scalar: `+=` rebinds it in Python too)
+    stored = [tensor]
+    for held in stored:  # (and the branches' and loop bodies' captures of it)
+        canonical = held.node.outputs[held.index]
+        stored += [inner for _, inner in held.graph._captured_by.get(id(canonical), ())]
+        for node in held.graph.nodes:
+            k = _LIST_STORES.get(node.op.name)
+            if k is not None and len(node.args) > k and node.args[k] is held:
+                raise errors.InPlaceChangeError(errors.in_place_listed_message(
+                    name, change, location, _where(node), read_back=False))
+    item = tensor
+    while item is not None and _LIST_READS.get(item.node.op.name) != item.index:
+        if item.node.op.name == "placeholder" and item.origin is None:
+            item = _captured_outer(item)  # (`for v in lst` reads it in the loop body)
+        else:
+            item = _view_base(item)  # (`lst[i]` is a row of the stacked items)
+    if item is not None and (item is not tensor or item.node.op.name != "list_stack") \
+            and _UserNames().variable_of(tensor) is not None:
+        # (ag.stack(lst) itself is a new array, as np.stack's; `lst[i] += 1`,
+        # an item no variable holds, is refused as the item assignment it ends in)
+        raise errors.InPlaceChangeError(errors.in_place_listed_message(
+            name, change, location, _where(tensor.node), read_back=True))
+
+
+def _where(node):
+    return f"{node.location[0]}:{node.location[1]}" if node.location else "an unknown line"
 
 
 def _refuse_held_constant(tensor, name, change, location):
