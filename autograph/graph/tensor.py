@@ -458,16 +458,35 @@ def _held(tensor):
 
 
 def _view_taken(tensor, exclude):
-    """A tensor of `tensor`'s graph that is a numpy view of it and may still be
-    read (`_held`), other than those in `exclude` (ids); or None."""
-    for node in reversed(tensor.graph.nodes):
-        if node is tensor.node:  # (views come after what they view)
-            break
-        if node.args and node.args[0] is tensor and node.outputs \
-                and id(node.outputs[0]) not in exclude \
-                and _view_base(node.outputs[0]) is tensor and _held(node.outputs[0]):
-            return node.outputs[0]
+    """A numpy view of `tensor` that may still be read (`_held`, or held by a
+    staged list), other than those in `exclude` (ids); or None.  Also a view
+    of a temporary view of it (`y[:3][1:]`) and a view that a staged branch
+    or loop body traced so far took of it (`if c: v = y[:2]`: the body sees
+    the value it captured, and passes the view on)."""
+    todo = _sharing(tensor)
+    while todo:
+        base = todo.pop()
+        for node in reversed(base.graph.nodes):
+            if node is base.node:  # (views come after what they view)
+                break
+            # (no local names the view while `_held` counts who holds it)
+            if not (node.args and node.args[0] is base and node.outputs) \
+                    or id(node.outputs[0]) in exclude or _view_base(node.outputs[0]) is not base:
+                continue
+            if _held(node.outputs[0]) or _list_store(node.outputs[0]) is not None:
+                return node.outputs[0]
+            todo += _sharing(node.outputs[0])
     return None
+
+
+def _sharing(tensor):
+    """`tensor` and the values the staged branches and loop bodies traced so
+    far captured of it (each the same array there)."""
+    found = [tensor]
+    for held in found:
+        canonical = held.node.outputs[held.index]
+        found += [inner for _, inner in held.graph._captured_by.get(id(canonical), ())]
+    return found
 
 
 class _UserNames:
@@ -496,22 +515,31 @@ class _UserNames:
         return name
 
     def __call__(self, tensor):
-        name = self.variable_of(tensor)
-        outer, frame = tensor, self.frame
-        while name is None and outer is not None and outer.node.op is _ops.base.core.PLACEHOLDER:
-            # (in a staged branch or loop body the user's variable holds the
-            # outer tensor the sub-graph captured, in the body's frame or, where
-            # the body does not read it (`for row in y:`), the enclosing one's)
-            outer = _captured_outer(outer)
-            name = self.variable_of(outer) if outer is not None else None
-            if name is None and outer is not None and frame is not None:
-                frame = errors.user_frame(_want_frame=True, _start=frame.f_back)
-                name = frame and self.variable_of(outer, frame, frame.f_locals)
+        # (in a staged branch or loop body the user's variable holds the outer
+        # tensor the sub-graph captured; one the body does not read (`for row
+        # in y:`, `v = y[:2]` before a loop) is held in an enclosing frame)
+        chain = [tensor]
+        while chain[-1].node.op is _ops.base.core.PLACEHOLDER:
+            outer = _captured_outer(chain[-1])
+            if outer is None:
+                break
+            chain.append(outer)
+        name = next(filter(None, map(self.variable_of, chain)), None)
+        frame = self.frame
+        while name is None and frame is not None and frame.f_back is not None:
+            frame = errors.user_frame(_want_frame=True, _start=frame.f_back)
+            if frame is not None:
+                name = next(filter(None, (self.variable_of(t, frame, frame.f_locals)
+                                          for t in chain)), None)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is None and self.frame is not None and _named_by_its_op(tensor):
             # (`less` means nothing to the user; while the trace runs, the
-            # user's frame is evaluating the expression that meets the tensor)
+            # user's frame is evaluating the expression that meets the tensor,
+            # unless the tensor was made on another line)
+            made = tensor.node.location
+            if made is not None and made != (self.frame.f_code.co_filename, self.frame.f_lineno):
+                return f"the value made at {made[0]}:{made[1]}"
             tracing = _ops.base.core.current_graph() is not None
             text = errors.expression_at(self.frame) if tracing else None
             name = f"the value in `{text}`" if text else None
@@ -699,15 +727,11 @@ def _refuse_listed(tensor, name, change, location):
     which the in-place change changes under both.  Refused."""
     if not tensor.static_shape:
         return  # (a numpy scalar: `+=` rebinds it in Python too)
-    stored = [tensor]
-    for held in stored:  # (and the branches' and loop bodies' captures of it)
-        canonical = held.node.outputs[held.index]
-        stored += [inner for _, inner in held.graph._captured_by.get(id(canonical), ())]
-        for node in held.graph.nodes:
-            k = _LIST_STORES.get(node.op.name)
-            if k is not None and len(node.args) > k and node.args[k] is held:
-                raise errors.InPlaceChangeError(errors.in_place_listed_message(
-                    name, change, location, _where(node), read_back=False))
+    for held in _sharing(tensor):
+        node = _list_store(held)
+        if node is not None:
+            raise errors.InPlaceChangeError(errors.in_place_listed_message(
+                name, change, location, _where(node), read_back=False))
     item = tensor
     while item is not None and _LIST_READS.get(item.node.op.name) != item.index:
         if item.node.op.name == "placeholder" and item.origin is None:
@@ -720,6 +744,15 @@ def _refuse_listed(tensor, name, change, location):
         # an item no variable holds, is refused as the item assignment it ends in)
         raise errors.InPlaceChangeError(errors.in_place_listed_message(
             name, change, location, _where(tensor.node), read_back=True))
+
+
+def _list_store(tensor):
+    """The node of `tensor`'s graph storing it into a staged list, or None."""
+    for node in tensor.graph.nodes:
+        k = _LIST_STORES.get(node.op.name)
+        if k is not None and len(node.args) > k and node.args[k] is tensor:
+            return node
+    return None
 
 
 def _where(node):
