@@ -502,6 +502,7 @@ def _numeric_array(value):
 # attribute or item a staged statement took it from (`self.w`).
 tensor_module.outside_holders = control_flow.array_holders
 tensor_module.user_spelling = staging.user_spelling  # (`b.w` for a generated `b_w`)
+tensor_module.enclosing_frame = staging.enclosing_frame  # (`y` of `for row in y:`)
 
 
 def _branch_lists(true_out, false_out, graphs, names, location):

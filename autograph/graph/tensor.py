@@ -526,8 +526,8 @@ class _UserNames:
             chain.append(outer)
         name = next(filter(None, map(self.variable_of, chain)), None)
         frame = self.frame
-        while name is None and frame is not None and frame.f_back is not None:
-            frame = errors.user_frame(_want_frame=True, _start=frame.f_back)
+        while name is None and frame is not None and enclosing_frame is not None:
+            frame = enclosing_frame(frame)
             if frame is not None:
                 name = next(filter(None, (self.variable_of(t, frame, frame.f_locals)
                                           for t in chain)), None)
@@ -779,6 +779,11 @@ def _refuse_held_constant(tensor, name, change, location):
 # (array, variable) -> [(name, 'in f at file.py:12')]: who besides `variable`
 # holds that numpy array (runtime/staging.py, bound by backends/graph.py)
 outside_holders = None
+
+# frame of a generated branch or loop function -> the frame of the user's
+# function it is part of, or None (runtime/staging.py, bound by
+# backends/graph.py)
+enclosing_frame = None
 
 # (frame, local name) -> how the user spells it: `b.w` for the local `b_w` a
 # generated loop body carries that attribute in (runtime/staging.py, bound by
