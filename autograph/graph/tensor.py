@@ -385,6 +385,13 @@ def _in_place_operator(name, symbol):
         location = errors.where_user()
         names = _UserNames()
         change = f"{names(self)} {symbol} ..."
+        read_only = _read_only_view(self)
+        if read_only is not None:  # (numpy raises before anything changes)
+            raise errors.graph_error_like(ValueError)(errors.graph_op_message(
+                symbol, f"output array is read-only: `{names(self)}` holds the read-only "
+                f"view np.broadcast_to made at {_where(read_only)} (or a view of it); take a "
+                f"copy to change it (`np.broadcast_to(...).copy()`), or write "
+                f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array", location))
         _refuse_shared(self, change, location, names)
         result = dispatch(self, other)
         if not self.static_shape:
@@ -752,6 +759,25 @@ def _list_store(tensor):
         k = _LIST_STORES.get(node.op.name)
         if k is not None and len(node.args) > k and node.args[k] is tensor:
             return node
+    return None
+
+
+def _read_only_view(tensor):
+    """The np.broadcast_to node whose read-only view `tensor` may hold (also
+    through a view of it, or a value a staged `if` or loop passed on), or
+    None: numpy refuses to write into it."""
+    todo, seen = [tensor], set()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or not isinstance(current, Tensor):
+            continue
+        seen.add(id(current))
+        if current.node.op.name == "np.broadcast_to":
+            return current.node
+        todo += _sources(current)
+        base = _view_base(current)
+        if base is not None:
+            todo.append(base)
     return None
 
 
