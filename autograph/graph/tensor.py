@@ -596,6 +596,8 @@ def _sources(tensor):
     """The tensors whose array `tensor` may be, one pass-through edge back."""
     node = tensor.node
     k = tensor.index
+    if node.op.name == "grad.watch":  # (ag.grad's marker of an argument: the same array)
+        return [node.args[0]]
     if node.op.name == "cond":
         return [sub.outputs[k] for sub in node.subgraphs]
     if node.op.name == "while_loop":
@@ -622,6 +624,8 @@ def _passed_on(tensor):
     for node in reversed(graph.nodes):  # (its users come after it)
         if node is tensor.node:
             break
+        if node.op.name == "grad.watch" and node.args[0] is tensor:
+            found.append(node.outputs[0])
         if node.op.name == "while_loop":
             for k in range(len(node.outputs)):
                 if node.args[k] is tensor:
