@@ -759,7 +759,9 @@ def _refuse_listed(tensor, name, change, location):
 
 def _list_store(tensor):
     """The node of `tensor`'s graph storing it into a staged list, or None."""
-    for node in tensor.graph.nodes:
+    for node in reversed(tensor.graph.nodes):
+        if node is tensor.node:  # (stores come after what they store)
+            break
         k = _LIST_STORES.get(node.op.name)
         if k is not None and len(node.args) > k and node.args[k] is tensor:
             return node
