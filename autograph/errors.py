@@ -1860,3 +1860,15 @@ def in_place_listed_message(name, change, location, listed_at, read_back):
         + (", and append the new values to a list of their own." if read_back else
            f", or append a copy (`lst.append({name}.copy())`) if the list must keep the "
            "value appended."))
+
+
+def in_place_argument_part_message(name, part, change, location):
+    """`change` of `name` in place, where `name` holds the array of the
+    argument's item or attribute `part` (`xs[0]`)."""
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and `{name}` holds the array "
+        f"of the argument's `{part}`: in Python the caller's array changes too, but a graph "
+        f"tensor is a value, so the staged function would leave it unchanged. Write "
+        f"`{name} = {name} {change.split()[1][:-1]} ...` if the caller's array need not "
+        "change, and return the new value; to keep state across calls, hold it in an "
+        "ag.Variable and .assign(...) it.")

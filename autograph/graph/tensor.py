@@ -521,6 +521,17 @@ class _UserNames:
             name = user_spelling(frame, name)  # `b.w`, not the generated `b_w`
         return name
 
+    def part_holding(self, tensor):
+        """How the user spells the item or attribute of a variable of the
+        user's function holding `tensor` (`xs[0]`, `d['w']`), or None."""
+        frame = self.frame
+        while frame is not None and part_path is not None:
+            path = part_path(frame, tensor)
+            if path is not None:
+                return path
+            frame = enclosing_frame(frame) if enclosing_frame is not None else None
+        return None
+
     def __call__(self, tensor):
         # (in a staged branch or loop body the user's variable holds the outer
         # tensor the sub-graph captured; one the body does not read (`for row
@@ -697,6 +708,15 @@ def _refuse_shared(tensor, change, location, names, passed_by=None):
             if any(p is current for p in graph.inputs):
                 argument_change = f"{current.name} {change.split()[1]} ..."
                 if id(current) not in graph.scalar_inputs:
+                    # (an item or attribute of an argument: its placeholder's
+                    # name, `xs_0`, is the graph's, the user wrote `xs[0]`)
+                    part = _UserNames().part_holding(current) if "_" in current.name else None
+                    if passed_by is None and part is not None and name in (part, current.name):
+                        raise errors.InPlaceChangeError(errors.in_place_argument_message(
+                            part, f"{part} {change.split()[1]} ...", location))
+                    if passed_by is None and part is not None:
+                        raise errors.InPlaceChangeError(errors.in_place_argument_part_message(
+                            name, part, change, location))
                     if passed_by is None:
                         raise errors.InPlaceChangeError(errors.in_place_argument_message(
                             current.name, argument_change, location))
@@ -811,6 +831,11 @@ def _refuse_held_constant(tensor, name, change, location):
 # (array, variable) -> [(name, 'in f at file.py:12')]: who besides `variable`
 # holds that numpy array (runtime/staging.py, bound by backends/graph.py)
 outside_holders = None
+
+# (frame, value) -> how a variable of the user's in that frame holds value
+# one level down, `xs[0]`, or None (runtime/staging.py, bound by
+# backends/graph.py)
+part_path = None
 
 # frame of a generated branch or loop function -> the frame of the user's
 # function it is part of, or None (runtime/staging.py, bound by

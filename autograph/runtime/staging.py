@@ -498,6 +498,16 @@ def enclosing_frame(frame):
     return None
 
 
+def part_path(frame, value):
+    """How a variable of the user's in `frame` holds `value` one level down
+    (`xs[0]`, `d['w']`, `p.w`), or None."""
+    for key, held in user_variables(frame):
+        path = aliases.path_to(held, value, key) if held is not value else None
+        if path is not None:
+            return path
+    return None
+
+
 def user_variables(frame, generated=None):
     """[(name, value)] for the variables of `frame` the user wrote: not the
     names the converters generated (`_generated_names`; `generated` if the
