@@ -166,16 +166,17 @@ def _not_users(filename):
     return skipped
 
 
-def user_frame(depth=1, _want_frame=False):
+def user_frame(depth=1, _want_frame=False, _start=None):
     """The user's frame: the innermost frame of the caller's stack that is
     neither autograph nor numpy code. The one user-frame locator: every
     "at file.py:12" in a message, every node's location and the traceback
-    clean-up find the user's line here. `depth` frames are skipped first.
+    clean-up find the user's line here. `depth` frames are skipped first
+    (or the search starts at frame `_start`).
 
     Returns (filename, lineno, function name), or ('<unknown>', 0, '?');
     the frame object itself (or None) with `_want_frame` (staged_value_fix).
     """
-    frame = sys._getframe(depth)
+    frame = sys._getframe(depth) if _start is None else _start
     skipped_files = _skipped_files  # (cheap enough to run for every graph node)
     while frame is not None:
         code = frame.f_code
@@ -1037,8 +1038,8 @@ def in_place_view_message(name, other, change, location, name_is_view):
                 else f"`{other}` is a numpy view of `{name}`, taken before")
     return (
         f"`{change}` at {location} changes `{name}` in place, and {relation} (slicing, "
-        "reshape, .T, transpose, squeeze, expand_dims, broadcast_to and flip share memory "
-        f"in numpy): Python would change both, a graph tensor is a value and would change "
+        "a row `a[i]` or `for row in a`, reshape, .T, transpose, squeeze, expand_dims, "
+        f"broadcast_to and flip share memory in numpy): Python would change both, a graph tensor is a value and would change "
         f"`{name}` alone. Write `{name} = {name} {change.split()[1][:-1]} ...` if `{other}` "
         f"must not change, or take a copy for the view (`{name}.copy()` / "
         f"`{other}.copy()`); to change a part of an array, build the new array "
@@ -1955,3 +1956,33 @@ def staged_recursion_message(statement, location):
         "array) never stops while tracing. Make the value that ends the recursion a Python "
         "value (a plain int argument, static under jax.jit: one trace per depth), or write "
         "the recursion as a staged `while` loop.")
+
+
+def in_place_listed_message(name, change, location, listed_at, read_back):
+    """`change` of `name` in place, where a staged list holds the same array:
+    it was appended (at `listed_at`), or `name` is an item read back from
+    the list (`read_back`, at `listed_at`)."""
+    relation = (f"`{name}` is an item read from a staged list (a list built in a staged "
+                f"loop) at {listed_at}" if read_back else
+                f"a staged list (a list built in a staged loop) holds the same array, "
+                f"appended at {listed_at}")
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and {relation}: in Python the "
+        f"list's item and `{name}` are one array, which the change changes under both, but "
+        f"a graph tensor is a value and would change `{name}` alone. Write `{name} = {name} "
+        f"{change.split()[1][:-1]} ...` for a new value"
+        + (", and append the new values to a list of their own." if read_back else
+           f", or append a copy (`lst.append({name}.copy())`) if the list must keep the "
+           "value appended."))
+
+
+def in_place_argument_part_message(name, part, change, location):
+    """`change` of `name` in place, where `name` holds the array of the
+    argument's item or attribute `part` (`xs[0]`)."""
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and `{name}` holds the array "
+        f"of the argument's `{part}`: in Python the caller's array changes too, but a graph "
+        f"tensor is a value, so the staged function would leave it unchanged. Write "
+        f"`{name} = {name} {change.split()[1][:-1]} ...` if the caller's array need not "
+        "change, and return the new value; to keep state across calls, hold it in an "
+        "ag.Variable and .assign(...) it.")

@@ -507,6 +507,8 @@ def _numeric_array(value):
 # attribute or item a staged statement took it from (`self.w`).
 tensor_module.outside_holders = control_flow.array_holders
 tensor_module.user_spelling = staging.user_spelling  # (`b.w` for a generated `b_w`)
+tensor_module.enclosing_frame = staging.enclosing_frame  # (`y` of `for row in y:`)
+tensor_module.part_path = staging.part_path  # (`xs[0]` of an argument's item)
 
 
 def _branch_lists(true_out, false_out, graphs, names, location):

@@ -20,6 +20,7 @@ tensor first: `tensor[labels]`, `np.take(tensor, labels, axis=0)`.
 """
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -170,12 +171,41 @@ def qualified_name(func):
     return f"{module}.{getattr(func, '__name__', repr(func))}"
 
 
+@functools.lru_cache(maxsize=None)
+def _signature(func):
+    try:
+        return inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+
+
+def _out_argument(func, args, kwargs):
+    """The `out` array of numpy's `func(*args, **kwargs)`, by keyword or by
+    position (`np.clip(y, 0, 1, z)`), or None."""
+    if kwargs.get("out") is not None:
+        return kwargs["out"]
+    signature = _signature(func)
+    if signature is None or "out" not in signature.parameters:
+        return None
+    try:
+        return signature.bind(*args, **kwargs).arguments.get("out")
+    except TypeError:  # (numpy's own error for a wrong call comes from the implementation)
+        return None
+
+
 def array_function(func, args, kwargs):
-    """Tensor.__array_function__: record `func(*args, **kwargs)` as ops."""
+    """Tensor.__array_function__: record `func(*args, **kwargs)` as ops.  An
+    `out=` array is refused: numpy writes the result into it in place, which
+    no implementation here does (it would be silently left as it was)."""
     implementation = SUPPORTED.get(func)
     if implementation is None:
         raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
             qualified_name(func), core.user_location()))
+    if _out_argument(func, args, kwargs) is not None:
+        raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+            f"{qualified_name(func)}(..., out=...)", core.user_location()))
+    if "out" in kwargs:  # (out=None: numpy's default, which the implementations leave out)
+        kwargs = {k: v for k, v in kwargs.items() if k != "out"}
     try:
         return implementation(*args, **kwargs)
     except base.RuleError as e:  # (a check before any op is recorded: np.swapaxes(x, 0, 5))

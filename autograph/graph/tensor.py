@@ -260,10 +260,12 @@ class Tensor:
             axes = axes[0]
         return _ops.shaping.transpose(self, axes or None)
 
-    def flatten(self):
-        return _ops.shaping.reshape(self, (-1,))
+    def ravel(self):
+        return _ops.shaping.reshape(self, (-1,))  # (a view, as numpy's)
 
-    ravel = flatten
+    def flatten(self):
+        # numpy's flatten copies: `f = y.flatten(); f += 1` leaves y as it was
+        return _ops.shaping.reshape(self.copy(), (-1,))
 
     def squeeze(self, axis=None):
         return _ops.shaping.squeeze(self, axis)
@@ -282,14 +284,14 @@ class Tensor:
     def __deepcopy__(self, memo):
         return self.copy()
 
-    def dot(self, other):
-        return _ops.linalg.dot(self, other)
+    def dot(self, other, out=None):
+        return np.dot(self, other, out=out) if out is not None else _ops.linalg.dot(self, other)
 
-    def clip(self, min=None, max=None):  # (ndarray.clip's names: x.clip(max=1.0))
-        return np.clip(self, min, max)
+    def clip(self, min=None, max=None, out=None, **kwargs):  # (x.clip(max=1.0))
+        return np.clip(self, min, max, out=out, **kwargs)
 
-    def cumsum(self, axis=None, dtype=None):
-        return np.cumsum(self, axis=axis, dtype=dtype)
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return np.cumsum(self, axis=axis, dtype=dtype, out=out)
 
     def argsort(self, axis=-1):
         return np.argsort(self, axis=axis)
@@ -467,6 +469,13 @@ def _in_place_operator(name, symbol):
         location = errors.where_user()
         names = _UserNames()
         change = f"{names(self)} {symbol} ..."
+        read_only = _read_only_view(self)
+        if read_only is not None:  # (numpy raises before anything changes)
+            raise errors.graph_error_like(ValueError)(errors.graph_op_message(
+                symbol, f"output array is read-only: `{names(self)}` holds the read-only "
+                f"view np.broadcast_to made at {_where(read_only)} (or a view of it); take a "
+                f"copy to change it (`np.broadcast_to(...).copy()`), or write "
+                f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array", location))
         _refuse_shared(self, change, location, names)
         result = dispatch(self, other)
         if not self.static_shape:
@@ -540,16 +549,35 @@ def _held(tensor):
 
 
 def _view_taken(tensor, exclude):
-    """A tensor of `tensor`'s graph that is a numpy view of it and may still be
-    read (`_held`), other than those in `exclude` (ids); or None."""
-    for node in reversed(tensor.graph.nodes):
-        if node is tensor.node:  # (views come after what they view)
-            break
-        if node.args and node.args[0] is tensor and node.outputs \
-                and id(node.outputs[0]) not in exclude \
-                and _view_base(node.outputs[0]) is tensor and _held(node.outputs[0]):
-            return node.outputs[0]
+    """A numpy view of `tensor` that may still be read (`_held`, or held by a
+    staged list), other than those in `exclude` (ids); or None.  Also a view
+    of a temporary view of it (`y[:3][1:]`) and a view that a staged branch
+    or loop body traced so far took of it (`if c: v = y[:2]`: the body sees
+    the value it captured, and passes the view on)."""
+    todo = _sharing(tensor)
+    while todo:
+        base = todo.pop()
+        for node in reversed(base.graph.nodes):
+            if node is base.node:  # (views come after what they view)
+                break
+            # (no local names the view while `_held` counts who holds it)
+            if not (node.args and node.args[0] is base and node.outputs) \
+                    or id(node.outputs[0]) in exclude or _view_base(node.outputs[0]) is not base:
+                continue
+            if _held(node.outputs[0]) or _list_store(node.outputs[0]) is not None:
+                return node.outputs[0]
+            todo += _sharing(node.outputs[0])
     return None
+
+
+def _sharing(tensor):
+    """`tensor` and the values the staged branches and loop bodies traced so
+    far captured of it (each the same array there)."""
+    found = [tensor]
+    for held in found:
+        canonical = held.node.outputs[held.index]
+        found += [inner for _, inner in held.graph._captured_by.get(id(canonical), ())]
+    return found
 
 
 class _UserNames:
@@ -566,28 +594,54 @@ class _UserNames:
             self.variables = {**frame.f_back.f_locals, **self.variables}
         self.exclude = exclude  # a name known to hold another value by now
 
-    def variable_of(self, value):
+    def variable_of(self, value, frame=None, variables=None):
         """The name of the user's variable holding `value` (a tensor or a
-        numpy array), or None."""
-        name = next((k for k, v in self.variables.items() if v is value and k != self.exclude
+        numpy array) in the user's frame (or in `frame`, whose locals are
+        `variables`), or None."""
+        frame, variables = (self.frame, self.variables) if frame is None else (frame, variables)
+        name = next((k for k, v in variables.items() if v is value and k != self.exclude
                      and not k.startswith("__") and not k.startswith(".")), None)
         if name is not None and user_spelling is not None:
-            name = user_spelling(self.frame, name)  # `b.w`, not the generated `b_w`
+            name = user_spelling(frame, name)  # `b.w`, not the generated `b_w`
         return name
 
+    def part_holding(self, tensor):
+        """How the user spells the item or attribute of a variable of the
+        user's function holding `tensor` (`xs[0]`, `d['w']`), or None."""
+        frame = self.frame
+        while frame is not None and part_path is not None:
+            path = part_path(frame, tensor)
+            if path is not None:
+                return path
+            frame = enclosing_frame(frame) if enclosing_frame is not None else None
+        return None
+
     def __call__(self, tensor):
-        name = self.variable_of(tensor)
-        outer = tensor
-        while name is None and outer is not None and outer.node.op is _ops.base.core.PLACEHOLDER:
-            # (in a staged branch or loop body the user's variable holds the
-            # outer tensor the sub-graph captured)
-            outer = _captured_outer(outer)
-            name = self.variable_of(outer) if outer is not None else None
+        # (in a staged branch or loop body the user's variable holds the outer
+        # tensor the sub-graph captured; one the body does not read (`for row
+        # in y:`, `v = y[:2]` before a loop) is held in an enclosing frame)
+        chain = [tensor]
+        while chain[-1].node.op is _ops.base.core.PLACEHOLDER:
+            outer = _captured_outer(chain[-1])
+            if outer is None:
+                break
+            chain.append(outer)
+        name = next(filter(None, map(self.variable_of, chain)), None)
+        frame = self.frame
+        while name is None and frame is not None and enclosing_frame is not None:
+            frame = enclosing_frame(frame)
+            if frame is not None:
+                name = next(filter(None, (self.variable_of(t, frame, frame.f_locals)
+                                          for t in chain)), None)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is None and self.frame is not None and _named_by_its_op(tensor):
             # (`less` means nothing to the user; while the trace runs, the
-            # user's frame is evaluating the expression that meets the tensor)
+            # user's frame is evaluating the expression that meets the tensor,
+            # unless the tensor was made on another line)
+            made = tensor.node.location
+            if made is not None and made != (self.frame.f_code.co_filename, self.frame.f_lineno):
+                return f"the value made at {made[0]}:{made[1]}"
             tracing = _ops.base.core.current_graph() is not None
             text = errors.expression_at(self.frame) if tracing else None
             name = f"the value in `{text}`" if text else None
@@ -637,6 +691,8 @@ def _sources(tensor):
     """The tensors whose array `tensor` may be, one pass-through edge back."""
     node = tensor.node
     k = tensor.index
+    if node.op.name == "grad.watch":  # (ag.grad's marker of an argument: the same array)
+        return [node.args[0]]
     if node.op.name == "cond":
         return [sub.outputs[k] for sub in node.subgraphs]
     if node.op.name == "while_loop":
@@ -663,6 +719,8 @@ def _passed_on(tensor):
     for node in reversed(graph.nodes):  # (its users come after it)
         if node is tensor.node:
             break
+        if node.op.name == "grad.watch" and node.args[0] is tensor:
+            found.append(node.outputs[0])
         if node.op.name == "while_loop":
             for k in range(len(node.outputs)):
                 if node.args[k] is tensor:
@@ -724,6 +782,7 @@ def _refuse_shared(tensor, change, location, names, passed_by=None):
         if id(current) in seen:
             continue
         seen.add(id(current))
+        _refuse_listed(current, name, change, location)
         view = _view_taken(current, seen)
         if view is not None:
             raise errors.InPlaceChangeError(errors.in_place_view_message(
@@ -735,6 +794,15 @@ def _refuse_shared(tensor, change, location, names, passed_by=None):
                 # (a numpy scalar's `+=` rebinds: its graph takes no array there,
                 # signature.leaf_kinds)
                 if id(current) not in graph.scalar_inputs:
+                    # (an item or attribute of an argument: its placeholder's
+                    # name, `xs_0`, is the graph's, the user wrote `xs[0]`)
+                    part = _UserNames().part_holding(current) if "_" in current.name else None
+                    if passed_by is None and part is not None and name in (part, current.name):
+                        raise errors.InPlaceChangeError(errors.in_place_argument_message(
+                            part, f"{part} {change.split()[1]} ...", location))
+                    if passed_by is None and part is not None:
+                        raise errors.InPlaceChangeError(errors.in_place_argument_part_message(
+                            name, part, change, location))
                     if passed_by is None:
                         raise errors.InPlaceChangeError(errors.in_place_argument_message(
                             current.name, argument_change, location))
@@ -760,6 +828,73 @@ def _refuse_shared(tensor, change, location, names, passed_by=None):
         todo.append((_view_base(current), passed_by))  # a temporary (`(x * 2)[:2]`)
 
 
+# staged list ops storing an item -> the position of the item among their args
+_LIST_STORES = {"list_append": 1, "list_set_at": 2}
+# staged list ops reading an item back -> the output that is the item
+_LIST_READS = {"list_stack": 0, "list_pop": 1, "list_pop_at": 1}
+
+
+def _refuse_listed(tensor, name, change, location):
+    """A staged list holds the array `tensor` holds (it, or the value a staged
+    branch or loop already traced captured from it, was appended), or
+    `tensor` is an item read back from one (`v = lst[i]`, `for v in lst`,
+    `lst.pop()`): in Python the list's item and the variable are one array,
+    which the in-place change changes under both.  Refused."""
+    if not tensor.static_shape:
+        return  # (a numpy scalar: `+=` rebinds it in Python too)
+    for held in _sharing(tensor):
+        node = _list_store(held)
+        if node is not None:
+            raise errors.InPlaceChangeError(errors.in_place_listed_message(
+                name, change, location, _where(node), read_back=False))
+    item = tensor
+    while item is not None and _LIST_READS.get(item.node.op.name) != item.index:
+        if item.node.op.name == "placeholder" and item.origin is None:
+            item = _captured_outer(item)  # (`for v in lst` reads it in the loop body)
+        else:
+            item = _view_base(item)  # (`lst[i]` is a row of the stacked items)
+    if item is not None and (item is not tensor or item.node.op.name != "list_stack") \
+            and _UserNames().variable_of(tensor) is not None:
+        # (ag.stack(lst) itself is a new array, as np.stack's; `lst[i] += 1`,
+        # an item no variable holds, is refused as the item assignment it ends in)
+        raise errors.InPlaceChangeError(errors.in_place_listed_message(
+            name, change, location, _where(tensor.node), read_back=True))
+
+
+def _list_store(tensor):
+    """The node of `tensor`'s graph storing it into a staged list, or None."""
+    for node in reversed(tensor.graph.nodes):
+        if node is tensor.node:  # (stores come after what they store)
+            break
+        k = _LIST_STORES.get(node.op.name)
+        if k is not None and len(node.args) > k and node.args[k] is tensor:
+            return node
+    return None
+
+
+def _read_only_view(tensor):
+    """The np.broadcast_to node whose read-only view `tensor` may hold (also
+    through a view of it, or a value a staged `if` or loop passed on), or
+    None: numpy refuses to write into it."""
+    todo, seen = [tensor], set()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or not isinstance(current, Tensor):
+            continue
+        seen.add(id(current))
+        if current.node.op.name == "np.broadcast_to":
+            return current.node
+        todo += _sources(current)
+        base = _view_base(current)
+        if base is not None:
+            todo.append(base)
+    return None
+
+
+def _where(node):
+    return f"{node.location[0]}:{node.location[1]}" if node.location else "an unknown line"
+
+
 def _refuse_held_constant(tensor, name, change, location):
     """A constant is a numpy array of the trace's own Python code (a global,
     `self.w`, `acc = np.zeros(3)` run while tracing): where a staged `if` or
@@ -780,6 +915,16 @@ def _refuse_held_constant(tensor, name, change, location):
 # (array, variable) -> [(name, 'in f at file.py:12')]: who besides `variable`
 # holds that numpy array (runtime/staging.py, bound by backends/graph.py)
 outside_holders = None
+
+# (frame, value) -> how a variable of the user's in that frame holds value
+# one level down, `xs[0]`, or None (runtime/staging.py, bound by
+# backends/graph.py)
+part_path = None
+
+# frame of a generated branch or loop function -> the frame of the user's
+# function it is part of, or None (runtime/staging.py, bound by
+# backends/graph.py)
+enclosing_frame = None
 
 # (frame, local name) -> how the user spells it: `b.w` for the local `b_w` a
 # generated loop body carries that attribute in (runtime/staging.py, bound by

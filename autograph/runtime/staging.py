@@ -491,6 +491,30 @@ def user_spelling(frame, name):
     return name
 
 
+def enclosing_frame(frame):
+    """The frame of the user's function whose generated branch or loop
+    function `frame` runs (its own frame, or an outer generated function of
+    it): where a variable the body does not read is held (`for row in y:`).
+    None when `frame` runs no generated function."""
+    owner = generated_owner(frame.f_code)
+    if owner is None or frame.f_back is None:
+        return None
+    outer = errors.user_frame(_want_frame=True, _start=frame.f_back)
+    if outer is not None and owner in (id(outer.f_code), generated_owner(outer.f_code)):
+        return outer
+    return None
+
+
+def part_path(frame, value):
+    """How a variable of the user's in `frame` holds `value` one level down
+    (`xs[0]`, `d['w']`, `p.w`), or None."""
+    for key, held in user_variables(frame):
+        path = aliases.path_to(held, value, key) if held is not value else None
+        if path is not None:
+            return path
+    return None
+
+
 def user_variables(frame, generated=None):
     """[(name, value)] for the variables of `frame` the user wrote: not the
     names the converters generated (`_generated_names`; `generated` if the

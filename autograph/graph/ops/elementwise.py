@@ -289,4 +289,7 @@ CLIP = core.register("np.clip", np.clip, _clip_rule)
 def clip(a, a_min=None, a_max=None, **kwargs):
     a_min = kwargs.pop("min", a_min)
     a_max = kwargs.pop("max", a_max)
+    if kwargs:  # (numpy's ufunc keywords, `dtype=`, `casting=`: not recorded, so refused)
+        raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+            f"np.clip(..., {next(iter(kwargs))}=...)", core.user_location()))
     return base.record1(CLIP, tuple(random.met_together([a, a_min, a_max])))

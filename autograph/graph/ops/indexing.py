@@ -170,12 +170,20 @@ def getitem(x, key):
 
 def _is_view(node):
     """numpy's basic indexing (ints, slices, None, ...) gives a view, except a
-    single item (a numpy scalar: all ints, no `...`); an index array (a tensor
-    in the key, even 0-d) gives a copy."""
+    single item (a numpy scalar: all ints, no `...`); an index array gives a
+    copy.  A 0-d integer tensor in the key is an int in Python (a loop
+    counter, `for row in y`'s position, np.argmax's result), so a row
+    `y[i]` is a view; only a 0-d array argument would index as an array,
+    and it shares its trace with a numpy integer (taking it for a view only
+    refuses more)."""
     template = node.attrs["template"]
     if not node.outputs[0].static_shape and all(item[0] != "e" for item in template):
         return False
-    return all(item[0] != "t" for item in template)
+    return all(item[0] != "t" or _integer_scalar(node.args[1 + item[1]]) for item in template)
+
+
+def _integer_scalar(tensor):
+    return tensor.static_shape == () and np.issubdtype(tensor.dtype, np.integer)
 
 
 VIEWS[GETITEM] = _is_view
