@@ -98,7 +98,17 @@ class Transformer(base.Converter):
     def visit_Compare(self, node):
         self.generic_visit(node)
         membership = len(node.ops) == 1 and isinstance(node.ops[0], (gast.In, gast.NotIn))
-        if (len(node.ops) < 2 and not membership) or not all(can_defer(c) for c in node.comparators):
+        if len(node.ops) < 2 and not membership:
+            return node
+        if not all(can_defer(c) for c in node.comparators):
+            if len(node.ops) > 1 and not any(isinstance(op, (gast.Is, gast.IsNot))
+                                             for op in node.ops):
+                # Python's own chain, which asks each comparison but the last
+                # for its bool: a staged operand of one is refused naming why
+                why = f"a comparison chain whose later operands {NOT_DEFERRED}"
+                node.left = staging.python_only(node.left, why, origin=node)
+                node.comparators[:-1] = [staging.python_only(c, why, origin=node)
+                                         for c in node.comparators[:-1]]
             return node
         call = templates.replace_as_expression("ag__.compare_chain(left)", origin=node,
                                                left=node.left)

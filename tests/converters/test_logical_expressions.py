@@ -95,6 +95,19 @@ def test_walrus_operand_keeps_python_and():
     check(walrus, [1, 2], passes=LOGICAL)
 
 
+def walrus_chain(a, b):
+    return out('a', a) < (m := out('b', b)) <= out('c', m + 1)
+
+
+def test_golden_walrus_chain_keeps_python_chain_refusing_staged_truth_tested_operands():
+    assert to_source(walrus_chain, LOGICAL) == dedent('''
+        def walrus_chain(a, b):
+            return ag__.python_only(out('a', a), 'a comparison chain whose later operands hold a walrus (`:=`), `yield`, `await` or a call such as super() or locals()') < ag__.python_only((m := out('b', b)), 'a comparison chain whose later operands hold a walrus (`:=`), `yield`, `await` or a call such as super() or locals()') <= out('c', m + 1)
+    ''')
+    for args in [(1, 2), (3, 2), (1, 0)]:
+        check(walrus_chain, *args, passes=LOGICAL)
+
+
 def raising(a):
     return a and 1 / 0
 

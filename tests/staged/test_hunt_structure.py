@@ -232,6 +232,18 @@ def walrus_after_a_python_operand(x, flag):
     return y, b
 
 
+def walrus_in_a_comparison_chain(x):
+    if 0 < (m := x * 2) < 5:  # the chain
+        return m
+    return -x
+
+
+def walrus_in_a_python_comparison_chain(x, k):
+    if 0 < (m := k * 2) < 5:
+        return x * m
+    return -x
+
+
 def _not_stageable(fn, construct, marker):
     return re.escape(errors.not_stageable_message(construct, _line_of(fn, marker)))
 
@@ -242,9 +254,14 @@ _IF_EXP = "a conditional expression whose branches hold a walrus (`:=`), `yield`
     "or a call such as super() or locals()"
 
 
+_CHAIN = "a comparison chain whose later operands hold a walrus (`:=`), `yield`, `await` " \
+    "or a call such as super() or locals()"
+
+
 @pytest.mark.parametrize("fn, construct, marker", [
     (walrus_in_an_and, _AND, "# the and"),
     (walrus_in_a_conditional_expression, _IF_EXP, "# the conditional expression"),
+    (walrus_in_a_comparison_chain, _CHAIN, "# the chain"),
 ])
 def test_an_and_or_conditional_left_to_python_for_its_walrus_names_why(fn, construct, marker):
     # (a walrus cannot move into the lambda that defers an operand, so Python's
@@ -262,6 +279,13 @@ def test_a_python_operand_before_a_walrus_runs_as_python(flag):
     x = np.float64(1.5)
     assert ag.function(walrus_after_a_python_operand)(x, flag) == \
         walrus_after_a_python_operand(x, flag)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_a_python_comparison_chain_with_a_walrus_runs_as_python(k):
+    x = np.float64(1.5)
+    assert ag.function(walrus_in_a_python_comparison_chain)(x, k) == \
+        walrus_in_a_python_comparison_chain(x, k)
 
 
 # --- functions held by objects, replaced between calls -----------------------------
