@@ -212,7 +212,12 @@ def _cast(v, dtype):
 
 
 def _zeros(aval):
-    return jnp.zeros(aval.shape, aval.dtype)
+    """Zeros of `aval`'s type, weakly typed where it is (a Python number's stand-in)."""
+    zeros = np.zeros(aval.shape, aval.dtype)
+    if not getattr(aval, "weak_type", False):
+        return zeros
+    with jax.ensure_compile_time_eval():  # (a constant, not a value of the trace)
+        return _convert_element_type(zeros, zeros.dtype, weak_type=True)
 
 
 class _Spec:
@@ -804,12 +809,16 @@ def _checks_view(leaves, other):
 
 
 def _stand_in(leaf):
-    """What a branch without `return` gives for the return value (the flag says it is unused)."""
+    """What a branch without `return` gives for the return value (the flag says
+    it is unused): of the other side's type, a Python number (or a weakly typed
+    value) staying one, so the value returned promotes as Python's does
+    (`first_negative(xs) + a_i8` is int8)."""
     if type(leaf) is JaxList:
         return JaxList((), leaf.element_dtype, leaf.element_shape)
+    if staging.is_number(leaf):
+        return type(leaf)(0)
     if _is_value(leaf):
-        aval = _aval(leaf)
-        return np.zeros(aval.shape, aval.dtype)
+        return _zeros(_aval(leaf))
     return leaf
 
 

@@ -446,6 +446,31 @@ def test_weak_types_promote_as_jax_does():
     assert out.dtype == jnp.float32 and float(out) == -2.0
 
 
+def first_negative(xs, n):
+    for i in range(n):
+        if xs[i] < 0:
+            return i  # a Python int in Python
+    return 100
+
+
+def first_negative_plus(xs, n, a8):
+    return first_negative(xs, n) + a8
+
+
+def test_a_python_number_returned_from_a_staged_loop_promotes_as_python_does():
+    # The other branch's stand-in for the return value (and the loop's initial
+    # one) was a strong int64 zero: the returned index was int64, so `+ a8`
+    # gave int64 [220] where Python's int8 wraps to [-36].
+    xs, a8 = jnp.array([1.0, 2.0, 3.0]), jnp.array([120], jnp.int8)
+    for static in ((1,), ()):  # a Python loop of staged ifs, a staged loop
+        jitted = jax.jit(ag.to_graph(first_negative_plus), static_argnums=static)
+        for data in (xs, -xs):
+            expected = first_negative_plus(data, 3, a8)
+            result = jitted(data, 3, a8)
+            assert result.dtype == expected.dtype == jnp.int8
+            np.testing.assert_array_equal(result, expected)
+
+
 def counted_int8(x, n):
     k = 0
     for i in range(n):
