@@ -919,12 +919,18 @@ class _Loop:
                     staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
                     staging.describe(after)))
         else:
+            if _is_value(after):
+                self._check_shape(name, j, after)
             staging.check_loop_leaf(name, var, after, self.location, self.kind)
-        if _aval(after).shape != spec.shape:
+        self._check_shape(name, j, after)
+        return _cast(after, spec.dtype)
+
+    def _check_shape(self, name, j, after):
+        """XLA's shapes are static: no shape_invariants can let one change."""
+        if _aval(after).shape != self.specs[j].shape:
             raise errors.StagingError(errors.loop_shape_message(
                 staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
-                staging.describe(after)))
-        return _cast(after, spec.dtype)
+                staging.describe(after), static_shapes_of="JAX"))
 
     def _result(self, final):
         n = len(self.specs)

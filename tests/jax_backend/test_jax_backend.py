@@ -4,6 +4,7 @@ tracing."""
 
 import collections
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -424,6 +425,27 @@ def test_loop_mismatches_are_autographs_errors():
     assert "'s' changes dtype" in _staging_error(dtype, jnp.ones(3, jnp.float32))
     assert "'x'" in _staging_error(shape, jnp.ones(2), 2)
     assert "trip count is not known" in _staging_error(unknown_trip_count_append, 3)
+
+
+def doubling(x, n):
+    i = 0
+    while i < n:
+        ag.set_loop_options(shape_invariants=[(x, (None,))])
+        x = jnp.concatenate([x, x])
+        i += 1
+    return x
+
+
+def test_a_loop_changing_a_shape_is_refused_with_a_fix_jax_can_run():
+    # The message advised shape_invariants, which JAX cannot honour: following
+    # it gave the same error again.
+    line = doubling.__code__.co_firstlineno + 2
+    message = errors.loop_shape_message(
+        "x", f"{__file__}:{line}", "while", "a tensor of dtype float64 and shape (2,)",
+        "a tensor of dtype float64 and shape (4,)", static_shapes_of="JAX")
+    assert "shape_invariants do not apply" in message
+    with pytest.raises(errors.StagingError, match=re.escape(message)):
+        jax.jit(ag.to_graph(doubling))(jnp.ones(2), 2)
 
 
 def test_weak_types_promote_as_jax_does():
