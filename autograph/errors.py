@@ -1169,9 +1169,9 @@ def traced_type_message(call, name, what, location, candidates):
         f"`np.ndim({code})`.")
 
 
-def traced_repr_message(name, location):
+def traced_repr_message(name, location, call="repr"):
     return (
-        f"repr() of staged value '{name}' at {location}: its text only exists when the "
+        f"{call}() of staged value '{name}' at {location}: its text only exists when the "
         "program runs, and while tracing Python would get a placeholder description "
         "instead of the numbers. Use print(...) (staged: it prints the run-time value) "
         "or return the value and format it outside the staged function.")

@@ -206,6 +206,22 @@ def test_list_append_in_a_scan_becomes_stacked_outputs():
     assert int(n) == 6
 
 
+def says_positive(x):
+    if x > 0:
+        print("x is " + str(x))
+    return x
+
+
+def test_str_of_a_traced_value_is_refused_instead_of_printing_the_tracer(capsys):
+    # It printed 'x is JitTracer(~float64[])' where Python prints 'x is 0.5'
+    line = says_positive.__code__.co_firstlineno + 2
+    message = errors.traced_repr_message("x", f"{__file__}:{line}", "str")
+    with pytest.raises(errors.TensorTextError, match=re.escape(message)):
+        jax.jit(ag.to_graph(says_positive))(0.5)
+    jax.effects_barrier()
+    assert "Tracer" not in capsys.readouterr().out
+
+
 def test_print_and_assert_run_when_the_program_runs(capsys):
     def f(x):
         assert x > 0, "x must be positive"
