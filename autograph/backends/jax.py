@@ -682,6 +682,26 @@ class JaxBackend(Backend):
 
     # --- builtins ---------------------------------------------------------------------
 
+    def python_number(self, value, kind):
+        """`float(t)` / `int(t)` of a 0-d real tracer: a weakly typed value,
+        what JAX makes of a Python number, so later arithmetic promotes as
+        Python's number does (`float(i) * x_f32` stays float32).  int() of a
+        float (NaN and inf raise in Python) or of a uint64 (int64 cannot hold
+        it) is refused as the graph engine refuses it; an array is left to the
+        builtin, which raises Python's TypeError."""
+        if not isinstance(value, Tracer) or value.shape:
+            return NotImplemented
+        dtype = np.dtype(value.dtype)
+        if dtype.kind in ("biuf" if kind == "float" else "biu") and not (
+                kind == "int" and dtype == np.uint64):
+            return _convert_element_type(
+                value, jnp.result_type(float if kind == "float" else int), weak_type=True)
+        what = f"{kind}()"
+        frame = errors.user_frame(1, _want_frame=True)
+        name = (frame is not None and errors.expression_at(frame)) or "the value"
+        raise errors.TensorUsageError(errors.tensor_usage_message(
+            what, name, errors.where_user(), errors.staged_value_fix(what)))
+
     def numpy_type_of(self, value, dtype):
         """A Python number (a weakly typed value: a loop's counter) converted
         as numpy converts one, whose errors astype would skip (np.int8(300):

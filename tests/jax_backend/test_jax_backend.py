@@ -509,6 +509,31 @@ def test_a_python_number_returned_from_a_staged_loop_promotes_as_python_does():
             np.testing.assert_array_equal(result, expected)
 
 
+def weighted_by_position(xs, n):
+    s = jnp.float32(0)
+    i = 0
+    while i < n:
+        s = s + float(i) * xs[int(i)]  # float()/int() of the staged counter
+        i += 1
+    return s
+
+
+def truncated(x):
+    return int(x)
+
+
+def test_float_and_int_of_a_traced_number_are_python_numbers():
+    # JAX raised ConcretizationTypeError from inside autograph's runtime.
+    xs = jnp.arange(1.0, 4.0, dtype=jnp.float32)
+    result = jax.jit(ag.to_graph(weighted_by_position))(xs, 3)
+    expected = weighted_by_position(xs, 3)
+    assert result.dtype == expected.dtype == jnp.float32 and float(result) == float(expected)
+    line = truncated.__code__.co_firstlineno + 1
+    with pytest.raises(errors.TensorUsageError, match=re.escape(
+            f"int() of graph tensor 'x' at {__file__}:{line}: ")):
+        jax.jit(ag.to_graph(truncated))(1.5)  # refused, as the graph engine refuses it
+
+
 def counted_int8(x, n):
     k = 0
     for i in range(n):
