@@ -50,7 +50,7 @@ from autograph import errors
 from autograph.runtime import registry, staging
 from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.random import call_text as random_text
-from autograph.runtime.special_values import UndefinedReturnValue
+from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
 
 Tracer = jax.core.Tracer
@@ -227,6 +227,67 @@ class _Spec:
 
     def __init__(self, dtype, shape):
         self.dtype, self.shape = np.dtype(dtype), tuple(shape)
+
+
+# --- typed PRNG keys -----------------------------------------------------------------------
+
+_UNSET = (Undefined, UndefinedReturnValue)  # (a variable the loop assigns first)
+
+
+def _is_key(v):
+    return isinstance(v, (Tracer, jax.Array)) and jax.dtypes.issubdtype(
+        v.dtype, jax.dtypes.prng_key)
+
+
+class _KeyData:
+    """Typed PRNG keys (`jax.random.key(0)`, whose dtype numpy does not know)
+    among a loop's or a branch's values, carried as their key data (uint32
+    arrays, which the runtime's checks know) and wrapped back as keys where
+    user code sees them.  `impls`: leaf position -> the key's implementation,
+    the keys of the loop's entry (a branch: of its outputs)."""
+
+    def __init__(self, names, location, kind):
+        self.names, self.location, self.kind = list(names), location, kind
+        self.impls, self.undefined = None, set()
+
+    def unwrap(self, values):
+        """`values` (one per name) with their keys as key data; the first call
+        fixes the keys' positions, a later one must keep them (a variable
+        first assigned in the loop may become a key)."""
+        leaves = flatten(tuple(values), self.names)
+        impls = {k: jax.random.key_impl(v) for k, v in enumerate(leaves.values) if _is_key(v)}
+        if self.impls is None:
+            self.impls = impls
+            self.undefined = {k for k, v in enumerate(leaves.values) if type(v) in _UNSET}
+        elif impls.keys() != self.impls.keys():
+            changed = impls.keys() ^ self.impls.keys()
+            if not changed <= self.undefined or not changed <= impls.keys():
+                k = min(changed)
+                self._refuse(leaves.names[k], leaves.values[k])
+            self.impls.update(impls)
+        if not impls:
+            return tuple(values)
+        return tuple(unflatten(leaves.structure, [
+            jax.random.key_data(v) if k in impls else v for k, v in enumerate(leaves.values)]))
+
+    def wrap(self, values):
+        """`values` with key data at the keys' positions made keys again."""
+        if not self.impls:
+            return tuple(values)
+        leaves = flatten(tuple(values), self.names)
+        return tuple(unflatten(leaves.structure, [
+            jax.random.wrap_key_data(v, impl=self.impls[k])
+            if k in self.impls and type(v) not in _UNSET else v
+            for k, v in enumerate(leaves.values)]))
+
+    def _refuse(self, name, value):
+        described = "a JAX PRNG key" if _is_key(value) else staging.describe(value)
+        other = "another value" if _is_key(value) else "a JAX PRNG key"
+        if self.kind == "if":
+            raise errors.StagingError(errors.branch_dtype_message(
+                staging.shown(name), self.location, described, other))
+        raise errors.StagingError(errors.loop_dtype_message(
+            staging.shown(name), self.location, self.kind, other, described))
 
 
 # --- tracing once, replaying -------------------------------------------------------------
@@ -529,8 +590,9 @@ class JaxBackend(Backend):
             traced = _Traced(run, ())
             return traced, outputs[0]
 
-        t_traced, t_out = trace(true_fn, "true")
-        f_traced, f_out = trace(false_fn, "false")
+        keys = _KeyData(names, location, "if")  # (the branches' keys: as key data)
+        t_traced, t_out = trace(lambda *v: keys.unwrap(true_fn(*v)), "true")
+        f_traced, f_out = trace(lambda *v: keys.unwrap(false_fn(*v)), "false")
         for traced in (t_traced, f_traced):  # (a while loop in a branch, under jax.grad)
             _refuse_nested_reverse_whiles(traced, (), location)
         t_out, f_out = staging.return_stand_ins(t_out, f_out, _stand_in)
@@ -575,7 +637,7 @@ class JaxBackend(Backend):
                 results[k] = value
         elif t_traced.effects or f_traced.effects:
             lax.cond(pred, lambda: [t_traced()][:0], lambda: [f_traced()][:0])
-        return unflatten(t_side.structure, results)
+        return keys.wrap(unflatten(t_side.structure, results))
 
     def select(self, pred, if_true, if_false):
         return jnp.where(pred, if_true, if_false)
@@ -586,7 +648,11 @@ class JaxBackend(Backend):
     # --- loops ---------------------------------------------------------------------
 
     def while_loop(self, test_fn, body_fn, state, names, opts):
-        return _Loop("while", state, names, opts).run(test_fn, body_fn)
+        keys = _KeyData(names, staging.user_location(), "while")
+        state = keys.unwrap(state)
+        final = _Loop("while", state, names, opts).run(
+            lambda *v: test_fn(*keys.wrap(v)), lambda *v: keys.unwrap(body_fn(*keys.wrap(v))))
+        return keys.wrap(final)
 
     def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
                   extra_test=None):
@@ -595,6 +661,9 @@ class JaxBackend(Backend):
         dtype = jnp.result_type(*[_as_jax(v) if isinstance(v, Tracer) else v
                                   for v in (start, stop, step)])
 
+        keys = _KeyData(names, location, "for")
+        state = keys.unwrap(state)
+
         def test(i, *rest):
             if isinstance(step, Tracer):
                 in_range = jnp.where(step > 0, i < stop, i > stop)
@@ -602,19 +671,25 @@ class JaxBackend(Backend):
                 in_range = i < stop if step > 0 else i > stop
             if extra_test is None:
                 return in_range
-            return jnp.logical_and(in_range, _as_jax(extra_test(*rest)))
+            return jnp.logical_and(in_range, _as_jax(extra_test(*keys.wrap(rest))))
 
         def body(i, *rest):
-            return (i + step, *body_fn(i, *rest))
+            return (i + step, *keys.unwrap(body_fn(i, *keys.wrap(rest))))
 
         counter = _cast(start, dtype)
         final = _Loop("for", (counter, *state), (target or "<range index>", *names),
                       opts).run(test, body)
-        return tuple(final[1:])
+        return keys.wrap(final[1:])
 
     def for_each(self, iterable, body_fn, state, names, opts, target=None, extra_test=None):
-        sequence = self._sequence(iterable, staging.user_location())
-        return _Loop("for", state, names, opts).run_scan(sequence, body_fn, extra_test)
+        location = staging.user_location()
+        sequence = self._sequence(iterable, location)
+        keys = _KeyData(names, location, "for")
+        state = keys.unwrap(state)
+        test = None if extra_test is None else lambda *v: extra_test(*keys.wrap(v))
+        final = _Loop("for", state, names, opts).run_scan(
+            sequence, lambda item, *v: keys.unwrap(body_fn(item, *keys.wrap(v))), test)
+        return keys.wrap(final)
 
     def _sequence(self, iterable, location):
         if type(iterable) is StagedEnumerate:
