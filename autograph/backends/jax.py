@@ -135,7 +135,7 @@ def _refuse_nested_reverse_whiles(traced, args=(), location=None):
         return
     jaxpr = traced.jaxpr
     marked = {v for v, c in zip(jaxpr.constvars, traced.consts) if _differentiated(c)}
-    marked |= {v for v, a in zip(jaxpr.invars, args) if _differentiated(a)}
+    marked |= {v for v, a in zip(jaxpr.invars[1:], args) if _differentiated(a)}  # (1: guard)
     if marked:
         _walk_reverse(jaxpr, marked, location)
 
@@ -294,16 +294,22 @@ class _KeyData:
 
 class _Traced:
     """`fn` traced once into a jaxpr: `fn(*args)` returns a list of values
-    (tracers, arrays, numbers), the jaxpr's outputs."""
+    (tracers, arrays, numbers), the jaxpr's outputs.  Its first input is a
+    guard (`traced(*args, guard=...)`): whether the branch or iteration it
+    runs is taken, which its prints and asserts check (`_callback`), as
+    under jax.vmap a branch or an iteration runs for every element."""
 
     def __init__(self, fn, specs):
-        closed = jax.make_jaxpr(lambda *args: [_as_jax(v) for v in fn(*args)])(*specs)
+        def guarded(guard, *args):
+            with _guarded_by(guard):
+                return [_as_jax(v) for v in fn(*args)]
+        closed = jax.make_jaxpr(guarded)(jax.ShapeDtypeStruct((), jnp.bool_), *specs)
         self.jaxpr, self.consts = closed.jaxpr, closed.consts
         self.out_avals = closed.out_avals
         self.effects = closed.jaxpr.effects
 
-    def __call__(self, *args):
-        return jax.core.eval_jaxpr(self.jaxpr, self.consts, *args)
+    def __call__(self, *args, guard=True):
+        return jax.core.eval_jaxpr(self.jaxpr, self.consts, guard, *args)
 
     def cheap_and_pure(self, limit=8):
         """A few elementwise ops without effects: both sides of a select."""
@@ -419,11 +425,39 @@ def _callback(fn, *args):
     loop's test never holds one: the runtime refuses a staged `while` whose
     test stages an effect, control_flow.while_stmt; under jax.vmap an ordered
     callback in lax.while_loop's test gives wrong values, jax 0.10.)"""
+    guards = getattr(_effects, "guards", None)
+    if guards:
+        fn, args = _when(fn), (guards[-1], *args)
     jax.debug.callback(fn, *args, ordered=_single_device())
     _effects.count = getattr(_effects, "count", 0) + 1  # (JaxBackend.effects)
 
 
-_effects = threading.local()  # count: the callbacks this thread staged so far
+# count: the callbacks this thread staged so far; guards: the guards of the
+# branches and loop bodies being traced (_Traced), innermost last, each the
+# conjunction of those around it
+_effects = threading.local()
+
+
+def _when(fn):
+    def run_if_taken(taken, *args):
+        if bool(taken):
+            fn(*args)
+    return run_if_taken
+
+
+class _guarded_by:
+    """While a branch or loop body is traced: its callbacks run only where
+    `guard` (and every guard around it) holds."""
+
+    def __init__(self, guard):
+        self.guard = guard
+
+    def __enter__(self):
+        guards = _effects.__dict__.setdefault("guards", [])
+        guards.append(jnp.logical_and(guards[-1], self.guard) if guards else self.guard)
+
+    def __exit__(self, *exc):
+        _effects.guards.pop()
 
 
 @functools.cache
@@ -615,20 +649,22 @@ class JaxBackend(Backend):
             staged.append((k, jnp.result_type(a, b)))  # weak types promote as JAX does
             results.append(None)
 
-        def side_fn(traced, leaves):
+        def side_fn(traced, leaves, taken):
             index = {}  # leaf position -> its output of the traced branch (its Tracers, in order)
             for k, v in enumerate(leaves.values):
                 if isinstance(v, Tracer):
                     index[k] = len(index)
 
             def run():
-                replayed = traced() if index or traced.effects else []  # (its prints too)
+                # (its prints too, where this side is taken: under jax.vmap both run)
+                replayed = traced(guard=taken) if index or traced.effects else []
                 return [_cast(replayed[index[k]] if k in index else leaves.values[k], dtype)
                         for k, dtype in staged]
             return run
 
         if staged:
-            run_true, run_false = side_fn(t_traced, t_side), side_fn(f_traced, f_side)
+            run_true = side_fn(t_traced, t_side, pred)
+            run_false = side_fn(f_traced, f_side, jnp.logical_not(pred))
             if t_traced.cheap_and_pure() and f_traced.cheap_and_pure():
                 chosen = [jnp.where(pred, a, b) for a, b in zip(run_true(), run_false())]
             else:
@@ -636,7 +672,8 @@ class JaxBackend(Backend):
             for (k, _), value in zip(staged, chosen):
                 results[k] = value
         elif t_traced.effects or f_traced.effects:
-            lax.cond(pred, lambda: [t_traced()][:0], lambda: [f_traced()][:0])
+            lax.cond(pred, lambda: [t_traced(guard=pred)][:0],
+                     lambda: [f_traced(guard=jnp.logical_not(pred))][:0])
         return keys.wrap(unflatten(t_side.structure, results))
 
     def select(self, pred, if_true, if_false):
@@ -1051,8 +1088,10 @@ class _Loop:
                              "when the function is traced")
             self._check_reverse_mode(body, init)
             with _while_scope(self.location, self.kind):
-                final = lax.while_loop(lambda c: test(*c[:n])[0],
-                                       lambda c: _cast_all(body(*c[:n])[:len(c)], c), init)
+                final = lax.while_loop(
+                    lambda c: test(*c[:n])[0],
+                    lambda c: _cast_all(body(*c[:n], guard=test(*c[:n])[0] if body.effects
+                                             else True)[:len(c)], c), init)
             return self._result(final)
         self._no_appends("in a loop that may stop early (maximum_iterations)")
         _refuse_nested_reverse_whiles(body, self.init, self.location)
@@ -1060,7 +1099,7 @@ class _Loop:
         def step(carry, _):
             loop_vars, active = carry[:-1], carry[-1]
             keep = jnp.logical_and(active, test(*loop_vars[:n])[0])
-            new = lax.cond(keep, lambda v: _cast_all(body(*v[:n])[:len(v)], v),
+            new = lax.cond(keep, lambda v: _cast_all(body(*v[:n], guard=keep)[:len(v)], v),
                            lambda v: list(v), list(loop_vars))
             return [*new, keep], None
 
@@ -1097,7 +1136,7 @@ class _Loop:
                 return _cast_all(outs[:n + r], carry), outs[n + r:]
             loop_vars, active = carry[:-1], carry[-1]
             keep = jnp.logical_and(active, test(*loop_vars[:n])[0])
-            new = lax.cond(keep, lambda v: _cast_all(body(*xs, *v[:n])[:n + r], v),
+            new = lax.cond(keep, lambda v: _cast_all(body(*xs, *v[:n], guard=keep)[:n + r], v),
                            lambda v: list(v), list(loop_vars))
             return [*new, keep], []
 

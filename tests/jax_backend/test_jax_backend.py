@@ -291,6 +291,45 @@ def test_a_failing_assert_comes_after_the_prints_before_it(capsys):
     assert capsys.readouterr().out == "".join(f"at {-i}\n" for i in range(6))
 
 
+def doubled_if_big(x):
+    if x > 1:
+        assert x > 1.5, "between 1 and 1.5"
+        print("big", x)
+        x = x * 2
+    else:
+        print("small", x)
+    return x
+
+
+def counted_up_to(x):
+    i = 0
+    while i < x:
+        print("at", i)
+        i += 1
+    return i
+
+
+def test_prints_and_asserts_of_a_branch_or_loop_not_taken_do_not_run_under_vmap(capsys):
+    # Under jax.vmap a staged `if` runs both branches for every element (and a
+    # while_loop's body runs on for elements already done): their callbacks
+    # printed both branches' lines for every element, and the assert of the
+    # branch 0.5 does not take raised.
+    xs = jnp.array([0.5, 2.0, 3.0])
+    expected = [doubled_if_big(x) for x in xs]
+    expected_out = capsys.readouterr().out
+    result = jax.vmap(ag.to_graph(doubled_if_big))(xs)
+    jax.effects_barrier()
+    np.testing.assert_array_equal(result, expected)
+    assert capsys.readouterr().out == expected_out == "small 0.5\nbig 2.0\nbig 3.0\n"
+    ns = jnp.array([1, 3])
+    expected = [counted_up_to(n) for n in ns]
+    expected_lines = sorted(capsys.readouterr().out.splitlines())
+    result = jax.jit(jax.vmap(ag.to_graph(counted_up_to)))(ns)
+    jax.effects_barrier()
+    np.testing.assert_array_equal(result, expected)
+    assert sorted(capsys.readouterr().out.splitlines()) == expected_lines  # (vmap interleaves)
+
+
 def test_a_loop_test_that_prints_or_asserts_is_refused_and_its_fix_runs_under_vmap(capsys):
     # The test is evaluated once to find it staged, then again as the loop's
     # test: its print would run once too often.  (Under jax.vmap an ordered
