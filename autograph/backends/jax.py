@@ -731,7 +731,9 @@ class JaxBackend(Backend):
     def _sequence(self, iterable, location):
         if type(iterable) is StagedEnumerate:
             inner = self._sequence(iterable.iterable, location)
-            counter = jnp.arange(inner.length) + iterable.start
+            # (a Python int in Python, weakly typed: `i + a_i8` is int8)
+            counter = _convert_element_type(jnp.arange(inner.length) + iterable.start,
+                                            jnp.result_type(int), weak_type=True)
             n = len(inner.xs)
             return _Sequence(inner.length, [*inner.xs, counter],
                              lambda xs: (xs[n], inner.make_item(xs[:n])))

@@ -701,6 +701,24 @@ def products_of_pairs(x, y):
     return [a * b for a, b in zip(x, y)], sum(i * v for i, v in enumerate(x, 1))
 
 
+def last_positive_index_plus(xs, a8):
+    last = 0
+    for i, v in enumerate(xs):
+        if v > 0:
+            last = i  # a Python int in Python
+    return last + a8
+
+
+def test_an_enumerate_counter_is_a_python_int():
+    # The counter of a staged enumerate was a strong int64: `last + a8` was
+    # int64 [128] where Python's int8 wraps to [-128].
+    xs, a8 = jnp.array([1.0, 3.0, 0.0]), jnp.array([127], jnp.int8)
+    expected = last_positive_index_plus(xs, a8)
+    result = jax.jit(ag.to_graph(last_positive_index_plus))(xs, a8)
+    assert result.dtype == expected.dtype == jnp.int8
+    np.testing.assert_array_equal(result, expected)
+
+
 def test_zip_and_enumerate_of_traced_arrays_in_a_comprehension_iterate_as_python_does():
     # the staged zip/enumerate (made for a `for` statement) raised "'StagedZip'
     # object is not iterable" in a comprehension; a traced array of known
