@@ -600,8 +600,10 @@ class JaxBackend(Backend):
     def cond(self, pred, true_fn, false_fn, state, names):
         location = staging.user_location()
         pred = _predicate(pred, location)
-        entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
-        lists = [v for v in entry.values if type(v) is JaxList]
+        # (`names` start with the state's own: if_stmt appends its unbound flags)
+        entry = flatten(state, names[:len(state)] if len(names) >= len(state)
+                        else [f"<input {i}>" for i in range(len(state))])
+        lists = [(n, v) for n, v in zip(entry.names, entry.values) if type(v) is JaxList]
         # a numpy array in the state is a JAX array inside the branches: `w += 1`
         # there rebinds `w`, where numpy would change (while tracing) the one
         # array both branches are given
@@ -612,13 +614,14 @@ class JaxBackend(Backend):
             outputs = []
 
             def run():
-                lengths = [len(lst.items) for lst in lists]
+                lengths = [len(lst.items) for _, lst in lists]
                 out = tuple(fn(*unflatten(entry.structure, values)))
-                for lst, n in zip(lists, lengths):
+                for (name, lst), n in zip(lists, lengths):
                     if len(lst.items) != n:
                         del lst.items[n:]
                         raise errors.StagingError(errors.staged_list_append_message(
-                            "list", location, f"in the {side} branch of a staged `if`"))
+                            staging.shown(name), location,
+                            f"in the {side} branch of a staged `if`"))
                 outputs.append(out)
                 return [v for v in flatten(out, names).values if isinstance(v, Tracer)]
             traced = _Traced(run, ())

@@ -503,6 +503,22 @@ def test_a_loop_changing_a_shape_is_refused_with_a_fix_jax_can_run():
         jax.jit(ag.to_graph(doubling))(jnp.ones(2), 2)
 
 
+def count_big(xs):
+    out = []
+    for v in xs:
+        if v > 1:
+            out.append(v)
+    return len(out)
+
+
+def test_an_append_in_a_staged_branch_is_refused_naming_the_list():
+    line = count_big.__code__.co_firstlineno + 3  # (the `if`)
+    message = errors.staged_list_append_message(
+        "out", f"{__file__}:{line}", "in the true branch of a staged `if`")
+    with pytest.raises(errors.StagingError, match=re.escape(message)):
+        jax.jit(ag.to_graph(count_big))(jnp.array([1.0, 3.0]))  # (it said list 'list')
+
+
 def test_weak_types_promote_as_jax_does():
     def starts_as_python_int(xs):
         s = 0
