@@ -519,6 +519,25 @@ def test_an_append_in_a_staged_branch_is_refused_naming_the_list():
         jax.jit(ag.to_graph(count_big))(jnp.array([1.0, 3.0]))  # (it said list 'list')
 
 
+def keys_in_branch_order(x):
+    if x > 0:
+        d = {"a": x, "b": 1.0}
+    else:
+        d = {"b": 2.0, "a": -x}
+    return d
+
+
+def test_dicts_whose_keys_differ_in_order_are_refused_saying_so():
+    # (Python's d iterates in the order of the branch taken.)  The message
+    # listed the keys sorted, the same on both sides.
+    line = keys_in_branch_order.__code__.co_firstlineno + 1
+    message = errors.branch_structure_message(
+        "d", f"{__file__}:{line}", "dict with keys [\"'a'\", \"'b'\"]",
+        "dict with keys [\"'b'\", \"'a'\"]")
+    with pytest.raises(errors.StagingError, match=re.escape(message)):
+        jax.jit(ag.to_graph(keys_in_branch_order))(1.0)
+
+
 def test_weak_types_promote_as_jax_does():
     def starts_as_python_int(xs):
         s = 0
