@@ -341,20 +341,26 @@ class _Block:
 class JaxList:
     """A staged list: a Python list whose length is known while tracing and
     whose items are JAX values (single items, or `_Block`s of stacked items
-    that a scan appended). Appends happen in place, as on a Python list."""
+    that a scan appended). Appends happen in place, as on a Python list.
+    `scanned_type`: (dtype, shape) of the items a scan of no items would have
+    appended, which stacking the list while it is empty gives."""
 
-    __slots__ = ("items", "element_dtype", "element_shape")
+    __slots__ = ("items", "element_dtype", "element_shape", "scanned_type")
 
     def __init__(self, items=(), element_dtype=None, element_shape=None):
         self.items = list(items)
         self.element_dtype = None if element_dtype is None else np.dtype(element_dtype)
         self.element_shape = None if element_shape is None else tuple(element_shape)
+        self.scanned_type = None
 
     def __len__(self):
         return sum(int(i.array.shape[0]) if type(i) is _Block else 1 for i in self.items)
 
     def stacked(self):
         if not self.items:
+            if self.element_dtype is None and self.scanned_type is not None:
+                dtype, shape = self.scanned_type
+                return jnp.zeros((0, *shape), dtype)
             if self.element_dtype is None:
                 raise errors.GraphValueError(errors.staged_list_empty_stack_message())
             return jnp.zeros((0, *(self.element_shape or ())), self.element_dtype)
@@ -1153,6 +1159,8 @@ class _Loop:
         for (lst, _), stacked in zip(self.appended, ys):
             if stacked.shape[0]:  # (a scan of no items appends none: `pop` takes an earlier one)
                 lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
+            elif lst.scanned_type is None:  # (but its items' type is known)
+                lst.scanned_type = (stacked.dtype, stacked.shape[2:])
         return self._result(final)
 
 

@@ -222,6 +222,24 @@ def test_str_of_a_traced_value_is_refused_instead_of_printing_the_tracer(capsys)
     assert "Tracer" not in capsys.readouterr().out
 
 
+def doubled_rows(xs):
+    out = []
+    for v in xs:
+        out.append(v * 2)
+    return ag.stack(out)
+
+
+def test_stacking_what_a_scan_of_no_items_appended_gives_an_empty_array():
+    # It was refused ("cannot stack an empty staged list whose element shape
+    # is unknown") though the scan's body gives the items' type, as the graph
+    # engine's (0, 2) array shows.
+    empty = np.zeros((0, 2))
+    expected = ag.function(doubled_rows)(empty)
+    result = jax.jit(ag.to_graph(doubled_rows))(jnp.asarray(empty))
+    assert result.shape == expected.shape == (0, 2) and result.dtype == expected.dtype
+    assert doubled_rows(empty) == []  # (eager ag.stack leaves the empty list a list)
+
+
 def test_print_and_assert_run_when_the_program_runs(capsys):
     def f(x):
         assert x > 0, "x must be positive"
