@@ -472,13 +472,30 @@ def _single_device():
     return jax.device_count() == 1
 
 
+class _ListSlot:
+    """Where a staged print prints a staged list: its items, a template as
+    the print's (None where the program's values go)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+
 def _printer(sep, end, template):
     """The callback of a staged print: `template` holds the Python values, None
-    where the program's values go."""
+    where the program's values go (a _ListSlot: a staged list's items, printed
+    as the Python list they are)."""
     def emit(*arrays):
         values = iter(arrays)
-        builtins.print(*[next(values) if slot is None else slot for slot in template],
-                       sep=sep, end=end)
+
+        def fill(slot):
+            if slot is None:
+                return next(values)
+            if type(slot) is _ListSlot:
+                return [fill(item) for item in slot.items]
+            return slot
+        builtins.print(*[fill(slot) for slot in template], sep=sep, end=end)
     return emit
 
 
@@ -788,8 +805,11 @@ class JaxBackend(Backend):
 
         def staged(v):
             return isinstance(v, (Tracer, jax.Array, np.ndarray))
-        template = [None if staged(v) else v for v in values]
-        _callback(_printer(sep, end, template), *[v for v in values if staged(v)])
+        template = [_ListSlot([None if staged(i) else i for i in v.item_values()])
+                    if type(v) is JaxList else None if staged(v) else v for v in values]
+        arrays = [i for v in values for i in (
+            v.item_values() if type(v) is JaxList else [v]) if staged(i)]
+        _callback(_printer(sep, end, template), *arrays)
 
     def assert_(self, pred, message):
         _callback(_asserter(message), _predicate(pred, staging.user_location()))

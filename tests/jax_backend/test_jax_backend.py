@@ -240,6 +240,24 @@ def test_stacking_what_a_scan_of_no_items_appended_gives_an_empty_array():
     assert doubled_rows(empty) == []  # (eager ag.stack leaves the empty list a list)
 
 
+def printed_doubles(xs):
+    out = []
+    for v in xs:
+        out.append(v * 2)
+    print("out:", out, len(out))
+    return xs
+
+
+def test_a_staged_list_prints_as_the_python_list_of_its_items(capsys):
+    # It printed 'out: JaxList(<2 items>) 2'.
+    xs = jnp.array([1.0, 2.0])
+    printed_doubles(xs)
+    expected = capsys.readouterr().out
+    jax.jit(ag.to_graph(printed_doubles))(xs)
+    jax.effects_barrier()
+    assert capsys.readouterr().out == expected
+
+
 def test_print_and_assert_run_when_the_program_runs(capsys):
     def f(x):
         assert x > 0, "x must be positive"
