@@ -39,6 +39,7 @@ import functools
 import itertools
 import operator
 import re
+import sys
 import threading
 
 import jax
@@ -97,6 +98,34 @@ def _report_trace_switches():
 
 def _current_trace_kind():
     return type(_TRACE_REF.value).__name__  # "LinearizeTrace" under jax.grad
+
+
+def _refuse_tracer_text():
+    """A tracer's text in converted code (`f"x={x}"` outside a print, `"%s" %
+    x`, `"{}".format(x)`) is its placeholder, 'JitTracer(~float64[])', where
+    Python gives the number: refused there, as the graph engine refuses a
+    tensor's (str() is the runtime's str_).  JAX's own code, and code
+    autograph did not convert, still get the placeholder."""
+    if getattr(Tracer, "_autograph_text", False):
+        return
+
+    def refuse_in_converted_code(tracer, what):
+        caller = sys._getframe(2)
+        if errors.is_converted_code is not None and errors.is_converted_code(caller.f_code):
+            name = errors.expression_at(caller) or "the value"
+            raise errors.TensorTextError(errors.traced_repr_message(
+                name, errors.where_user(), what))
+
+    def __str__(self):
+        refuse_in_converted_code(self, "str")
+        return repr(self)
+
+    def __format__(self, spec):
+        refuse_in_converted_code(self, "f-string or format")
+        return object.__format__(self, spec)
+
+    Tracer.__str__, Tracer.__format__ = __str__, __format__
+    Tracer._autograph_text = True
 
 
 # --- reverse mode and while loops nested in traced sub-programs ---------------------------
@@ -1196,3 +1225,4 @@ def _cast_all(values, like):
 
 BACKEND = JaxBackend()
 _report_trace_switches()
+_refuse_tracer_text()

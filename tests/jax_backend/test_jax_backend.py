@@ -258,6 +258,35 @@ def test_a_staged_list_prints_as_the_python_list_of_its_items(capsys):
     assert capsys.readouterr().out == expected
 
 
+def message_made_first(x):
+    if x > 0:
+        message = f"x={x}"
+        print(message)
+    return x
+
+
+def percent_formatted(x):
+    if x > 0:
+        print("x=%s" % x)
+    return x
+
+
+@pytest.mark.parametrize("fn, what, text", [
+    (message_made_first, "f-string or format", 'f"x={x}"'),
+    (percent_formatted, "str", '"x=%s" % x')])
+def test_text_of_a_tracer_made_in_converted_code_is_refused(fn, what, text, capsys):
+    # It printed 'x=JitTracer(~float64[])' where Python prints 'x=0.5'.
+    line = fn.__code__.co_firstlineno + 2
+    message = errors.traced_repr_message(text, f"{__file__}:{line}", what)
+    with pytest.raises(errors.TensorTextError, match=re.escape(message)):
+        jax.jit(ag.to_graph(fn))(0.5)
+    jax.effects_barrier()
+    assert "Tracer" not in capsys.readouterr().out
+    texts = []  # (code autograph did not convert still gets the placeholder)
+    jax.jit(lambda v: texts.append(f"{v}") or v)(0.5)
+    assert "Tracer" in texts[0]
+
+
 def test_print_and_assert_run_when_the_program_runs(capsys):
     def f(x):
         assert x > 0, "x must be positive"
