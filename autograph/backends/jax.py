@@ -1064,7 +1064,7 @@ class _Loop:
             new = lst.items[n:]
             del lst.items[n:]  # their values are this trace's; the scan returns them
             if new:
-                self.appended.append((lst, _chunk(new)))
+                self.appended.append((lst, self._checked_chunk(new)))
         self.returned = []
         returned_values = []
         for k, value in st.returns.items():
@@ -1081,6 +1081,19 @@ class _Loop:
             self.returned.append((k, leaves, positions))
         self.n_returned = len(returned_values)
         return out + returned_values + [chunk for _, chunk in self.appended]
+
+    def _checked_chunk(self, items):
+        """The items one iteration appends, as one array (the scan's output):
+        a Python number among them must keep its type there, as Python's
+        list holds it (a weakly typed array of its own dtype), not be
+        promoted with the others (`out.append(1); out.append(v_f64)`: 1.0)."""
+        chunk = _chunk(items)
+        for item in items:
+            if staging.is_number(item) and (_aval(item).dtype != chunk.dtype or not _weak(chunk)):
+                dtype = np.dtype(chunk.dtype)
+                raise errors.StagingError(errors.staged_list_literal_message(
+                    item, dtype, dtype.type(item), np.dtype(_aval(item).dtype), self.location))
+        return chunk
 
     def _checked_leaf(self, j, name, after):
         """The body's value for carried leaf j, checked against its type on

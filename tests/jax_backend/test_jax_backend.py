@@ -287,6 +287,26 @@ def test_text_of_a_tracer_made_in_converted_code_is_refused(fn, what, text, caps
     assert "Tracer" in texts[0]
 
 
+def ones_and_values(xs, a8):
+    out = []
+    for v in xs:
+        out.append(1)
+        out.append(v)
+    return out[0] + a8
+
+
+def test_a_python_number_a_scan_appends_with_other_items_keeps_its_type_or_is_refused():
+    # The scan stacked 1 with the float items: out[0] + a8 was float64 [6.0]
+    # where Python's int8 gives [6].
+    xs, a8 = jnp.array([1.0, 2.0]), jnp.array([5], jnp.int8)
+    assert ones_and_values(xs, a8).dtype == jnp.int8
+    line = ones_and_values.__code__.co_firstlineno + 2
+    message = errors.staged_list_literal_message(
+        1, np.dtype(np.float64), np.float64(1.0), np.dtype(np.int64), f"{__file__}:{line}")
+    with pytest.raises(errors.StagingError, match=re.escape(message)):
+        jax.jit(ag.to_graph(ones_and_values))(xs, a8)
+
+
 def test_print_and_assert_run_when_the_program_runs(capsys):
     def f(x):
         assert x > 0, "x must be positive"
