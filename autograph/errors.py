@@ -538,12 +538,21 @@ def loop_promotion_message(name, location, loop, before, after, detail, start=No
         f"e.g. {example}, or np.zeros((), dtype).")
 
 
-def loop_shape_message(name, location, loop, before, after):
+def loop_shape_message(name, location, loop, before, after, static_shapes_of=None):
+    """`static_shapes_of`: the name of a backend whose arrays cannot change
+    shape in a loop (JAX), where shape_invariants would not help."""
+    if static_shapes_of is not None:
+        fix = (f"{static_shapes_of} arrays have static shapes, so a loop cannot grow or "
+               "shrink one (shape_invariants do not apply): make it its largest size "
+               f"before the loop and write into it ({name} = {name}.at[i].set(v)), or, "
+               "in a `for` over an array, append the items to a list and ag.stack it "
+               "after the loop.")
+    else:
+        fix = ("Keep its shape, or allow the change with ag.set_loop_options("
+               f"shape_invariants=[({name}, shape)]) using None for the dims that vary.")
     return (
         f"variable '{name}' changes shape in the staged `{loop}` loop at "
-        f"{location} (before the iteration: {before}; after it: {after}). "
-        "Keep its shape, or allow the change with ag.set_loop_options("
-        f"shape_invariants=[({name}, shape)]) using None for the dims that vary.")
+        f"{location} (before the iteration: {before}; after it: {after}). " + fix)
 
 
 def loop_kind_message(name, location, loop, before, after):
@@ -1189,9 +1198,9 @@ def traced_type_message(call, name, what, location, candidates):
         f"`np.ndim({code})`.")
 
 
-def traced_repr_message(name, location):
+def traced_repr_message(name, location, call="repr"):
     return (
-        f"repr() of staged value '{name}' at {location}: its text only exists when the "
+        f"{call}() of staged value '{name}' at {location}: its text only exists when the "
         "program runs, and while tracing Python would get a placeholder description "
         "instead of the numbers. Use print(...) (staged: it prints the run-time value) "
         "or return the value and format it outside the staged function.")

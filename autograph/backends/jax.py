@@ -39,6 +39,7 @@ import functools
 import itertools
 import operator
 import re
+import sys
 import threading
 
 import jax
@@ -50,7 +51,7 @@ from autograph import errors
 from autograph.runtime import registry, staging
 from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.random import call_text as random_text
-from autograph.runtime.special_values import UndefinedReturnValue
+from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
 
 Tracer = jax.core.Tracer
@@ -99,6 +100,34 @@ def _current_trace_kind():
     return type(_TRACE_REF.value).__name__  # "LinearizeTrace" under jax.grad
 
 
+def _refuse_tracer_text():
+    """A tracer's text in converted code (`f"x={x}"` outside a print, `"%s" %
+    x`, `"{}".format(x)`) is its placeholder, 'JitTracer(~float64[])', where
+    Python gives the number: refused there, as the graph engine refuses a
+    tensor's (str() is the runtime's str_).  JAX's own code, and code
+    autograph did not convert, still get the placeholder."""
+    if getattr(Tracer, "_autograph_text", False):
+        return
+
+    def refuse_in_converted_code(tracer, what):
+        caller = sys._getframe(2)
+        if errors.is_converted_code is not None and errors.is_converted_code(caller.f_code):
+            name = errors.expression_at(caller) or "the value"
+            raise errors.TensorTextError(errors.traced_repr_message(
+                name, errors.where_user(), what))
+
+    def __str__(self):
+        refuse_in_converted_code(self, "str")
+        return repr(self)
+
+    def __format__(self, spec):
+        refuse_in_converted_code(self, "f-string or format")
+        return object.__format__(self, spec)
+
+    Tracer.__str__, Tracer.__format__ = __str__, __format__
+    Tracer._autograph_text = True
+
+
 # --- reverse mode and while loops nested in traced sub-programs ---------------------------
 
 # A staged `while` (lax.while_loop) carrying a value jax.grad differentiates
@@ -135,7 +164,7 @@ def _refuse_nested_reverse_whiles(traced, args=(), location=None):
         return
     jaxpr = traced.jaxpr
     marked = {v for v, c in zip(jaxpr.constvars, traced.consts) if _differentiated(c)}
-    marked |= {v for v, a in zip(jaxpr.invars, args) if _differentiated(a)}
+    marked |= {v for v, a in zip(jaxpr.invars[1:], args) if _differentiated(a)}  # (1: guard)
     if marked:
         _walk_reverse(jaxpr, marked, location)
 
@@ -212,7 +241,12 @@ def _cast(v, dtype):
 
 
 def _zeros(aval):
-    return jnp.zeros(aval.shape, aval.dtype)
+    """Zeros of `aval`'s type, weakly typed where it is (a Python number's stand-in)."""
+    zeros = np.zeros(aval.shape, aval.dtype)
+    if not getattr(aval, "weak_type", False):
+        return zeros
+    with jax.ensure_compile_time_eval():  # (a constant, not a value of the trace)
+        return _convert_element_type(zeros, zeros.dtype, weak_type=True)
 
 
 class _Spec:
@@ -224,20 +258,87 @@ class _Spec:
         self.dtype, self.shape = np.dtype(dtype), tuple(shape)
 
 
+# --- typed PRNG keys -----------------------------------------------------------------------
+
+_UNSET = (Undefined, UndefinedReturnValue)  # (a variable the loop assigns first)
+
+
+def _is_key(v):
+    return isinstance(v, (Tracer, jax.Array)) and jax.dtypes.issubdtype(
+        v.dtype, jax.dtypes.prng_key)
+
+
+class _KeyData:
+    """Typed PRNG keys (`jax.random.key(0)`, whose dtype numpy does not know)
+    among a loop's or a branch's values, carried as their key data (uint32
+    arrays, which the runtime's checks know) and wrapped back as keys where
+    user code sees them.  `impls`: leaf position -> the key's implementation,
+    the keys of the loop's entry (a branch: of its outputs)."""
+
+    def __init__(self, names, location, kind):
+        self.names, self.location, self.kind = list(names), location, kind
+        self.impls, self.undefined = None, set()
+
+    def unwrap(self, values):
+        """`values` (one per name) with their keys as key data; the first call
+        fixes the keys' positions, a later one must keep them (a variable
+        first assigned in the loop may become a key)."""
+        leaves = flatten(tuple(values), self.names)
+        impls = {k: jax.random.key_impl(v) for k, v in enumerate(leaves.values) if _is_key(v)}
+        if self.impls is None:
+            self.impls = impls
+            self.undefined = {k for k, v in enumerate(leaves.values) if type(v) in _UNSET}
+        elif impls.keys() != self.impls.keys():
+            changed = impls.keys() ^ self.impls.keys()
+            if not changed <= self.undefined or not changed <= impls.keys():
+                k = min(changed)
+                self._refuse(leaves.names[k], leaves.values[k])
+            self.impls.update(impls)
+        if not impls:
+            return tuple(values)
+        return tuple(unflatten(leaves.structure, [
+            jax.random.key_data(v) if k in impls else v for k, v in enumerate(leaves.values)]))
+
+    def wrap(self, values):
+        """`values` with key data at the keys' positions made keys again."""
+        if not self.impls:
+            return tuple(values)
+        leaves = flatten(tuple(values), self.names)
+        return tuple(unflatten(leaves.structure, [
+            jax.random.wrap_key_data(v, impl=self.impls[k])
+            if k in self.impls and type(v) not in _UNSET else v
+            for k, v in enumerate(leaves.values)]))
+
+    def _refuse(self, name, value):
+        described = "a JAX PRNG key" if _is_key(value) else staging.describe(value)
+        other = "another value" if _is_key(value) else "a JAX PRNG key"
+        if self.kind == "if":
+            raise errors.StagingError(errors.branch_dtype_message(
+                staging.shown(name), self.location, described, other))
+        raise errors.StagingError(errors.loop_dtype_message(
+            staging.shown(name), self.location, self.kind, other, described))
+
+
 # --- tracing once, replaying -------------------------------------------------------------
 
 class _Traced:
     """`fn` traced once into a jaxpr: `fn(*args)` returns a list of values
-    (tracers, arrays, numbers), the jaxpr's outputs."""
+    (tracers, arrays, numbers), the jaxpr's outputs.  Its first input is a
+    guard (`traced(*args, guard=...)`): whether the branch or iteration it
+    runs is taken, which its prints and asserts check (`_callback`), as
+    under jax.vmap a branch or an iteration runs for every element."""
 
     def __init__(self, fn, specs):
-        closed = jax.make_jaxpr(lambda *args: [_as_jax(v) for v in fn(*args)])(*specs)
+        def guarded(guard, *args):
+            with _guarded_by(guard):
+                return [_as_jax(v) for v in fn(*args)]
+        closed = jax.make_jaxpr(guarded)(jax.ShapeDtypeStruct((), jnp.bool_), *specs)
         self.jaxpr, self.consts = closed.jaxpr, closed.consts
         self.out_avals = closed.out_avals
         self.effects = closed.jaxpr.effects
 
-    def __call__(self, *args):
-        return jax.core.eval_jaxpr(self.jaxpr, self.consts, *args)
+    def __call__(self, *args, guard=True):
+        return jax.core.eval_jaxpr(self.jaxpr, self.consts, guard, *args)
 
     def cheap_and_pure(self, limit=8):
         """A few elementwise ops without effects: both sides of a select."""
@@ -269,20 +370,26 @@ class _Block:
 class JaxList:
     """A staged list: a Python list whose length is known while tracing and
     whose items are JAX values (single items, or `_Block`s of stacked items
-    that a scan appended). Appends happen in place, as on a Python list."""
+    that a scan appended). Appends happen in place, as on a Python list.
+    `scanned_type`: (dtype, shape) of the items a scan of no items would have
+    appended, which stacking the list while it is empty gives."""
 
-    __slots__ = ("items", "element_dtype", "element_shape")
+    __slots__ = ("items", "element_dtype", "element_shape", "scanned_type")
 
     def __init__(self, items=(), element_dtype=None, element_shape=None):
         self.items = list(items)
         self.element_dtype = None if element_dtype is None else np.dtype(element_dtype)
         self.element_shape = None if element_shape is None else tuple(element_shape)
+        self.scanned_type = None
 
     def __len__(self):
         return sum(int(i.array.shape[0]) if type(i) is _Block else 1 for i in self.items)
 
     def stacked(self):
         if not self.items:
+            if self.element_dtype is None and self.scanned_type is not None:
+                dtype, shape = self.scanned_type
+                return jnp.zeros((0, *shape), dtype)
             if self.element_dtype is None:
                 raise errors.GraphValueError(errors.staged_list_empty_stack_message())
             return jnp.zeros((0, *(self.element_shape or ())), self.element_dtype)
@@ -353,11 +460,39 @@ def _callback(fn, *args):
     loop's test never holds one: the runtime refuses a staged `while` whose
     test stages an effect, control_flow.while_stmt; under jax.vmap an ordered
     callback in lax.while_loop's test gives wrong values, jax 0.10.)"""
+    guards = getattr(_effects, "guards", None)
+    if guards:
+        fn, args = _when(fn), (guards[-1], *args)
     jax.debug.callback(fn, *args, ordered=_single_device())
     _effects.count = getattr(_effects, "count", 0) + 1  # (JaxBackend.effects)
 
 
-_effects = threading.local()  # count: the callbacks this thread staged so far
+# count: the callbacks this thread staged so far; guards: the guards of the
+# branches and loop bodies being traced (_Traced), innermost last, each the
+# conjunction of those around it
+_effects = threading.local()
+
+
+def _when(fn):
+    def run_if_taken(taken, *args):
+        if bool(taken):
+            fn(*args)
+    return run_if_taken
+
+
+class _guarded_by:
+    """While a branch or loop body is traced: its callbacks run only where
+    `guard` (and every guard around it) holds."""
+
+    def __init__(self, guard):
+        self.guard = guard
+
+    def __enter__(self):
+        guards = _effects.__dict__.setdefault("guards", [])
+        guards.append(jnp.logical_and(guards[-1], self.guard) if guards else self.guard)
+
+    def __exit__(self, *exc):
+        _effects.guards.pop()
 
 
 @functools.cache
@@ -366,13 +501,30 @@ def _single_device():
     return jax.device_count() == 1
 
 
+class _ListSlot:
+    """Where a staged print prints a staged list: its items, a template as
+    the print's (None where the program's values go)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+
 def _printer(sep, end, template):
     """The callback of a staged print: `template` holds the Python values, None
-    where the program's values go."""
+    where the program's values go (a _ListSlot: a staged list's items, printed
+    as the Python list they are)."""
     def emit(*arrays):
         values = iter(arrays)
-        builtins.print(*[next(values) if slot is None else slot for slot in template],
-                       sep=sep, end=end)
+
+        def fill(slot):
+            if slot is None:
+                return next(values)
+            if type(slot) is _ListSlot:
+                return [fill(item) for item in slot.items]
+            return slot
+        builtins.print(*[fill(slot) for slot in template], sep=sep, end=end)
     return emit
 
 
@@ -500,8 +652,10 @@ class JaxBackend(Backend):
     def cond(self, pred, true_fn, false_fn, state, names):
         location = staging.user_location()
         pred = _predicate(pred, location)
-        entry = flatten(state, [f"<input {i}>" for i in range(len(state))])
-        lists = [v for v in entry.values if type(v) is JaxList]
+        # (`names` start with the state's own: if_stmt appends its unbound flags)
+        entry = flatten(state, names[:len(state)] if len(names) >= len(state)
+                        else [f"<input {i}>" for i in range(len(state))])
+        lists = [(n, v) for n, v in zip(entry.names, entry.values) if type(v) is JaxList]
         # a numpy array in the state is a JAX array inside the branches: `w += 1`
         # there rebinds `w`, where numpy would change (while tracing) the one
         # array both branches are given
@@ -512,20 +666,22 @@ class JaxBackend(Backend):
             outputs = []
 
             def run():
-                lengths = [len(lst.items) for lst in lists]
+                lengths = [len(lst.items) for _, lst in lists]
                 out = tuple(fn(*unflatten(entry.structure, values)))
-                for lst, n in zip(lists, lengths):
+                for (name, lst), n in zip(lists, lengths):
                     if len(lst.items) != n:
                         del lst.items[n:]
                         raise errors.StagingError(errors.staged_list_append_message(
-                            "list", location, f"in the {side} branch of a staged `if`"))
+                            staging.shown(name), location,
+                            f"in the {side} branch of a staged `if`"))
                 outputs.append(out)
                 return [v for v in flatten(out, names).values if isinstance(v, Tracer)]
             traced = _Traced(run, ())
             return traced, outputs[0]
 
-        t_traced, t_out = trace(true_fn, "true")
-        f_traced, f_out = trace(false_fn, "false")
+        keys = _KeyData(names, location, "if")  # (the branches' keys: as key data)
+        t_traced, t_out = trace(lambda *v: keys.unwrap(true_fn(*v)), "true")
+        f_traced, f_out = trace(lambda *v: keys.unwrap(false_fn(*v)), "false")
         for traced in (t_traced, f_traced):  # (a while loop in a branch, under jax.grad)
             _refuse_nested_reverse_whiles(traced, (), location)
         t_out, f_out = staging.return_stand_ins(t_out, f_out, _stand_in)
@@ -548,20 +704,22 @@ class JaxBackend(Backend):
             staged.append((k, jnp.result_type(a, b)))  # weak types promote as JAX does
             results.append(None)
 
-        def side_fn(traced, leaves):
+        def side_fn(traced, leaves, taken):
             index = {}  # leaf position -> its output of the traced branch (its Tracers, in order)
             for k, v in enumerate(leaves.values):
                 if isinstance(v, Tracer):
                     index[k] = len(index)
 
             def run():
-                replayed = traced() if index or traced.effects else []  # (its prints too)
+                # (its prints too, where this side is taken: under jax.vmap both run)
+                replayed = traced(guard=taken) if index or traced.effects else []
                 return [_cast(replayed[index[k]] if k in index else leaves.values[k], dtype)
                         for k, dtype in staged]
             return run
 
         if staged:
-            run_true, run_false = side_fn(t_traced, t_side), side_fn(f_traced, f_side)
+            run_true = side_fn(t_traced, t_side, pred)
+            run_false = side_fn(f_traced, f_side, jnp.logical_not(pred))
             if t_traced.cheap_and_pure() and f_traced.cheap_and_pure():
                 chosen = [jnp.where(pred, a, b) for a, b in zip(run_true(), run_false())]
             else:
@@ -569,8 +727,9 @@ class JaxBackend(Backend):
             for (k, _), value in zip(staged, chosen):
                 results[k] = value
         elif t_traced.effects or f_traced.effects:
-            lax.cond(pred, lambda: [t_traced()][:0], lambda: [f_traced()][:0])
-        return unflatten(t_side.structure, results)
+            lax.cond(pred, lambda: [t_traced(guard=pred)][:0],
+                     lambda: [f_traced(guard=jnp.logical_not(pred))][:0])
+        return keys.wrap(unflatten(t_side.structure, results))
 
     def select(self, pred, if_true, if_false):
         return jnp.where(pred, if_true, if_false)
@@ -581,7 +740,11 @@ class JaxBackend(Backend):
     # --- loops ---------------------------------------------------------------------
 
     def while_loop(self, test_fn, body_fn, state, names, opts):
-        return _Loop("while", state, names, opts).run(test_fn, body_fn)
+        keys = _KeyData(names, staging.user_location(), "while")
+        state = keys.unwrap(state)
+        final = _Loop("while", state, names, opts).run(
+            lambda *v: test_fn(*keys.wrap(v)), lambda *v: keys.unwrap(body_fn(*keys.wrap(v))))
+        return keys.wrap(final)
 
     def for_range(self, start, stop, step, body_fn, state, names, opts, target=None,
                   extra_test=None):
@@ -590,6 +753,9 @@ class JaxBackend(Backend):
         dtype = jnp.result_type(*[_as_jax(v) if isinstance(v, Tracer) else v
                                   for v in (start, stop, step)])
 
+        keys = _KeyData(names, location, "for")
+        state = keys.unwrap(state)
+
         def test(i, *rest):
             if isinstance(step, Tracer):
                 in_range = jnp.where(step > 0, i < stop, i > stop)
@@ -597,24 +763,32 @@ class JaxBackend(Backend):
                 in_range = i < stop if step > 0 else i > stop
             if extra_test is None:
                 return in_range
-            return jnp.logical_and(in_range, _as_jax(extra_test(*rest)))
+            return jnp.logical_and(in_range, _as_jax(extra_test(*keys.wrap(rest))))
 
         def body(i, *rest):
-            return (i + step, *body_fn(i, *rest))
+            return (i + step, *keys.unwrap(body_fn(i, *keys.wrap(rest))))
 
         counter = _cast(start, dtype)
         final = _Loop("for", (counter, *state), (target or "<range index>", *names),
                       opts).run(test, body)
-        return tuple(final[1:])
+        return keys.wrap(final[1:])
 
     def for_each(self, iterable, body_fn, state, names, opts, target=None, extra_test=None):
-        sequence = self._sequence(iterable, staging.user_location())
-        return _Loop("for", state, names, opts).run_scan(sequence, body_fn, extra_test)
+        location = staging.user_location()
+        sequence = self._sequence(iterable, location)
+        keys = _KeyData(names, location, "for")
+        state = keys.unwrap(state)
+        test = None if extra_test is None else lambda *v: extra_test(*keys.wrap(v))
+        final = _Loop("for", state, names, opts).run_scan(
+            sequence, lambda item, *v: keys.unwrap(body_fn(item, *keys.wrap(v))), test)
+        return keys.wrap(final)
 
     def _sequence(self, iterable, location):
         if type(iterable) is StagedEnumerate:
             inner = self._sequence(iterable.iterable, location)
-            counter = jnp.arange(inner.length) + iterable.start
+            # (a Python int in Python, weakly typed: `i + a_i8` is int8)
+            counter = _convert_element_type(jnp.arange(inner.length) + iterable.start,
+                                            jnp.result_type(int), weak_type=True)
             n = len(inner.xs)
             return _Sequence(inner.length, [*inner.xs, counter],
                              lambda xs: (xs[n], inner.make_item(xs[:n])))
@@ -660,8 +834,11 @@ class JaxBackend(Backend):
 
         def staged(v):
             return isinstance(v, (Tracer, jax.Array, np.ndarray))
-        template = [None if staged(v) else v for v in values]
-        _callback(_printer(sep, end, template), *[v for v in values if staged(v)])
+        template = [_ListSlot([None if staged(i) else i for i in v.item_values()])
+                    if type(v) is JaxList else None if staged(v) else v for v in values]
+        arrays = [i for v in values for i in (
+            v.item_values() if type(v) is JaxList else [v]) if staged(i)]
+        _callback(_printer(sep, end, template), *arrays)
 
     def assert_(self, pred, message):
         _callback(_asserter(message), _predicate(pred, staging.user_location()))
@@ -676,6 +853,26 @@ class JaxBackend(Backend):
         _callback(_raiser(*parts), _predicate(pred, staging.user_location()))
 
     # --- builtins ---------------------------------------------------------------------
+
+    def python_number(self, value, kind):
+        """`float(t)` / `int(t)` of a 0-d real tracer: a weakly typed value,
+        what JAX makes of a Python number, so later arithmetic promotes as
+        Python's number does (`float(i) * x_f32` stays float32).  int() of a
+        float (NaN and inf raise in Python) or of a uint64 (int64 cannot hold
+        it) is refused as the graph engine refuses it; an array is left to the
+        builtin, which raises Python's TypeError."""
+        if not isinstance(value, Tracer) or value.shape:
+            return NotImplemented
+        dtype = np.dtype(value.dtype)
+        if dtype.kind in ("biuf" if kind == "float" else "biu") and not (
+                kind == "int" and dtype == np.uint64):
+            return _convert_element_type(
+                value, jnp.result_type(float if kind == "float" else int), weak_type=True)
+        what = f"{kind}()"
+        frame = errors.user_frame(1, _want_frame=True)
+        name = (frame is not None and errors.expression_at(frame)) or "the value"
+        raise errors.TensorUsageError(errors.tensor_usage_message(
+            what, name, errors.where_user(), errors.staged_value_fix(what)))
 
     def numpy_type_of(self, value, dtype):
         """A Python number (a weakly typed value: a loop's counter) converted
@@ -804,12 +1001,16 @@ def _checks_view(leaves, other):
 
 
 def _stand_in(leaf):
-    """What a branch without `return` gives for the return value (the flag says it is unused)."""
+    """What a branch without `return` gives for the return value (the flag says
+    it is unused): of the other side's type, a Python number (or a weakly typed
+    value) staying one, so the value returned promotes as Python's does
+    (`first_negative(xs) + a_i8` is int8)."""
     if type(leaf) is JaxList:
         return JaxList((), leaf.element_dtype, leaf.element_shape)
+    if staging.is_number(leaf):
+        return type(leaf)(0)
     if _is_value(leaf):
-        aval = _aval(leaf)
-        return np.zeros(aval.shape, aval.dtype)
+        return _zeros(_aval(leaf))
     return leaf
 
 
@@ -863,7 +1064,7 @@ class _Loop:
             new = lst.items[n:]
             del lst.items[n:]  # their values are this trace's; the scan returns them
             if new:
-                self.appended.append((lst, _chunk(new)))
+                self.appended.append((lst, self._checked_chunk(new)))
         self.returned = []
         returned_values = []
         for k, value in st.returns.items():
@@ -880,6 +1081,19 @@ class _Loop:
             self.returned.append((k, leaves, positions))
         self.n_returned = len(returned_values)
         return out + returned_values + [chunk for _, chunk in self.appended]
+
+    def _checked_chunk(self, items):
+        """The items one iteration appends, as one array (the scan's output):
+        a Python number among them must keep its type there, as Python's
+        list holds it (a weakly typed array of its own dtype), not be
+        promoted with the others (`out.append(1); out.append(v_f64)`: 1.0)."""
+        chunk = _chunk(items)
+        for item in items:
+            if staging.is_number(item) and (_aval(item).dtype != chunk.dtype or not _weak(chunk)):
+                dtype = np.dtype(chunk.dtype)
+                raise errors.StagingError(errors.staged_list_literal_message(
+                    item, dtype, dtype.type(item), np.dtype(_aval(item).dtype), self.location))
+        return chunk
 
     def _checked_leaf(self, j, name, after):
         """The body's value for carried leaf j, checked against its type on
@@ -910,12 +1124,18 @@ class _Loop:
                     staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
                     staging.describe(after)))
         else:
+            if _is_value(after):
+                self._check_shape(name, j, after)
             staging.check_loop_leaf(name, var, after, self.location, self.kind)
-        if _aval(after).shape != spec.shape:
+        self._check_shape(name, j, after)
+        return _cast(after, spec.dtype)
+
+    def _check_shape(self, name, j, after):
+        """XLA's shapes are static: no shape_invariants can let one change."""
+        if _aval(after).shape != self.specs[j].shape:
             raise errors.StagingError(errors.loop_shape_message(
                 staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
-                staging.describe(after)))
-        return _cast(after, spec.dtype)
+                staging.describe(after), static_shapes_of="JAX"))
 
     def _result(self, final):
         n = len(self.specs)
@@ -941,8 +1161,10 @@ class _Loop:
                              "when the function is traced")
             self._check_reverse_mode(body, init)
             with _while_scope(self.location, self.kind):
-                final = lax.while_loop(lambda c: test(*c[:n])[0],
-                                       lambda c: _cast_all(body(*c[:n])[:len(c)], c), init)
+                final = lax.while_loop(
+                    lambda c: test(*c[:n])[0],
+                    lambda c: _cast_all(body(*c[:n], guard=test(*c[:n])[0] if body.effects
+                                             else True)[:len(c)], c), init)
             return self._result(final)
         self._no_appends("in a loop that may stop early (maximum_iterations)")
         _refuse_nested_reverse_whiles(body, self.init, self.location)
@@ -950,7 +1172,7 @@ class _Loop:
         def step(carry, _):
             loop_vars, active = carry[:-1], carry[-1]
             keep = jnp.logical_and(active, test(*loop_vars[:n])[0])
-            new = lax.cond(keep, lambda v: _cast_all(body(*v[:n])[:len(v)], v),
+            new = lax.cond(keep, lambda v: _cast_all(body(*v[:n], guard=keep)[:len(v)], v),
                            lambda v: list(v), list(loop_vars))
             return [*new, keep], None
 
@@ -987,7 +1209,7 @@ class _Loop:
                 return _cast_all(outs[:n + r], carry), outs[n + r:]
             loop_vars, active = carry[:-1], carry[-1]
             keep = jnp.logical_and(active, test(*loop_vars[:n])[0])
-            new = lax.cond(keep, lambda v: _cast_all(body(*xs, *v[:n])[:n + r], v),
+            new = lax.cond(keep, lambda v: _cast_all(body(*xs, *v[:n], guard=keep)[:n + r], v),
                            lambda v: list(v), list(loop_vars))
             return [*new, keep], []
 
@@ -999,6 +1221,8 @@ class _Loop:
         for (lst, _), stacked in zip(self.appended, ys):
             if stacked.shape[0]:  # (a scan of no items appends none: `pop` takes an earlier one)
                 lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
+            elif lst.scanned_type is None:  # (but its items' type is known)
+                lst.scanned_type = (stacked.dtype, stacked.shape[2:])
         return self._result(final)
 
 
@@ -1014,3 +1238,4 @@ def _cast_all(values, like):
 
 BACKEND = JaxBackend()
 _report_trace_switches()
+_refuse_tracer_text()

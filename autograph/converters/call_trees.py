@@ -13,7 +13,7 @@ frame of ours lies between caller and callee, so recursion depth, tracebacks,
 `warnings.warn(stacklevel=...)`, logging records and `sys._getframe(1)` are
 what they are without conversion.
 
-`print`, `len`, `range`, `enumerate`, `zip`, `type`, `isinstance`, `repr`,
+`print`, `len`, `range`, `enumerate`, `zip`, `type`, `isinstance`, `repr`, `str`,
 `bool`, `max`, `min`, `float`, `int` and `sum` -- when the name means the
 builtin (not bound in the function, not one of its free variables, whose
 value varies per closure, not a global of another object) -- call their runtime operator directly; other builtins are called

@@ -148,17 +148,21 @@ def _concatenated(node, means_builtin, pieces, values):
 
 
 def _text_conversion(node, means_builtin):
-    """'!s' for `str(v)`, '!r' for `repr(v)` (the calls pass's `ag__.repr_(v)`)."""
+    """'!s' for `str(v)`, '!r' for `repr(v)` (the calls pass's `ag__.str_(v)`,
+    `ag__.repr_(v)`; a `str` that is not the builtin keeps its own name)."""
     if not (isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords
             and not isinstance(node.args[0], gast.Starred)):
         return None
     func = node.func
     if isinstance(func, gast.Name) and func.id == "str" and means_builtin("str"):
         return "!s"
-    if isinstance(func, gast.Attribute) and func.attr == "repr_" and \
+    if isinstance(func, gast.Attribute) and func.attr in _TEXT_OPERATORS and \
             isinstance(func.value, gast.Name) and func.value.id == "ag__":
-        return "!r"
+        return _TEXT_OPERATORS[func.attr]
     return None
+
+
+_TEXT_OPERATORS = {"str_": "!s", "repr_": "!r"}
 
 
 def _is_format_method(node):

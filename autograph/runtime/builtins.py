@@ -1,5 +1,5 @@
 """Builtins as converted code calls them: `print_`, `len_`, `range_`,
-`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `bool_`, `float_`,
+`enumerate_`, `zip_`, `type_`, `isinstance_`, `repr_`, `str_`, `bool_`, `float_`,
 `int_`, `max_`, `min_`, `sum_`, `user_locals` (what `locals()` shows), and
 `format_string` (a printed f-string: with staged values, a text the print
 formats at run time).
@@ -11,8 +11,8 @@ bound is a `StagedRange`, which `for_stmt` stages as one loop (`for_range`).
 `type()` and `isinstance()` of a staged value answer what the value is when
 the program runs eagerly (`Backend.eager_types`: `np.ndarray` for a graph
 tensor of rank >= 1), never the tracing placeholder's class, and refuse
-(TracedTypeError) where one trace cannot tell; `repr()` of a staged value is
-refused like `str()` (its text only exists at run time), and `bool()` of
+(TracedTypeError) where one trace cannot tell; `repr()` and `str()` of a
+staged value are refused (its text only exists at run time), and `bool()` of
 one by the same catalog error for every backend.  `max(a, b)` and `min(a,
 b)` with a staged operand are Python's fold with staged comparisons;
 `float(t)`, `int(t)` of a 0-d one are staged Python numbers where the
@@ -603,6 +603,18 @@ def repr_(*args, **kwargs):
         raise errors.TensorTextError(errors.traced_repr_message(
             _variable_holding(args[0], "repr"), errors.where_user()))
     return builtins.repr(*args, **kwargs)
+
+
+def str_(*args, **kwargs):
+    """Python meaning: `str(*args, **kwargs)`.  A staged value's text is
+    refused as repr()'s is: where its own `__str__` does not refuse it (a
+    graph tensor's does, saying more), as a JAX tracer's gives the
+    placeholder 'JitTracer(~float64[])'."""
+    text = builtins.str(*args, **kwargs)
+    if len(args) == 1 and not kwargs and _staged_inside(args[0]):
+        raise errors.TensorTextError(errors.traced_repr_message(
+            _variable_holding(args[0], "str"), errors.where_user(), "str"))
+    return text
 
 
 _SCANNED = (list, tuple, dict, set, frozenset)

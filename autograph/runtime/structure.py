@@ -152,8 +152,8 @@ def describe_container(value):
         return None
     form, children = parts
     kind = type(value)
-    if kind is dict:
-        return f"dict with keys {sorted(map(repr, value))}"
+    if kind is dict:  # (in order: two dicts of one key set but another order differ)
+        return f"dict with keys {list(map(repr, value))}"
     if form is _SEQUENCE:
         return f"{kind.__name__} of length {len(value)}"
     return f"{kind.__name__} with fields {[k for k, _ in children]}"

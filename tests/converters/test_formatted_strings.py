@@ -115,6 +115,6 @@ def test_golden_concatenated_texts():
     assert to_source(concatenated_logged, PASSES) == dedent('''
         def concatenated_logged(step, loss, str_):
             ag__.print_(ag__.format_string('step {!s}: {!r} {:.2f}', step, loss, loss), ag__.format_string('{!s}', step), 'a' + 'b')
-            ag__.print_(ag__.converted(str_, fscope)(step) + 'x', 'a' + str(step, 'ascii'))
-            return 'step ' + str(step)
+            ag__.print_(ag__.converted(str_, fscope)(step) + 'x', 'a' + ag__.str_(step, 'ascii'))
+            return 'step ' + ag__.str_(step)
     ''')

@@ -4,6 +4,7 @@ tracing."""
 
 import collections
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -205,6 +206,129 @@ def test_list_append_in_a_scan_becomes_stacked_outputs():
     assert int(n) == 6
 
 
+def says_positive(x):
+    if x > 0:
+        print("x is " + str(x))
+    return x
+
+
+def test_a_printed_str_of_a_traced_value_prints_pythons_text(capsys):
+    # It printed 'x is JitTracer(~float64[])' where Python prints 'x is 0.5'
+    # (a printed `+` of texts is formatted when the program runs:
+    # converters/formatted_strings.py)
+    says_positive(jnp.float32(0.5))
+    expected = capsys.readouterr().out
+    jax.jit(ag.to_graph(says_positive))(0.5)
+    jax.effects_barrier()
+    assert capsys.readouterr().out == expected == "x is 0.5\n"
+
+
+def str_outside_print(x):
+    text = "x is " + str(x)
+    return x, len(text)
+
+
+def test_str_of_a_traced_value_outside_print_is_refused():
+    line = str_outside_print.__code__.co_firstlineno + 1
+    message = errors.traced_repr_message("x", f"{__file__}:{line}", "str")
+    with pytest.raises(errors.TensorTextError, match=re.escape(message)):
+        jax.jit(ag.to_graph(str_outside_print))(0.5)
+
+
+def doubled_rows(xs):
+    out = []
+    for v in xs:
+        out.append(v * 2)
+    return ag.stack(out)
+
+
+def test_stacking_what_a_scan_of_no_items_appended_gives_an_empty_array():
+    # It was refused ("cannot stack an empty staged list whose element shape
+    # is unknown") though the scan's body gives the items' type, as the graph
+    # engine's (0, 2) array shows.
+    empty = np.zeros((0, 2))
+    expected = ag.function(doubled_rows)(empty)
+    result = jax.jit(ag.to_graph(doubled_rows))(jnp.asarray(empty))
+    assert result.shape == expected.shape == (0, 2) and result.dtype == expected.dtype
+    assert doubled_rows(empty) == []  # (eager ag.stack leaves the empty list a list)
+
+
+def printed_doubles(xs):
+    out = []
+    for v in xs:
+        out.append(v * 2)
+    print("out:", out, len(out))
+    return xs
+
+
+def test_a_staged_list_prints_as_the_python_list_of_its_items(capsys):
+    # It printed 'out: JaxList(<2 items>) 2'.
+    xs = jnp.array([1.0, 2.0])
+    printed_doubles(xs)
+    expected = capsys.readouterr().out
+    jax.jit(ag.to_graph(printed_doubles))(xs)
+    jax.effects_barrier()
+    assert capsys.readouterr().out == expected
+
+
+def message_made_first(x):
+    if x > 0:
+        message = f"x={x}"
+        print(message)
+    return x
+
+
+def percent_formatted(x):
+    if x > 0:
+        print("x=%s" % x)
+    return x
+
+
+def test_a_printed_percent_formatting_of_a_tracer_prints_pythons_text(capsys):
+    # It printed 'x=JitTracer(~float64[])' where Python prints 'x=0.5'
+    # (runtime/builtins.py percent_string)
+    percent_formatted(jnp.float32(0.5))
+    expected = capsys.readouterr().out
+    jax.jit(ag.to_graph(percent_formatted))(0.5)
+    jax.effects_barrier()
+    assert capsys.readouterr().out == expected == "x=0.5\n"
+
+
+@pytest.mark.parametrize("fn, what, text", [
+    (message_made_first, "f-string or format", 'f"x={x}"')])
+def test_text_of_a_tracer_made_in_converted_code_is_refused(fn, what, text, capsys):
+    # It printed 'x=JitTracer(~float64[])' where Python prints 'x=0.5'.
+    line = fn.__code__.co_firstlineno + 2
+    message = errors.traced_repr_message(text, f"{__file__}:{line}", what)
+    with pytest.raises(errors.TensorTextError, match=re.escape(message)):
+        jax.jit(ag.to_graph(fn))(0.5)
+    jax.effects_barrier()
+    assert "Tracer" not in capsys.readouterr().out
+    texts = []  # (code autograph did not convert still gets the placeholder)
+    jax.jit(lambda v: texts.append(f"{v}") or v)(0.5)
+    assert "Tracer" in texts[0]
+
+
+def ones_and_values(xs, a8):
+    out = []
+    for v in xs:
+        out.append(1)
+        out.append(v)
+    return out[0] + a8
+
+
+def test_a_python_number_a_scan_appends_with_other_items_keeps_its_type_or_is_refused():
+    # The scan stacked 1 with the float items: out[0] + a8 was float64 [6.0]
+    # where Python's int8 gives [6].
+    xs, a8 = jnp.array([1.0, 2.0]), jnp.array([5], jnp.int8)
+    assert ones_and_values(xs, a8).dtype == jnp.int8
+    line = ones_and_values.__code__.co_firstlineno + 2
+    message = errors.staged_list_literal_message(
+        1, np.dtype(np.float64), np.float64(1.0), np.dtype(np.int64), f"{__file__}:{line}")
+    with pytest.raises(errors.StagingError, match=re.escape(message)):
+        jax.jit(ag.to_graph(ones_and_values))(xs, a8)
+
+
 def test_print_and_assert_run_when_the_program_runs(capsys):
     def f(x):
         assert x > 0, "x must be positive"
@@ -272,6 +396,45 @@ def test_a_failing_assert_comes_after_the_prints_before_it(capsys):
         jax.jit(ag.to_graph(f))(np.int64(5))
         jax.effects_barrier()
     assert capsys.readouterr().out == "".join(f"at {-i}\n" for i in range(6))
+
+
+def doubled_if_big(x):
+    if x > 1:
+        assert x > 1.5, "between 1 and 1.5"
+        print("big", x)
+        x = x * 2
+    else:
+        print("small", x)
+    return x
+
+
+def counted_up_to(x):
+    i = 0
+    while i < x:
+        print("at", i)
+        i += 1
+    return i
+
+
+def test_prints_and_asserts_of_a_branch_or_loop_not_taken_do_not_run_under_vmap(capsys):
+    # Under jax.vmap a staged `if` runs both branches for every element (and a
+    # while_loop's body runs on for elements already done): their callbacks
+    # printed both branches' lines for every element, and the assert of the
+    # branch 0.5 does not take raised.
+    xs = jnp.array([0.5, 2.0, 3.0])
+    expected = [doubled_if_big(x) for x in xs]
+    expected_out = capsys.readouterr().out
+    result = jax.vmap(ag.to_graph(doubled_if_big))(xs)
+    jax.effects_barrier()
+    np.testing.assert_array_equal(result, expected)
+    assert capsys.readouterr().out == expected_out == "small 0.5\nbig 2.0\nbig 3.0\n"
+    ns = jnp.array([1, 3])
+    expected = [counted_up_to(n) for n in ns]
+    expected_lines = sorted(capsys.readouterr().out.splitlines())
+    result = jax.jit(jax.vmap(ag.to_graph(counted_up_to)))(ns)
+    jax.effects_barrier()
+    np.testing.assert_array_equal(result, expected)
+    assert sorted(capsys.readouterr().out.splitlines()) == expected_lines  # (vmap interleaves)
 
 
 def test_a_loop_test_that_prints_or_asserts_is_refused_and_its_fix_runs_under_vmap(capsys):
@@ -426,6 +589,62 @@ def test_loop_mismatches_are_autographs_errors():
     assert "trip count is not known" in _staging_error(unknown_trip_count_append, 3)
 
 
+def doubling(x, n):
+    i = 0
+    while i < n:
+        ag.set_loop_options(shape_invariants=[(x, (None,))])
+        x = jnp.concatenate([x, x])
+        i += 1
+    return x
+
+
+def test_a_loop_changing_a_shape_is_refused_with_a_fix_jax_can_run():
+    # The message advised shape_invariants, which JAX cannot honour: following
+    # it gave the same error again.
+    line = doubling.__code__.co_firstlineno + 2
+    message = errors.loop_shape_message(
+        "x", f"{__file__}:{line}", "while", "a tensor of dtype float64 and shape (2,)",
+        "a tensor of dtype float64 and shape (4,)", static_shapes_of="JAX")
+    assert "shape_invariants do not apply" in message
+    with pytest.raises(errors.StagingError, match=re.escape(message)):
+        jax.jit(ag.to_graph(doubling))(jnp.ones(2), 2)
+
+
+def count_big(xs):
+    out = []
+    for v in xs:
+        if v > 1:
+            out.append(v)
+    return len(out)
+
+
+def test_an_append_in_a_staged_branch_is_refused_naming_the_list():
+    line = count_big.__code__.co_firstlineno + 3  # (the `if`)
+    message = errors.staged_list_append_message(
+        "out", f"{__file__}:{line}", "in the true branch of a staged `if`")
+    with pytest.raises(errors.StagingError, match=re.escape(message)):
+        jax.jit(ag.to_graph(count_big))(jnp.array([1.0, 3.0]))  # (it said list 'list')
+
+
+def keys_in_branch_order(x):
+    if x > 0:
+        d = {"a": x, "b": 1.0}
+    else:
+        d = {"b": 2.0, "a": -x}
+    return d
+
+
+def test_dicts_whose_keys_differ_in_order_are_refused_saying_so():
+    # (Python's d iterates in the order of the branch taken.)  The message
+    # listed the keys sorted, the same on both sides.
+    line = keys_in_branch_order.__code__.co_firstlineno + 1
+    message = errors.branch_structure_message(
+        "d", f"{__file__}:{line}", "dict with keys [\"'a'\", \"'b'\"]",
+        "dict with keys [\"'b'\", \"'a'\"]")
+    with pytest.raises(errors.StagingError, match=re.escape(message)):
+        jax.jit(ag.to_graph(keys_in_branch_order))(1.0)
+
+
 def test_weak_types_promote_as_jax_does():
     def starts_as_python_int(xs):
         s = 0
@@ -444,6 +663,56 @@ def test_weak_types_promote_as_jax_does():
     assert result.dtype == jnp.float32 and float(result) == 3.0
     out = jax.jit(ag.to_graph(python_number_in_one_branch))(jnp.float32(-2.0))
     assert out.dtype == jnp.float32 and float(out) == -2.0
+
+
+def first_negative(xs, n):
+    for i in range(n):
+        if xs[i] < 0:
+            return i  # a Python int in Python
+    return 100
+
+
+def first_negative_plus(xs, n, a8):
+    return first_negative(xs, n) + a8
+
+
+def test_a_python_number_returned_from_a_staged_loop_promotes_as_python_does():
+    # The other branch's stand-in for the return value (and the loop's initial
+    # one) was a strong int64 zero: the returned index was int64, so `+ a8`
+    # gave int64 [220] where Python's int8 wraps to [-36].
+    xs, a8 = jnp.array([1.0, 2.0, 3.0]), jnp.array([120], jnp.int8)
+    for static in ((1,), ()):  # a Python loop of staged ifs, a staged loop
+        jitted = jax.jit(ag.to_graph(first_negative_plus), static_argnums=static)
+        for data in (xs, -xs):
+            expected = first_negative_plus(data, 3, a8)
+            result = jitted(data, 3, a8)
+            assert result.dtype == expected.dtype == jnp.int8
+            np.testing.assert_array_equal(result, expected)
+
+
+def weighted_by_position(xs, n):
+    s = jnp.float32(0)
+    i = 0
+    while i < n:
+        s = s + float(i) * xs[int(i)]  # float()/int() of the staged counter
+        i += 1
+    return s
+
+
+def truncated(x):
+    return int(x)
+
+
+def test_float_and_int_of_a_traced_number_are_python_numbers():
+    # JAX raised ConcretizationTypeError from inside autograph's runtime.
+    xs = jnp.arange(1.0, 4.0, dtype=jnp.float32)
+    result = jax.jit(ag.to_graph(weighted_by_position))(xs, 3)
+    expected = weighted_by_position(xs, 3)
+    assert result.dtype == expected.dtype == jnp.float32 and float(result) == float(expected)
+    line = truncated.__code__.co_firstlineno + 1
+    with pytest.raises(errors.TensorUsageError, match=re.escape(
+            f"int() of graph tensor 'x' at {__file__}:{line}: ")):
+        jax.jit(ag.to_graph(truncated))(1.5)  # refused, as the graph engine refuses it
 
 
 def counted_int8(x, n):
@@ -572,6 +841,24 @@ def test_zipped_python_numbers_stay_weakly_typed():
 
 def products_of_pairs(x, y):
     return [a * b for a, b in zip(x, y)], sum(i * v for i, v in enumerate(x, 1))
+
+
+def last_positive_index_plus(xs, a8):
+    last = 0
+    for i, v in enumerate(xs):
+        if v > 0:
+            last = i  # a Python int in Python
+    return last + a8
+
+
+def test_an_enumerate_counter_is_a_python_int():
+    # The counter of a staged enumerate was a strong int64: `last + a8` was
+    # int64 [128] where Python's int8 wraps to [-128].
+    xs, a8 = jnp.array([1.0, 3.0, 0.0]), jnp.array([127], jnp.int8)
+    expected = last_positive_index_plus(xs, a8)
+    result = jax.jit(ag.to_graph(last_positive_index_plus))(xs, a8)
+    assert result.dtype == expected.dtype == jnp.int8
+    np.testing.assert_array_equal(result, expected)
 
 
 def test_zip_and_enumerate_of_traced_arrays_in_a_comprehension_iterate_as_python_does():

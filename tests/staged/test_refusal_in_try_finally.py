@@ -35,7 +35,7 @@ def user_error_in_finally(x):
 
 
 def test_the_refusal_is_raised_with_a_note_about_the_finally():
-    with pytest.raises(errors.TensorTextError, match=r"str\(\) of graph tensor 'x'") as info:
+    with pytest.raises(errors.TensorTextError, match=r"str\(\) of staged value 'x'") as info:
         ag.function(text_then_finally)(np.float64(2.0))
     notes = "\n".join(getattr(info.value, "__notes__", ()))
     assert "IndexError: list index out of range" in notes

@@ -5,6 +5,8 @@ time, naming the tensor, the line and the fix (print() is staged).  So is
 repr() in user code (runtime/builtins.py's repr_); autograph's own messages
 still describe the tensor."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -38,13 +40,20 @@ def f_string_spec(x):
 
 
 @pytest.mark.parametrize("fn,what", [
-    (f_string, r"f-string or format\(\)"), (str_call, r"str\(\)"), (percent, r"%-formatting"),
+    (f_string, r"f-string or format\(\)"), (percent, r"%-formatting"),
     (str_format, r"f-string or format\(\)"), (format_spec, r"format\(\)"),
     (f_string_spec, r"format\(\)")])
 def test_text_of_a_tensor_is_refused(fn, what):
     with pytest.raises(ag.errors.TensorTextError, match=(
             rf"{what} of graph tensor 'x' at {LINE}: .*Print it where it is made \(print\(x\)")):
         ag.function(fn)(np.float64(3.0))
+
+
+def test_str_of_a_tensor_is_refused_by_the_runtimes_str_for_every_backend():
+    line = str_call.__code__.co_firstlineno + 1
+    with pytest.raises(ag.errors.TensorTextError, match=re.escape(
+            ag.errors.traced_repr_message("x", f"{__file__}:{line}", "str"))):
+        ag.function(str_call)(np.float64(3.0))
 
 
 def f_string_of_a_result(x):
