@@ -495,6 +495,8 @@ def _transpose(v, g):
     axes = v.attrs.get("axes")
     if axes is None:
         return [np.transpose(g)]
+    # (argsort of the axes as written would misplace a negative one: (-1, 0, 1))
+    axes = base.normalize_axes(axes, len(v.node.args[0].static_shape))
     return [np.transpose(g, tuple(int(i) for i in np.argsort(axes)))]
 
 
