@@ -678,6 +678,15 @@ def gradient_assign_message(variable_name, location):
         "the gradient, outside the differentiated function.")
 
 
+def gradient_through_variable_message(variable_name, location):
+    return (
+        f"the gradient flows through variable '{variable_name}', read at {location} after "
+        "the differentiated function assigned it a value computed from the arguments "
+        "being differentiated: ag.grad does not differentiate through a variable's "
+        "state. Keep the assigned value in a Python variable and use that, or read the "
+        "variable before assigning it.")
+
+
 def gradient_argnums_message(argnums, location):
     return (
         f"ag.grad at {location}: argnums must be an int or a tuple of ints, got "

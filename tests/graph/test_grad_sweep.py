@@ -1,8 +1,15 @@
 """Gradients found wrong by a sweep over the rules (each test compares
 ag.grad with central finite differences of the plain Python function)."""
 
+import inspect
+import re
+
 import numpy as np
-from grad_check import check
+import pytest
+from grad_check import check, numeric_grad
+
+import autograph as ag
+from autograph import errors
 
 WEIGHTS = np.random.default_rng(7).standard_normal((4, 2, 3))
 
@@ -26,3 +33,78 @@ def test_transpose_with_negative_axes():
         return np.sum(WEIGHTS[:2, :, :2] * np.transpose(x, (-1, 0, 1)))
 
     check(loss_cube, [cube])
+
+
+def _refused(fn, args, line_of_read):
+    message = errors.gradient_through_variable_message(
+        "swept", f"{__file__}:{line_of_read}")
+    with pytest.raises(errors.GradientError, match=re.escape(message)):
+        ag.grad(fn)(*args)
+
+
+def _line(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_reading_a_variable_assigned_from_the_arguments_is_refused():
+    # the read after the assign had no path back to x: ag.grad gave the
+    # gradient as if the variable were a constant (here [1, 0.4], not [2, 0.8])
+    v = ag.Variable(np.array([1.0, 2.0]), name="swept")
+    x = np.array([0.5, 0.2])
+
+    def assign_then_read(x):
+        v.assign(x * 2.0)
+        return np.sum(v * x)  # read
+
+    def read_in_a_branch(x):
+        v.assign_add(x)
+        if np.sum(x) > 0:
+            y = v * 3.0  # read
+        else:
+            y = v * 1.0
+        return np.sum(y)
+
+    def read_by_the_next_iteration(x, n):
+        s = 0.0
+        for i in range(n):
+            s = s + np.sum(x * v)  # read
+            v.assign(v * x)
+        return s
+
+    _refused(assign_then_read, [x], _line(assign_then_read, "# read"))
+    _refused(read_in_a_branch, [x], _line(read_in_a_branch, "# read"))
+    _refused(read_by_the_next_iteration, [x, np.asarray(3)],
+             _line(read_by_the_next_iteration, "# read"))
+
+
+def test_variable_assigns_off_the_gradient_path_still_differentiate():
+    v = ag.Variable(np.array([1.0, 2.0]))
+
+    def constant_assign(x):
+        v.assign(np.array([1.0, 2.0]))
+        return np.sum(v * x)
+
+    def never_read_again(x):
+        v.assign(x * 2.0)
+        return np.sum(x * x)
+
+    def decayed_in_a_loop(x, n):  # the loop reads v, whose value never depends on x
+        s = 0.0
+        for i in range(n):
+            v.assign(v * 0.5)
+            s = s + np.sum(x * v)
+        return s
+
+    def fresh(fn):
+        def run(*args):
+            v.assign(np.array([1.0, 2.0]))
+            return fn(*args)
+        return run
+
+    x = np.array([0.5, 0.2])
+    for fn, args in ((constant_assign, [x]), (never_read_again, [x]),
+                     (decayed_in_a_loop, [x, np.asarray(3)])):
+        v.assign(np.array([1.0, 2.0]))
+        got = ag.grad(fn)(*args)
+        np.testing.assert_allclose(got, numeric_grad(fresh(fn), args, 0), rtol=1e-6)
