@@ -108,3 +108,19 @@ def test_variable_assigns_off_the_gradient_path_still_differentiate():
         v.assign(np.array([1.0, 2.0]))
         got = ag.grad(fn)(*args)
         np.testing.assert_allclose(got, numeric_grad(fresh(fn), args, 0), rtol=1e-6)
+
+
+def test_an_integer_variable_in_wrt_is_named_with_its_reason():
+    # the reason (an integer variable) was swallowed: GradientError is a
+    # TypeError, caught as "wrt is not a Variable or a list/tuple/dict"
+    counts = ag.Variable(np.array([1, 2]))
+
+    def loss(x):
+        return np.sum(x * counts)
+
+    line = inspect.getsourcelines(test_an_integer_variable_in_wrt_is_named_with_its_reason)
+    where = f"{__file__}:{line[1] + len(line[0]) - 1}"
+    message = errors.gradient_argument_message(
+        "loss", f"{counts!r} in wrt (it takes float ag.Variables)", where)
+    with pytest.raises(errors.GradientError, match=re.escape(message)):
+        ag.grad(loss, wrt=[counts])(np.ones(2))
