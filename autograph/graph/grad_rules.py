@@ -649,7 +649,19 @@ def _unrepeat_kernel(g, x, repeats, axis=None):
         axis=axis + 1)
 
 
+def _resort_kernel(g, x, axis=-1, kind=None):
+    if axis is None:
+        return np.reshape(g, -1)[np.argsort(np.reshape(x, -1), kind=kind)]
+    return np.take_along_axis(g, np.argsort(x, axis=axis, kind=kind), axis)
+
+
+def _resort_rule(g, x, axis=-1, kind=None):
+    shape = (base.product(x.static_shape),) if axis is None else x.static_shape
+    return [(shape, g.dtype)]
+
+
 UNSORT = core.register("grad.unsort", _unsort_kernel, _like_rule)
+RESORT = core.register("grad.resort", _resort_kernel, _resort_rule)
 UNTILE = core.register("grad.untile", _untile_kernel, _like_rule)
 UNREPEAT = core.register("grad.unrepeat", _unrepeat_kernel, _like_rule)
 
@@ -657,6 +669,29 @@ UNREPEAT = core.register("grad.unrepeat", _unrepeat_kernel, _like_rule)
 @rule("np.sort")
 def _sort(v, g):
     return [base.record1(UNSORT, (g, v.x(0)), dict(v.attrs))]
+
+
+@rule("grad.unsort")
+def _unsort(v, g):
+    """unsort puts g's items back where sort took them from; its adjoint
+    takes them again in sorted order (and grad.resort's, back)."""
+    return [base.record1(RESORT, (g, v.x(1)), dict(v.attrs)), None]
+
+
+@rule("grad.resort")
+def _resort(v, g):
+    return [base.record1(UNSORT, (g, v.x(1)), dict(v.attrs)), None]
+
+
+@rule("grad.untile")
+def _untile(v, g):
+    """untile sums the tiled copies; its adjoint tiles."""
+    return [np.tile(g, v.attrs["reps"]), None]
+
+
+@rule("grad.unrepeat")
+def _unrepeat(v, g):
+    return [np.repeat(g, v.attrs["repeats"], axis=v.attrs.get("axis")), None]
 
 
 @rule("np.tile")

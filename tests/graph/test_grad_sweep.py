@@ -124,3 +124,31 @@ def test_an_integer_variable_in_wrt_is_named_with_its_reason():
         "loss", f"{counts!r} in wrt (it takes float ag.Variables)", where)
     with pytest.raises(errors.GradientError, match=re.escape(message)):
         ag.grad(loss, wrt=[counts])(np.ones(2))
+
+
+def test_second_derivatives_through_sort_tile_and_repeat():
+    # the first gradient's ops (grad.unsort, grad.untile, grad.unrepeat) had
+    # no rules: a Hessian-vector product through np.sort was refused
+    rng = np.random.default_rng(3)
+    x, v = rng.uniform(0.2, 0.9, (3, 4)), rng.standard_normal((3, 4))
+    weights = np.arange(12.0).reshape(3, 4)
+    losses = [
+        lambda x: np.sum(np.sort(x, axis=1) ** 3 * weights),
+        lambda x: np.sum(np.sort(x, axis=0) ** 3 * weights),
+        lambda x: np.sum(np.sort(x, axis=None) ** 3 * np.arange(12.0)),
+        lambda x: np.sum(np.tile(x, (2, 1)) ** 3 * np.tile(weights, (2, 1))),
+        lambda x: np.sum(np.tile(x, 3) ** 3),
+        lambda x: np.sum(np.repeat(x, 2, axis=0) ** 3 * np.repeat(weights, 2, axis=0)),
+        lambda x: np.sum(np.repeat(x, 2) ** 3 * np.arange(24.0)),
+    ]
+    for loss in losses:
+        first = ag.grad(loss)
+        hvp = ag.grad(lambda x: np.sum(ag.grad(loss)(x) * v))(x)
+        expected = numeric_grad(lambda x: np.sum(first(x) * v), [x], 0)
+        np.testing.assert_allclose(hvp, expected, rtol=1e-5, atol=1e-6)
+    # and a third one, through the sorted take of the second (grad.resort)
+    third = ag.grad(lambda x: np.sum(ag.grad(lambda x: np.sum(
+        ag.grad(losses[0])(x) * v))(x) * v))(x)
+    second = ag.grad(lambda x: np.sum(ag.grad(losses[0])(x) * v))
+    np.testing.assert_allclose(third, numeric_grad(lambda x: np.sum(second(x) * v), [x], 0),
+                               rtol=1e-5, atol=1e-6)
