@@ -274,9 +274,13 @@ def _arctan2(v, g):
 
 @rule("np.maximum", "np.minimum", "np.fmax", "np.fmin")
 def _extremum(v, g):
-    """The winner takes the gradient; a tie shares it equally."""
+    """The winner takes the gradient; a tie shares it equally.  fmax and fmin
+    pass over a NaN: the other operand wins (maximum's NaN wins either way)."""
     x, y = v.x(0), v.x(1)
-    wins = x > y if v.node.op.name in ("np.maximum", "np.fmax") else x < y
+    name = v.node.op.name
+    wins = x > y if name in ("np.maximum", "np.fmax") else x < y
+    if name in ("np.fmax", "np.fmin"):
+        wins = np.logical_or(wins, np.isnan(y))
     tie = x == y
     return [np.where(wins, g, np.where(tie, 0.5 * g, 0.0)),
             np.where(wins, 0.0, np.where(tie, 0.5 * g, g))]

@@ -152,3 +152,18 @@ def test_second_derivatives_through_sort_tile_and_repeat():
     second = ag.grad(lambda x: np.sum(ag.grad(losses[0])(x) * v))
     np.testing.assert_allclose(third, numeric_grad(lambda x: np.sum(second(x) * v), [x], 0),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_fmax_and_fmin_give_the_gradient_to_the_number_not_the_nan():
+    # the NaN operand took the gradient (x > nan is False), though fmax
+    # returned the other operand: ag.grad said 0 where the slope is 1
+    x = np.array([1.0, 2.0, -1.0])
+    y = np.array([np.nan, 0.0, np.nan])
+    for op in (np.fmax, np.fmin):
+        def loss(x, y):
+            return np.sum(np.arange(1.0, 4.0) * op(x, y))
+        gx, gy = ag.grad(loss, argnums=(0, 1))(x, y)
+        np.testing.assert_allclose(gx, numeric_grad(loss, [x, y], 0))
+        np.testing.assert_allclose(gx + gy, np.arange(1.0, 4.0))  # all of it, to one side
+        gy, gx = ag.grad(loss, argnums=(0, 1))(y, x)  # NaN first
+        np.testing.assert_allclose(gx, numeric_grad(lambda x: loss(y, x), [x], 0))
