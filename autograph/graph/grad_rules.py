@@ -199,7 +199,7 @@ def _zero(v, g):
 
 
 ZERO = ("np.sign", "np.floor", "np.ceil", "np.rint", "np.trunc", "np.fix", "np.round",
-        "np.floor_divide", "np.heaviside", "np.spacing", "np.zeros_like", "np.ones_like",
+        "np.floor_divide", "np.spacing", "np.zeros_like", "np.ones_like",
         "np.empty_like", "np.isclose", "python_float.round")
 for _name in ZERO:
     RULES[_name] = _zero
@@ -263,6 +263,12 @@ def _power(v, g):
         return [dx, None]
     safe = np.where(x > 0, x, 1.0)
     return [dx, np.where(x > 0, g * v.y() * np.log(safe), 0.0)]
+
+
+@rule("np.heaviside")
+def _heaviside(v, g):
+    """A step in x; where x is 0 the value is the second argument's."""
+    return [None, np.where(np.equal(v.x(0), 0), g, 0.0)]
 
 
 @rule("np.arctan2")

@@ -167,3 +167,16 @@ def test_fmax_and_fmin_give_the_gradient_to_the_number_not_the_nan():
         np.testing.assert_allclose(gx + gy, np.arange(1.0, 4.0))  # all of it, to one side
         gy, gx = ag.grad(loss, argnums=(0, 1))(y, x)  # NaN first
         np.testing.assert_allclose(gx, numeric_grad(lambda x: loss(y, x), [x], 0))
+
+
+def test_heaviside_value_at_zero_has_a_gradient():
+    # np.heaviside was listed as piecewise constant: the gradient of its
+    # second argument (the value where x is 0) was a silent 0
+    steps = np.array([[0.0, 1.0, -1.0], [0.0, 0.0, 2.0]])
+    x = np.array([0.3, 0.7, 0.2])
+
+    def loss(x, at_zero):
+        return np.sum(np.arange(6.0).reshape(2, 3) * np.heaviside(steps * x, at_zero))
+
+    check(loss, [x, np.array([0.25, 0.5, 0.75])])
+    check(lambda at_zero: loss(x, at_zero), [np.array(0.5)])  # broadcast to (2, 3)
