@@ -246,8 +246,8 @@ rule("np.logaddexp2")(lambda v, g: [g * np.exp2(v.x(0) - v.y()),
 
 @rule("np.remainder", "np.fmod")
 def _remainder(v, g):
-    quotient = np.floor(v.x(0) / v.x(1)) if v.node.op.name == "np.remainder" \
-        else np.trunc(v.x(0) / v.x(1))
+    quotient = np.trunc(v.x(0) / v.x(1)) if v.node.op.name == "np.fmod" \
+        else np.floor(v.x(0) / v.x(1))
     return [g, -g * quotient]
 
 
@@ -783,6 +783,28 @@ def _ptp(v, g):
 rule("np.maximum.reduce", "np.minimum.reduce", "np.fmax.reduce", "np.fmin.reduce")(
     lambda v, g: _max(v, g))
 rule("np.multiply.reduce")(lambda v, g: _prod(v, g))
+
+
+# --- a staged loop's Python floats (ops/python_ints.py): numpy's rules ----------------
+
+for _ufunc in ("divide", "floor_divide", "remainder", "power"):
+    RULES["python_float." + _ufunc] = RULES["np." + _ufunc]
+
+_MATH_AS_NUMPY = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+                  "acosh": "arccosh", "atanh": "arctanh"}
+
+
+@rule("python_float.math")
+def _math(v, g):
+    """math.f of a Python float: the rule of numpy's f."""
+    function = v.attrs["function"]
+    if function in ("erf", "erfc"):
+        slope = 2.0 / math.sqrt(math.pi) * np.exp(-np.square(v.x(0)))
+        return [g * slope if function == "erf" else -g * slope]
+    numpy_rule = RULES.get("np." + _MATH_AS_NUMPY.get(function, function))
+    if numpy_rule is None:  # (gamma, lgamma: their derivative needs the digamma function)
+        raise no_rule_error(v.node, f"math.{function} has no gradient rule")
+    return numpy_rule(v, g)
 
 
 # --- staged lists (their adjoint is an array: row i the adjoint of item i) -------------

@@ -2,6 +2,7 @@
 ag.grad with central finite differences of the plain Python function)."""
 
 import inspect
+import math
 import re
 
 import numpy as np
@@ -180,3 +181,36 @@ def test_heaviside_value_at_zero_has_a_gradient():
 
     check(loss, [x, np.array([0.25, 0.5, 0.75])])
     check(lambda at_zero: loss(x, at_zero), [np.array(0.5)])  # broadcast to (2, 3)
+
+
+def test_python_float_arithmetic_and_math_functions():
+    # a Python float made from the differentiated array (float(x[i])) and
+    # then divided, raised to a power or passed to math.* was refused: no
+    # rule for the python_float ops Python's float operators record
+    x = np.array([0.3, 0.25, 0.4])
+
+    def running(x, n):
+        s = 0.0
+        for i in range(n):
+            s = s + float(x[i]) / 2.0 + float(x[i]) ** 2 + 2.0 ** float(x[i])
+            s = s % 5.0 + s // 7.0
+        return s
+
+    def with_math(x):
+        s = float(np.sum(x))
+        return (math.sqrt(s) + math.exp(s) * math.tanh(s) + math.log(s) + math.asin(s / 2)
+                + math.erf(s) - math.erfc(s / 3) + math.acosh(s + 1.5) + math.degrees(s))
+
+    check(lambda x: running(x, np.asarray(3)), [x])
+    check(with_math, [x])
+    check(with_math, [x.astype(np.float32)], rtol=1e-3)  # (float32 finite differences)
+    assert ag.grad(with_math)(x.astype(np.float32)).dtype == np.float32
+
+    def no_rule(x):
+        return math.lgamma(float(np.sum(x)) + 1.0)  # lgamma
+
+    where = f"{__file__}:{_line(no_rule, '# lgamma')}"
+    message = errors.no_gradient_rule_message(
+        "python_float.math", where, "math.lgamma has no gradient rule")
+    with pytest.raises(errors.GradientError, match=re.escape(message)):
+        ag.grad(no_rule)(x)
