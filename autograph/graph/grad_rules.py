@@ -361,12 +361,13 @@ def _var(v, g):
 
 @rule("np.linalg.norm")
 def _norm(v, g):
-    if v.attrs.get("ord") not in (None, 2, "fro") or (
-            v.attrs.get("ord") == 2 and v.attrs.get("axis") is None
-            and len(v.node.args[0].static_shape) > 1):
-        raise no_rule_error(v.node, f"only the 2-norm (ord=None) has a gradient rule, "
-                                    f"not ord={v.attrs['ord']!r}")
     x, axes, keepdims = v.x(0), _axes(v), v.attrs.get("keepdims", False)
+    order = v.attrs.get("ord")
+    # (ord=2 over two axes, as axis=None of a matrix, is the largest singular value)
+    if order not in (None, 2, "fro") or (order == 2 and len(axes) > 1):
+        of = " of a matrix" if len(axes) > 1 else ""
+        raise no_rule_error(v.node, f"only the Euclidean norm (ord=None or 'fro', ord=2 of a "
+                                    f"vector) has a gradient rule, not ord={order!r}{of}")
     return [spread(g / v.y(), x, axes, keepdims) * x]
 
 

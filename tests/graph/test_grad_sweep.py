@@ -214,3 +214,22 @@ def test_python_float_arithmetic_and_math_functions():
         "python_float.math", where, "math.lgamma has no gradient rule")
     with pytest.raises(errors.GradientError, match=re.escape(message)):
         ag.grad(no_rule)(x)
+
+
+def test_matrix_two_norm_over_axes_is_refused_not_frobenius():
+    # np.linalg.norm(m, ord=2, axis=(0, 1)) is the largest singular value;
+    # the rule gave the Frobenius norm's gradient (only axis=None was refused)
+    m = np.random.default_rng(4).standard_normal((3, 4))
+
+    def spectral(m):
+        return np.linalg.norm(m, ord=2, axis=(0, 1))  # spectral
+
+    where = f"{__file__}:{_line(spectral, '# spectral')}"
+    message = errors.no_gradient_rule_message(
+        "np.linalg.norm", where, "only the Euclidean norm (ord=None or 'fro', ord=2 of a "
+        "vector) has a gradient rule, not ord=2 of a matrix")
+    with pytest.raises(errors.GradientError, match=re.escape(message)):
+        ag.grad(spectral)(m)
+    # the norms that have the rule still differentiate
+    check(lambda m: np.linalg.norm(m, ord="fro", axis=(0, 1)), [m])
+    check(lambda m: np.sum(np.linalg.norm(m, ord=2, axis=-1)), [m])
