@@ -233,3 +233,23 @@ def test_matrix_two_norm_over_axes_is_refused_not_frobenius():
     # the norms that have the rule still differentiate
     check(lambda m: np.linalg.norm(m, ord="fro", axis=(0, 1)), [m])
     check(lambda m: np.sum(np.linalg.norm(m, ord=2, axis=-1)), [m])
+
+
+def test_take_with_wrap_and_clip_modes():
+    # mode= was dropped: staged np.take(x, [-1], mode="clip") gave x[-1], not
+    # x[0], and an index past the end raised IndexError (so did the gradient)
+    x = np.arange(12.0).reshape(3, 4)
+    takes = [
+        lambda x: np.take(x, [-1, 2, 17], mode="clip"),
+        lambda x: np.take(x, [-1, 2, 17], mode="wrap"),
+        lambda x: np.take(x, [-13, 5, 1], axis=-1, mode="wrap"),
+        lambda x: np.take(x, [-1, 5, 2], axis=0, mode="clip"),
+        lambda x: np.take(x, np.argmax(x[0]) + 3, axis=1, mode="clip"),  # a tensor index
+    ]
+    for take in takes:
+        expected = take(x)
+        got = ag.function(take)(x)
+        assert np.shape(got) == np.shape(expected) and got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        weights = np.arange(1.0, expected.size + 1).reshape(expected.shape)
+        check(lambda x: np.sum(np.sin(take(x)) * weights), [x * 0.1])
