@@ -1541,8 +1541,9 @@ def staged_sum_message(name, location):
     return (
         f"sum() of graph tensor '{name}' at {location}: Python adds the items one by one, "
         "left to right, which needs each of them now, while tracing. Write "
-        f"np.sum(np.stack({name})) for a staged list, or np.sum({name}) for an array "
-        "(numpy adds in pairs: the last bits of a float sum may differ from Python's), "
+        f"np.sum(np.stack({name}), axis=0) for a staged list, or np.sum({name}, axis=0) for "
+        "an array (its items are its rows; numpy adds in pairs: the last bits of a float "
+        "sum may differ from Python's), "
         f"or add them in a staged loop (`total = 0.0` and `for v in {name}: total = total "
         "+ v`) for Python's order.")
 

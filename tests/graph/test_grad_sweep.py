@@ -253,3 +253,26 @@ def test_take_with_wrap_and_clip_modes():
         np.testing.assert_array_equal(got, expected)
         weights = np.arange(1.0, expected.size + 1).reshape(expected.shape)
         check(lambda x: np.sum(np.sin(take(x)) * weights), [x * 0.1])
+
+
+def test_staged_sum_hint_keeps_pythons_row_sum():
+    # the hint said np.sum(x) for an array: a scalar, where Python's sum(x)
+    # of a 2-d array adds its rows (and sum of a list of vectors, the vectors)
+    x = np.arange(6.0).reshape(2, 3)
+
+    def summed(x):
+        return sum(x)
+
+    def hinted(x):  # what the message now says to write
+        return np.sum(x, axis=0)
+
+    def listed(x):
+        return np.sum(np.stack([x[0], x[1]]), axis=0)
+
+    line = inspect.getsourcelines(summed)[1] + 1
+    message = errors.staged_sum_message("x", f"{__file__}:{line}")
+    assert "np.sum(x, axis=0)" in message and "np.sum(np.stack(x), axis=0)" in message
+    with pytest.raises(errors.TensorUsageError, match=re.escape(message)):
+        ag.function(summed)(x)
+    np.testing.assert_array_equal(ag.function(hinted)(x), summed(x))
+    np.testing.assert_array_equal(ag.function(listed)(x), sum([x[0], x[1]]))
