@@ -409,9 +409,8 @@ def _dot(v, g):
     a, b = v.x(0), v.x(1)
     if a.ndim == 0 or b.ndim == 0:
         return [g * b, g * a]
-    if a.ndim > 2 or b.ndim > 2:
-        raise no_rule_error(v.node, "np.dot of arrays of rank > 2 has no gradient rule; "
-                                    "use np.matmul (@)")
+    if a.ndim > 2 or b.ndim > 2:  # a's last axis against b's second-to-last
+        return _contraction(v, g, (a.ndim - 1,), (max(b.ndim - 2, 0),))
     return _matmul(v, g)
 
 
@@ -724,8 +723,14 @@ def _tensordot(v, g):
         pairs = (tuple(range(a.ndim - axes, a.ndim)), tuple(range(axes)))
     else:
         pairs = tuple(tuple(x) if isinstance(x, (tuple, list)) else (x,) for x in axes)
-    ax_a = base.normalize_axes(pairs[0], a.ndim)
-    ax_b = base.normalize_axes(pairs[1], b.ndim)
+    return _contraction(v, g, base.normalize_axes(pairs[0], a.ndim),
+                        base.normalize_axes(pairs[1], b.ndim))
+
+
+def _contraction(v, g, ax_a, ax_b):
+    """The gradients of the tensordot of v's two arguments over axes ax_a of
+    the first and ax_b of the second (np.dot of N-d arrays is one too)."""
+    a, b = v.node.args
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     a_term = [next(letters) for _ in range(a.ndim)]
     b_term = [None] * b.ndim

@@ -276,3 +276,15 @@ def test_staged_sum_hint_keeps_pythons_row_sum():
         ag.function(summed)(x)
     np.testing.assert_array_equal(ag.function(hinted)(x), summed(x))
     np.testing.assert_array_equal(ag.function(listed)(x), sum([x[0], x[1]]))
+
+
+def test_dot_of_higher_rank_arrays():
+    # refused, with a hint to use np.matmul, which computes something else
+    # for them (np.dot pairs a's last axis with b's second-to-last, over all
+    # the other axes of both): now a contraction, as np.tensordot's
+    rng = np.random.default_rng(5)
+    for a_shape, b_shape in (((2, 3, 4), (4,)), ((2, 3, 4), (3, 4, 2)), ((4,), (2, 4, 3)),
+                             ((3, 4), (2, 4, 5))):
+        a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+        weights = rng.standard_normal(np.dot(a, b).shape)
+        check(lambda a, b: np.sum(weights * np.dot(a, b)), [a, b])
