@@ -238,7 +238,7 @@ def backprop(ctx, nodes, seeds, targets, opaque=()):
                     live.add((id(o.node), o.index))
                 if node.op is state.VAR_ASSIGN:
                     assigned.add(id(node.attrs["variable"]))
-                elif node.subgraphs:
+                elif node.subgraphs and node.stateful:  # (reads and assigns are stateful)
                     assigned.update(_assigned_inside(node, live))
                     if node.op is control.WHILE:  # a later iteration reads it
                         read = _reads_assigned(node, assigned)
@@ -320,7 +320,7 @@ def _assigned_along(nodes, live, found):
                 live.update(key(o) for o in node.outputs)
                 if node.op is state.VAR_ASSIGN:
                     found.add(id(node.attrs["variable"]))
-                elif node.subgraphs:
+                elif node.subgraphs and node.stateful:
                     found.update(_assigned_inside(node, live))
                 break
 
@@ -331,7 +331,7 @@ def _reads_assigned(node, assigned):
     if node.op is state.VAR_READ:
         variable = node.attrs["variable"]
         return (variable, node) if id(variable) in assigned else None
-    if node.subgraphs:
+    if node.subgraphs and node.stateful:
         for variable, read in _variables_of(node, state.VAR_READ):
             if id(variable) in assigned:
                 return variable, read
