@@ -687,6 +687,15 @@ def gradient_assign_message(variable_name, location):
         "the gradient, outside the differentiated function.")
 
 
+def gradient_through_variable_message(variable_name, location):
+    return (
+        f"the gradient flows through variable '{variable_name}', read at {location} after "
+        "the differentiated function assigned it a value computed from the arguments "
+        "being differentiated: ag.grad does not differentiate through a variable's "
+        "state. Keep the assigned value in a Python variable and use that, or read the "
+        "variable before assigning it.")
+
+
 def gradient_argnums_message(argnums, location):
     return (
         f"ag.grad at {location}: argnums must be an int or a tuple of ints, got "
@@ -1541,8 +1550,9 @@ def staged_sum_message(name, location):
     return (
         f"sum() of graph tensor '{name}' at {location}: Python adds the items one by one, "
         "left to right, which needs each of them now, while tracing. Write "
-        f"np.sum(np.stack({name})) for a staged list, or np.sum({name}) for an array "
-        "(numpy adds in pairs: the last bits of a float sum may differ from Python's), "
+        f"np.sum(np.stack({name}), axis=0) for a staged list, or np.sum({name}, axis=0) for "
+        "an array (its items are its rows; numpy adds in pairs: the last bits of a float "
+        "sum may differ from Python's), "
         f"or add them in a staged loop (`total = 0.0` and `for v in {name}: total = total "
         "+ v`) for Python's order.")
 

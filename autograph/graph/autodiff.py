@@ -28,9 +28,10 @@ decided lazily, as rules ask for them (`Backward.value`).
 
 import numpy as np
 
+from autograph import errors
 from autograph.graph import core
 from autograph.graph.grad_rules import RULES, fit, no_rule_error
-from autograph.graph.ops import base, control
+from autograph.graph.ops import base, control, state
 from autograph.graph.ops.lists import LIST_STACK, TensorList
 from autograph.graph.tensor import Tensor
 
@@ -215,15 +216,34 @@ def backprop(ctx, nodes, seeds, targets, opaque=()):
     reading them are on the path, so a float they yield needs a rule."""
     live = {key(t) for t in targets} | {key(t) for t in opaque}
     path = []
+    # ag.Variables assigned a value on the path: a later read of one depends
+    # on the targets through the variable's state, which no rule follows
+    assigned, stale = set(), {}
     # (loops, not generators: this runs once per node of every traced gradient)
     for node in nodes:
         if node.op is core.PLACEHOLDER or node.op is core.CONST:
             continue
+        if assigned:
+            read = _reads_assigned(node, assigned)
+            if read is not None:
+                stale[id(node)] = read
+                path.append(node)
+                for o in node.outputs:
+                    live.add((id(o.node), o.index))
+                continue
         for a in node.args:
             if isinstance(a, Tensor) and (id(a.node), a.index) in live:  # key(a)
                 path.append(node)
                 for o in node.outputs:
                     live.add((id(o.node), o.index))
+                if node.op is state.VAR_ASSIGN:
+                    assigned.add(id(node.attrs["variable"]))
+                elif node.subgraphs and node.stateful:  # (reads and assigns are stateful)
+                    assigned.update(_assigned_inside(node, live))
+                    if node.op is control.WHILE:  # a later iteration reads it
+                        read = _reads_assigned(node, assigned)
+                        if read is not None:
+                            stale[id(node)] = read
                 break
     adjoints = dict(seeds)
     for node in reversed(path):
@@ -234,6 +254,10 @@ def backprop(ctx, nodes, seeds, targets, opaque=()):
                 break
         else:
             continue
+        if id(node) in stale:
+            variable, read = stale[id(node)]
+            raise errors.GradientError(errors.gradient_through_variable_message(
+                variable.name, core.made_where(read)))
         if node.op is control.COND:
             grads = _cond_adjoint(ctx, node, cotangents, live)
         elif node.op is control.WHILE:
@@ -255,6 +279,63 @@ def backprop(ctx, nodes, seeds, targets, opaque=()):
             k = key(arg)
             adjoints[k] = grad if k not in adjoints else adjoints[k] + grad
     return [adjoints.get(key(t)) for t in targets]
+
+
+def _variables_of(node, op):
+    """The variables that `op` (a variable read or assign) nodes inside
+    control-flow `node`'s sub-graphs name, with the node of each."""
+    for sub in node.subgraphs:
+        for inner in sub.nodes:
+            if inner.op is op:
+                yield inner.attrs["variable"], inner
+            elif inner.subgraphs:
+                yield from _variables_of(inner, op)
+
+
+def _assigned_inside(node, live):
+    """The ids of the variables that control-flow `node` assigns a value
+    depending on `live` (the outer keys that depend on the targets)."""
+    found = set()
+    n_vars = node.attrs["explicit_args"] - 1 if node.op is control.WHILE else 0
+    for sub in node.subgraphs:
+        inner = {key(i) for o, i in sub.captured if key(o) in live}
+        inner |= {key(sub.inputs[j]) for j in range(n_vars)
+                  if isinstance(node.args[j], Tensor) and key(node.args[j]) in live}
+        while True:  # a loop variable the body makes live is live from the start
+            sub_live = set(inner)
+            _assigned_along(sub.nodes, sub_live, found)
+            carried = {key(sub.inputs[j]) for j in range(n_vars)
+                       if sub is node.subgraphs[-1] and isinstance(sub.outputs[j], Tensor)
+                       and key(sub.outputs[j]) in sub_live} - inner
+            if not carried:
+                break
+            inner |= carried
+    return found
+
+
+def _assigned_along(nodes, live, found):
+    for node in nodes:
+        for a in node.args:
+            if isinstance(a, Tensor) and key(a) in live:
+                live.update(key(o) for o in node.outputs)
+                if node.op is state.VAR_ASSIGN:
+                    found.add(id(node.attrs["variable"]))
+                elif node.subgraphs and node.stateful:
+                    found.update(_assigned_inside(node, live))
+                break
+
+
+def _reads_assigned(node, assigned):
+    """(variable, read node) for a read, by `node` or inside it, of a variable
+    in `assigned` (ids); else None."""
+    if node.op is state.VAR_READ:
+        variable = node.attrs["variable"]
+        return (variable, node) if id(variable) in assigned else None
+    if node.subgraphs and node.stateful:
+        for variable, read in _variables_of(node, state.VAR_READ):
+            if id(variable) in assigned:
+                return variable, read
+    return None
 
 
 def _zeros_like(tensor):

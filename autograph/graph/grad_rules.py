@@ -199,7 +199,7 @@ def _zero(v, g):
 
 
 ZERO = ("np.sign", "np.floor", "np.ceil", "np.rint", "np.trunc", "np.fix", "np.round",
-        "np.floor_divide", "np.heaviside", "np.spacing", "np.zeros_like", "np.ones_like",
+        "np.floor_divide", "np.spacing", "np.zeros_like", "np.ones_like",
         "np.empty_like", "np.isclose", "python_float.round")
 for _name in ZERO:
     RULES[_name] = _zero
@@ -246,8 +246,8 @@ rule("np.logaddexp2")(lambda v, g: [g * np.exp2(v.x(0) - v.y()),
 
 @rule("np.remainder", "np.fmod")
 def _remainder(v, g):
-    quotient = np.floor(v.x(0) / v.x(1)) if v.node.op.name == "np.remainder" \
-        else np.trunc(v.x(0) / v.x(1))
+    quotient = np.trunc(v.x(0) / v.x(1)) if v.node.op.name == "np.fmod" \
+        else np.floor(v.x(0) / v.x(1))
     return [g, -g * quotient]
 
 
@@ -265,6 +265,12 @@ def _power(v, g):
     return [dx, np.where(x > 0, g * v.y() * np.log(safe), 0.0)]
 
 
+@rule("np.heaviside")
+def _heaviside(v, g):
+    """A step in x; where x is 0 the value is the second argument's."""
+    return [None, np.where(np.equal(v.x(0), 0), g, 0.0)]
+
+
 @rule("np.arctan2")
 def _arctan2(v, g):
     y, x = v.x(0), v.x(1)
@@ -274,9 +280,13 @@ def _arctan2(v, g):
 
 @rule("np.maximum", "np.minimum", "np.fmax", "np.fmin")
 def _extremum(v, g):
-    """The winner takes the gradient; a tie shares it equally."""
+    """The winner takes the gradient; a tie shares it equally.  fmax and fmin
+    pass over a NaN: the other operand wins (maximum's NaN wins either way)."""
     x, y = v.x(0), v.x(1)
-    wins = x > y if v.node.op.name in ("np.maximum", "np.fmax") else x < y
+    name = v.node.op.name
+    wins = x > y if name in ("np.maximum", "np.fmax") else x < y
+    if name in ("np.fmax", "np.fmin"):
+        wins = np.logical_or(wins, np.isnan(y))
     tie = x == y
     return [np.where(wins, g, np.where(tie, 0.5 * g, 0.0)),
             np.where(wins, 0.0, np.where(tie, 0.5 * g, g))]
@@ -351,12 +361,13 @@ def _var(v, g):
 
 @rule("np.linalg.norm")
 def _norm(v, g):
-    if v.attrs.get("ord") not in (None, 2, "fro") or (
-            v.attrs.get("ord") == 2 and v.attrs.get("axis") is None
-            and len(v.node.args[0].static_shape) > 1):
-        raise no_rule_error(v.node, f"only the 2-norm (ord=None) has a gradient rule, "
-                                    f"not ord={v.attrs['ord']!r}")
     x, axes, keepdims = v.x(0), _axes(v), v.attrs.get("keepdims", False)
+    order = v.attrs.get("ord")
+    # (ord=2 over two axes, as axis=None of a matrix, is the largest singular value)
+    if order not in (None, 2, "fro") or (order == 2 and len(axes) > 1):
+        of = " of a matrix" if len(axes) > 1 else ""
+        raise no_rule_error(v.node, f"only the Euclidean norm (ord=None or 'fro', ord=2 of a "
+                                    f"vector) has a gradient rule, not ord={order!r}{of}")
     return [spread(g / v.y(), x, axes, keepdims) * x]
 
 
@@ -398,9 +409,8 @@ def _dot(v, g):
     a, b = v.x(0), v.x(1)
     if a.ndim == 0 or b.ndim == 0:
         return [g * b, g * a]
-    if a.ndim > 2 or b.ndim > 2:
-        raise no_rule_error(v.node, "np.dot of arrays of rank > 2 has no gradient rule; "
-                                    "use np.matmul (@)")
+    if a.ndim > 2 or b.ndim > 2:  # a's last axis against b's second-to-last
+        return _contraction(v, g, (a.ndim - 1,), (max(b.ndim - 2, 0),))
     return _matmul(v, g)
 
 
@@ -495,6 +505,8 @@ def _transpose(v, g):
     axes = v.attrs.get("axes")
     if axes is None:
         return [np.transpose(g)]
+    # (argsort of the axes as written would misplace a negative one: (-1, 0, 1))
+    axes = base.normalize_axes(axes, len(v.node.args[0].static_shape))
     return [np.transpose(g, tuple(int(i) for i in np.argsort(axes)))]
 
 
@@ -647,7 +659,19 @@ def _unrepeat_kernel(g, x, repeats, axis=None):
         axis=axis + 1)
 
 
+def _resort_kernel(g, x, axis=-1, kind=None):
+    if axis is None:
+        return np.reshape(g, -1)[np.argsort(np.reshape(x, -1), kind=kind)]
+    return np.take_along_axis(g, np.argsort(x, axis=axis, kind=kind), axis)
+
+
+def _resort_rule(g, x, axis=-1, kind=None):
+    shape = (base.product(x.static_shape),) if axis is None else x.static_shape
+    return [(shape, g.dtype)]
+
+
 UNSORT = core.register("grad.unsort", _unsort_kernel, _like_rule)
+RESORT = core.register("grad.resort", _resort_kernel, _resort_rule)
 UNTILE = core.register("grad.untile", _untile_kernel, _like_rule)
 UNREPEAT = core.register("grad.unrepeat", _unrepeat_kernel, _like_rule)
 
@@ -655,6 +679,29 @@ UNREPEAT = core.register("grad.unrepeat", _unrepeat_kernel, _like_rule)
 @rule("np.sort")
 def _sort(v, g):
     return [base.record1(UNSORT, (g, v.x(0)), dict(v.attrs))]
+
+
+@rule("grad.unsort")
+def _unsort(v, g):
+    """unsort puts g's items back where sort took them from; its adjoint
+    takes them again in sorted order (and grad.resort's, back)."""
+    return [base.record1(RESORT, (g, v.x(1)), dict(v.attrs)), None]
+
+
+@rule("grad.resort")
+def _resort(v, g):
+    return [base.record1(UNSORT, (g, v.x(1)), dict(v.attrs)), None]
+
+
+@rule("grad.untile")
+def _untile(v, g):
+    """untile sums the tiled copies; its adjoint tiles."""
+    return [np.tile(g, v.attrs["reps"]), None]
+
+
+@rule("grad.unrepeat")
+def _unrepeat(v, g):
+    return [np.repeat(g, v.attrs["repeats"], axis=v.attrs.get("axis")), None]
 
 
 @rule("np.tile")
@@ -676,8 +723,14 @@ def _tensordot(v, g):
         pairs = (tuple(range(a.ndim - axes, a.ndim)), tuple(range(axes)))
     else:
         pairs = tuple(tuple(x) if isinstance(x, (tuple, list)) else (x,) for x in axes)
-    ax_a = base.normalize_axes(pairs[0], a.ndim)
-    ax_b = base.normalize_axes(pairs[1], b.ndim)
+    return _contraction(v, g, base.normalize_axes(pairs[0], a.ndim),
+                        base.normalize_axes(pairs[1], b.ndim))
+
+
+def _contraction(v, g, ax_a, ax_b):
+    """The gradients of the tensordot of v's two arguments over axes ax_a of
+    the first and ax_b of the second (np.dot of N-d arrays is one too)."""
+    a, b = v.node.args
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     a_term = [next(letters) for _ in range(a.ndim)]
     b_term = [None] * b.ndim
@@ -736,6 +789,28 @@ def _ptp(v, g):
 rule("np.maximum.reduce", "np.minimum.reduce", "np.fmax.reduce", "np.fmin.reduce")(
     lambda v, g: _max(v, g))
 rule("np.multiply.reduce")(lambda v, g: _prod(v, g))
+
+
+# --- a staged loop's Python floats (ops/python_ints.py): numpy's rules ----------------
+
+for _ufunc in ("divide", "floor_divide", "remainder", "power"):
+    RULES["python_float." + _ufunc] = RULES["np." + _ufunc]
+
+_MATH_AS_NUMPY = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+                  "acosh": "arccosh", "atanh": "arctanh"}
+
+
+@rule("python_float.math")
+def _math(v, g):
+    """math.f of a Python float: the rule of numpy's f."""
+    function = v.attrs["function"]
+    if function in ("erf", "erfc"):
+        slope = 2.0 / math.sqrt(math.pi) * np.exp(-np.square(v.x(0)))
+        return [g * slope if function == "erf" else -g * slope]
+    numpy_rule = RULES.get("np." + _MATH_AS_NUMPY.get(function, function))
+    if numpy_rule is None:  # (gamma, lgamma: their derivative needs the digamma function)
+        raise no_rule_error(v.node, f"math.{function} has no gradient rule")
+    return numpy_rule(v, g)
 
 
 # --- staged lists (their adjoint is an array: row i the adjoint of item i) -------------

@@ -229,6 +229,8 @@ def _variables(wrt, name, location):
 
     try:
         _map_variables(wrt, collect)
+    except errors.GradientError:  # (a TypeError too: collect's own, which says why)
+        raise
     except TypeError:
         raise errors.GradientError(errors.gradient_argument_message(
             name, f"wrt={wrt!r} (a Variable or a list/tuple/dict of them)", location)) from None

@@ -114,6 +114,14 @@ def _in_place(name):
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
     _no_extra("take", out=out)
+    if mode in ("wrap", "clip"):  # (the op indexes as mode="raise" does: -1 is the last)
+        shape = base.shape_of(a)
+        size = base.product(shape) if axis is None else \
+            shape[base.normalize_axis(axis, len(shape))]
+        if size is None:
+            _no_extra("take", mode=mode)
+        indices = np.remainder(indices, size) if mode == "wrap" else \
+            np.clip(indices, 0, size - 1)
     return indexing.take(a, indices, axis)
 
 

@@ -218,7 +218,8 @@ SCHEMAS.update({
     "grad.count": {"axes": is_normal_axes, "ddof": is_number},
     "grad.part": {"axis": SCHEMAS["np.concatenate"]["axis"], "index": is_count},
     "grad.scatter": SCHEMAS["getitem"], "grad.take_scatter": SCHEMAS["np.take"],
-    "grad.unsort": SCHEMAS["np.sort"], "grad.untile": SCHEMAS["np.tile"],
+    "grad.unsort": SCHEMAS["np.sort"], "grad.resort": SCHEMAS["np.sort"],
+    "grad.untile": SCHEMAS["np.tile"],
     "grad.unrepeat": SCHEMAS["np.repeat"],
     # a tape's value is a Python object (None or nested tuples of arrays) made
     # at run time; the ops making and reading it hold data only
