@@ -26,7 +26,8 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
-from autograph.graph.ops import base, elementwise, indexing, linalg, misc, reductions, shaping
+from autograph.graph.ops import (base, elementwise, indexing, linalg, misc, random, reductions,
+                                 shaping)
 from autograph.graph.tensor import Tensor, in_place_method_error
 
 
@@ -146,7 +147,9 @@ SUPPORTED = {
     np.triu: lambda m, k=0: misc.same_shape(misc.TRIU, m, k=k),
     np.tril: lambda m, k=0: misc.same_shape(misc.TRIL, m, k=k),
     np.isclose: lambda a, b, **kw: misc.base.record1(misc.ISCLOSE, (a, b), kw),
-    np.allclose: lambda a, b, **kw: misc.base.record1(misc.ALLCLOSE, (a, b), kw),
+    # (numpy's allclose gives a Python bool: `x_f16 * np.allclose(a, b)` is float16)
+    np.allclose: lambda a, b, **kw: random.as_python_number(
+        misc.base.record1(misc.ALLCLOSE, (a, b), kw)),
     # creation from tensors
     np.zeros_like: functools.partial(misc.like, "zeros_like"),
     np.ones_like: functools.partial(misc.like, "ones_like"),

@@ -57,8 +57,10 @@ def _const_key(value, tensor):
     if not isinstance(value, (np.ndarray, np.generic)) or value.size > _SMALL_CONST \
             or value.dtype.hasobject:
         return None
-    value = np.ascontiguousarray(value)
-    return (core.CONST, value.dtype.str, value.shape, value.tobytes(), tensor.python_number)
+    # (the shape before ascontiguousarray, which makes a 0-d value 1-d: `x + np.float64(1)`
+    # and `x + np.ones(1)` keep apart)
+    return (core.CONST, value.dtype.str, value.shape, np.ascontiguousarray(value).tobytes(),
+            tensor.python_number)
 
 
 def optimize(graph, report=None, known=None):

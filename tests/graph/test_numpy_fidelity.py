@@ -1,0 +1,85 @@
+"""Staged numpy functions give what numpy gives on the same inputs: value,
+dtype, shape and Python type, checked against the unconverted function (the
+sweep over SUPPORTED that found these: a rule that guessed a shape or dtype
+the kernel does not give, and constants merged across shapes)."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from grad_check import check, smooth  # noqa: E402
+
+
+def _same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+        return
+    assert type(got) is type(want), (type(got), type(want))
+    assert np.shape(got) == np.shape(want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def _meta(r):
+    """What the trace believes of r (read while tracing): dtype and rank."""
+    return r.dtype, r.ndim
+
+
+@pytest.mark.parametrize("triangle", [np.triu, np.tril])
+@pytest.mark.parametrize("k", [0, 1, -1])
+def test_triangle_of_a_vector_is_a_matrix(triangle, k):
+    # numpy's triu/tril of a 1-d m is (n, n); the trace said (n,)
+    def f(v):
+        m = triangle(v, k)
+        return m.sum(axis=-1), m.shape, _meta(m)
+
+    v = np.array([1.0, 2.0, 3.0])
+    _same(ag.function(f)(v), f(v))
+
+
+def test_triangle_of_a_vector_gradient():
+    check(lambda v: smooth(np.triu(v, 1) * 2.0 + np.tril(v)), [np.array([0.3, -1.2, 2.0])])
+
+
+@pytest.mark.parametrize("spelling", [np.round, np.around, lambda a: a.round()])
+def test_round_of_bools_is_float16(spelling):
+    # numpy rounds a bool array to float16; the trace said bool
+    def f(mask):
+        r = spelling(mask)
+        return r / 3, _meta(r)
+
+    mask = np.array([True, False, True])
+    _same(ag.function(f)(mask), f(mask))
+
+
+def test_allclose_is_a_python_bool():
+    def f(a, b):
+        close = np.allclose(a, b)
+        return close, type(close) is bool, a.astype(np.float16) * close
+
+    a = np.array([1.0, 2.0])
+    for b in (a, a + 1):
+        _same(ag.function(f)(a, b), f(a, b))
+
+
+def test_zero_d_and_one_element_constants_stay_apart():
+    # equal bytes, other shapes: the optimizer merged np.float64(1) into np.ones(1)
+    def f(x):
+        return x + np.ones(1), x + np.float64(1)
+
+    x = np.array(2.0)
+    _same(ag.function(f)(x), f(x))
+
+
+def test_hstack_with_a_python_number():
+    def f(x):
+        return np.hstack((x, 1)), np.vstack([x, 2.5])
+
+    x = np.array(2.0)
+    _same(ag.function(f)(x), f(x))
