@@ -396,7 +396,8 @@ def _binary(ufunc):
         if self.replaced is not None or (isinstance(other, Tensor)
                                          and other.replaced is not None):
             check_live(self, other)
-        result = _ops.elementwise.apply_ufunc(ufunc, (self, other))
+        result = _ops.elementwise.apply_ufunc(ufunc, (self, other)) if ufunc is not np.power \
+            else _ops.elementwise.power_operator(self, other)  # (ndarray's `**` is not np.power)
         if self.python_on_a_path is not None or getattr(other, "python_on_a_path", None):
             return _pass_on_python_path(result, (self, other))
         return result

@@ -3,6 +3,7 @@ dtype, shape and Python type, checked against the unconverted function (the
 sweep over SUPPORTED that found these: a rule that guessed a shape or dtype
 the kernel does not give, and constants merged across shapes)."""
 
+import re
 import sys
 
 import numpy as np
@@ -83,3 +84,42 @@ def test_hstack_with_a_python_number():
 
     x = np.array(2.0)
     _same(ag.function(f)(x), f(x))
+
+
+# numpy's `a ** b` of an array and a Python number runs np.square, np.sqrt or
+# np.reciprocal for b = 2, 0.5, -1, which np.power(a, b) does not: a bool
+# array squared is int8 (np.power: int64), complex roots differ in their bits
+
+_COMPLEX = np.array([1 + 2j, -3.5 + 0.25j, 0.1 - 7j, 2.0 + 0j])
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in power")  # (numpy's, both ways)
+@pytest.mark.parametrize("x", [np.array([True, False]), _COMPLEX, np.array([0.5, 2.0, 9.0])])
+@pytest.mark.parametrize("b", [2, 0.5, -1, 3, 2.0])
+def test_power_operator_and_np_power(x, b):
+    def operator_form(x):
+        r = x ** b
+        return r, _meta(r)
+
+    def function_form(x):
+        r = np.power(x, b)
+        return r, _meta(r)
+
+    def reflected(x):
+        r = b ** x
+        return r, _meta(r)
+
+    for f in (operator_form, function_form, reflected):
+        staged = ag.function(f)
+        try:
+            want = f(x)
+        except ValueError as e:  # (bool ** -1: numpy's own error, at trace time here)
+            with pytest.raises(ValueError, match=re.escape(str(e))):
+                staged(x)
+            continue
+        for _ in range(2):  # (the first call is interpreted, the second compiled)
+            _same(staged(x), want)
+
+
+def test_power_operator_gradient():
+    check(lambda x: smooth(x ** 2 + x ** 0.5 * 3.0 + np.power(x, -1)), [np.array([0.3, 1.2, 2.0])])

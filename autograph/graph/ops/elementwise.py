@@ -6,6 +6,8 @@ first use.  Output dtypes come from running the ufunc itself on 0-d stand-ins
 including NEP 50 weak Python scalars, hold by construction.
 """
 
+import operator
+
 import numpy as np
 
 from autograph import errors
@@ -15,7 +17,7 @@ from autograph.graph.tensor import Tensor, _UserNames
 
 INFIX = {
     np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
-    np.floor_divide: "//", np.remainder: "%", np.power: "**", np.matmul: "@",
+    np.floor_divide: "//", np.remainder: "%", np.matmul: "@",
     np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
     np.equal: "==", np.not_equal: "!=", np.bitwise_and: "&", np.bitwise_or: "|",
     np.bitwise_xor: "^", np.left_shift: "<<", np.right_shift: ">>",
@@ -40,6 +42,14 @@ def _emit_prefix(symbol):
             return None
         return [f"{outs[0]} = {symbol}{args[0]}"]
     return emit
+
+
+def _emit_power(node, outs, args, ctx):
+    # `2 ** x` is np.power (ndarray.__rpow__); an array's own `x ** 2` may
+    # not be (power_operator), so np.power(x, 2) is emitted as the call
+    if node.attrs or isinstance(node.args[0], Tensor):
+        return None
+    return [f"{outs[0]} = {args[0]} ** {args[1]}"]
 
 
 # a key part standing for an int whose value matters beyond the cache's range:
@@ -128,6 +138,8 @@ def _ufunc_op(ufunc):
     emit = None
     if ufunc in INFIX:
         emit = _emit_infix(INFIX[ufunc])
+    elif ufunc is np.power:
+        emit = _emit_power
     elif ufunc in PREFIX:
         emit = _emit_prefix(PREFIX[ufunc])
     op = _ops[ufunc] = core.register(f"np.{ufunc.__name__}", ufunc, infer, emit=emit)
@@ -187,6 +199,30 @@ def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
             raise errors.StagingError(errors.python_number_on_one_path_message(
                 name, kind.__name__, np.dtype(out.dtype).name, statement, location,
                 dtype.name, core.user_location()))
+
+
+# --- `a ** b`: ndarray.__pow__, not np.power -----------------------------------
+
+
+def _pow_operator_rule(a, b):
+    with np.errstate(all="ignore"):
+        dtype = (base.example_nd(a) ** b).dtype
+    return [(a.static_shape, dtype)]
+
+
+POW_OPERATOR = core.register("ndarray.__pow__", operator.pow, _pow_operator_rule,
+                             emit=_emit_infix("**"))
+
+
+def power_operator(a, b):
+    """`a ** b`: for an array `a` and a Python number `b`, numpy's operator is
+    np.square, np.sqrt or np.reciprocal where b is 2, 0.5 or -1, not np.power
+    (`mask ** 2` is int8 where np.power(mask, 2) is int64; complex bits differ):
+    an op of its own then, and np.power(a, b) stays np.power.  (A 0-d `a`,
+    a numpy scalar or a 0-d array run eagerly, takes np.power, as a scalar's.)"""
+    if type(b) in (int, float) and len(a.static_shape) and type(a) is Tensor:
+        return base.record1(POW_OPERATOR, (a, b))
+    return apply_ufunc(np.power, (a, b))
 
 
 # --- ufunc methods: reduce, accumulate, outer ------------------------------
