@@ -123,3 +123,12 @@ def test_power_operator_and_np_power(x, b):
 
 def test_power_operator_gradient():
     check(lambda x: smooth(x ** 2 + x ** 0.5 * 3.0 + np.power(x, -1)), [np.array([0.3, 1.2, 2.0])])
+
+
+def test_outer_of_a_two_output_ufunc_gives_both():
+    # np.divmod.outer gave the quotients alone
+    def f(x, y):
+        return np.divmod.outer(x, y)
+
+    x, y = np.array([7, -3, 10]), np.array([2, 4])
+    _same(ag.function(f)(x, y), f(x, y))

@@ -237,10 +237,12 @@ def _method_op(ufunc, method):
     kernel = getattr(ufunc, method)
 
     def infer(*args, axis=0, keepdims=False, dtype=None):
-        if method == "outer":
+        if method == "outer":  # (np.divmod.outer: two outputs)
             shape = tuple(base.shape_of(args[0])) + tuple(base.shape_of(args[1]))
             examples = [base.example(a) for a in args]
-            return [(shape, np.asarray(kernel(*examples)).dtype)]
+            results = kernel(*examples)
+            return [(shape, np.asarray(r).dtype)
+                    for r in (results if ufunc.nout > 1 else (results,))]
         x, = args
         ndim = len(x.static_shape)
         extra = {"dtype": dtype} if dtype is not None else {}
@@ -274,7 +276,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
                     f"np.{ufunc.__name__}.{method}(out=/where=/initial=)", core.user_location()))
         if "dtype" in attrs:
             attrs["dtype"] = np.dtype(attrs["dtype"])
-        return base.record(_method_op(ufunc, method), inputs, attrs)[0]
+        outputs = base.record(_method_op(ufunc, method), inputs, attrs)
+        return outputs if len(outputs) > 1 else outputs[0]
     raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
         f"np.{ufunc.__name__}.{method}", core.user_location()))
 
