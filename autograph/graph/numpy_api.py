@@ -43,9 +43,7 @@ def _no_extra(name, **kwargs):
 
 
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    if order != "C":
-        _no_extra("reshape", order=order)
-    return shaping.reshape(a, newshape if shape is None else shape)
+    return shaping.reshape_in_order(a, newshape if shape is None else shape, order, "np.reshape")
 
 
 def _concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
@@ -114,7 +112,8 @@ def _in_place(name):
 
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
-    _no_extra("take", out=out)
+    # (mode="clip"/"wrap" moves indices numpy's "raise" refuses: not recorded, so refused)
+    _no_extra("take", out=out, mode=None if mode == "raise" else mode)
     return indexing.take(a, indices, axis)
 
 
@@ -134,7 +133,7 @@ SUPPORTED = {
     np.concatenate: _concatenate, np.stack: _stack, np.vstack: shaping.vstack,
     np.hstack: shaping.hstack, np.broadcast_to: shaping.broadcast_to,
     np.flip: shaping.flip, np.swapaxes: shaping.swapaxes, np.moveaxis: shaping.moveaxis,
-    np.ravel: lambda a, order="C": shaping.reshape(a, (-1,)),
+    np.ravel: lambda a, order="C": shaping.reshape_in_order(a, (-1,), order, "np.ravel"),
     np.astype: lambda x, dtype, copy=True, **kw: base.as_tensor(x).astype(dtype, copy=copy),
     np.shape: _shape, np.ndim: lambda a: a.ndim, np.size: _size, np.copy: _copy,
     # writing into an array: refused (_in_place)

@@ -134,3 +134,58 @@ def test_outer_of_a_two_output_ufunc_gives_both():
 
     x, y = np.array([7, -3]), np.array([2, 4])
     _same(ag.function(f)(x, y), f(x, y))
+
+
+# order= was dropped by x.reshape and np.ravel (row-major values where numpy
+# gives column-major ones); x.ravel/x.flatten/x.astype refused numpy's
+# arguments with a TypeError naming Tensor; np.take's mode= was dropped
+
+_ORDERED = [
+    lambda x: x.reshape((4, 3), order="F"), lambda x: x.reshape(2, -1, order="F"),
+    lambda x: np.reshape(x, (6, -1), order="F"), lambda x: np.ravel(x, order="F"),
+    lambda x: x.ravel("F"), lambda x: x.flatten("F"), lambda x: x.flatten(order="C"),
+    lambda x: x.astype(np.float32, casting="same_kind"), lambda x: x.astype(np.int8, "C"),
+]
+
+
+@pytest.mark.parametrize("f", _ORDERED)
+def test_order_and_casting_arguments(f):
+    x = np.arange(12.0).reshape(3, 4) * 1.5
+    _same(ag.function(f)(x), f(x))
+
+
+def test_order_gradient():
+    check(lambda x: smooth(x.reshape((4, 3), order="F") * np.arange(12.0).reshape(4, 3)),
+          [np.arange(12.0).reshape(3, 4) / 7])
+
+
+@pytest.mark.parametrize("f, message", [
+    (lambda x: x.astype(np.int8, casting="safe"),
+     "astype: TypeError: Cannot cast array data from dtype('float64') to dtype('int8') "
+     "according to the rule 'safe'"),
+    (lambda x: x.reshape(), "TypeError: reshape() takes exactly 1 argument (0 given)"),
+    (lambda x: x.reshape(6, order="K"), "ValueError: order 'K' is not permitted for reshaping"),
+    (lambda x: np.ravel(x, order="X"),
+     "ValueError: order must be one of 'C', 'F', 'A', or 'K' (got 'X')"),
+])
+def test_numpy_errors(f, message):
+    x = np.ones((2, 3))
+    kind = TypeError if "TypeError" in message else ValueError
+    with pytest.raises(kind):
+        f(x)
+    with pytest.raises(kind, match=re.escape(message)):
+        ag.function(f)(x)
+
+
+@pytest.mark.parametrize("f, what", [
+    (lambda x: np.take(x, [0, 20], mode="clip"), "np.take(..., mode=...)"),
+    (lambda x: x.take([0, 20], mode="wrap"), "np.take(..., mode=...)"),
+    (lambda x: np.ravel(x, order="A"), "np.ravel(..., order='A')"),
+    (lambda x: x.reshape(6, order="A"), "ndarray.reshape(..., order='A')"),
+])
+def test_arguments_the_graph_cannot_follow_are_refused(f, what):
+    x = np.ones((2, 3))
+    f(x)  # (numpy's answer, which the graph would not give)
+    with pytest.raises(ag.errors.UnsupportedNumpyFunctionError,
+                       match=re.escape(f"{what} is not supported on graph tensors")):
+        ag.function(f)(x)

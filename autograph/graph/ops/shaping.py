@@ -170,6 +170,27 @@ def reshape(x, shape):
     return base.record1(RESHAPE, (x,), {"shape": shape})
 
 
+def reshape_in_order(x, shape, order, what):
+    """`what` (np.reshape, x.ravel(), ...) of `x` into `shape` in numpy's
+    `order`: "C" row-major, "F" column-major (the reversed dims of the
+    transpose, transposed back: the same elements in the same places).  "A"
+    and "K" follow the memory layout, which a graph tensor does not have:
+    refused, not read as "C"."""
+    if order is None or order == "C":
+        return reshape(x, shape)
+    if order == "F":
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        return transpose(reshape(transpose(x), shape[::-1]))
+    from autograph import errors
+    if order not in ("A", "K") or order == "K" and what.endswith("reshape"):  # (numpy's errors)
+        raise errors.GraphValueError(errors.graph_op_message(what, (
+            "ValueError: order 'K' is not permitted for reshaping" if order == "K" else
+            f"ValueError: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})"),
+            core.user_location()))
+    raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+        f"{what}(..., order={order!r})", core.user_location()))
+
+
 # --- transpose ----------------------------------------------------------------
 
 
