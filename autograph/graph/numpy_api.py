@@ -72,6 +72,9 @@ def _pad(array, pad_width, mode="constant", **kwargs):
             "np.pad() with a staged pad width", core.user_location(),
             "Pass Python ints as pad widths (grow by a fixed amount per iteration)."))
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2)).tolist()
+    if any(width < 0 for pair in widths for width in pair):
+        raise errors.GraphValueError(errors.graph_op_message(
+            "np.pad", "ValueError: index can't contain negative values", core.user_location()))
     for axis, (before, after) in enumerate(widths):
         parts = []
         for width in (before, after):

@@ -189,3 +189,26 @@ def test_arguments_the_graph_cannot_follow_are_refused(f, what):
     with pytest.raises(ag.errors.UnsupportedNumpyFunctionError,
                        match=re.escape(f"{what} is not supported on graph tensors")):
         ag.function(f)(x)
+
+
+# numpy refuses these; the trace gave a value (moveaxis dropped the extra
+# destination axes, squeeze took a list, linspace a float num) or failed at
+# run time outside the catalog (np.pad with a negative width)
+
+@pytest.mark.parametrize("f, kind, message", [
+    (lambda x: np.moveaxis(x, 0, [1, 2]), ValueError,
+     "`source` and `destination` arguments must have the same number of elements"),
+    (lambda x: np.moveaxis(x, [0, 1], [2]), ValueError,
+     "`source` and `destination` arguments must have the same number of elements"),
+    (lambda x: np.squeeze(x, [1]), TypeError, "'list' object cannot be interpreted as an integer"),
+    (lambda x: x.squeeze([1]), TypeError, "'list' object cannot be interpreted as an integer"),
+    (lambda x: np.linspace(x[0, 0, 0], 1, 3.0), TypeError,
+     "'float' object cannot be interpreted as an integer"),
+    (lambda x: np.pad(x, -1), ValueError, "index can't contain negative values"),
+])
+def test_numpy_refusals_kept(f, kind, message):
+    x = np.arange(6.0).reshape(2, 1, 3)
+    with pytest.raises(kind, match=re.escape(message)):
+        f(x)
+    with pytest.raises(kind, match=re.escape(message)):
+        ag.function(f)(x)

@@ -1,6 +1,8 @@
 """Creation from a tensor (zeros_like, ones_like, full_like, empty_like,
 linspace), sorting, tile/repeat, rounding, triangles, isclose/allclose."""
 
+import operator
+
 import numpy as np
 
 from autograph import errors
@@ -52,7 +54,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if retstep:
         raise _unsupported("np.linspace(retstep=True)",
                            "Compute the step as (stop - start) / (num - 1) instead.")
-    attrs = {"num": int(num), "endpoint": bool(endpoint), "axis": axis}
+    attrs = {"num": operator.index(num), "endpoint": bool(endpoint), "axis": axis}
     if dtype is not None:
         attrs["dtype"] = np.dtype(dtype)
     return base.record1(LINSPACE, (start, stop), attrs)

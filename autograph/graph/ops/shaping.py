@@ -240,6 +240,9 @@ def moveaxis(x, source, destination):
     x = base.as_tensor(x)
     src = base.normalize_axes(source, x.ndim)
     dst = base.normalize_axes(destination, x.ndim)
+    if len(src) != len(dst):  # (numpy's error: zip below would drop the extra axes)
+        raise base.RuleError(
+            "`source` and `destination` arguments must have the same number of elements")
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -250,6 +253,8 @@ def moveaxis(x, source, destination):
 
 
 def _squeeze_rule(x, axis=None):
+    if isinstance(axis, list):  # (numpy's error: a tuple, not a list)
+        raise base.RuleError("'list' object cannot be interpreted as an integer", TypeError)
     if axis is None:
         if None in x.static_shape:
             raise base.RuleError(
@@ -267,7 +272,7 @@ SQUEEZE = core.register("np.squeeze", np.squeeze, _squeeze_rule)
 
 
 def squeeze(x, axis=None):
-    attrs = {} if axis is None else {"axis": tuple(axis) if isinstance(axis, list) else axis}
+    attrs = {} if axis is None else {"axis": axis}
     return base.record1(SQUEEZE, (x,), attrs)
 
 
