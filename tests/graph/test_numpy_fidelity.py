@@ -212,3 +212,16 @@ def test_numpy_refusals_kept(f, kind, message):
         f(x)
     with pytest.raises(kind, match=re.escape(message)):
         ag.function(f)(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_linspace_to_a_staged_python_float_keeps_the_array_dtype(dtype):
+    # float(x[0]) is a Python float: weak in numpy, so the float32 start
+    # decides (the trace made float64)
+    def f(x):
+        stop = float(x[0]) * 4
+        r = np.linspace(x[1], stop, 5)
+        return r, _meta(r)
+
+    x = np.array([1.5, 0.25, 3.0], dtype)
+    _same(ag.function(f)(x), f(x))

@@ -7,7 +7,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
-from autograph.graph.ops import base
+from autograph.graph.ops import base, random
 from autograph.graph.tensor import Tensor
 
 
@@ -57,7 +57,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     attrs = {"num": operator.index(num), "endpoint": bool(endpoint), "axis": axis}
     if dtype is not None:
         attrs["dtype"] = np.dtype(dtype)
-    return base.record1(LINSPACE, (start, stop), attrs)
+    # (a staged Python number is weak, as numpy's: np.linspace(x_f32, float(n)) is float32)
+    return base.record1(LINSPACE, tuple(random.met_together([start, stop])), attrs)
 
 
 def _sort_rule(result_dtype):
