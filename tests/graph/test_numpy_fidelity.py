@@ -225,3 +225,17 @@ def test_linspace_to_a_staged_python_float_keeps_the_array_dtype(dtype):
 
     x = np.array([1.5, 0.25, 3.0], dtype)
     _same(ag.function(f)(x), f(x))
+
+
+def test_zero_and_negative_zero_literals_stay_apart():
+    # the optimizer's CSE keyed Python floats by value: x + -0.0 became x + 0.0
+    def f(x):
+        return (x + 0.0, x + (-0.0), np.full_like(x, 0.0), np.full_like(x, -0.0),
+                x * complex(0.0, 0.0), x * complex(0.0, -0.0))
+
+    x = np.array([-0.0, 1.0], np.float32)
+    staged = ag.function(f)
+    for _ in range(2):
+        got, want = staged(x), f(x)
+        _same(got, want)
+        assert [g.tobytes() for g in got] == [w.tobytes() for w in want]  # (the zeros' signs)
