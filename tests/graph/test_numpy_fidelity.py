@@ -239,3 +239,25 @@ def test_zero_and_negative_zero_literals_stay_apart():
         got, want = staged(x), f(x)
         _same(got, want)
         assert [g.tobytes() for g in got] == [w.tobytes() for w in want]  # (the zeros' signs)
+
+
+@pytest.mark.parametrize("f", [
+    lambda s: np.sum(s, axis=0), lambda s: s.max(axis=-1), lambda s: np.argmax(s, axis=0),
+    lambda s: s.any(axis=0), lambda s: np.count_nonzero(s, axis=-1), lambda s: np.ptp(s, axis=0),
+    lambda s: np.cumsum(s, axis=0), lambda s: s.cumprod(axis=-1),
+])
+def test_reductions_of_a_zero_d_array_along_axis_0(f):
+    # numpy's ufunc reductions take axis 0 or -1 of a 0-d array; the trace refused
+    s = np.array(3.5)
+    _same(ag.function(f)(s), f(s))
+
+
+@pytest.mark.parametrize("f", [lambda s: np.mean(s, axis=0), lambda s: s.std(axis=-1),
+                               lambda s: np.sum(s, axis=1), lambda s: np.sum(s, axis=(0,))])
+def test_zero_d_axes_numpy_refuses(f):
+    s = np.array(3.5)
+    with pytest.raises(np.exceptions.AxisError) as plain:
+        f(s)
+    with pytest.raises(IndexError, match="out of bounds"):  # (GraphAxisError)
+        ag.function(f)(s)
+    assert "out of bounds" in str(plain.value)
