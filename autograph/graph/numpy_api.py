@@ -163,8 +163,10 @@ SUPPORTED = {
     np.argsort: functools.partial(misc.sort, misc.ARGSORT),
     np.take: _take,
     np.tile: lambda a, reps: misc.base.record1(misc.TILE, (a,), {"reps": reps}),
-    np.repeat: lambda a, repeats, axis=None: misc.base.record1(
-        misc.REPEAT, (a,), {"repeats": repeats, **({} if axis is None else {"axis": axis})}),
+    np.repeat: lambda a, repeats, axis=None: misc.base.record1(misc.REPEAT, (a,), {
+        # (a numpy int, np.int64(2), repeats as the Python int it equals)
+        "repeats": int(repeats) if isinstance(repeats, np.integer) else repeats,
+        **({} if axis is None else {"axis": axis})}),
 }
 
 

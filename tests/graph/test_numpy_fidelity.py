@@ -261,3 +261,12 @@ def test_zero_d_axes_numpy_refuses(f):
     with pytest.raises(IndexError, match="out of bounds"):  # (GraphAxisError)
         ag.function(f)(s)
     assert "out of bounds" in str(plain.value)
+
+
+def test_repeat_by_a_numpy_int():
+    # refused ("repeats must be a Python int") where numpy takes any integer
+    def f(x):
+        return np.repeat(x, np.int64(2)), x.repeat(np.int32(3), axis=0)
+
+    x = np.array([1.5, -2.0])
+    _same(ag.function(f)(x), f(x))
