@@ -270,3 +270,27 @@ def test_repeat_by_a_numpy_int():
 
     x = np.array([1.5, -2.0])
     _same(ag.function(f)(x), f(x))
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.take(x, 2.7), lambda x: np.take(x, [0.9, -1.5]), lambda x: x.take(np.float32(3.9)),
+    lambda x: np.take(x, [True, 2.5]), lambda x: np.take(x, [[1, -1]]),
+])
+def test_take_with_python_number_indices(f):
+    # numpy converts them as intp (np.take(x, 2.7) is x[2]); the trace made a
+    # float64 constant that failed at run time outside the catalog
+    x = np.arange(5.0) * 1.5
+    _same(ag.function(f)(x), f(x))
+
+
+def test_take_with_float_array_indices_is_numpy_error():
+    def f(x):
+        return np.take(x, x[:2])
+
+    x = np.arange(5.0)
+    message = "Cannot cast array data from dtype('float64') to dtype('int64') according to " \
+              "the rule 'same_kind'"
+    with pytest.raises(TypeError, match=re.escape(message)):
+        f(x)
+    with pytest.raises(ag.errors.GraphTypeError, match=re.escape(message)):
+        ag.function(f)(x)
