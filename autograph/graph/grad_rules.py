@@ -251,7 +251,7 @@ def _remainder(v, g):
     return [g, -g * quotient]
 
 
-@rule("np.power", "ndarray.__pow__")
+@rule("np.power")
 def _power(v, g):
     x, y = v.x(0), v.x(1)
     if isinstance(y, Tensor) or np.ndim(y):

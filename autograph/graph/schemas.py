@@ -181,7 +181,7 @@ SCHEMAS = {
     "np.repeat": {"repeats": is_int, "axis": is_int},
     "np.isclose": {"rtol": is_number, "atol": is_number, "equal_nan": is_bool},
     "np.allclose": {"rtol": is_number, "atol": is_number, "equal_nan": is_bool},
-    "np.where": {}, "np.nonzero": {}, "np.clip": {}, "ndarray.__pow__": {},
+    "np.where": {}, "np.nonzero": {}, "np.clip": {},
     "np.dot": {}, "np.outer": {}, "np.tensordot": {"axes": _tensordot_axes},
     "np.einsum": {"optimize": _one_of(is_bool, is_str), "dtype": is_dtype,
                   "casting": is_str, "order": is_str},

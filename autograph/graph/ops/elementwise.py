@@ -6,8 +6,6 @@ first use.  Output dtypes come from running the ufunc itself on 0-d stand-ins
 including NEP 50 weak Python scalars, hold by construction.
 """
 
-import operator
-
 import numpy as np
 
 from autograph import errors
@@ -201,27 +199,24 @@ def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
                 dtype.name, core.user_location()))
 
 
-# --- `a ** b`: ndarray.__pow__, not np.power -----------------------------------
-
-
-def _pow_operator_rule(a, b):
-    with np.errstate(all="ignore"):
-        dtype = (base.example_nd(a) ** b).dtype
-    return [(a.static_shape, dtype)]
-
-
-POW_OPERATOR = core.register("ndarray.__pow__", operator.pow, _pow_operator_rule,
-                             emit=_emit_infix("**"))
+# --- `a ** b`: ndarray.__pow__, not always np.power ---------------------------
 
 
 def power_operator(a, b):
-    """`a ** b`: for an array `a` and a Python number `b`, numpy's operator is
-    np.square, np.sqrt or np.reciprocal where b is 2, 0.5 or -1, not np.power
-    (`mask ** 2` is int8 where np.power(mask, 2) is int64; complex bits differ):
-    an op of its own then, and np.power(a, b) stays np.power.  (A 0-d `a`,
-    a numpy scalar or a 0-d array run eagerly, takes np.power, as a scalar's.)"""
-    if type(b) in (int, float) and len(a.static_shape) and type(a) is Tensor:
-        return base.record1(POW_OPERATOR, (a, b))
+    """`a ** b`: numpy's operator of an array `a` and a Python number `b` is
+    np.square for b = 2 (a bool array squared is int8, where np.power gives
+    int64), and for a float or complex `a` np.reciprocal for b = -1 and
+    np.sqrt for b = 0.5 (complex bits differ from np.power's); recorded as
+    that ufunc, so np.power(a, b) stays np.power.  (A 0-d `a`, a numpy scalar
+    or a 0-d array run eagerly, takes np.power, as a scalar's does.)"""
+    if type(a) is Tensor and len(a.static_shape) and a.dtype.kind in "biufc":
+        inexact = a.dtype.kind in "fc"
+        if type(b) is int and b == 2:
+            return apply_ufunc(np.square, (a,))
+        if type(b) is int and b == -1 and inexact:
+            return apply_ufunc(np.reciprocal, (a,))
+        if type(b) is float and b == 0.5 and inexact:
+            return apply_ufunc(np.sqrt, (a,))
     return apply_ufunc(np.power, (a, b))
 
 
