@@ -179,6 +179,8 @@ def _dot_or_matmul(node):
 _EVALUATORS = {
     elementwise._emit_infix("+").__code__: _infix,
     elementwise._emit_prefix("-").__code__: _prefix,
+    # (`2 ** x` emitted for np.power(2, x) is ndarray.__rpow__: np.power itself)
+    elementwise._emit_power.__code__: lambda node: None,
     core.emit_method("sum").__code__: _method,
     shaping._emit_astype.__code__: _astype,
     shaping._emit_t.__code__: _attribute_t,

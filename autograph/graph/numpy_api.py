@@ -26,7 +26,8 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core
-from autograph.graph.ops import base, elementwise, indexing, linalg, misc, reductions, shaping
+from autograph.graph.ops import (base, elementwise, indexing, linalg, misc, random, reductions,
+                                 shaping)
 from autograph.graph.tensor import Tensor, in_place_method_error
 
 
@@ -42,9 +43,7 @@ def _no_extra(name, **kwargs):
 
 
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    if order != "C":
-        _no_extra("reshape", order=order)
-    return shaping.reshape(a, newshape if shape is None else shape)
+    return shaping.reshape_in_order(a, newshape if shape is None else shape, order, "np.reshape")
 
 
 def _concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
@@ -73,6 +72,9 @@ def _pad(array, pad_width, mode="constant", **kwargs):
             "np.pad() with a staged pad width", core.user_location(),
             "Pass Python ints as pad widths (grow by a fixed amount per iteration)."))
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2)).tolist()
+    if any(width < 0 for pair in widths for width in pair):
+        raise errors.GraphValueError(errors.graph_op_message(
+            "np.pad", "ValueError: index can't contain negative values", core.user_location()))
     for axis, (before, after) in enumerate(widths):
         parts = []
         for width in (before, after):
@@ -141,7 +143,7 @@ SUPPORTED = {
     np.concatenate: _concatenate, np.stack: _stack, np.vstack: shaping.vstack,
     np.hstack: shaping.hstack, np.broadcast_to: shaping.broadcast_to,
     np.flip: shaping.flip, np.swapaxes: shaping.swapaxes, np.moveaxis: shaping.moveaxis,
-    np.ravel: lambda a, order="C": shaping.reshape(a, (-1,)),
+    np.ravel: lambda a, order="C": shaping.reshape_in_order(a, (-1,), order, "np.ravel"),
     np.astype: lambda x, dtype, copy=True, **kw: base.as_tensor(x).astype(dtype, copy=copy),
     np.shape: _shape, np.ndim: lambda a: a.ndim, np.size: _size, np.copy: _copy,
     # writing into an array: refused (_in_place)
@@ -154,7 +156,9 @@ SUPPORTED = {
     np.triu: lambda m, k=0: misc.same_shape(misc.TRIU, m, k=k),
     np.tril: lambda m, k=0: misc.same_shape(misc.TRIL, m, k=k),
     np.isclose: lambda a, b, **kw: misc.base.record1(misc.ISCLOSE, (a, b), kw),
-    np.allclose: lambda a, b, **kw: misc.base.record1(misc.ALLCLOSE, (a, b), kw),
+    # (numpy's allclose gives a Python bool: `x_f16 * np.allclose(a, b)` is float16)
+    np.allclose: lambda a, b, **kw: random.as_python_number(
+        misc.base.record1(misc.ALLCLOSE, (a, b), kw)),
     # creation from tensors
     np.zeros_like: functools.partial(misc.like, "zeros_like"),
     np.ones_like: functools.partial(misc.like, "ones_like"),
@@ -166,8 +170,10 @@ SUPPORTED = {
     np.argsort: functools.partial(misc.sort, misc.ARGSORT),
     np.take: _take,
     np.tile: lambda a, reps: misc.base.record1(misc.TILE, (a,), {"reps": reps}),
-    np.repeat: lambda a, repeats, axis=None: misc.base.record1(
-        misc.REPEAT, (a,), {"repeats": repeats, **({} if axis is None else {"axis": axis})}),
+    np.repeat: lambda a, repeats, axis=None: misc.base.record1(misc.REPEAT, (a,), {
+        # (a numpy int, np.int64(2), repeats as the Python int it equals)
+        "repeats": int(repeats) if isinstance(repeats, np.integer) else repeats,
+        **({} if axis is None else {"axis": axis})}),
 }
 
 

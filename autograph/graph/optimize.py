@@ -8,6 +8,8 @@ of side effects is kept by construction.  Sub-graphs are optimised on their
 own; a captured constant is known to be constant inside the sub-graph.
 """
 
+import struct
+
 import numpy as np
 
 from autograph.graph import core
@@ -28,11 +30,17 @@ class Report:
 
 
 _ATOMS = frozenset((int, float, bool, str, complex, type(None)))
+_EXACT_ATOMS = _ATOMS - {float, complex}  # (equal values are the same value)
 
 
 def freeze(value):
-    """A hashable key for a literal argument or attribute (1, 1.0, True differ)."""
+    """A hashable key for a literal argument or attribute (1, 1.0, True differ;
+    floats by their bits: 0.0 and -0.0 differ, `x + 0.0` is not `x + -0.0`)."""
     kind = type(value)
+    if kind is float:
+        return (kind, struct.pack("<d", value))
+    if kind is complex:
+        return (kind, struct.pack("<dd", value.real, value.imag))
     if kind in _ATOMS:
         return (kind, value)
     if kind in (tuple, list):
@@ -57,8 +65,10 @@ def _const_key(value, tensor):
     if not isinstance(value, (np.ndarray, np.generic)) or value.size > _SMALL_CONST \
             or value.dtype.hasobject:
         return None
-    value = np.ascontiguousarray(value)
-    return (core.CONST, value.dtype.str, value.shape, value.tobytes(), tensor.python_number)
+    # (the shape before ascontiguousarray, which makes a 0-d value 1-d: `x + np.float64(1)`
+    # and `x + np.ones(1)` keep apart)
+    return (core.CONST, value.dtype.str, value.shape, np.ascontiguousarray(value).tobytes(),
+            tensor.python_number)
 
 
 def optimize(graph, report=None, known=None):
@@ -114,7 +124,7 @@ def optimize(graph, report=None, known=None):
             for i, a in enumerate(node.args):
                 if not isinstance(a, Tensor):
                     kind = type(a)  # (freeze's first case inline: most literals are numbers)
-                    parts[i] = (kind, a) if kind in _ATOMS else freeze(a)
+                    parts[i] = (kind, a) if kind in _EXACT_ATOMS else freeze(a)
         key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None,
                node.outputs[0].python_number if node.outputs else False)
         match = seen.get(key)

@@ -245,27 +245,36 @@ class Tensor:
             check_live(self)
         return _ops.indexing.getitem(self, key)
 
-    def astype(self, dtype, copy=True):
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        # (order and subok change no value; casting is numpy's check, at trace time)
+        if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):
+            raise errors.GraphTypeError(errors.graph_op_message(
+                "astype", f"TypeError: Cannot cast array data from {self.dtype!r} to "
+                f"{np.dtype(dtype)!r} according to the rule {casting!r}", errors.where_user()))
         if not copy and np.dtype(dtype) == self.dtype:
             return self  # numpy returns the array itself: an in-place change shows
         return _ops.shaping.astype(self, dtype)
 
     def reshape(self, *shape, order="C"):
+        if not shape:  # (numpy's own error)
+            raise errors.GraphTypeError(errors.graph_op_message(
+                "ndarray.reshape", "TypeError: reshape() takes exactly 1 argument (0 given)",
+                errors.where_user()))
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
-        return _ops.shaping.reshape(self, tuple(shape))
+        return _ops.shaping.reshape_in_order(self, tuple(shape), order, "ndarray.reshape")
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == (None,):
             axes = axes[0]
         return _ops.shaping.transpose(self, axes or None)
 
-    def ravel(self):
-        return _ops.shaping.reshape(self, (-1,))  # (a view, as numpy's)
+    def ravel(self, order="C"):
+        return _ops.shaping.reshape_in_order(self, (-1,), order, "ndarray.ravel")  # (a view)
 
-    def flatten(self):
+    def flatten(self, order="C"):
         # numpy's flatten copies: `f = y.flatten(); f += 1` leaves y as it was
-        return _ops.shaping.reshape(self.copy(), (-1,))
+        return _ops.shaping.reshape_in_order(self.copy(), (-1,), order, "ndarray.flatten")
 
     def squeeze(self, axis=None):
         return _ops.shaping.squeeze(self, axis)
@@ -396,7 +405,8 @@ def _binary(ufunc):
         if self.replaced is not None or (isinstance(other, Tensor)
                                          and other.replaced is not None):
             check_live(self, other)
-        result = _ops.elementwise.apply_ufunc(ufunc, (self, other))
+        result = _ops.elementwise.apply_ufunc(ufunc, (self, other)) if ufunc is not np.power \
+            else _ops.elementwise.power_operator(self, other)  # (ndarray's `**` is not np.power)
         if self.python_on_a_path is not None or getattr(other, "python_on_a_path", None):
             return _pass_on_python_path(result, (self, other))
         return result

@@ -15,7 +15,7 @@ from autograph.graph.tensor import Tensor, _UserNames
 
 INFIX = {
     np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
-    np.floor_divide: "//", np.remainder: "%", np.power: "**", np.matmul: "@",
+    np.floor_divide: "//", np.remainder: "%", np.matmul: "@",
     np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
     np.equal: "==", np.not_equal: "!=", np.bitwise_and: "&", np.bitwise_or: "|",
     np.bitwise_xor: "^", np.left_shift: "<<", np.right_shift: ">>",
@@ -40,6 +40,14 @@ def _emit_prefix(symbol):
             return None
         return [f"{outs[0]} = {symbol}{args[0]}"]
     return emit
+
+
+def _emit_power(node, outs, args, ctx):
+    # `2 ** x` is np.power (ndarray.__rpow__); an array's own `x ** 2` may
+    # not be (power_operator), so np.power(x, 2) is emitted as the call
+    if node.attrs or isinstance(node.args[0], Tensor):
+        return None
+    return [f"{outs[0]} = {args[0]} ** {args[1]}"]
 
 
 # a key part standing for an int whose value matters beyond the cache's range:
@@ -128,6 +136,8 @@ def _ufunc_op(ufunc):
     emit = None
     if ufunc in INFIX:
         emit = _emit_infix(INFIX[ufunc])
+    elif ufunc is np.power:
+        emit = _emit_power
     elif ufunc in PREFIX:
         emit = _emit_prefix(PREFIX[ufunc])
     op = _ops[ufunc] = core.register(f"np.{ufunc.__name__}", ufunc, infer, emit=emit)
@@ -189,6 +199,27 @@ def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
                 dtype.name, core.user_location()))
 
 
+# --- `a ** b`: ndarray.__pow__, not always np.power ---------------------------
+
+
+def power_operator(a, b):
+    """`a ** b`: numpy's operator of an array `a` and a Python number `b` is
+    np.square for b = 2 (a bool array squared is int8, where np.power gives
+    int64), and for a float or complex `a` np.reciprocal for b = -1 and
+    np.sqrt for b = 0.5 (complex bits differ from np.power's); recorded as
+    that ufunc, so np.power(a, b) stays np.power.  (A 0-d `a`, a numpy scalar
+    or a 0-d array run eagerly, takes np.power, as a scalar's does.)"""
+    if type(a) is Tensor and len(a.static_shape) and a.dtype.kind in "biufc":
+        inexact = a.dtype.kind in "fc"
+        if type(b) is int and b == 2:
+            return apply_ufunc(np.square, (a,))
+        if type(b) is int and b == -1 and inexact:
+            return apply_ufunc(np.reciprocal, (a,))
+        if type(b) is float and b == 0.5 and inexact:
+            return apply_ufunc(np.sqrt, (a,))
+    return apply_ufunc(np.power, (a, b))
+
+
 # --- ufunc methods: reduce, accumulate, outer ------------------------------
 
 _method_ops = {}
@@ -201,10 +232,12 @@ def _method_op(ufunc, method):
     kernel = getattr(ufunc, method)
 
     def infer(*args, axis=0, keepdims=False, dtype=None):
-        if method == "outer":
+        if method == "outer":  # (np.divmod.outer: two outputs)
             shape = tuple(base.shape_of(args[0])) + tuple(base.shape_of(args[1]))
             examples = [base.example(a) for a in args]
-            return [(shape, np.asarray(kernel(*examples)).dtype)]
+            results = kernel(*examples)
+            return [(shape, np.asarray(r).dtype)
+                    for r in (results if ufunc.nout > 1 else (results,))]
         x, = args
         ndim = len(x.static_shape)
         extra = {"dtype": dtype} if dtype is not None else {}
@@ -238,7 +271,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
                     f"np.{ufunc.__name__}.{method}(out=/where=/initial=)", core.user_location()))
         if "dtype" in attrs:
             attrs["dtype"] = np.dtype(attrs["dtype"])
-        return base.record(_method_op(ufunc, method), inputs, attrs)[0]
+        outputs = base.record(_method_op(ufunc, method), inputs, attrs)
+        return outputs if len(outputs) > 1 else outputs[0]
     raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
         f"np.{ufunc.__name__}.{method}", core.user_location()))
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from autograph.graph import core
 from autograph.graph.ops import base
-from autograph.graph.tensor import VIEWS
+from autograph.graph.tensor import VIEWS, Tensor
 
 
 def _build_key(template, tensors):
@@ -199,6 +199,10 @@ def _index_error(detail):
 
 
 def _take_rule(a, indices, axis=None):
+    if isinstance(indices, Tensor) and indices.dtype.kind not in "iub":  # (numpy's error)
+        raise base.RuleError(f"Cannot cast array data from {indices.dtype!r} to "
+                             f"{np.dtype(np.intp)!r} according to the rule 'same_kind'",
+                             TypeError)
     ind_shape = base.shape_of(indices)
     if axis is None:
         return [(tuple(ind_shape), a.dtype)]
@@ -212,6 +216,13 @@ TAKE = core.register("np.take", np.take, _take_rule)
 def take(a, indices, axis=None):
     graph = base.graph_for((a, indices))
     a = base.as_tensor(a, graph)
+    if not isinstance(indices, (int, np.integer, Tensor, np.ndarray)) and \
+            not hasattr(indices, "_as_graph_tensor"):
+        # numpy converts Python (and numpy scalar) indices as intp: floats truncate,
+        # np.take(x, 2.0) is x[2]; an array of floats is its TypeError (_take_rule)
+        if not (isinstance(indices, (list, tuple)) and any(
+                isinstance(v, Tensor) or hasattr(v, "_as_graph_tensor") for v in indices)):
+            indices = np.asarray(indices, dtype=np.intp)
     if not isinstance(indices, (int, np.integer)):
         indices = base.as_tensor(indices, graph)
     return base.record1(TAKE, (a, indices), {} if axis is None else {"axis": axis})

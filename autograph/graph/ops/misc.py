@@ -1,11 +1,13 @@
 """Creation from a tensor (zeros_like, ones_like, full_like, empty_like,
 linspace), sorting, tile/repeat, rounding, triangles, isclose/allclose."""
 
+import operator
+
 import numpy as np
 
 from autograph import errors
 from autograph.graph import core
-from autograph.graph.ops import base
+from autograph.graph.ops import base, random
 from autograph.graph.tensor import Tensor
 
 
@@ -52,10 +54,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if retstep:
         raise _unsupported("np.linspace(retstep=True)",
                            "Compute the step as (stop - start) / (num - 1) instead.")
-    attrs = {"num": int(num), "endpoint": bool(endpoint), "axis": axis}
+    attrs = {"num": operator.index(num), "endpoint": bool(endpoint), "axis": axis}
     if dtype is not None:
         attrs["dtype"] = np.dtype(dtype)
-    return base.record1(LINSPACE, (start, stop), attrs)
+    # (a staged Python number is weak, as numpy's: np.linspace(x_f32, float(n)) is float32)
+    return base.record1(LINSPACE, tuple(random.met_together([start, stop])), attrs)
 
 
 def _sort_rule(result_dtype):
@@ -82,13 +85,26 @@ def sort(op, a, axis=-1, kind=None, order=None, stable=None):
     return base.record1(op, (base.as_tensor(a),), attrs)
 
 
-def _same_shape_rule(a, **attrs):
-    return [(a.static_shape, a.dtype)]
+def _round_rule(a, decimals=0):
+    # (numpy's dtype, from a stand-in: a bool array rounds to float16, and
+    # decimals != 0 of one is numpy's casting error, here at trace time)
+    with np.errstate(all="ignore"):
+        sample = np.round(base.example_nd(a), decimals)
+    return [(a.static_shape, sample.dtype)]
 
 
-ROUND = core.register("np.round", np.round, _same_shape_rule)
-TRIU = core.register("np.triu", np.triu, _same_shape_rule)
-TRIL = core.register("np.tril", np.tril, _same_shape_rule)
+def _triangle_rule(a, k=0):
+    # numpy's triu/tril of a 1-d m is of np.tile(m, (n, 1)): shape (n, n);
+    # of a 0-d one its TypeError
+    shape = a.static_shape
+    if len(shape) == 0:
+        raise base.RuleError("tri() missing 1 required positional argument: 'N'", TypeError)
+    return [((shape[0], shape[0]) if len(shape) == 1 else shape, a.dtype)]
+
+
+ROUND = core.register("np.round", np.round, _round_rule)
+TRIU = core.register("np.triu", np.triu, _triangle_rule)
+TRIL = core.register("np.tril", np.tril, _triangle_rule)
 
 
 def same_shape(op, a, **attrs):

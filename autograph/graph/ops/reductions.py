@@ -71,7 +71,12 @@ def _reduction_rule(func, single_axis):
         if single_axis and isinstance(axis, (tuple, list)):
             raise base.RuleError(f"axis must be an int or None, got {axis!r}",
                                  like=TypeError)  # numpy's argmax(axis=(0, 1))
-        axes = base.normalize_axes(axis, ndim)
+        if ndim == 0 and type(axis) is int and axis in (0, -1):
+            # numpy's ufunc reductions take axis 0 or -1 of a 0-d array (np.sum(s, axis=0));
+            # np.mean/std/var/median do not: their stand-in below raises numpy's AxisError
+            axes = ()
+        else:
+            axes = base.normalize_axes(axis, ndim)
         key = _sample_key(func, ndim, x.dtype, axis, keepdims, kwargs)
         dtype = _sample_dtypes.get(key) if key is not None else None
         if dtype is None:
@@ -131,6 +136,8 @@ def _scan_rule(func):
         ndim = len(x.static_shape)
         if axis is None:
             shape = (base.product(x.static_shape),)
+        elif ndim == 0 and type(axis) is int and axis in (0, -1):  # (numpy's: as axis=None)
+            shape = (1,)
         else:
             base.normalize_axis(axis, ndim)
             shape = x.static_shape

@@ -170,6 +170,27 @@ def reshape(x, shape):
     return base.record1(RESHAPE, (x,), {"shape": shape})
 
 
+def reshape_in_order(x, shape, order, what):
+    """`what` (np.reshape, x.ravel(), ...) of `x` into `shape` in numpy's
+    `order`: "C" row-major, "F" column-major (the reversed dims of the
+    transpose, transposed back: the same elements in the same places).  "A"
+    and "K" follow the memory layout, which a graph tensor does not have:
+    refused, not read as "C"."""
+    if order is None or order == "C":
+        return reshape(x, shape)
+    if order == "F":
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        return transpose(reshape(transpose(x), shape[::-1]))
+    from autograph import errors
+    if order not in ("A", "K") or order == "K" and what.endswith("reshape"):  # (numpy's errors)
+        raise errors.GraphValueError(errors.graph_op_message(what, (
+            "ValueError: order 'K' is not permitted for reshaping" if order == "K" else
+            f"ValueError: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})"),
+            core.user_location()))
+    raise errors.UnsupportedNumpyFunctionError(errors.unsupported_numpy_function_message(
+        f"{what}(..., order={order!r})", core.user_location()))
+
+
 # --- transpose ----------------------------------------------------------------
 
 
@@ -219,6 +240,9 @@ def moveaxis(x, source, destination):
     x = base.as_tensor(x)
     src = base.normalize_axes(source, x.ndim)
     dst = base.normalize_axes(destination, x.ndim)
+    if len(src) != len(dst):  # (numpy's error: zip below would drop the extra axes)
+        raise base.RuleError(
+            "`source` and `destination` arguments must have the same number of elements")
     order = [n for n in range(x.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -229,6 +253,8 @@ def moveaxis(x, source, destination):
 
 
 def _squeeze_rule(x, axis=None):
+    if isinstance(axis, list):  # (numpy's error: a tuple, not a list)
+        raise base.RuleError("'list' object cannot be interpreted as an integer", TypeError)
     if axis is None:
         if None in x.static_shape:
             raise base.RuleError(
@@ -246,7 +272,7 @@ SQUEEZE = core.register("np.squeeze", np.squeeze, _squeeze_rule)
 
 
 def squeeze(x, axis=None):
-    attrs = {} if axis is None else {"axis": tuple(axis) if isinstance(axis, list) else axis}
+    attrs = {} if axis is None else {"axis": axis}
     return base.record1(SQUEEZE, (x,), attrs)
 
 
