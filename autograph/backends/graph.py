@@ -641,8 +641,8 @@ class _Loop:
                 continue
             after = _canonical(st.out.values[i])
             mark = getattr(after, "python_on_a_path", None)
-            kind = staging.python_number_type(after) and \
-                staging.python_number_on_one_side(after, st.values[i])
+            # (the start is no Python number: a kind is `after`'s)
+            kind = staging.python_number_on_one_side(after, st.values[i])
             if kind:
                 tensor_module.python_number_on_one_path(
                     out, staging.shown(st.names[i]), kind, self.location, self.kind)

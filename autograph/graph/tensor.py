@@ -401,12 +401,19 @@ def _pass_on_python_path(result, operands):
 
 
 def _binary(ufunc):
+    def apply(a, b):
+        return _ops.elementwise.apply_ufunc(ufunc, (a, b))
+
+    def power(a, b):  # (ndarray's `**` is not always np.power)
+        return _ops.elementwise.power_operator(a, b)
+
+    operator_ = power if ufunc is np.power else apply
+
     def forward(self, other):
         if self.replaced is not None or (isinstance(other, Tensor)
                                          and other.replaced is not None):
             check_live(self, other)
-        result = _ops.elementwise.apply_ufunc(ufunc, (self, other)) if ufunc is not np.power \
-            else _ops.elementwise.power_operator(self, other)  # (ndarray's `**` is not np.power)
+        result = operator_(self, other)
         if self.python_on_a_path is not None or getattr(other, "python_on_a_path", None):
             return _pass_on_python_path(result, (self, other))
         return result
@@ -651,7 +658,7 @@ class _UserNames:
             # unless the tensor was made on another line)
             made = tensor.node.location
             if made is not None and made != (self.frame.f_code.co_filename, self.frame.f_lineno):
-                return f"the value made at {made[0]}:{made[1]}"
+                return f"the value made at {errors.where(*made)}"
             tracing = _ops.base.core.current_graph() is not None
             text = errors.expression_at(self.frame) if tracing else None
             name = f"the value in `{text}`" if text else None
@@ -902,7 +909,7 @@ def _read_only_view(tensor):
 
 
 def _where(node):
-    return f"{node.location[0]}:{node.location[1]}" if node.location else "an unknown line"
+    return errors.where(*node.location) if node.location else "an unknown line"
 
 
 def _refuse_held_constant(tensor, name, change, location):

@@ -218,9 +218,8 @@ def _refuse_percent(what, value, values, index, reason):
 def _percent_operand_text(frame, values, index):
     """The source of the formatted value `index` of the one `'...' % values`
     on the frame's line (an item of its tuple), else None."""
-    try:
-        tree = ast.parse(linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip())
-    except SyntaxError:
+    tree = _line_tree(frame)
+    if tree is None:
         return None
     found = [node.right for node in ast.walk(tree) if isinstance(node, ast.BinOp)
              and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant)
@@ -652,12 +651,8 @@ def _variable_holding(value, call, position=0, arity=None):
 def _argument_text(frame, call, position=0, arity=None):
     """The source of argument `position` of the one `call(...)` on the frame's
     line (with `arity` arguments: 1, isinstance's 2, unless given)."""
-    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-    if line.endswith(":"):  # a statement's header: `if isinstance(x, t):`
-        line = (line[2:] if line.startswith("elif ") else line) + " pass"
-    try:
-        tree = ast.parse(line)
-    except SyntaxError:
+    tree = _line_tree(frame)
+    if tree is None:
         return None
     arity = arity or (2 if call == "isinstance" else 1)
     name = call.rsplit(".", 1)[-1]  # (`np.isscalar(...)`: a call of an attribute)
@@ -666,6 +661,19 @@ def _argument_text(frame, call, position=0, arity=None):
                   getattr(node.func, "attr", None)) == name
              and len(node.args) == arity]
     return ast.unparse(found[0]) if len(found) == 1 else None
+
+
+def _line_tree(frame):
+    """The stdlib tree of the frame's source line (a statement's header, `if
+    isinstance(x, t):`, given an empty body), or None when it does not parse
+    alone."""
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    if line.endswith(":"):
+        line = (line[2:] if line.startswith("elif ") else line) + " pass"
+    try:
+        return ast.parse(line)
+    except SyntaxError:
+        return None
 
 
 def user_locals(local_vars, fscope):
