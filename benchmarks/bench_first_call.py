@@ -2,6 +2,7 @@
 item 4: <= 5 ms, growing linearly with the graph).
 
 Run:  python benchmarks/bench_first_call.py [--repeats N] [--source-only]
+      python benchmarks/bench_first_call.py --instructions   (needs valgrind)
 
 What a user waits for the first time a script calls an `ag.function`: the
 conversion of its Python functions (transpiler), the trace, the optimiser
@@ -27,6 +28,16 @@ a bytecode cache in a temporary directory, filled by one process first
 with PYTHONDONTWRITEBYTECODE=1 and no caches: every lazily imported module is
 then compiled from source during the first call).
 
+--instructions: instead of times, the machine instructions of each first
+call, counted by valgrind (cachegrind without cache simulation) as the
+difference between a process that calls the function and one that only
+imports and decorates it: a deterministic figure (hash seed fixed, one BLAS
+thread), immune to the load of a shared machine, for comparing two versions
+of the code.  It also counts the same first call made after another
+workload's in the same process: the difference is the process's one-time
+work (lazy tables, template parses, the first collections of the imports'
+objects) that the very first call pays.
+
 The second table is first call vs graph size, each in a fresh process: an
 N-layer tanh MLP written out layer by layer (source and graph both grow with
 N) and the same MLP as a loop over a list of weights (the source stays, the
@@ -36,6 +47,7 @@ graph grows), N = 10, 20, 40, 80.
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -92,6 +104,53 @@ total = time.perf_counter() - start
 nodes = len(staged.get_concrete_function(x, weights).graph.nodes)
 print(json.dumps({{"total": total, "convert": _spent[0], "nodes": nodes}}))
 """
+
+
+# One process for --instructions: the workloads named on the command line are
+# decorated, and called when "call" is the first argument.
+_COUNT_CHILD = r"""
+import contextlib, io, sys
+sys.path.insert(0, {root!r}); sys.path.insert(0, {bench!r})
+import autograph as ag
+import workloads
+call, *indices = sys.argv[1:]
+for index in indices:
+    name, fn, args, *_ = workloads.WORKLOADS[int(index)]
+    staged = ag.function(fn)
+    if call == "call" or index != indices[-1]:
+        with contextlib.redirect_stdout(io.StringIO()):
+            staged(*args)
+"""
+
+
+def _instructions(code, env, *arguments):
+    """Machine instructions of `python -c code *arguments` under valgrind."""
+    done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                           "--cachegrind-out-file=/dev/null", sys.executable, "-c", code,
+                           *arguments], capture_output=True, text=True, env=env, check=False)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if done.returncode or not found:
+        raise RuntimeError(done.stderr)
+    return int(found.group(1).replace(",", ""))
+
+
+def _count_instructions(env, fill, workloads):
+    env = dict(env, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    code = _COUNT_CHILD.format(**fill)
+    print("Instructions of each first call in a fresh process (valgrind; no conversion cache)")
+    print(f"{'workload':<32}{'first call':>12}{'after another':>15}{'one-time':>10}")
+    other = 1  # (the other workload run first: the small MLP, or the dense model for it)
+    for index, (name, *_) in enumerate(workloads.WORKLOADS):
+        before = str(0 if index == other else other)
+        fresh = (_instructions(code, env, "call", str(index))
+                 - _instructions(code, env, "none", str(index)))
+        after = (_instructions(code, env, "call", before, str(index))
+                 - _instructions(code, env, "none", before, str(index)))
+        print(f"{name:<32}{fresh / 1e6:>11.1f}M{after / 1e6:>14.1f}M"
+              f"{(fresh - after) / 1e6:>9.1f}M")
+    print("first call = instructions of the call (convert + trace + optimise + run);")
+    print("after another = the same first call made after another workload's first call")
+    print("in the same process; one-time = the difference (what only a new process pays).")
 
 
 def _unrolled_source(layers):
@@ -153,6 +212,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--source-only", action="store_true")
+    parser.add_argument("--instructions", action="store_true")
     options = parser.parse_args()
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import workloads  # (for the names; the children import it again)
@@ -161,6 +221,9 @@ def main():
         env = _environment(options.source_only, folder)
         fill = dict(root=str(ROOT), bench=str(ROOT / "benchmarks"))
         _run(_EXAMPLE_CHILD.format(index=0, **fill), env)  # fills the bytecode cache
+        if options.instructions:
+            _count_instructions(env, fill, workloads)
+            return
         print(f"First call in a fresh process (median of {options.repeats} processes; "
               + ("no bytecode cache" if options.source_only else "bytecode cached") + ")")
         print(f"{'':<32}{'no conversion cache':>36}{'cold cache (first run)':>44}"
