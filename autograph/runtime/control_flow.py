@@ -383,7 +383,9 @@ def _undone_on_error():
 
 def _restore(obj, kind, key, old):
     """Puts back what `store_part` found (not journaled itself)."""
-    if old is not _NOTHING:
+    if kind == "entries":
+        _store_entries(obj, old, None)
+    elif old is not _NOTHING:
         if kind == "item":
             obj[key] = old
         else:
@@ -401,7 +403,12 @@ def load_part(obj, kind, key, name):
     """Python meaning: `obj[key]` (kind 'item') or `getattr(obj, key)` (kind
     'attr'); an absent one is `Undefined(name)`.  An item or attribute a
     statement assigns goes in and out of its functional form like a variable
-    (`name` is the user's spelling, e.g. "d['k']", for messages)."""
+    (`name` is the user's spelling, e.g. "d['k']", for messages).  Kind
+    'entries' (`d[k] = ...` with a key the statement computes): a copy of a
+    dict's or list's entries, `dict(obj)` / `list(obj)`; None for another
+    object (an array's items are its own business: nothing to carry)."""
+    if kind == "entries":
+        return _ENTRIES_COPY[type(obj)](obj) if type(obj) in _ENTRIES_COPY else None
     try:
         return obj[key] if kind == "item" else getattr(obj, key)
     except _ABSENT:
@@ -432,6 +439,9 @@ def store_part(obj, kind, key, value):
     (the part was absent) removes a dict key or instance attribute that a
     traced branch set."""
     stack = getattr(_journals, "stack", None)
+    if kind == "entries":
+        _store_entries(obj, value, stack)
+        return
     undefined = type(value) is Undefined
     old = _NOTHING  # (what the part holds: journaled, and compared with `value`)
     if stack or not undefined:
@@ -455,6 +465,27 @@ def store_part(obj, kind, key, value):
     # hiding the first error behind one placed in contextlib.
     if stack:
         stack[-1].append((obj, kind, key, old))
+
+
+_ENTRIES_COPY = {dict: dict, list: list}
+
+
+def _store_entries(obj, value, stack):
+    """store_part of kind 'entries': `obj`'s entries become `value`'s (the
+    object stays the one its holders hold), unless they are already."""
+    if type(obj) not in _ENTRIES_COPY or value is None:
+        return
+    old = _ENTRIES_COPY[type(obj)](obj)
+    if type(obj) is dict:  # (key by key: a Python loop over `obj` may be running)
+        for key in old.keys() - value.keys():
+            del obj[key]
+        for key, item in value.items():
+            if old.get(key, _NOTHING) is not item:
+                obj[key] = item
+    elif len(old) != len(value) or any(a is not b for a, b in zip(old, value)):
+        obj[:] = value
+    if stack:
+        stack[-1].append((obj, "entries", None, old))
 
 
 def is_undefined(value):

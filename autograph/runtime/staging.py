@@ -342,7 +342,8 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
             spelled = "{}[{!r}]" if mapping else "{}.{}"
         for key in before.keys() | now.keys():
             old, new = before.get(key, _GONE), now.get(key, _GONE)
-            if _same(old, new) or (id(holder), key) in carried:
+            if _same(old, new) or (id(holder), key) in carried \
+                    or (id(holder), ...) in carried:  # (all its entries: `d[...]`)
                 continue
             part = spelled.format(_spelled(path), key)
             if part in names or _cached_on_first_use(holder, key, old):

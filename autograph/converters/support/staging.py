@@ -360,7 +360,9 @@ class Part:
 def assigned_parts(origin, stmts, modified, namer, findings):
     """The items and attributes `stmts` (of compound statement `origin`)
     assign, delete or update, as Parts: `name[key]` with a constant key or a
-    variable the statement does not assign, and `name.attr`, where `name` is
+    variable the statement does not assign, `name[...]` (all of a dict's or
+    list's entries, kind "entries") for a key the statement computes, and
+    `name.attr`, where `name` is
     surely defined before `origin` and not assigned by it (an assigned
     container is carried whole, as a variable).  Looks into the functions the
     converters generated for nested statements, not into the user's own
@@ -379,13 +381,17 @@ def assigned_parts(origin, stmts, modified, namer, findings):
             text, kind, key = f"{base}[{node.slice.value!r}]", "item", node.slice
         elif isinstance(node.slice, gast.Name) and node.slice.id in usable:
             text, kind, key = f"{base}[{node.slice.id}]", "item", node.slice
-        else:
-            continue
+        else:  # a key the statement computes (`for k in d: d[k] = ...`): every entry
+            text, kind, key = f"{base}[...]", "entries", gast.Constant(value=None, kind=None)
         found.setdefault(text, (base, kind, key))
+    whole = {base for base, kind, _ in found.values() if kind == "entries"}
     parts = []
     for text in sorted(found):
         base, kind, key = found[text]
-        spelled = key if kind == "attr" else getattr(key, "id", None) or str(key.value)
+        if kind == "item" and base in whole:
+            continue  # (carried with the container's other entries)
+        spelled = key if kind == "attr" else "entries" if kind == "entries" else \
+            getattr(key, "id", None) or str(key.value)
         local = namer.new(re.sub(r"\W", "_", f"{base}_{spelled}"))
         parts.append(Part(text, base, kind, key, local))
     return parts
