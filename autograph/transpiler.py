@@ -309,7 +309,7 @@ def _renamed(code, name, prefix, qualname, generated, thunk=False, is_generated=
     if is_generated:
         return renamed, pending  # generated: its user function is further out
     for inner in pending:
-        tracebacks.register_generated(inner, renamed)
+        tracebacks.register_generated(inner, renamed, generated)
     return renamed, []
 
 

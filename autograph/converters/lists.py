@@ -4,6 +4,7 @@
     y = lst.pop(i)         ==>   (lst, y) = ag__.list_pop(lst, i)
     lst.pop()              ==>   lst = ag__.list_pop(lst)[0]
     lst[i] = v             ==>   lst = ag__.list_setitem(v, lst, i)
+    d['k'].append(x)       ==>   d['k'] = ag__.list_append(d['k'], x)   (d a local dict)
     total += lst.pop()     ==>   total += [(lst := popped[0], popped[1])[1]
                                            for popped in (ag__.list_pop(lst),)][0]
 
@@ -42,12 +43,38 @@ def _appended_names(fn, local):
         and n.func.value.id in local)
 
 
+def _dict_names(fn, local):
+    """Names in `local` that function `fn` binds only by assigning a new dict
+    (`hist = {"loss": []}`, a dict comprehension, `dict(...)`): a list held at
+    a constant key of one is appended to through its item (a user's mapping
+    could do more on `d[k] = v`, which the rewrite below stores back)."""
+    stores, made = {}, {}
+    for n in trees.nodes(fn):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(
+                n.targets[0], gast.Name) and _makes_dict(n.value, local):
+            made[n.targets[0].id] = made.get(n.targets[0].id, 0) + 1
+        elif isinstance(n, (gast.Global, gast.Nonlocal)):
+            stores.update((name, -1) for name in n.names)
+    return frozenset(name for name, count in made.items()
+                     if stores.get(name) == count and name in local)
+
+
+def _makes_dict(value, local):
+    return isinstance(value, (gast.Dict, gast.DictComp)) or (
+        isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+        and value.func.id == "dict" and "dict" not in local)
+
+
 class Transformer(base.Converter):
 
     def __init__(self, ctx):
         super().__init__(ctx)
+        self.function = None
         self.locals = frozenset()
         self.appended = frozenset()
+        self.dicts = frozenset()
 
     @classmethod
     def transform(cls, node, ctx):
@@ -60,9 +87,12 @@ class Transformer(base.Converter):
         outer, self.locals = self.locals, LazyLocalNames(node)
         # Before the appends in the body are rewritten:
         outer_appended, self.appended = self.appended, _appended_names(node, self.locals)
+        outer_dicts, self.dicts = self.dicts, None  # (found on first use: _held_list_append)
+        outer_function, self.function = self.function, node
         node.body = [self.visit(s) for s in node.body]  # decorators and defaults: outer scope
         node.body = [s for item in node.body for s in (item if isinstance(item, list) else [item])]
-        self.locals, self.appended = outer, outer_appended
+        self.locals, self.appended, self.dicts = outer, outer_appended, outer_dicts
+        self.function = outer_function
         return node
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -103,11 +133,33 @@ class Transformer(base.Converter):
         if name is not None and len(call.args) == 1:
             return templates.replace("target = ag__.list_append(target, item)", origin=node,
                                      target=name, item=call.args[0])
+        held = self._held_list_append(call)
+        if held is not None:
+            return templates.replace("target = ag__.list_append(target, item)", origin=node,
+                                     target=held, item=call.args[0])
         name = self._method_call(call, "pop", 1)
         if name is not None:
             return templates.replace("target = ag__.list_pop(target, index)[0]", origin=node,
                                      target=name, index=call.args or [])
         return node
+
+    def _held_list_append(self, call):
+        """`d['k']` (a copy, to store into) when `call` is `d['k'].append(x)`
+        on a local `d` with a constant key: the item then is state like a
+        variable (an item part, converters/support/staging.py), so a list
+        held in a dict can collect a staged loop's values as a local list does."""
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                and call.func.attr == "append" and len(call.args) == 1 and not call.keywords
+                and not isinstance(call.args[0], gast.Starred)):
+            return None
+        target = call.func.value
+        if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+                and target.value.id in self.locals and isinstance(target.slice, gast.Constant)
+                and type(target.slice.value) in (str, int)):
+            return None
+        if self.dicts is None:
+            self.dicts = _dict_names(self.function, self.locals)
+        return trees.clone(target) if target.value.id in self.dicts else None
 
     def _item_assignment(self, node):
         """`lst = ag__.list_setitem(value, lst, index)` for `lst[index] = value`

@@ -39,7 +39,7 @@ import types
 from autograph import errors
 from autograph.runtime import registry
 from autograph.runtime.scope import scope_in
-from autograph.runtime.tracebacks import generated_owner
+from autograph.runtime.tracebacks import generated_names, generated_owner
 
 _SCANNED_ITEMS = 256  # items of one container looked at (a cap on the cost)
 _OPAQUE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
@@ -93,13 +93,14 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True, same
             skip = set()  # another function (a caller): its names are other variables
         inner_generated = generated_by is not None
         scope = scope_in(local)
-        generated = scope.internal_names if scope is not None else ()
+        generated = scope.internal_names if scope is not None else generated_names(owner)
         where = f"in {code.co_name} at {errors.where(code.co_filename, frame.f_lineno)}"
         for name, held in list(local.items()):
             if name in rebound or name in skip or name in generated:
                 continue
             path = path_to(held, value, name, same)
-            if path is not None and path not in rebound:
+            # (a part the change is written on, `d['k']`, is passed on by its path)
+            if path is not None and path not in rebound and path not in skip:
                 holders.append((path, where))
         frame = frame.f_back
     holders += _argument_holders(value)  # the caller of ag.function holds its arguments

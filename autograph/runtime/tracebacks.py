@@ -40,12 +40,21 @@ def without_thunks(exc):
 # the user's line, the locals of the branch that raised.
 
 _generated_owner = {}  # id(generated code) -> id(code of the user function it is part of)
+_generated_names = {}  # id(code of a user function) -> the names generated in it
 
 
-def register_generated(code, owner):
-    """Records `code` as a function generated inside user function `owner`.
-    Both stay alive as long as the conversion cache holds them."""
+def register_generated(code, owner, names=frozenset()):
+    """Records `code` as a function generated inside user function `owner`,
+    whose generated names are `names`.  Both stay alive as long as the
+    conversion cache holds them."""
     _generated_owner[id(code)] = id(owner)
+    _generated_names[id(owner)] = names
+
+
+def generated_names(owner):
+    """The names the converters generated in the user function whose code's
+    id is `owner` (a generated function that reads no `fscope` cannot tell)."""
+    return _generated_names.get(owner, ())
 
 
 def generated_owner(code):
@@ -56,6 +65,7 @@ def generated_owner(code):
 
 def forget_generated():
     _generated_owner.clear()
+    _generated_names.clear()
 
 
 def as_written(exc, frame):

@@ -152,3 +152,29 @@ def test_golden_item_assignment_rebinds_only_lists_the_function_appends_to():
 def test_item_assignment_behaves_as_before():
     check(item_assignments, 3, {}, passes=LISTS)
     check(item_assignments, 0, {}, passes=LISTS)  # IndexError: list assignment out of range
+
+
+def held_lists(n, given):
+    hist = {"loss": [], 0: []}
+    again = dict(steps=[])
+    for i in range(n):
+        hist["loss"].append(i)
+        hist[0].append(-i)
+        again["steps"].append(i)
+        given["loss"].append(i)  # (a parameter: maybe a user's mapping)
+    return hist, again, given
+
+
+def test_golden_lists_at_constant_keys_of_local_dicts_are_rebound():
+    assert to_source(held_lists, LISTS) == dedent('''
+        def held_lists(n, given):
+            hist = {'loss': [], 0: []}
+            again = dict(steps=[])
+            for i in range(n):
+                hist['loss'] = ag__.list_append(hist['loss'], i)
+                hist[0] = ag__.list_append(hist[0], -i)
+                again['steps'] = ag__.list_append(again['steps'], i)
+                given['loss'].append(i)
+            return (hist, again, given)
+    ''')
+    check(held_lists, 3, {"loss": [7]}, passes=LISTS)

@@ -125,3 +125,93 @@ def test_entry_changing_dtype_in_a_staged_loop_is_refused():
     with pytest.raises(errors.StagingError,
                        match=r"'params\[\.\.\.\]\['a'\]' changes dtype in the staged `for`"):
         ag.function(_int_entries_become_float)({"a": np.ones(2, np.int64)}, np.int64(3))
+
+
+# --- lists held in a local dict: `hist["loss"].append(loss)` -----------------------
+# (converters/lists.py rewrites it to `hist['loss'] = ag__.list_append(...)`
+# when `hist` is only ever bound to a new dict: the item is then state like a
+# variable, and a staged loop collects into it as into a local list)
+
+
+def history(w, steps):
+    hist = {"loss": [], "step": []}
+    for step in range(steps):
+        loss = np.sum(w * w)
+        hist["loss"].append(loss)
+        hist["step"].append(step)
+        w = w - 0.1 * w
+    return w, hist
+
+
+def history_while(x, n):
+    log = dict(vals=[], idx=[])
+    i = 0
+    while i < n:
+        log["vals"].append(x + i)
+        log["idx"].append(i)
+        i += 1
+    return log
+
+
+def history_in_a_branch(x):
+    hist = {"v": [x]}
+    if x > 0:
+        hist["v"].append(x * 2)
+    return hist
+
+
+HISTORY_CASES = [
+    (history, (np.ones(2, np.float32), np.int64(3))),
+    (history_while, (np.float64(1), np.int64(4))),
+    (history_in_a_branch, (np.float64(2),)),
+    (history_in_a_branch, (np.float64(-2),)),
+]
+
+
+@pytest.mark.parametrize("fn, args", HISTORY_CASES,
+                         ids=[f"{fn.__name__}-{i}" for i, (fn, _) in enumerate(HISTORY_CASES)])
+def test_list_held_in_a_dict_collects_like_python(fn, args):
+    assert_same(fn(*args), ag.function(fn)(*args), numpy_scalars=True)
+
+
+def _held_elsewhere(x, n):
+    hist = {"loss": []}
+    losses = hist["loss"]
+    for i in range(n):
+        hist["loss"].append(x * i)
+    return losses
+
+
+def test_list_held_in_a_dict_and_by_a_variable_is_refused():
+    with pytest.raises(errors.StagingError,
+                       match=r"`hist\['loss'\]` and `losses` \(in _held_elsewhere at "):
+        ag.function(_held_elsewhere)(np.float64(2), np.int64(3))
+
+
+class _CountingMap:
+    def __init__(self):
+        self.items, self.stores = {"a": []}, 0
+
+    def __getitem__(self, key):
+        return self.items[key]
+
+    def __setitem__(self, key, value):
+        self.stores += 1
+        self.items[key] = value
+
+
+def _appends_through_a_users_mapping(m, x):
+    m["a"].append(x)
+    return m.stores
+
+
+def test_users_mapping_is_not_stored_into():
+    # (not a dict the function makes: the append stays an append, no `m['a'] = ...`)
+    assert ag.to_graph(_appends_through_a_users_mapping)(_CountingMap(), 1.0) == 0
+    assert "m['a'].append(x)" in ag.to_code(_appends_through_a_users_mapping)
+
+
+def test_to_code_rebinds_the_item():
+    code = ag.to_code(history)
+    assert "hist['loss'] = ag__.list_append(hist['loss'], loss)" in code
+    assert "ag__.load_part(hist, 'item', 'loss', \"hist['loss']\")" in code
