@@ -416,6 +416,17 @@ class GraphBackend(Backend):
             return NotImplemented  # (numpy would stack it: refused, as np.asarray of one)
         return super().numpy_type_of(value, dtype)
 
+    def array_of(self, value, dtype, copy):
+        if type(value) in (Tensor, random_ops.PythonNumber) and value.static_shape == ():
+            # numpy gives a 0-d array, a new one of a numpy scalar or Python
+            # number: `s = np.asarray(total); s += 1` changes s alone
+            if not copy and dtype == value.dtype and tensor_module.is_zero_d_array(value):
+                return value
+            array = self.numpy_type_of(value, dtype)
+            array.zero_d_array = True
+            return array
+        return super().array_of(value, dtype, copy)
+
     def effects(self):
         return core.staged_effects()  # (stateful nodes recorded on this thread)
 

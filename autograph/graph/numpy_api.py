@@ -99,7 +99,11 @@ def _size(a, axis=None):
 
 
 def _copy(a, order="K", subok=False):
-    return a.copy()  # (a node of its own: see Tensor.copy)
+    if a.static_shape:
+        return a.copy()  # (a node of its own: see Tensor.copy)
+    array = shaping.astype(a, a.dtype)  # (of a numpy scalar too, a new 0-d array)
+    array.zero_d_array = True
+    return array
 
 
 def _in_place(name):

@@ -25,7 +25,7 @@ from autograph import errors
 
 class Tensor:
     __slots__ = ("graph", "node", "index", "static_shape", "dtype", "name", "origin",
-                 "replaced", "python_on_a_path", "__weakref__")
+                 "replaced", "python_on_a_path", "zero_d_array", "__weakref__")
 
     # Above ndarray, so `ndarray + Tensor` defers to the Tensor.
     __array_priority__ = 1000
@@ -50,6 +50,10 @@ class Tensor:
         # Python number on one path and a numpy value of its default dtype on another
         # (python_number_on_one_path)
         self.python_on_a_path = None
+        # a 0-d numpy array in Python, not a numpy scalar, as the op that made
+        # it gives it (np.array of a value, .copy() of such an array): read
+        # through is_zero_d_array, which follows values passed on
+        self.zero_d_array = False
 
     def __repr__(self):
         _refuse_text(self, "repr() (or `!r`, `%r`, the text of a container holding it)")
@@ -253,7 +257,9 @@ class Tensor:
                 f"{np.dtype(dtype)!r} according to the rule {casting!r}", errors.where_user()))
         if not copy and np.dtype(dtype) == self.dtype:
             return self  # numpy returns the array itself: an in-place change shows
-        return _ops.shaping.astype(self, dtype)
+        result = _ops.shaping.astype(self, dtype)
+        result.zero_d_array = not self.static_shape and is_zero_d_array(self)
+        return result
 
     def reshape(self, *shape, order="C"):
         if not shape:  # (numpy's own error)
@@ -282,7 +288,11 @@ class Tensor:
     def copy(self):
         # a node of its own (a same-dtype astype, which numpy runs as a copy):
         # `y = x.copy(); y += 1` must see a fresh array, not the argument x
-        return _ops.shaping.astype(self, self.dtype) if type(self) is Tensor else self
+        if type(self) is not Tensor:
+            return self
+        result = _ops.shaping.astype(self, self.dtype)
+        result.zero_d_array = not self.static_shape and is_zero_d_array(self)  # (a scalar's is one)
+        return result
 
     def __copy__(self):
         # copy.copy / copy.deepcopy of an array (best = copy.deepcopy(params)):
@@ -495,10 +505,9 @@ def _in_place_operator(name, symbol):
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array", location))
         _refuse_shared(self, change, location, names)
         result = dispatch(self, other)
-        if not self.static_shape:
-            # 0-d: a numpy scalar or a Python number in Python (a 0-d array
-            # argument was refused above), which `+=` rebinds with promotion;
-            # another name holding the old one keeps the old number
+        if not self.static_shape and not is_zero_d_array(self):
+            # a numpy scalar or a Python number in Python, which `+=` rebinds
+            # with promotion; another name holding the old one keeps the old number
             return result
         if result.dtype != self.dtype:  # numpy casts into the array it writes
             if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
@@ -516,6 +525,7 @@ def _in_place_operator(name, symbol):
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array",
                 location))
         _mark_replaced(self, (names(self), symbol, location, _ops.base.core.current_graph()))
+        result.zero_d_array = not self.static_shape  # (the same 0-d array in Python)
         return result
 
     return in_place
@@ -786,6 +796,38 @@ def _holders(tensor):
     return list(seen.values())
 
 
+def is_zero_d_array(tensor):
+    """Is the 0-d `tensor` a 0-d numpy array in Python, not a numpy scalar or
+    a Python number?  `x += ...` changes such an array in place, in its own
+    dtype and under every name holding it, where it rebinds a scalar.  One is
+    made by an op marked so (`zero_d_array`: np.array / np.asarray / np.copy
+    of a 0-d value, .copy() or .astype() of such an array, a 0-d numpy array
+    of the trace's own code, an in-place change of one), is a 0-d array
+    argument, a view (`y.reshape(())`, `a[...]`) of an array, or what a loop
+    or a staged `if` passed on from such arrays on every path."""
+    return _zero_d_array(tensor, set())
+
+
+def _zero_d_array(tensor, seen):
+    if not isinstance(tensor, Tensor) or tensor.static_shape != () or tensor.python_number:
+        return False
+    if tensor.zero_d_array or id(tensor) in seen:
+        return True  # (a loop variable passed back unchanged: what it started as decides)
+    seen.add(id(tensor))
+    graph = tensor.graph
+    if graph.parent is None and any(p is tensor for p in graph.inputs):
+        return id(tensor) not in graph.scalar_inputs
+    sources = _sources(tensor)
+    if sources:
+        return all(_zero_d_array(source, seen) for source in sources)
+    base = _view_base(tensor)
+    if base is None:
+        return False
+    # (of a numpy scalar, `s[...]` is a new 0-d array, `s.reshape(())` the scalar)
+    return tensor.node.op.name == "getitem" or bool(base.static_shape) or \
+        _zero_d_array(base, seen)
+
+
 def _refuse_shared(tensor, change, location, names, passed_by=None):
     """Raises InPlaceChangeError if, in numpy, an in-place change of `tensor`
     would be seen by another holder of its array: the caller (an argument,
@@ -857,7 +899,7 @@ def _refuse_listed(tensor, name, change, location):
     `tensor` is an item read back from one (`v = lst[i]`, `for v in lst`,
     `lst.pop()`): in Python the list's item and the variable are one array,
     which the in-place change changes under both.  Refused."""
-    if not tensor.static_shape:
+    if not tensor.static_shape and not is_zero_d_array(tensor):
         return  # (a numpy scalar: `+=` rebinds it in Python too)
     for held in _sharing(tensor):
         node = _list_store(held)
