@@ -396,6 +396,7 @@ class GraphBackend(Backend):
         Python; arrays; uint64) are refused by the builtin itself."""
         if type(value) not in (Tensor, random_ops.PythonNumber) or value.static_shape != ():
             return NotImplemented
+        tensor_module.check_live(value)  # (`t = s; s += 1; float(t)`)
         kinds = "biuf" if kind == "float" else "biu"
         if value.dtype.kind not in kinds or (value.dtype.kind == "u" and value.dtype.itemsize == 8
                                              and kind == "int"):
@@ -417,6 +418,7 @@ class GraphBackend(Backend):
         return super().numpy_type_of(value, dtype)
 
     def array_of(self, value, dtype, copy):
+        tensor_module.check_live(value)  # (`t = s; s += 1; np.array(t)`)
         if type(value) in (Tensor, random_ops.PythonNumber) and value.static_shape == ():
             # numpy gives a 0-d array, a new one of a numpy scalar or Python
             # number: `s = np.asarray(total); s += 1` changes s alone

@@ -122,6 +122,8 @@ class Tensor:
 
     @property
     def T(self):
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.attribute_T(self)
 
     # --- things that need a concrete value ---------------------------------
@@ -219,6 +221,8 @@ class Tensor:
         # array, the Python number float()/int() stage (ops/random.py
         # PythonNumber); a Python number (PythonNumber) has no .item(), and the
         # numbers numpy gives as numpy scalars (longdouble, uint64) stay refused
+        if self.replaced is not None:
+            check_live(self)
         kind, size = self.dtype.kind, self.dtype.itemsize
         if not args and type(self) is Tensor and all(d == 1 for d in self.static_shape) \
                 and (kind == "f" and size <= 8 or kind == "u" and size < 8 or kind in "ib"):
@@ -251,6 +255,8 @@ class Tensor:
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         # (order and subok change no value; casting is numpy's check, at trace time)
+        if self.replaced is not None:
+            check_live(self)
         if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):
             raise errors.GraphTypeError(errors.graph_op_message(
                 "astype", f"TypeError: Cannot cast array data from {self.dtype!r} to "
@@ -268,14 +274,20 @@ class Tensor:
                 errors.where_user()))
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.reshape_in_order(self, tuple(shape), order, "ndarray.reshape")
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == (None,):
             axes = axes[0]
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.transpose(self, axes or None)
 
     def ravel(self, order="C"):
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.reshape_in_order(self, (-1,), order, "ndarray.ravel")  # (a view)
 
     def flatten(self, order="C"):
@@ -283,6 +295,8 @@ class Tensor:
         return _ops.shaping.reshape_in_order(self.copy(), (-1,), order, "ndarray.flatten")
 
     def squeeze(self, axis=None):
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.squeeze(self, axis)
 
     def copy(self):
@@ -290,6 +304,8 @@ class Tensor:
         # `y = x.copy(); y += 1` must see a fresh array, not the argument x
         if type(self) is not Tensor:
             return self
+        if self.replaced is not None:
+            check_live(self)
         result = _ops.shaping.astype(self, self.dtype)
         result.zero_d_array = not self.static_shape and is_zero_d_array(self)  # (a scalar's is one)
         return result
@@ -470,6 +486,8 @@ for _name, _ufunc in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater)
 
 def _unary(ufunc):
     def operator_(self):
+        if self.replaced is not None:
+            check_live(self)
         result = _ops.elementwise.apply_ufunc(ufunc, (self,))
         if self.python_on_a_path is not None:
             return _pass_on_python_path(result, (self,))
