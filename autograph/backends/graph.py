@@ -436,8 +436,9 @@ class GraphBackend(Backend):
         """A tensor of rank >= 1 is an ndarray when run eagerly; a staged
         Python number is its Python type; a 0-d one is the argument's own type
         when it is an argument of the traced function (a numpy scalar or a 0-d
-        array, `graph.scalar_inputs`), otherwise a numpy scalar, a 0-d array
-        or a Python number (runtime/backend.py)."""
+        array, `graph.scalar_inputs`), an ndarray when an op made a 0-d array
+        (tensor.is_zero_d_array), otherwise a numpy scalar, a 0-d array or a
+        Python number (runtime/backend.py)."""
         if isinstance(value, TensorList):
             return (list,)
         if isinstance(value, Tensor):
@@ -448,6 +449,8 @@ class GraphBackend(Backend):
             graph = value.graph
             if graph.parent is None and any(p is value for p in graph.inputs):
                 return (value.dtype.type if id(value) in graph.scalar_inputs else np.ndarray,)
+            if tensor_module.is_zero_d_array(value):  # (`np.array(total)`, `acc = np.zeros(())`)
+                return (np.ndarray,)
             return (np.ndarray, value.dtype.type, bool, int, float, complex)
         return (builtins.enumerate,) if isinstance(value, StagedEnumerate) else (builtins.zip,)
 
