@@ -243,7 +243,7 @@ def float16_counter(x):
 def float32_array_in_a_branch(x):
     s = np.array(x.sum(), np.float32)
     if x[0] >= 0:
-        s += 1.5
+        s += x[1]
     return s * 1
 
 
@@ -254,7 +254,7 @@ def unaliased_array_incremented(x):
 
 
 def reshaped_to_zero_d(x):
-    s = (x * np.float32(2))[:1].reshape(())
+    s = (x.astype(np.float32) * 2)[:1].reshape(())
     s += x[2]
     return s * 1
 
