@@ -563,6 +563,17 @@ VIEWS = {}
 
 
 def _view_base(tensor):
+    """The tensor whose array `tensor` may be a numpy view of, or None.  (Of
+    a numpy scalar argument no op gives a view: `s[...]` is a new 0-d array,
+    `s.reshape(())` the scalar itself.)"""
+    base = _view_op_base(tensor)
+    if base is not None and not base.static_shape and id(base) in base.graph.scalar_inputs:
+        return None
+    return base
+
+
+def _view_op_base(tensor):
+    """The first argument of the view op (VIEWS) that made `tensor`, or None."""
     node = tensor.node
     test = VIEWS.get(node.op, False)
     if test is None or (test and test(node)):
@@ -838,7 +849,7 @@ def _zero_d_array(tensor, seen):
     sources = _sources(tensor)
     if sources:
         return all(_zero_d_array(source, seen) for source in sources)
-    base = _view_base(tensor)
+    base = _view_op_base(tensor)
     if base is None:
         return False
     # (of a numpy scalar, `s[...]` is a new 0-d array, `s.reshape(())` the scalar)

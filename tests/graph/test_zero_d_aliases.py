@@ -426,3 +426,61 @@ def test_a_zero_d_array_prints_as_an_array(capsys):
     expected = capsys.readouterr().out
     ag.function(prints_an_array)(X)
     assert capsys.readouterr().out == expected
+
+
+# --- more ops that give a 0-d array -------------------------------------------------
+
+def where_of_float32_values(x):
+    f = x.astype(np.float32)
+    w = np.where(f[0] >= 0, f[1], f[2])
+    w += x[0]
+    return w * 1
+
+
+def tensordot_of_vectors(x):
+    w = np.tensordot(x.astype(np.float32), x.astype(np.float32), 1)
+    w -= x[1]
+    return w * 1
+
+
+@pytest.mark.parametrize("f", [where_of_float32_values, tensordot_of_vectors])
+def test_np_where_and_np_tensordot_give_zero_d_arrays(f):
+    same_as_python(f, X)
+
+
+def aliased_where(x):
+    w = np.where(x[0] >= 0, x[1], 2.0)
+    t = w
+    w += 1
+    return t * 1
+
+
+def test_an_alias_of_np_where_changed_in_place_is_refused():
+    message = errors.in_place_alias_message("t", "w", "+=", line_of(aliased_where, 3),
+                                            line_of(aliased_where, 4))
+    with pytest.raises(errors.InPlaceChangeError, match=re.escape(message)):
+        ag.function(aliased_where)(X)
+
+
+# --- a numpy scalar argument has no views ---------------------------------------------
+
+def ellipsis_of_an_argument(s):
+    y = s[...]
+    y += 1
+    return s * 1, y * 1
+
+
+def reshape_of_an_argument(s):
+    y = s.reshape(())
+    y *= 3
+    return s * 1, y * 1
+
+
+@pytest.mark.parametrize("f", [ellipsis_of_an_argument, reshape_of_an_argument])
+def test_a_numpy_scalar_arguments_ellipsis_or_reshape_changed_in_place(f):
+    expected, got = f(np.float64(2.0)), ag.function(f)(np.float64(2.0))
+    assert got == expected
+    # (of a 0-d array argument they are views: numpy would change the caller's array)
+    with pytest.raises(errors.InPlaceChangeError, match=re.escape(
+            "and `y` is a numpy view of `s`")):
+        ag.function(f)(np.array(2.0))
