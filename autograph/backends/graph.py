@@ -633,23 +633,54 @@ class _Loop:
             staging.check_loop_leaf(st.names[i], trace.placeholders[j],
                                     _canonical(st.out.values[i]), self.location, self.kind)
         returned = self._carry_returns(trace)
+        python_starts = self._python_starts(trace)
+        ran_at = len(trace.placeholders)
+        if python_starts and self.kind != "for":  # (a `for` loop's counter tells)
+            trace.add_var(0, 1, "ran")  # (a Python int: scalar_loops.py keeps the loop plain)
         initial, results = list(trace.init), list(trace.body_outputs)
         final = trace.finish(self.opts.get("maximum_iterations"))
         self._mark_python_numbers(final)
+        if python_starts:
+            ran = np.not_equal(final[0], initial[0]) if self.kind == "for" else \
+                np.not_equal(final[ran_at], 0)
+            for j, i, kind in python_starts:
+                tensor_module.python_number_on_one_path(
+                    final[j], staging.shown(st.names[i]), kind, self.location, self.kind,
+                    ran=ran)
         names = [staging.shown(n) for n in st.carried_names()] + \
             trace.var_names[len(st.carried):]
         tensor_module.check_finished_loop(initial, trace.placeholders, results, final,
                                           (trace.c_graph, trace.b_graph), names)
         return st.result(final, returned, final)
 
+    def _python_starts(self, trace):
+        """(j, i, kind) of each loop variable (state leaf i, carried as j)
+        that starts as a Python number of type `kind` which every iteration
+        makes a numpy value of its default dtype (`s = 0.0; for v in xs: s =
+        s + v`): a Python number after the loop only when the loop ran no
+        iteration.  (Not one the body may pass on unchanged, `if v > 0: s =
+        s + v`: whether it is still the Python number is not tracked.)"""
+        st = self.st
+        found = []
+        for j, i in enumerate(st.carried):
+            after = _canonical(st.out.values[i])
+            start = st.entry.values[i]  # (st.values holds it promoted)
+            if staging.python_number_type(start) and type(after) is Tensor and \
+                    not tensor_module.passes_on(after, trace.b_graph.inputs[j]):
+                kind = staging.python_number_on_one_side(start, after)
+                if kind:
+                    found.append((j, i, kind))
+        return found
+
     def _mark_python_numbers(self, final):
         """Marks a loop result that is a Python number after an iteration (or
         marked there by a branch) and a numpy value of its default dtype
         before the loop (`c = x[0]; for ...: c = 0.5`), let through as the
         numpy value (staging.check_loop_leaf): a use whose dtype depends on
-        the path is refused (tensor.python_number_on_one_path).  Not the
+        the path is refused (tensor.python_number_on_one_path).  The
         reverse, a Python start the body makes numpy (`s = 0.0; s = s + v`),
-        whose Python number is only the path of a loop running no iteration."""
+        whose Python number is only the path of a loop running no iteration,
+        is marked by `run` with the loop's `ran` flag: refused at run time."""
         st = self.st
         for j, i in enumerate(st.carried):
             out = final[j]

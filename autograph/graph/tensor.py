@@ -403,15 +403,17 @@ for _name in sorted({n for t in (np.float64, np.int64, np.uint64, np.bool_, np.c
         setattr(Tensor, _name, _scalar_attribute(_name))
 
 
-def python_number_on_one_path(tensor, name, kind, location, statement="if"):
+def python_number_on_one_path(tensor, name, kind, location, statement="if", ran=None):
     """Marks `tensor`, the value of variable `name` after the staged
     `statement` (an `if`, a `for` or `while` loop) at `location`, as a Python
     number of type `kind` on one path and a numpy value of its default dtype
     on another (staging.python_number_on_one_side).
     An op where the two give results of different dtypes is refused
     (ops/elementwise.py); an operator with Python numbers passes the mark on
-    (`lr * 2` is still a Python float on that path)."""
-    tensor.python_on_a_path = (name, kind, location, statement)
+    (`lr * 2` is still a Python float on that path).  `ran`: a staged bool,
+    false on the Python number's path (a loop that ran no iteration), where
+    such an op is refused at run time only."""
+    tensor.python_on_a_path = (name, kind, location, statement, ran)
 
 
 def _pass_on_python_path(result, operands):
@@ -811,6 +813,21 @@ def _roots(tensor):
             roots.append(current)
         todo.extend(reversed(sources))
     return roots
+
+
+def passes_on(tensor, source):
+    """May `tensor` be `source` itself, passed on by staged `if`s, inner
+    loops and captures rather than computed from it?"""
+    seen, todo = set(), [tensor]
+    while todo:
+        current = todo.pop()
+        if current is source:
+            return True
+        if id(current) in seen or not isinstance(current, Tensor):
+            continue
+        seen.add(id(current))
+        todo.extend(_sources(current))
+    return False
 
 
 def _holders(tensor):

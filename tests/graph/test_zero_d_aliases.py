@@ -484,3 +484,91 @@ def test_a_numpy_scalar_arguments_ellipsis_or_reshape_changed_in_place(f):
     with pytest.raises(errors.InPlaceChangeError, match=re.escape(
             "and `y` is a numpy view of `s`")):
         ag.function(f)(np.array(2.0))
+
+
+# --- a Python number a staged loop that ran no iteration left -------------------------
+
+W32 = np.ones(2, np.float32)
+ANY_LENGTH = [ag.TensorSpec((None,), np.float64), ag.TensorSpec((2,), np.float32)]
+
+
+def sum_then_scale(xs, w):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    return s * w
+
+
+def while_sum_then_scale(xs, w):
+    s = 0.0
+    i = 0
+    while i < xs.shape[0]:
+        s = s + xs[i]
+        i += 1
+    return s * w
+
+
+def count_then_scale(xs, w):
+    n = 0
+    for i in range(xs.shape[0]):
+        n = n + np.int64(1)
+    return n * w.astype(np.int32)
+
+
+def doubled_sum_then_scale(xs, w):
+    s = 0.0
+    for v in xs:
+        s += v
+    t = s * 2
+    return t * w
+
+
+@pytest.mark.parametrize("f, loop_line, use_line", [
+    (sum_then_scale, 2, 4), (while_sum_then_scale, 3, 6), (count_then_scale, 2, 4),
+    (doubled_sum_then_scale, 2, 5)])
+def test_a_loop_that_ran_no_iteration_refuses_its_python_start_where_the_dtype_differs(
+        f, loop_line, use_line):
+    staged = ag.function(f, input_signature=ANY_LENGTH)
+    xs = np.arange(3.0)
+    same = staged(xs, W32)  # (the loop ran: the numpy value, as in Python)
+    expected = f(xs, W32)
+    assert same.dtype == expected.dtype and np.array_equal(same, expected)
+    empty = np.zeros(0)
+    python = f(empty, W32)  # (Python: the start's weak Python number keeps w's narrower dtype)
+    name, kind, dtype = ("n", "int", "int64") if f is count_then_scale else \
+        ("s", "float", "float64")
+    statement = "while" if f is while_sum_then_scale else "for"
+    message = errors.python_number_before_loop_message(
+        name, kind, dtype, statement, line_of(f, loop_line), python.dtype.name,
+        line_of(f, use_line))
+    with pytest.raises(errors.PythonNumberPathError, match=re.escape(message)):
+        staged(empty, W32)
+    assert issubclass(errors.PythonNumberPathError, TypeError)
+
+
+def sum_then_default_dtype_uses(xs, w):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    return s + 1.0, s * xs.sum(), (s * w).dtype.name
+
+
+def test_a_loop_that_ran_no_iteration_is_not_refused_where_the_dtype_agrees():
+    staged = ag.function(sum_then_default_dtype_uses)
+    xs = np.arange(3.0)
+    assert staged(xs, W32)[:2] == sum_then_default_dtype_uses(xs, W32)[:2]
+    assert staged(xs, W32)[2] == "float64"
+
+
+def test_gradient_through_the_python_start_check():
+    def loss(w, xs):
+        s = 0.0
+        for v in xs:
+            s = s + v
+        return np.sum(s * w)
+    xs = np.arange(3.0)
+    g = ag.grad(ag.function(loss))(W32, xs)
+    np.testing.assert_allclose(g, np.full(2, xs.sum()))
+    assert g.dtype == W32.dtype
+    with pytest.raises(errors.PythonNumberPathError):  # (the check runs in the gradient too)
+        ag.grad(ag.function(loss, input_signature=ANY_LENGTH[::-1]))(W32, np.zeros(0))
