@@ -635,13 +635,14 @@ class _Loop:
         returned = self._carry_returns(trace)
         python_starts = self._python_starts(trace)
         ran_at = len(trace.placeholders)
-        if python_starts and self.kind != "for":  # (a `for` loop's counter tells)
+        counted = self.kind == "for" and st.carried[:1] == [0]  # (_for_counter's counter)
+        if python_starts and not counted:
             trace.add_var(0, 1, "ran")  # (a Python int: scalar_loops.py keeps the loop plain)
         initial, results = list(trace.init), list(trace.body_outputs)
         final = trace.finish(self.opts.get("maximum_iterations"))
         self._mark_python_numbers(final)
         if python_starts:
-            ran = np.not_equal(final[0], initial[0]) if self.kind == "for" else \
+            ran = np.not_equal(final[0], initial[0]) if counted else \
                 np.not_equal(final[ran_at], 0)
             for j, i, kind in python_starts:
                 tensor_module.python_number_on_one_path(
