@@ -307,7 +307,8 @@ class Tensor:
         if self.replaced is not None:
             check_live(self)
         result = _ops.shaping.astype(self, self.dtype)
-        result.zero_d_array = not self.static_shape and is_zero_d_array(self)  # (a scalar's is one)
+        # (of a numpy scalar, .copy() gives a numpy scalar)
+        result.zero_d_array = not self.static_shape and is_zero_d_array(self)
         return result
 
     def __copy__(self):
