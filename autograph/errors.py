@@ -2005,3 +2005,25 @@ def in_place_argument_part_message(name, part, change, location):
         f"`{name} = {name} {change.split()[1][:-1]} ...` if the caller's array need not "
         "change, and return the new value; to keep state across calls, hold it in an "
         "ag.Variable and .assign(...) it.")
+
+
+class PythonNumberPathError(GraphError, TypeError):
+    """A variable a staged loop that ran no iteration left the Python number
+    it started as met, at run time, a value making the result's dtype differ
+    from the one the graph computed for the loop's numpy value."""
+
+
+def python_number_before_loop_message(name, kind, dtype, statement, statement_location,
+                                      python_dtype, location):
+    """`name` started as a Python `kind` before the staged `statement` loop
+    at `statement_location`, which makes it a numpy `dtype`; the loop ran no
+    iteration, and at `location` the Python number gives `python_dtype`."""
+    return (
+        f"variable '{name}' is still the Python {kind} it started as: the staged "
+        f"`{statement}` loop at {statement_location} ran no iteration (one iteration makes "
+        f"it a numpy {dtype}), and at {location} it meets a value that makes the result "
+        f"{python_dtype} for the Python {kind}, where the graph computed {dtype} for the "
+        f"numpy value (numpy keeps an array's narrower dtype against a Python number, not "
+        f"against a numpy one); a graph value has one dtype. Start '{name}' as "
+        f"np.{dtype}(...) before the loop, or cast where it meets the other value "
+        f"(`.astype(...)`).")

@@ -396,6 +396,7 @@ class GraphBackend(Backend):
         Python; arrays; uint64) are refused by the builtin itself."""
         if type(value) not in (Tensor, random_ops.PythonNumber) or value.static_shape != ():
             return NotImplemented
+        tensor_module.check_live(value)  # (`t = s; s += 1; float(t)`)
         kinds = "biuf" if kind == "float" else "biu"
         if value.dtype.kind not in kinds or (value.dtype.kind == "u" and value.dtype.itemsize == 8
                                              and kind == "int"):
@@ -416,6 +417,18 @@ class GraphBackend(Backend):
             return NotImplemented  # (numpy would stack it: refused, as np.asarray of one)
         return super().numpy_type_of(value, dtype)
 
+    def array_of(self, value, dtype, copy):
+        tensor_module.check_live(value)  # (`t = s; s += 1; np.array(t)`)
+        if type(value) in (Tensor, random_ops.PythonNumber) and value.static_shape == ():
+            # numpy gives a 0-d array, a new one of a numpy scalar or Python
+            # number: `s = np.asarray(total); s += 1` changes s alone
+            if not copy and dtype == value.dtype and tensor_module.is_zero_d_array(value):
+                return value
+            array = self.numpy_type_of(value, dtype)
+            array.zero_d_array = True
+            return array
+        return super().array_of(value, dtype, copy)
+
     def effects(self):
         return core.staged_effects()  # (stateful nodes recorded on this thread)
 
@@ -423,8 +436,9 @@ class GraphBackend(Backend):
         """A tensor of rank >= 1 is an ndarray when run eagerly; a staged
         Python number is its Python type; a 0-d one is the argument's own type
         when it is an argument of the traced function (a numpy scalar or a 0-d
-        array, `graph.scalar_inputs`), otherwise a numpy scalar, a 0-d array
-        or a Python number (runtime/backend.py)."""
+        array, `graph.scalar_inputs`), an ndarray when an op made a 0-d array
+        (tensor.is_zero_d_array), otherwise a numpy scalar, a 0-d array or a
+        Python number (runtime/backend.py)."""
         if isinstance(value, TensorList):
             return (list,)
         if isinstance(value, Tensor):
@@ -435,6 +449,8 @@ class GraphBackend(Backend):
             graph = value.graph
             if graph.parent is None and any(p is value for p in graph.inputs):
                 return (value.dtype.type if id(value) in graph.scalar_inputs else np.ndarray,)
+            if tensor_module.is_zero_d_array(value):  # (`np.array(total)`, `acc = np.zeros(())`)
+                return (np.ndarray,)
             return (np.ndarray, value.dtype.type, bool, int, float, complex)
         return (builtins.enumerate,) if isinstance(value, StagedEnumerate) else (builtins.zip,)
 
@@ -617,23 +633,55 @@ class _Loop:
             staging.check_loop_leaf(st.names[i], trace.placeholders[j],
                                     _canonical(st.out.values[i]), self.location, self.kind)
         returned = self._carry_returns(trace)
+        python_starts = self._python_starts(trace)
+        ran_at = len(trace.placeholders)
+        counted = self.kind == "for" and st.carried[:1] == [0]  # (_for_counter's counter)
+        if python_starts and not counted:
+            trace.add_var(0, 1, "ran")  # (a Python int: scalar_loops.py keeps the loop plain)
         initial, results = list(trace.init), list(trace.body_outputs)
         final = trace.finish(self.opts.get("maximum_iterations"))
         self._mark_python_numbers(final)
+        if python_starts:
+            ran = np.not_equal(final[0], initial[0]) if counted else \
+                np.not_equal(final[ran_at], 0)
+            for j, i, kind in python_starts:
+                tensor_module.python_number_on_one_path(
+                    final[j], staging.shown(st.names[i]), kind, self.location, self.kind,
+                    ran=ran)
         names = [staging.shown(n) for n in st.carried_names()] + \
             trace.var_names[len(st.carried):]
         tensor_module.check_finished_loop(initial, trace.placeholders, results, final,
                                           (trace.c_graph, trace.b_graph), names)
         return st.result(final, returned, final)
 
+    def _python_starts(self, trace):
+        """(j, i, kind) of each loop variable (state leaf i, carried as j)
+        that starts as a Python number of type `kind` which every iteration
+        makes a numpy value of its default dtype (`s = 0.0; for v in xs: s =
+        s + v`): a Python number after the loop only when the loop ran no
+        iteration.  (Not one the body may pass on unchanged, `if v > 0: s =
+        s + v`: whether it is still the Python number is not tracked.)"""
+        st = self.st
+        found = []
+        for j, i in enumerate(st.carried):
+            after = _canonical(st.out.values[i])
+            start = st.entry.values[i]  # (st.values holds it promoted)
+            if staging.python_number_type(start) and type(after) is Tensor and \
+                    not tensor_module.passes_on(after, trace.b_graph.inputs[j]):
+                kind = staging.python_number_on_one_side(start, after)
+                if kind:
+                    found.append((j, i, kind))
+        return found
+
     def _mark_python_numbers(self, final):
         """Marks a loop result that is a Python number after an iteration (or
         marked there by a branch) and a numpy value of its default dtype
         before the loop (`c = x[0]; for ...: c = 0.5`), let through as the
         numpy value (staging.check_loop_leaf): a use whose dtype depends on
-        the path is refused (tensor.python_number_on_one_path).  Not the
+        the path is refused (tensor.python_number_on_one_path).  The
         reverse, a Python start the body makes numpy (`s = 0.0; s = s + v`),
-        whose Python number is only the path of a loop running no iteration."""
+        whose Python number is only the path of a loop running no iteration,
+        is marked by `run` with the loop's `ran` flag: refused at run time."""
         st = self.st
         for j, i in enumerate(st.carried):
             out = final[j]

@@ -99,7 +99,23 @@ def _size(a, axis=None):
 
 
 def _copy(a, order="K", subok=False):
-    return a.copy()  # (a node of its own: see Tensor.copy)
+    if a.static_shape:
+        return a.copy()  # (a node of its own: see Tensor.copy)
+    array = shaping.astype(a, a.dtype)  # (of a numpy scalar too, a new 0-d array)
+    array.zero_d_array = True
+    return array
+
+
+def _zero_d_array(function):
+    """`function`, whose 0-d result numpy gives as a 0-d array (np.where,
+    np.tensordot), not a numpy scalar: marked so (tensor.is_zero_d_array)."""
+    @functools.wraps(function)
+    def marked(*args, **kwargs):
+        result = function(*args, **kwargs)
+        if type(result) is Tensor and not result.static_shape:
+            result.zero_d_array = True
+        return result
+    return marked
 
 
 def _in_place(name):
@@ -134,7 +150,7 @@ SUPPORTED = {
     np.cumprod: functools.partial(reductions.scan, reductions.CUMPROD),
     np.linalg.norm: reductions.norm,
     # products
-    np.dot: linalg.dot, np.tensordot: linalg.tensordot, np.einsum: linalg.einsum,
+    np.dot: linalg.dot, np.tensordot: _zero_d_array(linalg.tensordot), np.einsum: linalg.einsum,
     np.outer: linalg.outer,
     # shapes
     np.reshape: _reshape, np.transpose: shaping.transpose,
@@ -150,7 +166,7 @@ SUPPORTED = {
     **{getattr(np, name): _in_place(name)
        for name in ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")},
     # elementwise helpers
-    np.where: elementwise.where, np.nonzero: elementwise.where, np.clip: elementwise.clip,
+    np.where: _zero_d_array(elementwise.where), np.nonzero: elementwise.where, np.clip: elementwise.clip,
     np.round: lambda a, decimals=0: misc.same_shape(misc.ROUND, a, decimals=decimals),
     np.around: lambda a, decimals=0: misc.same_shape(misc.ROUND, a, decimals=decimals),
     np.triu: lambda m, k=0: misc.same_shape(misc.TRIU, m, k=k),

@@ -238,6 +238,7 @@ SCHEMAS.update({
     f"python_float.{name}": {"variable": is_str, "expression": is_str, "where": is_str}
     for name in ("divide", "floor_divide", "remainder", "power")})
 SCHEMAS["python_float.round"] = {"ndigits": is_int}
+SCHEMAS["python_path.check"] = {"message": is_str}
 SCHEMAS["python_float.math"] = {"function": lambda v: type(v) is str and v in _MATH_FUNCTIONS}
 
 

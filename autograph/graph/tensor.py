@@ -25,7 +25,7 @@ from autograph import errors
 
 class Tensor:
     __slots__ = ("graph", "node", "index", "static_shape", "dtype", "name", "origin",
-                 "replaced", "python_on_a_path", "__weakref__")
+                 "replaced", "python_on_a_path", "zero_d_array", "__weakref__")
 
     # Above ndarray, so `ndarray + Tensor` defers to the Tensor.
     __array_priority__ = 1000
@@ -50,6 +50,10 @@ class Tensor:
         # Python number on one path and a numpy value of its default dtype on another
         # (python_number_on_one_path)
         self.python_on_a_path = None
+        # a 0-d numpy array in Python, not a numpy scalar, as the op that made
+        # it gives it (np.array of a value, .copy() of such an array): read
+        # through is_zero_d_array, which follows values passed on
+        self.zero_d_array = False
 
     def __repr__(self):
         _refuse_text(self, "repr() (or `!r`, `%r`, the text of a container holding it)")
@@ -118,6 +122,8 @@ class Tensor:
 
     @property
     def T(self):
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.attribute_T(self)
 
     # --- things that need a concrete value ---------------------------------
@@ -215,6 +221,8 @@ class Tensor:
         # array, the Python number float()/int() stage (ops/random.py
         # PythonNumber); a Python number (PythonNumber) has no .item(), and the
         # numbers numpy gives as numpy scalars (longdouble, uint64) stay refused
+        if self.replaced is not None:
+            check_live(self)
         kind, size = self.dtype.kind, self.dtype.itemsize
         if not args and type(self) is Tensor and all(d == 1 for d in self.static_shape) \
                 and (kind == "f" and size <= 8 or kind == "u" and size < 8 or kind in "ib"):
@@ -247,13 +255,17 @@ class Tensor:
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         # (order and subok change no value; casting is numpy's check, at trace time)
+        if self.replaced is not None:
+            check_live(self)
         if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):
             raise errors.GraphTypeError(errors.graph_op_message(
                 "astype", f"TypeError: Cannot cast array data from {self.dtype!r} to "
                 f"{np.dtype(dtype)!r} according to the rule {casting!r}", errors.where_user()))
         if not copy and np.dtype(dtype) == self.dtype:
             return self  # numpy returns the array itself: an in-place change shows
-        return _ops.shaping.astype(self, dtype)
+        result = _ops.shaping.astype(self, dtype)
+        result.zero_d_array = not self.static_shape and is_zero_d_array(self)
+        return result
 
     def reshape(self, *shape, order="C"):
         if not shape:  # (numpy's own error)
@@ -262,14 +274,20 @@ class Tensor:
                 errors.where_user()))
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.reshape_in_order(self, tuple(shape), order, "ndarray.reshape")
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == (None,):
             axes = axes[0]
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.transpose(self, axes or None)
 
     def ravel(self, order="C"):
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.reshape_in_order(self, (-1,), order, "ndarray.ravel")  # (a view)
 
     def flatten(self, order="C"):
@@ -277,12 +295,21 @@ class Tensor:
         return _ops.shaping.reshape_in_order(self.copy(), (-1,), order, "ndarray.flatten")
 
     def squeeze(self, axis=None):
+        if self.replaced is not None:
+            check_live(self)
         return _ops.shaping.squeeze(self, axis)
 
     def copy(self):
         # a node of its own (a same-dtype astype, which numpy runs as a copy):
         # `y = x.copy(); y += 1` must see a fresh array, not the argument x
-        return _ops.shaping.astype(self, self.dtype) if type(self) is Tensor else self
+        if type(self) is not Tensor:
+            return self
+        if self.replaced is not None:
+            check_live(self)
+        result = _ops.shaping.astype(self, self.dtype)
+        # (of a numpy scalar, .copy() gives a numpy scalar)
+        result.zero_d_array = not self.static_shape and is_zero_d_array(self)
+        return result
 
     def __copy__(self):
         # copy.copy / copy.deepcopy of an array (best = copy.deepcopy(params)):
@@ -377,15 +404,17 @@ for _name in sorted({n for t in (np.float64, np.int64, np.uint64, np.bool_, np.c
         setattr(Tensor, _name, _scalar_attribute(_name))
 
 
-def python_number_on_one_path(tensor, name, kind, location, statement="if"):
+def python_number_on_one_path(tensor, name, kind, location, statement="if", ran=None):
     """Marks `tensor`, the value of variable `name` after the staged
     `statement` (an `if`, a `for` or `while` loop) at `location`, as a Python
     number of type `kind` on one path and a numpy value of its default dtype
     on another (staging.python_number_on_one_side).
     An op where the two give results of different dtypes is refused
     (ops/elementwise.py); an operator with Python numbers passes the mark on
-    (`lr * 2` is still a Python float on that path)."""
-    tensor.python_on_a_path = (name, kind, location, statement)
+    (`lr * 2` is still a Python float on that path).  `ran`: a staged bool,
+    false on the Python number's path (a loop that ran no iteration), where
+    such an op is refused at run time only."""
+    tensor.python_on_a_path = (name, kind, location, statement, ran)
 
 
 def _pass_on_python_path(result, operands):
@@ -460,6 +489,8 @@ for _name, _ufunc in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater)
 
 def _unary(ufunc):
     def operator_(self):
+        if self.replaced is not None:
+            check_live(self)
         result = _ops.elementwise.apply_ufunc(ufunc, (self,))
         if self.python_on_a_path is not None:
             return _pass_on_python_path(result, (self,))
@@ -495,10 +526,9 @@ def _in_place_operator(name, symbol):
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array", location))
         _refuse_shared(self, change, location, names)
         result = dispatch(self, other)
-        if not self.static_shape:
-            # 0-d: a numpy scalar or a Python number in Python (a 0-d array
-            # argument was refused above), which `+=` rebinds with promotion;
-            # another name holding the old one keeps the old number
+        if not self.static_shape and not is_zero_d_array(self):
+            # a numpy scalar or a Python number in Python, which `+=` rebinds
+            # with promotion; another name holding the old one keeps the old number
             return result
         if result.dtype != self.dtype:  # numpy casts into the array it writes
             if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
@@ -516,6 +546,7 @@ def _in_place_operator(name, symbol):
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array",
                 location))
         _mark_replaced(self, (names(self), symbol, location, _ops.base.core.current_graph()))
+        result.zero_d_array = not self.static_shape  # (the same 0-d array in Python)
         return result
 
     return in_place
@@ -535,6 +566,17 @@ VIEWS = {}
 
 
 def _view_base(tensor):
+    """The tensor whose array `tensor` may be a numpy view of, or None.  (Of
+    a numpy scalar argument no op gives a view: `s[...]` is a new 0-d array,
+    `s.reshape(())` the scalar itself.)"""
+    base = _view_op_base(tensor)
+    if base is not None and not base.static_shape and id(base) in base.graph.scalar_inputs:
+        return None
+    return base
+
+
+def _view_op_base(tensor):
+    """The first argument of the view op (VIEWS) that made `tensor`, or None."""
     node = tensor.node
     test = VIEWS.get(node.op, False)
     if test is None or (test and test(node)):
@@ -774,6 +816,21 @@ def _roots(tensor):
     return roots
 
 
+def passes_on(tensor, source):
+    """May `tensor` be `source` itself, passed on by staged `if`s, inner
+    loops and captures rather than computed from it?"""
+    seen, todo = set(), [tensor]
+    while todo:
+        current = todo.pop()
+        if current is source:
+            return True
+        if id(current) in seen or not isinstance(current, Tensor):
+            continue
+        seen.add(id(current))
+        todo.extend(_sources(current))
+    return False
+
+
 def _holders(tensor):
     """Every tensor that may hold an array `tensor` may hold."""
     seen, todo = {}, list(_roots(tensor)) + [tensor]
@@ -784,6 +841,38 @@ def _holders(tensor):
         seen[id(current)] = current
         todo.extend(_passed_on(current))
     return list(seen.values())
+
+
+def is_zero_d_array(tensor):
+    """Is the 0-d `tensor` a 0-d numpy array in Python, not a numpy scalar or
+    a Python number?  `x += ...` changes such an array in place, in its own
+    dtype and under every name holding it, where it rebinds a scalar.  One is
+    made by an op marked so (`zero_d_array`: np.array / np.asarray / np.copy
+    of a 0-d value, .copy() or .astype() of such an array, a 0-d numpy array
+    of the trace's own code, an in-place change of one), is a 0-d array
+    argument, a view (`y.reshape(())`, `a[...]`) of an array, or what a loop
+    or a staged `if` passed on from such arrays on every path."""
+    return _zero_d_array(tensor, set())
+
+
+def _zero_d_array(tensor, seen):
+    if not isinstance(tensor, Tensor) or tensor.static_shape != () or tensor.python_number:
+        return False
+    if tensor.zero_d_array or id(tensor) in seen:
+        return True  # (a loop variable passed back unchanged: what it started as decides)
+    seen.add(id(tensor))
+    graph = tensor.graph
+    if graph.parent is None and any(p is tensor for p in graph.inputs):
+        return id(tensor) not in graph.scalar_inputs
+    sources = _sources(tensor)
+    if sources:
+        return all(_zero_d_array(source, seen) for source in sources)
+    base = _view_op_base(tensor)
+    if base is None:
+        return False
+    # (of a numpy scalar, `s[...]` is a new 0-d array, `s.reshape(())` the scalar)
+    return tensor.node.op.name == "getitem" or bool(base.static_shape) or \
+        _zero_d_array(base, seen)
 
 
 def _refuse_shared(tensor, change, location, names, passed_by=None):
@@ -857,7 +946,7 @@ def _refuse_listed(tensor, name, change, location):
     `tensor` is an item read back from one (`v = lst[i]`, `for v in lst`,
     `lst.pop()`): in Python the list's item and the variable are one array,
     which the in-place change changes under both.  Refused."""
-    if not tensor.static_shape:
+    if not tensor.static_shape and not is_zero_d_array(tensor):
         return  # (a numpy scalar: `+=` rebinds it in Python too)
     for held in _sharing(tensor):
         node = _list_store(held)

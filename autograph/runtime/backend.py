@@ -211,6 +211,16 @@ class Backend:
         astype = getattr(value, "astype", None)
         return NotImplemented if astype is None else astype(dtype)
 
+    def array_of(self, value, dtype, copy):
+        """`np.array(value, dtype)` (`copy` True) or `np.asarray(value, dtype)`
+        (`copy` None) of a staged value: numpy's conversion of it, a copy
+        unless np.asarray keeps the value itself (the same dtype: an in-place
+        change of it is then the argument's, as in numpy).  NotImplemented:
+        the numpy function is called, and refuses the staged value."""
+        if not copy and dtype == value.dtype and getattr(value, "python_number", False) is not True:
+            return value
+        return self.numpy_type_of(value, dtype)
+
     def range_len(self, start, stop, step):
         """`len(range(start, stop, step))` with a staged bound."""
         raise _unsupported(self, "len(range(...))")

@@ -770,9 +770,7 @@ def _array_of_one(numpy_function, copy):
         if staging.list_element_type(value) is not None:
             return numpy_function(*args, **kwargs)  # (a staged list: its backend's refusal)
         dtype = value.dtype if dtype is None else np.dtype(dtype)
-        if not copy and dtype == value.dtype and getattr(value, "python_number", False) is not True:
-            return value
-        converted = backend.numpy_type_of(value, dtype)
+        converted = backend.array_of(value, dtype, copy)
         return numpy_function(*args, **kwargs) if converted is NotImplemented else converted
     convert.__name__ = f"{numpy_function.__name__}_"
     convert.__doc__ = (f"Python meaning: `np.{numpy_function.__name__}(*args, **kwargs)`; of one "

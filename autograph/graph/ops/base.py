@@ -39,6 +39,10 @@ def resolve(graph, value):
         if value.graph is graph:
             return value
         return graph.capture(value)
+    if isinstance(value, np.ndarray) and not value.shape:
+        const = graph.constant(value)  # (`acc = np.zeros(())`: `acc += v` changes it)
+        const.zero_d_array = True
+        return const
     if isinstance(value, (np.ndarray, np.generic)):
         return graph.constant(value)
     if hasattr(value, "_as_graph_tensor"):  # ag.Variable

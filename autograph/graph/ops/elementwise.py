@@ -155,7 +155,7 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
         outputs = base.record(_ops.get(ufunc) or _ufunc_op(ufunc), inputs)
         for a in inputs:
             if type(a) is Tensor and a.python_on_a_path is not None:
-                _refuse_path_dependent_dtype(ufunc, inputs, outputs)
+                outputs = _refuse_path_dependent_dtype(ufunc, inputs, outputs)
                 break
         return outputs if ufunc.nout > 1 else outputs[0]
     attrs = {}
@@ -175,7 +175,7 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
     outputs = base.record(_ufunc_op(ufunc), inputs, attrs)
     if "dtype" not in attrs and any(type(a) is Tensor and a.python_on_a_path is not None
                                     for a in inputs):
-        _refuse_path_dependent_dtype(ufunc, inputs, outputs)
+        outputs = _refuse_path_dependent_dtype(ufunc, inputs, outputs)
     return outputs if ufunc.nout > 1 else outputs[0]
 
 
@@ -183,20 +183,51 @@ def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
     """Refuses `ufunc(*inputs)` when an input is a Python number on one path of
     a staged `if` and a numpy value on the other (tensor.python_number_on_one_path)
     and the result's dtype differs between the two (`lr * w_f32`: float32 for
-    the Python float, float64 for np.float64, which the graph computed)."""
-    marked = next(a for a in inputs if type(a) is Tensor and a.python_on_a_path is not None)
-    name, kind, location, statement = marked.python_on_a_path
-    examples = [(a.python_on_a_path[1](1) if a.python_on_a_path is not None
-                 else np.ones((), a.dtype)) if isinstance(a, Tensor) else a for a in inputs]
-    with np.errstate(all="ignore"):
-        python_path = ufunc(*examples)
-    python_path = python_path if ufunc.nout > 1 else (python_path,)
-    for python_result, out in zip(python_path, outputs):
-        dtype = np.asarray(python_result).dtype
-        if dtype != out.dtype:
-            raise errors.StagingError(errors.python_number_on_one_path_message(
+    the Python float, float64 for np.float64, which the graph computed).  An
+    input that is the Python number a loop started from only when the loop
+    ran no iteration (its mark's `ran`) is refused then, at run time
+    (PYTHON_PATH_CHECK on the result): `s * w_f32` after `s = 0.0; for ...:
+    s = s + v` is common, and exact whenever the loop ran.  The outputs,
+    checked where needed."""
+    marked = [a for a in inputs if type(a) is Tensor and a.python_on_a_path is not None]
+    on_a_path = [a for a in marked if a.python_on_a_path[4] is None]
+    groups = [on_a_path] * bool(on_a_path) + [[a] for a in marked
+                                              if a.python_on_a_path[4] is not None]
+    outputs = list(outputs)
+    for group in groups:
+        name, kind, location, statement, ran = group[0].python_on_a_path
+        examples = [(a.python_on_a_path[1](1) if any(a is m for m in group)
+                     else np.ones((), a.dtype)) if isinstance(a, Tensor) else a for a in inputs]
+        with np.errstate(all="ignore"):
+            python_path = ufunc(*examples)
+        python_path = python_path if ufunc.nout > 1 else (python_path,)
+        for k, (python_result, out) in enumerate(zip(python_path, outputs)):
+            dtype = np.asarray(python_result).dtype
+            if dtype == out.dtype:
+                continue
+            if ran is None:
+                raise errors.StagingError(errors.python_number_on_one_path_message(
+                    name, kind.__name__, np.dtype(out.dtype).name, statement, location,
+                    dtype.name, core.user_location()))
+            message = errors.python_number_before_loop_message(
                 name, kind.__name__, np.dtype(out.dtype).name, statement, location,
-                dtype.name, core.user_location()))
+                dtype.name, core.user_location())
+            outputs[k] = base.record1(PYTHON_PATH_CHECK, (ran, out), {"message": message})
+    return tuple(outputs)
+
+
+def _python_path_check(ran, value, message):
+    if not ran:
+        raise errors.PythonNumberPathError(message)
+    return value
+
+
+# `value`, once the staged loop whose `ran` it reads ran an iteration (else
+# PythonNumberPathError: _refuse_path_dependent_dtype)
+PYTHON_PATH_CHECK = core.register(
+    "python_path.check", _python_path_check,
+    lambda ran, value, message: [(value.static_shape, value.dtype)], foldable=False,
+    aliasing=True)
 
 
 # --- `a ** b`: ndarray.__pow__, not always np.power ---------------------------

@@ -27,10 +27,11 @@ def _print_kernel(*values, sep=" ", end="\n", file=None, template=None, numbers=
         print(*values, sep=sep, end=end, file=file)
         return
     # 0-d values as numpy scalars, as eager numpy gives them (and as the graph
-    # returns them), but for the 0-d array arguments (`arrays`); Python numbers
+    # returns them), but for the 0-d arrays (`arrays`: arguments, np.array(t),
+    # which the compiled graph may hold as numpy scalars); Python numbers
     # in Python as those: `{!r}` gives '2', not 'np.int64(2)' or 'array(2)'
-    values = [v[()] if type(v) is np.ndarray and not v.shape and v.dtype.kind != "O"
-              and i not in arrays else v for i, v in enumerate(values)]
+    values = [np.asarray(v) if i in arrays else v[()] if type(v) is np.ndarray and not v.shape
+              and v.dtype.kind != "O" else v for i, v in enumerate(values)]
     for i in numbers:
         if isinstance(values[i], np.generic):
             values[i] = values[i].item()
@@ -60,8 +61,8 @@ def print_op(*values, sep=" ", end="\n", file=None, template=None, arrays=()):
     values they hold (exactly `print(value)`), other values as they are.
     With `template` it prints `template.format(*values)` (then `end`), the
     tensors that are Python numbers in Python formatted as Python numbers,
-    the 0-d ones at `arrays` (0-d array arguments) as arrays, others as numpy
-    scalars."""
+    the 0-d ones at `arrays` (0-d arrays in Python: arguments, np.array(t))
+    as arrays, others as numpy scalars."""
     attrs = {}
     if sep != " ":
         attrs["sep"] = sep
