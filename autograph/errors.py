@@ -1706,12 +1706,30 @@ def numpy_out_tensor_message(name, ufunc, location):
 # --- a tensor a staged branch/loop body stored outside its state (graph/core.py) ---
 
 
-def statement_at(filename, lineno):
-    """The stdlib node of the one-line statement on a user's line, or None."""
+def statement_at(filename, lineno, column=None):
+    """The stdlib node of the one-line statement on a user's line, or None;
+    of several on the line (`a = f(x); b[0] = a`), the one spanning `column`
+    (a column of the line as written), else the first."""
+    line = linecache.getline(filename, lineno)
     try:
-        return ast.parse(linecache.getline(filename, lineno).strip()).body[0]
-    except (SyntaxError, IndexError):
+        body = ast.parse(line.strip()).body
+    except SyntaxError:
         return None
+    if column is not None and len(body) > 1:
+        column -= len(line) - len(line.lstrip())
+        for statement in body:
+            if statement.col_offset <= column < statement.end_col_offset:
+                return statement
+    return body[0] if body else None
+
+
+def _column_of(tb):
+    """The column (of its line) where traceback entry `tb` was, or None."""
+    try:
+        positions = list(tb.tb_frame.f_code.co_positions())[tb.tb_lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    return positions[2] if positions[0] == tb.tb_lineno else None
 
 
 def innermost_user_traceback(exc):
@@ -1809,7 +1827,7 @@ def tensor_into_array(exc, is_staged):
             and user.tb_next.tb_frame.f_code.co_name in ("__int__", "__index__", "__bool__")):
         return None
     filename, lineno = user.tb_frame.f_code.co_filename, user.tb_lineno
-    statement = statement_at(filename, lineno)
+    statement = statement_at(filename, lineno, _column_of(user))
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Subscript)):
         return None

@@ -65,6 +65,17 @@ def test_item_assignment_of_a_tensor_into_a_numpy_array_names_it():
     assert isinstance(info.value, ValueError)  # (numpy's own error was a ValueError)
 
 
+def item_into_array_on_one_line(x):
+    t = x * 2; y = np.zeros(3); y[0] = t; return y  # noqa: E702
+
+
+def test_item_assignment_among_statements_on_one_line_names_it():
+    line = item_into_array_on_one_line.__code__.co_firstlineno + 1
+    with pytest.raises(errors.TensorIntoArrayError, match=re.escape(
+            errors.tensor_into_array_message("y[0]", "t", f"{__file__}:{line}"))):
+        ag.function(item_into_array_on_one_line)(np.float64(1.5))
+
+
 def min_into_int_table(x):
     table = np.zeros(3, dtype=np.int64)
     for i in range(3):
