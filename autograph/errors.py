@@ -2005,3 +2005,56 @@ def in_place_argument_part_message(name, part, change, location):
         f"`{name} = {name} {change.split()[1][:-1]} ...` if the caller's array need not "
         "change, and return the new value; to keep state across calls, hold it in an "
         "ag.Variable and .assign(...) it.")
+
+
+# --- in-place operators where a backend's traced values are values (backends/jax.py) ---
+
+
+def in_place_traced_message(name, change, location, holder, where, relation, backend):
+    """`change` (`y += ...`) of `name` at `location`, outside a staged `if` or
+    loop, where `holder` (`where`) holds the same numpy array in Python:
+    `relation` is 'same' (another holder of the array), 'view' (`name` is a
+    numpy view of `holder`), 'viewed' (`holder` is a view of `name`, taken
+    before), 'argument' (the caller passed the array in: `holder` is how)."""
+    symbol = change.split()[1]
+    views = ("(slicing, a row `a[i]` or `for row in a`, reshape, ravel, .T and transpose "
+             "share memory in numpy)")
+    how = {
+        "same": f"`{holder}` ({where}) holds the same array",
+        "view": f"`{name}` is a numpy view of `{holder}` ({where}) {views}",
+        "viewed": f"`{holder}` ({where}) is a numpy view of `{name}`, taken before {views}",
+        "argument": f"`{name}` holds {holder}, passed in by the caller ({where})",
+        "part": f"`{holder}` belongs to an object the traced code did not make ({where}), "
+                "so it outlives the call",
+    }[relation]
+    other = {"argument": "the caller's array",
+             "part": f"the array `{holder}` held (a traced value would be stored there)"
+             }.get(relation, f"`{holder}`")
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and {how}: Python would "
+        f"change the array under both, but the {backend} backend traces `{name}` as a new "
+        f"value, so {other} would keep the old numbers. Write "
+        f"`{name} = {name} {symbol[:-1]} ...` for a new array if {other} must not change"
+        + (", and return it (the caller rebinds its variable)" if relation in ("argument", "part")
+           else
+           f", or take a copy where the two are meant to differ (`{name} = {name}.copy()`)")
+        + "; to change a part of an array, build the new array (np.where, np.concatenate, "
+        "`.at[...].set(...)`).")
+
+
+def in_place_cast_message(name, symbol, result_dtype, dtype, location):
+    """numpy refuses to write the result of `name symbol ...` (of
+    `result_dtype`) into `name`'s array (of `dtype`) in place."""
+    return (
+        f"{symbol} at {location}: numpy cannot cast the result ({result_dtype}) into "
+        f"`{name}` ({dtype}) with casting rule 'same_kind'; write "
+        f"`{name} = {name} {symbol[:-1]} ...` for a new array")
+
+
+def in_place_shape_message(name, symbol, result_shape, shape, location):
+    """numpy cannot write the result of `name symbol ...` (of `result_shape`)
+    into `name`'s array (of `shape`) in place."""
+    return (
+        f"{symbol} at {location}: the result has shape {result_shape}, `{name}` has "
+        f"{shape}: numpy cannot write it into the array in place (non-broadcastable output "
+        f"operand); write `{name} = {name} {symbol[:-1]} ...` for a new array")

@@ -35,12 +35,14 @@ like Python numbers, so they promote as JAX promotes them.
 """
 
 import builtins
+import dis
 import functools
 import itertools
 import operator
 import re
 import sys
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -48,11 +50,12 @@ import numpy as np
 from jax import lax
 
 from autograph import errors
-from autograph.runtime import registry, staging
+from autograph.runtime import aliases, control_flow, registry, staging
 from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
+from autograph.runtime.tracebacks import generated_owner
 
 Tracer = jax.core.Tracer
 
@@ -620,6 +623,286 @@ def _raiser(cls, args):
     return check
 
 
+# --- in-place operators: `y += x` where y or x is traced ---------------------------------
+
+# A tracer is a value: `y += 1` on one rebinds `y` (a Tracer has no `__iadd__`),
+# and `w -= t` on a numpy array `w` defers to the tracer (`t.__rsub__(w)`), which
+# rebinds `w` too.  In Python `y` and `w` are numpy arrays, changed in place under
+# every name holding them: another variable, a container item, a view of the
+# array (or the array a view views), the caller that passed the array in.  Where
+# such a holder exists the change is refused (InPlaceChangeError naming it);
+# where none does, rebinding is Python's meaning, with numpy's in-place rules for
+# the dtype and shape (the result is written into the array).  Only in converted
+# code: JAX's own code and code autograph did not convert keep JAX's operators.
+# (Inside a staged `if`/loop a state variable's holders are checked on entry:
+# control_flow.refuse_held_in_place.)
+
+_VIEW_OF = {}  # id(traced view) -> (weak reference to it, the traced value it views)
+_VIEW_METHODS = ("reshape", "ravel", "transpose", "swapaxes", "squeeze", "view")
+_VIEW_PROPERTIES = ("T", "mT", "real")
+
+
+def _note_view(view, base):
+    """Remembers that `view` is, in Python, a numpy view of `base`."""
+    if isinstance(view, Tracer) and view is not base and view.ndim:
+        key = id(view)
+        _VIEW_OF[key] = (weakref.ref(view, lambda _, key=key: _VIEW_OF.pop(key, None)), base)
+    return view
+
+
+def _viewed(view):
+    """The traced value `view` is a numpy view of, or None."""
+    entry = _VIEW_OF.get(id(view))
+    return entry[1] if entry is not None and entry[0]() is view else None
+
+
+def _basic_index(key):
+    """Does indexing with `key` give a numpy view (basic indexing: ints,
+    slices, None, ...; a 0-d integer tracer is an int in Python)?"""
+    for part in key if type(key) is tuple else (key,):
+        if part is None or part is Ellipsis or type(part) in (int, slice) or \
+                isinstance(part, np.integer):
+            continue
+        if isinstance(part, Tracer) and not part.ndim and \
+                jnp.issubdtype(part.dtype, jnp.integer):
+            continue
+        return False
+    return True
+
+
+def _record_views():
+    if getattr(Tracer, "_autograph_views", False):
+        return
+    getitem = Tracer.__getitem__
+
+    def __getitem__(self, key):
+        result = getitem(self, key)
+        return _note_view(result, self) if _basic_index(key) else result
+    Tracer.__getitem__ = __getitem__
+
+    def viewing(method):
+        @functools.wraps(method)
+        def view_taking(self, *args, **kwargs):
+            return _note_view(method(self, *args, **kwargs), self)
+        return view_taking
+    for name in _VIEW_METHODS:
+        setattr(Tracer, name, viewing(getattr(Tracer, name)))
+    for name in _VIEW_PROPERTIES:
+        prop = Tracer.__dict__[name]
+        setattr(Tracer, name, property(viewing(prop.fget)))
+    Tracer._autograph_views = True
+
+
+_AUGMENTED = {  # Python's in-place operators: (binary operator, symbol)
+    "add": "+=", "sub": "-=", "mul": "*=", "truediv": "/=", "floordiv": "//=", "mod": "%=",
+    "pow": "**=", "matmul": "@=", "and": "&=", "or": "|=", "xor": "^=", "lshift": "<<=",
+    "rshift": ">>="}
+
+
+def _in_place_symbol(frame):
+    """'+=' when `frame` is running an augmented assignment's operator (the
+    instruction it is at), else None."""
+    code, at = frame.f_code.co_code, frame.f_lasti
+    opname = dis.opname[code[at]]
+    if opname == "BINARY_OP":
+        symbol = _BINARY_OP_SYMBOLS[code[at + 1]]
+        return symbol if symbol.endswith("=") and symbol[-2] not in "=!<>" or \
+            symbol in ("<<=", ">>=") else None
+    return _INPLACE_OPCODES.get(opname)  # (before Python 3.11)
+
+
+_BINARY_OP_SYMBOLS = [symbol for _, symbol in getattr(dis, "_nb_ops", ())]
+_INPLACE_OPCODES = {
+    "INPLACE_ADD": "+=", "INPLACE_SUBTRACT": "-=", "INPLACE_MULTIPLY": "*=",
+    "INPLACE_TRUE_DIVIDE": "/=", "INPLACE_FLOOR_DIVIDE": "//=", "INPLACE_MODULO": "%=",
+    "INPLACE_POWER": "**=", "INPLACE_MATRIX_MULTIPLY": "@=", "INPLACE_AND": "&=",
+    "INPLACE_OR": "|=", "INPLACE_XOR": "^=", "INPLACE_LSHIFT": "<<=", "INPLACE_RSHIFT": ">>="}
+
+
+def _target(frame, symbol):
+    """How the user spells what `frame`'s augmented assignment changes
+    (`y`, `self.w`, `d['w']`)."""
+    text = errors.expression_at(frame) or ""
+    head, found, _ = text.partition(symbol)
+    return head.strip().replace('"', "'") if found and head.strip() else "the array"
+
+
+def _user_frames(frame):
+    """([(frame, passed_in)], entry): `frame` and its callers that are the
+    user's (not autograph's, numpy's or a library's) -- then, past the
+    outermost frame of converted code (`entry`, the function JAX traces),
+    every frame (passed_in: what they hold was passed in by the caller)."""
+    frames = []
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    converted = [i for i, f in enumerate(frames) if errors.is_converted_code(f.f_code)]
+    outermost = converted[-1] if converted else -1
+    found = []
+    for i, f in enumerate(frames):
+        filename = f.f_code.co_filename
+        if i > outermost:
+            found.append((f, True))
+        elif not errors._not_users(filename) and not filename.startswith(errors.LIBRARY_DIRS):
+            found.append((f, False))
+    return found, frames[outermost] if converted else None
+
+
+def _holders(value, target, frames):
+    """[(path, where, passed_in)] of what holds `value` in `frames`
+    (`_user_frames`): the user's variables and one level into their
+    containers, but `target` (the name the change rebinds) in the frames of
+    the user function making the change."""
+    changing = generated_owner(frames[0][0].f_code) or id(frames[0][0].f_code)
+    found = []
+    for frame, passed_in in frames:
+        code = frame.f_code
+        owner = generated_owner(code) or id(code)
+        variables = list(frame.f_locals.items()) if passed_in else \
+            staging.user_variables(frame)
+        for name, held in variables:
+            path = aliases.path_to(held, value, name)
+            if path is None or not passed_in and owner == changing and path == target:
+                continue
+            found.append((path, f"in {code.co_name} at "
+                          f"{errors.where(code.co_filename, frame.f_lineno)}", passed_in))
+            break
+    return found
+
+
+def _shared(value, target, frame):
+    """(holder, where, relation) when, in Python, the numpy array that traced
+    `value` stands for has a holder besides `target` (changed in place at
+    `frame`'s line) that would see the change (errors.in_place_traced_message
+    names the relations); else None.  A 0-d value is a numpy scalar or a Python
+    number in Python, which an in-place operator rebinds: never shared."""
+    if not isinstance(value, Tracer) or not value.ndim:
+        return None
+    frames, entry = _user_frames(frame)
+    if entry is not None:
+        code = entry.f_code
+        entered = (f"an argument of {code.co_name} at "
+                   f"{errors.where(code.co_filename, code.co_firstlineno)}")
+    for _, where, passed_in in _holders(value, target, frames):
+        return ("the caller's array", entered, "argument") if passed_in else (_, where, "same")
+    base = _viewed(value)
+    while base is not None:  # (the arrays `value` views, and those they view)
+        for path, where, passed_in in _holders(base, None, frames):
+            return (path, where, "view") if not passed_in else \
+                ("an argument", entered, "view")
+        base = _viewed(base)
+    for view_ref, base in list(_VIEW_OF.values()):  # (views of `value` taken before)
+        view = view_ref()
+        while base is not None and base is not value:
+            base = _viewed(base)
+        if view is not None and base is value:
+            for path, where, _ in _holders(view, None, frames):
+                return path, where, "viewed"
+    return None
+
+
+def _outlived_part(target, frame):
+    """(target, where) when `target` (`self.w`, `d['w']`) is an item or
+    attribute of an object the traced code did not make itself (a parameter,
+    a closure cell, a global; staging.local_object_name): rebinding it would
+    store a traced value into state that outlives the trace.  Else None."""
+    root = re.match(r"[A-Za-z_]\w*", target)
+    if root is None or root.group() == target:
+        return None
+    name = root.group()
+    missing = object()
+    owner = frame.f_locals.get(name, frame.f_globals.get(name, missing))
+    if owner is not missing and staging.local_object_name(owner) is not None:
+        return None
+    return target, f"in {frame.f_code.co_name} at " \
+        f"{errors.where(frame.f_code.co_filename, frame.f_lineno)}"
+
+
+def _refuse_shared(value, target, change, frame):
+    """Raises InPlaceChangeError when `change` of `target` at `frame`'s line
+    would be seen by another holder in Python (`_shared`)."""
+    found = _shared(value, target, frame)
+    if found is None and value.ndim:
+        part = _outlived_part(target, frame)
+        found = part and (*part, "part")
+    if found is not None:
+        raise errors.InPlaceChangeError(errors.in_place_traced_message(
+            target, change, errors.where(frame.f_code.co_filename, frame.f_lineno), *found,
+            "jax"))
+
+
+def _written_in_place(result, array, name, symbol, location):
+    """`result` of `name symbol ...` as numpy writes it into `name`'s array
+    (of `array`'s dtype and shape): cast to its dtype (numpy's 'same_kind'
+    rule), or refused as numpy refuses it.  A 0-d value is a numpy scalar or
+    a Python number in Python, which the operator rebinds (with promotion)."""
+    shape, dtype = np.shape(array), np.result_type(array)
+    if not shape:
+        return result
+    result_dtype = np.dtype(result.dtype)
+    if result_dtype != dtype:
+        if not np.can_cast(result_dtype, dtype, casting="same_kind"):
+            raise errors.GraphTypeError(errors.in_place_cast_message(
+                name, symbol, result_dtype, dtype, location))
+        result = result.astype(dtype)
+    if tuple(result.shape) != tuple(shape):
+        raise errors.GraphValueError(errors.in_place_shape_message(
+            name, symbol, tuple(result.shape), tuple(shape), location))
+    return result
+
+
+def _install_in_place_operators():
+    """`Tracer.__iadd__` (and the others), and the reflected operators a
+    numpy array's `w += t` falls back to: see the section's comment."""
+    if getattr(Tracer, "_autograph_in_place", False):
+        return
+    for name, symbol in _AUGMENTED.items():
+        forward, reflected = getattr(operator, f"__{name}__"), getattr(Tracer, f"__r{name}__")
+        setattr(Tracer, f"__i{name}__", _in_place(forward, symbol))
+        setattr(Tracer, f"__r{name}__", _reflected_in_place(reflected, name))
+    Tracer._autograph_in_place = True
+
+
+def _in_place(forward, symbol):
+    def in_place(self, other):
+        """`self symbol other` on a traced value: rebinds, where nothing else holds it."""
+        frame = sys._getframe(1)
+        if errors.is_converted_code is None or not errors.is_converted_code(frame.f_code):
+            return NotImplemented  # (Python then calls the binary operator)
+        target = _target(frame, symbol)
+        change = f"{target} {symbol} ..."
+        _refuse_shared(self, target, change, frame)
+        result = forward(self, other)
+        return _written_in_place(result, self, target, symbol,
+                                 errors.where(frame.f_code.co_filename, frame.f_lineno))
+    return in_place
+
+
+def _reflected_in_place(reflected, name):
+    @functools.wraps(reflected)
+    def maybe_in_place(self, other):
+        """`other op self`, or `other op= self` on a numpy array `other`."""
+        result = reflected(self, other)
+        if not isinstance(other, np.ndarray):
+            return result
+        frame = sys._getframe(1)
+        if errors.is_converted_code is None or not errors.is_converted_code(frame.f_code):
+            return result
+        symbol = _in_place_symbol(frame)
+        if symbol != _AUGMENTED[name]:
+            return result
+        target = _target(frame, symbol)
+        location = errors.where(frame.f_code.co_filename, frame.f_lineno)
+        holders = control_flow.array_holders(other, target)
+        found = (*holders[0], "same") if holders else \
+            _outlived_part(target, frame) and (*_outlived_part(target, frame), "part")
+        if found:
+            raise errors.InPlaceChangeError(errors.in_place_traced_message(
+                target, f"{target} {symbol} ...", location, *found, "jax"))
+        return _written_in_place(result, other, target, symbol, location)
+    return maybe_in_place
+
+
 # --- the backend -------------------------------------------------------------------------
 
 class JaxBackend(Backend):
@@ -638,6 +921,10 @@ class JaxBackend(Backend):
         """(Not a detector: the trace-switch hook marks `registry.tracing`;
         asked by runtime.random.)"""
         return _jax_is_tracing()
+
+    def held_elsewhere(self, value, name):
+        found = _shared(value, name, errors.user_frame(2, _want_frame=True))
+        return None if found is None else found[:2]
 
     def random_draw(self, method, args, kwargs):
         """Refused: XLA cannot call back into a numpy generator in program order
@@ -818,7 +1105,8 @@ class JaxBackend(Backend):
             elif numbers:  # Python numbers stay Python numbers (weakly typed): `v_f32 * w`
                 array = _convert_element_type(array, array.dtype, weak_type=True)
             if array is not None and array.shape:
-                return _Sequence(array.shape[0], [array], lambda xs: xs[0])
+                # (an item of a traced array is, in Python, a numpy view of a row)
+                return _Sequence(array.shape[0], [array], lambda xs: _note_view(xs[0], iterable))
         raise errors.StagingError(errors.staged_iteration_message(repr(iterable), location))
 
     # --- print, assert ---------------------------------------------------------------
@@ -1239,3 +1527,5 @@ def _cast_all(values, like):
 BACKEND = JaxBackend()
 _report_trace_switches()
 _refuse_tracer_text()
+_record_views()
+_install_in_place_operators()

@@ -94,6 +94,14 @@ class Backend:
         """Is `value` a staged value of this backend? (Asked once per type.)"""
         return False
 
+    def held_elsewhere(self, value, name):
+        """(holder, where) when `value`, this backend's staged value that the
+        variable `name` holds on entry to a staged `if`/loop whose body changes
+        it in place, stands for a numpy array something else holds in Python
+        (another variable, a view, the caller): numpy would change it under
+        both.  Asked only if not `follows_in_place_changes`.  Default: None."""
+        return None
+
     def is_tracing(self):
         """Is this backend's library tracing on this thread right now? Asked
         only if `detects_tracing`, on every call of a converted function: keep
