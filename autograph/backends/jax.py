@@ -727,6 +727,12 @@ def _target(frame, symbol):
     return head.strip().replace('"', "'") if found and head.strip() else "the array"
 
 
+def _converted(code):
+    """Is `code` converted code (a generated branch or loop function too)?"""
+    return errors.is_converted_code is not None and errors.is_converted_code(code) or \
+        generated_owner(code) is not None
+
+
 def _user_frames(frame):
     """([(frame, passed_in)], entry): `frame` and its callers that are the
     user's (not autograph's, numpy's or a library's) -- then, past the
@@ -736,7 +742,7 @@ def _user_frames(frame):
     while frame is not None:
         frames.append(frame)
         frame = frame.f_back
-    converted = [i for i, f in enumerate(frames) if errors.is_converted_code(f.f_code)]
+    converted = [i for i, f in enumerate(frames) if _converted(f.f_code)]
     outermost = converted[-1] if converted else -1
     found = []
     for i, f in enumerate(frames):
@@ -811,7 +817,8 @@ def _outlived_part(target, frame):
         return None
     name = root.group()
     missing = object()
-    owner = frame.f_locals.get(name, frame.f_globals.get(name, missing))
+    outer = staging.enclosing_frame(frame) or frame  # (a body's object is its function's)
+    owner = frame.f_locals.get(name, outer.f_locals.get(name, frame.f_globals.get(name, missing)))
     if owner is not missing and staging.local_object_name(owner) is not None:
         return None
     return target, f"in {frame.f_code.co_name} at " \
@@ -822,7 +829,8 @@ def _refuse_shared(value, target, change, frame):
     """Raises InPlaceChangeError when `change` of `target` at `frame`'s line
     would be seen by another holder in Python (`_shared`)."""
     found = _shared(value, target, frame)
-    if found is None and value.ndim:
+    if found is None and value.ndim and staging.region_backend() is None:
+        # (a staged `if`/loop body's part is its state, checked on entry: held_elsewhere)
         part = _outlived_part(target, frame)
         found = part and (*part, "part")
     if found is not None:
@@ -867,7 +875,7 @@ def _in_place(forward, symbol):
     def in_place(self, other):
         """`self symbol other` on a traced value: rebinds, where nothing else holds it."""
         frame = sys._getframe(1)
-        if errors.is_converted_code is None or not errors.is_converted_code(frame.f_code):
+        if not _converted(frame.f_code):
             return NotImplemented  # (Python then calls the binary operator)
         target = _target(frame, symbol)
         change = f"{target} {symbol} ..."
@@ -886,7 +894,7 @@ def _reflected_in_place(reflected, name):
         if not isinstance(other, np.ndarray):
             return result
         frame = sys._getframe(1)
-        if errors.is_converted_code is None or not errors.is_converted_code(frame.f_code):
+        if not _converted(frame.f_code):
             return result
         symbol = _in_place_symbol(frame)
         if symbol != _AUGMENTED[name]:
@@ -894,8 +902,9 @@ def _reflected_in_place(reflected, name):
         target = _target(frame, symbol)
         location = errors.where(frame.f_code.co_filename, frame.f_lineno)
         holders = control_flow.array_holders(other, target)
-        found = (*holders[0], "same") if holders else \
-            _outlived_part(target, frame) and (*_outlived_part(target, frame), "part")
+        part = None if holders or staging.region_backend() is not None else \
+            _outlived_part(target, frame)
+        found = (*holders[0], "same") if holders else part and (*part, "part")
         if found:
             raise errors.InPlaceChangeError(errors.in_place_traced_message(
                 target, f"{target} {symbol} ...", location, *found, "jax"))
@@ -923,7 +932,12 @@ class JaxBackend(Backend):
         return _jax_is_tracing()
 
     def held_elsewhere(self, value, name):
-        found = _shared(value, name, errors.user_frame(2, _want_frame=True))
+        """Also a numpy array `value` held by an item or attribute `name` of an
+        object that outlives the call (`self.w`): the statement would store
+        a traced value there."""
+        frame = errors.user_frame(2, _want_frame=True)
+        found = _outlived_part(name, frame) if isinstance(value, np.ndarray) and \
+            value.ndim else _shared(value, name, frame)
         return None if found is None else found[:2]
 
     def random_draw(self, method, args, kwargs):

@@ -95,11 +95,13 @@ class Backend:
         return False
 
     def held_elsewhere(self, value, name):
-        """(holder, where) when `value`, this backend's staged value that the
-        variable `name` holds on entry to a staged `if`/loop whose body changes
-        it in place, stands for a numpy array something else holds in Python
-        (another variable, a view, the caller): numpy would change it under
-        both.  Asked only if not `follows_in_place_changes`.  Default: None."""
+        """(holder, where) when `value`, which the variable `name` holds on
+        entry to a staged `if`/loop whose body changes it in place -- this
+        backend's staged value, or a numpy array no other variable holds
+        (control_flow.array_holders) -- stands for a numpy array something
+        else holds in Python (another variable, a view, the caller, the object
+        `name` is an attribute of): numpy would change it there too.  Asked
+        only if not `follows_in_place_changes`.  Default: None."""
         return None
 
     def is_tracing(self):

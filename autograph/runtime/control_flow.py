@@ -281,8 +281,8 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
         return
     for name, position in inplace.items():
         holders = array_holders(state[position], name)
-        owner = backend_of(state[position])
-        if not holders and owner is not None:
+        owner = backend_of(state[position]) or backend
+        if not holders:
             holders = [h for h in (owner.held_elsewhere(state[position], name),) if h]
         if holders:
             raise errors.InPlaceChangeError(errors.in_place_held_state_message(
