@@ -875,7 +875,8 @@ def _in_place(forward, symbol):
     def in_place(self, other):
         """`self symbol other` on a traced value: rebinds, where nothing else holds it."""
         frame = sys._getframe(1)
-        if not _converted(frame.f_code):
+        if not self.ndim or not _converted(frame.f_code):
+            # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
             return NotImplemented  # (Python then calls the binary operator)
         target = _target(frame, symbol)
         change = f"{target} {symbol} ..."
@@ -891,7 +892,7 @@ def _reflected_in_place(reflected, name):
     def maybe_in_place(self, other):
         """`other op self`, or `other op= self` on a numpy array `other`."""
         result = reflected(self, other)
-        if not isinstance(other, np.ndarray):
+        if not isinstance(other, np.ndarray) or not other.ndim:
             return result
         frame = sys._getframe(1)
         if not _converted(frame.f_code):
