@@ -432,3 +432,19 @@ def test_code_autograph_did_not_convert_keeps_jax_operators():
     def f(x):
         return plain(x)
     np.testing.assert_array_equal(np.asarray(_jit(f)(x3)), x3)  # JAX's own meaning there
+
+
+@pytest.mark.parametrize("method, args, statement", [
+    ("step_if", (x3, 1), "`if`"), ("step_for", (x3, 2), "`for` loop")])
+def test_attribute_of_an_object_only_the_method_holds_changed_in_a_staged_statement_is_refused(
+        method, args, statement):
+    step = getattr(Model(), method)  # (no variable holds the model: it outlives the call)
+    with pytest.raises(errors.InPlaceChangeError) as raised:
+        _jit(step)(*args)
+    message = str(raised.value)
+    assert message.startswith("`self.w` is changed in place (an in-place operator such as "
+                              f"`+=`, an item assignment or `out=`) inside the staged {statement}")
+    assert "also held by `self.w` (in " in message
+    assert np.all(step.__self__.w == 1.0)  # no tracer stored in the model
+    python = getattr(Model(), method)
+    assert python(*args) != 3.0  # Python changes the model's array
