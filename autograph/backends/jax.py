@@ -789,13 +789,13 @@ def _shared(value, target, frame):
         code = entry.f_code
         entered = (f"an argument of {code.co_name} at "
                    f"{errors.where(code.co_filename, code.co_firstlineno)}")
-    for _, where, passed_in in _holders(value, target, frames):
-        return ("the caller's array", entered, "argument") if passed_in else (_, where, "same")
+    passed = "the caller's array"
+    for path, where, passed_in in _holders(value, target, frames):
+        return (passed, entered, "argument") if passed_in else (path, where, "same")
     base = _viewed(value)
     while base is not None:  # (the arrays `value` views, and those they view)
         for path, where, passed_in in _holders(base, None, frames):
-            return (path, where, "view") if not passed_in else \
-                ("an argument", entered, "view")
+            return (passed, entered, "view") if passed_in else (path, where, "view")
         base = _viewed(base)
     for view_ref, base in list(_VIEW_OF.values()):  # (views of `value` taken before)
         view = view_ref()
