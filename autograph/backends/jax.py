@@ -706,8 +706,7 @@ def _in_place_symbol(frame):
     opname = dis.opname[code[at]]
     if opname == "BINARY_OP":
         symbol = _BINARY_OP_SYMBOLS[code[at + 1]]
-        return symbol if symbol.endswith("=") and symbol[-2] not in "=!<>" or \
-            symbol in ("<<=", ">>=") else None
+        return symbol if symbol.endswith("=") else None  # ('+' for a binary operator)
     return _INPLACE_OPCODES.get(opname)  # (before Python 3.11)
 
 
@@ -768,12 +767,24 @@ def _holders(value, target, frames):
             staging.user_variables(frame)
         for name, held in variables:
             path = aliases.path_to(held, value, name)
+            if path is None and passed_in and _in_tree(held, value):
+                path = name  # (jit's arguments are pytrees: `f({'w': x})`)
             if path is None or not passed_in and owner == changing and path == target:
                 continue
             found.append((path, f"in {code.co_name} at "
                           f"{errors.where(code.co_filename, frame.f_lineno)}", passed_in))
             break
     return found
+
+
+def _in_tree(held, value, depth=8):
+    """Is `value` an item of the nested lists, tuples and dicts `held` (a
+    pytree of jit's arguments: `f({'w': x})`)?"""
+    if depth and isinstance(held, (list, tuple, dict)):
+        items = held.values() if isinstance(held, dict) else held
+        return any(item is value or _in_tree(item, value, depth - 1)
+                   for item in itertools.islice(items, 256))
+    return False
 
 
 def _shared(value, target, frame):
@@ -785,10 +796,9 @@ def _shared(value, target, frame):
     if not isinstance(value, Tracer) or not value.ndim:
         return None
     frames, entry = _user_frames(frame)
-    if entry is not None:
-        code = entry.f_code
-        entered = (f"an argument of {code.co_name} at "
-                   f"{errors.where(code.co_filename, code.co_firstlineno)}")
+    code = (entry or frame).f_code
+    entered = (f"an argument of {code.co_name} at "
+               f"{errors.where(code.co_filename, code.co_firstlineno)}")
     passed = "the caller's array"
     for path, where, passed_in in _holders(value, target, frames):
         return (passed, entered, "argument") if passed_in else (path, where, "same")

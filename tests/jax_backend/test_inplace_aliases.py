@@ -450,3 +450,19 @@ def test_attribute_of_an_object_only_the_method_holds_changed_in_a_staged_statem
     assert np.all(step.__self__.w == 1.0)  # no tracer stored in the model
     python = getattr(Model(), method)
     assert python(*args) != 3.0  # Python changes the model's array
+
+
+def nested_argument(params):
+    w = params["layers"][0]
+    params = None
+    w -= 1.0
+    return w
+
+
+def test_array_of_a_nested_argument_changed_in_place_is_refused():
+    params = {"layers": [np.ones(3), np.ones(2)]}
+    _refusal(nested_argument, (params,), "w", "-=", "the caller's array",
+             "`w` holds the caller's array (an argument of nested_argument at", "w -= 1.0")
+    plain = {"layers": [np.ones(3), np.ones(2)]}
+    nested_argument(plain)
+    assert np.all(plain["layers"][0] == 0.0)  # Python changes the caller's array
