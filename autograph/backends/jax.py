@@ -38,6 +38,7 @@ import builtins
 import dis
 import functools
 import itertools
+import linecache
 import operator
 import re
 import sys
@@ -772,9 +773,78 @@ def _holders(value, target, frames):
             if path is None or not passed_in and owner == changing and path == target:
                 continue
             found.append((path, f"in {code.co_name} at "
-                          f"{errors.where(code.co_filename, frame.f_lineno)}", passed_in))
-            break
+                          f"{errors.where(code.co_filename, frame.f_lineno)}", passed_in,
+                          frame, name))
     return found
+
+
+# numpy calls that may give back the array itself or a view of it (`np.asarray(x)`,
+# `x.reshape(...)`); any other call makes a new array in numpy
+_KEEPS_ARRAY = frozenset((
+    "asarray", "asanyarray", "reshape", "ravel", "view", "squeeze", "transpose", "swapaxes",
+    "moveaxis", "expand_dims", "broadcast_to", "flip", "atleast_1d", "atleast_2d",
+    "atleast_3d"))
+_LOADS = frozenset(("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLOSURE"))
+_STORES = frozenset(("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL"))
+
+
+def _last_binding(frame, name):
+    """How `frame` last bound `name` before its current instruction: ('name',
+    other) from another name (`y = x`); ('new', None) from a call that makes
+    a new array in numpy (all but those of _KEEPS_ARRAY; any jax.numpy call)
+    or a unary `+`, which JAX may give back as its traced operand itself
+    (`x.astype(x.dtype)`, `jnp.asarray(x)`, `+x`); else (None, None): a
+    parameter, an operator's result (a new tracer in JAX too), an item, a view,
+    unpacking.  (Reads the code's instructions: only when a holder was found.)"""
+    producer = previous = None
+    for ins in dis.get_instructions(frame.f_code):
+        if ins.offset >= frame.f_lasti:
+            break
+        if ins.opname in _STORES and ins.argval == name:
+            producer = previous
+        previous = ins
+    if producer is None:
+        return None, None
+    if producer.opname in _LOADS:
+        return "name", producer.argval
+    if producer.opname == "UNARY_POSITIVE":
+        return "new", None
+    if producer.opname == "CALL" and producer.positions is not None and \
+            producer.positions.lineno == producer.positions.end_lineno:
+        line = linecache.getline(frame.f_code.co_filename, producer.positions.lineno)
+        callee = re.match(r"\s*([A-Za-z_][\w.]*)\s*\(",
+                          line[producer.positions.col_offset:producer.positions.end_col_offset])
+        if callee is not None:
+            parts = callee.group(1).split(".")
+            root = frame.f_locals.get(parts[0], frame.f_globals.get(parts[0]))
+            if getattr(root, "__name__", "").partition(".")[0] == "jax" or \
+                    parts[-1] not in _KEEPS_ARRAY:
+                return "new", None
+    return None, None
+
+
+def _identity(frame, name, depth=8):
+    """Which numpy array `name` holds in Python, as far as `frame`'s own
+    bindings tell: the name a new array was bound to first (`_last_binding`),
+    following `y = x` back; None for what came in (a parameter, an item, ...)."""
+    kind, source = _last_binding(frame, name)
+    if kind == "name" and depth:
+        return _identity(frame, source, depth - 1)
+    return name if kind == "new" else None
+
+
+def _counts(holder, target, frame):
+    """Is `holder` ((path, where, passed_in, frame, name) of `_holders`) the
+    same numpy array as `target` (changed at `frame`) in Python, not only the
+    same tracer?  Two names of one frame are when their `_identity` agrees;
+    the caller holds the argument unless `target` holds a new array; an item,
+    an attribute or another function's variable is taken to (as conservative)."""
+    path, _, passed_in, held_in, name = holder
+    if passed_in:
+        return not target.isidentifier() or _identity(frame, target) is None
+    if held_in is not frame or path != name or not target.isidentifier():
+        return True
+    return _identity(frame, name) == _identity(frame, target)
 
 
 def _in_tree(held, value, depth=8):
@@ -800,11 +870,12 @@ def _shared(value, target, frame):
     entered = (f"an argument of {code.co_name} at "
                f"{errors.where(code.co_filename, code.co_firstlineno)}")
     passed = "the caller's array"
-    for path, where, passed_in in _holders(value, target, frames):
+    for path, where, passed_in, _, _ in (h for h in _holders(value, target, frames)
+                                         if _counts(h, target, frame)):
         return (passed, entered, "argument") if passed_in else (path, where, "same")
     base = _viewed(value)
     while base is not None:  # (the arrays `value` views, and those they view)
-        for path, where, passed_in in _holders(base, None, frames):
+        for path, where, passed_in, _, _ in _holders(base, None, frames):
             return (passed, entered, "view") if passed_in else (path, where, "view")
         base = _viewed(base)
     for view_ref, base in list(_VIEW_OF.values()):  # (views of `value` taken before)
@@ -812,7 +883,7 @@ def _shared(value, target, frame):
         while base is not None and base is not value:
             base = _viewed(base)
         if view is not None and base is value:
-            for path, where, _ in _holders(view, None, frames):
+            for path, where, _, _, _ in _holders(view, None, frames):
                 return path, where, "viewed"
     return None
 

@@ -466,3 +466,75 @@ def test_array_of_a_nested_argument_changed_in_place_is_refused():
     plain = {"layers": [np.ones(3), np.ones(2)]}
     nested_argument(plain)
     assert np.all(plain["layers"][0] == 0.0)  # Python changes the caller's array
+
+
+# --- JAX gives some new arrays back as the traced operand itself --------------------
+# (`x.astype(x.dtype)`, `+x`, `jnp.asarray(x)`): in Python they are new arrays, so
+# changing them in place is not refused; np.asarray(x) and a reshape are x (or a
+# view of it) in numpy, so changing those is.
+
+def astype_same_dtype(x):
+    y = x.astype(np.float64)
+    y += 1
+    return x, y
+
+
+def unary_plus(x):
+    y = +x
+    y *= 2
+    return x, y
+
+
+def jnp_asarray(x):
+    y = jnp.asarray(x)
+    y += 1
+    return x, y
+
+
+def jnp_asarray_rebinding_the_argument(x):
+    x = jnp.asarray(x)
+    x += 1
+    return x
+
+
+def copy_then_alias(x):
+    y = x.astype(np.float64)
+    z = y
+    y += 1
+    return z
+
+
+def numpy_asarray(x):
+    y = np.asarray(x)
+    y += 1
+    return x
+
+
+def reshape_same_shape(x):
+    y = x.reshape(3)
+    y += 1
+    return x
+
+
+jnp = pytest.importorskip("jax.numpy")
+
+
+@pytest.mark.parametrize("fn", [astype_same_dtype, unary_plus, jnp_asarray,
+                                jnp_asarray_rebinding_the_argument])
+def test_new_array_jax_gives_back_as_its_operand_is_not_refused(fn):
+    a = x3.copy()
+    expected = fn(a)
+    assert np.array_equal(a, x3)  # Python changed a new array, not the argument
+    got = _jit(fn)(x3)
+    for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
+                    got if isinstance(got, tuple) else (got,)):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+
+
+@pytest.mark.parametrize("fn, holder, line", [
+    (copy_then_alias, "`z`", "y += 1"), (numpy_asarray, "`x`", "y += 1"),
+    (reshape_same_shape, "`x`", "y += 1")])
+def test_same_array_after_a_call_that_keeps_it_is_refused(fn, holder, line):
+    _refusal(fn, (x3,), "y", "+=", holder, "holds the same array", line)
+    a = x3.copy()
+    assert not np.array_equal(np.asarray(fn(a)), x3)  # Python: the holder sees the change
