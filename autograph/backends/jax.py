@@ -960,6 +960,12 @@ def _in_place(forward, symbol):
             # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
             return NotImplemented  # (Python then calls the binary operator)
         target = _target(frame, symbol)
+        root = re.match(r"[A-Za-z_]\w*", target)
+        if target.endswith("]") and root is not None and \
+                isinstance(frame.f_locals.get(root.group()), Tracer):
+            # (`y[0] += 1` of a traced `y`: the item assignment that follows
+            # raises JAX's own error, which names `.at[...].add(...)`)
+            return NotImplemented
         change = f"{target} {symbol} ..."
         _refuse_shared(self, target, change, frame)
         result = forward(self, other)

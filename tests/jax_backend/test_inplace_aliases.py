@@ -538,3 +538,51 @@ def test_same_array_after_a_call_that_keeps_it_is_refused(fn, holder, line):
     _refusal(fn, (x3,), "y", "+=", holder, "holds the same array", line)
     a = x3.copy()
     assert not np.array_equal(np.asarray(fn(a)), x3)  # Python: the holder sees the change
+
+
+def item_of_a_traced_array(x):
+    y = x * 1
+    y[0] += 1
+    return y
+
+
+def test_in_place_item_of_a_traced_array_gets_jaxs_item_assignment_error():
+    np.testing.assert_array_equal(item_of_a_traced_array(np.ones((2, 3)))[0], 2.0)  # Python
+    with pytest.raises(TypeError, match=re.escape("JAX arrays are immutable")):
+        _jit(item_of_a_traced_array)(np.ones((2, 3)))
+
+
+class Box:
+    pass
+
+
+def local_dict_entry(x):
+    d = {"w": x * 1}
+    d["w"] += 1
+    return d["w"]
+
+
+def local_object_attribute(x):
+    b = Box()
+    b.w = x * 2
+    b.w -= x
+    return b.w
+
+
+def local_list_of_fresh_arrays(x):
+    ws = [x * 1, x * 2]
+    for w in ws:
+        w *= 3
+    return ws[0] + ws[1]
+
+
+@pytest.mark.parametrize("fn", [local_dict_entry, local_object_attribute])
+def test_part_of_an_object_the_function_made_matches_python(fn):
+    np.testing.assert_array_equal(np.asarray(_jit(fn)(x3)), fn(x3.copy()))
+
+
+def test_python_loop_over_a_list_of_arrays_changed_in_place_is_refused():
+    # Python changes the list's arrays through `w`; a rebinding would not
+    assert np.array_equal(local_list_of_fresh_arrays(x3), x3 * 9)
+    _refusal(local_list_of_fresh_arrays, (x3,), "w", "*=", "`ws[0]`", "holds the same array",
+             "w *= 3")
