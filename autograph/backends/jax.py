@@ -638,23 +638,33 @@ def _raiser(cls, args):
 # (Inside a staged `if`/loop a state variable's holders are checked on entry:
 # control_flow.refuse_held_in_place.)
 
-_VIEW_OF = {}  # id(traced view) -> (weak reference to it, the traced value it views)
+_VIEW_OF = {}  # id(traced view) -> (weak references to it and to the traced value it views)
 _VIEW_METHODS = ("reshape", "ravel", "transpose", "swapaxes", "squeeze", "view")
 _VIEW_PROPERTIES = ("T", "mT", "real")
 
 
 def _note_view(view, base):
-    """Remembers that `view` is, in Python, a numpy view of `base`."""
+    """Remembers that `view` is, in Python, a numpy view of `base`.  (Dead
+    entries are dropped as the table grows, not by weakref callbacks, so
+    that a garbage collection never changes it while it is read.)"""
+    global _VIEWS_KEPT
     if isinstance(view, Tracer) and view is not base and view.ndim:
-        key = id(view)
-        _VIEW_OF[key] = (weakref.ref(view, lambda _, key=key: _VIEW_OF.pop(key, None)), base)
+        if len(_VIEW_OF) >= _VIEWS_KEPT:
+            for key, (ref, _) in list(_VIEW_OF.items()):
+                if ref() is None:
+                    del _VIEW_OF[key]
+            _VIEWS_KEPT = max(_VIEWS_KEPT, 2 * len(_VIEW_OF))
+        _VIEW_OF[id(view)] = (weakref.ref(view), weakref.ref(base))
     return view
+
+
+_VIEWS_KEPT = 1024  # (entries before dead ones are dropped)
 
 
 def _viewed(view):
     """The traced value `view` is a numpy view of, or None."""
     entry = _VIEW_OF.get(id(view))
-    return entry[1] if entry is not None and entry[0]() is view else None
+    return entry[1]() if entry is not None and entry[0]() is view else None
 
 
 def _basic_index(key):
@@ -878,8 +888,8 @@ def _shared(value, target, frame):
         for path, where, passed_in, _, _ in _holders(base, None, frames):
             return (passed, entered, "view") if passed_in else (path, where, "view")
         base = _viewed(base)
-    for view_ref, base in list(_VIEW_OF.values()):  # (views of `value` taken before)
-        view = view_ref()
+    for view_ref, base_ref in list(_VIEW_OF.values()):  # (views of `value` taken before)
+        view, base = view_ref(), base_ref()
         while base is not None and base is not value:
             base = _viewed(base)
         if view is not None and base is value:
