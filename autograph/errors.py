@@ -1324,17 +1324,21 @@ def baked_random_draw_message(generator, function_name, location):
 def in_place_held_state_message(name, statement, location, holder, where, backend):
     """`name` holds, on entry to the staged `statement`, a numpy array that
     `holder` also holds, and the statement's body changes `name` in place
-    (`+=`, item assignment, `out=`) (runtime/control_flow.py, `inplace=`)."""
+    (`+=`, item assignment, `out=`) (runtime/control_flow.py, `inplace=`).
+    A `holder` starting with 'the ' is a description ("the caller's array"),
+    not a name."""
+    spelled = holder if holder.startswith("the ") else f"`{holder}`"
+    back = ("return it (the caller rebinds its variable)" if holder.startswith("the caller")
+            else f"assign the result back to {spelled} after the {statement} if it must")
     return (
         f"`{name}` is changed in place (an in-place operator such as `+=`, an item "
         f"assignment or `out=`) inside the staged {statement} at {location}, and the "
-        f"numpy array it holds on entry is also held by `{holder}` ({where}): Python "
+        f"numpy array it holds on entry is also held by {spelled} ({where}): Python "
         f"would change that array under both names, but the {backend} backend traces "
-        f"`{name}` as a new value on every change, so `{holder}` would keep the old "
+        f"`{name}` as a new value on every change, so {spelled} would keep the old "
         f"numbers. Give `{name}` its own copy before the {statement} (`{name} = "
-        f"{name}.copy()`) if `{holder}` must not change, or write the change as a new "
-        f"value (`{name} = {name} + 1` for `{name} += 1`) and assign the result back "
-        f"to `{holder}` after the {statement} if it must.")
+        f"{name}.copy()`) if {spelled} must not change, or write the change as a new "
+        f"value (`{name} = {name} + 1` for `{name} += 1`) and {back}.")
 
 
 # --- a non-empty list grown in a staged loop (runtime/lists.py) -----------------
@@ -2045,3 +2049,63 @@ def python_number_before_loop_message(name, kind, dtype, statement, statement_lo
         f"against a numpy one); a graph value has one dtype. Start '{name}' as "
         f"np.{dtype}(...) before the loop, or cast where it meets the other value "
         f"(`.astype(...)`).")
+
+
+# --- in-place operators where a backend's traced values are values (backends/jax.py) ---
+
+
+def in_place_traced_message(name, change, location, holder, where, relation, backend):
+    """`change` (`y += ...`) of `name` at `location`, outside a staged `if` or
+    loop, where `holder` (`where`) holds the same numpy array in Python:
+    `relation` is 'same' (another holder of the array), 'view' (`name` is a
+    numpy view of `holder`), 'viewed' (`holder` is a view of `name`, taken
+    before), 'argument' (the caller passed the array in), 'part' (`holder`,
+    the item or attribute changed, belongs to an object that outlives the
+    call).  A `holder` not starting with 'the ' is a name, set in backticks."""
+    symbol = change.split()[1]
+    new_array = f"`{name} = {name} {symbol[:-1]} ...`"
+    spelled = holder if holder.startswith("the ") else f"`{holder}`"
+    if relation == "part":
+        return (
+            f"`{change}` at {location} changes `{name}` in place, and `{name}` belongs to an "
+            f"object the traced code did not make ({where}), so it outlives the call: Python "
+            f"changes its array in place, but the {backend} backend would store a traced "
+            f"value in `{name}` (and leave the array unchanged). Compute the new value "
+            f"({new_array}) in a local variable and return it, and let the caller assign it "
+            "after the call.")
+    views = ("(slicing, a row `a[i]` or `for row in a`, reshape, ravel, .T and transpose "
+             "share memory in numpy)")
+    how = {
+        "same": f"{spelled} ({where}) holds the same array",
+        "view": f"`{name}` is a numpy view of {spelled} ({where}) {views}",
+        "viewed": f"{spelled} ({where}) is a numpy view of `{name}`, taken before {views}",
+        "argument": f"`{name}` holds {holder} ({where})",
+    }[relation]
+    return (
+        f"`{change}` at {location} changes `{name}` in place, and {how}: Python would "
+        f"change the array under both, but the {backend} backend traces `{name}` as a new "
+        f"value, so {spelled} would keep the old numbers. Write {new_array} for a new array "
+        f"if {spelled} must not change"
+        + (", and return it (the caller rebinds its variable)"
+           if relation == "argument" or holder.startswith("the caller") else
+           f", or take a copy where the two are meant to differ (`{name} = {name}.copy()`)")
+        + "; to change a part of an array, build the new array (np.where, np.concatenate, "
+        "`.at[...].set(...)`).")
+
+
+def in_place_cast_message(name, symbol, result_dtype, dtype, location):
+    """numpy refuses to write the result of `name symbol ...` (of
+    `result_dtype`) into `name`'s array (of `dtype`) in place."""
+    return (
+        f"{symbol} at {location}: numpy cannot cast the result ({result_dtype}) into "
+        f"`{name}` ({dtype}) with casting rule 'same_kind'; write "
+        f"`{name} = {name} {symbol[:-1]} ...` for a new array")
+
+
+def in_place_shape_message(name, symbol, result_shape, shape, location):
+    """numpy cannot write the result of `name symbol ...` (of `result_shape`)
+    into `name`'s array (of `shape`) in place."""
+    return (
+        f"{symbol} at {location}: the result has shape {result_shape}, `{name}` has "
+        f"{shape}: numpy cannot write it into the array in place (non-broadcastable output "
+        f"operand); write `{name} = {name} {symbol[:-1]} ...` for a new array")

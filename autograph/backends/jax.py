@@ -35,12 +35,15 @@ like Python numbers, so they promote as JAX promotes them.
 """
 
 import builtins
+import dis
 import functools
 import itertools
+import linecache
 import operator
 import re
 import sys
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -48,11 +51,12 @@ import numpy as np
 from jax import lax
 
 from autograph import errors
-from autograph.runtime import registry, staging
+from autograph.runtime import aliases, control_flow, registry, staging
 from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
+from autograph.runtime.tracebacks import generated_owner
 
 Tracer = jax.core.Tracer
 
@@ -620,6 +624,392 @@ def _raiser(cls, args):
     return check
 
 
+# --- in-place operators: `y += x` where y or x is traced ---------------------------------
+
+# A tracer is a value: `y += 1` on one rebinds `y` (a Tracer has no `__iadd__`),
+# and `w -= t` on a numpy array `w` defers to the tracer (`t.__rsub__(w)`), which
+# rebinds `w` too.  In Python `y` and `w` are numpy arrays, changed in place under
+# every name holding them: another variable, a container item, a view of the
+# array (or the array a view views), the caller that passed the array in.  Where
+# such a holder exists the change is refused (InPlaceChangeError naming it);
+# where none does, rebinding is Python's meaning, with numpy's in-place rules for
+# the dtype and shape (the result is written into the array).  Only in converted
+# code: JAX's own code and code autograph did not convert keep JAX's operators.
+# (Inside a staged `if`/loop a state variable's holders are checked on entry:
+# control_flow.refuse_held_in_place.)
+
+_VIEW_OF = {}  # id(traced view) -> (weak references to it and to the traced value it views)
+_VIEW_METHODS = ("reshape", "ravel", "transpose", "swapaxes", "squeeze", "view")
+_VIEW_PROPERTIES = ("T", "mT", "real")
+
+
+def _note_view(view, base):
+    """Remembers that `view` is, in Python, a numpy view of `base`.  (Dead
+    entries are dropped as the table grows, not by weakref callbacks, so
+    that a garbage collection never changes it while it is read.)"""
+    global _VIEWS_KEPT
+    if isinstance(view, Tracer) and view is not base and view.ndim:
+        if len(_VIEW_OF) >= _VIEWS_KEPT:
+            for key, (ref, _) in list(_VIEW_OF.items()):
+                if ref() is None:
+                    del _VIEW_OF[key]
+            _VIEWS_KEPT = max(_VIEWS_KEPT, 2 * len(_VIEW_OF))
+        _VIEW_OF[id(view)] = (weakref.ref(view), weakref.ref(base))
+    return view
+
+
+_VIEWS_KEPT = 1024  # (entries before dead ones are dropped)
+
+
+def _viewed(view):
+    """The traced value `view` is a numpy view of, or None."""
+    entry = _VIEW_OF.get(id(view))
+    return entry[1]() if entry is not None and entry[0]() is view else None
+
+
+def _basic_index(key):
+    """Does indexing with `key` give a numpy view (basic indexing: ints,
+    slices, None, ...; a 0-d integer tracer is an int in Python)?"""
+    for part in key if type(key) is tuple else (key,):
+        if part is None or part is Ellipsis or type(part) in (int, slice) or \
+                isinstance(part, np.integer):
+            continue
+        if isinstance(part, Tracer) and not part.ndim and \
+                jnp.issubdtype(part.dtype, jnp.integer):
+            continue
+        return False
+    return True
+
+
+def _record_views():
+    if getattr(Tracer, "_autograph_views", False):
+        return
+    getitem = Tracer.__getitem__
+
+    def __getitem__(self, key):
+        result = getitem(self, key)
+        return _note_view(result, self) if _basic_index(key) else result
+    Tracer.__getitem__ = __getitem__
+
+    def viewing(method):
+        @functools.wraps(method)
+        def view_taking(self, *args, **kwargs):
+            return _note_view(method(self, *args, **kwargs), self)
+        return view_taking
+    for name in _VIEW_METHODS:
+        setattr(Tracer, name, viewing(getattr(Tracer, name)))
+    for name in _VIEW_PROPERTIES:
+        prop = Tracer.__dict__[name]
+        setattr(Tracer, name, property(viewing(prop.fget)))
+    Tracer._autograph_views = True
+
+
+_AUGMENTED = {  # Python's in-place operators: (binary operator, symbol)
+    "add": "+=", "sub": "-=", "mul": "*=", "truediv": "/=", "floordiv": "//=", "mod": "%=",
+    "pow": "**=", "matmul": "@=", "and": "&=", "or": "|=", "xor": "^=", "lshift": "<<=",
+    "rshift": ">>="}
+
+
+def _in_place_symbol(frame):
+    """'+=' when `frame` is running an augmented assignment's operator (the
+    instruction it is at), else None."""
+    code, at = frame.f_code.co_code, frame.f_lasti
+    opname = dis.opname[code[at]]
+    if opname == "BINARY_OP":
+        symbol = _BINARY_OP_SYMBOLS[code[at + 1]]
+        return symbol if symbol.endswith("=") else None  # ('+' for a binary operator)
+    return _INPLACE_OPCODES.get(opname)  # (before Python 3.11)
+
+
+_BINARY_OP_SYMBOLS = [symbol for _, symbol in getattr(dis, "_nb_ops", ())]
+_INPLACE_OPCODES = {
+    "INPLACE_ADD": "+=", "INPLACE_SUBTRACT": "-=", "INPLACE_MULTIPLY": "*=",
+    "INPLACE_TRUE_DIVIDE": "/=", "INPLACE_FLOOR_DIVIDE": "//=", "INPLACE_MODULO": "%=",
+    "INPLACE_POWER": "**=", "INPLACE_MATRIX_MULTIPLY": "@=", "INPLACE_AND": "&=",
+    "INPLACE_OR": "|=", "INPLACE_XOR": "^=", "INPLACE_LSHIFT": "<<=", "INPLACE_RSHIFT": ">>="}
+
+
+def _target(frame, symbol):
+    """How the user spells what `frame`'s augmented assignment changes
+    (`y`, `self.w`, `d['w']`)."""
+    text = errors.expression_at(frame) or ""
+    head, found, _ = text.partition(symbol)
+    return head.strip().replace('"', "'") if found and head.strip() else "the array"
+
+
+def _converted(code):
+    """Is `code` converted code (a generated branch or loop function too)?"""
+    return errors.is_converted_code is not None and errors.is_converted_code(code) or \
+        generated_owner(code) is not None
+
+
+def _user_frames(frame):
+    """([(frame, passed_in)], entry): `frame` and its callers that are the
+    user's (not autograph's, numpy's or a library's) -- then, past the
+    outermost frame of converted code (`entry`, the function JAX traces),
+    every frame (passed_in: what they hold was passed in by the caller)."""
+    frames = []
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    converted = [i for i, f in enumerate(frames) if _converted(f.f_code)]
+    outermost = converted[-1] if converted else -1
+    found = []
+    for i, f in enumerate(frames):
+        filename = f.f_code.co_filename
+        if i > outermost:
+            found.append((f, True))
+        elif not errors._not_users(filename) and not filename.startswith(errors.LIBRARY_DIRS):
+            found.append((f, False))
+    return found, frames[outermost] if converted else None
+
+
+def _holders(value, target, frames):
+    """[(path, where, passed_in)] of what holds `value` in `frames`
+    (`_user_frames`): the user's variables and one level into their
+    containers, but `target` (the name the change rebinds) in the frames of
+    the user function making the change."""
+    changing = generated_owner(frames[0][0].f_code) or id(frames[0][0].f_code)
+    found = []
+    for frame, passed_in in frames:
+        code = frame.f_code
+        owner = generated_owner(code) or id(code)
+        variables = list(frame.f_locals.items()) if passed_in else \
+            staging.user_variables(frame)
+        for name, held in variables:
+            path = aliases.path_to(held, value, name)
+            if path is None and passed_in and _in_tree(held, value):
+                path = name  # (jit's arguments are pytrees: `f({'w': x})`)
+            if path is None or not passed_in and owner == changing and path == target:
+                continue
+            found.append((path, f"in {code.co_name} at "
+                          f"{errors.where(code.co_filename, frame.f_lineno)}", passed_in,
+                          frame, name))
+    return found
+
+
+# numpy calls that may give back the array itself or a view of it (`np.asarray(x)`,
+# `x.reshape(...)`); any other call makes a new array in numpy
+_KEEPS_ARRAY = frozenset((
+    "asarray", "asanyarray", "reshape", "ravel", "view", "squeeze", "transpose", "swapaxes",
+    "moveaxis", "expand_dims", "broadcast_to", "flip", "atleast_1d", "atleast_2d",
+    "atleast_3d"))
+_LOADS = frozenset(("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLOSURE"))
+_STORES = frozenset(("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL"))
+
+
+def _last_binding(frame, name):
+    """How `frame` last bound `name` before its current instruction: ('name',
+    other) from another name (`y = x`); ('new', None) from a call that makes
+    a new array in numpy (all but those of _KEEPS_ARRAY; any jax.numpy call)
+    or a unary `+`, which JAX may give back as its traced operand itself
+    (`x.astype(x.dtype)`, `jnp.asarray(x)`, `+x`); else (None, None): a
+    parameter, an operator's result (a new tracer in JAX too), an item, a view,
+    unpacking.  (Reads the code's instructions: only when a holder was found.)"""
+    producer = previous = None
+    for ins in dis.get_instructions(frame.f_code):
+        if ins.offset >= frame.f_lasti:
+            break
+        if ins.opname in _STORES and ins.argval == name:
+            producer = previous
+        previous = ins
+    if producer is None:
+        return None, None
+    if producer.opname in _LOADS:
+        return "name", producer.argval
+    if producer.opname == "UNARY_POSITIVE":
+        return "new", None
+    if producer.opname == "CALL" and producer.positions is not None and \
+            producer.positions.lineno == producer.positions.end_lineno:
+        line = linecache.getline(frame.f_code.co_filename, producer.positions.lineno)
+        callee = re.match(r"\s*([A-Za-z_][\w.]*)\s*\(",
+                          line[producer.positions.col_offset:producer.positions.end_col_offset])
+        if callee is not None:
+            parts = callee.group(1).split(".")
+            root = frame.f_locals.get(parts[0], frame.f_globals.get(parts[0]))
+            if getattr(root, "__name__", "").partition(".")[0] == "jax" or \
+                    parts[-1] not in _KEEPS_ARRAY:
+                return "new", None
+    return None, None
+
+
+def _identity(frame, name, depth=8):
+    """Which numpy array `name` holds in Python, as far as `frame`'s own
+    bindings tell: the name a new array was bound to first (`_last_binding`),
+    following `y = x` back; None for what came in (a parameter, an item, ...)."""
+    kind, source = _last_binding(frame, name)
+    if kind == "name" and depth:
+        return _identity(frame, source, depth - 1)
+    return name if kind == "new" else None
+
+
+def _counts(holder, target, frame):
+    """Is `holder` ((path, where, passed_in, frame, name) of `_holders`) the
+    same numpy array as `target` (changed at `frame`) in Python, not only the
+    same tracer?  Two names of one frame are when their `_identity` agrees;
+    the caller holds the argument unless `target` holds a new array; an item,
+    an attribute or another function's variable is taken to (as conservative)."""
+    path, _, passed_in, held_in, name = holder
+    if passed_in:
+        return not target.isidentifier() or _identity(frame, target) is None
+    if held_in is not frame or path != name or not target.isidentifier():
+        return True
+    return _identity(frame, name) == _identity(frame, target)
+
+
+def _in_tree(held, value, depth=8):
+    """Is `value` an item of the nested lists, tuples and dicts `held` (a
+    pytree of jit's arguments: `f({'w': x})`)?"""
+    if depth and isinstance(held, (list, tuple, dict)):
+        items = held.values() if isinstance(held, dict) else held
+        return any(item is value or _in_tree(item, value, depth - 1)
+                   for item in itertools.islice(items, 256))
+    return False
+
+
+def _shared(value, target, frame):
+    """(holder, where, relation) when, in Python, the numpy array that traced
+    `value` stands for has a holder besides `target` (changed in place at
+    `frame`'s line) that would see the change (errors.in_place_traced_message
+    names the relations); else None.  A 0-d value is a numpy scalar or a Python
+    number in Python, which an in-place operator rebinds: never shared."""
+    if not isinstance(value, Tracer) or not value.ndim:
+        return None
+    frames, entry = _user_frames(frame)
+    code = (entry or frame).f_code
+    entered = (f"an argument of {code.co_name} at "
+               f"{errors.where(code.co_filename, code.co_firstlineno)}")
+    passed = "the caller's array"
+    for path, where, passed_in, _, _ in (h for h in _holders(value, target, frames)
+                                         if _counts(h, target, frame)):
+        return (passed, entered, "argument") if passed_in else (path, where, "same")
+    base = _viewed(value)
+    while base is not None:  # (the arrays `value` views, and those they view)
+        for path, where, passed_in, _, _ in _holders(base, None, frames):
+            return (passed, entered, "view") if passed_in else (path, where, "view")
+        base = _viewed(base)
+    for view_ref, base_ref in list(_VIEW_OF.values()):  # (views of `value` taken before)
+        view, base = view_ref(), base_ref()
+        while base is not None and base is not value:
+            base = _viewed(base)
+        if view is not None and base is value:
+            for path, where, _, _, _ in _holders(view, None, frames):
+                return path, where, "viewed"
+    return None
+
+
+def _outlived_part(target, frame):
+    """(target, where) when `target` (`self.w`, `d['w']`) is an item or
+    attribute of an object the traced code did not make itself (a parameter,
+    a closure cell, a global; staging.local_object_name): rebinding it would
+    store a traced value into state that outlives the trace.  Else None."""
+    root = re.match(r"[A-Za-z_]\w*", target)
+    if root is None or root.group() == target:
+        return None
+    name = root.group()
+    missing = object()
+    outer = staging.enclosing_frame(frame) or frame  # (a body's object is its function's)
+    owner = frame.f_locals.get(name, outer.f_locals.get(name, frame.f_globals.get(name, missing)))
+    if owner is not missing and staging.local_object_name(owner) is not None:
+        return None
+    return target, f"in {frame.f_code.co_name} at " \
+        f"{errors.where(frame.f_code.co_filename, frame.f_lineno)}"
+
+
+def _refuse_shared(value, target, change, frame):
+    """Raises InPlaceChangeError when `change` of `target` at `frame`'s line
+    would be seen by another holder in Python (`_shared`)."""
+    found = _shared(value, target, frame)
+    if found is None and value.ndim and staging.region_backend() is None:
+        # (a staged `if`/loop body's part is its state, checked on entry: held_elsewhere)
+        part = _outlived_part(target, frame)
+        found = part and (*part, "part")
+    if found is not None:
+        raise errors.InPlaceChangeError(errors.in_place_traced_message(
+            target, change, errors.where(frame.f_code.co_filename, frame.f_lineno), *found,
+            "jax"))
+
+
+def _written_in_place(result, array, name, symbol, location):
+    """`result` of `name symbol ...` as numpy writes it into `name`'s array
+    (of `array`'s dtype and shape): cast to its dtype (numpy's 'same_kind'
+    rule), or refused as numpy refuses it.  A 0-d value is a numpy scalar or
+    a Python number in Python, which the operator rebinds (with promotion)."""
+    shape, dtype = np.shape(array), np.result_type(array)
+    if not shape:
+        return result
+    result_dtype = np.dtype(result.dtype)
+    if result_dtype != dtype:
+        if not np.can_cast(result_dtype, dtype, casting="same_kind"):
+            raise errors.GraphTypeError(errors.in_place_cast_message(
+                name, symbol, result_dtype, dtype, location))
+        result = result.astype(dtype)
+    if tuple(result.shape) != tuple(shape):
+        raise errors.GraphValueError(errors.in_place_shape_message(
+            name, symbol, tuple(result.shape), tuple(shape), location))
+    return result
+
+
+def _install_in_place_operators():
+    """`Tracer.__iadd__` (and the others), and the reflected operators a
+    numpy array's `w += t` falls back to: see the section's comment."""
+    if getattr(Tracer, "_autograph_in_place", False):
+        return
+    for name, symbol in _AUGMENTED.items():
+        forward, reflected = getattr(operator, f"__{name}__"), getattr(Tracer, f"__r{name}__")
+        setattr(Tracer, f"__i{name}__", _in_place(forward, symbol))
+        setattr(Tracer, f"__r{name}__", _reflected_in_place(reflected, name))
+    Tracer._autograph_in_place = True
+
+
+def _in_place(forward, symbol):
+    def in_place(self, other):
+        """`self symbol other` on a traced value: rebinds, where nothing else holds it."""
+        frame = sys._getframe(1)
+        if not self.ndim or not _converted(frame.f_code):
+            # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
+            return NotImplemented  # (Python then calls the binary operator)
+        target = _target(frame, symbol)
+        root = re.match(r"[A-Za-z_]\w*", target)
+        if target.endswith("]") and root is not None and \
+                isinstance(frame.f_locals.get(root.group()), Tracer):
+            # (`y[0] += 1` of a traced `y`: the item assignment that follows
+            # raises JAX's own error, which names `.at[...].add(...)`)
+            return NotImplemented
+        change = f"{target} {symbol} ..."
+        _refuse_shared(self, target, change, frame)
+        result = forward(self, other)
+        return _written_in_place(result, self, target, symbol,
+                                 errors.where(frame.f_code.co_filename, frame.f_lineno))
+    return in_place
+
+
+def _reflected_in_place(reflected, name):
+    @functools.wraps(reflected)
+    def maybe_in_place(self, other):
+        """`other op self`, or `other op= self` on a numpy array `other`."""
+        result = reflected(self, other)
+        if not isinstance(other, np.ndarray) or not other.ndim:
+            return result
+        frame = sys._getframe(1)
+        if not _converted(frame.f_code):
+            return result
+        symbol = _in_place_symbol(frame)
+        if symbol != _AUGMENTED[name]:
+            return result
+        target = _target(frame, symbol)
+        location = errors.where(frame.f_code.co_filename, frame.f_lineno)
+        holders = control_flow.array_holders(other, target)
+        part = None if holders or staging.region_backend() is not None else \
+            _outlived_part(target, frame)
+        found = (*holders[0], "same") if holders else part and (*part, "part")
+        if found:
+            raise errors.InPlaceChangeError(errors.in_place_traced_message(
+                target, f"{target} {symbol} ...", location, *found, "jax"))
+        return _written_in_place(result, other, target, symbol, location)
+    return maybe_in_place
+
+
 # --- the backend -------------------------------------------------------------------------
 
 class JaxBackend(Backend):
@@ -638,6 +1028,15 @@ class JaxBackend(Backend):
         """(Not a detector: the trace-switch hook marks `registry.tracing`;
         asked by runtime.random.)"""
         return _jax_is_tracing()
+
+    def held_elsewhere(self, value, name):
+        """Also a numpy array `value` held by an item or attribute `name` of an
+        object that outlives the call (`self.w`): the statement would store
+        a traced value there."""
+        frame = errors.user_frame(2, _want_frame=True)
+        found = _outlived_part(name, frame) if isinstance(value, np.ndarray) and \
+            value.ndim else _shared(value, name, frame)
+        return None if found is None else found[:2]
 
     def random_draw(self, method, args, kwargs):
         """Refused: XLA cannot call back into a numpy generator in program order
@@ -818,7 +1217,8 @@ class JaxBackend(Backend):
             elif numbers:  # Python numbers stay Python numbers (weakly typed): `v_f32 * w`
                 array = _convert_element_type(array, array.dtype, weak_type=True)
             if array is not None and array.shape:
-                return _Sequence(array.shape[0], [array], lambda xs: xs[0])
+                # (an item of a traced array is, in Python, a numpy view of a row)
+                return _Sequence(array.shape[0], [array], lambda xs: _note_view(xs[0], iterable))
         raise errors.StagingError(errors.staged_iteration_message(repr(iterable), location))
 
     # --- print, assert ---------------------------------------------------------------
@@ -1239,3 +1639,5 @@ def _cast_all(values, like):
 BACKEND = JaxBackend()
 _report_trace_switches()
 _refuse_tracer_text()
+_record_views()
+_install_in_place_operators()

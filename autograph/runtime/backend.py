@@ -94,6 +94,16 @@ class Backend:
         """Is `value` a staged value of this backend? (Asked once per type.)"""
         return False
 
+    def held_elsewhere(self, value, name):
+        """(holder, where) when `value`, which the variable `name` holds on
+        entry to a staged `if`/loop whose body changes it in place -- this
+        backend's staged value, or a numpy array no other variable holds
+        (control_flow.array_holders) -- stands for a numpy array something
+        else holds in Python (another variable, a view, the caller, the object
+        `name` is an attribute of): numpy would change it there too.  Asked
+        only if not `follows_in_place_changes`.  Default: None."""
+        return None
+
     def is_tracing(self):
         """Is this backend's library tracing on this thread right now? Asked
         only if `detects_tracing`, on every call of a converted function: keep

@@ -268,8 +268,9 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
     the attribute a staged statement took it from -- or a view of one: numpy
     would change it under every holder, while `backend`'s traced value makes
     the variable alone a new value.  Only for a backend that cannot follow
-    in-place changes itself (`Backend.follows_in_place_changes`).  A fresh
-    array (`acc = np.zeros(3)`, or a view of one) passes.  So, for every
+    in-place changes itself (`Backend.follows_in_place_changes`); a staged
+    value's holders in Python are its backend's to tell (`held_elsewhere`).
+    A fresh array (`acc = np.zeros(3)`, or a view of one) passes.  So, for every
     backend, for a Python list, dict or dataclass the statement carries whole
     (the body also rebinds it): its results come back in a new container."""
     if not inplace:
@@ -280,6 +281,9 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
         return
     for name, position in inplace.items():
         holders = array_holders(state[position], name)
+        owner = backend_of(state[position]) or backend
+        if not holders:
+            holders = [h for h in (owner.held_elsewhere(state[position], name),) if h]
         if holders:
             raise errors.InPlaceChangeError(errors.in_place_held_state_message(
                 name, statement, location, *holders[0], backend.name))
