@@ -14,7 +14,7 @@ GENERATED_NAMES = ("ag__", "fscope")
 # (runtime/builtins.py): converters/call_trees.py writes those calls, and
 # runtime/call.py's override table sends a call of the builtin there.
 OPERATOR_BUILTINS = ("print", "len", "range", "enumerate", "zip", "type", "isinstance", "repr",
-                     "str", "bool", "max", "min", "float", "int", "sum")
+                     "str", "bool", "max", "min", "float", "int", "sum", "hasattr", "getattr")
 # Builtins that call the functions they are given: called through
 # `ag__.converted`, which tells a trace of those functions (runtime/call.py)
 CALLING_BUILTINS = ("map", "filter", "sorted")

@@ -16,7 +16,7 @@ from autograph.runtime.builtins import (
 from autograph.runtime.builtins import (
     StagedText, format_string, percent_string, percent_text)
 from autograph.runtime.builtins import (
-    bool_, float_, int_, isinstance_, max_, min_, repr_, str_, sum_, type_)
+    bool_, float_, getattr_, hasattr_, int_, isinstance_, max_, min_, repr_, str_, sum_, type_)
 from autograph.runtime.exceptions import (
     assert_stmt, finally_jumps, python_try, raise_stmt, reraise_after_finally)
 from autograph.runtime.directives import set_loop_options
@@ -45,6 +45,8 @@ __all__ = [
     "int_",
     "is_staged",
     "isinstance_",
+    "hasattr_",
+    "getattr_",
     "is_undefined",
     "ld",
     "len_",

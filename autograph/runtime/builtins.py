@@ -467,6 +467,35 @@ def isinstance_(*args, **kwargs):
     return answers.pop()
 
 
+def hasattr_(obj, name):
+    """Python meaning: `hasattr(obj, name)` (for a staged `obj` whose eager
+    object surely lacks `name`, False: a staged Python float has no `dtype`)."""
+    return False if _eager_lacks(obj, name) else builtins.hasattr(obj, name)
+
+
+def getattr_(obj, name, *default):
+    """Python meaning: `getattr(obj, name[, default])` (an attribute that a
+    staged `obj`'s eager object surely lacks is missing, as in Python)."""
+    if _eager_lacks(obj, name):
+        if default:
+            return default[0]
+        candidates = registry.backend_of(obj).eager_types(obj)
+        raise AttributeError(f"'{candidates[0].__name__}' object has no attribute '{name}'")
+    return builtins.getattr(obj, name, *default)
+
+
+def _eager_lacks(obj, name):
+    """Whether staged `obj` stands for an object that has no attribute `name`
+    whichever eager type its backend says it may have (they have no instance
+    dict: numbers and arrays).  Where one of them has it, the staged value
+    answers, as before these operators."""
+    backend = registry.backend_of(obj)
+    if backend is None or type(name) is not str:
+        return False
+    candidates = backend.eager_types(obj)
+    return bool(candidates) and not any(builtins.hasattr(c, name) for c in candidates)
+
+
 def isscalar_(element):
     """Python meaning: `np.isscalar(element)` (for a staged `element`: as the
     value is when the program runs eagerly)."""
