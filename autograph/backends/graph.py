@@ -47,7 +47,7 @@ import numpy as np
 
 from autograph import errors
 from autograph import graph as engine
-from autograph.graph import core, python_numbers
+from autograph.graph import core, numpy_api, python_numbers
 from autograph.graph.ops import base, misc, python_ints, shaping
 from autograph.graph.ops import random as random_ops
 from autograph.graph.ops.lists import TensorList, item_of, list_items, list_set
@@ -480,6 +480,9 @@ class GraphBackend(Backend):
 
     def arange(self, start, stop, step, dtype=None):
         return misc.arange(start, stop, step, dtype)
+
+    def take(self, a, indices, axis, mode):
+        return numpy_api.array_function(np.take, (a, indices), {"axis": axis, "mode": mode})
 
     def list_append(self, target, item):
         return engine.list_append(target, item)

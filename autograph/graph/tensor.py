@@ -157,8 +157,9 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         raise self._usage_error(
             "np.asarray() (numpy wants a concrete array; indexing a numpy array with a "
-            "tensor, `arr[t]` or `np.take(arr, t)`, cannot be staged: index a tensor, "
-            "and write one-hot as `t[:, None] == np.arange(k)`)")
+            "tensor, `arr[t]`, cannot be staged: write `np.take(arr, t, axis=0)` (rows; "
+            "`np.take(arr[:, j], t)` for `arr[t, j]`), or index a tensor, and write "
+            "one-hot as `t[:, None] == np.arange(k)`)")
 
     def __round__(self, ndigits=None):
         if ndigits is None:

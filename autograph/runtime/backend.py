@@ -22,6 +22,8 @@ Conventions (docs/BACKENDS.md tells the whole story):
   `maximum_iterations`, `shape_invariants` (may be empty).
 """
 
+import numpy as np
+
 from autograph import errors
 
 
@@ -279,6 +281,11 @@ class Backend:
     def arange(self, start, stop, step, dtype=None):
         """`np.arange(start, stop, step, dtype)` with a staged bound."""
         raise _unsupported(self, "np.arange() with a staged bound")
+
+    def take(self, a, indices, axis, mode):
+        """`np.take(a, indices, axis=axis, mode=mode)` of a numpy `a` with
+        staged `indices`.  Default: numpy's own call (which refuses them)."""
+        return np.take(a, indices, axis, None, mode)
 
     def list_append(self, target, item):
         """`target.append(item)` on a staged list; returns the new list."""

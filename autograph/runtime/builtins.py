@@ -772,6 +772,17 @@ def full_(shape, fill_value, dtype=None, order="C", **kwargs):
     return backend.full(shape, fill_value, np.dtype(dtype))
 
 
+def take_(a, indices, axis=None, out=None, mode="raise"):
+    """Python meaning: `np.take(a, indices, axis, out, mode)`.  numpy hands
+    the call to a staged `a` (its __array_function__) but never to staged
+    `indices` of a numpy `a` (a table, a dataset the function reads): those
+    go to the indices' backend (Backend.take)."""
+    backend = registry.backend_of(indices)
+    if backend is None or out is not None or registry.backend_of(a) is not None:
+        return np.take(a, indices, axis, out, mode)
+    return backend.take(a, indices, axis, mode)
+
+
 def arange_(*args, **kwargs):
     """Python meaning: `np.arange(*args, **kwargs)`."""
     backend = _first_backend(args + tuple(v for k, v in kwargs.items() if k != "dtype"))
@@ -911,7 +922,7 @@ _SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.u
 
 # numpy function -> its operator above (call.py's override table reads this)
 NUMPY_OVERRIDES = {np.zeros: zeros_, np.ones: ones_, np.empty: empty_, np.full: full_,
-                   np.arange: arange_, np.isscalar: isscalar_,
+                   np.arange: arange_, np.isscalar: isscalar_, np.take: take_,
                    **{t: _scalar_type_(t) for t in _SCALAR_TYPES},
                    np.array: array_, np.asarray: asarray_,
                    # (the backend says which of math's functions it stages)
