@@ -2,6 +2,8 @@
 `ag.function`: each program runs as plain Python and staged, and the staged
 result must be Python's (value and type), or a catalog error."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -82,3 +84,131 @@ def test_a_helper_reads_where_it_is_called_not_where_it_is_defined(fn, n):
     # the helper defined before the loop, failed when the loop ran zero times.
     x = np.float64(1.5)
     _same(fn(x, np.int64(n)), ag.function(fn)(x, np.int64(n)))
+
+
+# --- defaults and partials replaced or changed between calls ----------------------
+
+
+def _scaled(v, k=2):
+    return v * k
+
+
+def _scaled_by_keyword(v, *, k=2):
+    return v * k
+
+
+def _follows_changes(fn, change_steps):
+    """ag.function(fn) gives fn's result after each change."""
+    x = np.arange(3.0)
+    staged = ag.function(fn)
+    _same(fn(x), staged(x))
+    _same(fn(x), staged(x))  # (the second call runs the fast path)
+    for change in change_steps:
+        change()
+        _same(fn(x), staged(x))
+
+
+def test_rebinding_the_defaults_of_the_traced_function_traces_again():
+    # The graph kept multiplying by the first default: the converted copy held
+    # the old defaults and no guard watched them.
+    def f(x, k=2):
+        return x * k
+
+    def g(x, *, k=2):
+        return x * k
+
+    def set_defaults(value):
+        f.__defaults__ = (value,)
+
+    def set_keyword(value):
+        g.__kwdefaults__ = {"k": value}
+
+    def change_keyword_in_place(value):
+        g.__kwdefaults__["k"] = value
+    _follows_changes(f, [lambda: set_defaults(3), lambda: set_defaults(2.5)])
+    _follows_changes(g, [lambda: set_keyword(5), lambda: change_keyword_in_place(7)])
+
+
+def test_rebinding_the_defaults_of_a_helper_traces_again():
+    helper = lambda v, k=2: v * k  # noqa: E731
+    keyword_helper = lambda v, *, k=2: v * k  # noqa: E731
+
+    def f(x):
+        return helper(x) + keyword_helper(x)
+
+    def set_defaults(value):
+        helper.__defaults__ = (value,)
+
+    def set_keyword(value):
+        keyword_helper.__kwdefaults__["k"] = value
+    _follows_changes(f, [lambda: set_defaults(10), lambda: set_keyword(4)])
+
+
+def test_a_partial_whose_arguments_change_traces_again():
+    scaled = functools.partial(_scaled, k=2)
+    times = functools.partial(_scaled_by_keyword, k=3)
+
+    def f(x):
+        return scaled(x) + times(x)
+
+    def change_keyword(value):
+        scaled.keywords["k"] = value
+
+    def set_state(value):
+        times.__setstate__((_scaled_by_keyword, (), {"k": value}, None))
+    _follows_changes(f, [lambda: change_keyword(9), lambda: set_state(4)])
+    top = functools.partial(_scaled, k=3)
+    _follows_changes(top, [lambda: top.keywords.update(k=5)])
+
+
+def test_methods_and_wrapped_helpers_with_changed_defaults_trace_again():
+    class Model:
+        def __call__(self, v, k=2):
+            return v * k
+
+        @staticmethod
+        def static(v, k=2):
+            return v * k
+
+        @classmethod
+        def of_class(cls, v, k=2):
+            return v * k
+
+    def wraps(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+        return wrapper
+
+    wrapped = wraps(lambda v, k=2: v * k)
+    model = Model()
+
+    def f(x):
+        return model(x) + Model.static(x) + Model.of_class(x) + wrapped(x)
+
+    def set_defaults(function, value):
+        function.__defaults__ = (value,)
+    _follows_changes(f, [lambda: set_defaults(Model.__call__, 4),
+                         lambda: set_defaults(Model.__dict__["static"].__func__, 5),
+                         lambda: set_defaults(Model.__dict__["of_class"].__func__, 6),
+                         lambda: set_defaults(wrapped.__wrapped__, 7)])
+
+
+def test_defaults_of_an_lru_cached_helper_are_watched():
+    @functools.lru_cache(maxsize=None)
+    def scale(k=2):
+        return float(k) * 1.5
+
+    def f(x):
+        return x * scale()
+
+    def change():
+        scale.__wrapped__.__defaults__ = (4,)
+        scale.cache_clear()
+    _follows_changes(f, [change])
+
+
+def test_a_function_without_defaults_gets_no_guard():
+    def f(x):
+        return x * 2
+    assert ag.function(f).get_concrete_function(np.arange(3.0)).guards == ()
