@@ -304,6 +304,12 @@ def _thunk(node):
     return node.__class__ is gast.Lambda and getattr(node, "lineno", None) == 0
 
 
+def may_define_closures(source):
+    """False when a function's `source` surely defines no nested function,
+    lambda or class (a text search, much cheaper than a walk of the tree)."""
+    return "lambda" in source or "class" in source or source.count("def") > 1
+
+
 def called_helpers(body, generated=frozenset()):
     return helpers_and_scopes(body, generated)[0]
 

@@ -197,6 +197,9 @@ class Liveness(trees.CachedDispatch):
         return self._simple(node, live_out)
 
 
-def function_liveness(node):
+def function_liveness(node, may_define_helpers=True):
+    """`may_define_helpers`: False when the function surely defines no nested
+    function or lambda (activity.may_define_closures): no helper to look for."""
     if isinstance(node.body, list):
-        Liveness(activity.called_helpers(node.body)).block(node.body, _EMPTY)
+        helpers = activity.called_helpers(node.body) if may_define_helpers else None
+        Liveness(helpers).block(node.body, _EMPTY)
