@@ -126,8 +126,9 @@ def expression_scope(*nodes):
 class Activity(trees.CachedDispatch):
     """Annotates the statements of one function (not of nested functions)."""
 
-    def __init__(self, declared):
+    def __init__(self, declared, helper_writes=None):
         self.declared = frozenset(declared)
+        self.helper_writes = helper_writes  # (_helper_writes: a call modifies)
 
     def block(self, stmts):
         total = Scope(declared=self.declared)
@@ -137,7 +138,10 @@ class Activity(trees.CachedDispatch):
 
     def statement(self, node):
         scope = self.dispatch(node)
-        scope = Scope(scope.read, scope.modified, scope.bound, self.declared)
+        modified = scope.modified
+        if self.helper_writes is not None and not scope.read.isdisjoint(self.helper_writes):
+            modified = modified | writes_of_calls(scope.read, self.helper_writes)
+        scope = Scope(scope.read, modified, scope.bound, self.declared)
         anno.setanno(node, anno.Static.SCOPE, scope)
         return scope
 
@@ -268,12 +272,14 @@ def declared_names(body):
     return found, global_names
 
 
-def function_scope(node):
+def function_scope(node, helpers=False):
     """Annotates a (nested) function's statements; returns what it does to the
-    enclosing function: its free reads, and its nonlocal writes."""
+    enclosing function: its free reads, and its nonlocal writes.  `helpers`:
+    look for helpers it calls that assign its variables (_helper_writes)."""
     body = node.body if isinstance(node.body, list) else [gast.Return(value=node.body)]
     declared, global_names = declared_names(body)
-    scope = Activity(declared).block(body)
+    writes = _helper_writes(body, _params(node.args)) if helpers else None
+    scope = Activity(declared, writes).block(body)
     local = (_params(node.args) | scope.modified) - declared
     return Scope(frozenset(scope.read - local - global_names),
                  frozenset((scope.modified & declared) - global_names))
@@ -314,7 +320,52 @@ def called_helpers(body, generated=frozenset()):
     return helpers_and_scopes(body, generated)[0]
 
 
-def helpers_and_scopes(body, generated=frozenset()):
+def _helper_writes(body, params):
+    """{name: (what it reads, the function's variables it assigns as
+    `nonlocal`)} of the helpers in a function's `body` (called_helpers;
+    `params`, the function's), or None when none assigns any: a call of
+    `bump()` (`nonlocal total; total += x`) changes `total` where the call
+    is, so a loop calling it carries `total`.  (A variable of a function
+    further out is not the function's to carry.)"""
+    effects = helpers_and_scopes(body, effect=_helper_effect)[0]
+    if not any(writes for _, writes in effects.values()):
+        return None
+    own = set(params)
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if node.__class__ is gast.Name and node.ctx.__class__ is not gast.Load:
+            own.add(node.id)
+        elif not isinstance(node, _USER_SCOPES):
+            stack.extend(trees.child_nodes(node))
+    return {name: (reads, writes & own) for name, (reads, writes) in effects.items()}
+
+
+def _helper_effect(scope):
+    if scope.__class__ is gast.Lambda:
+        return expression_scope(scope).read, _EMPTY
+    found = function_scope(scope)
+    return found.read, found.modified
+
+
+def writes_of_calls(read, effects):
+    """What the helpers that a statement reading `read` calls assign as
+    `nonlocal` (`effects`: _helper_writes), following calls from helper to
+    helper."""
+    called = [name for name in read if name in effects]
+    done, writes = set(), set()
+    while called:
+        name = called.pop()
+        if name in done:
+            continue
+        done.add(name)
+        reads, written = effects[name]
+        writes |= written
+        called += [other for other in reads if other in effects]
+    return writes
+
+
+def helpers_and_scopes(body, generated=frozenset(), effect=None):
     """{name: the free names it reads} of the user's helpers in a function's
     statements `body` that run only where the function calls them by name:
     a `def` without decorators, or a lambda assigned to one name, whose body
@@ -353,9 +404,17 @@ def helpers_and_scopes(body, generated=frozenset()):
         if node.id in candidates and node.id not in escaped and not (
                 only_called(node, parents) and all(id(s) in helper_scopes for s in inside)):
             escaped.add(node.id)
-    helpers = {name: frozenset().union(*(_helper_free_reads(s) for s in scopes))
-               for name, scopes in candidates.items() if name not in escaped}
+    if effect is not None:  # (_helper_writes)
+        helpers = {name: _union_of_pairs([effect(s) for s in scopes])
+                   for name, scopes in candidates.items() if name not in escaped}
+    else:
+        helpers = {name: frozenset().union(*(_helper_free_reads(s) for s in scopes))
+                   for name, scopes in candidates.items() if name not in escaped}
     return helpers, {id(s) for name in helpers for s in candidates[name]}
+
+
+def _union_of_pairs(pairs):
+    return (frozenset().union(*(a for a, _ in pairs)), frozenset().union(*(b for _, b in pairs)))
 
 
 def _helper_name(scope, parent):

@@ -259,7 +259,9 @@ def unstageable(node, stmts, modified, kind, findings):
 
 
 def _free_reads(node):
-    """The names a user function, lambda or class defined by `node` reads from outside."""
+    """The names a user function, lambda or class defined by `node` reads from
+    outside, or assigns there (`nonlocal flag; flag = True`: the variable is
+    shared with it as well)."""
     if isinstance(node, gast.Lambda):
         if getattr(node, "lineno", None) == 0:
             return frozenset()  # a generated thunk (templates.py): it runs at once
@@ -268,7 +270,7 @@ def _free_reads(node):
         scope = anno.getanno(node, anno.Static.SCOPE, None)
         if scope is None:  # not analysed (a pass after the analysis ran)
             scope = activity.Activity(()).statement(node)
-        return scope.read
+        return scope.read | (scope.modified - scope.bound)
     return frozenset()
 
 
