@@ -74,9 +74,30 @@ def helper_in_a_comprehension(x, n):
     return x
 
 
+def helper_reading_the_loop_target(x, n):
+    total = x * 0
+
+    def g():
+        return i * x
+    for i in range(n):
+        total = total + g()
+    return total
+
+
+def helper_reading_the_last_item_after_the_loop(x, n):
+    i = -1
+
+    def g():
+        return i * x
+    for i in range(n):
+        x = x + 1.0
+    return g()
+
+
 @pytest.mark.parametrize("fn", [helper_before_its_variable, lambda_before_its_variable,
                                 helpers_calling_helpers, helper_defined_before_the_loop,
-                                helper_in_a_comprehension])
+                                helper_in_a_comprehension, helper_reading_the_loop_target,
+                                helper_reading_the_last_item_after_the_loop])
 @pytest.mark.parametrize("n", [3, 0])
 def test_a_helper_reads_where_it_is_called_not_where_it_is_defined(fn, n):
     # The helper's read of y counted where the `def` stands, before y is
