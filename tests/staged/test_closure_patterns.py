@@ -355,3 +355,16 @@ def test_the_same_graph_follows_the_branch_a_helper_assigns_in():
     staged = ag.function(flagged_in_a_branch)
     for x in (0.5, 2.5, 0.5, 3.0):
         _same(flagged_in_a_branch(np.float64(x), 1), staged(np.float64(x), 1))
+
+
+@pytest.mark.parametrize("fn", [helper_before_its_variable, helper_reading_the_loop_target,
+                                bumped_in_a_while_loop, bumped_in_a_nested_loop])
+@pytest.mark.parametrize("n", [3, 0])
+def test_helpers_under_jax(fn, n):
+    jax = pytest.importorskip("jax", reason="the jax extra is not installed",
+                              exc_type=ImportError)
+    x = np.float32(1.5)
+    expected = fn(x, np.int32(n))
+    got = jax.jit(ag.to_graph(fn))(x, np.int32(n))
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(np.asarray(got), expected)
