@@ -378,7 +378,9 @@ def helpers_and_scopes(body, generated=frozenset(), effect=None):
     `helper_reads` follows calls from helper to helper.  Functions the
     converters generated (`generated`) are part of the function's own code;
     a generated thunk (a lambda at line 0) runs at once.  (helpers_and_scopes
-    also gives the ids of the helpers' own nodes.)"""
+    also gives the ids of the helpers' own nodes; with `effect`, a function
+    of a helper's node, each name maps to the union of its pairs instead:
+    _helper_writes.)"""
     candidates, parents, loads, declared = {}, {}, [], set()
     stack = [(stmt, ()) for stmt in body]
     while stack:
