@@ -38,9 +38,10 @@ def _functions(node):
 
 def resolve(fn_node, ctx=None):
     """Annotates `fn_node` (a FunctionDef or Lambda) and returns it."""
-    anno.setanno(fn_node, anno.Static.SCOPE, activity.function_scope(fn_node))
+    helpers = ctx is None or activity.may_define_closures(ctx.info.source)
+    anno.setanno(fn_node, anno.Static.SCOPE, activity.function_scope(fn_node, helpers))
     for fn in _functions(fn_node):
-        liveness.function_liveness(fn)
+        liveness.function_liveness(fn, helpers)
         definedness.function_definedness(fn)
     anno.setanno(fn_node, anno.Static.ANALYZED, True)
     return fn_node

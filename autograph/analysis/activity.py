@@ -126,8 +126,9 @@ def expression_scope(*nodes):
 class Activity(trees.CachedDispatch):
     """Annotates the statements of one function (not of nested functions)."""
 
-    def __init__(self, declared):
+    def __init__(self, declared, helper_writes=None):
         self.declared = frozenset(declared)
+        self.helper_writes = helper_writes  # (_helper_writes: a call modifies)
 
     def block(self, stmts):
         total = Scope(declared=self.declared)
@@ -137,7 +138,10 @@ class Activity(trees.CachedDispatch):
 
     def statement(self, node):
         scope = self.dispatch(node)
-        scope = Scope(scope.read, scope.modified, scope.bound, self.declared)
+        modified = scope.modified
+        if self.helper_writes is not None and not scope.read.isdisjoint(self.helper_writes):
+            modified = modified | writes_of_calls(scope.read, self.helper_writes)
+        scope = Scope(scope.read, modified, scope.bound, self.declared)
         anno.setanno(node, anno.Static.SCOPE, scope)
         return scope
 
@@ -268,12 +272,189 @@ def declared_names(body):
     return found, global_names
 
 
-def function_scope(node):
+def function_scope(node, helpers=False):
     """Annotates a (nested) function's statements; returns what it does to the
-    enclosing function: its free reads, and its nonlocal writes."""
+    enclosing function: its free reads, and its nonlocal writes.  `helpers`:
+    look for helpers it calls that assign its variables (_helper_writes)."""
     body = node.body if isinstance(node.body, list) else [gast.Return(value=node.body)]
     declared, global_names = declared_names(body)
-    scope = Activity(declared).block(body)
+    writes = _helper_writes(body, _params(node.args)) if helpers else None
+    scope = Activity(declared, writes).block(body)
     local = (_params(node.args) | scope.modified) - declared
     return Scope(frozenset(scope.read - local - global_names),
                  frozenset((scope.modified & declared) - global_names))
+
+
+_USER_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda,
+                gast.GeneratorExp)
+_LASTING = (gast.Yield, gast.YieldFrom, gast.Await)
+
+
+def only_called(name, parents):
+    """Whether the loaded Name `name` is the function of a call: `f(x)`, or as
+    the call_trees pass spells it, `ag__.converted(f, fscope)(x)`; `parents`
+    maps id(node) to its parent."""
+    parent = parents.get(id(name))
+    if parent.__class__ is not gast.Call:
+        return False
+    if parent.func is name:
+        return True
+    func = parent.func
+    return (func.__class__ is gast.Attribute and func.attr == "converted"
+            and func.value.__class__ is gast.Name and func.value.id == "ag__"
+            and bool(parent.args) and parent.args[0] is name
+            and getattr(parents.get(id(parent)), "func", None) is parent)
+
+
+def _thunk(node):
+    return node.__class__ is gast.Lambda and getattr(node, "lineno", None) == 0
+
+
+def may_define_closures(source):
+    """False when a function's `source` surely defines no nested function,
+    lambda or class (a text search, much cheaper than a walk of the tree)."""
+    return "lambda" in source or "class" in source or source.count("def") > 1
+
+
+def called_helpers(body, generated=frozenset()):
+    return helpers_and_scopes(body, generated)[0]
+
+
+def _helper_writes(body, params):
+    """{name: (what it reads, the function's variables it assigns as
+    `nonlocal`)} of the helpers in a function's `body` (called_helpers;
+    `params`, the function's), or None when none assigns any: a call of
+    `bump()` (`nonlocal total; total += x`) changes `total` where the call
+    is, so a loop calling it carries `total`.  (A variable of a function
+    further out is not the function's to carry.)"""
+    effects = helpers_and_scopes(body, effect=_helper_effect)[0]
+    if not any(writes for _, writes in effects.values()):
+        return None
+    own = set(params)
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if node.__class__ is gast.Name and node.ctx.__class__ is not gast.Load:
+            own.add(node.id)
+        elif not isinstance(node, _USER_SCOPES):
+            stack.extend(trees.child_nodes(node))
+    return {name: (reads, writes & own) for name, (reads, writes) in effects.items()}
+
+
+def _helper_effect(scope):
+    if scope.__class__ is gast.Lambda:
+        return expression_scope(scope).read, _EMPTY
+    found = function_scope(scope)
+    return found.read, found.modified
+
+
+def writes_of_calls(read, effects):
+    """What the helpers that a statement reading `read` calls assign as
+    `nonlocal` (`effects`: _helper_writes), following calls from helper to
+    helper."""
+    called = [name for name in read if name in effects]
+    done, writes = set(), set()
+    while called:
+        name = called.pop()
+        if name in done:
+            continue
+        done.add(name)
+        reads, written = effects[name]
+        writes |= written
+        called += [other for other in reads if other in effects]
+    return writes
+
+
+def helpers_and_scopes(body, generated=frozenset(), effect=None):
+    """{name: the free names it reads} of the user's helpers in a function's
+    statements `body` that run only where the function calls them by name:
+    a `def` without decorators, or a lambda assigned to one name, whose body
+    makes no closure, generator or coroutine (those could read later), and
+    whose name is only ever called here -- by the function itself, its
+    comprehensions or other such helpers (not passed, stored, returned,
+    read by another nested function, nor declared global/nonlocal).  A call
+    of one reads its free variables where the call is (`def g(): return y`
+    defined before `y = ...; g()` does not read y before it is assigned):
+    `helper_reads` follows calls from helper to helper.  Functions the
+    converters generated (`generated`) are part of the function's own code;
+    a generated thunk (a lambda at line 0) runs at once.  (helpers_and_scopes
+    also gives the ids of the helpers' own nodes; with `effect`, a function
+    of a helper's node, each name maps to the union of its pairs instead:
+    _helper_writes.)"""
+    candidates, parents, loads, declared = {}, {}, [], set()
+    stack = [(stmt, ()) for stmt in body]
+    while stack:
+        node, inside = stack.pop()
+        cls = node.__class__
+        if cls is gast.Name and node.ctx.__class__ is gast.Load:
+            loads.append((node, inside))
+        elif cls in (gast.Global, gast.Nonlocal):
+            declared.update(node.names)
+        children = trees.child_nodes(node)
+        if isinstance(node, _USER_SCOPES) and not _thunk(node) and not (
+                cls is gast.FunctionDef and node.name in generated):
+            name = _helper_name(node, parents.get(id(node))) if not inside else None
+            if name is not None:
+                candidates.setdefault(name, []).append(node)
+            inside = inside + (node,)
+        for child in children:
+            parents[id(child)] = node
+            stack.append((child, inside))
+    helper_scopes = {id(scope) for scopes in candidates.values() for scope in scopes}
+    escaped = set(declared)
+    for node, inside in loads:
+        if node.id in candidates and node.id not in escaped and not (
+                only_called(node, parents) and all(id(s) in helper_scopes for s in inside)):
+            escaped.add(node.id)
+    if effect is not None:  # (_helper_writes)
+        helpers = {name: _union_of_pairs([effect(s) for s in scopes])
+                   for name, scopes in candidates.items() if name not in escaped}
+    else:
+        helpers = {name: frozenset().union(*(_helper_free_reads(s) for s in scopes))
+                   for name, scopes in candidates.items() if name not in escaped}
+    return helpers, {id(s) for name in helpers for s in candidates[name]}
+
+
+def _union_of_pairs(pairs):
+    return (frozenset().union(*(a for a, _ in pairs)), frozenset().union(*(b for _, b in pairs)))
+
+
+def _helper_name(scope, parent):
+    if scope.__class__ is gast.FunctionDef:
+        name = None if scope.decorator_list else scope.name
+    elif scope.__class__ is gast.Lambda and parent.__class__ is gast.Assign and \
+            parent.value is scope and len(parent.targets) == 1 and \
+            parent.targets[0].__class__ is gast.Name:
+        name = parent.targets[0].id
+    else:
+        return None
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    for stmt in body:
+        for node in trees.nodes(stmt):
+            if node.__class__ in _LASTING or (isinstance(node, _USER_SCOPES)
+                                              and not _thunk(node)):
+                return None
+    return name
+
+
+def _helper_free_reads(scope):
+    if scope.__class__ is gast.Lambda:
+        return expression_scope(scope).read
+    found = anno.getanno(scope, anno.Static.SCOPE, None)
+    if found is None:
+        found = function_scope(scope)
+    return found.read
+
+
+def helper_reads(read, helpers):
+    """`read` (names a statement reads), with what the `helpers` it calls
+    (called_helpers) read, and the helpers they call, in turn."""
+    called = [name for name in read if name in helpers]
+    if not called:
+        return read
+    read = set(read)
+    while called:
+        newly = helpers[called.pop()] - read
+        read |= newly
+        called += [name for name in newly if name in helpers]
+    return frozenset(read)

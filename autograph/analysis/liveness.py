@@ -57,10 +57,17 @@ def _bound_before_read(test):
 
 
 class Liveness(trees.CachedDispatch):
-    """Runs on one function; nested functions are analysed on their own."""
+    """Runs on one function; nested functions are analysed on their own.
 
-    def __init__(self):
+    A helper the function only calls (activity.called_helpers) reads its
+    free variables where it is called, not where it is defined."""
+
+    def __init__(self, helpers=None):
         self.loops = []  # (live after `break`, live after `continue`)
+        self.helpers = helpers or {}
+
+    def reads(self, read):
+        return activity.helper_reads(read, self.helpers) if self.helpers else read
 
     def block(self, stmts, live_out, always=_EMPTY):
         live = live_out
@@ -83,13 +90,14 @@ class Liveness(trees.CachedDispatch):
 
     def _simple(self, node, live_out, always=_EMPTY):
         scope = anno.getanno(node, anno.Static.SCOPE)
-        return (live_out - scope.bound) | scope.read
+        return (live_out - scope.bound) | self.reads(scope.read)
 
     def _Return(self, node, live_out, always):
-        return anno.getanno(node, anno.Static.SCOPE).read  # (of its value)
+        return self.reads(anno.getanno(node, anno.Static.SCOPE).read)  # (of its value)
 
     def _Raise(self, node, live_out, always):
-        return anno.getanno(node, anno.Static.SCOPE).read  # (of its exception and cause)
+        # (of its exception and cause)
+        return self.reads(anno.getanno(node, anno.Static.SCOPE).read)
 
     def _Break(self, node, live_out, always):
         return self.loops[-1][0]
@@ -103,7 +111,7 @@ class Liveness(trees.CachedDispatch):
         if any(isinstance(n, gast.NamedExpr) for n in trees.nodes(node.test)):
             # `if (w := f(x)) > 0: use(w)`: the test binds w before either branch
             branches = branches - _bound_before_read(node.test)
-        return _test_reads(node) | branches
+        return self.reads(_test_reads(node)) | branches
 
     def _loop(self, node, live_out, always, head_of):
         """Live at the loop head, where each iteration starts."""
@@ -124,7 +132,7 @@ class Liveness(trees.CachedDispatch):
         # read()):`) is not live at the head: the test, the body and the
         # `else` read the value the test gave it.
         bound = _bound_before_read(node.test)
-        test = _test_reads(node) - bound
+        test = self.reads(_test_reads(node)) - bound
         if not bound:
             return self._loop(node, live_out, always, lambda body_in: test | body_in)
         after_loop = self.block(node.orelse, live_out, always) - bound
@@ -135,10 +143,11 @@ class Liveness(trees.CachedDispatch):
     def _For(self, node, live_out, always):
         target = activity.expression_scope(node.target)
         # A jump flag's test (EXTRA_TEST) is read at the head of every iteration.
-        extra = _reads(anno.getanno(node, anno.Basic.EXTRA_TEST, None))
+        extra = self.reads(_reads(anno.getanno(node, anno.Basic.EXTRA_TEST, None)))
+        target_read = self.reads(target.read)
         head = self._loop(node, live_out, always,
-                          lambda body_in: (body_in - target.bound) | target.read | extra)
-        return head | extra | _reads(node.iter)
+                          lambda body_in: (body_in - target.bound) | target_read | extra)
+        return head | extra | self.reads(_reads(node.iter))
 
     _AsyncFor = _For
 
@@ -146,7 +155,7 @@ class Liveness(trees.CachedDispatch):
         items = activity.expression_scope(*[i.context_expr for i in node.items],
                                           *[i.optional_vars for i in node.items])
         body_in = self.block(node.body, live_out, always | live_out)  # exits may be suppressed
-        return (body_in - items.bound) | items.read
+        return (body_in - items.bound) | self.reads(items.read)
 
     _AsyncWith = _With
 
@@ -158,7 +167,7 @@ class Liveness(trees.CachedDispatch):
             handler_in = self.block(handler.body, after, always | final_in)
             if handler.name is not None:
                 handler_in -= {handler.name.id}
-            handlers_in |= handler_in | _reads(handler.type)
+            handlers_in |= handler_in | self.reads(_reads(handler.type))
         may_escape = always | handlers_in | final_in
         orelse_in = self.block(node.orelse, after, always | final_in)
         return self.block(node.body, orelse_in, may_escape) | may_escape
@@ -166,18 +175,31 @@ class Liveness(trees.CachedDispatch):
     _TryStar = _Try
 
     def _Match(self, node, live_out, always):
-        live = _reads(node.subject) | live_out  # no case may match
+        live = self.reads(_reads(node.subject)) | live_out  # no case may match
         for case in node.cases:
             live |= self.block(case.body, live_out, always)
-            live |= _reads(*activity.pattern_values(case.pattern), case.guard)
+            live |= self.reads(_reads(*activity.pattern_values(case.pattern), case.guard))
         return live
 
     def _FunctionDef(self, node, live_out, always):
+        if node.name in self.helpers and not node.decorator_list:
+            # (its body reads where it is called; its defaults are read here)
+            return (live_out - {node.name}) | _reads(node.args, node.returns)
         return self._simple(node, live_out)
 
     _AsyncFunctionDef = _ClassDef = _FunctionDef
 
+    def _Assign(self, node, live_out, always):
+        value = node.value
+        if value.__class__ is gast.Lambda and len(node.targets) == 1 and \
+                node.targets[0].__class__ is gast.Name and node.targets[0].id in self.helpers:
+            return (live_out - {node.targets[0].id}) | _reads(value.args)
+        return self._simple(node, live_out)
 
-def function_liveness(node):
+
+def function_liveness(node, may_define_helpers=True):
+    """`may_define_helpers`: False when the function surely defines no nested
+    function or lambda (activity.may_define_closures): no helper to look for."""
     if isinstance(node.body, list):
-        Liveness().block(node.body, _EMPTY)
+        helpers = activity.called_helpers(node.body) if may_define_helpers else None
+        Liveness(helpers).block(node.body, _EMPTY)

@@ -51,11 +51,14 @@ class Transformer(staging.Converter):
         # cell (cell_variables.py): it need not be carried for the closure --
         # unless a closure may read it after the loop (one defined outside it,
         # or one from inside it that outlives it), which sees the last item.
-        closure_live = self.all_live_names(modified if self.all_live else modified - target)
-        if not self.all_live and target & self.closure_names:
-            closure_live |= self.closure_live_after(node, target, live)
-        state = self.source_order(modified & (live | extra_reads | closure_live))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
+        closure_live = self.loop_closure_names(modified if self.all_live else modified - target,
+                                               defined)
+        if not self.all_live and target & self.escaping_closure_names:
+            # (a helper only called reads it where the call is: liveness)
+            closure_live |= self.closure_live_after(
+                node, target & self.escaping_closure_names, live)
+        state = self.source_order(modified & (live | extra_reads | closure_live))
 
         why = staging.unstageable(node, node.body, modified, "a `for` loop", self.findings)
         if why is not None:

@@ -44,8 +44,8 @@ class Transformer(staging.Converter):
             return self.generic_visit(node)
         modified = anno.getanno(node, anno.Static.BODY_SCOPE).modified
         live = anno.getanno(node, anno.Static.LIVE_IN) | anno.getanno(node, anno.Static.LIVE_OUT)
-        state = self.source_order(modified & (live | self.all_live_names(modified)))
         defined = anno.getanno(node, anno.Static.DEFINED_IN)
+        state = self.source_order(modified & (live | self.loop_closure_names(modified, defined)))
 
         why = staging.unstageable(node, node.body, modified, "a `while` loop", self.findings)
         if why is None and any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom,

@@ -346,19 +346,22 @@ def _collector_paused():
         gc.enable()
 
 
-def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=(), called_with=None):
+def trace(fn, args, kwargs, name, arg_names, leaf_specs=None, keep=(), called_with=None,
+          original=None):
     """Traces fn(*args, **kwargs) into a new ConcreteFunction.
 
     Array leaves (and TensorSpecs) become placeholders with the shapes of
     `leaf_specs` when given (shape relaxation), else their own.
     `called_with`: (key, leaves, keep, structure) that signature.call_key
     and structure_of give for these arguments, when the caller has them.
+    `original`: what `fn` was converted from, if it was (guards.guards_of).
     """
     with _collector_paused():
-        return _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with)
+        return _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with,
+                      original)
 
 
-def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
+def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with, original=None):
     if called_with is None:
         leaves, key_keep = [], []
         key = signature.call_key(args, kwargs, leaves, key_keep)
@@ -417,7 +420,7 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with):
     concrete.leaf_kinds = signature.leaf_kinds(leaves)
     leaks = LeakedTensors(graph, argument_names)
     concrete.guards, concrete.changed_by_trace = as_found_before(
-        guards_of(fn, key_keep, graph.called, leaks.note, before=logs), read)
+        guards_of(fn, key_keep, graph.called, leaks.note, before=logs, original=original), read)
     concrete._program.watched = compared_arrays(concrete.guards)
     # (needed for the guards only: kept, it would hold every bound method the
     # trace called, and the objects they are bound to, as long as the graph)

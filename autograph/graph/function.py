@@ -17,8 +17,10 @@ kernel made it.  Python values returned unchanged stay Python values.  See signa
 """
 
 import collections
+import functools
 import inspect
 import time
+import types
 import warnings
 
 import numpy as np
@@ -71,7 +73,7 @@ class Function:
     # guards.py watches as a plain function's own attributes.
     ATTRIBUTES_OF_ITS_OWN = frozenset((
         "python_function", "input_signature", "__doc__", "__wrapped__", "_autograph",
-        "_reduce_retracing", "_traced_function", "_signature", "_replaced", "_cache",
+        "_reduce_retracing", "_traced_function", "_traced_from", "_signature", "_replaced", "_cache",
         "_entries", "_entry_for", "_by_structure", "_concrete", "_retraces", "_warned"))
 
     def __init__(self, python_function, input_signature=None, autograph=True,
@@ -84,6 +86,7 @@ class Function:
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
         self._traced_function = None
+        self._traced_from = None  # (_conversion_inputs of python_function, when converted)
         self._signature = None  # inspect.signature(python_function), False if it has none
         self._replaced = None  # what a guard saw replaced, last time one did (guards.py)
         self._cache = {}
@@ -243,19 +246,21 @@ class Function:
         # (the call's key, as trace would compute it again from the same arguments)
         called_with = (key, known[0], keep, known[1]) if known is not None else None
         concrete = trace(fn, args, kwargs, name=self.__name__,
-                         arg_names=names, leaf_specs=specs, keep=keep, called_with=called_with)
+                         arg_names=names, leaf_specs=specs, keep=keep, called_with=called_with,
+                         original=self.python_function)
         self._concrete.append(concrete)
         if key is not None:
             self._note_retrace(key)
         return concrete
 
     def _python_for_tracing(self):
-        if self._traced_function is None:
+        made_from = _conversion_inputs(self.python_function)
+        if self._traced_function is None or not _same_inputs(made_from, self._traced_from):
             fn = self.python_function
             _refuse_generators(fn)
             if self._autograph:
                 fn = _convert(fn)
-            self._traced_function = fn
+            self._traced_function, self._traced_from = fn, made_from
         return self._traced_function
 
     def _arg_names(self, count):
@@ -417,6 +422,23 @@ def set_converter(convert):
 
 def _convert(fn):
     return fn if converter is None else converter(fn)
+
+
+def _conversion_inputs(fn):
+    """What the converted copy of `fn` was made from and holds a copy of: a
+    function's code and defaults (`f.__defaults__ = (3,)` after a trace), a
+    partial's function, arguments and keywords (items, by identity)."""
+    if isinstance(fn, types.FunctionType):
+        keywords = fn.__kwdefaults__ or {}
+        return (fn.__code__, fn.__defaults__, fn.__kwdefaults__, *keywords, *keywords.values())
+    if isinstance(fn, functools.partial):
+        return (fn.func, fn.args, *fn.keywords, *fn.keywords.values())
+    return ()
+
+
+def _same_inputs(now, before):
+    return before is not None and len(now) == len(before) and all(
+        a is b for a, b in zip(now, before))
 
 
 def _refuse_generators(fn):

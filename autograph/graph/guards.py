@@ -23,7 +23,9 @@ in one `b"".join(...) == snapshot` (~35 ns an array) and of a large one by
 no global/cell/attribute array pays nothing.
 
 Watched roots: the globals, closure cells and mutable parameter defaults
-(`def f(x, cfg={...})`) of every function the trace ran (converted code
+(`def f(x, cfg={...})`) of every function the trace ran (and its
+`__defaults__`/`__kwdefaults__` themselves, where it has some: `f.__defaults__
+= (3,)`; a partial's `args` and `keywords`: `watch_own_parts`) (converted code
 reports its calls: core.note_called), the lists, dicts and objects a
 functools.partial binds, the attributes of `self` on the instance or
 its class, and the attributes the code names of a user function held by a
@@ -79,7 +81,9 @@ programs at trace time would refuse many that never change them):
   holder (by identity) and the entries the trace left alone (`_untouched`)
   are watched.  A dict that only gained entries (a defaultdict read) is no
   log: it is watched whole;
-- a number or string parameter default (only `__defaults__` can replace it);
+- a function's `__code__` assigned after a trace (every function would pay
+  a guard for it), and what an `lru_cache`'d helper returned at tracing (its
+  cache cannot be looked into: a `cache_clear()` is not seen);
 - the attributes of objects inside sets (an object there is held by identity);
 - what an implicitly called method reads through other objects than its
   own (the globals it names are watched: it joins the functions the trace
@@ -143,6 +147,7 @@ from autograph.graph.tensor import Tensor
 
 
 _SCALARS = (int, float, complex, bool, str)
+_LRU_CACHED = type(functools.lru_cache()(len))  # (functools.cache's too)
 
 
 def _code_owners(fn, called, partials=None, makers=None):
@@ -172,6 +177,9 @@ def _code_owners(fn, called, partials=None, makers=None):
                     seen.add(id(c))
                     found.append((c, owner))
                 c = getattr(c, "__wrapped__", None)
+            elif type(c) is _LRU_CACHED:  # (its cache returns what the function computed:
+                # a change of what that reads makes the next trace ask it again)
+                c = c.__wrapped__
             elif c is not None and not isinstance(c, (type, types.BuiltinFunctionType)) \
                     and isinstance(getattr(type(c), "__call__", None), types.FunctionType):
                 c, owner = type(c).__call__, c  # a callable object
@@ -293,7 +301,7 @@ def _nested_locals(codes):
     return found
 
 
-def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
+def guards_of(fn, objects, called=(), note=None, contents=True, before=None, original=None):
     """The values a trace may have baked into the graph as constants from
     outside its arguments: numpy arrays, numbers, strings and the containers
     holding them, held by the globals, closure cells and mutable parameter
@@ -322,9 +330,19 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
     trace itself changed (`CALLS.append(1)`) is a log, of which only the
     holder (by identity) and the entries the trace left alone are watched --
     the graph never changes it, and watching it whole would trace again at
-    every call after another trace of the function appended to it."""
+    every call after another trace of the function appended to it.
+    `original`: what `fn` was converted from (an ag.function's
+    python_function), whose code and defaults are watched with those of the
+    functions and partials the trace called (`watch_own_parts`)."""
     partials, makers = [], []
     functions = _code_owners(fn, called, partials, makers)
+    # (the functions and partials called, with `fn`'s original: not `fn`, a
+    # converted copy, nor autograph's wrappers around it)
+    own_partials = []
+    own_parts_of = [f for f, _ in _code_owners(original, called, own_partials)] + \
+        [p for p in own_partials if type(p) is functools.partial]
+    made_while_tracing = _nested_locals(f.__code__ for f, _ in functions) \
+        if own_parts_of else {}
     walked_namespaces = set()  # (functions of one module share it, and `names`)
     # the names the functions the walk adds (`join`) read: looked for in their
     # globals only (an attribute a constructor sets is no read of the trace's)
@@ -617,11 +635,35 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         """Watches the values a function is bound to outside its call (a
         parameter default, a partial's argument: `bound` maps their keys to
         them, `spelling` a key to its name) that can change in place: not a
-        number, string or None (only rebinding `__defaults__` changes those;
-        not watched)."""
+        number, string or None (only rebinding `__defaults__` changes those:
+        watch_own_parts watches that)."""
         for key, value in bound.items():
             if type(value) not in _SCALARS and value is not None:
                 watch(bound, key, value, kind, spelling(key))
+
+    def watch_own_parts(function):
+        """What a function or partial the trace ran holds of its own and a
+        call may read (`_OWN_PARTS`): its parameter defaults (`f.__defaults__
+        = (3,)`), a partial's arguments and keywords (also a number changed
+        in place there: `p.keywords["k"] = 9`) -- by identity, the keyword
+        dicts by contents too.  Not for one the trace made (it dies with it)."""
+        if isinstance(function, types.FunctionType):
+            if function.__code__ in made_while_tracing:
+                return
+            label = f"{function.__qualname__}."
+        else:
+            if getattr(function.func, "__code__", None) in made_while_tracing or any(
+                    isinstance(v, Tensor) for v in (*function.args, *function.keywords.values())):
+                return  # (`partial(loss, w)` of the trace's own w: made by it)
+            label = f"functools.partial({getattr(function.func, '__qualname__', '?')})."
+        holder = _OwnParts(function)
+        kept.append(holder)
+        for part in _OWN_PARTS[type(function)]:
+            value = holder.get(part, None)
+            if not value:
+                continue  # (none: a function without defaults pays nothing)
+            guards.append((holder, part, value, f"{label}{part}",
+                           _fingerprint(value) if contents and type(value) is dict else None))
 
     root = [None]  # (the object whose attributes are walked, for `note`)
     noting = [True]
@@ -632,8 +674,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         watch_object(obj, "attribute", "")
     for maker in makers:
         join(maker)
-    for bound in partials:  # (functools.partial(f, cfg=CFG); the converted partial holds
-        # a copy of its keywords, so not a number replaced there)
+    for bound in partials:  # (functools.partial(f, cfg=CFG); a number replaced there:
+        # watch_own_parts)
         root[0] = bound  # (one the trace made, `partial(loss, w)`, dies with it: no leak)
         watch_bound(dict(enumerate(bound.args)), "partial argument", str)
         if type(bound.keywords) is dict:
@@ -715,6 +757,8 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         if type(keyword_defaults) is dict:
             watch_bound(keyword_defaults, "default", str)
         root[0] = None
+    for function in own_parts_of:
+        watch_own_parts(function)
     return tuple(guards)
 
 
@@ -842,6 +886,26 @@ class _Slots:
             return self.slot.__get__(self.obj)
         except AttributeError:  # (deleted)
             return default
+
+
+class _OwnParts:
+    """What a function or partial holds of its own (`_OWN_PARTS`: `__code__`,
+    `__defaults__`, ...), read like a dict entry (`get`, what the guards
+    call on a holder): C-level attributes, no user code runs."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner):
+        self.owner = owner
+
+    def get(self, name, default):
+        return getattr(self.owner, name, default)
+
+
+# (not `__code__`: every function would pay a guard per call, for an assignment
+# hardly ever made; documented as not watched)
+_OWN_PARTS = {types.FunctionType: ("__defaults__", "__kwdefaults__"),
+              functools.partial: ("args", "keywords")}
 
 
 _MISSING = object()

@@ -79,7 +79,9 @@ def is_library_file(filename):
 
 class Targets:
     """The callee decisions made under one ConversionOptions:
-    id(fn) -> (weakref(fn), what to call). One per options, kept forever."""
+    id(fn) -> (weakref(fn), what to call, and for a function the code,
+    defaults and keyword defaults it was decided for). One per options, kept
+    forever."""
 
     _by_options = {}
     __slots__ = ("options", "table")
@@ -149,10 +151,14 @@ def _decide_function(fn, options):
 
 def _function_target(fn, targets):
     entry = targets.table.get(id(fn))
-    if entry is not None and entry[0]() is fn:
+    # (the converted copy holds the code and defaults `fn` had: one assigned
+    # since, `helper.__defaults__ = (3,)`, makes another)
+    if entry is not None and entry[0]() is fn and entry[2] is fn.__code__ and \
+            entry[3] is fn.__defaults__ and entry[4] is fn.__kwdefaults__:
         return entry[1]
     target = _decide_function(fn, targets.options)
-    targets.table[id(fn)] = (weakref.ref(fn, targets.forget(id(fn))), target)
+    targets.table[id(fn)] = (weakref.ref(fn, targets.forget(id(fn))), target, fn.__code__,
+                             fn.__defaults__, fn.__kwdefaults__)
     return target
 
 

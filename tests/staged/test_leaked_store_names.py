@@ -31,9 +31,10 @@ def nonlocal_in_loop(x):
         nonlocal total
         total = total + v  # store line
 
+    adders = [add]  # (a helper only called by name is staged: test_closure_patterns.py)
     n = 0
     while n < x.shape[0] and x[n] > 0:
-        add(x[n])
+        adders[0](x[n])
         n += 1
     return total
 

@@ -41,8 +41,9 @@ def bumped_by_nonlocal(x, n):
     def bump():
         nonlocal count
         count += 1
+    bumpers = [bump]  # (a helper only called by name is staged: test_closure_patterns.py)
     for _ in range(n):
-        bump()
+        bumpers[0]()
     return count
 
 
@@ -89,8 +90,9 @@ def flagged_in_branch(x, n):
     def mark():
         nonlocal flag
         flag = True
+    markers = [mark]
     if x[0] > 1:
-        mark()
+        markers[0]()
     return flag
 
 
@@ -119,8 +121,9 @@ def bumped_in_a_nested_loop(x, n):
         def bump():
             nonlocal count
             count += 1
+        bumpers = [bump]
         for j in range(n):
-            bump()
+            bumpers[0]()
         total = total + count
     return total
 

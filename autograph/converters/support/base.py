@@ -3,6 +3,7 @@
 import gast
 
 from autograph import anno, trees
+from autograph.analysis import activity
 
 _AST = gast.AST
 _HOLDS_STATEMENTS = (gast.stmt, gast.excepthandler, gast.match_case, gast.mod)
@@ -182,8 +183,7 @@ def may_call_locals(ctx):
 def may_define_closures(ctx):
     """False when the function's source surely defines no nested function,
     lambda or class (a text search, much cheaper than a walk of the tree)."""
-    source = ctx.info.source
-    return "lambda" in source or "class" in source or source.count("def") > 1
+    return activity.may_define_closures(ctx.info.source)
 
 
 def copy_location(new_nodes, origin):

@@ -81,6 +81,11 @@ class Converter(base.Converter):
         body = node.body if isinstance(node.body, list) else [node.body]
         converter.closure_names = (closure_reads(body, ctx.namer.generated)
                                    if base.may_define_closures(ctx) else frozenset())
+        # (less those of helpers the function only calls: the liveness
+        # analysis counts their reads where they are called)
+        converter.escaping_closure_names = (
+            closure_reads(body, ctx.namer.generated, skip_helpers=True)
+            if converter.closure_names else frozenset())
         converter.function_body = body
         converter.maybe_undefined = set()
         # Found by the first of the three passes: they create none of these.
@@ -121,6 +126,19 @@ class Converter(base.Converter):
         """`names` if the function reads `locals()`, else those of them a
         user closure reads (a call may run the closure, which reads them)."""
         return frozenset(names) if self.all_live else frozenset(names) & self.closure_names
+
+    def loop_closure_names(self, names, defined):
+        """`all_live_names(names)`, less those that only helpers the function
+        calls read (activity.called_helpers; their reads are live where the
+        calls are) and that have no value before the loop (`defined`: the
+        names possibly defined there): `def g(): return y * 2; y = ...;
+        x = g()` in a loop body need not carry y, which a staged loop would
+        refuse with no value to start from.  One with a value is carried:
+        the body changes the variable the function shares with the helper."""
+        names = frozenset(names)
+        if self.all_live:
+            return names
+        return names & (self.escaping_closure_names | (self.closure_names & set(defined)))
 
     def closure_live_after(self, node, names, live_out):
         """`all_live_names(names)`, less those that only closures kept to
@@ -241,7 +259,9 @@ def unstageable(node, stmts, modified, kind, findings):
 
 
 def _free_reads(node):
-    """The names a user function, lambda or class defined by `node` reads from outside."""
+    """The names a user function, lambda or class defined by `node` reads from
+    outside, or assigns there (`nonlocal flag; flag = True`: the variable is
+    shared with it as well)."""
     if isinstance(node, gast.Lambda):
         if getattr(node, "lineno", None) == 0:
             return frozenset()  # a generated thunk (templates.py): it runs at once
@@ -250,7 +270,7 @@ def _free_reads(node):
         scope = anno.getanno(node, anno.Static.SCOPE, None)
         if scope is None:  # not analysed (a pass after the analysis ran)
             scope = activity.Activity(()).statement(node)
-        return scope.read
+        return scope.read | (scope.modified - scope.bound)
     return frozenset()
 
 
@@ -397,15 +417,19 @@ def assigned_parts(origin, stmts, modified, namer, findings):
     return parts
 
 
-def closure_reads(stmts, generated):
+def closure_reads(stmts, generated, skip_helpers=False):
     """The names the user's functions, lambdas and classes inside `stmts` read
-    from outside (looking through the functions the converters generated)."""
+    from outside (looking through the functions the converters generated);
+    with `skip_helpers`, not those that are helpers the function only calls
+    (activity.called_helpers)."""
+    helper_scopes = activity.helpers_and_scopes(stmts, generated)[1] if skip_helpers else ()
     read = set()
     stack = list(stmts)
     while stack:
         node = stack.pop()
         if user_scope(node, generated):
-            read |= _free_reads(node)
+            if id(node) not in helper_scopes:
+                read |= _free_reads(node)
             continue
         stack.extend(trees.child_nodes(node))
     return frozenset(read)
@@ -440,7 +464,7 @@ def closure_reads_after(statement, function_body, generated, live_out):
     while stack:
         node = stack.pop()
         if node.__class__ is gast.Name and node.ctx.__class__ is gast.Load and \
-                not _only_called(node, parents):
+                not activity.only_called(node, parents):
             values.add(node.id)
         children = trees.child_nodes(node)
         if user_scope(node, generated):
@@ -484,21 +508,6 @@ def _scope_name(scope, parent):
 
 
 _LASTING = (gast.Yield, gast.YieldFrom, gast.Await)
-
-
-def _only_called(name, parents):
-    """Whether the loaded `name` is the function of a call: `f(x)`, or as the
-    call_trees pass spells it, `ag__.converted(f, fscope)(x)`."""
-    parent = parents.get(id(name))
-    if parent.__class__ is not gast.Call:
-        return False
-    if parent.func is name:
-        return True
-    func = parent.func
-    return (func.__class__ is gast.Attribute and func.attr == "converted"
-            and func.value.__class__ is gast.Name and func.value.id == "ag__"
-            and bool(parent.args) and parent.args[0] is name
-            and getattr(parents.get(id(parent)), "func", None) is parent)
 
 
 def body_first_keyword(node, state, also_read, targets=frozenset()):
