@@ -267,6 +267,8 @@ def _carried_parts(frame, names):
             if holder is not _GONE:
                 key = node.attr if isinstance(node, ast.Attribute) else \
                     node.slice.value if isinstance(node.slice, ast.Constant) else _GONE
+                if key is ... and type(holder) not in (dict, list):
+                    continue  # (`d[...]` carries a dict's or list's entries only: load_part)
                 parts.add((id(holder), key))
     return parts
 

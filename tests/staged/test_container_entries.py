@@ -4,6 +4,8 @@ is carried with all of the container's entries (`params[...]`,
 converters/support/staging.py assigned_parts; runtime/control_flow.py
 load_part/store_part kind 'entries'): staged, the result is Python's."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -215,3 +217,20 @@ def test_to_code_rebinds_the_item():
     code = ag.to_code(history)
     assert "hist['loss'] = ag__.list_append(hist['loss'], loss)" in code
     assert "ag__.load_part(hist, 'item', 'loss', \"hist['loss']\")" in code
+
+
+def _ordered_dict_entries(x, n):
+    import collections
+    params = collections.OrderedDict(a=x, b=x * 2)
+    for _ in range(n):
+        for name in params:
+            params[name] = params[name] + 1
+    return params["a"]
+
+
+def test_entries_of_a_dict_subclass_are_not_carried_and_refused():
+    # (only a dict's or a list's entries are carried: a subclass's change is
+    # refused as any change of state the statement does not carry)
+    with pytest.raises(errors.StagingError, match=re.escape(
+            "`params['a']` is changed inside the staged `for` loop at ")):
+        ag.function(_ordered_dict_entries)(np.ones(2), np.int64(3))
