@@ -191,7 +191,10 @@ class GraphBackend(Backend):
                 true_out, false_out = staging.return_stand_ins(true_out, false_out,
                                                                _zeros_like_leaf)
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
-            staging.check_branches(t_side, f_side, location, entry.values)
+            # (a Python number a branch keeps is let through only where a loop
+            # promotes it: inside a loop body being traced)
+            staging.check_branches(t_side, f_side, location,
+                                   entry.values if _in_loop_body() else ())
             leaf_names[:] = t_side.names
             sides.extend((t_side, f_side))
             return t_side.values, f_side.values
@@ -515,6 +518,17 @@ class GraphBackend(Backend):
         if engine.current_graph() is None or type(target) is not list:
             return target
         return self.set_element_type(target, dtype, shape)
+
+
+def _in_loop_body():
+    """Whether the current trace is of a staged loop's body (or its first
+    iteration, traced to find the types numpy gives its Python numbers)."""
+    graph = engine.current_graph()
+    while graph is not None:
+        if graph.name in ("while_body", "first_iteration"):
+            return True
+        graph = graph.parent
+    return False
 
 
 def _numeric_array(value):

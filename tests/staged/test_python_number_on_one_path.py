@@ -151,3 +151,27 @@ def test_an_accumulator_a_loop_makes_numpy_is_not_refused():
     want, got = _accumulated(x, W), ag.function(_accumulated)(x, W)
     assert got.dtype == want.dtype == np.float64
     np.testing.assert_array_equal(got, want)
+
+
+def _returned_from_one_path(n, a):
+    t = a + 0.5
+    c = n * 0
+    if c % 2 == 0:
+        for _ in range(3):
+            t = 0.7
+            if c > 2:
+                break
+        if t > 0.5:
+            return t * 3  # a Python float: 2.0999999999999996
+        for _ in range(n - 1):
+            t = np.sin(a)
+    return t  # np.float32
+
+
+def test_a_python_number_kept_by_a_branch_outside_loops_is_not_let_through():
+    # (found by the staged fuzzer, seed 2701: the float32 side's dtype was
+    # given to Python's 2.0999999999999996, which came back as np.float32(2.1))
+    assert _returned_from_one_path(np.uint8(0), np.float32(0.0)) == 3 * 0.7
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            "variable 't' has a different dtype in the two branches of the staged `if`")):
+        ag.function(_returned_from_one_path)(np.uint8(0), np.float32(0.0))
