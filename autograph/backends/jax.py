@@ -48,7 +48,7 @@ import numpy as np
 from jax import lax
 
 from autograph import errors
-from autograph.runtime import registry, staging
+from autograph.runtime import call, registry, staging
 from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
@@ -1237,5 +1237,21 @@ def _cast_all(values, like):
 
 
 BACKEND = JaxBackend()
+
+
+def _converting_its_function(transform):
+    """`transform` (jax.grad, ...) as converted code calls it: the function
+    it is given is converted first, as any function converted code calls,
+    so that its `if`/`while`/`for` on tracers are staged (under jax.jit JAX
+    traces it with abstract values, which Python's `if` cannot test)."""
+    @functools.wraps(transform)
+    def transformed(fun, *args, **kwargs):
+        return transform(call.converted(fun), *args, **kwargs)
+    return transformed
+
+
+for _transform in (jax.grad, jax.value_and_grad, jax.vmap, jax.jacfwd, jax.jacrev,
+                   jax.hessian):
+    call.add_override(_transform, _converting_its_function(_transform))
 _report_trace_switches()
 _refuse_tracer_text()
