@@ -259,3 +259,41 @@ def test_print_of_a_variable_next_to_a_tensor_is_its_repr_as_in_python():
     assert got[1] == expected[1] == (
         "counter|<ag.Variable 'counter' shape=() dtype=float64>|x|2.0\n"
         "<ag.Variable 'counter' shape=() dtype=float64>\n")
+
+
+# --- argnums count the positional arguments of the call, traced or not ---------------
+
+def penalized(w, b, y=None, reg=0.1):
+    return np.mean((X @ w + b - y) ** 2) + reg * np.sum(w ** 2)
+
+
+def descend_last_positional(w, b, y, steps):
+    for _ in range(steps):
+        gw, gb = ag.grad(penalized, argnums=(0, -1))(w, b, y=y)  # (-1 is b)
+        w, b = w - 0.1 * gw, b - 0.1 * gb
+    return w, b
+
+
+def test_negative_argnums_with_keyword_arguments_name_the_same_argument_called_or_traced():
+    # (called outside a trace, -1 named the keyword argument y: its gradient)
+    _assert_like_python(descend_last_positional, np.zeros(3), np.float64(0.5), Y,
+                        np.int64(3))
+    gb = ag.grad(penalized, argnums=-1)(np.zeros(3), np.float64(0.5), y=Y, reg=0.0)
+    np.testing.assert_array_equal(gb, ag.function(
+        lambda w, b, y: ag.grad(penalized, argnums=-1)(w, b, y=y, reg=0.0))(
+            np.zeros(3), np.float64(0.5), Y))
+    assert np.shape(gb) == ()
+
+
+def test_argnums_naming_a_keyword_argument_is_refused_called_or_traced():
+    def called(w, b, y):
+        return ag.grad(penalized, argnums=2)(w, b, y=y)
+
+    message = "ag.grad(penalized) at {}: argnums 2 names argument 2, but the function was " \
+              "called with 2 positional arguments. Pass the differentiated arguments " \
+              "positionally, or change argnums."
+    for run in (called, ag.function(called)):
+        with pytest.raises(ag.AutoGraphError) as info:
+            run(np.zeros(3), np.float64(0.5), Y)
+        line = called.__code__.co_firstlineno + 1
+        assert str(info.value) == message.format(f"{__file__}:{line}")
