@@ -2045,3 +2045,14 @@ def python_number_before_loop_message(name, kind, dtype, statement, statement_lo
         f"against a numpy one); a graph value has one dtype. Start '{name}' as "
         f"np.{dtype}(...) before the loop, or cast where it meets the other value "
         f"(`.astype(...)`).")
+
+
+def variable_array_message(variable_name, location):
+    """numpy asked an ag.Variable for its array (np.asarray(v), np.array(v),
+    np.float64(v)) while a trace records the graph."""
+    return (
+        f"ag.Variable '{variable_name}' is converted to a numpy array at {location} while "
+        "tracing (np.asarray(v), np.array(v), np.float64(v)): numpy takes its value now, "
+        "which the graph would keep as a constant on every call, however the variable "
+        "changes. Use the variable itself in expressions (`w * v`, `v.astype(...)`) or "
+        "v.read_value(), its value when the graph runs.")

@@ -6,6 +6,7 @@ the same loop run as Python."""
 import contextlib
 import copy
 import io
+import re
 
 import numpy as np
 import pytest
@@ -297,3 +298,40 @@ def test_argnums_naming_a_keyword_argument_is_refused_called_or_traced():
             run(np.zeros(3), np.float64(0.5), Y)
         line = called.__code__.co_firstlineno + 1
         assert str(info.value) == message.format(f"{__file__}:{line}")
+
+
+# --- a Variable's value read inside the trace is the run-time value ---------------------
+
+STEP = ag.Variable(np.int64(0), name="step")
+
+
+def decayed_step(w):
+    STEP.assign_add(1)
+    lr = 0.1 * 0.5 ** STEP.numpy()  # (while tracing: the value when the graph runs)
+    print("step", STEP.numpy())
+    return w - lr
+
+
+def test_numpy_of_a_variable_in_a_staged_schedule_is_its_value_at_each_call():
+    STEP.assign(0)
+    expected = _run(lambda: [decayed_step(np.float64(1.0)) for _ in range(3)], ())
+    STEP.assign(0)
+    staged = ag.function(decayed_step)
+    got = _run(lambda: [staged(np.float64(1.0)) for _ in range(3)], ())
+    assert got[1] == expected[1]
+    assert repr(got[0]) == repr(expected[0])
+
+
+def scaled_by_the_step(w):
+    STEP.assign_add(1)
+    return w * np.asarray(STEP)
+
+
+def test_numpy_conversion_of_a_variable_while_tracing_is_refused():
+    STEP.assign(0)
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            "ag.Variable 'step' is converted to a numpy array at "
+            f"{__file__}:{scaled_by_the_step.__code__.co_firstlineno + 2} while tracing")):
+        ag.function(scaled_by_the_step)(np.float64(1.0))
+    assert STEP.numpy() == 0  # (the refused trace ran nothing)
+    assert repr(scaled_by_the_step(np.float64(1.0))) == repr(np.float64(1.0))  # (Python's)
