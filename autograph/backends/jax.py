@@ -1250,8 +1250,10 @@ def _converting_its_function(transform):
     return transformed
 
 
-for _transform in (jax.grad, jax.value_and_grad, jax.vmap, jax.jacfwd, jax.jacrev,
-                   jax.hessian):
+# (the transforms that run a Python `if` of the function on concrete values
+# when nothing is jitted; jax.vmap, jax.checkpoint and lax's loops trace it
+# abstractly even then, so Python raises there, and so does converted code)
+for _transform in (jax.grad, jax.value_and_grad, jax.jacfwd, jax.jacrev, jax.hessian):
     call.add_override(_transform, _converting_its_function(_transform))
 _report_trace_switches()
 _refuse_tracer_text()

@@ -48,7 +48,14 @@ def train_grad(w, x, steps):
     return w
 
 
-@pytest.mark.parametrize("train", [train_value_and_grad, train_grad],
+def train_newton(w, x, steps):
+    for _ in range(steps):  # (damped Newton steps: jax.hessian's function is converted too)
+        h = jax.hessian(loss_branches)(w, x)
+        w = w - 0.5 * jnp.linalg.solve(h + jnp.eye(3), jax.jacrev(loss_branches)(w, x))
+    return w
+
+
+@pytest.mark.parametrize("train", [train_value_and_grad, train_grad, train_newton],
                          ids=lambda f: f.__name__)
 def test_gradient_of_a_loss_with_control_flow_inside_a_jitted_loop(train):
     w = jnp.array([0.5, -0.3, 0.1])
