@@ -2109,3 +2109,14 @@ def in_place_shape_message(name, symbol, result_shape, shape, location):
         f"{symbol} at {location}: the result has shape {result_shape}, `{name}` has "
         f"{shape}: numpy cannot write it into the array in place (non-broadcastable output "
         f"operand); write `{name} = {name} {symbol[:-1]} ...` for a new array")
+
+
+def variable_array_message(variable_name, location):
+    """numpy asked an ag.Variable for its array (np.asarray(v), np.array(v),
+    np.float64(v)) while a trace records the graph."""
+    return (
+        f"ag.Variable '{variable_name}' is converted to a numpy array at {location} while "
+        "tracing (np.asarray(v), np.array(v), np.float64(v)): numpy takes its value now, "
+        "which the graph would keep as a constant on every call, however the variable "
+        "changes. Use the variable itself in expressions (`w * v`, `v.astype(...)`) or "
+        "v.read_value(), its value when the graph runs.")

@@ -349,8 +349,10 @@ class GraphBackend(Backend):
     # --- print, assert ---------------------------------------------------------------
 
     def print_(self, *values, sep=" ", end="\n", template=None):
-        # (a staged list prints as the Python list it is, not its linked cells)
-        values = [list_items(v) if isinstance(v, TensorList) else v for v in values]
+        # (a staged list prints as the Python list it is, not its linked cells;
+        # an ag.Variable as print() shows it, its repr, not its value)
+        values = [list_items(v) if isinstance(v, TensorList) else
+                  builtins.str(v) if isinstance(v, engine.Variable) else v for v in values]
         # (a 0-d array argument formats as one: `{x!r}` is 'array(2.5)')
         arrays = () if template is None else tuple(
             i for i, v in enumerate(values) if isinstance(v, Tensor) and v.static_shape == ()

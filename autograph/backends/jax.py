@@ -51,7 +51,7 @@ import numpy as np
 from jax import lax
 
 from autograph import errors
-from autograph.runtime import aliases, control_flow, registry, staging
+from autograph.runtime import aliases, call, control_flow, registry, staging
 from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
@@ -1637,6 +1637,24 @@ def _cast_all(values, like):
 
 
 BACKEND = JaxBackend()
+
+
+def _converting_its_function(transform):
+    """`transform` (jax.grad, ...) as converted code calls it: the function
+    it is given is converted first, as any function converted code calls,
+    so that its `if`/`while`/`for` on tracers are staged (under jax.jit JAX
+    traces it with abstract values, which Python's `if` cannot test)."""
+    @functools.wraps(transform)
+    def transformed(fun, *args, **kwargs):
+        return transform(call.converted(fun), *args, **kwargs)
+    return transformed
+
+
+# (the transforms that run a Python `if` of the function on concrete values
+# when nothing is jitted; jax.vmap, jax.checkpoint and lax's loops trace it
+# abstractly even then, so Python raises there, and so does converted code)
+for _transform in (jax.grad, jax.value_and_grad, jax.jacfwd, jax.jacrev, jax.hessian):
+    call.add_override(_transform, _converting_its_function(_transform))
 _report_trace_switches()
 _refuse_tracer_text()
 _record_views()

@@ -58,6 +58,7 @@ class Gradient:
         def traced(*args, **kwargs):
             return self._trace(*args, **kwargs)
         self._function = Function(traced, autograph=False)
+        self._by_count = {}  # count of positional arguments -> Gradient (_for_positional)
 
     def __repr__(self):
         kind = "value_and_grad" if self.with_value else "grad"
@@ -69,11 +70,35 @@ class Gradient:
     def __call__(self, *args, **kwargs):
         if core.current_graph() is not None:
             return self._trace(*args, **kwargs)
+        # (argnums count the positional arguments of this call, as in a trace;
+        # the ag.function below binds keyword arguments to positions first)
+        function = self._for_positional(len(args))._function
         if functions_run_eagerly():
             # gradients need the graph: fn is still traced (once per signature)
-            concrete = self._function.get_concrete_function(*args, **kwargs)
+            concrete = function.get_concrete_function(*args, **kwargs)
             return concrete(*args, **kwargs)
-        return self._function(*args, **kwargs)
+        return function(*args, **kwargs)
+
+    def _for_positional(self, count):
+        """The gradient whose argnums name the same of `count` positional
+        arguments with indices from 0 (this one, unless argnums has a
+        negative index); an index beyond them is refused, as in a trace."""
+        if self.wrt is not None:
+            return self
+        indices = self.argnums if isinstance(self.argnums, tuple) else (self.argnums,)
+        for i in indices:
+            if not -count <= i < count:
+                raise errors.FunctionUsageError(errors.gradient_argnums_range_message(
+                    self.__name__, self.argnums, i, count, errors.where_user()))
+        if all(i >= 0 for i in indices):
+            return self
+        argnums = tuple(i % count for i in indices) if isinstance(self.argnums, tuple) \
+            else self.argnums % count
+        gradient = self._by_count.get(count)
+        if gradient is None:
+            gradient = self._by_count[count] = Gradient(
+                self.fn, argnums, self.has_aux, self.wrt, self.with_value)
+        return gradient
 
     def _trace(self, *args, **kwargs):
         """Records fn and its gradient into the graph being traced."""

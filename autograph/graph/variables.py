@@ -66,7 +66,9 @@ class Variable:
     value = read_value
 
     def numpy(self):
-        return self._value.copy()
+        # (while tracing, the value when the graph runs: the value now would
+        # be a constant of the graph, stale on every later call)
+        return self.read_value()
 
     def assign(self, value):
         if core.current_graph() is None:
@@ -85,6 +87,9 @@ class Variable:
         return self.assign(self.read_value() - delta)
 
     def __array__(self, dtype=None, copy=None):
+        if core.current_graph() is not None:
+            raise errors.TensorUsageError(errors.variable_array_message(
+                self.name, core.user_location()))
         return self._value if dtype is None else self._value.astype(dtype)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

@@ -203,6 +203,7 @@ def _load_builtin_overrides():
             table[id(function)] = _python_random_draw(function)
     for maker in numpy_random.MAKERS:
         table[id(maker)] = functools.partial(numpy_random.make_generator_, maker)
+    table.update((key, operator) for key, (_, operator) in _backend_overrides.items())
     # the generators' methods called through their class: their operators
     # (~90 closures, ~0.1 ms in a new process) are made on first use (_override)
     _unbound_draws.update((id(f), f) for f in numpy_random.methods_called_through_their_class())
@@ -231,6 +232,20 @@ def _python_random_draw(method):
                 f"random.{method.__name__}()", errors.where_user()))
         return method(*args, **kwargs)
     return draw
+
+
+_backend_overrides = {}  # id(function) -> (function, operator): a backend's (add_override)
+
+
+def add_override(function, operator):
+    """Converted code calls `operator` in place of the library `function`
+    from now on: a backend's own operators for its library's functions (the
+    JAX backend's jax.grad converts the function it is given)."""
+    _backend_overrides[id(function)] = (function, operator)  # (keeps it alive: its id stays)
+    if _builtin_overrides is not None:
+        _builtin_overrides[id(function)] = operator
+    for targets in Targets._by_options.values():  # (a decision made before)
+        targets.table.pop(id(function), None)
 
 
 def _override(f):
