@@ -193,8 +193,7 @@ class GraphBackend(Backend):
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
             # (a Python number a branch keeps is let through only where a loop
             # promotes it: inside a loop body being traced)
-            staging.check_branches(t_side, f_side, location,
-                                   entry.values if _in_loop_body() else ())
+            staging.check_branches(t_side, f_side, location, _promotable(entry.values))
             leaf_names[:] = t_side.names
             sides.extend((t_side, f_side))
             return t_side.values, f_side.values
@@ -522,15 +521,36 @@ class GraphBackend(Backend):
         return self.set_element_type(target, dtype, shape)
 
 
-def _in_loop_body():
-    """Whether the current trace is of a staged loop's body (or its first
-    iteration, traced to find the types numpy gives its Python numbers)."""
+_promoting = []  # per first-iteration retrace running: ids of its Python-number starts
+
+
+def _promotable(values):
+    """Those of `values` (the state before a staged `if`) that are a Python
+    number loop variable of a staged loop whose body is being traced (one of
+    the body graph's inputs, reached through the captures of the branches in
+    between, or a start value that a first-iteration retrace passes as it
+    is): the loop gives it numpy's type after one iteration, so a branch that
+    keeps it may differ from the other in dtype.  Any other value may not."""
+    loop_inputs = set().union(*_promoting) if _promoting else set()
     graph = engine.current_graph()
     while graph is not None:
-        if graph.name in ("while_body", "first_iteration"):
-            return True
+        if graph.name == "while_body":
+            loop_inputs.update(id(t) for t in graph.inputs)
         graph = graph.parent
-    return False
+    return [v for v in values if id(_outermost(v)) in loop_inputs or id(v) in loop_inputs]
+
+
+def _outermost(value):
+    """The value a branch's captured placeholder stands for, through every
+    branch it was captured into."""
+    while isinstance(value, Tensor):
+        outer = next((o for o, inner in value.graph.captured if inner is value), None)
+        if outer is None or outer is value:
+            break
+        if id(outer) in {id(t) for t in outer.graph.inputs}:
+            return outer
+        value = outer
+    return value
 
 
 def _numeric_array(value):
@@ -822,6 +842,7 @@ class _Loop:
         iteration leaves them.  True if that changed a dtype."""
         st = self.st
         graph = engine.current_graph()
+        _promoting.append({id(st.values[i]) for i in st.weak})
         try:
             with core.scope(core.Graph("first_iteration", graph)) as sub:
                 args = [v if i in st.weak or i not in st.carried
@@ -830,6 +851,8 @@ class _Loop:
                 out = st.flatten_outputs(st.call(self.body_fn, (), args)).values
         except errors.AutoGraphError:
             return False
+        finally:
+            _promoting.pop()
         promoted = False
         for i in sorted(st.weak):
             if staging.is_carried(out[i]) and not is_number(out[i]):

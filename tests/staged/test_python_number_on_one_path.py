@@ -175,3 +175,38 @@ def test_a_python_number_kept_by_a_branch_outside_loops_is_not_let_through():
     with pytest.raises(ag.AutoGraphError, match=re.escape(
             "variable 't' has a different dtype in the two branches of the staged `if`")):
         ag.function(_returned_from_one_path)(np.uint8(0), np.float32(0.0))
+
+
+def _kept_in_a_loop_body(x, n, a):
+    last = 0.0
+    for _ in range(n):
+        t = float(x[0]) * 3  # a Python float made in the body: no loop variable
+        if x[1] > 0:
+            t = a + 0.5  # np.float32
+        last = t
+    return last
+
+
+def test_a_python_number_kept_by_a_branch_in_a_loop_body_is_not_let_through():
+    # (only the loop's own Python-number variables are let through, which the
+    # loop gives numpy's type after one iteration)
+    x = np.array([0.7, -1.0])
+    assert _kept_in_a_loop_body(x, np.int64(2), np.float32(0.25)) == 3 * 0.7
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            "variable 't' has a different dtype in the two branches of the staged `if`")):
+        ag.function(_kept_in_a_loop_body)(x, np.int64(2), np.float32(0.25))
+
+
+def _accumulated_in_a_branch(xs):
+    s = 0.0
+    for v in xs:
+        if v > 0:
+            if v > 1:
+                s = s + v
+    return s
+
+
+def test_a_loop_variable_kept_by_nested_branches_is_promoted():
+    xs = np.array([1.0, 2.0, 3.0], np.float32)
+    want, got = _accumulated_in_a_branch(xs), ag.function(_accumulated_in_a_branch)(xs)
+    assert type(got) is type(want) and got == want
