@@ -393,7 +393,7 @@ def helpers_and_scopes(body, generated=frozenset(), effect=None):
         children = trees.child_nodes(node)
         if isinstance(node, _USER_SCOPES) and not _thunk(node) and not (
                 cls is gast.FunctionDef and node.name in generated):
-            name = _helper_name(node, parents.get(id(node))) if not inside else None
+            name = helper_name(node, parents.get(id(node))) if not inside else None
             if name is not None:
                 candidates.setdefault(name, []).append(node)
             inside = inside + (node,)
@@ -419,7 +419,13 @@ def _union_of_pairs(pairs):
     return (frozenset().union(*(a for a, _ in pairs)), frozenset().union(*(b for _, b in pairs)))
 
 
-def _helper_name(scope, parent):
+def helper_name(scope, parent):
+    """The name a user scope is bound to where it is defined (`parent` holds
+    it), or None where it may outlive the statement in ways not seen there: a
+    decorated `def`, a class, a lambda not assigned to one name, and one whose
+    calls give what may read its variables later (a closure or a generator
+    expression it makes, a generator; a generated thunk, a lineno 0 lambda,
+    runs at once)."""
     if scope.__class__ is gast.FunctionDef:
         name = None if scope.decorator_list else scope.name
     elif scope.__class__ is gast.Lambda and parent.__class__ is gast.Assign and \

@@ -468,7 +468,7 @@ def closure_reads_after(statement, function_body, generated, live_out):
             values.add(node.id)
         children = trees.child_nodes(node)
         if user_scope(node, generated):
-            scopes.append((node, _scope_name(node, parents.get(id(node)))))
+            scopes.append((node, activity.helper_name(node, parents.get(id(node)))))
         for child in children:
             parents[id(child)] = node
         stack.extend(children)
@@ -485,29 +485,6 @@ def closure_reads_after(statement, function_body, generated, live_out):
         read |= newly
         escaping += [other for other, name in scopes if name in newly]
     return frozenset(read)
-
-
-def _scope_name(scope, parent):
-    """The name a user scope is bound to where it is defined, or None where
-    it may outlive the statement in ways not seen here: a decorated `def`, a
-    class, a lambda not assigned to one name, and one whose calls give what
-    may read its variables later (a closure it makes, a generator)."""
-    if scope.__class__ is gast.FunctionDef:
-        name = None if scope.decorator_list else scope.name
-    elif scope.__class__ is gast.Lambda and parent.__class__ is gast.Assign and \
-            parent.value is scope and len(parent.targets) == 1 and \
-            parent.targets[0].__class__ is gast.Name:
-        name = parent.targets[0].id
-    else:
-        return None
-    for node in trees.nodes(scope.body):
-        if node.__class__ in _LASTING or (
-                isinstance(node, _SCOPES) and getattr(node, "lineno", None) != 0):
-            return None  # (a lineno 0 lambda is a generated thunk: it runs at once)
-    return name
-
-
-_LASTING = (gast.Yield, gast.YieldFrom, gast.Await)
 
 
 def body_first_keyword(node, state, also_read, targets=frozenset()):
