@@ -70,7 +70,7 @@ class Transformer(staging.Converter):
         loop_body = self.ctx.namer.new("loop_body")
         extra_test = self.ctx.namer.new("extra_test") if extra is not None else None
         parts = staging.assigned_parts(node, node.body, modified, self.ctx.namer,
-                                       self.findings)
+                                       self.findings, target)
         inplace = staging.inplace_keyword(node.body, state + [part.text for part in parts],
                                           self.inplace_changes, self.number_names)
         self.generic_visit(node)

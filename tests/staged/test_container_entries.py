@@ -232,3 +232,18 @@ def test_entries_of_a_dict_subclass_are_not_carried_and_refused():
     with pytest.raises(errors.StagingError, match=r"`params\['[ab]'\]` is changed inside "
                                                   r"the staged `for` loop at "):  # (either)
         ag.function(_ordered_dict_entries)(np.ones(2), np.int64(3))
+
+
+def _fill_by_key(params, grads):
+    new = {}
+    for name in params:  # a Python loop over the keys
+        new[name] = params[name] - grads[name]
+    return new
+
+
+def test_a_loop_keyed_by_its_own_target_carries_no_entries():
+    # (were the loop staged, its items could key no dict: it is a Python
+    # loop, and converting its entries would only cost the first call)
+    assert "'entries'" not in ag.to_code(_fill_by_key)
+    assert_same(_fill_by_key(PARAMS, GRADS), ag.function(_fill_by_key)(PARAMS, GRADS),
+                numpy_scalars=True)

@@ -377,7 +377,7 @@ class Part:
         return stmts
 
 
-def assigned_parts(origin, stmts, modified, namer, findings):
+def assigned_parts(origin, stmts, modified, namer, findings, targets=frozenset()):
     """The items and attributes `stmts` (of compound statement `origin`)
     assign, delete or update, as Parts: `name[key]` with a constant key or a
     variable the statement does not assign, `name[...]` (all of a dict's or
@@ -387,13 +387,24 @@ def assigned_parts(origin, stmts, modified, namer, findings):
     container is carried whole, as a variable).  Looks into the functions the
     converters generated for nested statements, not into the user's own
     functions, lambdas and classes.  `findings` is the pass's `Findings`,
-    which finds the candidates once per node for every enclosing statement."""
+    which finds the candidates once per node for every enclosing statement.
+
+    `targets`: a `for` loop's own target names.  A key that is one of them
+    (`for k in params: new[k] = ...`) needs no entries carried by that loop:
+    were the loop staged, its items would be staged values, which no dict
+    takes as keys and no list as indices (both refused by name) -- it is a
+    Python loop, whose state needs no carrying (an enclosing staged
+    statement carries the entries).  That spares the common loop filling
+    dicts key by key the conversion of their entries."""
     surely = definedness.surely_defined(origin)
     usable = surely - set(modified) - namer.generated - {"ag__"}
     found = {}
     for node in (target for stmt in reversed(stmts) for target in findings.part_targets(stmt)):
         base = node.value.id
         if base not in usable:
+            continue
+        if node.__class__ is gast.Subscript and node.slice.__class__ is gast.Name and \
+                node.slice.id in targets:
             continue
         if isinstance(node, gast.Attribute):
             text, kind, key = f"{base}.{node.attr}", "attr", node.attr
