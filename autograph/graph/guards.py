@@ -502,13 +502,14 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         implicit = known[0]
         if implied:
             implicit = implicit | implied
+        mro = type(obj).__mro__[:-1]  # (not `object`)
+        join_getters(mro, names.union(implicit) if implicit else names)
         wanted = names.union(implicit) if implicit else names
         attributes = _own_attributes(obj)
         if attributes is not None:
             for name in wanted.intersection(attributes):
                 found = watch(attributes, name, attributes[name], kind, prefix + name,
                               depth, implicit if name in implicit else None) or found
-        mro = type(obj).__mro__[:-1]  # (not `object`)
         for position, cls in enumerate(mro):
             for name in wanted.intersection(class_vars(cls)).difference(attributes or ()):
                 value = class_vars(cls)[name]
@@ -557,6 +558,23 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             holders = classes if attributes is None else [attributes, *classes]
             found = watch_absent(holders, present, kind, prefix, depth) or found
         return found
+
+    def join_getters(mro, wanted):
+        """The getters of the properties among `wanted` that classes of `mro`
+        hold join the functions the trace ran first, so that the names they
+        read are among `names` when the classes' attributes are looked at:
+        a getter's `self.scale`, `type(self).scale` of a class attribute of
+        the property's own class (else watched only on a class after it)."""
+        while True:
+            count = len(names)
+            for cls in mro:
+                for name in wanted.intersection(class_vars(cls)):
+                    value = class_vars(cls)[name]
+                    if type(value) is property and isinstance(value.fget, types.FunctionType):
+                        join(value.fget, names)
+            if len(names) == count:
+                return
+            wanted = wanted | names  # (a getter naming another property: its getter too)
 
     def watch_getter(getter, attributes, kind, prefix, depth):
         """A property's getter or `__getattr__` computed what the code read:
