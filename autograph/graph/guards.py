@@ -503,9 +503,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         if implied:
             implicit = implicit | implied
         mro = type(obj).__mro__[:-1]  # (not `object`)
-        join_getters(mro, names.union(implicit) if implicit else names)
-        wanted = names.union(implicit) if implicit else names
         attributes = _own_attributes(obj)
+        join_getters(mro, attributes, names.union(implicit) if implicit else names)
+        wanted = names.union(implicit) if implicit else names
         if attributes is not None:
             for name in wanted.intersection(attributes):
                 found = watch(attributes, name, attributes[name], kind, prefix + name,
@@ -559,12 +559,15 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
             found = watch_absent(holders, present, kind, prefix, depth) or found
         return found
 
-    def join_getters(mro, wanted):
+    def join_getters(mro, attributes, wanted):
         """The getters of the properties among `wanted` that classes of `mro`
-        hold join the functions the trace ran first, so that the names they
-        read are among `names` when the classes' attributes are looked at:
-        a getter's `self.scale`, `type(self).scale` of a class attribute of
-        the property's own class (else watched only on a class after it)."""
+        hold, and the class's `__getattr__` where a name is on neither the
+        object (`attributes`) nor its classes, join the functions the trace
+        ran first, so that the names they read are among `names` when the
+        classes' attributes are looked at: a getter's `self.scale`,
+        `type(self).scale` of a class attribute of its own class (else
+        watched only on a class after it in the MRO)."""
+        missing_getter = getter_of_missing(mro[0]) if attributes is not None and mro else None
         while True:
             count = len(names)
             for cls in mro:
@@ -572,6 +575,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                     value = class_vars(cls)[name]
                     if type(value) is property and isinstance(value.fget, types.FunctionType):
                         join(value.fget, names)
+            if missing_getter is not None and wanted.difference(attributes).difference(
+                    *(class_vars(cls) for cls in mro)):
+                join(missing_getter, names)
             if len(names) == count:
                 return
             wanted = wanted | names  # (a getter naming another property: its getter too)
@@ -761,13 +767,16 @@ _NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.MethodType,
 # Values `watch` neither watches nor walks into (exactly these types: `inside`
 # finds nothing in them, `_holds_attributes` is False), most of what a
 # function reads by name (np, np.sqrt, helper functions): skipped at once.
+# numpy's functions: a ufunc (np.tanh) and the dispatcher of the others (np.sum)
+_NUMPY_FUNCTIONS = (np.ufunc, type(np.sum))
 _NEVER_WATCHED = frozenset((types.ModuleType, types.FunctionType, types.MethodType,
-                            types.BuiltinFunctionType, functools.partial))
-# Of those, what a global or closure variable holds that the graph may have run
-# the code of (a helper function, `functools.partial`, a bound method):
-# watched by identity there, not walked, so that rebinding the name traces again
+                            types.BuiltinFunctionType, functools.partial, *_NUMPY_FUNCTIONS))
+# Of those, what a global, closure variable or attribute holds that the graph
+# may have run the code of (a helper function, `functools.partial`, a bound
+# method, a numpy function: `ACT = np.tanh`, `self.fn = np.sum`): watched by
+# identity there, not walked, so that rebinding the name traces again
 _CALLED_BY_NAME = frozenset((types.FunctionType, types.MethodType, types.BuiltinFunctionType,
-                             functools.partial))
+                             functools.partial, *_NUMPY_FUNCTIONS))
 # What a class holds as a method (its code runs when the instance's attribute is
 # called): watched by identity, with the instance's not gaining one of the name
 _METHODS = frozenset((types.FunctionType, staticmethod, classmethod, functools.partial))
