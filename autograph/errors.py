@@ -1233,6 +1233,18 @@ def argument_changed_message(path, how, function_name, defined_at):
         f"the caller rebind it), or call the function without ag.function.")
 
 
+def argument_attribute_changed_message(path, field, function_name, defined_at):
+    return (
+        f"`{path}.{field}` is set while the ag.function '{function_name}' ({defined_at}) "
+        f"traces, but `{path}`, a dataclass instance passed as an argument, reaches the "
+        f"trace as a copy (ag.function flattens it into its fields), and later calls run "
+        f"only the graph: the caller's `{path}` would not change as Python changes it "
+        f"(seen when the trace ended, so its line is not known). Make a new instance and "
+        f"return it instead (`{path} = dataclasses.replace({path}, {field}=...)`, then "
+        f"`return {path}` and let the caller rebind it), keep the state in an ag.Variable, "
+        f"or call the function without ag.function.")
+
+
 def in_place_passed_argument_message(name, argument, change, location, passed_by):
     """`name` may hold the caller's array `argument` because a staged `if` or
     loop passed it on; `change` (`name += ...`) would change it in place."""

@@ -1,0 +1,210 @@
+"""User classes and objects in staged code, written the way models are: layer
+classes with `__call__` and properties, dataclass configs, class attributes
+used as constants.  Each program runs as plain Python and under ag.function,
+called several times with the objects changed between calls: staged mode
+gives Python's result at every call."""
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph.errors import ArgumentChangeError
+
+
+def _same_every_call(fn, x, changes):
+    """Runs `fn(x)` plain and staged, then after each of `changes` (a
+    function changing the objects `fn` reads), and checks they agree."""
+    staged = ag.function(fn)
+    for change in (lambda: None, *changes):
+        change()
+        expected, actual = fn(x), staged(x)
+        assert type(actual) is type(expected) and actual.dtype == expected.dtype
+        np.testing.assert_array_equal(actual, expected)
+
+
+# --- a property computing from a class attribute of its own class ----------------
+# (the getter's `self.scale` names the class attribute; it was watched only
+# when a class after the property's in the MRO held it)
+
+class Scaled:
+    scale = 2.0
+
+    def __init__(self, v):
+        self._v = v
+
+    @property
+    def through_self(self):
+        return self._v * self.scale
+
+    @property
+    def through_type(self):
+        return self._v * type(self).scale
+
+    @property
+    def through_other_property(self):
+        return self.through_self + 1.0
+
+
+SCALED = Scaled(np.ones(2))
+X = np.array([0.1, -0.2])
+
+
+def _set_scale(value):
+    def change():
+        Scaled.scale = value
+    return change
+
+
+def property_through_self(x):
+    return x + SCALED.through_self
+
+
+def property_through_type(x):
+    return x + SCALED.through_type
+
+
+def property_through_other_property(x):
+    return x + SCALED.through_other_property
+
+
+def test_a_property_reading_a_class_attribute_follows_its_changes():
+    for fn in (property_through_self, property_through_type, property_through_other_property):
+        try:
+            _same_every_call(fn, X, [_set_scale(3.0), _set_scale(-1.5)])
+        finally:
+            Scaled.scale = 2.0
+
+
+# --- `__getattr__` computing from a class attribute -------------------------------
+
+class Lookup:
+    scale = 2.0
+
+    def __init__(self):
+        self._table = {"w": np.ones(2)}
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._table[name] * self.scale
+
+
+LOOKUP = Lookup()
+
+
+def getattr_through_class_attribute(x):
+    return x + LOOKUP.w
+
+
+def test_getattr_reading_a_class_attribute_follows_its_changes():
+    def change():
+        Lookup.scale = 5.0
+    try:
+        _same_every_call(getattr_through_class_attribute, X, [change])
+    finally:
+        Lookup.scale = 2.0
+
+
+# --- a numpy function held by an object or a global, replaced between calls --------
+
+class Activation:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, x):
+        return self.fn(x)
+
+
+ACTIVATIONS = [Activation(np.tanh), Activation(np.sin)]
+REDUCE = np.sum
+
+
+def activations_in_a_loop(x):
+    for act in ACTIVATIONS:
+        x = act(x)
+    return x
+
+
+def reduce_by_global(x):
+    return REDUCE(x) + np.cumsum(x)
+
+
+def test_a_numpy_function_held_by_an_attribute_is_watched():
+    def to_cos():
+        ACTIVATIONS[0].fn = np.cos
+
+    def to_cumprod():
+        ACTIVATIONS[1].fn = np.cumprod
+    try:
+        _same_every_call(activations_in_a_loop, X, [to_cos, to_cumprod])
+    finally:
+        ACTIVATIONS[0].fn, ACTIVATIONS[1].fn = np.tanh, np.sin
+
+
+def test_a_numpy_function_held_by_a_global_is_watched():
+    global REDUCE
+
+    def to_prod():
+        global REDUCE
+        REDUCE = np.prod
+
+    def to_max():
+        global REDUCE
+        REDUCE = np.maximum.reduce
+    try:
+        _same_every_call(reduce_by_global, X, [to_prod, to_max])
+    finally:
+        REDUCE = np.sum
+
+
+# --- a dataclass argument whose field the function sets -----------------------------
+# (the trace gets a fresh instance around its fields: the caller's never
+# changed, and later calls ran the graph with the first call's value)
+
+@dataclasses.dataclass
+class Config:
+    k: float
+    items: list = dataclasses.field(default_factory=list)
+
+
+def doubles_its_config(x, cfg):
+    cfg.k = cfg.k * 2
+    return x * cfg.k
+
+
+def appends_to_a_config_list(x, cfg):
+    cfg.items.append(1.0)
+    return x * len(cfg.items)
+
+
+def test_setting_a_field_of_a_dataclass_argument_is_refused():
+    cfg = Config(1.0)
+    with pytest.raises(ArgumentChangeError, match=re.escape(
+            "`cfg.k` is set while the ag.function 'doubles_its_config' (")) as caught:
+        ag.function(doubles_its_config)(X, cfg)
+    assert "(`cfg = dataclasses.replace(cfg, k=...)`, then `return cfg`" in str(caught.value)
+    assert cfg == Config(1.0)  # (refused: the caller's instance as it was)
+
+
+def test_a_list_inside_a_dataclass_argument_is_watched_like_a_list_argument():
+    cfg = Config(1.0, [])
+    with pytest.raises(ArgumentChangeError, match=re.escape(
+            "`cfg.items`, a Python container passed as an argument to the ag.function "
+            "'appends_to_a_config_list'")):
+        ag.function(appends_to_a_config_list)(X, cfg)
+    assert cfg.items == []
+
+
+def reads_its_config(x, cfg):
+    cfg.k = cfg.k  # (the same value: no change)
+    return x * cfg.k
+
+
+def test_a_dataclass_argument_left_as_it_was_is_not_refused():
+    staged = ag.function(reads_its_config)
+    for k in (1.0, 2.5, 2.5):
+        expected = reads_its_config(X, Config(k))
+        np.testing.assert_array_equal(staged(X, Config(k)), expected)
