@@ -22,6 +22,7 @@ from autograph.graph import slots
 from autograph.graph.guards import (
     LeakedTensors, advanced_iterator, as_found_before, baked_random_draw, compared_arrays, guards_hold,
     guards_of, raise_leaked, random_states, stale, watch_lines)
+from autograph.graph.guards import _own_attributes, _user_class
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.ops.shaping import StagedShape
@@ -59,7 +60,37 @@ def _flatten_output(value, graph, outputs):
     parts = slots.take_apart(value)  # a dataclass, ...
     if parts is not None:
         return slots.Rebuilt(parts[0], [_flatten_output(v, graph, outputs) for v in parts[1]])
+    attributes = _attributes_of(value)
+    if attributes is not None and _holds_tensor(attributes):
+        # (`return Out(y, loss)`: a new object per call around the call's values)
+        return slots.Copied(type(value), _flatten_output(attributes, graph, outputs))
     return value
+
+
+def _attributes_of(value):
+    """The `__dict__` of an object of a user's class, or None."""
+    if isinstance(value, type) or not _user_class(type(value)):
+        return None
+    return _own_attributes(value)
+
+
+def _holds_tensor(value, depth=0):
+    """Does `value` hold a graph tensor, in its items or (an object of a
+    user's class) its attributes, up to 8 levels down?"""
+    if isinstance(value, (Tensor, TensorList)):
+        return True
+    if depth > 8:
+        return False
+    if isinstance(value, dict):
+        items = value.values()
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        attributes = _attributes_of(value)
+        if attributes is None:
+            return False
+        items = attributes.values()
+    return any(_holds_tensor(item, depth + 1) for item in items)
 
 
 def _builder(template):
@@ -83,6 +114,8 @@ def _builder(template):
             return type(value)((k, build(v, outs)) for k, v in value.items())
         if isinstance(value, slots.Rebuilt):
             return value.build([build(v, outs) for v in value.parts])
+        if isinstance(value, slots.Copied):
+            return value.build(build(value.attributes, outs))
         return value
 
     return lambda outs: build(template, outs)

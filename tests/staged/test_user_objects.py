@@ -208,3 +208,39 @@ def test_a_dataclass_argument_left_as_it_was_is_not_refused():
     for k in (1.0, 2.5, 2.5):
         expected = reads_its_config(X, Config(k))
         np.testing.assert_array_equal(staged(X, Config(k)), expected)
+
+
+# --- an object the function makes and returns, holding computed arrays --------------
+# (it was returned as made while tracing, its attributes graph tensors)
+
+class Output:
+    def __init__(self, y, aux):
+        self.y = y
+        self.aux = aux
+
+
+class Inner:
+    def __init__(self, loss):
+        self.loss = loss
+
+
+def returns_an_object(x):
+    out = Output(x * 2, {"inner": Inner(np.sum(x)), "n": 3})
+    if x.sum() > 0:
+        out.y = out.y + 1
+    return out
+
+
+def test_an_object_made_and_returned_holds_each_calls_values():
+    staged = ag.function(returns_an_object)
+    results = []
+    for x in (X, -X, X * 3):
+        expected, actual = returns_an_object(x), staged(x)
+        assert type(actual) is Output and type(actual.aux["inner"]) is Inner
+        for e, a in ((expected.y, actual.y),
+                     (expected.aux["inner"].loss, actual.aux["inner"].loss)):
+            assert type(a) is type(e) and a.dtype == e.dtype
+            np.testing.assert_array_equal(a, e)
+        assert actual.aux["n"] == expected.aux["n"]
+        results.append(actual)
+    assert len({id(r) for r in results}) == 3  # (a new object per call, as Python's)
