@@ -563,10 +563,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
         """The getters of the properties among `wanted` that classes of `mro`
         hold, and the class's `__getattr__` where a name is on neither the
         object (`attributes`) nor its classes, join the functions the trace
-        ran first, so that the names they read are among `names` when the
-        classes' attributes are looked at: a getter's `self.scale`,
-        `type(self).scale` of a class attribute of its own class (else
-        watched only on a class after it in the MRO)."""
+        ran first (a getter with the methods it calls, `self.norm()`), so
+        that the names they read are among `names` when the classes'
+        attributes are looked at: a getter's `self.scale`, `type(self).scale`
+        of a class attribute of its own class (else watched only on a class
+        after it in the MRO)."""
         missing_getter = getter_of_missing(mro[0]) if attributes is not None and mro else None
         while True:
             count = len(names)
@@ -574,7 +575,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None):
                 for name in wanted.intersection(class_vars(cls)):
                     value = class_vars(cls)[name]
                     if type(value) is property and isinstance(value.fget, types.FunctionType):
-                        join(value.fget, names)
+                        # (with the methods it calls: `return self.norm()`)
+                        for function in _methods_reads([value.fget], mro)[1]:
+                            join(function, names)
             if missing_getter is not None and wanted.difference(attributes).difference(
                     *(class_vars(cls) for cls in mro)):
                 join(missing_getter, names)
@@ -819,6 +822,12 @@ def _implicit_reads(cls):
             for name in _IMPLICIT_DUNDERS.intersection(vars(klass))]
     if not todo:
         return frozenset(), ()
+    return _methods_reads(todo, mro)
+
+
+def _methods_reads(todo, mro):
+    """(the names the code of the functions `todo` reads, and of the methods
+    of the classes `mro` that code calls, `self.helper()`; those functions)."""
     found, done, functions = set(), set(), []
     while todo and len(done) < _IMPLICIT_CODES:
         function = todo.pop()

@@ -78,6 +78,35 @@ def test_a_property_reading_a_class_attribute_follows_its_changes():
             Scaled.scale = 2.0
 
 
+class Normalized:
+    def __init__(self):
+        self.raw = np.ones(2)
+        self.k = 1.0
+
+    def norm(self):
+        return self.raw / np.linalg.norm(self.raw) * self.k
+
+    @property
+    def w(self):
+        return self.norm()
+
+
+NORMALIZED = Normalized()
+
+
+def property_calling_a_method(x):
+    return x * NORMALIZED.w
+
+
+def test_a_property_calling_a_method_of_its_object_follows_what_it_reads():
+    def set_k():
+        NORMALIZED.k = 5.0
+
+    def set_raw():
+        NORMALIZED.raw = np.array([3.0, 4.0])
+    _same_every_call(property_calling_a_method, X, [set_k, set_raw])
+
+
 # --- `__getattr__` computing from a class attribute -------------------------------
 
 class Lookup:
