@@ -29,7 +29,6 @@ module), and `other_holders` names "the caller's" argument as a holder.
 """
 
 import collections
-import dataclasses
 import dis
 import functools
 import itertools
@@ -38,7 +37,7 @@ import threading
 import types
 
 from autograph import errors
-from autograph.runtime import registry
+from autograph.runtime import registry, structure
 from autograph.runtime.scope import scope_in
 from autograph.runtime.tracebacks import generated_names, generated_owner
 
@@ -505,11 +504,13 @@ def _fields(value):
     flattens it), or None for another value."""
     if not hasattr(type(value), "__dataclass_fields__") or isinstance(value, type):
         return None
-    return tuple((field.name, getattr(value, field.name, _ABSENT))
-                 for field in dataclasses.fields(value))
+    try:
+        return tuple(structure.dataclass_children(value))
+    except AttributeError:  # (a field deleted from the instance)
+        return ()
 
 
-_ABSENT = object()  # (a field deleted from the instance)
+_ABSENT = object()  # (an attribute the instance did not have before)
 
 
 def _snapshot(container):
@@ -531,8 +532,9 @@ def _changed(watched):
         now = _snapshot(container)
         if _differs(now, before, type(container)):
             if hasattr(type(container), "__dataclass_fields__"):
-                first = first or (path, next(name for (name, v), (_, w) in zip(now, before)
-                                             if v is not w))
+                kept = dict(before)
+                first = first or (path, next(name for name, v in now
+                                             if kept.get(name, _ABSENT) is not v))
                 for name, value in before:
                     object.__setattr__(container, name, value)  # (frozen ones too)
                 continue

@@ -273,3 +273,37 @@ def test_an_object_made_and_returned_holds_each_calls_values():
         assert actual.aux["n"] == expected.aux["n"]
         results.append(actual)
     assert len({id(r) for r in results}) == 3  # (a new object per call, as Python's)
+
+
+# --- a dataclass argument with attributes beyond its fields --------------------------
+# (the instance the trace got was rebuilt from its fields only: AttributeError)
+
+@dataclasses.dataclass
+class Derived:
+    k: float
+
+    def __post_init__(self):
+        self.k2 = self.k * 2
+
+
+def reads_a_derived_attribute(x, cfg):
+    return x * cfg.k2 + cfg.extra
+
+
+def test_a_dataclass_argument_keeps_its_other_attributes():
+    staged = ag.function(reads_a_derived_attribute)
+    for k, extra in ((1.0, np.ones(2)), (2.0, np.ones(2)), (2.0, np.zeros(2))):
+        cfg = Derived(k)
+        cfg.extra = extra
+        np.testing.assert_array_equal(staged(X, cfg), reads_a_derived_attribute(X, cfg))
+
+
+def sets_a_new_attribute(x, cfg):
+    cfg.seen = True
+    return x
+
+
+def test_setting_a_new_attribute_of_a_dataclass_argument_is_refused():
+    with pytest.raises(ArgumentChangeError, match=re.escape(
+            "`cfg.seen` is set while the ag.function 'sets_a_new_attribute' (")):
+        ag.function(sets_a_new_attribute)(X, Derived(1.0))
