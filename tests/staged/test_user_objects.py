@@ -307,3 +307,58 @@ def test_setting_a_new_attribute_of_a_dataclass_argument_is_refused():
     with pytest.raises(ArgumentChangeError, match=re.escape(
             "`cfg.seen` is set while the ag.function 'sets_a_new_attribute' (")):
         ag.function(sets_a_new_attribute)(X, Derived(1.0))
+
+
+# --- zero-argument super() in a staged branch or loop ---------------------------------
+# (control flow moved it into a generated function, whose first argument is
+# not `self`: TypeError, or "super(): no arguments" in an ag.function method)
+
+class Doubling:
+    def __init__(self):
+        self.k = 2.0
+
+    def __call__(self, x):
+        return x * self.k
+
+    def shift(self, x, i):
+        return x + i
+
+
+class DoublingInBranches(Doubling):
+    def __call__(self, x):
+        for i in range(3):
+            if x.sum() > 0:
+                x = super().__call__(x)
+            else:
+                x = super().shift(x, i)
+        return x
+
+
+class DoublingInWhile(Doubling):
+    def __call__(self, x, n):
+        i = 0
+        while i < n:
+            x = super().__call__(x) - 1
+            i += 1
+        return x
+
+
+class StagedMethod(Doubling):
+    @ag.function
+    def __call__(self, x):
+        if x.sum() > 0:
+            return super().__call__(x)
+        return -x
+
+
+def test_zero_argument_super_in_staged_control_flow():
+    in_branches, in_while = DoublingInBranches(), DoublingInWhile()
+    staged = ag.function(lambda x: in_branches(x))
+    for x in (X, -X, X * 10):
+        np.testing.assert_array_equal(staged(x), in_branches(x))
+    staged = ag.function(lambda x, n: in_while(x, n))
+    for n in (2, 0):
+        np.testing.assert_array_equal(staged(X, np.int64(n)), in_while(X, n))
+    method = StagedMethod()
+    for x in (X, -X):
+        np.testing.assert_array_equal(method(x), StagedMethod.__call__.python_function(method, x))
