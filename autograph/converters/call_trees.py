@@ -29,6 +29,8 @@ move into the functions it generates;
 `sys._getframe`, `inspect.currentframe`, `inspect.stack` are left as well).
 """
 
+import sys
+
 import gast
 
 from autograph import naming, templates
@@ -73,6 +75,18 @@ class Transformer(base.Converter):
         node.body = self.visit(node.body)
         self.depth -= 2
         return node
+
+    def _own_scope(self, node):
+        """A comprehension: a function of its own before Python 3.12 (PEP
+        709), so a `super()` in it is its own there (a generator expression
+        is one in every version)."""
+        nested = isinstance(node, gast.GeneratorExp) or sys.version_info < (3, 12)
+        self.depth += 2 if nested else 0
+        self.generic_visit(node)
+        self.depth -= 2 if nested else 0
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _own_scope
 
     def _statements(self, stmts):
         out = []

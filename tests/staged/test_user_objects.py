@@ -362,3 +362,20 @@ def test_zero_argument_super_in_staged_control_flow():
     method = StagedMethod()
     for x in (X, -X):
         np.testing.assert_array_equal(method(x), StagedMethod.__call__.python_function(method, x))
+
+
+class SuperInComprehension(Doubling):
+    def __call__(self, x):
+        return [super().__call__(x) * i for i in range(3)][-1]
+
+
+def test_super_in_a_comprehension_is_the_comprehensions_own():
+    # (a function of its own before Python 3.12: Python's TypeError there)
+    obj = SuperInComprehension()
+    try:
+        expected = obj(X)
+    except TypeError as e:
+        with pytest.raises(TypeError, match=re.escape(str(e))):
+            ag.function(lambda x: obj(x))(X)
+    else:
+        np.testing.assert_array_equal(ag.function(lambda x: obj(x))(X), expected)
