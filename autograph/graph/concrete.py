@@ -12,6 +12,7 @@ import copy
 import gc
 import operator
 import random
+import types
 
 import numpy as np
 
@@ -68,10 +69,22 @@ def _flatten_output(value, graph, outputs):
 
 
 def _attributes_of(value):
-    """The `__dict__` of an object of a user's class, or None."""
+    """The attributes of an object of a user's class (its `__dict__`, or what
+    its `__slots__` slots hold), or None."""
     if isinstance(value, type) or not _user_class(type(value)):
         return None
-    return _own_attributes(value)
+    attributes = _own_attributes(value)
+    if attributes is not None:
+        return attributes
+    found = {}
+    for cls in type(value).__mro__[:-1]:
+        for name, descriptor in vars(cls).items():
+            if type(descriptor) is types.MemberDescriptorType and name not in found:
+                try:
+                    found[name] = descriptor.__get__(value, cls)
+                except AttributeError:  # (an empty slot)
+                    pass
+    return found or None
 
 
 def _holds_tensor(value, depth=0):

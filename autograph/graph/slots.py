@@ -64,7 +64,8 @@ class Rebuilt:
 
 class Copied:
     """A user object the trace made and returned with graph tensors among its
-    attributes: its class and the template of its `__dict__`.  Each call
+    attributes: its class and the template of its attributes (`__dict__`,
+    `__slots__` slots).  Each call
     returns a new instance around that call's values, as each Python call
     makes one (the object itself would hold the trace's tensors)."""
     __slots__ = ("cls", "attributes")
@@ -74,7 +75,8 @@ class Copied:
 
     def build(self, attributes):
         instance = self.cls.__new__(self.cls)
-        instance.__dict__.update(attributes)
+        for name, value in attributes.items():  # (its `__dict__` or `__slots__` slots)
+            object.__setattr__(instance, name, value)
         return instance
 
 

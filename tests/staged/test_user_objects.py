@@ -309,6 +309,26 @@ def test_setting_a_new_attribute_of_a_dataclass_argument_is_refused():
         ag.function(sets_a_new_attribute)(X, Derived(1.0))
 
 
+class SlottedOutput:
+    __slots__ = ("y", "unset")
+
+    def __init__(self, y):
+        self.y = y
+
+
+def returns_a_slotted_object(x):
+    return SlottedOutput(x * 2)
+
+
+def test_an_object_with_slots_made_and_returned_holds_each_calls_values():
+    staged = ag.function(returns_a_slotted_object)
+    for x in (X, X * 3):
+        actual, expected = staged(x), returns_a_slotted_object(x)
+        assert type(actual) is SlottedOutput and not hasattr(actual, "unset")
+        assert type(actual.y) is np.ndarray
+        np.testing.assert_array_equal(actual.y, expected.y)
+
+
 # --- zero-argument super() in a staged branch or loop ---------------------------------
 # (control flow moved it into a generated function, whose first argument is
 # not `self`: TypeError, or "super(): no arguments" in an ag.function method)
