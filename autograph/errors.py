@@ -1297,6 +1297,15 @@ def in_place_numpy_in_region_message(name, location):
         "the `if`/loop carries; state kept across calls goes in an ag.Variable.")
 
 
+def returned_cycle_message(class_name, function_name, location):
+    return (
+        f"the ag.function '{function_name}' (called at {location}) returned an object of class {class_name} that "
+        f"holds computed arrays and refers back to itself through its attributes: each "
+        f"call returns a new {class_name} around that call's values, and a cycle of "
+        f"objects cannot be rebuilt that way. Return the values without the back "
+        f"reference (in the object, or in a tuple, dict or dataclass).")
+
+
 # --- what a trace left behind (graph/guards.py: LeakedTensors, baked_random_draw) ------
 
 

@@ -12,6 +12,7 @@ import copy
 import gc
 import operator
 import random
+import threading
 import types
 
 import numpy as np
@@ -64,8 +65,19 @@ def _flatten_output(value, graph, outputs):
     attributes = _attributes_of(value)
     if attributes is not None and _holds_tensor(attributes):
         # (`return Out(y, loss)`: a new object per call around the call's values)
-        return slots.Copied(type(value), _flatten_output(attributes, graph, outputs))
+        copying = _copying.__dict__.setdefault("ids", set())
+        if id(value) in copying:
+            raise errors.GraphError(errors.returned_cycle_message(
+                type(value).__qualname__, graph.name, errors.where_user()))
+        copying.add(id(value))
+        try:
+            return slots.Copied(type(value), _flatten_output(attributes, graph, outputs))
+        finally:
+            copying.discard(id(value))
     return value
+
+
+_copying = threading.local()  # (ids of the objects _flatten_output is copying)
 
 
 def _attributes_of(value):

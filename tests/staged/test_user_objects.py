@@ -399,3 +399,21 @@ def test_super_in_a_comprehension_is_the_comprehensions_own():
             ag.function(lambda x: obj(x))(X)
     else:
         np.testing.assert_array_equal(ag.function(lambda x: obj(x))(X), expected)
+
+
+class SelfReferring:
+    def __init__(self, y):
+        self.y = y
+        self.me = self
+
+
+def returns_a_cycle(x):
+    return SelfReferring(x * 2)
+
+
+def test_a_returned_object_referring_to_itself_is_refused():
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            "the ag.function 'returns_a_cycle' (called at ") + ".*" + re.escape(
+            "returned an object of class SelfReferring that holds computed arrays and "
+            "refers back to itself")):
+        ag.function(returns_a_cycle)(X)
