@@ -503,12 +503,19 @@ def branch_kind_message(name, location, true_side, false_side):
         f"branch: {false_side}). Give it a tensor (or a number) in both branches.")
 
 
-def branch_python_value_message(name, location, true_side, false_side):
+def branch_python_value_message(name, location, true_side, false_side, objects=False):
     return (
         f"variable '{name}' gets a different Python value in the two branches of "
         f"the staged `if` at {location} (true branch: {true_side}; false branch: "
         f"{false_side}). A staged `if` can only choose between tensors or numbers; "
-        "compute the Python value outside the if.")
+        + (_OBJECTS_FIX if objects else "compute the Python value outside the if."))
+
+
+# (two objects of one user class where staged control flow needs one value)
+_OBJECTS_FIX = (
+    "for an object made on each path, make it a dataclass or namedtuple (staged "
+    "control flow carries their fields), or make one object and assign its "
+    "attributes on each path.")
 
 
 def partial_return_message(location, true_side, false_side):
@@ -563,12 +570,12 @@ def loop_kind_message(name, location, loop, before, after):
         "before the loop and in the body.")
 
 
-def loop_python_value_message(name, location, loop, before, after):
+def loop_python_value_message(name, location, loop, before, after, objects=False):
     return (
         f"variable '{name}' holds a Python value that the staged `{loop}` loop at "
         f"{location} changes (before the iteration: {before}; after it: {after}). "
         "A staged loop can only carry tensors, numbers and lists built with "
-        "append; compute the Python value outside the loop.")
+        "append; " + (_OBJECTS_FIX if objects else "compute the Python value outside the loop."))
 
 
 def loop_python_value_becomes_tensor_message(name, location, loop, before, after):
