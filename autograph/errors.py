@@ -503,12 +503,19 @@ def branch_kind_message(name, location, true_side, false_side):
         f"branch: {false_side}). Give it a tensor (or a number) in both branches.")
 
 
-def branch_python_value_message(name, location, true_side, false_side):
+def branch_python_value_message(name, location, true_side, false_side, objects=False):
     return (
         f"variable '{name}' gets a different Python value in the two branches of "
         f"the staged `if` at {location} (true branch: {true_side}; false branch: "
         f"{false_side}). A staged `if` can only choose between tensors or numbers; "
-        "compute the Python value outside the if.")
+        + (_OBJECTS_FIX if objects else "compute the Python value outside the if."))
+
+
+# (two objects of one user class where staged control flow needs one value)
+_OBJECTS_FIX = (
+    "for an object made on each path, make it a dataclass or namedtuple (staged "
+    "control flow carries their fields), or make one object and assign its "
+    "attributes on each path.")
 
 
 def partial_return_message(location, true_side, false_side):
@@ -563,12 +570,12 @@ def loop_kind_message(name, location, loop, before, after):
         "before the loop and in the body.")
 
 
-def loop_python_value_message(name, location, loop, before, after):
+def loop_python_value_message(name, location, loop, before, after, objects=False):
     return (
         f"variable '{name}' holds a Python value that the staged `{loop}` loop at "
         f"{location} changes (before the iteration: {before}; after it: {after}). "
         "A staged loop can only carry tensors, numbers and lists built with "
-        "append; compute the Python value outside the loop.")
+        "append; " + (_OBJECTS_FIX if objects else "compute the Python value outside the loop."))
 
 
 def loop_python_value_becomes_tensor_message(name, location, loop, before, after):
@@ -1233,6 +1240,18 @@ def argument_changed_message(path, how, function_name, defined_at):
         f"the caller rebind it), or call the function without ag.function.")
 
 
+def argument_attribute_changed_message(path, field, function_name, defined_at):
+    return (
+        f"`{path}.{field}` is set while the ag.function '{function_name}' ({defined_at}) "
+        f"traces, but `{path}`, a dataclass instance passed as an argument, reaches the "
+        f"trace as a copy (ag.function flattens it into its fields), and later calls run "
+        f"only the graph: the caller's `{path}` would not change as Python changes it "
+        f"(seen when the trace ended, so its line is not known). Make a new instance and "
+        f"return it instead (`{path} = dataclasses.replace({path}, {field}=...)`, then "
+        f"`return {path}` and let the caller rebind it), keep the state in an ag.Variable, "
+        f"or call the function without ag.function.")
+
+
 def in_place_passed_argument_message(name, argument, change, location, passed_by):
     """`name` may hold the caller's array `argument` because a staged `if` or
     loop passed it on; `change` (`name += ...`) would change it in place."""
@@ -1283,6 +1302,15 @@ def in_place_numpy_in_region_message(name, location):
         "Write a new array and rebind the variable (`b = b + 1` for `b += 1`, "
         "np.where/np.concatenate for item assignment), assigning it to the variable "
         "the `if`/loop carries; state kept across calls goes in an ag.Variable.")
+
+
+def returned_cycle_message(class_name, function_name, location):
+    return (
+        f"the ag.function '{function_name}' (called at {location}) returned an object of class {class_name} that "
+        f"holds computed arrays and refers back to itself through its attributes: each "
+        f"call returns a new {class_name} around that call's values, and a cycle of "
+        f"objects cannot be rebuilt that way. Return the values without the back "
+        f"reference (in the object, or in a tuple, dict or dataclass).")
 
 
 # --- what a trace left behind (graph/guards.py: LeakedTensors, baked_random_draw) ------

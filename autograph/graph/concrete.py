@@ -12,6 +12,8 @@ import copy
 import gc
 import operator
 import random
+import threading
+import types
 
 import numpy as np
 
@@ -22,6 +24,7 @@ from autograph.graph import slots
 from autograph.graph.guards import (
     LeakedTensors, advanced_iterator, as_found_before, baked_random_draw, compared_arrays, guards_hold,
     guards_of, raise_leaked, random_states, stale, watch_lines)
+from autograph.graph.guards import _own_attributes, _user_class
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.ops.shaping import StagedShape
@@ -59,7 +62,60 @@ def _flatten_output(value, graph, outputs):
     parts = slots.take_apart(value)  # a dataclass, ...
     if parts is not None:
         return slots.Rebuilt(parts[0], [_flatten_output(v, graph, outputs) for v in parts[1]])
+    attributes = _attributes_of(value)
+    if attributes is not None and _holds_tensor(attributes):
+        # (`return Out(y, loss)`: a new object per call around the call's values)
+        copying = _copying.__dict__.setdefault("ids", set())
+        if id(value) in copying:
+            raise errors.GraphError(errors.returned_cycle_message(
+                type(value).__qualname__, graph.name, errors.where_user()))
+        copying.add(id(value))
+        try:
+            return slots.Copied(type(value), _flatten_output(attributes, graph, outputs))
+        finally:
+            copying.discard(id(value))
     return value
+
+
+_copying = threading.local()  # (ids of the objects _flatten_output is copying)
+
+
+def _attributes_of(value):
+    """The attributes of an object of a user's class (its `__dict__`, or what
+    its `__slots__` slots hold), or None."""
+    if isinstance(value, type) or not _user_class(type(value)):
+        return None
+    attributes = _own_attributes(value)
+    if attributes is not None:
+        return attributes
+    found = {}
+    for cls in type(value).__mro__[:-1]:
+        for name, descriptor in vars(cls).items():
+            if type(descriptor) is types.MemberDescriptorType and name not in found:
+                try:
+                    found[name] = descriptor.__get__(value, cls)
+                except AttributeError:  # (an empty slot)
+                    pass
+    return found or None
+
+
+def _holds_tensor(value, depth=0):
+    """Does `value` hold a graph tensor, in its items or (an object of a
+    user's class) its attributes, up to 8 levels down?"""
+    if isinstance(value, (Tensor, TensorList)):
+        return True
+    if depth > 8:
+        return False
+    if isinstance(value, dict):
+        items = value.values()
+    elif isinstance(value, (list, tuple)):
+        items = value
+    else:
+        attributes = _attributes_of(value)
+        if attributes is None:
+            return False
+        items = attributes.values()
+    return any(_holds_tensor(item, depth + 1) for item in items)
 
 
 def _builder(template):
@@ -83,6 +139,8 @@ def _builder(template):
             return type(value)((k, build(v, outs)) for k, v in value.items())
         if isinstance(value, slots.Rebuilt):
             return value.build([build(v, outs) for v in value.parts])
+        if isinstance(value, slots.Copied):
+            return value.build(build(value.attributes, outs))
         return value
 
     return lambda outs: build(template, outs)

@@ -520,13 +520,14 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         implicit = known[0]
         if implied:
             implicit = implicit | implied
-        wanted = names.union(implicit) if implicit else names
+        mro = type(obj).__mro__[:-1]  # (not `object`)
         attributes = _own_attributes(obj)
+        join_getters(mro, attributes, names.union(implicit) if implicit else names)
+        wanted = names.union(implicit) if implicit else names
         if attributes is not None:
             for name in wanted.intersection(attributes):
                 found = watch(attributes, name, attributes[name], kind, prefix + name,
                               depth, implicit if name in implicit else None) or found
-        mro = type(obj).__mro__[:-1]  # (not `object`)
         for position, cls in enumerate(mro):
             for name in wanted.intersection(class_vars(cls)).difference(attributes or ()):
                 value = class_vars(cls)[name]
@@ -575,6 +576,32 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
             holders = classes if attributes is None else [attributes, *classes]
             found = watch_absent(holders, present, kind, prefix, depth) or found
         return found
+
+    def join_getters(mro, attributes, wanted):
+        """The getters of the properties among `wanted` that classes of `mro`
+        hold, and the class's `__getattr__` where a name is on neither the
+        object (`attributes`) nor its classes, join the functions the trace
+        ran first (a getter with the methods it calls, `self.norm()`), so
+        that the names they read are among `names` when the classes'
+        attributes are looked at: a getter's `self.scale`, `type(self).scale`
+        of a class attribute of its own class (else watched only on a class
+        after it in the MRO)."""
+        missing_getter = getter_of_missing(mro[0]) if attributes is not None and mro else None
+        while True:
+            count = len(names)
+            for cls in mro:
+                for name in wanted.intersection(class_vars(cls)):
+                    value = class_vars(cls)[name]
+                    if type(value) is property and isinstance(value.fget, types.FunctionType):
+                        # (with the methods it calls: `return self.norm()`)
+                        for function in _methods_reads([value.fget], mro)[1]:
+                            join(function, names)
+            if missing_getter is not None and wanted.difference(attributes).difference(
+                    *(class_vars(cls) for cls in mro)):
+                join(missing_getter, names)
+            if len(names) == count:
+                return
+            wanted = wanted | names  # (a getter naming another property: its getter too)
 
     def watch_getter(getter, attributes, kind, prefix, depth):
         """A property's getter or `__getattr__` computed what the code read:
@@ -787,13 +814,16 @@ _NOT_WALKED = (type, types.ModuleType, types.FunctionType, types.MethodType,
 # Values `watch` neither watches nor walks into (exactly these types: `inside`
 # finds nothing in them, `_holds_attributes` is False), most of what a
 # function reads by name (np, np.sqrt, helper functions): skipped at once.
+# numpy's functions: a ufunc (np.tanh) and the dispatcher of the others (np.sum)
+_NUMPY_FUNCTIONS = (np.ufunc, type(np.sum))
 _NEVER_WATCHED = frozenset((types.ModuleType, types.FunctionType, types.MethodType,
-                            types.BuiltinFunctionType, functools.partial))
-# Of those, what a global or closure variable holds that the graph may have run
-# the code of (a helper function, `functools.partial`, a bound method):
-# watched by identity there, not walked, so that rebinding the name traces again
+                            types.BuiltinFunctionType, functools.partial, *_NUMPY_FUNCTIONS))
+# Of those, what a global, closure variable or attribute holds that the graph
+# may have run the code of (a helper function, `functools.partial`, a bound
+# method, a numpy function: `ACT = np.tanh`, `self.fn = np.sum`): watched by
+# identity there, not walked, so that rebinding the name traces again
 _CALLED_BY_NAME = frozenset((types.FunctionType, types.MethodType, types.BuiltinFunctionType,
-                             functools.partial))
+                             functools.partial, *_NUMPY_FUNCTIONS))
 # What a class holds as a method (its code runs when the instance's attribute is
 # called): watched by identity, with the instance's not gaining one of the name
 _METHODS = frozenset((types.FunctionType, staticmethod, classmethod, functools.partial))
@@ -836,6 +866,12 @@ def _implicit_reads(cls):
             for name in _IMPLICIT_DUNDERS.intersection(vars(klass))]
     if not todo:
         return frozenset(), ()
+    return _methods_reads(todo, mro)
+
+
+def _methods_reads(todo, mro):
+    """(the names the code of the functions `todo` reads, and of the methods
+    of the classes `mro` that code calls, `self.helper()`; those functions)."""
     found, done, functions = set(), set(), []
     while todo and len(done) < _IMPLICIT_CODES:
         function = todo.pop()

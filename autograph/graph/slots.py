@@ -62,6 +62,24 @@ class Rebuilt:
         return structure.unflatten(self.structure, leaves)[0]
 
 
+class Copied:
+    """A user object the trace made and returned with graph tensors among its
+    attributes: its class and the template of its attributes (`__dict__`,
+    `__slots__` slots).  Each call
+    returns a new instance around that call's values, as each Python call
+    makes one (the object itself would hold the trace's tensors)."""
+    __slots__ = ("cls", "attributes")
+
+    def __init__(self, cls, attributes):
+        self.cls, self.attributes = cls, attributes
+
+    def build(self, attributes):
+        instance = self.cls.__new__(self.cls)
+        for name, value in attributes.items():  # (its `__dict__` or `__slots__` slots)
+            object.__setattr__(instance, name, value)
+        return instance
+
+
 def take_apart(value):
     """(structure, leaves) of a container the hook knows, or None for a leaf."""
     if structure is None or not hasattr(type(value), "__dataclass_fields__"):

@@ -37,7 +37,7 @@ import threading
 import types
 
 from autograph import errors
-from autograph.runtime import registry
+from autograph.runtime import registry, structure
 from autograph.runtime.scope import scope_in
 from autograph.runtime.tracebacks import generated_names, generated_owner
 
@@ -473,6 +473,14 @@ def _this_threads_watched():
 
 
 def _watch(value, path, watched, depth):
+    fields = _fields(value)
+    if fields is not None:  # (`cfg.k = ...`: the trace's instance is a fresh one)
+        if id(value) not in watched and depth <= 8:
+            watched[id(value)] = (value, path, fields)
+            for name, item in fields:
+                if isinstance(item, _WATCHED_OR_WALKED) or _fields(item) is not None:
+                    _watch(item, f"{path}.{name}", watched, depth + 1)
+        return
     if isinstance(value, _ARGUMENT_CONTAINERS):
         if id(value) not in watched:
             watched[id(value)] = (value, path, _snapshot(value))
@@ -482,28 +490,55 @@ def _watch(value, path, watched, depth):
     # is skipped here, without its path spelled out: _watch would ignore it)
     if isinstance(value, dict):
         for key, item in itertools.islice(value.items(), _SCANNED_ITEMS):
-            if isinstance(item, _WATCHED_OR_WALKED):
+            if isinstance(item, _WATCHED_OR_WALKED) or _fields(item) is not None:
                 _watch(item, f"{path}[{key!r}]", watched, depth + 1)
     elif isinstance(value, (list, tuple, collections.deque)):
         for i, item in enumerate(itertools.islice(value, _SCANNED_ITEMS)):
-            if isinstance(item, _WATCHED_OR_WALKED):
+            if isinstance(item, _WATCHED_OR_WALKED) or _fields(item) is not None:
                 _watch(item, f"{path}[{i}]", watched, depth + 1)
 
 
+def _fields(value):
+    """((name, value), ...) of the fields of a dataclass instance, which
+    ag.function hands the trace as a fresh instance (runtime.structure
+    flattens it), or None for another value."""
+    if not hasattr(type(value), "__dataclass_fields__") or isinstance(value, type):
+        return None
+    try:
+        return tuple(structure.dataclass_children(value))
+    except AttributeError:  # (a field deleted from the instance)
+        return ()
+
+
+_ABSENT = object()  # (an attribute the instance did not have before)
+
+
 def _snapshot(container):
+    fields = _fields(container)
+    if fields is not None:
+        return fields
     return tuple(container.items()) if isinstance(container, dict) else tuple(container)
 
 
 def _changed(watched):
-    """The path of the first watched container whose items are not the same
-    objects as before (in order; a set's in any order), or None.  Each
-    changed one gets its items back: a set or bytearray is the caller's own
-    object (ag.function copies lists, dicts and deques only), and a refused change
-    must not stay."""
+    """(path, field) of the first watched container whose items are not the
+    same objects as before (in order; a set's in any order), field None, or
+    of the first dataclass instance with a field that was set, or None.
+    Each changed one gets its items back: a set or bytearray is the caller's
+    own object (ag.function copies lists, dicts, deques and dataclass
+    instances only), and a refused change must not stay."""
     first = None
     for container, path, before in watched.values():
-        if _differs(_snapshot(container), before, type(container)):
-            first = first or path
+        now = _snapshot(container)
+        if _differs(now, before, type(container)):
+            if hasattr(type(container), "__dataclass_fields__"):
+                kept = dict(before)
+                first = first or (path, next(name for name, v in now
+                                             if kept.get(name, _ABSENT) is not v))
+                for name, value in before:
+                    object.__setattr__(container, name, value)  # (frozen ones too)
+                continue
+            first = first or (path, None)
             if isinstance(container, (dict, set)):
                 container.clear()
                 container.update(before)
@@ -522,14 +557,20 @@ def _differs(now, before, kind):
         return True
     if issubclass(kind, set):
         return {id(v) for v in now} != {id(v) for v in before}
-    if issubclass(kind, dict):
+    if issubclass(kind, dict) or hasattr(kind, "__dataclass_fields__"):
         return any(k1 is not k2 or v1 is not v2 for (k1, v1), (k2, v2) in zip(now, before))
     return any(a is not b for a, b in zip(now, before))
 
 
 def _argument_error(path, change, python_function):
+    """`path`: a container's path, or (path, field) from `_changed`."""
     code = python_function.__code__
     defined_at = errors.where(code.co_filename, code.co_firstlineno)
+    if isinstance(path, tuple):
+        path, field = path
+        if field is not None:
+            return errors.ArgumentChangeError(errors.argument_attribute_changed_message(
+                path, field, python_function.__name__, defined_at))
     how = (f"by {change} at {errors.where_user()}" if change is not None else
            "by an item assignment, `del` or an in-place operator such as `+=` (seen when "
            "the trace ended, so its line is not known)")

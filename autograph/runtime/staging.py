@@ -929,6 +929,12 @@ def _rank(value):
     return len(array_type(value)[1])
 
 
+def _user_objects(a, b):
+    """Are `a` and `b` objects of one class of the user's (with a `__dict__`)?"""
+    return type(a) is type(b) and isinstance(getattr(a, "__dict__", None), dict) and \
+        type(a).__module__ not in ("builtins", "types") and not isinstance(a, type)
+
+
 def _same_python_value(a, b):
     if a is b:
         return True
@@ -1109,7 +1115,8 @@ def _check_branch_leaf(name, a, b, location, kept=frozenset()):
     if is_number(a) and is_number(b):
         return
     if not _same_python_value(a, b):
-        fail(errors.branch_python_value_message)
+        fail(functools.partial(errors.branch_python_value_message,
+                               objects=_user_objects(a, b)))
 
 
 def return_stand_ins(true_out, false_out, zeros_like):
@@ -1142,7 +1149,8 @@ def check_unchanged(name, before, after, location, loop):
         if before is UNDEFINED_RETURN:
             return  # retval_ is carried only if the body sets it (see _Loop)
         message = errors.loop_python_value_becomes_tensor_message if _is_array(
-            after) else errors.loop_python_value_message
+            after) else functools.partial(errors.loop_python_value_message,
+                                          objects=_user_objects(before, after))
         raise errors.StagingError(message(shown(name), location, loop, describe(before),
                                           describe(after)))
 

@@ -39,8 +39,20 @@ def _container(value):
     if isinstance(value, tuple) and hasattr(kind, "_fields"):  # a namedtuple
         return _FIELDS, zip(kind._fields, value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _FIELDS, ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+        return _FIELDS, dataclass_children(value)
     return None
+
+
+def dataclass_children(value):
+    """[(name, value)] of a dataclass instance: its fields, then the other
+    attributes its `__dict__` holds (set by `__post_init__` or later), so
+    that the instance rebuilt around new values has them too."""
+    children = [(field.name, getattr(value, field.name)) for field in dataclasses.fields(value)]
+    attributes = getattr(value, "__dict__", None)
+    if type(attributes) is dict and len(attributes) > len(children):
+        names = {name for name, _ in children}
+        children += [(name, v) for name, v in attributes.items() if name not in names]
+    return children
 
 
 def named_children(value, name):
