@@ -1,0 +1,60 @@
+"""Unusual but valid Python under the converter and `ag.function`: each
+program gives what plain Python gives, or a catalog error naming the user's
+code (messages pinned with re.escape)."""
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from autograph import errors
+
+
+def _where(fn, marker):
+    lines, first = inspect.getsourcelines(fn)
+    found = [first + i for i, line in enumerate(lines) if line.strip() == marker]
+    assert len(found) == 1
+    return errors.where(fn.__code__.co_filename, found[0])
+
+
+# --- zero-argument super() inside a staged `if`/loop body ---
+
+
+class _Base:
+    def step(self, x):
+        return x + 1.0
+
+
+class _Child(_Base):
+    def step(self, x):
+        if x > 0:  # staged: the body becomes a function of its own
+            x = super().step(x)
+        i = 0
+        while i < 2:
+            x = super().step(x) * 2.0
+            i += 1
+        y = super().step(x) if x > 10 else x - 1.0
+        return y + len(__class__.__name__)
+
+
+@pytest.mark.parametrize("value", [1.5, -3.0])
+def test_zero_argument_super_in_a_staged_branch_means_the_method_s_super(value):
+    expected = _Child().step(np.float64(value))
+    assert ag.to_graph(_Child().step)(np.float64(value)) == expected
+    assert ag.function(_Child().step)(np.float64(value)) == expected
+    assert ag.function(lambda x: _Child().step(x))(np.float64(value)) == expected
+
+
+def test_zero_argument_super_without_arguments_stays_python_s_error():
+    class Child(_Base):
+        def step(*args):
+            if args[1] > 0:
+                return super().step(args[1])
+            return args[1]
+
+    with pytest.raises(RuntimeError, match=re.escape("super(): no arguments")):
+        Child().step(np.float64(1.0))
+    with pytest.raises(RuntimeError, match=re.escape("super(): no arguments")):
+        ag.function(Child().step)(np.float64(1.0))
