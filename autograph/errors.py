@@ -1804,9 +1804,12 @@ class TensorIntoArrayError(StagingError, ValueError):
     """numpy was asked to store a graph tensor into a numpy array's item."""
 
 
-def tensor_into_array_message(target, value, location):
+def tensor_into_array_message(target, value, location, written=None):
+    """`written`: the user's statement when it is not `target = value`
+    (`y[i] += x`, whose stored value is `y[i] + x`)."""
+    written = written or f"{target} = {value}"
     return (
-        f"`{target} = {value}` at {location} stores a graph tensor into an item of a numpy "
+        f"`{written}` at {location} stores a graph tensor into an item of a numpy "
         "array: numpy needs the number now, while tracing, and a graph tensor has it only "
         "when the graph runs (numpy says 'setting an array element with a sequence', or asks "
         "int() or bool() of it for an integer or bool array). Make "
@@ -1832,16 +1835,21 @@ def tensor_into_array(exc, is_staged):
         return None
     filename, lineno = user.tb_frame.f_code.co_filename, user.tb_lineno
     statement = statement_at(filename, lineno, _column_of(user))
-    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Subscript)):
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value, written = statement.targets[0], statement.value, None
+    elif isinstance(statement, ast.AugAssign):  # `y[i] += x` stores `y[i] + x`
+        target, written = statement.target, ast.unparse(statement)
+        value = ast.BinOp(left=target, op=statement.op, right=statement.value)
+    else:
         return None
-    names = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
+    if not isinstance(target, ast.Subscript):
+        return None
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
     local = user.tb_frame.f_locals
     if not any(name in local and is_staged(local[name]) for name in names):
         return None
     return TensorIntoArrayError(tensor_into_array_message(
-        ast.unparse(statement.targets[0]), ast.unparse(statement.value),
-        where(filename, lineno)))
+        ast.unparse(target), ast.unparse(value), where(filename, lineno), written))
 
 
 # --- a staged list holding both Python numbers and numpy values (graph/ops/lists.py) ---

@@ -58,3 +58,31 @@ def test_zero_argument_super_without_arguments_stays_python_s_error():
         Child().step(np.float64(1.0))
     with pytest.raises(RuntimeError, match=re.escape("super(): no arguments")):
         ag.function(Child().step)(np.float64(1.0))
+
+
+# --- `y[i] += t`: an augmented store of a graph tensor into a numpy array ---
+
+
+def _bump_item(x):
+    y = np.zeros(3)
+    y[1] += x * 2.0
+    return y
+
+
+def _bump_int_item(n):
+    y = np.zeros(3, dtype=np.int64)
+    y[0] -= n
+    return y
+
+
+@pytest.mark.parametrize("fn, arg, written, value", [
+    (_bump_item, np.float64(1.5), "y[1] += x * 2.0", "y[1] + x * 2.0"),
+    (_bump_int_item, np.int64(2), "y[0] -= n", "y[0] - n"),
+])
+def test_augmented_store_of_a_tensor_into_a_numpy_item_is_refused_by_name(
+        fn, arg, written, value):
+    fn(arg)  # plain Python runs it
+    message = errors.tensor_into_array_message(
+        written.split(" ")[0], value, _where(fn, written), written)
+    with pytest.raises(errors.TensorIntoArrayError, match=re.escape(message)):
+        ag.function(fn)(arg)
