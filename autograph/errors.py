@@ -1096,14 +1096,38 @@ class TensorTextError(StagingError, TypeError):
     """str()/format() of a graph tensor in user code: its value only exists at run time."""
 
 
-def tensor_text_message(what, name, location):
+def tensor_text_message(what, name, location, fix=None):
+    """`fix`: what to do, when the user's statement is known (tensor_text_fix)."""
     return (
         f"{what} of graph tensor '{name}' at {location}: the text of a staged value only "
         "exists when the graph runs, and while tracing Python would get a placeholder "
-        "description instead of the number. Print it where it is made (print(x), or "
-        "print(f\"...{x}...\") with the f-string written inside the print call: both are "
-        "staged and print the run-time value), or return the value and format it outside "
-        "the ag.function.")
+        "description instead of the number. " + (fix or (
+            "Print it where it is made (print(x), or "
+            "print(f\"...{x}...\") with the f-string written inside the print call: both are "
+            "staged and print the run-time value), or return the value and format it outside "
+            "the ag.function.")))
+
+
+_MESSAGE_EXAMPLES = {"assert": "assert x > 0, 'x must be positive'",
+                     "raise": "raise ValueError('x must be positive')"}
+
+
+def tensor_text_fix():
+    """The hint for text of a staged value made in the message of an `assert`
+    or a `raise` (judged from the user's line), or None: the general hint."""
+    frame = user_frame(2, _want_frame=True)
+    if frame is None:
+        return None
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    statement = next((word for word in _MESSAGE_EXAMPLES if line.startswith(word + " ")),
+                     None)
+    if statement is None:
+        return None
+    return (f"The message of a staged `{statement}` is made once, while tracing, so it "
+            "cannot hold a staged value's number. Write the message without the staged "
+            f"value (`{_MESSAGE_EXAMPLES[statement]}`), and print the value just before "
+            "it (print(f\"...{x}...\") inside a print call is staged and prints the run-time "
+            "value).")
 
 
 def random_generator_in_trace_message(call, location, reason):

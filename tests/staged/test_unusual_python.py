@@ -86,3 +86,44 @@ def test_augmented_store_of_a_tensor_into_a_numpy_item_is_refused_by_name(
         written.split(" ")[0], value, _where(fn, written), written)
     with pytest.raises(errors.TensorIntoArrayError, match=re.escape(message)):
         ag.function(fn)(arg)
+
+
+# --- a staged value formatted into an assert's or a raise's message ---
+
+
+def _checked(x):
+    assert x > 0, f"x must be positive, got {x}"
+    return x
+
+
+def _raising(x):
+    if x < 0:
+        raise ValueError(f"x must be positive, got {x:.2f}")
+    return x
+
+
+@pytest.mark.parametrize("fn, what, marker, fix_example", [
+    (_checked, "f-string or format()", 'assert x > 0, f"x must be positive, got {x}"',
+     "assert x > 0, 'x must be positive'"),
+    (_raising, "format()", 'raise ValueError(f"x must be positive, got {x:.2f}")',
+     "raise ValueError('x must be positive')"),
+])
+def test_a_staged_value_in_an_assert_or_raise_message_gets_a_hint_for_messages(
+        fn, what, marker, fix_example):
+    assert fn(np.float64(1.0)) == 1.0  # plain Python runs it
+    message = errors.tensor_text_message(what, "x", _where(fn, marker), (
+        f"The message of a staged `{marker.split()[0]}` is made once, while tracing, so it "
+        "cannot hold a staged value's number. Write the message without the staged value "
+        f"(`{fix_example}`), and print the value just before it"))
+    with pytest.raises(errors.TensorTextError, match=re.escape(message)):
+        ag.function(fn)(np.float64(1.0))
+
+
+def test_a_staged_value_formatted_elsewhere_keeps_the_print_hint():
+    def text(x):
+        return f"{x:.2f}"
+
+    assert text(np.float64(1.0)) == "1.00"
+    with pytest.raises(errors.TensorTextError, match=re.escape(
+            "Print it where it is made (print(x)")):
+        ag.function(text)(np.float64(1.0))
