@@ -50,12 +50,16 @@ def assert_stmt(test, msg_fn=None):
     return True
 
 
-def raise_stmt(exception):
+def raise_stmt(exception, caught=None):
     """Python meaning: True; generated code reads
 
         raised = <the user's exception>
-        if ag__.raise_stmt(raised):
+        if ag__.raise_stmt(raised, caught):
             raise raised
+
+    (`caught`: None, or for a `raise` in the body of a `try` with handlers,
+    a function giving the types they name: an exception one of them catches
+    is raised as Python raises it, and Python's handler runs.)
 
     so on Python paths it is the user's `raise`.  Inside a staged branch
     being traced it stages a run-time check that raises the user's exception
@@ -65,6 +69,8 @@ def raise_stmt(exception):
     region = staging.innermost_region()
     if region is None or region[1] is None:
         return True  # Python, or a loop body: Python reached the raise
+    if caught is not None and isinstance(exception, caught()):
+        return True  # a handler of its `try`, in this branch, catches it
     backend, taken = region
     _refuse_if_discardable("raise")
     backend.raise_(backend.logical_not(taken()), exception)

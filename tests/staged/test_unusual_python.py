@@ -127,3 +127,55 @@ def test_a_staged_value_formatted_elsewhere_keeps_the_print_hint():
     with pytest.raises(errors.TensorTextError, match=re.escape(
             "Print it where it is made (print(x)")):
         ag.function(text)(np.float64(1.0))
+
+
+# --- `raise ... from ...` and a `raise` its own `try` catches, in a staged branch ---
+
+
+def _raise_from_none(x):
+    if x < 0:
+        raise ValueError("x must be positive") from None
+    return x * 2.0
+
+
+def _caught_in_branch(x):
+    if x < 0:
+        try:
+            raise KeyError("k")
+        except KeyError:
+            x = -x
+    return x * 2.0
+
+
+def _caught_and_raised_from(x):
+    if x < 0:
+        try:
+            raise KeyError("k")
+        except (TypeError, KeyError) as e:
+            raise ValueError("negative") from e
+    return x * 2.0
+
+
+def _not_caught_by_its_try(x):
+    if x < 0:
+        try:
+            raise KeyError("k")
+        except TypeError:
+            x = -x
+    return x * 2.0
+
+
+def _outcome(fn, x):
+    try:
+        return ("value", fn(np.float64(x)))
+    except Exception as e:  # noqa: BLE001 -- compared with Python's
+        return (type(e), str(e))
+
+
+@pytest.mark.parametrize("fn", [_raise_from_none, _caught_in_branch, _caught_and_raised_from,
+                                _not_caught_by_its_try])
+@pytest.mark.parametrize("x", [1.5, -1.5])
+def test_raises_in_a_staged_branch_give_python_s_outcome(fn, x):
+    expected = _outcome(fn, x)
+    assert _outcome(ag.function(fn), x) == expected
+    assert _outcome(ag.to_graph(fn), x) == expected
