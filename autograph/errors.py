@@ -225,6 +225,10 @@ def _operand_of(text, frame):
         node = node.args[0]
     elif isinstance(node, ast.Subscript):
         node = node.slice
+    elif isinstance(node, (ast.SetComp, ast.DictComp)) and \
+            frame.f_code.co_name in ("<setcomp>", "<dictcomp>"):
+        # (its own frame hashes an item, or a key, to store it)
+        node = node.elt if isinstance(node, ast.SetComp) else node.key
     elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
         node = node.generators[0].iter
     elif isinstance(node, ast.Compare) and len(node.ops) == 1 and \

@@ -179,3 +179,26 @@ def test_raises_in_a_staged_branch_give_python_s_outcome(fn, x):
     expected = _outcome(fn, x)
     assert _outcome(ag.function(fn), x) == expected
     assert _outcome(ag.to_graph(fn), x) == expected
+
+
+# --- a set or dict comprehension hashing a staged item names the item ---
+
+
+def _set_of(x):
+    return len({x * 2 for _ in range(2)})
+
+
+def _dict_keyed_by(x):
+    return len({x + k: k for k in range(2)})
+
+
+@pytest.mark.parametrize("fn, item, marker", [
+    (_set_of, "x * 2", "return len({x * 2 for _ in range(2)})"),
+    (_dict_keyed_by, "x + k", "return len({x + k: k for k in range(2)})"),
+])
+def test_a_comprehension_hashing_a_staged_item_names_the_item(fn, item, marker):
+    fn(np.float64(1.0))  # plain Python runs it
+    message = errors.tensor_usage_message(
+        "hash()", f"the value in `{item}`", _where(fn, marker), "Python hashes a value")
+    with pytest.raises(errors.TensorUsageError, match=re.escape(message)):
+        ag.function(fn)(np.float64(1.0))
