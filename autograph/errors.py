@@ -1235,12 +1235,14 @@ def traced_type_message(call, name, what, location, candidates):
         f"`np.ndim({code})`.")
 
 
-def traced_repr_message(name, location, call="repr"):
+def traced_repr_message(name, location, call="repr", fix=None):
+    """`fix`: what to do, when the user's statement is known (tensor_text_fix)."""
     return (
         f"{call}() of staged value '{name}' at {location}: its text only exists when the "
         "program runs, and while tracing Python would get a placeholder description "
-        "instead of the numbers. Use print(...) (staged: it prints the run-time value) "
-        "or return the value and format it outside the staged function.")
+        "instead of the numbers. " + (fix or (
+            "Use print(...) (staged: it prints the run-time value) "
+            "or return the value and format it outside the staged function.")))
 
 
 # --- containers passed as arguments to ag.function (runtime/aliases.py) ----------------
