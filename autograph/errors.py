@@ -2147,3 +2147,15 @@ def in_place_shape_message(name, symbol, result_shape, shape, location):
         f"{symbol} at {location}: the result has shape {result_shape}, `{name}` has "
         f"{shape}: numpy cannot write it into the array in place (non-broadcastable output "
         f"operand); write `{name} = {name} {symbol[:-1]} ...` for a new array")
+
+
+# --- a staged raise/assert inside `with contextlib.suppress(...)` (runtime/exceptions.py) ---
+
+
+def staged_check_in_suppress_message(statement, exception, location):
+    return (
+        f"the staged `{statement}` at {location} is inside `with contextlib.suppress(...)`, "
+        f"which suppresses its {exception}: the `with` block exits while tracing, and a "
+        f"staged `{statement}` becomes a check the graph runs later, so it would raise "
+        f"anyway. Move the `{statement}` out of the `with` block, or compute its condition "
+        "as a Python value.")

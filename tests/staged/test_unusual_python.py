@@ -2,6 +2,7 @@
 program gives what plain Python gives, or a catalog error naming the user's
 code (messages pinned with re.escape)."""
 
+import contextlib
 import inspect
 import re
 
@@ -202,3 +203,52 @@ def test_a_comprehension_hashing_a_staged_item_names_the_item(fn, item, marker):
         "hash()", f"the value in `{item}`", _where(fn, marker), "Python hashes a value")
     with pytest.raises(errors.TensorUsageError, match=re.escape(message)):
         ag.function(fn)(np.float64(1.0))
+
+
+# --- a staged raise/assert inside `with contextlib.suppress(...)` ---
+
+
+def _suppressed_assert(x):
+    with contextlib.suppress(AssertionError):
+        assert x > 5, "small"
+    return x * 2.0
+
+
+def _positive(v):
+    if v < 0:
+        raise ValueError("negative")
+    return v
+
+
+def _suppressed_raise_in_a_helper(x):
+    with contextlib.suppress(ValueError):
+        x = _positive(x)
+    return x * 2.0
+
+
+@pytest.mark.parametrize("fn, statement, exception, marker", [
+    (_suppressed_assert, "assert", "AssertionError", 'assert x > 5, "small"'),
+    (_suppressed_raise_in_a_helper, "raise", "ValueError", 'raise ValueError("negative")'),
+])
+def test_a_staged_check_that_suppress_would_discard_is_refused(fn, statement, exception, marker):
+    fn(np.float64(-1.0))  # plain Python: suppressed
+    where = _where(_positive if statement == "raise" else fn, marker)
+    with pytest.raises(errors.NotStageableError, match=re.escape(
+            errors.staged_check_in_suppress_message(statement, exception, where))):
+        ag.function(fn)(np.float64(-1.0))
+
+
+def _other_exception_suppressed(x):
+    with contextlib.suppress(KeyError):
+        assert x > 0, "negative"
+    with contextlib.nullcontext():
+        x = x + 1.0
+    return x
+
+
+@pytest.mark.parametrize("x", [1.5, -1.5])
+def test_a_staged_check_suppress_does_not_discard_is_staged(x):
+    kind, result = _outcome(_other_exception_suppressed, x)
+    if kind != "value":  # (pytest's assert rewriting adds its explanation to the text)
+        result = result.partition("\n")[0]
+    assert _outcome(ag.function(_other_exception_suppressed), x) == (kind, result)
