@@ -837,6 +837,15 @@ def staged_value_fix(what):
                 f"Convert it with autograph.config.include({package!r}) before the "
                 "first call, or call it outside the ag.function on numpy values.")
     if is_converted_code is None or not is_converted_code(code):
+        method = code.co_name
+        if method.startswith("__") and method.endswith("__") and is_converted_code is not None \
+                and any(is_converted_code(f.f_code) for f in _callers(frame)):
+            qualname = getattr(code, "co_qualname", method).replace(".<locals>", "")
+            return (f"It happened in {qualname}, which Python calls by itself (a constructor, "
+                    "an operator, an item access), not through a call the converted code "
+                    "names, so it runs as written (unconverted). Do the data-dependent part "
+                    "in a method the code calls by name (it is converted), or write it with "
+                    "np.where.")
         return None  # not converted: the general hint says to convert it
     if what in _NEEDS_A_NUMBER:
         return (f"The function is converted, but {what} asks for the number now, "
@@ -859,6 +868,14 @@ def staged_value_fix(what):
                 "or a comprehension). Use the tensor in an `if`/`while` statement, or "
                 "np.where / np.any / np.all.")
     return "Compute this value outside the function, or keep it a staged value."
+
+
+def _callers(frame, most=8):
+    """Up to `most` frames that called `frame`, innermost first."""
+    frame = frame.f_back
+    while frame is not None and most:
+        yield frame
+        frame, most = frame.f_back, most - 1
 
 
 # --- traceback filtering (errors escaping ag.function) ----------------------------

@@ -252,3 +252,29 @@ def test_a_staged_check_suppress_does_not_discard_is_staged(x):
     if kind != "value":  # (pytest's assert rewriting adds its explanation to the text)
         result = result.partition("\n")[0]
     assert _outcome(ag.function(_other_exception_suppressed), x) == (kind, result)
+
+
+# --- a staged `if` in a method Python calls by itself (unconverted) ---
+
+
+class _Scaled:
+    def __init__(self, s):
+        if s > 0:
+            s = s * 2.0
+        self.s = s
+
+
+def _make_scaled(x):
+    return _Scaled(x).s
+
+
+def test_a_staged_if_in_a_constructor_names_the_method_python_calls():
+    _make_scaled(np.float64(1.0))  # plain Python runs it
+    message = errors.tensor_usage_message(
+        "bool()", "the value in `s > 0`", _where(_Scaled.__init__, "if s > 0:"),
+        "It happened in _Scaled.__init__, which Python calls by itself (a constructor, an "
+        "operator, an item access), not through a call the converted code names, so it runs "
+        "as written (unconverted). Do the data-dependent part in a method the code calls by "
+        "name (it is converted), or write it with np.where.")
+    with pytest.raises(errors.TensorUsageError, match=re.escape(message)):
+        ag.function(_make_scaled)(np.float64(1.0))
