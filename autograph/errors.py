@@ -225,6 +225,10 @@ def _operand_of(text, frame):
         node = node.args[0]
     elif isinstance(node, ast.Subscript):
         node = node.slice
+    elif isinstance(node, (ast.SetComp, ast.DictComp)) and \
+            frame.f_code.co_name in ("<setcomp>", "<dictcomp>"):
+        # (its own frame hashes an item, or a key, to store it)
+        node = node.elt if isinstance(node, ast.SetComp) else node.key
     elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
         node = node.generators[0].iter
     elif isinstance(node, ast.Compare) and len(node.ops) == 1 and \
@@ -840,6 +844,15 @@ def staged_value_fix(what):
                 f"Convert it with autograph.config.include({package!r}) before the "
                 "first call, or call it outside the ag.function on numpy values.")
     if is_converted_code is None or not is_converted_code(code):
+        method = code.co_name
+        if method.startswith("__") and method.endswith("__") and is_converted_code is not None \
+                and any(is_converted_code(f.f_code) for f in _callers(frame)):
+            qualname = getattr(code, "co_qualname", method).replace(".<locals>", "")
+            return (f"It happened in {qualname}, which Python calls by itself (a constructor, "
+                    "an operator, an item access), not through a call the converted code "
+                    "names, so it runs as written (unconverted). Do the data-dependent part "
+                    "in a method the code calls by name (it is converted), or write it with "
+                    "np.where.")
         return None  # not converted: the general hint says to convert it
     if what in _NEEDS_A_NUMBER:
         return (f"The function is converted, but {what} asks for the number now, "
@@ -862,6 +875,14 @@ def staged_value_fix(what):
                 "or a comprehension). Use the tensor in an `if`/`while` statement, or "
                 "np.where / np.any / np.all.")
     return "Compute this value outside the function, or keep it a staged value."
+
+
+def _callers(frame, most=8):
+    """Up to `most` frames that called `frame`, innermost first."""
+    frame = frame.f_back
+    while frame is not None and most:
+        yield frame
+        frame, most = frame.f_back, most - 1
 
 
 # --- traceback filtering (errors escaping ag.function) ----------------------------
@@ -1103,14 +1124,38 @@ class TensorTextError(StagingError, TypeError):
     """str()/format() of a graph tensor in user code: its value only exists at run time."""
 
 
-def tensor_text_message(what, name, location):
+def tensor_text_message(what, name, location, fix=None):
+    """`fix`: what to do, when the user's statement is known (tensor_text_fix)."""
     return (
         f"{what} of graph tensor '{name}' at {location}: the text of a staged value only "
         "exists when the graph runs, and while tracing Python would get a placeholder "
-        "description instead of the number. Print it where it is made (print(x), or "
-        "print(f\"...{x}...\") with the f-string written inside the print call: both are "
-        "staged and print the run-time value), or return the value and format it outside "
-        "the ag.function.")
+        "description instead of the number. " + (fix or (
+            "Print it where it is made (print(x), or "
+            "print(f\"...{x}...\") with the f-string written inside the print call: both are "
+            "staged and print the run-time value), or return the value and format it outside "
+            "the ag.function.")))
+
+
+_MESSAGE_EXAMPLES = {"assert": "assert x > 0, 'x must be positive'",
+                     "raise": "raise ValueError('x must be positive')"}
+
+
+def tensor_text_fix():
+    """The hint for text of a staged value made in the message of an `assert`
+    or a `raise` (judged from the user's line), or None: the general hint."""
+    frame = user_frame(2, _want_frame=True)
+    if frame is None:
+        return None
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    statement = next((word for word in _MESSAGE_EXAMPLES if line.startswith(word + " ")),
+                     None)
+    if statement is None:
+        return None
+    return (f"The message of a staged `{statement}` is made once, while tracing, so it "
+            "cannot hold a staged value's number. Write the message without the staged "
+            f"value (`{_MESSAGE_EXAMPLES[statement]}`), and print the value just before "
+            "it (print(f\"...{x}...\") inside a print call is staged and prints the run-time "
+            "value).")
 
 
 def random_generator_in_trace_message(call, location, reason):
@@ -1214,12 +1259,14 @@ def traced_type_message(call, name, what, location, candidates):
         f"`np.ndim({code})`.")
 
 
-def traced_repr_message(name, location, call="repr"):
+def traced_repr_message(name, location, call="repr", fix=None):
+    """`fix`: what to do, when the user's statement is known (tensor_text_fix)."""
     return (
         f"{call}() of staged value '{name}' at {location}: its text only exists when the "
         "program runs, and while tracing Python would get a placeholder description "
-        "instead of the numbers. Use print(...) (staged: it prints the run-time value) "
-        "or return the value and format it outside the staged function.")
+        "instead of the numbers. " + (fix or (
+            "Use print(...) (staged: it prints the run-time value) "
+            "or return the value and format it outside the staged function.")))
 
 
 # --- containers passed as arguments to ag.function (runtime/aliases.py) ----------------
@@ -1832,9 +1879,12 @@ class TensorIntoArrayError(StagingError, ValueError):
     """numpy was asked to store a graph tensor into a numpy array's item."""
 
 
-def tensor_into_array_message(target, value, location):
+def tensor_into_array_message(target, value, location, written=None):
+    """`written`: the user's statement when it is not `target = value`
+    (`y[i] += x`, whose stored value is `y[i] + x`)."""
+    written = written or f"{target} = {value}"
     return (
-        f"`{target} = {value}` at {location} stores a graph tensor into an item of a numpy "
+        f"`{written}` at {location} stores a graph tensor into an item of a numpy "
         "array: numpy needs the number now, while tracing, and a graph tensor has it only "
         "when the graph runs (numpy says 'setting an array element with a sequence', or asks "
         "int() or bool() of it for an integer or bool array). Make "
@@ -1860,16 +1910,21 @@ def tensor_into_array(exc, is_staged):
         return None
     filename, lineno = user.tb_frame.f_code.co_filename, user.tb_lineno
     statement = statement_at(filename, lineno, _column_of(user))
-    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Subscript)):
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value, written = statement.targets[0], statement.value, None
+    elif isinstance(statement, ast.AugAssign):  # `y[i] += x` stores `y[i] + x`
+        target, written = statement.target, ast.unparse(statement)
+        value = ast.BinOp(left=target, op=statement.op, right=statement.value)
+    else:
         return None
-    names = {n.id for n in ast.walk(statement.value) if isinstance(n, ast.Name)}
+    if not isinstance(target, ast.Subscript):
+        return None
+    names = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
     local = user.tb_frame.f_locals
     if not any(name in local and is_staged(local[name]) for name in names):
         return None
     return TensorIntoArrayError(tensor_into_array_message(
-        ast.unparse(statement.targets[0]), ast.unparse(statement.value),
-        where(filename, lineno)))
+        ast.unparse(target), ast.unparse(value), where(filename, lineno), written))
 
 
 # --- a staged list holding both Python numbers and numpy values (graph/ops/lists.py) ---
@@ -2148,3 +2203,15 @@ def variable_array_message(variable_name, location):
         "which the graph would keep as a constant on every call, however the variable "
         "changes. Use the variable itself in expressions (`w * v`, `v.astype(...)`) or "
         "v.read_value(), its value when the graph runs.")
+
+
+# --- a staged raise/assert inside `with contextlib.suppress(...)` (runtime/exceptions.py) ---
+
+
+def staged_check_in_suppress_message(statement, exception, location):
+    return (
+        f"the staged `{statement}` at {location} is inside `with contextlib.suppress(...)`, "
+        f"which suppresses its {exception}: the `with` block exits while tracing, and a "
+        f"staged `{statement}` becomes a check the graph runs later, so it would raise "
+        f"anyway. Move the `{statement}` out of the `with` block, or compute its condition "
+        "as a Python value.")

@@ -115,10 +115,10 @@ def _refuse_tracer_text():
 
     def refuse_in_converted_code(tracer, what):
         caller = sys._getframe(2)
-        if errors.is_converted_code is not None and errors.is_converted_code(caller.f_code):
+        if _converted(caller.f_code):  # (the thunk of an assert's message too)
             name = errors.expression_at(caller) or "the value"
             raise errors.TensorTextError(errors.traced_repr_message(
-                name, errors.where_user(), what))
+                name, errors.where_user(), what, errors.tensor_text_fix()))
 
     def __str__(self):
         refuse_in_converted_code(self, "str")

@@ -21,6 +21,7 @@ import importlib
 
 _PASS_MODULES = (
     "function_scope",
+    "with_statements",
     "directives",
     "return_statements",
     "break_statements",

@@ -28,7 +28,7 @@ from autograph.converters.support.jumps import JumpLowering, find_jumps, if_not,
 
 class Transformer(base.Converter):
     HANDLES = (gast.For, gast.AsyncFor, gast.While)
-    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And)
+    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.BoolOp, gast.And, gast.With)
     STATEMENTS_ONLY = True
 
     def visit_For(self, node):

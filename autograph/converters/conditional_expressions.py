@@ -31,7 +31,8 @@ def can_defer(node):
         if isinstance(child, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)):
             return False
         if (isinstance(child, gast.Call) and isinstance(child.func, gast.Name)
-                and child.func.id in _FRAME_CALLS):
+                and child.func.id in _FRAME_CALLS
+                and not (child.func.id == "super" and child.args)):  # (its frame named)
             return False
     return True
 

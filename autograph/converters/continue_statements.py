@@ -21,7 +21,7 @@ from autograph.converters.support.jumps import JumpLowering, find_jumps
 
 class Transformer(base.Converter):
     HANDLES = (gast.Continue,)
-    CREATES = (gast.If, gast.UnaryOp, gast.Not)
+    CREATES = (gast.If, gast.UnaryOp, gast.Not, gast.With)
     STATEMENTS_ONLY = True
 
     def visit_For(self, node):

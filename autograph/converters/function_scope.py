@@ -10,6 +10,15 @@ the converters generated), so the dict shows the user's variables only.
 Zero-argument `vars()` is `locals()` too.  Only the builtins are rewritten:
 a `locals` the user defined or imported is called as it is.
 
+Zero-argument `super()` reads the first argument of the function it is
+called in, and control flow moves statements into functions it generates
+(`if_true(x)`), whose first argument is another value; so in the converted
+function's own body it names its argument:
+
+    def f(self, x):                    def f(self, x):
+        if x > 0:           ==>            if x > 0:
+            x = super().f(x)                   x = super(__class__, self).f(x)
+
 This module also holds `is_builtin`, which the call-tree pass shares.
 """
 
@@ -76,24 +85,40 @@ class Transformer(base.Converter):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.bound = None
+        self.first_argument = None  # of the converted function, in its own scope
 
     def visit_FunctionDef(self, node):
+        outer = self.first_argument
         if self.bound is None:
             self.bound = LazyBoundNames(node, self.ctx.info.source)
+            positional = node.args.posonlyargs + node.args.args
+            self.first_argument = positional[0].id if positional else None
+        else:
+            self.first_argument = None  # a nested scope: its super() is Python's
         self.generic_visit(node)
+        self.first_argument = outer
         return node
 
     visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_FunctionDef
 
     @classmethod
     def transform(cls, node, ctx):
-        if not base.may_call_locals(ctx) or not any(
-                n.__class__ is gast.Name and n.id in ("locals", "vars") for n in trees.nodes(node)):
-            return node  # no `locals` or `vars` anywhere: nothing to rewrite
+        if not (base.may_call_locals(ctx) or "super" in ctx.info.source) or not any(
+                n.__class__ is gast.Name and n.id in ("locals", "vars", "super")
+                for n in trees.nodes(node)):
+            return node  # no `locals`, `vars` or `super` anywhere: nothing to rewrite
         return super().transform(node, ctx)
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        if (isinstance(node.func, gast.Name) and node.func.id == "super" and not node.args
+                and not node.keywords and self.first_argument is not None
+                and "__class__" in self.ctx.info.closure_names
+                and is_builtin("super", self.ctx, self.bound)):
+            return templates.replace_as_expression(
+                "super_(class_cell, first)", origin=node, super_="super",
+                class_cell="__class__", first=self.first_argument)
         if (isinstance(node.func, gast.Name) and node.func.id in ("locals", "vars")
                 and not node.args and not node.keywords
                 and is_builtin(node.func.id, self.ctx, self.bound)):

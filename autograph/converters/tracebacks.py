@@ -33,6 +33,8 @@ _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 class Transformer(base.Converter):
 
     STATEMENTS_ONLY = True  # every tree has a function: no HANDLES check
+    CREATES = (gast.With,)  # (`with ag__.user_tracebacks:`, after with_statements ran)
+    NAMES_WHAT_IT_CREATES = False
 
     @classmethod
     def transform(cls, node, ctx):

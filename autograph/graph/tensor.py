@@ -1167,7 +1167,8 @@ def _refuse_text(tensor, what):
     if errors.user_frame(3, _want_frame=True) is caller \
             and _ops.base.core.current_graph() is not None:
         raise errors.TensorTextError(
-            errors.tensor_text_message(what, _UserNames()(tensor), errors.where_user()))
+            errors.tensor_text_message(what, _UserNames()(tensor), errors.where_user(),
+                                       errors.tensor_text_fix()))
 
 
 class TensorSpec:

@@ -18,7 +18,7 @@ from autograph.runtime.builtins import (
 from autograph.runtime.builtins import (
     bool_, float_, getattr_, hasattr_, int_, isinstance_, max_, min_, repr_, str_, sum_, type_)
 from autograph.runtime.exceptions import (
-    assert_stmt, finally_jumps, python_try, raise_stmt, reraise_after_finally)
+    assert_stmt, finally_jumps, python_try, raise_stmt, reraise_after_finally, with_item)
 from autograph.runtime.directives import set_loop_options
 from autograph.runtime.tracebacks import user_tracebacks
 
@@ -81,5 +81,6 @@ __all__ = [
     "user_tracebacks",
     "while_stmt",
     "while_test",
+    "with_item",
     "zip_",
 ]

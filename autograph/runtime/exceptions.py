@@ -41,21 +41,27 @@ def assert_stmt(test, msg_fn=None):
         # so it is staged as raise_stmt stages a `raise` there.
         backend, taken = region
         _refuse_if_discardable("assert")
+        _refuse_if_suppressed("assert", AssertionError())
         message = None if msg_fn is None else msg_fn()
         backend.raise_(backend.logical_not(taken()),
                        AssertionError if message is None else AssertionError(message))
         raise staging.BranchRaised()  # (the branch ends there, as raise_stmt's)
     _refuse_if_discardable("assert")
+    _refuse_if_suppressed("assert", AssertionError())
     backend.assert_(test, None if msg_fn is None else msg_fn())
     return True
 
 
-def raise_stmt(exception):
+def raise_stmt(exception, caught=None):
     """Python meaning: True; generated code reads
 
         raised = <the user's exception>
-        if ag__.raise_stmt(raised):
+        if ag__.raise_stmt(raised, caught):
             raise raised
+
+    (`caught`: None, or for a `raise` in the body of a `try` with handlers,
+    a function giving the types they name: an exception one of them catches
+    is raised as Python raises it, and Python's handler runs.)
 
     so on Python paths it is the user's `raise`.  Inside a staged branch
     being traced it stages a run-time check that raises the user's exception
@@ -65,8 +71,11 @@ def raise_stmt(exception):
     region = staging.innermost_region()
     if region is None or region[1] is None:
         return True  # Python, or a loop body: Python reached the raise
+    if caught is not None and isinstance(exception, caught()):
+        return True  # a handler of its `try`, in this branch, catches it
     backend, taken = region
     _refuse_if_discardable("raise")
+    _refuse_if_suppressed("raise", exception)
     backend.raise_(backend.logical_not(taken()), exception)
     raise staging.BranchRaised()
 
@@ -122,3 +131,44 @@ def _refuse_if_discardable(statement):
     if getattr(_discarding, "depth", 0):
         raise errors.NotStageableError(errors.staged_check_in_discarding_try_message(
             statement, staging.user_location()))
+
+
+_suppressed = threading.local()  # .types: the exception types of the suppress blocks around
+
+
+class _Suppressing:
+    """A `contextlib.suppress` as converted code enters it: while its body is
+    traced, a staged `raise` or `assert` of an exception it suppresses is
+    refused (its exit runs while tracing; the graph raises later)."""
+
+    def __init__(self, manager):
+        self.manager = manager
+
+    def __enter__(self):
+        entered = self.manager.__enter__()
+        types = getattr(self.manager, "_exceptions", (BaseException,))
+        _suppressed.types = getattr(_suppressed, "types", ()) + (types,)
+        return entered
+
+    def __exit__(self, *exc_info):
+        _suppressed.types = _suppressed.types[:-1]
+        return self.manager.__exit__(*exc_info)
+
+
+_WITH_ITEMS = {contextlib.suppress: _Suppressing}  # (type -> how converted code enters it)
+
+
+def with_item(manager):
+    """Python meaning: `manager`; generated code reads `with
+    ag__.with_item(cm) as v:`.  A manager whose exit may discard an exception
+    the graph raises later (contextlib.suppress) is entered through a wrapper
+    that says so to `raise_stmt`/`assert_stmt`."""
+    wrapper = _WITH_ITEMS.get(type(manager))
+    return manager if wrapper is None else wrapper(manager)
+
+
+def _refuse_if_suppressed(statement, exception):
+    for types in getattr(_suppressed, "types", ()):
+        if isinstance(exception, types):
+            raise errors.NotStageableError(errors.staged_check_in_suppress_message(
+                statement, type(exception).__name__, staging.user_location()))

@@ -350,10 +350,11 @@ REFUSED_IN_MODE = {
     ("jax", "numpy_truthiness_in_and[0](array[True]:bool)"): _AND_SIDES,
     ("jax", "numpy_truthiness_in_and[2](float64(0.0))"): _AND_SIDES,
     **{("jax", name): entry for name, entry in _TYPE_CASES.items()},
-    # (under JAX the assert's f-string is formatted from the tracer, not
-    # refused: type(negated) is refused first)
-    ("jax", "numpy_in_assert_not_and_while"): _traced_type(
-        "negated", "return steps, negated, type(negated), flag, x, x.dtype"),
+    # (the assert's f-string of a tracer is refused, as the graph engine's:
+    # it was formatted from the tracer's placeholder text)
+    ("jax", "numpy_in_assert_not_and_while"): (
+        "TensorTextError", "f-string or format() of staged value 'f\"zero in {{arr}}\"' at "
+        "{where}", 'assert np.all(arr != 0), f"zero in {arr}"'),
     ("jax", "numpy_iteration_and_any_all"): _BOOL,
     ("jax", "numpy_moving_average"): _MOVING_AVERAGE,
     # appends in a loop over range(stop, 0, step) with a traced stop: JAX
