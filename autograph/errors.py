@@ -769,9 +769,11 @@ def growing_python_list_message(name, location, loop, before, after):
 # --- where a staged value was used as a Python value, and what to do -------------
 
 # Set by autograph/wiring.py (errors is the lowest layer: it imports neither):
-# the transpiler's is_converted_code(code) -- was this code made by autograph? --
+# the transpiler's is_converted_code(code) -- was this code made by autograph? --,
+# is_generated_code(code) -- a branch or loop function converted code defines --
 # and the runtime's is_library_file(filename) -- installed or standard library?
 is_converted_code = None
+is_generated_code = None
 is_library_file = None
 
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
@@ -843,7 +845,8 @@ def staged_value_fix(what):
                 "installed library code, which autograph calls as it is (unconverted). "
                 f"Convert it with autograph.config.include({package!r}) before the "
                 "first call, or call it outside the ag.function on numpy values.")
-    if is_converted_code is None or not is_converted_code(code):
+    if is_converted_code is None or not (
+            is_converted_code(code) or is_generated_code is not None and is_generated_code(code)):
         method = code.co_name
         if method.startswith("__") and method.endswith("__") and is_converted_code is not None \
                 and any(is_converted_code(f.f_code) for f in _callers(frame)):
@@ -1923,6 +1926,9 @@ def tensor_into_array(exc, is_staged):
     local = user.tb_frame.f_locals
     if not any(name in local and is_staged(local[name]) for name in names):
         return None
+    held = local.get(target.value.id) if isinstance(target.value, ast.Name) else None
+    if held is not None and type(held).__name__ != "ndarray":
+        return None  # (a list indexed with a staged value: its own refusal says so)
     return TensorIntoArrayError(tensor_into_array_message(
         ast.unparse(target), ast.unparse(value), where(filename, lineno), written))
 

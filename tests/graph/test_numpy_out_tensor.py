@@ -111,3 +111,20 @@ def test_numpys_own_sequence_error_is_left_alone():
     with pytest.raises(ValueError, match="setting an array element with a sequence") as info:
         ag.function(sequence_into_item)(np.float64(1.5))
     assert not isinstance(info.value, errors.AutoGraphError)
+
+
+def list_item_at_a_staged_index(ws, n):
+    ws = list(ws)
+    for i in range(n):
+        ws[i] = ws[i] * 2
+    return ws
+
+
+def test_a_list_indexed_in_a_staged_loop_is_no_numpy_array():
+    # (not TensorIntoArrayError: `ws` is a Python list; and the hint is for
+    # converted code, though the loop body's generated function closes over
+    # nothing of the runtime)
+    with pytest.raises(errors.TensorUsageError, match=re.escape(
+            "use as a Python index or size of graph tensor 'i'")) as info:
+        ag.function(list_item_at_a_staged_index)([np.ones(2), np.ones(2)], np.int64(2))
+    assert "The function is converted" in str(info.value)
