@@ -1016,9 +1016,6 @@ class JaxBackend(Backend):
     """Stages control flow into jax.lax; see the module docstring."""
 
     name = "jax"
-    # a Python number meeting a jax value is weakly typed by JAX itself, as
-    # numpy types a Python number (staging._number_changes_type)
-    weak_python_numbers = True
     folds_extra_test = True
 
     def owns(self, value):

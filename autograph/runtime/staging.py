@@ -1016,8 +1016,7 @@ def _number_changes_type(a, b):
     if not is_number(number) or python_number_type(other) is not None:
         return False
     dtype = _dtype(other)
-    return dtype is not None and dtype != np.asarray(number).dtype and \
-        not getattr(backend_of(other), "weak_python_numbers", False)
+    return dtype is not None and dtype != np.asarray(number).dtype
 
 
 def python_number_items(iterable, numbers=(bool, int, float, complex)):

@@ -661,8 +661,15 @@ def test_weak_types_promote_as_jax_does():
 
     result = jax.jit(ag.to_graph(starts_as_python_int))(jnp.ones(3, jnp.float32))
     assert result.dtype == jnp.float32 and float(result) == 3.0
-    out = jax.jit(ag.to_graph(python_number_in_one_branch))(jnp.float32(-2.0))
-    assert out.dtype == jnp.float32 and float(out) == -2.0
+    # A Python number in one branch and a float32 value in the other: Python
+    # gives the type of the branch taken (`1` or float32 x), which one traced
+    # value cannot; JAX's cond would give float32 (0.1 as 0.100000001), so it
+    # is refused, as the graph engine refuses it.
+    line = python_number_in_one_branch.__code__.co_firstlineno + 1
+    with pytest.raises(errors.StagingError, match=re.escape(
+            f"variable 'y' is the Python int 1 in the true branch of the staged `if` at "
+            f"{__file__}:{line} and a tensor of dtype float32")):
+        jax.jit(ag.to_graph(python_number_in_one_branch))(jnp.float32(-2.0))
 
 
 def first_negative(xs, n):
