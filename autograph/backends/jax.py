@@ -1370,13 +1370,28 @@ def _is_weak_jax(v):
     return isinstance(v, (Tracer, jax.Array)) and _weak(v)
 
 
+_promotable = []  # per loop body being traced: ids of its weakly typed loop variables
+_PYTHON_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
 def _check_weak_pairs(t_side, f_side, location):
-    """A weak-typed JAX value against a strong array on the other side: it
-    must promote to that array's dtype, as JAX would promote it."""
+    """A weak-typed JAX value (a Python number in Python) against a strong
+    array on the other side: it must promote to that array's dtype, as JAX
+    would promote it, and that dtype must be the one numpy gives the Python
+    number (`float(x[1]) * 0.7` against float32: Python gives the float on
+    that path, 2.0999999999999996, which float32 would round), unless it is
+    a loop variable its loop promotes after one iteration (`s = 0.0` kept by
+    `if v > 0: s = s + v`)."""
     for name, a, b in zip(t_side.names, t_side.values, f_side.values):
         for weak, strong in ((a, b), (b, a)):
-            if _is_weak_jax(weak) and _is_value(strong) and not _weak(strong) and \
-                    jnp.result_type(strong.dtype, weak) != strong.dtype:
+            if not (_is_weak_jax(weak) and _is_value(strong) and not _weak(strong)):
+                continue
+            if jnp.result_type(strong.dtype, weak) != strong.dtype:
+                raise errors.StagingError(errors.branch_dtype_message(
+                    staging.shown(name), location, staging.describe(a), staging.describe(b)))
+            kind = _PYTHON_KINDS.get(np.dtype(_aval(weak).dtype).kind)
+            if kind is not None and np.dtype(strong.dtype) != np.asarray(kind(0)).dtype \
+                    and not any(id(weak) in ids for ids in _promotable):
                 raise errors.StagingError(errors.branch_dtype_message(
                     staging.shown(name), location, staging.describe(a), staging.describe(b)))
 
@@ -1448,11 +1463,17 @@ class _Loop:
         st = self.st
         items, loop_vars = args[:n_items], args[n_items:]
         lengths = [len(lst.items) for _, lst in self.lists]
-        if make_item is None:
-            raw = st.call(body_fn, loop_vars)
-        else:
-            item = make_item(list(items))
-            raw = st.call(lambda *s: body_fn(item, *s), loop_vars)
+        # (its weakly typed variables: this loop promotes them, _check_weak_pairs)
+        _promotable.append({id(v) for v, spec in zip(loop_vars, self.specs)
+                            if spec.weak_type})
+        try:
+            if make_item is None:
+                raw = st.call(body_fn, loop_vars)
+            else:
+                item = make_item(list(items))
+                raw = st.call(lambda *s: body_fn(item, *s), loop_vars)
+        finally:
+            _promotable.pop()
         out = list(st.body_outputs(raw))
         for j, i in enumerate(st.carried):
             out[j] = self._checked_leaf(j, st.names[i], out[j])

@@ -672,6 +672,44 @@ def test_weak_types_promote_as_jax_does():
         jax.jit(ag.to_graph(python_number_in_one_branch))(jnp.float32(-2.0))
 
 
+def _computed_python_float_in_one_branch(x, a):
+    t = a + 0.5  # np.float32
+    if x[0] > 0:
+        t = float(x[1]) * 0.7  # a Python float: 2.0999999999999996
+    return t
+
+
+def _counter_in_one_branch(x, a, n):
+    t = a + 0.5
+    for i in range(n):
+        if x[0] > 0:
+            t = i * 0.7
+    return t
+
+
+def _accumulated_in_a_branch(xs):
+    s = 0.0
+    for v in xs:
+        if v > 0:
+            s = s + v
+    return s
+
+
+def test_a_computed_python_number_against_another_dtype_in_a_branch_is_refused():
+    # (JAX's cond would give float32's 2.1; the graph engine refuses it too)
+    x, a = np.array([1.0, 3.0]), np.float32(0.0)
+    assert _computed_python_float_in_one_branch(x, a) == float(3.0) * 0.7
+    for fn, args in ((_computed_python_float_in_one_branch, (x, a)),
+                     (_counter_in_one_branch, (x, a, np.int64(3)))):
+        with pytest.raises(errors.StagingError, match=re.escape(
+                "variable 't' has a different dtype in the two branches of the staged `if`")):
+            jax.jit(ag.to_graph(fn))(*args)
+    # a loop variable its loop promotes is still let through (float32 from then on)
+    xs = np.array([1.0, -2.0, 3.0], np.float32)
+    got = jax.jit(ag.to_graph(_accumulated_in_a_branch))(xs)
+    assert got.dtype == jnp.float32 and float(got) == float(_accumulated_in_a_branch(xs))
+
+
 def first_negative(xs, n):
     for i in range(n):
         if xs[i] < 0:
