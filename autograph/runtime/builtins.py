@@ -183,7 +183,34 @@ def percent_text(template, values):
                 or _variable_holding(value, "%")
             raise errors.TensorTextError(errors.tensor_text_message(
                 "%-formatting", name, errors.where_user()))
-    return template % values
+    try:
+        return template % values
+    except TypeError:
+        index = _refused_operand(values)
+        if index is None:
+            raise
+        frame = errors.user_frame(1, _want_frame=True)
+        name = (None if frame is None else _percent_operand_text(frame, values, index)) \
+            or _variable_holding(values[index] if type(values) is tuple else values, "%")
+        raise errors.TensorTextError(errors.tensor_text_message(
+            "%-formatting", name, errors.where_user())) from None
+
+
+def _refused_operand(values):
+    """The index of an operand whose int()/float() autograph refuses (an
+    ag.Variable while tracing: its value exists when the graph runs), or
+    None.  Python's `%` answers such a refusal inside a `%d`/`%f` with a
+    TypeError of its own ('a real number is required'), hiding it; asked
+    only when `%` failed (int()/float() run once more)."""
+    for index, value in enumerate(values if type(values) is tuple else (values,)):
+        for convert in (builtins.int, builtins.float):
+            try:
+                convert(value)
+            except errors.AutoGraphError:
+                return index
+            except Exception:  # noqa: BLE001 (Python's own error stands)
+                continue
+    return None
 
 
 # one field of printf-style formatting: %[(key)][flags][width][.precision][hlL]type

@@ -180,3 +180,21 @@ def test_formatting_that_is_not_printed_is_refused_by_name(fn, name):
     with pytest.raises(errors.TensorTextError, match=re.escape(
             f"%-formatting of graph tensor '{name}' at {__file__}:")):
         ag.function(fn)(np.array([2.5]), np.int64(3))
+
+
+STEP = ag.Variable(np.int64(3))
+
+
+def _variable_in_a_percent_text(x):
+    STEP.assign_add(1)
+    text = "step %d" % STEP
+    return x + len(text)
+
+
+def test_a_variable_in_a_percent_text_is_refused_by_name():
+    # (Python's `%` answered the Variable's refusal of int() with a bare
+    # TypeError 'a real number is required, not Variable', without a line)
+    line = _variable_in_a_percent_text.__code__.co_firstlineno + 2
+    with pytest.raises(errors.TensorTextError, match=re.escape(
+            f"%-formatting of graph tensor 'STEP' at {__file__}:{line}")):
+        ag.function(_variable_in_a_percent_text)(np.ones(2))
