@@ -28,7 +28,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarn
 # the list), which the slice counts as a refusal, not a failure.
 # "entries" and "log" (Python loops updating a dict's and a list's entries, a
 # dict of lists as a log): zero mismatches over 1700 graph and 350 JAX
-# programs (1100 and all of those with every feature); in the slice, as they
+# programs (950 and all of those with every feature); in the slice, as they
 # keep it as fast.
 CI_FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "continue",
                "return", "loop_else", "logic", "print", "call", "closure", "dict", "list",
