@@ -77,9 +77,14 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True, same
         generated_by = generated_owner(code)
         owner = generated_by if generated_by is not None else id(code)
         rebound = _names_rebound_by_pending_call(frame)
+        # an installed library's frames between a generated loop body and its
+        # function (jax tracing the body) do not make that function a caller
+        library = inner_generated and owner != group and \
+            code.co_filename.startswith(errors.LIBRARY_DIRS)
         if rebound is _RETURNED:
-            group = owner if group is None else group
-            inner_generated = generated_by is not None
+            if not library:
+                group = owner if group is None else group
+                inner_generated = generated_by is not None
             frame = frame.f_back  # its locals die as the call returns
             continue
         local = frame.f_locals
@@ -89,9 +94,10 @@ def other_holders(value, variable=None, skip_depth=1, by_pending_call=True, same
                 changed = by_pending_call and next(iter(sorted(rebound)), None) or next(
                     (name for name, held in local.items() if held is value), None)
             skip = {changed}
-        elif not (inner_generated and owner == group):
+        elif not (inner_generated and owner == group) and not library:
             skip = set()  # another function (a caller): its names are other variables
-        inner_generated = generated_by is not None
+        if not library:
+            inner_generated = generated_by is not None
         scope = scope_in(local)
         generated = scope.internal_names if scope is not None else generated_names(owner)
         where = f"in {code.co_name} at {errors.where(code.co_filename, frame.f_lineno)}"

@@ -7,7 +7,9 @@ scalar -- built from nested
 `if`/`elif`/`else`, `while`, `for` over a staged range, over the staged array
 and over a Python range, `break`, `continue`, `return`, loop `else`, `and`/
 `or`/`not`, `print`, calls of a module-level helper and (as features)
-closures, dicts and lists.  Every path returns the same structure, every
+closures, dicts and lists; Python loops over a dict's keys and over a list
+of arrays' indices updating their entries ("entries"), and a dict of lists
+appended to as a log ("log"), both inside staged loops and branches.  Every path returns the same structure, every
 variable is bound before the control flow starts and no operation can raise
 (a uint8 or int32 count may wrap, as numpy's scalars do, with numpy's
 warning), so the plain run always succeeds and a staged run must give the same
@@ -26,7 +28,7 @@ import re
 # the ones it exercises (test_fuzz.py documents why some are left out of CI).
 FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "continue",
             "return", "loop_else", "logic", "print", "call", "closure", "dict", "list",
-            "try", "with")
+            "try", "with", "entries", "log")
 
 PRELUDE = '''\
 import numpy as np
@@ -121,8 +123,10 @@ class ProgramWriter:
             options += [scope.item, scope.item]
         if scope.index:
             options.append(f"{scope.index} * 0.25")
-        if self.has("dict"):
+        if self.has("dict") or self.has("entries"):
             options.append("d['k']")
+        if self.has("entries"):
+            options.append("d['m']")
         if self.has("closure"):
             options.append("scaled(s)")
         return self.c.choice(options)
@@ -185,7 +189,7 @@ class ProgramWriter:
                       if self.has(k) and scope.only_jump in (None, k)]
         if self.has("return") and depth > 0 and not scope.no_return:
             kinds.append("return")
-        for feature in ("print", "dict", "list"):
+        for feature in ("print", "dict", "list", "entries", "log"):
             if self.has(feature) and not (feature == "print" and scope.quiet):
                 kinds.append(feature)
         getattr(self, "_" + self.c.choice(kinds))(indent, depth, scope)
@@ -207,14 +211,35 @@ class ProgramWriter:
         self.used.add("dict")
         self.emit(indent, f"d['k'] = d['k'] + {self.float_atom(scope)}")
 
-    def _list(self, indent, depth, scope):
-        self.used.add("list")
+    def _item_atom(self, scope):
         atom = self.float_atom(scope)
         if atom[0].isdigit() or atom[0] == "-" or atom.endswith("* 0.25"):
             # a Python float among numpy items: a list of both kinds is refused
             # (mixed_list_message), so the list stays one kind
             atom = f"np.float64({atom})"
-        self.emit(indent, f"acc.append({atom})")
+        return atom
+
+    def _list(self, indent, depth, scope):
+        self.used.add("list")
+        self.emit(indent, f"acc.append({self._item_atom(scope)})")
+
+    def _entries(self, indent, depth, scope):
+        # a Python loop over a Python container (its keys or indices are
+        # Python values), updating each entry: inside a staged loop or branch
+        # the entries are what the staged statement carries
+        self.used.add("entries")
+        form = self.c.choice(["keys", "list_keys", "indices"])
+        name = f"e{self._new_loop()}"
+        if form == "indices":
+            self.emit(indent, f"for {name} in range(len(lst)):")
+            self.emit(indent + 1, f"lst[{name}] = lst[{name}] * {self.float_atom(scope)}")
+        else:
+            self.emit(indent, f"for {name} in {'d' if form == 'keys' else 'list(d)'}:")
+            self.emit(indent + 1, f"d[{name}] = d[{name}] + {self.float_atom(scope)}")
+
+    def _log(self, indent, depth, scope):
+        self.used.add("log")
+        self.emit(indent, f"log['v'].append({self._item_atom(scope)})")
 
     def _if(self, indent, depth, scope):
         self.used.add("if")
@@ -317,10 +342,14 @@ class ProgramWriter:
 
     def result(self):
         parts = ["s", "t", "c"]
-        if self.has("dict"):
+        if self.has("dict") or self.has("entries"):
             parts.append("d['k']")
+        if self.has("entries"):
+            parts += ["d['m']", "lst[0]", "lst[1]"]
         if self.has("list"):
             parts.append("len(acc)")
+        if self.has("log"):
+            parts.append("len(log['v'])")
         return "(" + ", ".join(parts) + ")"
 
     def write(self):
@@ -328,10 +357,15 @@ class ProgramWriter:
         self.emit(1, "s = a * 0.0")
         self.emit(1, "t = a + 0.5")
         self.emit(1, "c = n * 0")
-        if self.has("dict"):
+        if self.has("entries"):
+            self.emit(1, "d = {'k': a, 'm': a * 2.0}")
+            self.emit(1, "lst = [x + 0.0, x * 0.5]")
+        elif self.has("dict"):
             self.emit(1, "d = {'k': a}")
         if self.has("list"):
             self.emit(1, "acc = []")
+        if self.has("log"):
+            self.emit(1, "log = {'v': []}")
         if self.has("closure"):
             self.used.add("closure")
             self.emit(1, "def scaled(z):")

@@ -1,6 +1,7 @@
 """The staged differential fuzzer, CI slice: random programs with nested
 `if`/`while`/`for`/`break`/`continue`/`return`/loop `else`, `and`/`or`/`not`,
-prints, calls, closures, dicts and lists, run as plain Python, converted and
+prints, calls, closures, dicts and lists (their entries updated by Python
+loops, a dict of lists as a log), run as plain Python, converted and
 under `ag.function` (fuzz_harness.py), must match -- or be refused with a catalog error that
 points at the user's file and names no generated variable.
 
@@ -25,8 +26,13 @@ pytestmark = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarn
 # (`python -m tests.staged.fuzz_staged --programs 2000 --features all`).  Lists
 # appended to in one staged branch only are refused (a catalog error naming
 # the list), which the slice counts as a refusal, not a failure.
+# "entries" and "log" (Python loops updating a dict's and a list's entries, a
+# dict of lists as a log): zero mismatches over 1700 graph and 350 JAX
+# programs (950 and all of those with every feature); in the slice, as they
+# keep it as fast.
 CI_FEATURES = ("if", "while", "for_range", "for_array", "python_for", "break", "continue",
-               "return", "loop_else", "logic", "print", "call", "closure", "dict", "list")
+               "return", "loop_else", "logic", "print", "call", "closure", "dict", "list",
+               "entries", "log")
 
 
 # (the slices' hypothesis settings but for their size: a program per draw,
