@@ -770,10 +770,10 @@ def growing_python_list_message(name, location, loop, before, after):
 
 # Set by autograph/wiring.py (errors is the lowest layer: it imports neither):
 # the transpiler's is_converted_code(code) -- was this code made by autograph? --,
-# is_generated_code(code) -- a branch or loop function converted code defines --
+# is_converted_or_generated_code(code) -- that, or a branch or loop function it defines --
 # and the runtime's is_library_file(filename) -- installed or standard library?
 is_converted_code = None
-is_generated_code = None
+is_converted_or_generated_code = None
 is_library_file = None
 
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
@@ -845,8 +845,7 @@ def staged_value_fix(what):
                 "installed library code, which autograph calls as it is (unconverted). "
                 f"Convert it with autograph.config.include({package!r}) before the "
                 "first call, or call it outside the ag.function on numpy values.")
-    if is_converted_code is None or not (
-            is_converted_code(code) or is_generated_code is not None and is_generated_code(code)):
+    if is_converted_or_generated_code is None or not is_converted_or_generated_code(code):
         method = code.co_name
         if method.startswith("__") and method.endswith("__") and is_converted_code is not None \
                 and any(is_converted_code(f.f_code) for f in _callers(frame)):

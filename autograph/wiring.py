@@ -35,7 +35,7 @@ slots.structure = structure  # returned dataclasses are taken apart by the one f
 set_converter(api.to_graph)
 set_arguments_hook(aliases.watching_arguments)  # container arguments changed in place: refused
 errors.is_converted_code = transpiler.is_converted_code  # which fix a message names
-errors.is_generated_code = lambda code: tracebacks.generated_owner(code) is not None
+errors.is_converted_or_generated_code = tracebacks.is_converted_or_generated
 errors.is_library_file = call.is_library_file
 for _wrapper in (Function, BoundFunction):  # to_graph/to_code convert what they wrap
     api.WRAPPED_FUNCTION[_wrapper] = operator.attrgetter("python_function")

@@ -306,7 +306,9 @@ def only_called(name, parents):
             and getattr(parents.get(id(parent)), "func", None) is parent)
 
 
-def _thunk(node):
+def is_thunk(node):
+    """Is `node` a thunk the converters generated (templates.py: a lambda at
+    line 0, `ag__.and_(a, lambda: b)`), which runs at once?"""
     return node.__class__ is gast.Lambda and getattr(node, "lineno", None) == 0
 
 
@@ -391,7 +393,7 @@ def helpers_and_scopes(body, generated=frozenset(), effect=None):
         elif cls in (gast.Global, gast.Nonlocal):
             declared.update(node.names)
         children = trees.child_nodes(node)
-        if isinstance(node, _USER_SCOPES) and not _thunk(node) and not (
+        if isinstance(node, _USER_SCOPES) and not is_thunk(node) and not (
                 cls is gast.FunctionDef and node.name in generated):
             name = helper_name(node, parents.get(id(node))) if not inside else None
             if name is not None:
@@ -438,7 +440,7 @@ def helper_name(scope, parent):
     for stmt in body:
         for node in trees.nodes(stmt):
             if node.__class__ in _LASTING or (isinstance(node, _USER_SCOPES)
-                                              and not _thunk(node)):
+                                              and not is_thunk(node)):
                 return None
     return name
 

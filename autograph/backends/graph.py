@@ -530,27 +530,30 @@ def _promotable(values):
     the body graph's inputs, reached through the captures of the branches in
     between, or a start value that a first-iteration retrace passes as it
     is): the loop gives it numpy's type after one iteration, so a branch that
-    keeps it may differ from the other in dtype.  Any other value may not."""
+    keeps it may differ from the other in dtype.  Any other value may not.
+    (Only staged Python numbers are let through: most `if`s have none.)"""
+    numbers = [v for v in values if getattr(type(v), "python_number", False) is True]
+    if not numbers:
+        return []
     loop_inputs = set().union(*_promoting) if _promoting else set()
     graph = engine.current_graph()
     while graph is not None:
         if graph.name == "while_body":
             loop_inputs.update(id(t) for t in graph.inputs)
         graph = graph.parent
-    return [v for v in values if id(_outermost(v)) in loop_inputs or id(v) in loop_inputs]
+    return [v for v in numbers if any(id(t) in loop_inputs for t in _captured_from(v))]
 
 
-def _outermost(value):
-    """The value a branch's captured placeholder stands for, through every
-    branch it was captured into."""
+def _captured_from(value):
+    """`value` and the values it stands for through the branches it was
+    captured into, outward."""
+    chain = [value]
     while isinstance(value, Tensor):
-        outer = next((o for o, inner in value.graph.captured if inner is value), None)
-        if outer is None or outer is value:
+        value = next((o for o, inner in value.graph.captured if inner is value), None)
+        if value is None or value is chain[-1]:
             break
-        if id(outer) in {id(t) for t in outer.graph.inputs}:
-            return outer
-        value = outer
-    return value
+        chain.append(value)
+    return chain
 
 
 def _numeric_array(value):

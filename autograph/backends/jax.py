@@ -56,7 +56,7 @@ from autograph.runtime.backend import Backend, exception_parts
 from autograph.runtime.random import call_text as random_text
 from autograph.runtime.special_values import Undefined, UndefinedReturnValue
 from autograph.runtime.structure import UNDEFINED_RETURN, flatten, unflatten
-from autograph.runtime.tracebacks import generated_owner
+from autograph.runtime.tracebacks import generated_owner, is_converted_or_generated
 
 Tracer = jax.core.Tracer
 
@@ -115,7 +115,7 @@ def _refuse_tracer_text():
 
     def refuse_in_converted_code(tracer, what):
         caller = sys._getframe(2)
-        if _converted(caller.f_code):  # (the thunk of an assert's message too)
+        if is_converted_or_generated(caller.f_code):  # (the thunk of an assert's message too)
             name = errors.expression_at(caller) or "the value"
             raise errors.TensorTextError(errors.traced_repr_message(
                 name, errors.where_user(), what, errors.tensor_text_fix()))
@@ -737,12 +737,6 @@ def _target(frame, symbol):
     return head.strip().replace('"', "'") if found and head.strip() else "the array"
 
 
-def _converted(code):
-    """Is `code` converted code (a generated branch or loop function too)?"""
-    return errors.is_converted_code is not None and errors.is_converted_code(code) or \
-        generated_owner(code) is not None
-
-
 def _user_frames(frame):
     """([(frame, passed_in)], entry): `frame` and its callers that are the
     user's (not autograph's, numpy's or a library's) -- then, past the
@@ -752,7 +746,7 @@ def _user_frames(frame):
     while frame is not None:
         frames.append(frame)
         frame = frame.f_back
-    converted = [i for i, f in enumerate(frames) if _converted(f.f_code)]
+    converted = [i for i, f in enumerate(frames) if is_converted_or_generated(f.f_code)]
     outermost = converted[-1] if converted else -1
     found = []
     for i, f in enumerate(frames):
@@ -966,7 +960,7 @@ def _in_place(forward, symbol):
     def in_place(self, other):
         """`self symbol other` on a traced value: rebinds, where nothing else holds it."""
         frame = sys._getframe(1)
-        if not self.ndim or not _converted(frame.f_code):
+        if not self.ndim or not is_converted_or_generated(frame.f_code):
             # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
             return NotImplemented  # (Python then calls the binary operator)
         target = _target(frame, symbol)
@@ -992,7 +986,7 @@ def _reflected_in_place(reflected, name):
         if not isinstance(other, np.ndarray) or not other.ndim:
             return result
         frame = sys._getframe(1)
-        if not _converted(frame.f_code):
+        if not is_converted_or_generated(frame.f_code):
             return result
         symbol = _in_place_symbol(frame)
         if symbol != _AUGMENTED[name]:
@@ -1371,7 +1365,6 @@ def _is_weak_jax(v):
 
 
 _promotable = []  # per loop body being traced: ids of its weakly typed loop variables
-_PYTHON_KINDS = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
 def _check_weak_pairs(t_side, f_side, location):
@@ -1389,7 +1382,7 @@ def _check_weak_pairs(t_side, f_side, location):
             if jnp.result_type(strong.dtype, weak) != strong.dtype:
                 raise errors.StagingError(errors.branch_dtype_message(
                     staging.shown(name), location, staging.describe(a), staging.describe(b)))
-            kind = _PYTHON_KINDS.get(np.dtype(_aval(weak).dtype).kind)
+            kind = staging.python_type_of(_aval(weak).dtype)
             if kind is not None and np.dtype(strong.dtype) != np.asarray(kind(0)).dtype \
                     and not any(id(weak) in ids for ids in _promotable):
                 raise errors.StagingError(errors.branch_dtype_message(

@@ -13,7 +13,6 @@ import gc
 import operator
 import random
 import threading
-import types
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from autograph.graph import slots
 from autograph.graph.guards import (
     LeakedTensors, advanced_iterator, as_found_before, baked_random_draw, compared_arrays, guards_hold,
     guards_of, raise_leaked, random_states, stale, watch_lines)
-from autograph.graph.guards import _own_attributes, _user_class
+from autograph.graph.guards import user_object_attributes
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.ops.shaping import StagedShape
@@ -62,7 +61,7 @@ def _flatten_output(value, graph, outputs):
     parts = slots.take_apart(value)  # a dataclass, ...
     if parts is not None:
         return slots.Rebuilt(parts[0], [_flatten_output(v, graph, outputs) for v in parts[1]])
-    attributes = _attributes_of(value)
+    attributes = user_object_attributes(value)
     if attributes is not None and _holds_tensor(attributes):
         # (`return Out(y, loss)`: a new object per call around the call's values)
         copying = _copying.__dict__.setdefault("ids", set())
@@ -80,25 +79,6 @@ def _flatten_output(value, graph, outputs):
 _copying = threading.local()  # (ids of the objects _flatten_output is copying)
 
 
-def _attributes_of(value):
-    """The attributes of an object of a user's class (its `__dict__`, or what
-    its `__slots__` slots hold), or None."""
-    if isinstance(value, type) or not _user_class(type(value)):
-        return None
-    attributes = _own_attributes(value)
-    if attributes is not None:
-        return attributes
-    found = {}
-    for cls in type(value).__mro__[:-1]:
-        for name, descriptor in vars(cls).items():
-            if type(descriptor) is types.MemberDescriptorType and name not in found:
-                try:
-                    found[name] = descriptor.__get__(value, cls)
-                except AttributeError:  # (an empty slot)
-                    pass
-    return found or None
-
-
 def _holds_tensor(value, depth=0):
     """Does `value` hold a graph tensor, in its items or (an object of a
     user's class) its attributes, up to 8 levels down?"""
@@ -111,7 +91,7 @@ def _holds_tensor(value, depth=0):
     elif isinstance(value, (list, tuple)):
         items = value
     else:
-        attributes = _attributes_of(value)
+        attributes = user_object_attributes(value)
         if attributes is None:
             return False
         items = attributes.values()

@@ -907,6 +907,25 @@ def _own_attributes(obj):
     return attributes if type(attributes) is dict else None
 
 
+def user_object_attributes(value):
+    """The attributes of an object of a user's class (its `__dict__`, or what
+    its `__slots__` slots hold, read through the slots' descriptors: no user
+    code runs), or None."""
+    if isinstance(value, type) or not _user_class(type(value)):
+        return None
+    attributes = _own_attributes(value)
+    if attributes is not None:
+        return attributes
+    found = {}
+    for cls in type(value).__mro__[:-1]:
+        for name, descriptor in vars(cls).items():
+            if type(descriptor) is types.MemberDescriptorType and name not in found:
+                slot = _Slots(value, descriptor).get(name, _MISSING)
+                if slot is not _MISSING:  # (not an empty slot)
+                    found[name] = slot
+    return found or None
+
+
 class _Slots:
     """A `__slots__` attribute of `obj`, read like a dict entry (`get`, what
     the guards call on a holder) through the slot's own descriptor: no user
@@ -925,8 +944,8 @@ class _Slots:
 
 
 class _OwnParts:
-    """What a function or partial holds of its own (`_OWN_PARTS`: `__code__`,
-    `__defaults__`, ...), read like a dict entry (`get`, what the guards
+    """What a function or partial holds of its own (`_OWN_PARTS`:
+    `__defaults__`, a partial's `args`, ...), read like a dict entry (`get`, what the guards
     call on a holder): C-level attributes, no user code runs."""
 
     __slots__ = ("owner",)

@@ -412,7 +412,7 @@ def load_part(obj, kind, key, name):
     dict's or list's entries, `dict(obj)` / `list(obj)`; None for another
     object (an array's items are its own business: nothing to carry)."""
     if kind == "entries":
-        return _ENTRIES_COPY[type(obj)](obj) if type(obj) in _ENTRIES_COPY else None
+        return type(obj)(obj) if type(obj) in staging.ENTRY_CONTAINERS else None
     try:
         return obj[key] if kind == "item" else getattr(obj, key)
     except _ABSENT:
@@ -471,15 +471,12 @@ def store_part(obj, kind, key, value):
         stack[-1].append((obj, kind, key, old))
 
 
-_ENTRIES_COPY = {dict: dict, list: list}
-
-
 def _store_entries(obj, value, stack):
     """store_part of kind 'entries': `obj`'s entries become `value`'s (the
     object stays the one its holders hold), unless they are already."""
-    if type(obj) not in _ENTRIES_COPY or value is None:
+    if type(obj) not in staging.ENTRY_CONTAINERS or value is None:
         return
-    old = _ENTRIES_COPY[type(obj)](obj)
+    old = type(obj)(obj)
     if type(obj) is dict:  # (key by key: a Python loop over `obj` may be running)
         for key in old.keys() - value.keys():
             del obj[key]

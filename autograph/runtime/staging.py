@@ -267,10 +267,15 @@ def _carried_parts(frame, names):
             if holder is not _GONE:
                 key = node.attr if isinstance(node, ast.Attribute) else \
                     node.slice.value if isinstance(node.slice, ast.Constant) else _GONE
-                if key is ... and type(holder) not in (dict, list):
-                    continue  # (`d[...]` carries a dict's or list's entries only: load_part)
+                if key is ... and type(holder) not in ENTRY_CONTAINERS:
+                    continue  # (not carried: control_flow.load_part)
                 parts.add((id(holder), key))
     return parts
+
+
+# The containers whose entries a `d[...]` part carries (a key the statement
+# computes: control_flow.load_part/store_part); a subclass's are not carried.
+ENTRY_CONTAINERS = frozenset((dict, list))
 
 
 def _part_holder(node, variables):
@@ -1238,6 +1243,12 @@ def promoted(name, before, after, location, loop):
 
 
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def python_type_of(dtype):
+    """The Python number type a staged value of `dtype` stands for when it is
+    a Python number (bool, int, float or complex), or None."""
+    return _PYTHON_TYPES.get(np.dtype(dtype).kind)
 
 
 def zip_strict_message(lengths):

@@ -51,6 +51,14 @@ def register_generated(code, owner, names=frozenset()):
     _generated_names[id(owner)] = names
 
 
+def is_converted_or_generated(code):
+    """Is `code` converted code: a converted function's own, or a branch or
+    loop function its conversion generated (which may read nothing of the
+    runtime, so the transpiler does not list it)?"""
+    return id(code) in _generated_owner or (
+        errors.is_converted_code is not None and errors.is_converted_code(code))
+
+
 def generated_names(owner):
     """The names the converters generated in the user function whose code's
     id is `owner` (a generated function that reads no `fscope` cannot tell)."""

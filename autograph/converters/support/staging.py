@@ -263,8 +263,8 @@ def _free_reads(node):
     outside, or assigns there (`nonlocal flag; flag = True`: the variable is
     shared with it as well)."""
     if isinstance(node, gast.Lambda):
-        if getattr(node, "lineno", None) == 0:
-            return frozenset()  # a generated thunk (templates.py): it runs at once
+        if activity.is_thunk(node):
+            return frozenset()  # (it runs at once)
         return activity.expression_scope(node).read
     if isinstance(node, _SCOPES):
         scope = anno.getanno(node, anno.Static.SCOPE, None)
