@@ -381,8 +381,9 @@ _AST_HANDLER = ast.ExceptHandler
 
 
 def gast_to_located_ast_in_place(tree):
-    """`gast_to_located_ast(tree)` made of `tree`'s own nodes, for a tree
-    that is only compiled (and unparsed) afterwards: gast's node classes
+    """`fix_missing_locations(gast_to_ast(tree))` in one walk, made of
+    `tree`'s own nodes, for a tree that is only compiled (and unparsed)
+    afterwards: gast's node classes
     share the stdlib's layout, so each node changes class where it is, and
     only what differs is rewritten -- a parameter (a gast Name) becomes an
     `ast.arg`, a handler's name a string, a context or an operator one
