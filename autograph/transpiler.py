@@ -65,13 +65,12 @@ _configure_logging()
 class Converted:
     """One converted code object, ready to be bound to function objects."""
 
-    __slots__ = ("code", "_tree", "_plain", "_source", "cells", "nested_code_ids", "_again")
+    __slots__ = ("code", "_tree", "_source", "cells", "nested_code_ids", "_again")
 
-    def __init__(self, code, tree, fscope, plain=None, cell_names=GENERATED_NAMES, again=None):
+    def __init__(self, code, tree, fscope, cell_names=GENERATED_NAMES, again=None):
         from autograph import runtime
         self.code = code
-        self._tree = tree  # unparsed on demand: to_code is rarely asked for
-        self._plain = plain  # the original body's stdlib nodes (see _parsed_plain_body)
+        self._tree = tree  # (stdlib) unparsed on demand: to_code is rarely asked for
         self._source = None
         # Loaded from the conversion cache (no tree): (options, the lines and
         # the namespace's answers it was converted from), to convert it again
@@ -86,23 +85,18 @@ class Converted:
         if self._source is None and self._again is not None:
             options, lines, answers = self._again
             facts = context.Facts(fn, replay=dict(((q, a), ans) for q, a, ans in answers))
-            _, self._tree, self._plain, _, _ = _build(fn, options, facts, lines)
+            _, self._tree, _, _ = _build(fn, options, facts, lines)
             self._again = None
         return self.source
 
     @property
     def source(self):
-        if self._source is None and isinstance(self._tree, ast.FunctionDef):
-            # built by call_only.py: the stdlib tree of the same function
-            # the pipeline gives, as compiled (not the file as it is now)
+        if self._source is None:
+            # the stdlib tree as compiled, not the file as it is now: the
+            # pipeline's (made a stdlib tree in place, its plain body
+            # attached: _build) or call_only.py's
             self._source = ast.unparse(self._tree)
             self._tree = None
-        if self._source is None:
-            tree = trees.gast_to_ast(self._tree)
-            if self._plain is not None:
-                _attach_plain_body(tree, self._plain)
-            self._source = ast.unparse(tree)
-            self._tree = self._plain = None
         return self._source
 
     def instantiate(self, fn):
@@ -497,43 +491,41 @@ def _cell_names_in_use(fn, spelled, facts):
 
 
 def _build(fn, options, facts, lines=None):
-    """Converts `fn`: (factory module's code object, the converted tree,
-    the plain body's stdlib nodes or None, the generated names, the cells'
-    names).  Everything it reads of the namespace goes through `facts`."""
+    """Converts `fn`: (factory module's code object, the converted function's
+    stdlib tree as compiled, the generated names, the cells' names).
+    Everything it reads of the namespace goes through `facts`."""
     # A function whose conversion only wraps its calls: its module without
     # the passes (call_only.py; the same module the pipeline gives).
     parsed = call_only.candidate(fn, lines)
     module = None if parsed is None else call_only.module_of(
         parsed, _factory_params(fn), ENTITY, facts)
     if module is not None:
-        node, plain = module.body[0].body[0], None  # (the factory's entity)
+        node = module.body[0].body[0]  # (the factory's entity)
         generated, cells = frozenset(), GENERATED_NAMES
     else:
         node, ctx, plain = transform(fn, options, parsed, facts, lines)  # (not parsed again)
         cells = ctx.cells
-        # (missing positions filled in)
-        module = trees.gast_to_located_ast(_factory(node, fn, cells))
-        if not isinstance(node, gast.Lambda):
-            node.name = fn.__code__.co_name  # the factory named it ENTITY
+        # (missing positions filled in; `node` is a stdlib node from here on)
+        module = trees.gast_to_located_ast_in_place(_factory(node, fn, cells))
         if plain is not None:
             _attach_plain_body(module.body[0].body[0], plain)  # the factory's entity
         generated = frozenset(ctx.namer.generated)
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     module = _in_private_class(module, fn)
     module_code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
-    if isinstance(node, ast.FunctionDef):  # (call_only's, compiled: named for to_code)
+    if not isinstance(node, ast.Lambda):  # (compiled: the factory named it ENTITY)
         node.name = fn.__code__.co_name
-    return module_code, node, plain, generated, cells
+    return module_code, node, generated, cells
 
 
-def _bound(fn, options, module_code, lambda_, generated, cells, tree, plain, again=None):
+def _bound(fn, options, module_code, lambda_, generated, cells, tree, again=None):
     """The Converted of `fn` from its factory module's code."""
     from autograph.runtime.scope import FunctionScope
     code = _inner_code(module_code, "<lambda>" if lambda_ else ENTITY)
     code, _ = _renamed(code, fn.__code__.co_name, code.co_qualname, fn.__code__.co_qualname,
                        generated)
     fscope = FunctionScope(fn.__name__, options, generated | set(cells))
-    return Converted(code, tree, fscope, plain, cells, again)
+    return Converted(code, tree, fscope, cells, again)
 
 
 def _cached(fn, options):
@@ -561,7 +553,7 @@ def _loaded(fn, options, folder, key, lines):
         if not context.Facts(fn).all_same(answers):
             return None
         return _bound(fn, options, module_code, lambda_, frozenset(generated), tuple(cells),
-                      None, None, again=(options, lines, answers))
+                      None, again=(options, lines, answers))
     except Exception as e:  # noqa: BLE001 (an entry of another shape: convert)
         logger.debug("conversion cache: entry of %s not used (%r)", fn.__qualname__, e)
         return None
@@ -574,9 +566,9 @@ def _compile(fn, options):
     how = "loaded" if converted is not None else "converted"
     if converted is None:
         facts = context.Facts(fn)
-        module_code, node, plain, generated, cells = _build(fn, options, facts, lines)
-        lambda_ = isinstance(node, gast.Lambda)
-        converted = _bound(fn, options, module_code, lambda_, generated, cells, node, plain)
+        module_code, node, generated, cells = _build(fn, options, facts, lines)
+        lambda_ = isinstance(node, (gast.Lambda, ast.Lambda))
+        converted = _bound(fn, options, module_code, lambda_, generated, cells, node)
         if key is not None:
             conversion_cache.store(folder, key, facts.recorded(),
                                    (module_code, lambda_, tuple(sorted(generated)), cells))

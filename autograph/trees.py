@@ -10,8 +10,9 @@ of the nodes instead of going through generic machinery:
   - `gast_to_ast`, `ast_to_gast`, `parse`, `fix_missing_locations`: gast's
     and the stdlib's, with cheaper dispatch. The translators subclass gast's
     own (`gast.ast3`), so pyproject pins gast to the minor version tested;
-  - `gast_to_located_ast`: `gast_to_ast` + `fix_missing_locations` in one
-    walk (what the transpiler compiles);
+  - `gast_to_located_ast_in_place`: `gast_to_ast` + `fix_missing_locations`
+    in one walk, changing the nodes' classes where they are instead of
+    copying them (what the transpiler compiles);
   - `CachedDispatch`: the one visitor base with dispatch cached per node
     class (passes, templates, translators and the analysis use it).
 """
@@ -376,122 +377,113 @@ def gast_to_ast(node):
     return _GastToAst().visit(node)
 
 
-def _located_copier(node_class, target):
-    """`_copier` for a node class with positions: a position the node lacks
-    (or holds as None) is its parent's, as ast.fix_missing_locations gives
-    it, and the node's are the ones its children lacking theirs take."""
-    fields, new = node_class._fields, target.__new__
-
-    def copy(self, node):
-        source = node.__dict__
-        new_node = new(target)
-        attrs = new_node.__dict__
-        outer = self.at
-        get = source.get
-        lineno, col, end_lineno, end_col = at = (get("lineno"), get("col_offset"),
-                                                 get("end_lineno"), get("end_col_offset"))
-        if None in at:  # (the parser's and the templates' nodes have all four)
-            if lineno is None:
-                lineno = outer[0]
-            if col is None:
-                col = outer[1]
-            if end_lineno is None:
-                end_lineno = outer[2]
-            if end_col is None:
-                end_col = outer[3]
-            at = (lineno, col, end_lineno, end_col)
-        attrs["lineno"] = lineno
-        attrs["col_offset"] = col
-        attrs["end_lineno"] = end_lineno
-        attrs["end_col_offset"] = end_col
-        self.at = at
-        _translate_fields(self, source, attrs, fields)
-        self.at = outer
-        return new_node
-
-    return copy
+_AST_HANDLER = ast.ExceptHandler
 
 
-class _LocatingGastToAst(_GastToAst):
-    """`_GastToAst` that also fills in missing positions in the same walk
-    (`gast_to_ast` then `fix_missing_locations`, one walk fewer).  Every
-    positioned node goes through a visitor here that does it: the generic
-    copy (gast's own FunctionDef, ClassDef visitors are not used: the generic
-    copy of their fields is the same node), names, parameters and handlers."""
-
-    _copiers = {}  # (its own: these copies locate)
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = None
-
-    def __init__(self):
-        self.at = (1, 0, 1, 0)  # where a node lacking positions is: its parent's
-
-    @classmethod
-    def default_visitor(cls, node_class):
-        copy = cls._copiers.get(node_class)
-        if copy is None:
-            target = getattr(ast, node_class.__name__, None)
-            if target is not None and target._attributes:
-                copy = cls._copiers[node_class] = _located_copier(node_class, target)
-            else:
-                copy = super().default_visitor(node_class)
-                cls._copiers[node_class] = copy
-        return copy
-
-    def _locate(self, new, source):
-        outer = self.at
-        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
-                                            source.get("end_lineno"), source.get("end_col_offset"))
-        new.__dict__.update(lineno=outer[0] if lineno is None else lineno,
-                            col_offset=outer[1] if col is None else col,
-                            end_lineno=outer[2] if end_lineno is None else end_lineno,
-                            end_col_offset=outer[3] if end_col is None else end_col)
-        return new
-
-    def visit_Name(self, node):  # (the most frequent node: `_locate` inline)
-        source = node.__dict__
-        outer = self.at
-        lineno, col, end_lineno, end_col = (source.get("lineno"), source.get("col_offset"),
-                                            source.get("end_lineno"), source.get("end_col_offset"))
-        new = _AST_NAME.__new__(_AST_NAME)
-        ctx = node.ctx
-        new.__dict__.update(id=node.id,
-                            ctx=self.shared_contexts.get(ctx.__class__) or self.visit(ctx),
-                            lineno=outer[0] if lineno is None else lineno,
-                            col_offset=outer[1] if col is None else col,
-                            end_lineno=outer[2] if end_lineno is None else end_lineno,
-                            end_col_offset=outer[3] if end_col is None else end_col)
-        return new
-
-    def _make_arg(self, node):
-        if node is None:
-            return None
-        new = self._locate(_AST_ARG.__new__(_AST_ARG), node.__dict__)
-        annotation = node.annotation
-        if annotation is not None:
-            outer, self.at = self.at, (new.lineno, new.col_offset, new.end_lineno,
-                                       new.end_col_offset)
-            annotation = self.visit(annotation)
-            self.at = outer
-        new.__dict__.update(arg=node.id, annotation=annotation, type_comment=node.type_comment)
-        return new
-
-    def visit_ExceptHandler(self, node):
-        if not node.name:
-            return self.generic_visit(node)
-        new = self._locate(_AST_HANDLER.__new__(_AST_HANDLER), node.__dict__)
-        outer, self.at = self.at, (new.lineno, new.col_offset, new.end_lineno, new.end_col_offset)
-        new.__dict__.update(type=self._visit(node.type), name=node.name.id,
-                            body=self._visit(node.body))
-        self.at = outer
-        return new
+def gast_to_located_ast_in_place(tree):
+    """`fix_missing_locations(gast_to_ast(tree))` in one walk, made of
+    `tree`'s own nodes, for a tree that is only compiled (and unparsed)
+    afterwards: gast's node classes
+    share the stdlib's layout, so each node changes class where it is, and
+    only what differs is rewritten -- a parameter (a gast Name) becomes an
+    `ast.arg`, a handler's name a string, a context or an operator one
+    shared stdlib node (contexts are shared by gast trees too: changing one's
+    class would change it in every tree).  Missing positions are filled as
+    fix_missing_locations does (a node's parent's).  Extra gast fields (a
+    Name's annotation) stay behind; compile and unparse read only the
+    stdlib's.  Returns `tree`, now a stdlib tree."""
+    stack = [(tree, (1, 0, 1, 0))]
+    pop, push = stack.pop, stack.append
+    targets, shared = _IN_PLACE_TARGETS, _SHARED_STDLIB_NODES
+    while stack:
+        node, at = pop()
+        cls = node.__class__
+        target = targets.get(cls)
+        if target is None:
+            if cls.__module__ == "ast":
+                continue  # met before: a node the tree holds twice
+            target = _in_place_target(cls)
+        attrs = node.__dict__
+        if target._attributes:
+            get = attrs.get
+            lineno, col, end_lineno, end_col = here = (
+                get("lineno"), get("col_offset"), get("end_lineno"), get("end_col_offset"))
+            if None in here:
+                here = (at[0] if lineno is None else lineno, at[1] if col is None else col,
+                        at[2] if end_lineno is None else end_lineno,
+                        at[3] if end_col is None else end_col)
+                attrs.update(lineno=here[0], col_offset=here[1], end_lineno=here[2],
+                             end_col_offset=here[3])
+            at = here
+        if target is _AST_ARGUMENTS:
+            for field in ("posonlyargs", "args", "kwonlyargs", "vararg", "kwarg"):
+                value = attrs[field]
+                for parameter in (value if value.__class__ is list else (value,)):
+                    if parameter is not None and parameter.__class__ is not _AST_ARG:
+                        _parameter_in_place(parameter, at, push)
+            for field in ("kw_defaults", "defaults"):
+                for value in attrs[field]:
+                    if value is not None:
+                        push((value, at))
+            node.__class__ = target
+            continue
+        if target is _AST_HANDLER and attrs.get("name") is not None \
+                and not isinstance(attrs["name"], str):
+            attrs["name"] = attrs["name"].id
+        node.__class__ = target
+        for field in cls._fields:
+            value = attrs.get(field)
+            if value.__class__ is list:
+                for k, item in enumerate(value):
+                    if isinstance(item, _AST):
+                        one = shared.get(item.__class__)
+                        if one is not None:
+                            value[k] = one
+                        else:
+                            push((item, at))
+            elif isinstance(value, _AST):
+                one = shared.get(value.__class__)
+                if one is not None:
+                    attrs[field] = one
+                else:
+                    push((value, at))
+    return tree
 
 
-_AST_HANDLER, _AST_NAME = ast.ExceptHandler, ast.Name
+def _parameter_in_place(name, at, push):
+    """gast Name `name`, a parameter, made an `ast.arg` (located at `at`
+    where it lacks positions); its annotation goes on `push`."""
+    attrs = name.__dict__
+    get = attrs.get
+    here = [get(attr) for attr in _POSITIONS]
+    attrs.update(arg=name.id, annotation=get("annotation"), type_comment=get("type_comment"),
+                 **{attr: at[k] if here[k] is None else here[k]
+                    for k, attr in enumerate(_POSITIONS)})
+    name.__class__ = _AST_ARG
+    if attrs["annotation"] is not None:
+        push((attrs["annotation"], (attrs["lineno"], attrs["col_offset"], attrs["end_lineno"],
+                                    attrs["end_col_offset"])))
 
 
-def gast_to_located_ast(node):
-    """`fix_missing_locations(gast_to_ast(node))` in one walk."""
-    return _LocatingGastToAst().visit(node)
+_IN_PLACE_TARGETS = {}
+# operators and contexts: one stdlib node of each kind serves every tree (as in ast.parse)
+_SHARED_STDLIB_NODES = {}
+
+
+def _in_place_target(cls):
+    target = getattr(ast, cls.__name__, None)
+    if target is None or not issubclass(cls, _AST):
+        raise TypeError(f"no stdlib node for {cls.__name__}")
+    _IN_PLACE_TARGETS[cls] = target
+    return target
+
+
+for _module in (gast, ast):
+    for _kind in ("Load", "Store", "Del", "Add", "Sub", "Mult", "MatMult", "Div", "Mod", "Pow",
+                  "LShift", "RShift", "BitOr", "BitXor", "BitAnd", "FloorDiv", "And", "Or",
+                  "Invert", "Not", "UAdd", "USub", "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE",
+                  "Is", "IsNot", "In", "NotIn"):
+        _SHARED_STDLIB_NODES[getattr(_module, _kind)] = getattr(ast, _kind)()
 
 
 def ast_to_gast(node):

@@ -22,7 +22,7 @@ OPTIONS = ConversionOptions()
 
 def _pipeline_module(fn):
     node, ctx, plain = transpiler.transform(fn, OPTIONS)
-    module = trees.gast_to_located_ast(transpiler._factory(node, fn))
+    module = trees.gast_to_located_ast_in_place(transpiler._factory(node, fn))
     if plain is not None:
         transpiler._attach_plain_body(module.body[0].body[0], plain)
     return module, ctx

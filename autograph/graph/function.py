@@ -27,7 +27,7 @@ import numpy as np
 
 from autograph import errors
 from autograph.graph import core, signature
-from autograph.graph.concrete import MISS, trace
+from autograph.graph.concrete import MISS, collector_paused, trace
 from autograph.graph.guards import guards_hold, replaced
 from autograph.graph.tensor import Tensor, TensorSpec
 
@@ -239,7 +239,13 @@ class Function:
         return self._concrete[0]
 
     def _trace(self, args, kwargs, key, keep, specs, known=None):
-        """`known`: (leaves, structure) of `key`, when the caller has them."""
+        """`known`: (leaves, structure) of `key`, when the caller has them.
+        (The collector waits for the conversion too, which leaves no garbage
+        cycles: concrete.collector_paused.)"""
+        with collector_paused():
+            return self._traced(args, kwargs, key, keep, specs, known)
+
+    def _traced(self, args, kwargs, key, keep, specs, known):
         names, fn = self._arg_names(len(args)), self._python_for_tracing()
         if arguments_hook is not None:  # refuses in-place changes of container arguments
             fn = arguments_hook(fn, self.python_function, names)

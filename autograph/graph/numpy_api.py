@@ -214,6 +214,8 @@ def _out_argument(func, args, kwargs):
     position (`np.clip(y, 0, 1, z)`), or None."""
     if kwargs.get("out") is not None:
         return kwargs["out"]
+    if len(args) < 2:
+        return None  # (no numpy function takes `out` first: no signature to look up)
     signature = _signature(func)
     if signature is None or "out" not in signature.parameters:
         return None

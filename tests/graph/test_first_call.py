@@ -41,6 +41,56 @@ def test_collector_left_off_by_the_user_stays_off():
         gc.enable()
 
 
+def _young_objects():
+    return len(gc.get_objects(0)) + len(gc.get_objects(1))
+
+
+def test_a_trace_leaves_no_young_objects_to_scan():
+    # (the graph's objects, and whatever else was young, go to the oldest
+    # generation without the young collection that would only promote them)
+    made = [[i] for i in range(2000)]  # young objects of the program's own
+    assert _young_objects() >= 2000
+
+    def f(x):
+        return (x + 1) * 2
+
+    function(f)(np.ones(3))
+    assert _young_objects() < 100
+    gc.collect()  # (a full collection still sees them all)
+    assert len(made) == 2000
+
+
+@pytest.fixture
+def promotions(monkeypatch):
+    """How many times a trace moved every tracked object to the oldest generation."""
+    made = []
+    freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (made.append(1), freeze()))
+    return made
+
+
+def test_a_failing_trace_promotes_nothing(promotions):
+    def f(x):
+        raise KeyError("boom")
+
+    with pytest.raises(KeyError):
+        function(f)(np.ones(3))
+    assert promotions == []
+    function(lambda x: x + 1)(np.ones(3))
+    assert promotions == [1]
+
+
+def test_objects_the_program_froze_stay_frozen(promotions):
+    gc.freeze()
+    try:
+        assert gc.get_freeze_count() > 0
+        function(lambda x: x - 1)(np.ones(3))
+        assert gc.get_freeze_count() > 0  # (gc.unfreeze would make it 0)
+    finally:
+        gc.unfreeze()
+    assert promotions == [1]  # (the program's own freeze only)
+
+
 @pytest.mark.parametrize("shapes, expected", [
     (((None, 3), ()), (None, 3)),
     (((), (1,)), (1,)),
