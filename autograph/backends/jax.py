@@ -34,12 +34,14 @@ values (Python numbers, and JAX values derived only from them) are checked
 like Python numbers, so they promote as JAX promotes them.
 """
 
+import ast
 import builtins
 import dis
 import functools
 import itertools
 import linecache
 import operator
+import os
 import re
 import sys
 import threading
@@ -968,7 +970,7 @@ def _in_place(forward, symbol):
         if target.endswith("]") and root is not None and \
                 isinstance(frame.f_locals.get(root.group()), Tracer):
             # (`y[0] += 1` of a traced `y`: the item assignment that follows
-            # raises JAX's own error, which names `.at[...].add(...)`)
+            # is refused, naming `y = y.at[0].add(1)`: _refuse_in_converted_code)
             return NotImplemented
         change = f"{target} {symbol} ..."
         _refuse_shared(self, target, change, frame)
@@ -1002,6 +1004,150 @@ def _reflected_in_place(reflected, name):
                 target, f"{target} {symbol} ...", location, *found, "jax"))
         return _written_in_place(result, other, target, symbol, location)
     return maybe_in_place
+
+
+# --- item assignment and numpy's conversions in converted code ---------------------------
+
+# `y[i] = v` on a traced `y` raises JAX's TypeError; `y[i] = t` into a numpy
+# array (or a list indexed by a traced `i`) asks the tracer for float()/int()/
+# __array__, and `np.clip(t, 0, 1, out=t)` or `np.exp(t)` ask for __array__:
+# JAX's conversion errors, which name neither the user's variable nor a fix.
+# In converted code (the tracer's method called from it, directly or through
+# numpy's own functions) each becomes a catalog error naming the statement.
+# Item assignment is refused rather than rewritten: `y = y.at[i].set(v)`
+# would rebind `y` alone, where numpy changes the array under every name.
+
+_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
+_ITEM_STORES = frozenset(("STORE_SUBSCR", "STORE_SLICE"))
+_CONVERSIONS = ("__array__", "__float__", "__int__", "__complex__", "__bool__", "__index__")
+_AT_METHODS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide",
+               ast.Pow: "power"}
+
+
+def _refuse_in_converted_code():
+    if getattr(Tracer, "_autograph_conversions", False):
+        return
+    for name in _CONVERSIONS:
+        setattr(Tracer, name, _refusing(getattr(Tracer, name), name))
+    Tracer.__setitem__ = _refusing(Tracer.__setitem__, "__setitem__")
+    Tracer._autograph_conversions = True
+
+
+def _refusing(method, name):
+    @functools.wraps(method)
+    def refusing(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except TypeError:  # (JAX's errors: ConcretizationTypeError, ..., its setitem's)
+            refusal = _refusal(name, sys._getframe(1))
+            if refusal is None:
+                raise
+        raise refusal
+    return refusing
+
+
+def _refusal(method, frame):
+    """The catalog error for tracer `method` failing as called from `frame`
+    (through numpy's functions), or None where the caller is not converted
+    code at an item assignment or a numpy call."""
+    while frame is not None and frame.f_code.co_filename.startswith(_NUMPY_DIR):
+        frame = frame.f_back
+    if frame is None or not is_converted_or_generated(frame.f_code):
+        return None
+    code = frame.f_code
+    location = errors.where(code.co_filename, frame.f_lineno)
+    opname = dis.opname[code.co_code[frame.f_lasti]]
+    try:
+        line, end_line, start, end = list(code.co_positions())[frame.f_lasti // 2]
+        span = ast.parse(linecache.getline(code.co_filename, line)[start:end].strip(),
+                         mode="eval").body if line == end_line else None
+    except (IndexError, ValueError, TypeError, SyntaxError):
+        return None
+    if opname in _ITEM_STORES and isinstance(span, ast.Subscript):
+        return _item_refusal(method, frame, span, location, start)
+    if opname.startswith("CALL") and isinstance(span, ast.Call):
+        return _numpy_call_refusal(frame, span, location)
+    return None
+
+
+def _item_refusal(method, frame, target, location, column):
+    """`target` (`y[i]`, a Subscript) is being assigned at `frame`'s line."""
+    statement = errors.statement_at(frame.f_code.co_filename, frame.f_lineno, column)
+    op = value = None
+    if isinstance(statement, ast.AugAssign):
+        op, value = statement.op, statement.value
+    elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        value = statement.value
+    written = ast.unparse(statement) if value is not None else f"{ast.unparse(target)} = ..."
+    name = ast.unparse(target.value)
+    index = ", ".join(map(ast.unparse, target.slice.elts)) if isinstance(
+        target.slice, ast.Tuple) and target.slice.elts else ast.unparse(target.slice)
+    value_text = "v" if value is None else ast.unparse(value)
+    if op is None:
+        at, argument = "set", value_text
+    elif type(op) in _AT_METHODS:
+        at, argument = _AT_METHODS[type(op)], value_text
+    else:  # (`y[i] //= v`: the item's new value, `y[i] // v`)
+        at, argument = "set", ast.unparse(ast.BinOp(left=target, op=op, right=value))
+    if method == "__setitem__":
+        return errors.TensorUsageError(errors.traced_item_assignment_message(
+            written, name, f"{name} = {name}.at[{index}].{at}({argument})", location))
+    held = _named(frame, target.value)
+    container = "a numpy array" if isinstance(held, np.ndarray) else \
+        "a Python list" if isinstance(held, list) else "a Python container"
+    traced_index = method == "__index__" or _reads_tracer(frame, target.slice) and (
+        value is None or not _reads_tracer(frame, value))
+    update = f"{name} = jnp.asarray({name}).at[{index}].{at}({argument})"
+    message = errors.traced_into_container_message(
+        written, name, container, "the index" if traced_index else "the value", update,
+        location)
+    if isinstance(held, np.ndarray):
+        return errors.TensorIntoArrayError(message)
+    return errors.TensorUsageError(message)
+
+
+def _named(frame, node):
+    """The object a Name or dotted Attribute `node` reads in `frame`, or None."""
+    if isinstance(node, ast.Attribute):
+        owner = _named(frame, node.value)
+        return None if owner is None else getattr(owner, node.attr, None)
+    if isinstance(node, ast.Name):
+        return frame.f_locals.get(node.id, frame.f_globals.get(
+            node.id, getattr(builtins, node.id, None)))
+    return None
+
+
+def _reads_tracer(frame, node):
+    return any(isinstance(frame.f_locals.get(n.id), Tracer)
+               for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _numpy_call_refusal(frame, call_node, location):
+    """`call_node` (`np.clip(y, 0, 1, out=y)`), a numpy function, asked a tracer
+    for its numbers."""
+    function = _named(frame, call_node.func)
+    if not (isinstance(function, np.ufunc) or
+            (getattr(function, "__module__", None) or "").partition(".")[0] == "numpy"):
+        return None
+    name = getattr(function, "__name__", None)
+    jnp_name = name if name is not None and callable(getattr(jnp, name, None)) else None
+    out = next((k.value for k in call_node.keywords if k.arg == "out"), None)
+    call = ast.unparse(call_node)
+    if jnp_name is None:
+        instead = ("Compute it with jax.numpy's functions (`import jax.numpy as jnp`), "
+                   "which take traced values.")
+    else:
+        plain = ast.Call(func=ast.parse(f"jnp.{jnp_name}", mode="eval").body,
+                         args=call_node.args,
+                         keywords=[k for k in call_node.keywords if k.arg != "out"])
+        instead = f"Call jax.numpy's function, which takes traced values: `{ast.unparse(plain)}`"
+        if out is not None:
+            instead += (f"; it has no out=, so rebind the name to its result instead "
+                        f"(`{ast.unparse(out)} = {ast.unparse(plain)}`; other names holding "
+                        "the old array keep its old numbers).")
+        else:
+            instead += "."
+    return errors.TensorUsageError(errors.traced_to_numpy_message(call, location, instead))
 
 
 # --- the backend -------------------------------------------------------------------------
@@ -1670,3 +1816,4 @@ _report_trace_switches()
 _refuse_tracer_text()
 _record_views()
 _install_in_place_operators()
+_refuse_in_converted_code()
