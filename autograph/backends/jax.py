@@ -863,13 +863,96 @@ def _in_tree(held, value, depth=8):
     return False
 
 
+# A 0-d tracer is, in Python, a numpy scalar or a Python number (which an
+# in-place operator rebinds, promoting) -- or a 0-d numpy array, which it
+# changes in place, keeping its dtype, under every name holding it.  Known to
+# be one: the result of changing a 0-d numpy array in place (`w += t` of
+# `w = np.zeros(())`, noted here), and an argument whose caller passed one
+# (`_passed_argument`: jit's frames hold what the caller passed).
+_ZERO_D_ARRAYS = {}  # id(tracer) -> a weak reference to it
+
+
+def _note_zero_d_array(value):
+    if isinstance(value, Tracer) and not value.ndim:
+        if len(_ZERO_D_ARRAYS) >= 1024:
+            for key, ref in list(_ZERO_D_ARRAYS.items()):
+                if ref() is None:
+                    del _ZERO_D_ARRAYS[key]
+        _ZERO_D_ARRAYS[id(value)] = weakref.ref(value)
+    return value
+
+
+def _noted_zero_d_array(value):
+    """Is `value` a 0-d numpy array, or a tracer noted as one?"""
+    if isinstance(value, np.ndarray):
+        return not value.ndim
+    ref = _ZERO_D_ARRAYS.get(id(value))
+    return ref is not None and ref() is value
+
+
+def _zero_d_array(value, frame):
+    """Is 0-d tracer `value` a 0-d numpy array in Python (see above)?"""
+    if _noted_zero_d_array(value):
+        return True
+    passed = _passed_argument(value, _user_frames(frame)[0])
+    return isinstance(passed, np.ndarray) and not passed.ndim
+
+
+_NOT_FOUND = object()
+
+
+def _passed_argument(value, frames):
+    """What the caller passed where JAX passes traced `value` (an argument of
+    the traced function, or an item of one), or None: the frames past
+    converted code that hold `args` and `kwargs` (JAX's own, jit's
+    `cache_miss(*args, **kwargs)`) hold first the tracers, then, further out,
+    what the caller passed, in the same places."""
+    path = None
+    for f, passed_in in frames:
+        args, kwargs = f.f_locals.get("args"), f.f_locals.get("kwargs")
+        if not passed_in or type(args) is not tuple or type(kwargs) is not dict:
+            continue
+        if path is None:
+            path = _path_to((args, kwargs), value)
+            continue
+        held = _at_path((args, kwargs), path)
+        if held is not _NOT_FOUND and not isinstance(held, Tracer):
+            return held
+    return None
+
+
+def _path_to(tree, value, depth=8):
+    """The keys from nested tuples, lists and dicts `tree` to `value` (by
+    identity), each with its container's type and size, or None."""
+    if tree is value:
+        return []
+    if not depth or not isinstance(tree, (tuple, list, dict)):
+        return None
+    items = tree.items() if isinstance(tree, dict) else enumerate(tree)
+    for key, item in itertools.islice(items, 256):
+        rest = _path_to(item, value, depth - 1)
+        if rest is not None:
+            return [(type(tree), len(tree), key), *rest]
+    return None
+
+
+def _at_path(tree, path):
+    for kind, size, key in path:
+        if type(tree) is not kind or len(tree) != size or (
+                kind is dict and key not in tree):
+            return _NOT_FOUND
+        tree = tree[key]
+    return tree
+
+
 def _shared(value, target, frame):
     """(holder, where, relation) when, in Python, the numpy array that traced
     `value` stands for has a holder besides `target` (changed in place at
     `frame`'s line) that would see the change (errors.in_place_traced_message
     names the relations); else None.  A 0-d value is a numpy scalar or a Python
-    number in Python, which an in-place operator rebinds: never shared."""
-    if not isinstance(value, Tracer) or not value.ndim:
+    number in Python, which an in-place operator rebinds: never shared, but
+    where it is known to be a 0-d numpy array (`_zero_d_array`)."""
+    if not isinstance(value, Tracer) or not value.ndim and not _zero_d_array(value, frame):
         return None
     frames, entry = _user_frames(frame)
     code = (entry or frame).f_code
@@ -926,13 +1009,14 @@ def _refuse_shared(value, target, change, frame):
             "jax"))
 
 
-def _written_in_place(result, array, name, symbol, location):
+def _written_in_place(result, array, name, symbol, location, zero_d_array=False):
     """`result` of `name symbol ...` as numpy writes it into `name`'s array
     (of `array`'s dtype and shape): cast to its dtype (numpy's 'same_kind'
     rule), or refused as numpy refuses it.  A 0-d value is a numpy scalar or
-    a Python number in Python, which the operator rebinds (with promotion)."""
+    a Python number in Python, which the operator rebinds (with promotion),
+    but a 0-d numpy array (`zero_d_array`)."""
     shape, dtype = np.shape(array), np.result_type(array)
-    if not shape:
+    if not shape and not zero_d_array:
         return result
     result_dtype = np.dtype(result.dtype)
     if result_dtype != dtype:
@@ -943,7 +1027,7 @@ def _written_in_place(result, array, name, symbol, location):
     if tuple(result.shape) != tuple(shape):
         raise errors.GraphValueError(errors.in_place_shape_message(
             name, symbol, tuple(result.shape), tuple(shape), location))
-    return result
+    return _note_zero_d_array(result)
 
 
 def _install_in_place_operators():
@@ -962,9 +1046,12 @@ def _in_place(forward, symbol):
     def in_place(self, other):
         """`self symbol other` on a traced value: rebinds, where nothing else holds it."""
         frame = sys._getframe(1)
-        if not self.ndim or not is_converted_or_generated(frame.f_code):
-            # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
+        if not is_converted_or_generated(frame.f_code):
             return NotImplemented  # (Python then calls the binary operator)
+        zero_d_array = not self.ndim and _zero_d_array(self, frame)
+        if not self.ndim and not zero_d_array:
+            # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
+            return NotImplemented
         target = _target(frame, symbol)
         root = re.match(r"[A-Za-z_]\w*", target)
         if target.endswith("]") and root is not None and \
@@ -976,7 +1063,8 @@ def _in_place(forward, symbol):
         _refuse_shared(self, target, change, frame)
         result = forward(self, other)
         return _written_in_place(result, self, target, symbol,
-                                 errors.where(frame.f_code.co_filename, frame.f_lineno))
+                                 errors.where(frame.f_code.co_filename, frame.f_lineno),
+                                 zero_d_array)
     return in_place
 
 
@@ -985,7 +1073,7 @@ def _reflected_in_place(reflected, name):
     def maybe_in_place(self, other):
         """`other op self`, or `other op= self` on a numpy array `other`."""
         result = reflected(self, other)
-        if not isinstance(other, np.ndarray) or not other.ndim:
+        if not isinstance(other, np.ndarray):
             return result
         frame = sys._getframe(1)
         if not is_converted_or_generated(frame.f_code):
@@ -1002,7 +1090,7 @@ def _reflected_in_place(reflected, name):
         if found:
             raise errors.InPlaceChangeError(errors.in_place_traced_message(
                 target, f"{target} {symbol} ...", location, *found, "jax"))
-        return _written_in_place(result, other, target, symbol, location)
+        return _written_in_place(result, other, target, symbol, location, True)
     return maybe_in_place
 
 
@@ -1194,9 +1282,9 @@ class JaxBackend(Backend):
         lists = [(n, v) for n, v in zip(entry.names, entry.values) if type(v) is JaxList]
         # a numpy array in the state is a JAX array inside the branches: `w += 1`
         # there rebinds `w`, where numpy would change (while tracing) the one
-        # array both branches are given
-        values = [jnp.asarray(v) if type(v) is np.ndarray and v.dtype.kind in "biufc"
-                  else v for v in entry.values]
+        # array both branches are given (a 0-d one stays a 0-d array there)
+        values = [_note_zero_d_array(jnp.asarray(v)) if type(v) is np.ndarray and
+                  v.dtype.kind in "biufc" else v for v in entry.values]
 
         def trace(fn, side):
             outputs = []
@@ -1577,6 +1665,9 @@ class _Loop:
                                     empty_list=JaxList)
         self.lists = [(i, v) for i, v in enumerate(self.st.values) if type(v) is JaxList]
         self.init = [_as_jax(v) for v in self.st.initial()]
+        # (a 0-d numpy array stays one in the body: `w += v` keeps its dtype)
+        self.zero_d_arrays = [j for j, v in enumerate(self.st.initial())
+                              if _noted_zero_d_array(v)]
         self.specs = [_spec(v) for v in self.init]
 
     # --- tracing ----------------------------------------------------------------------
@@ -1601,6 +1692,8 @@ class _Loop:
     def _body(self, body_fn, args, n_items, make_item):
         st = self.st
         items, loop_vars = args[:n_items], args[n_items:]
+        for j in self.zero_d_arrays:
+            _note_zero_d_array(loop_vars[j])
         lengths = [len(lst.items) for _, lst in self.lists]
         # (its weakly typed variables: this loop promotes them, _check_weak_pairs)
         _promotable.append({id(v) for v, spec in zip(loop_vars, self.specs)
