@@ -570,7 +570,9 @@ def _python_int(value, location):
     `value` has, so the counter counts as Python's does (`range(n_u8, 300)`
     does not wrap; `i + x_i8` stays int8). A uint64 beyond int64 raises
     numpy's OverflowError when the program runs; a numpy bool is refused
-    (Python's TypeError)."""
+    (Python's TypeError).  With JAX's x64 off, JAX's Python int is an int32:
+    an int64 asked for there would be a dtype the mode does not have (JAX
+    warns where it meets one)."""
     if isinstance(value, np.integer):
         return int(value)
     if not isinstance(value, Tracer) or _aval(value).shape:
@@ -578,11 +580,12 @@ def _python_int(value, location):
     dtype = np.dtype(_aval(value).dtype)
     if dtype.kind == "b" and not _weak(value):
         raise errors.StagingError(errors.staged_range_message(str(dtype), location))
-    if dtype.kind not in "iub" or dtype == np.int64 and _weak(value):
+    python_int = np.dtype(jnp.result_type(int))
+    if dtype.kind not in "iub" or dtype == python_int and _weak(value):
         return value
     if dtype == np.uint64:
         _callback(_numpy_conversion(np.dtype(np.int64)), value)
-    return _convert_element_type(value, np.dtype(np.int64), weak_type=True)
+    return _convert_element_type(value, python_int, weak_type=True)
 
 
 def _check_range_bound(value, location):
