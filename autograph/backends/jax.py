@@ -1220,8 +1220,7 @@ def _numpy_call_refusal(frame, call_node, location):
     if not (isinstance(function, np.ufunc) or
             (getattr(function, "__module__", None) or "").partition(".")[0] == "numpy"):
         return None
-    name = getattr(function, "__name__", None)
-    jnp_name = name if name is not None and callable(getattr(jnp, name, None)) else None
+    jnp_name = _jax_numpy_name(frame, call_node.func, function)
     out = next((k.value for k in call_node.keywords if k.arg == "out"), None)
     call = ast.unparse(call_node)
     if jnp_name is None:
@@ -1239,6 +1238,31 @@ def _numpy_call_refusal(frame, call_node, location):
         else:
             instead += "."
     return errors.TensorUsageError(errors.traced_to_numpy_message(call, location, instead))
+
+
+def _jax_numpy_name(frame, callee, function):
+    """'linalg.norm' for `np.linalg.norm` (numpy's function of that path in
+    jax.numpy), else its module's path and name ('linalg.norm' for a `norm`
+    imported from numpy.linalg) or its name ('clip') where jax.numpy has it,
+    or None."""
+    path = []
+    while isinstance(callee, ast.Attribute):
+        path.insert(0, callee.attr)
+        callee = callee.value
+    candidates = [path] if _named(frame, callee) is np and path else []
+    name = getattr(function, "__name__", None)
+    module = (getattr(function, "__module__", None) or "").split(".")[1:]  # (numpy.linalg)
+    if name is not None:
+        if module and not module[0].startswith("_"):
+            candidates.append([*module, name])
+        candidates.append([name])
+    for parts in candidates:
+        found = jnp
+        for part in parts:
+            found = getattr(found, part, None)
+        if parts and callable(found):
+            return ".".join(parts)
+    return None
 
 
 # --- the backend -------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 import pytest
+from numpy.linalg import norm
 
 jax = pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])",
                           exc_type=ImportError)
@@ -214,6 +215,14 @@ def exp_of_traced(x):
     return np.exp(x) + 1
 
 
+def norm_of_traced(x):
+    return np.linalg.norm(x)
+
+
+def imported_norm_of_traced(x):
+    return norm(x)
+
+
 @pytest.mark.parametrize("fn, call, instead", [
     (clipped_in_place, "np.clip(y, 0, 1, out=y)",
      "Call jax.numpy's function, which takes traced values: `jnp.clip(y, 0, 1)`; it has no "
@@ -221,6 +230,10 @@ def exp_of_traced(x):
      "holding the old array keep its old numbers)."),
     (exp_of_traced, "np.exp(x)",
      "Call jax.numpy's function, which takes traced values: `jnp.exp(x)`."),
+    (norm_of_traced, "np.linalg.norm(x)",
+     "Call jax.numpy's function, which takes traced values: `jnp.linalg.norm(x)`."),
+    (imported_norm_of_traced, "norm(x)",  # (its module's path in jax.numpy)
+     "Call jax.numpy's function, which takes traced values: `jnp.linalg.norm(x)`."),
 ])
 def test_a_numpy_function_given_a_traced_value_names_the_jnp_spelling(fn, call, instead):
     fn(x3.copy())  # Python: runs
