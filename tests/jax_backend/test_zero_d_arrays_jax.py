@@ -228,3 +228,25 @@ def test_a_scalar_argument_accumulated_in_a_staged_loop_is_rebound():
     for s in (1.0, np.float64(1.0)):
         got = _jit(accumulated_into_argument)(copy.copy(s), x2)
         assert float(got) == accumulated_into_argument(s, x2)
+
+
+def changed_through_another_name(s, x):
+    t = s
+    t += x[0]
+    return s
+
+
+def test_a_zero_d_array_argument_changed_through_another_name_is_refused():
+    """(It returned the old `s`: Python returns the changed array.)"""
+    assert changed_through_another_name(np.array(1.0), x2) == 1.5  # Python
+    with pytest.raises(errors.InPlaceChangeError) as raised:
+        _jit(changed_through_another_name)(np.array(1.0), x2)
+    assert str(raised.value).startswith(
+        f"`t += ...` at {_line(changed_through_another_name, 't += x[0]')} changes `t` in "
+        "place, and `s` (in changed_through_another_name at ")
+
+
+def test_a_scalar_argument_changed_through_another_name_is_rebound():
+    for s in (1.0, np.float64(1.0)):
+        got = _jit(changed_through_another_name)(s, x2)
+        assert float(got) == changed_through_another_name(s, x2) == 1.0
