@@ -856,14 +856,10 @@ def _counts(holder, target, frame):
     return _identity(frame, name) == _identity(frame, target)
 
 
-def _in_tree(held, value, depth=8):
+def _in_tree(held, value):
     """Is `value` an item of the nested lists, tuples and dicts `held` (a
     pytree of jit's arguments: `f({'w': x})`)?"""
-    if depth and isinstance(held, (list, tuple, dict)):
-        items = held.values() if isinstance(held, dict) else held
-        return any(item is value or _in_tree(item, value, depth - 1)
-                   for item in itertools.islice(items, 256))
-    return False
+    return held is not value and _path_to(held, value) is not None
 
 
 # A 0-d tracer is, in Python, a numpy scalar or a Python number (which an
