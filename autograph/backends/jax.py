@@ -1126,19 +1126,22 @@ def _refusing(method, name):
         try:
             return method(self, *args, **kwargs)
         except TypeError:  # (JAX's errors: ConcretizationTypeError, ..., its setitem's)
-            refusal = _refusal(name, sys._getframe(1))
+            refusal = _refusal(name, sys._getframe(1), self, args)
             if refusal is None:
                 raise
         raise refusal
     return refusing
 
 
-def _refusal(method, frame):
+def _refusal(method, frame, tracer, args):
     """The catalog error for tracer `method` failing as called from `frame`
     (through numpy's functions), or None where the caller is not converted
     code at an item assignment or a numpy call."""
     while frame is not None and frame.f_code.co_filename.startswith(_NUMPY_DIR):
         frame = frame.f_back
+    if method == "__setitem__" and frame is not None and \
+            frame.f_code is control_flow.store_part.__code__:
+        return _part_refusal(frame, tracer, args[0])
     if frame is None or not is_converted_or_generated(frame.f_code):
         return None
     code = frame.f_code
@@ -1191,6 +1194,25 @@ def _item_refusal(method, frame, target, location, column):
     if isinstance(held, np.ndarray):
         return errors.TensorIntoArrayError(message)
     return errors.TensorUsageError(message)
+
+
+def _part_refusal(frame, tracer, key):
+    """`y[i] = v` inside a staged `if` or loop on a traced `y`: the statement
+    carries `y[i]` as a part of its state, which control_flow.store_part
+    (`frame`) stores back into `y` first.  Named as the graph engine's
+    refusal names it: the user's variables holding `y` and `i`, at the
+    line of the statement being traced."""
+    user = errors.user_frame(_start=frame, _want_frame=True)
+    if user is None:
+        return None
+    variables = staging.user_variables(user)
+    name = next((n for n, v in variables if v is tracer), "the array")
+    index = next((n for n, v in variables if v is key), None)
+    if index is None:
+        index = repr(key) if type(key) in (int, str) else "i"
+    location = errors.where(user.f_code.co_filename, user.f_lineno)
+    return errors.TensorUsageError(errors.traced_item_assignment_message(
+        f"{name}[{index}] = v", name, f"{name} = {name}.at[{index}].set(v)", location))
 
 
 def _named(frame, node):

@@ -249,3 +249,32 @@ def test_np_clip_out_as_hinted_gives_pythons_result():
 def test_a_numpy_function_in_code_autograph_did_not_convert_keeps_jaxs_error():
     with pytest.raises(jax.errors.TracerArrayConversionError):
         jax.jit(clipped_in_place)(x3)
+
+
+# --- inside a staged `if`: the statement carries `y[i]` as a part of its state -----------
+
+def positives_kept(x, n):
+    y = x * 0
+    for i in range(n):
+        if x[i] > 0:
+            y[i] = x[i]
+    return y
+
+
+def positives_kept_as_hinted(x, n):
+    y = x * 0
+    for i in range(n):
+        if x[i] > 0:
+            y = y.at[i].set(x[i])
+    return y
+
+
+def test_item_assignment_in_a_staged_if_is_refused_at_the_if_as_the_graph_engine_does():
+    """(The staged `if` stores the part `y[i]` back into the traced `y` first,
+    from the runtime's store_part: JAX's own error came through.)"""
+    expected = positives_kept(x3.copy(), 3)  # Python
+    with pytest.raises(errors.TensorUsageError, match=re.escape(
+            errors.traced_item_assignment_message(
+                "y[i] = v", "y", "y = y.at[i].set(v)", _where(positives_kept, "if x[i] > 0:")))):
+        _jit(positives_kept)(x3, 3)
+    _same(_jit(positives_kept_as_hinted)(x3, 3), expected)
