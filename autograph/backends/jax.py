@@ -509,7 +509,8 @@ def _single_device():
 
 class _ListSlot:
     """Where a staged print prints a staged list: its items, a template as
-    the print's (None where the program's values go)."""
+    the print's (None where the program's values go, _NUMBER where a value
+    that is a Python number in Python goes)."""
 
     __slots__ = ("items",)
 
@@ -517,16 +518,25 @@ class _ListSlot:
         self.items = items
 
 
+_NUMBER = object()
+
+
 def _printer(sep, end, template):
     """The callback of a staged print: `template` holds the Python values, None
     where the program's values go (a _ListSlot: a staged list's items, printed
-    as the Python list they are)."""
+    as the Python list they are: a list shows its items' repr(), the JAX
+    array's for a traced value, as the program run eagerly on JAX arrays
+    prints it, and a Python number's for an item that is one in Python,
+    `2.0` of `lst.append(float(v))`, not 'Array(2., dtype=float64,
+    weak_type=True)')."""
     def emit(*arrays):
         values = iter(arrays)
 
         def fill(slot):
             if slot is None:
                 return next(values)
+            if slot is _NUMBER:
+                return next(values).item()
             if type(slot) is _ListSlot:
                 return [fill(item) for item in slot.items]
             return slot
@@ -1504,7 +1514,8 @@ class JaxBackend(Backend):
 
         def staged(v):
             return isinstance(v, (Tracer, jax.Array, np.ndarray))
-        template = [_ListSlot([None if staged(i) else i for i in v.item_values()])
+        template = [_ListSlot([(_NUMBER if _is_python_number(i) else None) if staged(i) else i
+                               for i in v.item_values()])
                     if type(v) is JaxList else None if staged(v) else v for v in values]
         arrays = [i for v in values for i in (
             v.item_values() if type(v) is JaxList else [v]) if staged(i)]
