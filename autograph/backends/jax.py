@@ -1245,12 +1245,23 @@ def _numpy_call_refusal(frame, call_node, location):
     """`call_node` (`np.clip(y, 0, 1, out=y)`), a numpy function, asked a tracer
     for its numbers."""
     function = _named(frame, call_node.func)
-    if not (isinstance(function, np.ufunc) or
+    receiver = getattr(function, "__self__", None)  # (`y.put(...)` of a numpy array y)
+    if not (isinstance(function, np.ufunc) or isinstance(receiver, np.ndarray) or
             (getattr(function, "__module__", None) or "").partition(".")[0] == "numpy"):
         return None
-    jnp_name = _jax_numpy_name(frame, call_node.func, function)
     out = next((k.value for k in call_node.keywords if k.arg == "out"), None)
     call = ast.unparse(call_node)
+    written = call_node.func.value if isinstance(receiver, np.ndarray) and isinstance(
+        call_node.func, ast.Attribute) else call_node.args[0] if call_node.args and getattr(
+        function, "__name__", None) in _WRITES_INTO_FIRST else None
+    if written is not None:  # (numpy changes that array in place)
+        name = ast.unparse(written)
+        return errors.TensorUsageError(errors.traced_to_numpy_message(
+            call, location, f"It writes into `{name}` in place, which would need the numbers "
+            f"now: build the new array with jax.numpy and rebind the name (`{name} = "
+            f"jnp.asarray({name}).at[...].set(...)`, jnp.where, jnp.broadcast_to); other "
+            "names holding the old array keep its old numbers."))
+    jnp_name = _jax_numpy_name(frame, call_node.func, function)
     if jnp_name is None:
         instead = ("Compute it with jax.numpy's functions (`import jax.numpy as jnp`), "
                    "which take traced values.")
@@ -1266,6 +1277,10 @@ def _numpy_call_refusal(frame, call_node, location):
         else:
             instead += "."
     return errors.TensorUsageError(errors.traced_to_numpy_message(call, location, instead))
+
+
+# numpy functions that change their first argument in place
+_WRITES_INTO_FIRST = frozenset(("copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal"))
 
 
 def _jax_numpy_name(frame, callee, function):

@@ -278,3 +278,49 @@ def test_item_assignment_in_a_staged_if_is_refused_at_the_if_as_the_graph_engine
                 "y[i] = v", "y", "y = y.at[i].set(v)", _where(positives_kept, "if x[i] > 0:")))):
         _jit(positives_kept)(x3, 3)
     _same(_jit(positives_kept_as_hinted)(x3, 3), expected)
+
+
+# --- numpy changing a numpy array in place with a traced value ----------------------------
+
+def copied_into(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return y
+
+
+def put_into(x):
+    y = np.zeros(3)
+    y.put([0], x[:1])
+    return y
+
+
+def filled(x):
+    y = np.zeros(3)
+    y.fill(x[0])
+    return y
+
+
+def _writes_into(name):
+    return (f"It writes into `{name}` in place, which would need the numbers now: build the "
+            f"new array with jax.numpy and rebind the name (`{name} = jnp.asarray({name})"
+            ".at[...].set(...)`, jnp.where, jnp.broadcast_to); other names holding the old "
+            "array keep its old numbers.")
+
+
+@pytest.mark.parametrize("fn, call", [(copied_into, "np.copyto(y, x)"),
+                                      (put_into, "y.put([0], x[:1])")])
+def test_numpy_writing_a_traced_value_into_an_array_is_refused_naming_the_array(fn, call):
+    fn(x3)  # Python: runs
+    with pytest.raises(errors.TensorUsageError, match=re.escape(errors.traced_to_numpy_message(
+            call, _where(fn, call), _writes_into("y")))):
+        _jit(fn)(x3)
+
+
+def test_fill_with_a_traced_value_names_the_fix_as_numpys_cause():
+    """(numpy's fill replaces float()'s error with its own ValueError, as a
+    store at one index does: test_a_float_stored_into_a_numpy_array_...)"""
+    filled(x3)  # Python: runs
+    with pytest.raises(ValueError, match="setting an array element with a sequence") as caught:
+        _jit(filled)(x3)
+    assert str(caught.value.__cause__) == errors.traced_to_numpy_message(
+        "y.fill(x[0])", _where(filled, "y.fill(x[0])"), _writes_into("y"))
