@@ -2220,3 +2220,46 @@ def staged_check_in_suppress_message(statement, exception, location):
         f"staged `{statement}` becomes a check the graph runs later, so it would raise "
         f"anyway. Move the `{statement}` out of the `with` block, or compute its condition "
         "as a Python value.")
+
+
+# --- item assignment and numpy conversions of JAX traced values (backends/jax.py) ---
+
+
+def traced_item_assignment_message(written, name, update, location):
+    """`written` (`y[i] = v`, `y[i] += v`) at `location` assigns to an item of
+    `name`, a JAX traced value; `update` is the statement to write instead
+    (`y = y.at[i].set(v)`)."""
+    return (
+        f"`{written}` at {location} assigns to an item of `{name}`, a JAX traced value: "
+        "JAX arrays are values, which cannot change in place. Rebind the name to the "
+        f"updated array, `{update}` (other names holding the old array keep its old "
+        "numbers, where numpy would change them too), or collect the items in a Python "
+        "list and build the array once (`jnp.stack(items)`); for a condition over "
+        "positions, jnp.where builds the whole array at once.")
+
+
+def traced_into_container_message(written, name, container, part, update, location):
+    """`written` at `location` stores into an item of `name`, a numpy array or
+    a Python list (`container`), with `part` (the stored value, or the index)
+    a JAX traced value; `update` is the statement to write instead."""
+    if part == "the index":
+        why = ("the position is known only when the compiled function runs, and "
+               f"{container} needs it now, while JAX traces")
+    else:
+        why = (f"{container} needs the number now, while JAX traces, and a traced value "
+               "has it only when the compiled function runs")
+    return (
+        f"`{written}` at {location} stores into an item of `{name}`, {container}, and "
+        f"{part} is a JAX traced value: {why}. Make `{name}` a JAX array and rebind it to "
+        f"the updated array, `{update}` (or create it with jnp.zeros(...) and write "
+        f"`{name} = {name}.at[...].set(...)`), or collect the items in a Python list and "
+        "build the array once (`jnp.stack(items)`).")
+
+
+def traced_to_numpy_message(call, location, instead):
+    """numpy's function `call` at `location` was given a JAX traced value and
+    asked for its numbers; `instead`: what to write."""
+    return (
+        f"`{call}` at {location} hands a JAX traced value to numpy, which needs its "
+        "numbers now, while JAX traces; a traced value has them only when the compiled "
+        f"function runs. {instead}")

@@ -34,12 +34,14 @@ values (Python numbers, and JAX values derived only from them) are checked
 like Python numbers, so they promote as JAX promotes them.
 """
 
+import ast
 import builtins
 import dis
 import functools
 import itertools
 import linecache
 import operator
+import os
 import re
 import sys
 import threading
@@ -507,7 +509,8 @@ def _single_device():
 
 class _ListSlot:
     """Where a staged print prints a staged list: its items, a template as
-    the print's (None where the program's values go)."""
+    the print's (None where the program's values go, _NUMBER where a value
+    that is a Python number in Python goes)."""
 
     __slots__ = ("items",)
 
@@ -515,16 +518,25 @@ class _ListSlot:
         self.items = items
 
 
+_NUMBER = object()
+
+
 def _printer(sep, end, template):
     """The callback of a staged print: `template` holds the Python values, None
     where the program's values go (a _ListSlot: a staged list's items, printed
-    as the Python list they are)."""
+    as the Python list they are: a list shows its items' repr(), the JAX
+    array's for a traced value, as the program run eagerly on JAX arrays
+    prints it, and a Python number's for an item that is one in Python,
+    `2.0` of `lst.append(float(v))`, not 'Array(2., dtype=float64,
+    weak_type=True)')."""
     def emit(*arrays):
         values = iter(arrays)
 
         def fill(slot):
             if slot is None:
                 return next(values)
+            if slot is _NUMBER:
+                return next(values).item()
             if type(slot) is _ListSlot:
                 return [fill(item) for item in slot.items]
             return slot
@@ -568,7 +580,9 @@ def _python_int(value, location):
     `value` has, so the counter counts as Python's does (`range(n_u8, 300)`
     does not wrap; `i + x_i8` stays int8). A uint64 beyond int64 raises
     numpy's OverflowError when the program runs; a numpy bool is refused
-    (Python's TypeError)."""
+    (Python's TypeError).  With JAX's x64 off, JAX's Python int is an int32:
+    an int64 asked for there would be a dtype the mode does not have (JAX
+    warns where it meets one)."""
     if isinstance(value, np.integer):
         return int(value)
     if not isinstance(value, Tracer) or _aval(value).shape:
@@ -576,11 +590,12 @@ def _python_int(value, location):
     dtype = np.dtype(_aval(value).dtype)
     if dtype.kind == "b" and not _weak(value):
         raise errors.StagingError(errors.staged_range_message(str(dtype), location))
-    if dtype.kind not in "iub" or dtype == np.int64 and _weak(value):
+    python_int = np.dtype(jnp.result_type(int))
+    if dtype.kind not in "iub" or dtype == python_int and _weak(value):
         return value
     if dtype == np.uint64:
         _callback(_numpy_conversion(np.dtype(np.int64)), value)
-    return _convert_element_type(value, np.dtype(np.int64), weak_type=True)
+    return _convert_element_type(value, python_int, weak_type=True)
 
 
 def _check_range_bound(value, location):
@@ -851,14 +866,92 @@ def _counts(holder, target, frame):
     return _identity(frame, name) == _identity(frame, target)
 
 
-def _in_tree(held, value, depth=8):
+def _in_tree(held, value):
     """Is `value` an item of the nested lists, tuples and dicts `held` (a
     pytree of jit's arguments: `f({'w': x})`)?"""
-    if depth and isinstance(held, (list, tuple, dict)):
-        items = held.values() if isinstance(held, dict) else held
-        return any(item is value or _in_tree(item, value, depth - 1)
-                   for item in itertools.islice(items, 256))
-    return False
+    return held is not value and _path_to(held, value) is not None
+
+
+# A 0-d tracer is, in Python, a numpy scalar or a Python number (which an
+# in-place operator rebinds, promoting) -- or a 0-d numpy array, which it
+# changes in place, keeping its dtype, under every name holding it.  Known to
+# be one: the result of changing a 0-d numpy array in place (`w += t` of
+# `w = np.zeros(())`, noted here), and an argument whose caller passed one
+# (`_passed_argument`: jit's frames hold what the caller passed).
+_ZERO_D_ARRAYS = {}  # id(tracer) -> a weak reference to it
+
+
+def _note_zero_d_array(value):
+    if isinstance(value, Tracer) and not value.ndim:
+        if len(_ZERO_D_ARRAYS) >= 1024:
+            for key, ref in list(_ZERO_D_ARRAYS.items()):
+                if ref() is None:
+                    del _ZERO_D_ARRAYS[key]
+        _ZERO_D_ARRAYS[id(value)] = weakref.ref(value)
+    return value
+
+
+def _noted_zero_d_array(value):
+    """Is `value` a 0-d numpy array, or a tracer noted as one?"""
+    if isinstance(value, np.ndarray):
+        return not value.ndim
+    ref = _ZERO_D_ARRAYS.get(id(value))
+    return ref is not None and ref() is value
+
+
+def _zero_d_array(value, frame):
+    """Is 0-d tracer `value` a 0-d numpy array in Python (see above)?"""
+    if _noted_zero_d_array(value):
+        return True
+    passed = _passed_argument(value, _user_frames(frame)[0])
+    return isinstance(passed, np.ndarray) and not passed.ndim
+
+
+_NOT_FOUND = object()
+
+
+def _passed_argument(value, frames):
+    """What the caller passed where JAX passes traced `value` (an argument of
+    the traced function, or an item of one), or None: the frames past
+    converted code that hold `args` and `kwargs` (JAX's own, jit's
+    `cache_miss(*args, **kwargs)`) hold first the tracers, then, further out,
+    what the caller passed, in the same places."""
+    path = None
+    for f, passed_in in frames:
+        args, kwargs = f.f_locals.get("args"), f.f_locals.get("kwargs")
+        if not passed_in or type(args) is not tuple or type(kwargs) is not dict:
+            continue
+        if path is None:
+            path = _path_to((args, kwargs), value)
+            continue
+        held = _at_path((args, kwargs), path)
+        if held is not _NOT_FOUND and not isinstance(held, Tracer):
+            return held
+    return None
+
+
+def _path_to(tree, value, depth=8):
+    """The keys from nested tuples, lists and dicts `tree` to `value` (by
+    identity), each with its container's type and size, or None."""
+    if tree is value:
+        return []
+    if not depth or not isinstance(tree, (tuple, list, dict)):
+        return None
+    items = tree.items() if isinstance(tree, dict) else enumerate(tree)
+    for key, item in itertools.islice(items, 256):
+        rest = _path_to(item, value, depth - 1)
+        if rest is not None:
+            return [(type(tree), len(tree), key), *rest]
+    return None
+
+
+def _at_path(tree, path):
+    for kind, size, key in path:
+        if type(tree) is not kind or len(tree) != size or (
+                kind is dict and key not in tree):
+            return _NOT_FOUND
+        tree = tree[key]
+    return tree
 
 
 def _shared(value, target, frame):
@@ -866,8 +959,9 @@ def _shared(value, target, frame):
     `value` stands for has a holder besides `target` (changed in place at
     `frame`'s line) that would see the change (errors.in_place_traced_message
     names the relations); else None.  A 0-d value is a numpy scalar or a Python
-    number in Python, which an in-place operator rebinds: never shared."""
-    if not isinstance(value, Tracer) or not value.ndim:
+    number in Python, which an in-place operator rebinds: never shared, but
+    where it is known to be a 0-d numpy array (`_zero_d_array`)."""
+    if not isinstance(value, Tracer) or not value.ndim and not _zero_d_array(value, frame):
         return None
     frames, entry = _user_frames(frame)
     code = (entry or frame).f_code
@@ -924,13 +1018,14 @@ def _refuse_shared(value, target, change, frame):
             "jax"))
 
 
-def _written_in_place(result, array, name, symbol, location):
+def _written_in_place(result, array, name, symbol, location, zero_d_array=False):
     """`result` of `name symbol ...` as numpy writes it into `name`'s array
     (of `array`'s dtype and shape): cast to its dtype (numpy's 'same_kind'
     rule), or refused as numpy refuses it.  A 0-d value is a numpy scalar or
-    a Python number in Python, which the operator rebinds (with promotion)."""
+    a Python number in Python, which the operator rebinds (with promotion),
+    but a 0-d numpy array (`zero_d_array`)."""
     shape, dtype = np.shape(array), np.result_type(array)
-    if not shape:
+    if not shape and not zero_d_array:
         return result
     result_dtype = np.dtype(result.dtype)
     if result_dtype != dtype:
@@ -941,7 +1036,7 @@ def _written_in_place(result, array, name, symbol, location):
     if tuple(result.shape) != tuple(shape):
         raise errors.GraphValueError(errors.in_place_shape_message(
             name, symbol, tuple(result.shape), tuple(shape), location))
-    return result
+    return _note_zero_d_array(result)
 
 
 def _install_in_place_operators():
@@ -960,21 +1055,25 @@ def _in_place(forward, symbol):
     def in_place(self, other):
         """`self symbol other` on a traced value: rebinds, where nothing else holds it."""
         frame = sys._getframe(1)
-        if not self.ndim or not is_converted_or_generated(frame.f_code):
-            # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
+        if not is_converted_or_generated(frame.f_code):
             return NotImplemented  # (Python then calls the binary operator)
+        zero_d_array = not self.ndim and _zero_d_array(self, frame)
+        if not self.ndim and not zero_d_array:
+            # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
+            return NotImplemented
         target = _target(frame, symbol)
         root = re.match(r"[A-Za-z_]\w*", target)
         if target.endswith("]") and root is not None and \
                 isinstance(frame.f_locals.get(root.group()), Tracer):
             # (`y[0] += 1` of a traced `y`: the item assignment that follows
-            # raises JAX's own error, which names `.at[...].add(...)`)
+            # is refused, naming `y = y.at[0].add(1)`: _refuse_in_converted_code)
             return NotImplemented
         change = f"{target} {symbol} ..."
         _refuse_shared(self, target, change, frame)
         result = forward(self, other)
         return _written_in_place(result, self, target, symbol,
-                                 errors.where(frame.f_code.co_filename, frame.f_lineno))
+                                 errors.where(frame.f_code.co_filename, frame.f_lineno),
+                                 zero_d_array)
     return in_place
 
 
@@ -983,7 +1082,7 @@ def _reflected_in_place(reflected, name):
     def maybe_in_place(self, other):
         """`other op self`, or `other op= self` on a numpy array `other`."""
         result = reflected(self, other)
-        if not isinstance(other, np.ndarray) or not other.ndim:
+        if not isinstance(other, np.ndarray):
             return result
         frame = sys._getframe(1)
         if not is_converted_or_generated(frame.f_code):
@@ -1000,8 +1099,213 @@ def _reflected_in_place(reflected, name):
         if found:
             raise errors.InPlaceChangeError(errors.in_place_traced_message(
                 target, f"{target} {symbol} ...", location, *found, "jax"))
-        return _written_in_place(result, other, target, symbol, location)
+        return _written_in_place(result, other, target, symbol, location, True)
     return maybe_in_place
+
+
+# --- item assignment and numpy's conversions in converted code ---------------------------
+
+# `y[i] = v` on a traced `y` raises JAX's TypeError; `y[i] = t` into a numpy
+# array (or a list indexed by a traced `i`) asks the tracer for float()/int()/
+# __array__, and `np.clip(t, 0, 1, out=t)` or `np.exp(t)` ask for __array__:
+# JAX's conversion errors, which name neither the user's variable nor a fix.
+# In converted code (the tracer's method called from it, directly or through
+# numpy's own functions) each becomes a catalog error naming the statement.
+# Item assignment is refused rather than rewritten: `y = y.at[i].set(v)`
+# would rebind `y` alone, where numpy changes the array under every name.
+
+_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
+_ITEM_STORES = frozenset(("STORE_SUBSCR", "STORE_SLICE"))
+_CONVERSIONS = ("__array__", "__float__", "__int__", "__complex__", "__bool__", "__index__")
+_AT_METHODS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide",
+               ast.Pow: "power"}
+
+
+def _refuse_in_converted_code():
+    if getattr(Tracer, "_autograph_conversions", False):
+        return
+    for name in _CONVERSIONS:
+        setattr(Tracer, name, _refusing(getattr(Tracer, name), name))
+    Tracer.__setitem__ = _refusing(Tracer.__setitem__, "__setitem__")
+    Tracer._autograph_conversions = True
+
+
+def _refusing(method, name):
+    @functools.wraps(method)
+    def refusing(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except TypeError:  # (JAX's errors: ConcretizationTypeError, ..., its setitem's)
+            refusal = _refusal(name, sys._getframe(1), self, args)
+            if refusal is None:
+                raise
+        raise refusal
+    return refusing
+
+
+def _refusal(method, frame, tracer, args):
+    """The catalog error for tracer `method` failing as called from `frame`
+    (through numpy's functions), or None where the caller is not converted
+    code at an item assignment or a numpy call."""
+    while frame is not None and frame.f_code.co_filename.startswith(_NUMPY_DIR):
+        frame = frame.f_back
+    if method == "__setitem__" and frame is not None and \
+            frame.f_code is control_flow.store_part.__code__:
+        return _part_refusal(frame, tracer, args[0])
+    if frame is None or not is_converted_or_generated(frame.f_code):
+        return None
+    code = frame.f_code
+    location = errors.where(code.co_filename, frame.f_lineno)
+    opname = dis.opname[code.co_code[frame.f_lasti]]
+    try:
+        line, end_line, start, end = list(code.co_positions())[frame.f_lasti // 2]
+        span = ast.parse(linecache.getline(code.co_filename, line)[start:end].strip(),
+                         mode="eval").body if line == end_line else None
+    except (IndexError, ValueError, TypeError, SyntaxError):
+        return None
+    if opname in _ITEM_STORES and isinstance(span, ast.Subscript):
+        return _item_refusal(method, frame, span, location, start)
+    if opname.startswith("CALL") and isinstance(span, ast.Call):
+        return _numpy_call_refusal(frame, span, location)
+    return None
+
+
+def _item_refusal(method, frame, target, location, column):
+    """`target` (`y[i]`, a Subscript) is being assigned at `frame`'s line."""
+    statement = errors.statement_at(frame.f_code.co_filename, frame.f_lineno, column)
+    op = value = None
+    if isinstance(statement, ast.AugAssign):
+        op, value = statement.op, statement.value
+    elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        value = statement.value
+    written = ast.unparse(statement) if value is not None else f"{ast.unparse(target)} = ..."
+    name = ast.unparse(target.value)
+    index = ", ".join(map(ast.unparse, target.slice.elts)) if isinstance(
+        target.slice, ast.Tuple) and target.slice.elts else ast.unparse(target.slice)
+    value_text = "v" if value is None else ast.unparse(value)
+    if op is None:
+        at, argument = "set", value_text
+    elif type(op) in _AT_METHODS:
+        at, argument = _AT_METHODS[type(op)], value_text
+    else:  # (`y[i] //= v`: the item's new value, `y[i] // v`)
+        at, argument = "set", ast.unparse(ast.BinOp(left=target, op=op, right=value))
+    if method == "__setitem__":
+        return errors.TensorUsageError(errors.traced_item_assignment_message(
+            written, name, f"{name} = {name}.at[{index}].{at}({argument})", location))
+    held = _named(frame, target.value)
+    container = "a numpy array" if isinstance(held, np.ndarray) else \
+        "a Python list" if isinstance(held, list) else "a Python container"
+    traced_index = method == "__index__" or _reads_tracer(frame, target.slice) and (
+        value is None or not _reads_tracer(frame, value))
+    update = f"{name} = jnp.asarray({name}).at[{index}].{at}({argument})"
+    message = errors.traced_into_container_message(
+        written, name, container, "the index" if traced_index else "the value", update,
+        location)
+    if isinstance(held, np.ndarray):
+        return errors.TensorIntoArrayError(message)
+    return errors.TensorUsageError(message)
+
+
+def _part_refusal(frame, tracer, key):
+    """`y[i] = v` inside a staged `if` or loop on a traced `y`: the statement
+    carries `y[i]` as a part of its state, which control_flow.store_part
+    (`frame`) stores back into `y` first.  Named as the graph engine's
+    refusal names it: the user's variables holding `y` and `i`, at the
+    line of the statement being traced."""
+    user = errors.user_frame(_start=frame, _want_frame=True)
+    if user is None:
+        return None
+    variables = staging.user_variables(user)
+    name = next((n for n, v in variables if v is tracer), "the array")
+    index = next((n for n, v in variables if v is key), None)
+    if index is None:
+        index = repr(key) if type(key) in (int, str) else "i"
+    location = errors.where(user.f_code.co_filename, user.f_lineno)
+    return errors.TensorUsageError(errors.traced_item_assignment_message(
+        f"{name}[{index}] = v", name, f"{name} = {name}.at[{index}].set(v)", location))
+
+
+def _named(frame, node):
+    """The object a Name or dotted Attribute `node` reads in `frame`, or None."""
+    if isinstance(node, ast.Attribute):
+        owner = _named(frame, node.value)
+        return None if owner is None else getattr(owner, node.attr, None)
+    if isinstance(node, ast.Name):
+        return frame.f_locals.get(node.id, frame.f_globals.get(
+            node.id, getattr(builtins, node.id, None)))
+    return None
+
+
+def _reads_tracer(frame, node):
+    return any(isinstance(frame.f_locals.get(n.id), Tracer)
+               for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _numpy_call_refusal(frame, call_node, location):
+    """`call_node` (`np.clip(y, 0, 1, out=y)`), a numpy function, asked a tracer
+    for its numbers."""
+    function = _named(frame, call_node.func)
+    receiver = getattr(function, "__self__", None)  # (`y.put(...)` of a numpy array y)
+    if not (isinstance(function, np.ufunc) or isinstance(receiver, np.ndarray) or
+            (getattr(function, "__module__", None) or "").partition(".")[0] == "numpy"):
+        return None
+    out = next((k.value for k in call_node.keywords if k.arg == "out"), None)
+    call = ast.unparse(call_node)
+    written = call_node.func.value if isinstance(receiver, np.ndarray) and isinstance(
+        call_node.func, ast.Attribute) else call_node.args[0] if call_node.args and getattr(
+        function, "__name__", None) in _WRITES_INTO_FIRST else None
+    if written is not None:  # (numpy changes that array in place)
+        name = ast.unparse(written)
+        return errors.TensorUsageError(errors.traced_to_numpy_message(
+            call, location, f"It writes into `{name}` in place, which would need the numbers "
+            f"now: build the new array with jax.numpy and rebind the name (`{name} = "
+            f"jnp.asarray({name}).at[...].set(...)`, jnp.where, jnp.broadcast_to); other "
+            "names holding the old array keep its old numbers."))
+    jnp_name = _jax_numpy_name(frame, call_node.func, function)
+    if jnp_name is None:
+        instead = ("Compute it with jax.numpy's functions (`import jax.numpy as jnp`), "
+                   "which take traced values.")
+    else:
+        plain = ast.Call(func=ast.parse(f"jnp.{jnp_name}", mode="eval").body,
+                         args=call_node.args,
+                         keywords=[k for k in call_node.keywords if k.arg != "out"])
+        instead = f"Call jax.numpy's function, which takes traced values: `{ast.unparse(plain)}`"
+        if out is not None:
+            instead += (f"; it has no out=, so rebind the name to its result instead "
+                        f"(`{ast.unparse(out)} = {ast.unparse(plain)}`; other names holding "
+                        "the old array keep its old numbers).")
+        else:
+            instead += "."
+    return errors.TensorUsageError(errors.traced_to_numpy_message(call, location, instead))
+
+
+# numpy functions that change their first argument in place
+_WRITES_INTO_FIRST = frozenset(("copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal"))
+
+
+def _jax_numpy_name(frame, callee, function):
+    """'linalg.norm' for `np.linalg.norm` (numpy's function of that path in
+    jax.numpy), else its module's path and name ('linalg.norm' for a `norm`
+    imported from numpy.linalg) or its name ('clip') where jax.numpy has it,
+    or None."""
+    path = []
+    while isinstance(callee, ast.Attribute):
+        path.insert(0, callee.attr)
+        callee = callee.value
+    candidates = [path] if _named(frame, callee) is np and path else []
+    name = getattr(function, "__name__", None)
+    module = (getattr(function, "__module__", None) or "").split(".")[1:]  # (numpy.linalg)
+    if name is not None:
+        if module and not module[0].startswith("_"):
+            candidates.append([*module, name])
+        candidates.append([name])
+    for parts in candidates:
+        found = jnp
+        for part in parts:
+            found = getattr(found, part, None)
+        if parts and callable(found):
+            return ".".join(parts)
+    return None
 
 
 # --- the backend -------------------------------------------------------------------------
@@ -1048,9 +1352,9 @@ class JaxBackend(Backend):
         lists = [(n, v) for n, v in zip(entry.names, entry.values) if type(v) is JaxList]
         # a numpy array in the state is a JAX array inside the branches: `w += 1`
         # there rebinds `w`, where numpy would change (while tracing) the one
-        # array both branches are given
-        values = [jnp.asarray(v) if type(v) is np.ndarray and v.dtype.kind in "biufc"
-                  else v for v in entry.values]
+        # array both branches are given (a 0-d one stays a 0-d array there)
+        values = [_note_zero_d_array(jnp.asarray(v)) if type(v) is np.ndarray and
+                  v.dtype.kind in "biufc" else v for v in entry.values]
 
         def trace(fn, side):
             outputs = []
@@ -1225,7 +1529,8 @@ class JaxBackend(Backend):
 
         def staged(v):
             return isinstance(v, (Tracer, jax.Array, np.ndarray))
-        template = [_ListSlot([None if staged(i) else i for i in v.item_values()])
+        template = [_ListSlot([(_NUMBER if _is_python_number(i) else None) if staged(i) else i
+                               for i in v.item_values()])
                     if type(v) is JaxList else None if staged(v) else v for v in values]
         arrays = [i for v in values for i in (
             v.item_values() if type(v) is JaxList else [v]) if staged(i)]
@@ -1431,6 +1736,9 @@ class _Loop:
                                     empty_list=JaxList)
         self.lists = [(i, v) for i, v in enumerate(self.st.values) if type(v) is JaxList]
         self.init = [_as_jax(v) for v in self.st.initial()]
+        # (a 0-d numpy array stays one in the body: `w += v` keeps its dtype)
+        self.zero_d_arrays = [j for j, v in enumerate(self.st.initial())
+                              if _noted_zero_d_array(v)]
         self.specs = [_spec(v) for v in self.init]
 
     # --- tracing ----------------------------------------------------------------------
@@ -1455,6 +1763,8 @@ class _Loop:
     def _body(self, body_fn, args, n_items, make_item):
         st = self.st
         items, loop_vars = args[:n_items], args[n_items:]
+        for j in self.zero_d_arrays:
+            _note_zero_d_array(loop_vars[j])
         lengths = [len(lst.items) for _, lst in self.lists]
         # (its weakly typed variables: this loop promotes them, _check_weak_pairs)
         _promotable.append({id(v) for v, spec in zip(loop_vars, self.specs)
@@ -1670,3 +1980,4 @@ _report_trace_switches()
 _refuse_tracer_text()
 _record_views()
 _install_in_place_operators()
+_refuse_in_converted_code()

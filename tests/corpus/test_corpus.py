@@ -61,9 +61,9 @@ from Python undetectably, each saying why), and "jax"
 (`jax.jit(ag.to_graph(entity))`, the JAX backend: numpy arguments traced as
 jax arrays with x64 enabled, other arguments Python values; see
 _UnderJaxJit; skipped with a reason when jax is not installed; its
-REFUSED_IN_MODE entries are autograph's refusals under JAX, its SKIP entries
-the same undetectable differences plus what JAX itself refuses with its own
-errors: numpy functions on traced values).
+REFUSED_IN_MODE entries are autograph's refusals under JAX (numpy functions
+on traced values among them), its SKIP entries the same undetectable
+differences).
 AUTOGRAPH_CORPUS_MODES=python,converted runs a subset.
 To plug in a mode (a backend would be another entry), add its converter (and
 scope) and its name to the default MODES once cases that cannot run in it are
@@ -221,12 +221,6 @@ SKIP = {
     ("jax", "loop_variable_edge_cases[2]('undefined_total')"): _SPECIALIZED_LINE,
 }
 
-# "jax" entries: what JAX cannot trace at all (numpy functions on traced
-# values), which JAX refuses with its own errors, not autograph's catalog.
-_JAX_NUMPY = (
-    "calls a numpy function ({}) on a traced value: JAX traces jax.numpy only, numpy "
-    "asks for a concrete array (JAX's TracerArrayConversionError); the JAX spelling of the "
-    "program (jnp.{}) runs")
 SKIP.update({
     ("jax", "numpy_bools_logical_ops"): _IDENTITY,
     # (the printed repr() of a traced value is jax's text, as the program run
@@ -235,8 +229,6 @@ SKIP.update({
         "prints repr() of its numpy scalar argument: under jax.jit the value is a jax "
         "array, whose repr is 'Array(1.5, dtype=float32)' where numpy's is "
         "'np.float32(1.5)'; the program run on jax arrays prints the same text"),
-    ("jax", "numpy_where_and_conditional_expression"): _JAX_NUMPY.format("np.where", "where"),
-    ("jax", "staged_if_inside_with"): _JAX_NUMPY.format("np.log", "log"),
 })
 
 # (mode, case name or case id) -> (catalog error class name, text, marker): what
@@ -259,6 +251,11 @@ _TRUTH_JAX = "the condition at {where} is a tensor of dtype {dtype} and shape {s
 def _truth_graph(marker, shape="(2,)", op="cond", what="condition"):
     return ("GraphValueError", _TRUTH_GRAPH.format(op=op, what=what, shape=shape,
                                                    where="{where}"), marker)
+
+
+def _numpy_jax(call, marker):
+    return ("TensorUsageError", f"`{call}` at {{where}} hands a JAX traced value to numpy",
+            marker)
 
 
 def _truth_jax(marker, dtype, shape="(2,)"):
@@ -341,6 +338,11 @@ REFUSED_IN_MODE = {
         "in-place operator such as `+=` (seen when the trace ended", None),
 
     # jax.jit(ag.to_graph(f)): autograph's own refusals under JAX
+    # a numpy function on a traced value: JAX traces jax.numpy only, and numpy
+    # asks for a concrete array; refused naming the jnp spelling
+    ("jax", "numpy_where_and_conditional_expression"): _numpy_jax(
+        "np.where(arr > 0, arr, 0.0)", "clipped = np.where(arr > 0, arr, 0.0)"),
+    ("jax", "staged_if_inside_with"): _numpy_jax("np.log(x)", "y = np.log(x)"),
     ("jax", "if_on_array_comparison"): _truth_jax("if arr > 0:", "bool"),
     ("jax", "if_on_single_element_array[2](array[]:int8)"): _truth_jax("if arr:", "int8", "(0,)"),
     **{("jax", f"numpy_truthiness_errors[{i}](array[1,2]:int64,'{construct}')"):

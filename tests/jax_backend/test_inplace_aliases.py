@@ -546,9 +546,12 @@ def item_of_a_traced_array(x):
     return y
 
 
-def test_in_place_item_of_a_traced_array_gets_jaxs_item_assignment_error():
+def test_in_place_item_of_a_traced_array_is_refused_naming_the_at_update():
     np.testing.assert_array_equal(item_of_a_traced_array(np.ones((2, 3)))[0], 2.0)  # Python
-    with pytest.raises(TypeError, match=re.escape("JAX arrays are immutable")):
+    with pytest.raises(errors.TensorUsageError, match=re.escape(
+            errors.traced_item_assignment_message(
+                "y[0] += 1", "y", "y = y.at[0].add(1)",
+                _line(item_of_a_traced_array, "y[0] += 1")))):
         _jit(item_of_a_traced_array)(np.ones((2, 3)))
 
 

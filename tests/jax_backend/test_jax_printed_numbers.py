@@ -58,3 +58,27 @@ def test_float_of_a_traced_value_is_a_python_number():
     x = np.array([4.0])
     assert float(jax.jit(ag.to_graph(as_float))(x)) == as_float(x) == 8.0
 
+
+
+def doubled_as_floats(x):
+    out = []
+    counters = []
+    for i, v in enumerate(x):
+        out.append(float(v) * 2)
+        counters.append(i)
+    print("vals", out, counters)
+    return x[0]
+
+
+def test_a_printed_staged_list_shows_its_python_numbers_as_python_does():
+    """(Items that are Python numbers in Python -- float(v), a range counter --
+    printed as 'Array(2., dtype=float64, weak_type=True)'.)"""
+    x = np.array([1.0, 2.5])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        doubled_as_floats(x)
+        expected, out = out.getvalue(), io.StringIO()
+    with contextlib.redirect_stdout(out):
+        jax.jit(ag.to_graph(doubled_as_floats))(x)
+        jax.effects_barrier()
+    assert out.getvalue() == expected == "vals [2.0, 5.0] [0, 1]\n"

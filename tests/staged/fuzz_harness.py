@@ -104,8 +104,8 @@ def _refusal_problem(error, path):
 def for_jax(source):
     """(source, stage) to run a program under JAX: `jax.jit(ag.to_graph(f))`
     (the corpus's jax mode), its `np.sin(v)` written `(0.5 * v)` -- JAX
-    traces jax.numpy only, and refuses a numpy function on a tracer with
-    its own error (a documented limit, not what the fuzzer looks for)."""
+    traces jax.numpy only, and a numpy function on a tracer is refused
+    (TensorUsageError naming the jnp spelling: not what the fuzzer looks for)."""
     from tests.corpus.test_corpus import _convert_jax
     return source.replace("np.sin(", "(0.5 * "), _convert_jax
 

@@ -1,0 +1,252 @@
+"""0-d numpy arrays changed in place under `jax.jit` (autograph/backends/jax.py,
+"in-place operators").
+
+A 0-d tracer is a numpy scalar or a Python number in Python, which `s += x`
+rebinds (promoting), or a 0-d numpy array, which it changes in place under
+every name holding it, keeping its dtype.  Where the backend knows it is a
+0-d array -- an argument whose caller passed one, a 0-d numpy array the
+function holds (made there, a global), and what changing one in place gives
+-- it is an array: a change another holder would see is refused naming the
+holder, and the result keeps the array's dtype.  Before, the change rebound
+the name: the global kept its old value, a float32 accumulator became
+float64, an int array took a float.  Every case is compared with the same
+function run as plain Python.
+"""
+
+import copy
+import re
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])",
+                          exc_type=ImportError)
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+
+import autograph as ag  # noqa: E402
+from autograph import errors  # noqa: E402
+
+HERE = __file__
+
+
+def _jit(f):
+    return jax.jit(ag.to_graph(f))
+
+
+def _line(f, text):
+    import inspect
+    lines, first = inspect.getsourcelines(f)
+    n = next(i for i, line in enumerate(lines) if text in line)
+    return f"{HERE}:{first + n}"
+
+
+def _first_line(f):
+    return f"{HERE}:{f.__code__.co_firstlineno}"
+
+
+x2 = np.array([0.5, 2.0])
+W0 = np.array(0.0)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_global():
+    W0[...] = 0.0
+    yield
+    W0[...] = 0.0
+
+
+def _same(got, expected):
+    assert np.asarray(got).dtype == np.asarray(expected).dtype, (got, expected)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+
+
+# --- kept as arrays: the result is Python's, dtype included ------------------------------
+
+def float32_in_place(x):
+    w = np.array(1.0, np.float32)
+    w += x[0]
+    w *= x[1]
+    return w
+
+
+def float32_accumulated_in_loop(x):
+    w = np.zeros((), np.float32)
+    for v in x:
+        w += v
+    return w
+
+
+def float32_in_a_branch(x):
+    w = np.zeros((), np.float32)
+    if x[0] > 0:
+        w += x[0]
+    return w
+
+
+def float32_in_a_while(x):
+    w = np.ones((), np.float32)
+    while w < 10:
+        w *= x[1]
+    return w
+
+
+def counted_in_int32(x):
+    w = np.zeros((), np.int32)
+    for v in x:
+        if v > 0:
+            w += 1
+    return w
+
+
+@pytest.mark.parametrize("fn", [float32_in_place, float32_accumulated_in_loop,
+                                float32_in_a_branch, float32_in_a_while, counted_in_int32])
+def test_a_zero_d_array_changed_in_place_keeps_its_dtype(fn):
+    _same(_jit(fn)(x2), fn(x2.copy()))
+
+
+def int_array_takes_a_float(x):
+    w = np.array(1)
+    w += x[0]
+    return w
+
+
+def test_a_float_added_in_place_to_an_int_zero_d_array_is_refused_as_numpy_refuses_it():
+    with pytest.raises(TypeError, match="Cannot cast ufunc"):  # Python
+        int_array_takes_a_float(x2)
+    with pytest.raises(errors.GraphTypeError, match=re.escape(errors.in_place_cast_message(
+            "w", "+=", np.dtype(np.float64), np.dtype(np.int64),
+            _line(int_array_takes_a_float, "w += x[0]")))):
+        _jit(int_array_takes_a_float)(x2)
+
+
+# --- a scalar is rebound, as Python rebinds it -------------------------------------------
+
+def added_to_argument(s, x):
+    s += x[0]
+    return s
+
+
+@pytest.mark.parametrize("s", [1.0, np.float64(1.0), np.float32(1.0), np.int64(1)],
+                         ids=["float", "float64", "float32", "int64"])
+def test_a_scalar_argument_changed_in_place_is_rebound(s):
+    expected = added_to_argument(s, x2)
+    got = _jit(added_to_argument)(s, x2)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+    assert np.asarray(got).dtype == np.result_type(expected)
+
+
+def test_a_jax_array_argument_changed_in_place_is_rebound():
+    s = jnp.asarray(1.0)
+    _same(_jit(added_to_argument)(s, x2), added_to_argument(s, x2))
+
+
+def copied_then_changed(s, x):
+    s = s.copy()
+    s += x[0]
+    return s
+
+
+def test_a_copy_of_a_zero_d_argument_is_the_functions_own():
+    s = np.array(1.0)
+    _same(_jit(copied_then_changed)(s, x2), copied_then_changed(s, x2))
+    assert s == 1.0
+
+
+# --- refused: another holder would see the change ----------------------------------------
+
+def global_alias(x):
+    w = W0
+    w += x[0]
+    return W0 * 1
+
+
+def item_of_an_argument(d, x):
+    s = d["s"]
+    s += x[0]
+    return s
+
+
+def _argument_refusal(fn, name, line_text, holder="the caller's array"):
+    return errors.in_place_traced_message(
+        name, f"{name} += ...", _line(fn, line_text), holder,
+        f"an argument of {fn.__name__} at {_first_line(fn)}", "argument", "jax")
+
+
+def test_a_zero_d_array_argument_changed_in_place_is_refused():
+    s = np.array(1.0)
+    added_to_argument(s, x2)
+    assert s == 1.5  # Python: the caller's array changed
+    s = np.array(1.0)
+    with pytest.raises(errors.InPlaceChangeError, match=re.escape(
+            _argument_refusal(added_to_argument, "s", "s += x[0]"))):
+        _jit(added_to_argument)(s, x2)
+    assert s == 1.0
+
+
+def test_a_zero_d_global_changed_through_an_alias_is_refused():
+    assert global_alias(x2) == 0.5  # Python: the global changed
+    W0[...] = 0.0
+    with pytest.raises(errors.InPlaceChangeError) as raised:
+        _jit(global_alias)(x2)
+    assert str(raised.value).startswith(
+        f"`w += ...` at {_line(global_alias, 'w += x[0]')} changes `w` in place, and `W0` (a global")
+    assert W0 == 0.0
+
+
+def test_a_zero_d_array_in_an_argument_dict_changed_in_place_is_refused():
+    d = {"s": np.array(1.0)}
+    item_of_an_argument(d, x2)
+    assert d["s"] == 1.5  # Python: the dict's array changed
+    with pytest.raises(errors.InPlaceChangeError) as raised:
+        _jit(item_of_an_argument)({"s": np.array(1.0)}, x2)
+    assert str(raised.value).startswith(
+        f"`s += ...` at {_line(item_of_an_argument, 's += x[0]')} changes `s` in place, "
+        "and `d['s']` (in item_of_an_argument at ")
+
+
+def accumulated_into_argument(s, x):
+    for v in x:
+        s += v
+    return s
+
+
+def test_a_zero_d_array_argument_changed_in_a_staged_loop_is_refused():
+    s = np.array(1.0)
+    accumulated_into_argument(s, x2)
+    assert s == 3.5  # Python: the caller's array changed
+    with pytest.raises(errors.InPlaceChangeError, match=re.escape(
+            errors.in_place_held_state_message(
+                "s", "`for` loop", _line(accumulated_into_argument, "for v in x:"),
+                "the caller's array",
+                f"an argument of accumulated_into_argument at "
+                f"{_first_line(accumulated_into_argument)}", "jax"))):
+        _jit(accumulated_into_argument)(np.array(1.0), x2)
+
+
+def test_a_scalar_argument_accumulated_in_a_staged_loop_is_rebound():
+    for s in (1.0, np.float64(1.0)):
+        got = _jit(accumulated_into_argument)(copy.copy(s), x2)
+        assert float(got) == accumulated_into_argument(s, x2)
+
+
+def changed_through_another_name(s, x):
+    t = s
+    t += x[0]
+    return s
+
+
+def test_a_zero_d_array_argument_changed_through_another_name_is_refused():
+    """(It returned the old `s`: Python returns the changed array.)"""
+    assert changed_through_another_name(np.array(1.0), x2) == 1.5  # Python
+    with pytest.raises(errors.InPlaceChangeError) as raised:
+        _jit(changed_through_another_name)(np.array(1.0), x2)
+    assert str(raised.value).startswith(
+        f"`t += ...` at {_line(changed_through_another_name, 't += x[0]')} changes `t` in "
+        "place, and `s` (in changed_through_another_name at ")
+
+
+def test_a_scalar_argument_changed_through_another_name_is_rebound():
+    for s in (1.0, np.float64(1.0)):
+        got = _jit(changed_through_another_name)(s, x2)
+        assert float(got) == changed_through_another_name(s, x2) == 1.0
