@@ -23,9 +23,10 @@ in one `b"".join(...) == snapshot` (~35 ns an array) and of a large one by
 no global/cell/attribute array pays nothing.
 
 Watched roots: the globals, closure cells and mutable parameter defaults
-(`def f(x, cfg={...})`) of every function the trace ran (and its
-`__defaults__`/`__kwdefaults__` themselves, where it has some: `f.__defaults__
-= (3,)`; a partial's `args` and `keywords`: `watch_own_parts`) (converted code
+(`def f(x, cfg={...})`) of every function the trace ran (and its `__code__`
+and `__defaults__`/`__kwdefaults__` themselves, by identity: `f.__code__ =
+g.__code__`, `f.__defaults__ = (3,)`, ~20 ns a function per call; a partial's
+`args` and `keywords`: `watch_own_parts`) (converted code
 reports its calls: core.note_called), the lists, dicts and objects a
 functools.partial binds, the attributes of `self` on the instance or
 its class, and the attributes the code names of a user function held by a
@@ -81,9 +82,8 @@ programs at trace time would refuse many that never change them):
   holder (by identity) and the entries the trace left alone (`_untouched`)
   are watched.  A dict that only gained entries (a defaultdict read) is no
   log: it is watched whole;
-- a function's `__code__` assigned after a trace (every function would pay
-  a guard for it), and what an `lru_cache`'d helper returned at tracing (its
-  cache cannot be looked into: a `cache_clear()` is not seen);
+- what an `lru_cache`'d helper returned at tracing (its cache cannot be
+  looked into: a `cache_clear()` is not seen);
 - the attributes of objects inside sets (an object there is held by identity);
 - what an implicitly called method reads through other objects than its
   own (the globals it names are watched: it joins the functions the trace
@@ -108,7 +108,7 @@ programs at trace time would refuse many that never change them):
   whole.  (A path longer than `_PATH_LINKS` links that leads to more data
   under names the code reads is refused at trace time: UnwatchedPathError.)
 - autograph's own objects (an `ag.Variable` is the graph's state, read per call).
-A function that reads no such object gets no guard and pays nothing.
+A function that reads no such object gets no guard but its code's identity.
 
 The same walk, when a trace ends, looks for what the trace must not leave
 behind (`guards_of`'s `note`, `LeakedTensors`): a graph tensor of that trace
@@ -675,8 +675,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         in place there: `p.keywords["k"] = 9`) -- by identity, the keyword
         dicts by contents too.  Not for one the trace made (it dies with it)."""
         if isinstance(function, types.FunctionType):
-            if function.__code__ in made_while_tracing:
-                return
+            if function.__code__ in made_while_tracing or any(
+                    isinstance(_cell_value(cell), Tensor) for cell in function.__closure__ or ()):
+                return  # (a closure over a trace's tensor, `lambda v: v * w`: made by it)
             label = f"{function.__qualname__}."
         else:
             if getattr(function.func, "__code__", None) in made_while_tracing or any(
@@ -926,6 +927,13 @@ def user_object_attributes(value):
     return found or None
 
 
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return None
+
+
 class _Slots:
     """A `__slots__` attribute of `obj`, read like a dict entry (`get`, what
     the guards call on a holder) through the slot's own descriptor: no user
@@ -957,9 +965,9 @@ class _OwnParts:
         return getattr(self.owner, name, default)
 
 
-# (not `__code__`: every function would pay a guard per call, for an assignment
-# hardly ever made; documented as not watched)
-_OWN_PARTS = {types.FunctionType: ("__defaults__", "__kwdefaults__"),
+# (`__code__` too: `f.__code__ = g.__code__` makes every call run g's code; one
+# attribute load and an identity test per function the trace ran, watch_lines)
+_OWN_PARTS = {types.FunctionType: ("__code__", "__defaults__", "__kwdefaults__"),
               functools.partial: ("args", "keywords")}
 
 
@@ -1220,6 +1228,9 @@ def watch_lines(guards, namespace):
         namespace[f"_traced{i}"] = value
         if name is None:
             held.append(f"_holder{i}.cell_contents is _traced{i}")
+        elif type(holder) is _OwnParts:  # (C-level attributes every such owner has)
+            namespace[f"_holder{i}"] = holder.owner
+            held.append(f"_holder{i}.{name} is _traced{i}")
         else:
             namespace[f"_name{i}"] = name
             held.append(f"_holder{i}.get(_name{i}, _absent) is _traced{i}")

@@ -229,10 +229,29 @@ def test_defaults_of_an_lru_cached_helper_are_watched():
     _follows_changes(f, [change])
 
 
-def test_a_function_without_defaults_gets_no_guard():
+def test_a_function_without_defaults_gets_no_guard_for_them():
     def f(x):
         return x * 2
-    assert ag.function(f).get_concrete_function(np.arange(3.0)).guards == ()
+    guards = ag.function(f).get_concrete_function(np.arange(3.0)).guards
+    assert [name for _, name, *_ in guards] == ["__code__"]  # (its code, no defaults)
+
+
+def test_assigning_the_code_of_the_traced_function_or_a_helper_traces_again():
+    # The graph kept running the old code: no guard watched `__code__`.
+    def helper(v):
+        return v * 2.0
+
+    def f(x):
+        return helper(x) + 1.0
+
+    def top(x):
+        return x - 1.0
+
+    def set_code(function, body):
+        function.__code__ = body.__code__
+    _follows_changes(f, [lambda: set_code(helper, lambda v: v * 3.0),
+                         lambda: set_code(f, lambda x: helper(x) * x)])
+    _follows_changes(top, [lambda: set_code(top, lambda x: x + 100.0)])
 
 
 # --- helpers that assign the function's variables (`nonlocal`), called in staged code
