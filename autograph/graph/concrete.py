@@ -458,11 +458,12 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with, ori
     concrete.leaf_kinds = signature.leaf_kinds(leaves)
     leaks = LeakedTensors(graph, argument_names)
     concrete.guards, concrete.changed_by_trace = as_found_before(
-        guards_of(fn, key_keep, graph.called, leaks.note, before=logs, original=original), read)
+        guards_of(fn, key_keep, graph.called, leaks.note, before=logs, original=original,
+                  cached_reads=graph.cached_reads), read)
     concrete._program.watched = compared_arrays(concrete.guards)
     # (needed for the guards only: kept, it would hold every bound method the
     # trace called, and the objects they are bound to, as long as the graph)
-    graph.called = []
+    graph.called, graph.cached_reads = [], []
     graph.read_before = None
     raise_leaked(leaks, name)  # (its tensors in state outliving the trace: guards.py)
     baked = baked_random_draw(randomness)

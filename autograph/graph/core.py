@@ -119,6 +119,7 @@ class Graph:
         # (a gradient: every op backprop records is at the line that asked for it)
         self.fixed_location = None
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
+        self.cached_reads = []  # what lru_caches returned to it (note_cached_read), the same
         # ({(id(holder), name): value}, ids of the objects there, codes noted) (note_called)
         self.read_before = None
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
@@ -340,6 +341,16 @@ def note_called(fn):
         if stack[0].read_before is not None:
             _note_read_before(fn, *stack[0].read_before)
     return True
+
+
+def note_cached_read(cached, args, kwargs, result):
+    """Remember that the trace under way called the functools.lru_cache'd
+    `cached` with Python values and got `result`: the graph may hold it, so a
+    guard asks the cache again on each call (guards.py).  Outside tracing,
+    nothing."""
+    stack = getattr(_scope, "stack", None)
+    if stack:
+        stack[0].cached_reads.append((cached, args, kwargs, result))
 
 
 def _note_read_before(fn, read, known, noted):

@@ -66,7 +66,11 @@ path per call: while every holder holds what the trace saw, the path leads
 to the same array, whose contents are compared as above.  An object on the
 way is compared by identity, never by `==` (user code; a dataclass's `==`
 compares arrays).  Attributes are read from `__dict__` or the slot's own
-descriptor, never by getattr, so no user code runs on a call; a property's
+descriptor, never by getattr, so no user code runs on a call (but for an
+`lru_cache`'d helper the trace called with Python values, `scale(2)`: its
+cache is asked again per call, `_CachedCall`, ~0.2 us, as Python's call
+would; a `cache_clear()` then computes again, and a new result traces
+again); a property's
 getter, and a class's `__getattr__` for a name the object lacks, are
 followed into what they name of the same object (`self._w`) and join the
 functions the trace ran (their globals and cells are watched).  `None`
@@ -82,8 +86,6 @@ programs at trace time would refuse many that never change them):
   holder (by identity) and the entries the trace left alone (`_untouched`)
   are watched.  A dict that only gained entries (a defaultdict read) is no
   log: it is watched whole;
-- what an `lru_cache`'d helper returned at tracing (its cache cannot be
-  looked into: a `cache_clear()` is not seen);
 - the attributes of objects inside sets (an object there is held by identity);
 - what an implicitly called method reads through other objects than its
   own (the globals it names are watched: it joins the functions the trace
@@ -301,7 +303,8 @@ def _nested_locals(codes):
     return found
 
 
-def guards_of(fn, objects, called=(), note=None, contents=True, before=None, original=None):
+def guards_of(fn, objects, called=(), note=None, contents=True, before=None, original=None,
+              cached_reads=()):
     """The values a trace may have baked into the graph as constants from
     outside its arguments: numpy arrays, numbers, strings and the containers
     holding them, held by the globals, closure cells and mutable parameter
@@ -333,7 +336,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
     every call after another trace of the function appended to it.
     `original`: what `fn` was converted from (an ag.function's
     python_function), whose code and defaults are watched with those of the
-    functions and partials the trace called (`watch_own_parts`)."""
+    functions and partials the trace called (`watch_own_parts`).
+    `cached_reads`: (cached, args, kwargs, result) of each call of an
+    lru_cache'd function the trace made with Python values (`_CachedCall`)."""
     partials, makers = [], []
     functions = _code_owners(fn, called, partials, makers)
     # (the functions and partials called, with `fn`'s original: not `fn`, a
@@ -787,6 +792,17 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         root[0] = None
     for function in own_parts_of:
         watch_own_parts(function)
+    for cached, args, kwargs, result in cached_reads:
+        holder = _CachedCall(cached, args, kwargs, result)
+        kept.append(holder)
+        snapshot = None
+        if contents and type(result) is np.ndarray:
+            snapshot = (result.shape, result.dtype, result.tobytes())
+        elif contents and _fingerprinted(result):
+            snapshot = _fingerprint(result)
+        guards.append((holder, "result", result,
+                       f"result of {getattr(cached, '__qualname__', '?')}() (functools.lru_cache)",
+                       snapshot))
     return tuple(guards)
 
 
@@ -963,6 +979,29 @@ class _OwnParts:
 
     def get(self, name, default):
         return getattr(self.owner, name, default)
+
+
+class _CachedCall:
+    """A call of an lru_cache'd function that a trace made with Python values
+    (`scale(2)`), read like a dict entry (`get`, what the guards call on a
+    holder): it calls the cache again, as Python's next call of the traced
+    function would.  A hit returns what the trace got, running no user code
+    (but the arguments' hashing); after `cache_clear()` (or the entry's
+    eviction) the function computes again -- as it would in that call -- and
+    a result equal to the traced one (a number by its bits) stands for it."""
+
+    __slots__ = ("cached", "args", "kwargs", "traced")
+
+    def __init__(self, cached, args, kwargs, traced):
+        self.cached, self.args, self.kwargs, self.traced = cached, args, kwargs, traced
+
+    def get(self, name, default):
+        result = self.cached(*self.args, **self.kwargs)
+        traced = self.traced
+        if result is not traced and type(result) is type(traced) and _by_value(traced) and \
+                number_bits(result) == number_bits(traced):
+            return traced  # (computed again, the same: the fast call stays valid)
+        return result
 
 
 # (`__code__` too: `f.__code__ = g.__code__` makes every call run g's code; one

@@ -286,7 +286,8 @@ def _cached_function_target(cached, targets):
     cache with while tracing (a graph tensor is not hashable), so that call
     runs the function itself, converted: the same value, for the pure
     functions people cache (its Python side effects, `print`, run on every
-    such call, not once per key)."""
+    such call, not once per key).  What the cache returned is told to
+    `cached_read_hook` (a trace holds it as a constant)."""
     function = _resolve(cached.__wrapped__, targets)
 
     def call(*args, **kwargs):
@@ -294,7 +295,10 @@ def _cached_function_target(cached, targets):
             if called_hook is not None:  # (what it reads and changes: the trace's)
                 called_hook(cached.__wrapped__)
             return function(*args, **kwargs)
-        return cached(*args, **kwargs)
+        result = cached(*args, **kwargs)
+        if cached_read_hook is not None:
+            cached_read_hook(cached, args, kwargs, result)
+        return result
     return call
 
 
@@ -367,6 +371,12 @@ _DEFAULT_TARGETS = Targets.of(ConversionOptions())
 # whose globals and attributes it may have baked into the graph.  It returns
 # whether a trace is under way.
 called_hook = None
+
+# Told `(cached, args, kwargs, result)` of every call of a functools.lru_cache'd
+# function that converted code makes with Python values; the graph engine sets
+# it (autograph/wiring.py): a trace holds the result as a constant, valid while
+# the cache would still return it (a `cache_clear()` makes the next call compute).
+cached_read_hook = None
 
 
 def _telling_callable_arguments(f):

@@ -229,6 +229,56 @@ def test_defaults_of_an_lru_cached_helper_are_watched():
     _follows_changes(f, [change])
 
 
+def _cached_helpers_run(fn, state, runs, helpers):
+    """What fn returns over a sequence of changes to `state` and clears of
+    the lru_caches `helpers`, and how many times their bodies ran (`runs`)."""
+    x = np.arange(3.0)
+    state["scale"] = 2.0
+    for helper in helpers:
+        helper.cache_clear()
+    runs.clear()
+    results = [fn(x), fn(x)]
+    state["scale"] = 5.0  # (the caches still answer with the old value)
+    results.append(fn(x))
+    helpers[0].cache_clear()  # (the next call computes again, with the new scale)
+    results += [fn(x), fn(x)]
+    helpers[1].cache_clear()
+    results.append(fn(x))
+    helpers[1](3)[0] = 100.0  # (the cached array, changed in place)
+    results.append(fn(x))
+    helpers[0].cache_clear()  # (computed again: the same value)
+    results += [fn(x), fn(x)]
+    return results, len(runs)
+
+
+@pytest.mark.filterwarnings("ignore::autograph.errors.RetracingWarning")  # (retraces on purpose)
+def test_an_lru_cached_helper_cleared_after_a_change_it_reads_traces_again():
+    # The graph kept the value the cache returned at tracing: a cache_clear()
+    # (after a change of the global the helper reads) was not seen.
+    state, runs = {"scale": 2.0}, []
+
+    @functools.lru_cache(maxsize=None)
+    def factor(k, *, offset=0.0):
+        runs.append(k)
+        return state["scale"] * k + offset
+
+    @functools.lru_cache(maxsize=None)
+    def table(n):
+        return np.arange(n) * state["scale"]
+
+    def f(x):
+        y = x * factor(3, offset=1.0)
+        if np.sum(x) > 0:
+            y = y + table(3)
+        return y
+
+    expected, expected_runs = _cached_helpers_run(f, state, runs, [factor, table])
+    got, got_runs = _cached_helpers_run(ag.function(f), state, runs, [factor, table])
+    for want, have in zip(expected, got, strict=True):
+        _same(want, have)
+    assert got_runs == expected_runs  # (the guard's call of the cache computes as Python's)
+
+
 def test_a_function_without_defaults_gets_no_guard_for_them():
     def f(x):
         return x * 2
