@@ -734,11 +734,13 @@ class _Loop:
         for j, i in enumerate(st.carried):
             after = _canonical(st.out.values[i])
             start = st.entry.values[i]  # (st.values holds it promoted)
-            if staging.python_number_type(start) and type(after) is Tensor and \
+            kind = staging.python_number_type(start)
+            if kind not in (None, bool) and type(after) is Tensor and \
+                    staging.python_number_type(after) is None and \
                     not tensor_module.passes_on(after, trace.b_graph.inputs[j]):
-                kind = staging.python_number_on_one_side(start, after)
-                if kind:
-                    found.append((j, i, kind))
+                # (of any dtype: `s = 0.0; s = s + v_f32` carries float32, which
+                # `s * w_f16` tells apart from the Python float as float64 would)
+                found.append((j, i, kind))
         return found
 
     def _python_after_inner_loops(self, trace):
