@@ -120,6 +120,7 @@ class Graph:
         self.fixed_location = None
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
         self.cached_reads = []  # what lru_caches returned to it (note_cached_read), the same
+        self.made = set()  # ids of the user objects it made (note_made), the same
         # ({(id(holder), name): value}, ids of the objects there, codes noted) (note_called)
         self.read_before = None
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
@@ -351,6 +352,16 @@ def note_cached_read(cached, args, kwargs, result):
     stack = getattr(_scope, "stack", None)
     if stack:
         stack[0].cached_reads.append((cached, args, kwargs, result))
+
+
+def note_made(instance):
+    """Remember that the trace under way made `instance` (of a user's class,
+    made by converted code): returned, it is a new object at every call, as
+    each Python call makes one (concrete._flatten_output).  An id is enough:
+    one freed and reused during the trace is still of an object it made."""
+    stack = getattr(_scope, "stack", None)
+    if stack:
+        stack[0].made.add(id(instance))
 
 
 def _note_read_before(fn, read, known, noted):

@@ -17,6 +17,7 @@ import itertools
 import logging
 import os
 import random
+import sys
 import types
 import weakref
 
@@ -431,6 +432,8 @@ def converted(f, fscope=None):
     target = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     if tracing and target is f and _calls_its_arguments(f):
         return _telling_callable_arguments(f)
+    if tracing and type(target) is type and made_hook is not None and _user_class(target):
+        return _telling_instances(target)
     return target
 
 
@@ -444,6 +447,43 @@ def converted_call(f, args, kwargs=None, fscope=None):
     target = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     f = _telling_callable_arguments(f) if tracing and target is f \
         and _calls_its_arguments(f) else target
+    if tracing and type(f) is type and made_hook is not None and _user_class(f):
+        f = _telling_instances(f)
     if kwargs is None:
         return f(*args)
     return f(*args, **kwargs)
+
+
+def _user_class(cls):
+    """Is `cls` defined in the user's code (not a library's or builtin), with
+    object's `__new__` (each call a new instance: not a `__new__` that may
+    hand out one it keeps, a singleton's)?"""
+    found = _user_classes.get(cls)
+    if found is None and cls.__new__ is not object.__new__:
+        found = _user_classes[cls] = False
+    elif found is None:
+        module = sys.modules.get(getattr(cls, "__module__", None))
+        filename = getattr(module, "__file__", None)
+        ruled = RULES.decide(getattr(cls, "__module__", None))
+        found = _user_classes[cls] = ruled if ruled is not None else (
+            filename is not None and not is_library_file(filename))
+    return found
+
+
+_user_classes = weakref.WeakKeyDictionary()  # class -> _user_class(class)
+
+
+def _telling_instances(cls):
+    """`cls`, a user's class called while tracing: made_hook is told of the
+    instance it makes (a returned object the trace made is a new one at
+    every call, as Python's call makes one)."""
+    def make(*args, **kwargs):
+        instance = cls(*args, **kwargs)
+        made_hook(instance)
+        return instance
+    return make
+
+
+# Told of each instance of a user's class converted code makes while tracing;
+# the graph engine sets it (autograph/wiring.py, core.note_made).
+made_hook = None
