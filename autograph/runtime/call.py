@@ -167,6 +167,9 @@ def _method_target(method, targets):
     if method.__self__ is random._inst:  # (random.gauss: a Python method, in the table)
         return _override(method) or method
     func = method.__func__
+    if type(func) is functools._lru_cache_wrapper:  # (an lru_cache'd method: its cache
+        # called with the instance, as Python's call is)
+        return types.MethodType(_cached_function_target(func, targets), method.__self__)
     if type(func) is not types.FunctionType:  # np.random.rand, rng.normal: cython methods
         return _builtin_target(method, targets)
     target = _function_target(func, targets)

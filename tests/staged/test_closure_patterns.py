@@ -229,9 +229,10 @@ def test_defaults_of_an_lru_cached_helper_are_watched():
     _follows_changes(f, [change])
 
 
-def _cached_helpers_run(fn, state, runs, helpers):
+def _cached_helpers_run(fn, state, runs, helpers, *instance):
     """What fn returns over a sequence of changes to `state` and clears of
-    the lru_caches `helpers`, and how many times their bodies ran (`runs`)."""
+    the lru_caches `helpers` (methods of `instance`, when given), and how
+    many times their bodies ran (`runs`)."""
     x = np.arange(3.0)
     state["scale"] = 2.0
     for helper in helpers:
@@ -244,7 +245,7 @@ def _cached_helpers_run(fn, state, runs, helpers):
     results += [fn(x), fn(x)]
     helpers[1].cache_clear()
     results.append(fn(x))
-    helpers[1](3)[0] = 100.0  # (the cached array, changed in place)
+    helpers[1](*instance, 3)[0] = 100.0  # (the cached array, changed in place)
     results.append(fn(x))
     helpers[0].cache_clear()  # (computed again: the same value)
     results += [fn(x), fn(x)]
@@ -277,6 +278,40 @@ def test_an_lru_cached_helper_cleared_after_a_change_it_reads_traces_again():
     for want, have in zip(expected, got, strict=True):
         _same(want, have)
     assert got_runs == expected_runs  # (the guard's call of the cache computes as Python's)
+
+
+@pytest.mark.filterwarnings("ignore::autograph.errors.RetracingWarning")  # (retraces on purpose)
+def test_an_lru_cached_method_is_asked_as_python_asks_it():
+    # An lru_cache'd method ran unconverted: cache_clear() was not seen, and a
+    # staged argument was refused (hashing a graph tensor).
+    state, runs = {"scale": 2.0}, []
+
+    class Model:
+        @functools.lru_cache(maxsize=None)
+        def factor(self, k, *, offset=0.0):
+            runs.append(k)
+            return state["scale"] * k + offset
+
+        @functools.lru_cache(maxsize=None)
+        def table(self, n):
+            return np.arange(n) * state["scale"]
+
+        @functools.lru_cache(maxsize=None)
+        def doubled(self, v):
+            return v * 2.0
+
+    model = Model()
+
+    def f(x):
+        y = x * model.factor(3, offset=1.0) + model.table(3)
+        return y + model.doubled(x[0])  # (a staged argument: the method runs itself)
+
+    helpers = [Model.factor, Model.table]
+    expected, expected_runs = _cached_helpers_run(f, state, runs, helpers, model)
+    got, got_runs = _cached_helpers_run(ag.function(f), state, runs, helpers, model)
+    for want, have in zip(expected, got, strict=True):
+        _same(want, have)
+    assert got_runs == expected_runs
 
 
 def test_a_function_without_defaults_gets_no_guard_for_them():
