@@ -427,7 +427,10 @@ def _convert(fn):
 def _conversion_inputs(fn):
     """What the converted copy of `fn` was made from and holds a copy of: a
     function's code and defaults (`f.__defaults__ = (3,)` after a trace), a
-    partial's function, arguments and keywords (items, by identity)."""
+    partial's function, arguments and keywords (items, by identity), a bound
+    method's instance and its function's."""
+    if isinstance(fn, types.MethodType):
+        return (fn.__self__, *_conversion_inputs(fn.__func__))
     if isinstance(fn, types.FunctionType):
         keywords = fn.__kwdefaults__ or {}
         return (fn.__code__, fn.__defaults__, fn.__kwdefaults__, *keywords, *keywords.values())

@@ -338,6 +338,18 @@ def test_assigning_the_code_of_the_traced_function_or_a_helper_traces_again():
                          lambda: set_code(f, lambda x: helper(x) * x)])
     _follows_changes(top, [lambda: set_code(top, lambda x: x + 100.0)])
 
+    class Model:
+        def __call__(self, v):
+            return v * 2.0
+
+        def step(self, v, k=1.0):
+            return self(v) + k
+
+    model = Model()  # (an ag.function of a bound method: its function converted again)
+    _follows_changes(model.step, [lambda: set_code(Model.__call__, lambda self, v: v * 5.0),
+                                  lambda: set_code(Model.step, lambda self, v, k=1: self(v) - k),
+                                  lambda: setattr(Model.step, "__defaults__", (4.0,))])
+
 
 # --- helpers that assign the function's variables (`nonlocal`), called in staged code
 
