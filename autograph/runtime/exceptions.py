@@ -188,8 +188,9 @@ def _may_suppress(manager):
     if kind is contextlib.ExitStack:
         return True
     found = _suppressing_classes.get(kind)
-    if found is None:
-        found = _suppressing_classes[kind] = _may_return_true(getattr(kind, "__exit__", None))
+    if found is None:  # (no __enter__: left to Python's `with` to refuse)
+        found = _suppressing_classes[kind] = hasattr(kind, "__enter__") and \
+            _may_return_true(getattr(kind, "__exit__", None))
     return found
 
 
