@@ -400,3 +400,20 @@ def test_a_staged_if_in_a_constructor_names_the_method_python_calls():
         "name (it is converted), or write it with np.where.")
     with pytest.raises(errors.TensorUsageError, match=re.escape(message)):
         ag.function(_make_scaled)(np.float64(1.0))
+
+
+class _ExitOnly:
+    def __exit__(self, *exc_info):
+        return True
+
+
+def _with_exit_only(x):
+    with _ExitOnly():
+        x = x + 1.0
+    return x
+
+
+def test_a_manager_without_enter_gives_pythons_error():
+    kind, message = _outcome(_with_exit_only, 1.0)
+    assert kind is TypeError
+    assert _outcome(ag.function(_with_exit_only), 1.0) == (kind, message)
