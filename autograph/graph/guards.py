@@ -792,7 +792,13 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         root[0] = None
     for function in own_parts_of:
         watch_own_parts(function)
+    asked = set()  # (one guard per cache and arguments: `scale(2)` in a Python loop;
+    # hashable: the cache hashed them)
     for cached, args, kwargs, result in cached_reads:
+        call = (id(cached), args, tuple(kwargs.items()), tuple(map(type, args)))  # (typed=)
+        if call in asked:
+            continue
+        asked.add(call)
         holder = _CachedCall(cached, args, kwargs, result)
         kept.append(holder)
         snapshot = None

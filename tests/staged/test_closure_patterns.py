@@ -314,6 +314,24 @@ def test_an_lru_cached_method_is_asked_as_python_asks_it():
     assert got_runs == expected_runs
 
 
+def test_an_lru_cached_call_repeated_by_the_trace_is_asked_once_per_call():
+    @functools.lru_cache(maxsize=None)
+    def weight(i):
+        return float(i) * 0.5
+
+    def f(x):
+        for _ in range(50):  # (a Python loop: 150 calls, 3 distinct)
+            for i in range(3):
+                x = x + weight(i)
+        return x
+
+    x = np.arange(3.0)
+    staged = ag.function(f)
+    _same(f(x), staged(x))
+    labels = [guard[3] for guard in staged.get_concrete_function(x).guards]
+    assert sum("functools.lru_cache" in label for label in labels) == 3, labels
+
+
 def test_a_function_without_defaults_gets_no_guard_for_them():
     def f(x):
         return x * 2
