@@ -222,13 +222,17 @@ def _swallows(code):
     """May a handler of a @contextmanager's generator `code` end without
     re-raising (`except ...:`, a `with`, `finally: return`), so the manager
     suppresses what its `yield` raised?  Each POP_EXCEPT not followed by
-    RERAISE ends one."""
+    RERAISE ends one; only those after the first `yield` count (a handler
+    of a `try` or `with` around it comes after it, one of a `try` before it,
+    `try: setup() except ...:`, before)."""
     found = _swallowing.get(code)
     if found is None:
         instructions = [i.opname for i in dis.get_instructions(code)]
+        first_yield = instructions.index("YIELD_VALUE") if "YIELD_VALUE" in instructions \
+            else 0
         found = _swallowing[code] = any(
             name == "POP_EXCEPT" and instructions[i + 1:i + 2] != ["RERAISE"]
-            for i, name in enumerate(instructions))
+            for i, name in enumerate(instructions) if i > first_yield)
     return found
 
 

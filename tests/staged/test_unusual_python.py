@@ -291,6 +291,15 @@ def _cleaning_up():
         pass
 
 
+@contextlib.contextmanager
+def _setting_up():
+    try:
+        setting = int("3")
+    except ValueError:  # (catches nothing the `yield` raises)
+        setting = 0
+    yield setting
+
+
 def _swallow_all(*exc_info):
     return True
 
@@ -367,7 +376,7 @@ def _assert_in_ordinary_managers(x):
 
 
 @pytest.mark.parametrize("fn", [_raise_in(_Closes), _raise_in(_cleaning_up),
-                                _assert_in_ordinary_managers])
+                                _raise_in(_setting_up), _assert_in_ordinary_managers])
 @pytest.mark.parametrize("x", [1.5, -1.5])
 def test_a_staged_check_in_managers_that_never_suppress_is_staged(fn, x):
     kind, result = _outcome(fn, x)
