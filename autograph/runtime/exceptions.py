@@ -180,7 +180,7 @@ def with_item(manager):
 
 def _may_suppress(manager):
     """May `manager`'s exit return a true value (suppress an exception)?  An
-    ExitStack is asked at the staged check (`_suppresses_now`: what it holds
+    ExitStack is asked at the staged check (`_suppressor`: what it holds
     then)."""
     kind = type(manager)
     if kind is contextlib._GeneratorContextManager:
@@ -239,29 +239,34 @@ def _swallows(code):
 _swallowing = weakref.WeakKeyDictionary()  # code -> _swallows(code)
 
 
-def _suppressor(manager):
-    """What may make `manager` suppress, as it is now: itself, or of an
-    ExitStack the manager (from `enter_context`) or `push`ed exit it holds
-    that may (a `callback` never does); None when nothing may."""
+def _suppressor(manager, exception):
+    """What may make `manager` suppress `exception`, as it is now: itself,
+    or of an ExitStack the manager (from `enter_context`) or `push`ed exit
+    it holds that may (a `callback` never does); None when nothing may."""
+    if type(manager) is contextlib.suppress:
+        return manager if isinstance(exception, manager._exceptions) else None
     if type(manager) is not contextlib.ExitStack:
         return manager
     for _, exit_ in manager._exit_callbacks:
         if isinstance(exit_, types.MethodType):  # (enter_context's, push of a manager)
-            if _may_suppress(exit_.__self__):
-                return _suppressor(exit_.__self__)
+            found = _suppressor(exit_.__self__, exception) \
+                if _may_suppress(exit_.__self__) or type(exit_.__self__) is contextlib.suppress \
+                else None
         elif _may_return_true(exit_) or not isinstance(exit_, types.FunctionType):
-            return exit_
+            found = exit_
+        else:
+            continue
+        if found is not None:
+            return found
     return None
 
 
 def _refuse_if_suppressed(statement, exception):
     for types_, manager in getattr(_suppressed, "types", ()):
-        suppressor = _suppressor(manager) if isinstance(exception, types_) else None
+        suppressor = _suppressor(manager, exception) if isinstance(exception, types_) else None
         if suppressor is None:
             continue
-        if type(suppressor) is contextlib.suppress:
-            if not isinstance(exception, suppressor._exceptions):
-                continue  # (one in an ExitStack)
+        if type(suppressor) is contextlib.suppress:  # (also one an ExitStack entered)
             raise errors.NotStageableError(errors.staged_check_in_suppress_message(
                 statement, type(exception).__name__, staging.user_location()))
         name, where, generator = _deciding(suppressor)

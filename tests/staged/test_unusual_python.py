@@ -326,6 +326,16 @@ def _assert_in_a_stack_holding(exit_):
     return fn
 
 
+def _assert_in_a_stack_suppressing_another_type_first(x):
+    y = x * 2.0
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.suppress(KeyError))
+        stack.push(_swallow_all)
+        assert x < 0, "positive"
+        y = y + 1.0
+    return y
+
+
 def _assert_in_suppress_all(x):
     y = x
     with contextlib.suppress(Exception):
@@ -340,6 +350,8 @@ def _assert_in_suppress_all(x):
     (_raise_in(_catching_value_errors), "raise", "ValueError", "_catching_value_errors(...)",
      _catching_value_errors.__wrapped__, True, 'raise ValueError("positive")'),
     (_assert_in_a_stack_holding(_swallow_all), "assert", "AssertionError",
+     "ExitStack(...)` holding `_swallow_all", _swallow_all, False, 'assert x < 0, "positive"'),
+    (_assert_in_a_stack_suppressing_another_type_first, "assert", "AssertionError",
      "ExitStack(...)` holding `_swallow_all", _swallow_all, False, 'assert x < 0, "positive"'),
 ])
 def test_a_staged_check_a_user_manager_may_suppress_is_refused(
