@@ -265,7 +265,7 @@ def test_a_returned_user_object_is_refused_by_its_class(tmp_path, make):
     staged = ag.function(make)
     staged(np.ones(2))
     message = errors.graph_save_message(
-        "<lambda>", "a returned object of type _Returned",
+        "<lambda>", "the Python object of type _Returned it returns",
         "Return and pass only arrays, numbers, strings and lists, tuples or dicts of them (a "
         "namedtuple or a user object cannot be rebuilt without its class).",
         errors.where(__file__, sys._getframe().f_lineno + 2))
