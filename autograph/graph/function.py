@@ -234,9 +234,14 @@ class Function:
         return concrete
 
     def _signature_function(self):
-        if not self._concrete:
+        """The graph for input_signature, traced again when a value it holds
+        from outside its arguments was replaced (guards.py)."""
+        latest = self._concrete[-1] if self._concrete else None
+        if latest is None or latest.guards and not guards_hold(latest.guards):
+            if latest is not None:
+                self._replaced = replaced(latest.guards)  # (for the retracing warning)
             self._trace(tuple(self.input_signature), {}, None, [], None)
-        return self._concrete[0]
+        return self._concrete[-1]
 
     def _trace(self, args, kwargs, key, keep, specs, known=None):
         """`known`: (leaves, structure) of `key`, when the caller has them."""

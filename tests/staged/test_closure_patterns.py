@@ -332,6 +332,27 @@ def test_an_lru_cached_call_repeated_by_the_trace_is_asked_once_per_call():
     assert sum("functools.lru_cache" in label for label in labels) == 3, labels
 
 
+def test_a_function_with_an_input_signature_traces_again_for_a_replaced_value():
+    # With an input_signature, a replaced global (or code) raised "called with
+    # arrays that don't match its traced signature" for arrays that did.
+    state = {"scale": 2.0}
+
+    def helper(v):
+        return v * state["scale"]
+
+    def f(x):
+        return helper(x) + 1.0
+
+    staged = ag.function(f, input_signature=[ag.TensorSpec((3,), np.float64)])
+    x = np.arange(3.0)
+    _same(f(x), staged(x))
+    state["scale"] = 5.0
+    _same(f(x), staged(x))
+    helper.__code__ = (lambda v: v - state["scale"]).__code__
+    _same(f(x), staged(x))
+    assert staged.get_concrete_function() is staged.concrete_functions[-1]
+
+
 def test_a_function_without_defaults_gets_no_guard_for_them():
     def f(x):
         return x * 2
