@@ -2222,6 +2222,25 @@ def staged_check_in_suppress_message(statement, exception, location):
         "as a Python value.")
 
 
+def staged_check_in_suppressing_with_message(statement, exception, manager, exit_location,
+                                              generator, location):
+    """A staged raise/assert inside the `with` block of a user's context
+    manager whose exit may suppress the exception (runtime/exceptions.py):
+    a class whose `__exit__` may return a true value, or a @contextmanager
+    whose generator (`generator`) may catch what its `yield` raises."""
+    how = ("its generator may catch what the `yield` raises" if generator
+           else "its `__exit__` may return a true value")
+    fix = ("let the exception out of the generator" if generator
+           else "return None from `__exit__`")
+    return (
+        f"the staged `{statement}` at {location} is inside `with {manager}`, which may "
+        f"suppress its {exception} ({how}, {exit_location}): the `with` block exits while "
+        f"tracing, and a staged `{statement}` becomes a check the graph runs later, so it "
+        f"would raise even where Python's exit suppresses it. Move the `{statement}` out of "
+        f"the `with` block, compute its condition as a Python value, or, if the manager "
+        f"never suppresses it, {fix}.")
+
+
 # --- item assignment and numpy conversions of JAX traced values (backends/jax.py) ---
 
 

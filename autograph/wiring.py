@@ -31,6 +31,8 @@ from autograph.runtime import aliases, call, registry, structure, tracebacks
 
 core.trace_hook = registry.staging
 call.called_hook = core.note_called  # the functions a trace ran are guarded too (guards.py)
+call.cached_read_hook = core.note_cached_read  # and what an lru_cache returned to it
+call.made_hook = core.note_made  # the objects a trace made: returned, new at each call
 slots.structure = structure  # returned dataclasses are taken apart by the one flattener
 set_converter(api.to_graph)
 set_arguments_hook(aliases.watching_arguments)  # container arguments changed in place: refused

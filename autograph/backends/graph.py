@@ -625,6 +625,20 @@ def _common_item_type(*lists):
     return dtype, shape  # (None, None): no item anywhere, nor a known element type
 
 
+def _computed_from(tensor, source):
+    """Is `tensor` (of a loop body's graph) `source` or computed from it?"""
+    seen, todo = set(), [tensor]
+    while todo:
+        current = todo.pop()
+        if current is source:
+            return True
+        if id(current) in seen or not isinstance(current, Tensor):
+            continue
+        seen.add(id(current))
+        todo.extend(current.node.args)
+    return False
+
+
 def _canonical(value):
     """The Tensor object its node keeps (re-typing updates that one)."""
     return value.node.outputs[value.index] if isinstance(value, Tensor) else value
@@ -675,11 +689,17 @@ class _Loop:
             staging.check_loop_leaf(st.names[i], trace.placeholders[j],
                                     _canonical(st.out.values[i]), self.location, self.kind)
         returned = self._carry_returns(trace)
-        python_starts = self._python_starts(trace)
+        inner = self._python_after_inner_loops(trace)
+        python_starts = [start for start in self._python_starts(trace)
+                         if all(start[0] != j for j, _ in inner)]
         ran_at = len(trace.placeholders)
         counted = self.kind == "for" and st.carried[:1] == [0]  # (_for_counter's counter)
         if python_starts and not counted:
             trace.add_var(0, 1, "ran")  # (a Python int: scalar_loops.py keeps the loop plain)
+        still_at = len(trace.placeholders)
+        for j, still_python in inner:
+            trace.add_var(np.bool_(staging.python_number_type(st.entry.values[st.carried[j]])),
+                          still_python, f"{trace.var_names[j]}_still_python")
         initial, results = list(trace.init), list(trace.body_outputs)
         final = trace.finish(self.opts.get("maximum_iterations"))
         self._mark_python_numbers(final)
@@ -690,6 +710,12 @@ class _Loop:
                 tensor_module.python_number_on_one_path(
                     final[j], staging.shown(st.names[i]), kind, self.location, self.kind,
                     ran=ran)
+        for k, (j, _) in enumerate(inner):
+            name, kind, location, statement, _ = _canonical(
+                st.out.values[st.carried[j]]).python_on_a_path
+            tensor_module.python_number_on_one_path(
+                final[j], name, kind, location, statement,
+                ran=np.logical_not(final[still_at + k]))
         names = [staging.shown(n) for n in st.carried_names()] + \
             trace.var_names[len(st.carried):]
         tensor_module.check_finished_loop(initial, trace.placeholders, results, final,
@@ -708,11 +734,39 @@ class _Loop:
         for j, i in enumerate(st.carried):
             after = _canonical(st.out.values[i])
             start = st.entry.values[i]  # (st.values holds it promoted)
-            if staging.python_number_type(start) and type(after) is Tensor and \
+            kind = staging.python_number_type(start)
+            if kind not in (None, bool) and type(after) is Tensor and \
+                    staging.python_number_type(after) is None and \
                     not tensor_module.passes_on(after, trace.b_graph.inputs[j]):
-                kind = staging.python_number_on_one_side(start, after)
-                if kind:
-                    found.append((j, i, kind))
+                # (of any dtype: `s = 0.0; s = s + v_f32` carries float32, which
+                # `s * w_f16` tells apart from the Python float as float64 would)
+                found.append((j, i, kind))
+        return found
+
+    def _python_after_inner_loops(self, trace):
+        """(j, still_python) of each loop variable (carried as j) that an
+        iteration leaves a Python number only when a loop nested in the body
+        ran no iteration (`s = 0.0; for i in ...: for j in ...: s = s + x[j]`:
+        its value after the body is marked with that loop's staged `ran`).
+        The loop carries, for each, whether it is still a Python number (from
+        whether its start is): `still_python(placeholder)` gives that after an
+        iteration, false where the nested loop ran, else the inner loop's
+        start's: the variable's own if computed from it (`s` passed in, `s *
+        2.0`), true for a new number (`s = 0.0` in the body)."""
+        found = []
+        body = trace.b_graph
+        for j, i in enumerate(self.st.carried):
+            after = _canonical(self.st.out.values[i])
+            mark = getattr(after, "python_on_a_path", None)
+            if mark is None or mark[4] is None or mark[4].graph is not body:
+                continue
+            ran = mark[4]
+            start = after.node.args[after.index] if after.node.op.name == "while_loop" \
+                else after
+            if _computed_from(start, body.inputs[j]):
+                found.append((j, lambda was, ran=ran: np.logical_and(was, np.logical_not(ran))))
+            else:
+                found.append((j, lambda was, ran=ran: np.logical_not(ran)))
         return found
 
     def _mark_python_numbers(self, final):
@@ -736,7 +790,8 @@ class _Loop:
             if kind:
                 tensor_module.python_number_on_one_path(
                     out, staging.shown(st.names[i]), kind, self.location, self.kind)
-            elif mark is not None:
+            elif mark is not None and mark[4] is None:  # (a nested loop's `ran` is of the
+                # body's graph: _python_after_inner_loops)
                 out.python_on_a_path = mark
 
     def _promote(self, trace):

@@ -4,10 +4,13 @@
         check(x)                                       check(x)
 
 For any manager but one whose exit may discard an exception the graph raises
-when it runs (contextlib.suppress), `with_item(cm)` is `cm` itself: the
-statement is Python's.  A suppress is entered through a wrapper that marks
-its body, so a staged `raise` or `assert` there, which Python's suppress
-would discard but the graph would raise later, is refused by name.  Runs
+when it runs (contextlib.suppress, a user's `__exit__` that may return a
+true value, a @contextmanager catching what its `yield` raises, an
+ExitStack holding one: runtime/exceptions.py `with_item`), `with_item(cm)`
+is `cm` itself: the statement is Python's.  Such a manager is entered
+through a wrapper that marks its body, so a staged `raise` or `assert`
+there, which Python's exit could discard but the graph would raise later,
+is refused by name.  Runs
 before the jump passes: the `with` statements they generate stay as they are.
 """
 

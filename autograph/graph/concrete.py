@@ -62,8 +62,10 @@ def _flatten_output(value, graph, outputs):
     if parts is not None:
         return slots.Rebuilt(parts[0], [_flatten_output(v, graph, outputs) for v in parts[1]])
     attributes = user_object_attributes(value)
-    if attributes is not None and _holds_tensor(attributes):
-        # (`return Out(y, loss)`: a new object per call around the call's values)
+    if attributes is not None and (id(value) in graph.made or _holds_tensor(attributes)):
+        # (`return Out(y, loss)`: a new object per call around the call's values;
+        # also one holding none the trace made, `return Log("step")`, as Python
+        # makes one per call: the caller may change it)
         copying = _copying.__dict__.setdefault("ids", set())
         if id(value) in copying:
             raise errors.GraphError(errors.returned_cycle_message(
@@ -469,16 +471,18 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with, ori
         outputs = []
         template = _flatten_output(result, graph, outputs)
     graph.outputs = outputs
+    graph.made = set()  # (ids: of objects that may be gone)
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep,
                                 structure)
     concrete.leaf_kinds = signature.leaf_kinds(leaves)
     leaks = LeakedTensors(graph, argument_names)
     concrete.guards, concrete.changed_by_trace = as_found_before(
-        guards_of(fn, key_keep, graph.called, leaks.note, before=logs, original=original), read)
+        guards_of(fn, key_keep, graph.called, leaks.note, before=logs, original=original,
+                  cached_reads=graph.cached_reads), read)
     concrete._program.watched = compared_arrays(concrete.guards)
     # (needed for the guards only: kept, it would hold every bound method the
     # trace called, and the objects they are bound to, as long as the graph)
-    graph.called = []
+    graph.called, graph.cached_reads = [], []
     graph.read_before = None
     raise_leaked(leaks, name)  # (its tensors in state outliving the trace: guards.py)
     baked = baked_random_draw(randomness)

@@ -119,6 +119,8 @@ class Graph:
         # (a gradient: every op backprop records is at the line that asked for it)
         self.fixed_location = None
         self.called = []  # Python callables the trace ran (note_called), on the outermost graph
+        self.cached_reads = []  # what lru_caches returned to it (note_cached_read), the same
+        self.made = set()  # ids of the user objects it made (note_made), the same
         # ({(id(holder), name): value}, ids of the objects there, codes noted) (note_called)
         self.read_before = None
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
@@ -340,6 +342,26 @@ def note_called(fn):
         if stack[0].read_before is not None:
             _note_read_before(fn, *stack[0].read_before)
     return True
+
+
+def note_cached_read(cached, args, kwargs, result):
+    """Remember that the trace under way called the functools.lru_cache'd
+    `cached` with Python values and got `result`: the graph may hold it, so a
+    guard asks the cache again on each call (guards.py).  Outside tracing,
+    nothing."""
+    stack = getattr(_scope, "stack", None)
+    if stack:
+        stack[0].cached_reads.append((cached, args, kwargs, result))
+
+
+def note_made(instance):
+    """Remember that the trace under way made `instance` (of a user's class,
+    made by converted code): returned, it is a new object at every call, as
+    each Python call makes one (concrete._flatten_output).  An id is enough:
+    one freed and reused during the trace is still of an object it made."""
+    stack = getattr(_scope, "stack", None)
+    if stack:
+        stack[0].made.add(id(instance))
 
 
 def _note_read_before(fn, read, known, noted):

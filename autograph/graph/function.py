@@ -234,9 +234,14 @@ class Function:
         return concrete
 
     def _signature_function(self):
-        if not self._concrete:
+        """The graph for input_signature, traced again when a value it holds
+        from outside its arguments was replaced (guards.py)."""
+        latest = self._concrete[-1] if self._concrete else None
+        if latest is None or latest.guards and not guards_hold(latest.guards):
+            if latest is not None:
+                self._replaced = replaced(latest.guards)  # (for the retracing warning)
             self._trace(tuple(self.input_signature), {}, None, [], None)
-        return self._concrete[0]
+        return self._concrete[-1]
 
     def _trace(self, args, kwargs, key, keep, specs, known=None):
         """`known`: (leaves, structure) of `key`, when the caller has them.
@@ -433,7 +438,10 @@ def _convert(fn):
 def _conversion_inputs(fn):
     """What the converted copy of `fn` was made from and holds a copy of: a
     function's code and defaults (`f.__defaults__ = (3,)` after a trace), a
-    partial's function, arguments and keywords (items, by identity)."""
+    partial's function, arguments and keywords (items, by identity), a bound
+    method's instance and its function's."""
+    if isinstance(fn, types.MethodType):
+        return (fn.__self__, *_conversion_inputs(fn.__func__))
     if isinstance(fn, types.FunctionType):
         keywords = fn.__kwdefaults__ or {}
         return (fn.__code__, fn.__defaults__, fn.__kwdefaults__, *keywords, *keywords.values())

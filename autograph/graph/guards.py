@@ -23,9 +23,10 @@ in one `b"".join(...) == snapshot` (~35 ns an array) and of a large one by
 no global/cell/attribute array pays nothing.
 
 Watched roots: the globals, closure cells and mutable parameter defaults
-(`def f(x, cfg={...})`) of every function the trace ran (and its
-`__defaults__`/`__kwdefaults__` themselves, where it has some: `f.__defaults__
-= (3,)`; a partial's `args` and `keywords`: `watch_own_parts`) (converted code
+(`def f(x, cfg={...})`) of every function the trace ran (and its `__code__`
+and `__defaults__`/`__kwdefaults__` themselves, by identity: `f.__code__ =
+g.__code__`, `f.__defaults__ = (3,)`, ~20 ns a function per call; a partial's
+`args` and `keywords`: `watch_own_parts`) (converted code
 reports its calls: core.note_called), the lists, dicts and objects a
 functools.partial binds, the attributes of `self` on the instance or
 its class, and the attributes the code names of a user function held by a
@@ -65,7 +66,11 @@ path per call: while every holder holds what the trace saw, the path leads
 to the same array, whose contents are compared as above.  An object on the
 way is compared by identity, never by `==` (user code; a dataclass's `==`
 compares arrays).  Attributes are read from `__dict__` or the slot's own
-descriptor, never by getattr, so no user code runs on a call; a property's
+descriptor, never by getattr, so no user code runs on a call (but for an
+`lru_cache`'d helper the trace called with Python values, `scale(2)`: its
+cache is asked again per call, `_CachedCall`, ~0.2 us, as Python's call
+would; a `cache_clear()` then computes again, and a new result traces
+again); a property's
 getter, and a class's `__getattr__` for a name the object lacks, are
 followed into what they name of the same object (`self._w`) and join the
 functions the trace ran (their globals and cells are watched).  `None`
@@ -81,9 +86,6 @@ programs at trace time would refuse many that never change them):
   holder (by identity) and the entries the trace left alone (`_untouched`)
   are watched.  A dict that only gained entries (a defaultdict read) is no
   log: it is watched whole;
-- a function's `__code__` assigned after a trace (every function would pay
-  a guard for it), and what an `lru_cache`'d helper returned at tracing (its
-  cache cannot be looked into: a `cache_clear()` is not seen);
 - the attributes of objects inside sets (an object there is held by identity);
 - what an implicitly called method reads through other objects than its
   own (the globals it names are watched: it joins the functions the trace
@@ -108,7 +110,7 @@ programs at trace time would refuse many that never change them):
   whole.  (A path longer than `_PATH_LINKS` links that leads to more data
   under names the code reads is refused at trace time: UnwatchedPathError.)
 - autograph's own objects (an `ag.Variable` is the graph's state, read per call).
-A function that reads no such object gets no guard and pays nothing.
+A function that reads no such object gets no guard but its code's identity.
 
 The same walk, when a trace ends, looks for what the trace must not leave
 behind (`guards_of`'s `note`, `LeakedTensors`): a graph tensor of that trace
@@ -301,7 +303,8 @@ def _nested_locals(codes):
     return found
 
 
-def guards_of(fn, objects, called=(), note=None, contents=True, before=None, original=None):
+def guards_of(fn, objects, called=(), note=None, contents=True, before=None, original=None,
+              cached_reads=()):
     """The values a trace may have baked into the graph as constants from
     outside its arguments: numpy arrays, numbers, strings and the containers
     holding them, held by the globals, closure cells and mutable parameter
@@ -333,7 +336,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
     every call after another trace of the function appended to it.
     `original`: what `fn` was converted from (an ag.function's
     python_function), whose code and defaults are watched with those of the
-    functions and partials the trace called (`watch_own_parts`)."""
+    functions and partials the trace called (`watch_own_parts`).
+    `cached_reads`: (cached, args, kwargs, result) of each call of an
+    lru_cache'd function the trace made with Python values (`_CachedCall`)."""
     partials, makers = [], []
     functions = _code_owners(fn, called, partials, makers)
     # (the functions and partials called, with `fn`'s original: not `fn`, a
@@ -675,8 +680,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         in place there: `p.keywords["k"] = 9`) -- by identity, the keyword
         dicts by contents too.  Not for one the trace made (it dies with it)."""
         if isinstance(function, types.FunctionType):
-            if function.__code__ in made_while_tracing:
-                return
+            if function.__code__ in made_while_tracing or any(
+                    isinstance(_cell_value(cell), Tensor) for cell in function.__closure__ or ()):
+                return  # (a closure over a trace's tensor, `lambda v: v * w`: made by it)
             label = f"{function.__qualname__}."
         else:
             if getattr(function.func, "__code__", None) in made_while_tracing or any(
@@ -786,6 +792,23 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         root[0] = None
     for function in own_parts_of:
         watch_own_parts(function)
+    asked = set()  # (one guard per cache and arguments: `scale(2)` in a Python loop;
+    # hashable: the cache hashed them)
+    for cached, args, kwargs, result in cached_reads:
+        call = (id(cached), args, tuple(kwargs.items()), tuple(map(type, args)))  # (typed=)
+        if call in asked:
+            continue
+        asked.add(call)
+        holder = _CachedCall(cached, args, kwargs, result)
+        kept.append(holder)
+        snapshot = None
+        if contents and type(result) is np.ndarray:
+            snapshot = (result.shape, result.dtype, result.tobytes())
+        elif contents and _fingerprinted(result):
+            snapshot = _fingerprint(result)
+        guards.append((holder, "result", result,
+                       f"result of {getattr(cached, '__qualname__', '?')}() (functools.lru_cache)",
+                       snapshot))
     return tuple(guards)
 
 
@@ -926,6 +949,13 @@ def user_object_attributes(value):
     return found or None
 
 
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return None
+
+
 class _Slots:
     """A `__slots__` attribute of `obj`, read like a dict entry (`get`, what
     the guards call on a holder) through the slot's own descriptor: no user
@@ -957,9 +987,32 @@ class _OwnParts:
         return getattr(self.owner, name, default)
 
 
-# (not `__code__`: every function would pay a guard per call, for an assignment
-# hardly ever made; documented as not watched)
-_OWN_PARTS = {types.FunctionType: ("__defaults__", "__kwdefaults__"),
+class _CachedCall:
+    """A call of an lru_cache'd function that a trace made with Python values
+    (`scale(2)`), read like a dict entry (`get`, what the guards call on a
+    holder): it calls the cache again, as Python's next call of the traced
+    function would.  A hit returns what the trace got, running no user code
+    (but the arguments' hashing); after `cache_clear()` (or the entry's
+    eviction) the function computes again -- as it would in that call -- and
+    a result equal to the traced one (a number by its bits) stands for it."""
+
+    __slots__ = ("cached", "args", "kwargs", "traced")
+
+    def __init__(self, cached, args, kwargs, traced):
+        self.cached, self.args, self.kwargs, self.traced = cached, args, kwargs, traced
+
+    def get(self, name, default):
+        result = self.cached(*self.args, **self.kwargs)
+        traced = self.traced
+        if result is not traced and type(result) is type(traced) and _by_value(traced) and \
+                number_bits(result) == number_bits(traced):
+            return traced  # (computed again, the same: the fast call stays valid)
+        return result
+
+
+# (`__code__` too: `f.__code__ = g.__code__` makes every call run g's code; one
+# attribute load and an identity test per function the trace ran, watch_lines)
+_OWN_PARTS = {types.FunctionType: ("__code__", "__defaults__", "__kwdefaults__"),
               functools.partial: ("args", "keywords")}
 
 
@@ -1220,6 +1273,9 @@ def watch_lines(guards, namespace):
         namespace[f"_traced{i}"] = value
         if name is None:
             held.append(f"_holder{i}.cell_contents is _traced{i}")
+        elif type(holder) is _OwnParts:  # (C-level attributes every such owner has)
+            namespace[f"_holder{i}"] = holder.owner
+            held.append(f"_holder{i}.{name} is _traced{i}")
         else:
             namespace[f"_name{i}"] = name
             held.append(f"_holder{i}.get(_name{i}, _absent) is _traced{i}")

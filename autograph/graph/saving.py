@@ -139,7 +139,9 @@ class _Writer:
                 "that is not one of Python's builtins",
                 "A saved graph holds no code, so it can raise builtin exception types only: "
                 "raise a builtin type (e.g. ValueError) there, or do not save this function.")
-        return self.refuse(f"the Python object {value!r} of type {kind.__qualname__}",
+        what = f"the Python object of type {value.cls.__qualname__} it returns" if isinstance(
+            value, slots.Copied) else f"the Python object {value!r} of type {kind.__qualname__}"
+        return self.refuse(what,
                            "Return and pass only arrays, numbers, strings and lists, tuples "
                            "or dicts of them (a namedtuple or a user object cannot be "
                            "rebuilt without its class).")

@@ -17,6 +17,7 @@ import itertools
 import logging
 import os
 import random
+import sys
 import types
 import weakref
 
@@ -166,6 +167,9 @@ def _method_target(method, targets):
     if method.__self__ is random._inst:  # (random.gauss: a Python method, in the table)
         return _override(method) or method
     func = method.__func__
+    if type(func) is functools._lru_cache_wrapper:  # (an lru_cache'd method: its cache
+        # called with the instance, as Python's call is)
+        return types.MethodType(_cached_function_target(func, targets), method.__self__)
     if type(func) is not types.FunctionType:  # np.random.rand, rng.normal: cython methods
         return _builtin_target(method, targets)
     target = _function_target(func, targets)
@@ -286,7 +290,8 @@ def _cached_function_target(cached, targets):
     cache with while tracing (a graph tensor is not hashable), so that call
     runs the function itself, converted: the same value, for the pure
     functions people cache (its Python side effects, `print`, run on every
-    such call, not once per key)."""
+    such call, not once per key).  What the cache returned is told to
+    `cached_read_hook` (a trace holds it as a constant)."""
     function = _resolve(cached.__wrapped__, targets)
 
     def call(*args, **kwargs):
@@ -294,7 +299,10 @@ def _cached_function_target(cached, targets):
             if called_hook is not None:  # (what it reads and changes: the trace's)
                 called_hook(cached.__wrapped__)
             return function(*args, **kwargs)
-        return cached(*args, **kwargs)
+        result = cached(*args, **kwargs)
+        if cached_read_hook is not None:
+            cached_read_hook(cached, args, kwargs, result)
+        return result
     return call
 
 
@@ -368,6 +376,12 @@ _DEFAULT_TARGETS = Targets.of(ConversionOptions())
 # whether a trace is under way.
 called_hook = None
 
+# Told `(cached, args, kwargs, result)` of every call of a functools.lru_cache'd
+# function that converted code makes with Python values; the graph engine sets
+# it (autograph/wiring.py): a trace holds the result as a constant, valid while
+# the cache would still return it (a `cache_clear()` makes the next call compute).
+cached_read_hook = None
+
 
 def _telling_callable_arguments(f):
     """`f`, a builtin or library function that calls the functions it is
@@ -421,6 +435,8 @@ def converted(f, fscope=None):
     target = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     if tracing and target is f and _calls_its_arguments(f):
         return _telling_callable_arguments(f)
+    if tracing and type(target) is type and made_hook is not None and _user_class(target):
+        return _telling_instances(target)
     return target
 
 
@@ -434,6 +450,43 @@ def converted_call(f, args, kwargs=None, fscope=None):
     target = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     f = _telling_callable_arguments(f) if tracing and target is f \
         and _calls_its_arguments(f) else target
+    if tracing and type(f) is type and made_hook is not None and _user_class(f):
+        f = _telling_instances(f)
     if kwargs is None:
         return f(*args)
     return f(*args, **kwargs)
+
+
+def _user_class(cls):
+    """Is `cls` defined in the user's code (not a library's or builtin), with
+    object's `__new__` (each call a new instance: not a `__new__` that may
+    hand out one it keeps, a singleton's)?"""
+    found = _user_classes.get(cls)
+    if found is None and cls.__new__ is not object.__new__:
+        found = _user_classes[cls] = False
+    elif found is None:
+        module = sys.modules.get(getattr(cls, "__module__", None))
+        filename = getattr(module, "__file__", None)
+        ruled = RULES.decide(getattr(cls, "__module__", None))
+        found = _user_classes[cls] = ruled if ruled is not None else (
+            filename is not None and not is_library_file(filename))
+    return found
+
+
+_user_classes = weakref.WeakKeyDictionary()  # class -> _user_class(class)
+
+
+def _telling_instances(cls):
+    """`cls`, a user's class called while tracing: made_hook is told of the
+    instance it makes (a returned object the trace made is a new one at
+    every call, as Python's call makes one)."""
+    def make(*args, **kwargs):
+        instance = cls(*args, **kwargs)
+        made_hook(instance)
+        return instance
+    return make
+
+
+# Told of each instance of a user's class converted code makes while tracing;
+# the graph engine sets it (autograph/wiring.py, core.note_made).
+made_hook = None

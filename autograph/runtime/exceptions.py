@@ -12,8 +12,11 @@ staged test adds a run-time assertion to the graph instead.
 """
 
 import contextlib
+import dis
 import sys
 import threading
+import types
+import weakref
 
 from autograph import errors
 from autograph.runtime import staging, structure
@@ -133,42 +136,158 @@ def _refuse_if_discardable(statement):
             statement, staging.user_location()))
 
 
-_suppressed = threading.local()  # .types: the exception types of the suppress blocks around
+# .types: (exception types, manager) of the `with` blocks around whose exit
+# may discard them (a contextlib.suppress, a user's manager that may suppress)
+_suppressed = threading.local()
 
 
 class _Suppressing:
-    """A `contextlib.suppress` as converted code enters it: while its body is
-    traced, a staged `raise` or `assert` of an exception it suppresses is
-    refused (its exit runs while tracing; the graph raises later)."""
+    """A manager whose exit may discard an exception, as converted code
+    enters it: while its body is traced, a staged `raise` or `assert` of an
+    exception it may suppress (`types`) is refused (its exit runs while
+    tracing; the graph raises later)."""
 
-    def __init__(self, manager):
-        self.manager = manager
+    def __init__(self, manager, types=(BaseException,)):
+        self.manager, self.types = manager, types
 
     def __enter__(self):
-        entered = self.manager.__enter__()
-        types = getattr(self.manager, "_exceptions", (BaseException,))
-        _suppressed.types = getattr(_suppressed, "types", ()) + (types,)
+        entered = type(self.manager).__enter__(self.manager)
+        _suppressed.types = getattr(_suppressed, "types", ()) + ((self.types, self.manager),)
         return entered
 
     def __exit__(self, *exc_info):
         _suppressed.types = _suppressed.types[:-1]
-        return self.manager.__exit__(*exc_info)
+        suppressed = type(self.manager).__exit__(self.manager, *exc_info)
+        # (its exit runs, as Python's; but a refusal, or the end of a staged
+        # branch, is autograph's: suppressing it would trace on as if neither)
+        return suppressed and not isinstance(exc_info[1], _NOT_SUPPRESSED)
 
 
-_WITH_ITEMS = {contextlib.suppress: _Suppressing}  # (type -> how converted code enters it)
+_NOT_SUPPRESSED = (errors.AutoGraphError, staging.BranchRaised)
 
 
 def with_item(manager):
     """Python meaning: `manager`; generated code reads `with
     ag__.with_item(cm) as v:`.  A manager whose exit may discard an exception
-    the graph raises later (contextlib.suppress) is entered through a wrapper
-    that says so to `raise_stmt`/`assert_stmt`."""
-    wrapper = _WITH_ITEMS.get(type(manager))
-    return manager if wrapper is None else wrapper(manager)
+    the graph raises later (contextlib.suppress, a user's `__exit__` that may
+    return True, a @contextmanager catching what its `yield` raises, an
+    ExitStack) is entered through a wrapper that says so to
+    `raise_stmt`/`assert_stmt`."""
+    if type(manager) is contextlib.suppress:
+        return _Suppressing(manager, manager._exceptions)
+    return _Suppressing(manager) if _may_suppress(manager) else manager
+
+
+def _may_suppress(manager):
+    """May `manager`'s exit return a true value (suppress an exception)?  An
+    ExitStack is asked at the staged check (`_suppressor`: what it holds
+    then)."""
+    kind = type(manager)
+    if kind is contextlib._GeneratorContextManager:
+        return _swallows(manager.gen.gi_code)
+    if kind is contextlib.ExitStack:
+        return True
+    found = _suppressing_classes.get(kind)
+    if found is None:  # (no __enter__: left to Python's `with` to refuse)
+        found = _suppressing_classes[kind] = hasattr(kind, "__enter__") and \
+            _may_return_true(getattr(kind, "__exit__", None))
+    return found
+
+
+_suppressing_classes = weakref.WeakKeyDictionary()  # class -> _may_suppress of its instances
+
+
+def _may_return_true(function):
+    """May `function` (an `__exit__`) return a true value?  A Python function
+    may unless every `return` in it returns None or False (falling off its
+    end too); one implemented in C (a lock's, a file's) does not: those never
+    suppress."""
+    if not isinstance(function, types.FunctionType):
+        return False
+    instructions = list(dis.get_instructions(function.__code__))
+    for before, instruction in zip([None, *instructions], instructions):
+        if instruction.opname == "RETURN_CONST":  # (3.12)
+            returned = (instruction.argval,)
+        elif instruction.opname == "RETURN_VALUE":
+            returned = (before.argval,) if before is not None and before.opname == "LOAD_CONST" \
+                else None
+        else:
+            continue
+        if returned is None or returned[0] not in (None, False):
+            return True
+    return False
+
+
+def _swallows(code):
+    """May a handler of a @contextmanager's generator `code` end without
+    re-raising (`except ...:`, a `with`, `finally: return`), so the manager
+    suppresses what its `yield` raised?  Each POP_EXCEPT not followed by
+    RERAISE ends one; only those after the first `yield` count (a handler
+    of a `try` or `with` around it comes after it, one of a `try` before it,
+    `try: setup() except ...:`, before)."""
+    found = _swallowing.get(code)
+    if found is None:
+        instructions = [i.opname for i in dis.get_instructions(code)]
+        first_yield = instructions.index("YIELD_VALUE") if "YIELD_VALUE" in instructions \
+            else 0
+        found = _swallowing[code] = any(
+            name == "POP_EXCEPT" and instructions[i + 1:i + 2] != ["RERAISE"]
+            for i, name in enumerate(instructions) if i > first_yield)
+    return found
+
+
+_swallowing = weakref.WeakKeyDictionary()  # code -> _swallows(code)
+
+
+def _suppressor(manager, exception):
+    """What may make `manager` suppress `exception`, as it is now: itself,
+    or of an ExitStack the manager (from `enter_context`) or `push`ed exit
+    it holds that may (a `callback` never does); None when nothing may."""
+    if type(manager) is contextlib.suppress:
+        return manager if isinstance(exception, manager._exceptions) else None
+    if type(manager) is not contextlib.ExitStack:
+        return manager
+    for _, exit_ in manager._exit_callbacks:
+        if isinstance(exit_, types.MethodType):  # (enter_context's, push of a manager)
+            found = _suppressor(exit_.__self__, exception) \
+                if _may_suppress(exit_.__self__) or type(exit_.__self__) is contextlib.suppress \
+                else None
+        elif _may_return_true(exit_) or not isinstance(exit_, types.FunctionType):
+            found = exit_
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
 
 
 def _refuse_if_suppressed(statement, exception):
-    for types in getattr(_suppressed, "types", ()):
-        if isinstance(exception, types):
+    for types_, manager in getattr(_suppressed, "types", ()):
+        suppressor = _suppressor(manager, exception) if isinstance(exception, types_) else None
+        if suppressor is None:
+            continue
+        if type(suppressor) is contextlib.suppress:  # (also one an ExitStack entered)
             raise errors.NotStageableError(errors.staged_check_in_suppress_message(
                 statement, type(exception).__name__, staging.user_location()))
+        name, where, generator = _deciding(suppressor)
+        if suppressor is not manager:
+            name = f"{type(manager).__qualname__}(...)` holding `{name}"
+        raise errors.NotStageableError(errors.staged_check_in_suppressing_with_message(
+            statement, type(exception).__name__, name, where, generator,
+            staging.user_location()))
+
+
+def _deciding(suppressor):
+    """(how to name `suppressor` (a manager or an exit an ExitStack holds),
+    where it decides to suppress, whether that is a @contextmanager's
+    generator)."""
+    if type(suppressor) is contextlib._GeneratorContextManager:
+        code = suppressor.gen.gi_code
+        return (f"{suppressor.gen.__qualname__}(...)",
+                errors.where(code.co_filename, code.co_firstlineno), True)
+    exit_ = suppressor if callable(suppressor) and not hasattr(type(suppressor), "__exit__") \
+        else type(suppressor).__exit__
+    code = getattr(exit_, "__code__", None)
+    name = getattr(suppressor, "__qualname__", None) or f"{type(suppressor).__qualname__}(...)"
+    return (name, "?" if code is None else errors.where(code.co_filename, code.co_firstlineno),
+            False)

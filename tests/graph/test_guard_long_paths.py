@@ -128,4 +128,5 @@ def test_a_long_chain_the_code_does_not_name_is_not_walked():
         return x * chain.w
 
     np.testing.assert_allclose(f(X), [3.0, 3.0])
-    assert len(f.get_concrete_function(X).guards) == 2  # (the cell, chain's `w`)
+    watched = [g[3] for g in f.get_concrete_function(X).guards]
+    assert len(watched) == 3, watched  # (the cell, chain's `w`, f's __code__)

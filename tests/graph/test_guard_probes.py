@@ -141,7 +141,7 @@ def test_a_function_without_getattr_gets_no_absence_guards():
     concrete = f.get_concrete_function(X)
     watched = [label for _, _, _, label, _ in concrete.guards]
     assert all("scale" not in label for label in watched), watched
-    assert len(concrete.guards) == 2, watched  # (the cell holding cfg, cfg's `w`)
+    assert len(concrete.guards) == 3, watched  # (the cell holding cfg, cfg's `w`, f's __code__)
 
 
 def test_only_the_strings_given_to_getattr_are_watched_for_absence():

@@ -5,6 +5,7 @@ every kind of malformed or unsafe file refused before anything runs."""
 import json
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -251,6 +252,25 @@ def test_saving_what_is_not_data_is_refused(tmp_path):
         keeps.save(str(tmp_path / "keeps"))
     with pytest.raises(errors.GraphSaveError, match="no traced graph"):
         ag.function(lambda x: x).save(str(tmp_path / "nothing"))
+
+
+class _Returned:
+    def __init__(self, value):
+        self.value = value
+
+
+@pytest.mark.parametrize("make", [lambda x: _Returned("tag"), lambda x: _Returned(x * 2)])
+def test_a_returned_user_object_is_refused_by_its_class(tmp_path, make):
+    # (the message named autograph's own template object, `<...slots.Copied object>`)
+    staged = ag.function(make)
+    staged(np.ones(2))
+    message = errors.graph_save_message(
+        "<lambda>", "the Python object of type _Returned it returns",
+        "Return and pass only arrays, numbers, strings and lists, tuples or dicts of them (a "
+        "namedtuple or a user object cannot be rebuilt without its class).",
+        errors.where(__file__, sys._getframe().f_lineno + 2))
+    with pytest.raises(errors.GraphSaveError, match=re.escape(message)):
+        staged.save(str(tmp_path / "returned"))
 
 
 def test_a_refused_save_names_the_line_that_called_save(tmp_path):

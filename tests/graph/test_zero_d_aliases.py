@@ -546,6 +546,87 @@ def test_a_loop_that_ran_no_iteration_refuses_its_python_start_where_the_dtype_d
     assert issubclass(errors.PythonNumberPathError, TypeError)
 
 
+def narrow_sum_then_scale(xs, w):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    return s * w
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_a_loop_carrying_its_python_start_narrower_refuses_it_where_the_dtype_differs(nested):
+    # `s` carried as float32 (one iteration makes it np.float32) was not marked
+    # at all: with no iteration `s * w_f16` gave float32, Python's float16.
+    def nested_narrow_sum_then_scale(xs, w):
+        s = 0.0
+        for _ in range(2):
+            for v in xs:
+                s = s + v
+        return s * w
+    f = nested_narrow_sum_then_scale if nested else narrow_sum_then_scale
+    w16 = np.ones(2, np.float16)
+    staged = ag.function(f, input_signature=[ag.TensorSpec((None,), np.float32),
+                                             ag.TensorSpec((2,), np.float16)])
+    xs = np.arange(3, dtype=np.float32)
+    got, python = staged(xs, w16), f(xs, w16)
+    assert got.dtype == python.dtype == np.float32 and np.array_equal(got, python)
+    empty = np.zeros(0, np.float32)
+    assert f(empty, w16).dtype == np.float16
+    loop_line, use_line = (3, 5) if nested else (2, 4)
+    message = errors.python_number_before_loop_message(
+        "s", "float", "float32", "for", line_of(f, loop_line), "float16", line_of(f, use_line))
+    with pytest.raises(errors.PythonNumberPathError, match=re.escape(message)):
+        staged(empty, w16)
+
+
+def nested_sum_then_scale(xs, n, m, w):
+    s = 0.0
+    for i in range(n):
+        for j in range(m - i):
+            s = s + xs[j]
+    return s * w
+
+
+def nested_reset_sum_then_scale(xs, n, m, w):
+    s = 0.0
+    for i in range(n):
+        s = 0.0
+        for j in range(m - i):
+            s = s + xs[j]
+    return s * w
+
+
+def twice_nested_sum_then_scale(xs, n, m, w):
+    s = 0.0
+    for i in range(n):
+        for k in range(2):
+            for j in range(m - i):
+                s = s + xs[j]
+    return s * w
+
+
+@pytest.mark.parametrize("f, inner_line, use_line", [
+    (nested_sum_then_scale, 3, 5), (nested_reset_sum_then_scale, 4, 6),
+    (twice_nested_sum_then_scale, 4, 6)])
+@pytest.mark.parametrize("n, m", [(2, 0), (2, 1), (3, 1), (1, 2), (0, 2)])
+def test_a_nested_loop_that_ran_no_iteration_refuses_its_python_start_where_the_dtype_differs(
+        f, inner_line, use_line, n, m):
+    # The outer loop ran, an inner one did not: `s` was still Python's float,
+    # and `s * w` float32 in Python, where the graph gave float64 silently.
+    xs = np.arange(3.0)
+    n, m = np.int64(n), np.int64(m)
+    python = f(xs, n, m, W32)
+    if python.dtype == np.float64:  # (an inner loop ran: the numpy value, as in Python)
+        got = ag.function(f)(xs, n, m, W32)
+        assert got.dtype == python.dtype and np.array_equal(got, python)
+        return
+    message = errors.python_number_before_loop_message(  # (the loop that ran none: the
+        # inner one, also when the outer one ran none)
+        "s", "float", "float64", "for", line_of(f, inner_line), "float32", line_of(f, use_line))
+    with pytest.raises(errors.PythonNumberPathError, match=re.escape(message)):
+        ag.function(f)(xs, n, m, W32)
+
+
 def sum_then_default_dtype_uses(xs, w):
     s = 0.0
     for v in xs:

@@ -39,3 +39,34 @@ def test_missing_attribute_raises_pythons_error():
     with pytest.raises(AttributeError, match=re.escape(
             "'float' object has no attribute 'dtype'")):
         ag.function(missing)(np.ones(2))
+
+
+def _read_directly(attribute):
+    def fn(x, m):
+        v = float(x[0])
+        if attribute == "dtype":
+            return v.dtype
+        if attribute == "shape":
+            shape = ()
+            for i in range(m):  # (a staged Python int)
+                shape = i.shape
+            return shape
+        return v.sum()
+    return fn
+
+
+@pytest.mark.parametrize("attribute, kind", [("dtype", "float"), ("shape", "int"),
+                                             ("sum", "float")])
+def test_an_array_attribute_read_directly_raises_pythons_error(attribute, kind):
+    # `float(x[0]).dtype` gave float64 staged, where Python raises
+    fn = _read_directly(attribute)
+    message = f"'{kind}' object has no attribute '{attribute}'"
+    with pytest.raises(AttributeError, match=re.escape(message)):
+        fn(np.ones(2), np.int64(2))
+    with pytest.raises(AttributeError, match=re.escape(message)):
+        ag.function(fn)(np.ones(2), np.int64(2))
+
+
+def test_a_graph_s_python_number_outputs_keep_their_attributes_after_the_trace():
+    concrete = ag.function(lambda x: float(x[0]) * 2.0).get_concrete_function(np.ones(2))
+    assert [(t.shape, t.dtype) for t in concrete.outputs] == [((), np.float64)]

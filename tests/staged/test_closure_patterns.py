@@ -229,10 +229,165 @@ def test_defaults_of_an_lru_cached_helper_are_watched():
     _follows_changes(f, [change])
 
 
-def test_a_function_without_defaults_gets_no_guard():
+def _cached_helpers_run(fn, state, runs, helpers, *instance):
+    """What fn returns over a sequence of changes to `state` and clears of
+    the lru_caches `helpers` (methods of `instance`, when given), and how
+    many times their bodies ran (`runs`)."""
+    x = np.arange(3.0)
+    state["scale"] = 2.0
+    for helper in helpers:
+        helper.cache_clear()
+    runs.clear()
+    results = [fn(x), fn(x)]
+    state["scale"] = 5.0  # (the caches still answer with the old value)
+    results.append(fn(x))
+    helpers[0].cache_clear()  # (the next call computes again, with the new scale)
+    results += [fn(x), fn(x)]
+    helpers[1].cache_clear()
+    results.append(fn(x))
+    helpers[1](*instance, 3)[0] = 100.0  # (the cached array, changed in place)
+    results.append(fn(x))
+    helpers[0].cache_clear()  # (computed again: the same value)
+    results += [fn(x), fn(x)]
+    return results, len(runs)
+
+
+@pytest.mark.filterwarnings("ignore::autograph.errors.RetracingWarning")  # (retraces on purpose)
+def test_an_lru_cached_helper_cleared_after_a_change_it_reads_traces_again():
+    # The graph kept the value the cache returned at tracing: a cache_clear()
+    # (after a change of the global the helper reads) was not seen.
+    state, runs = {"scale": 2.0}, []
+
+    @functools.lru_cache(maxsize=None)
+    def factor(k, *, offset=0.0):
+        runs.append(k)
+        return state["scale"] * k + offset
+
+    @functools.lru_cache(maxsize=None)
+    def table(n):
+        return np.arange(n) * state["scale"]
+
+    def f(x):
+        y = x * factor(3, offset=1.0)
+        if np.sum(x) > 0:
+            y = y + table(3)
+        return y
+
+    expected, expected_runs = _cached_helpers_run(f, state, runs, [factor, table])
+    got, got_runs = _cached_helpers_run(ag.function(f), state, runs, [factor, table])
+    for want, have in zip(expected, got, strict=True):
+        _same(want, have)
+    assert got_runs == expected_runs  # (the guard's call of the cache computes as Python's)
+
+
+@pytest.mark.filterwarnings("ignore::autograph.errors.RetracingWarning")  # (retraces on purpose)
+def test_an_lru_cached_method_is_asked_as_python_asks_it():
+    # An lru_cache'd method ran unconverted: cache_clear() was not seen, and a
+    # staged argument was refused (hashing a graph tensor).
+    state, runs = {"scale": 2.0}, []
+
+    class Model:
+        @functools.lru_cache(maxsize=None)
+        def factor(self, k, *, offset=0.0):
+            runs.append(k)
+            return state["scale"] * k + offset
+
+        @functools.lru_cache(maxsize=None)
+        def table(self, n):
+            return np.arange(n) * state["scale"]
+
+        @functools.lru_cache(maxsize=None)
+        def doubled(self, v):
+            return v * 2.0
+
+    model = Model()
+
+    def f(x):
+        y = x * model.factor(3, offset=1.0) + model.table(3)
+        return y + model.doubled(x[0])  # (a staged argument: the method runs itself)
+
+    helpers = [Model.factor, Model.table]
+    expected, expected_runs = _cached_helpers_run(f, state, runs, helpers, model)
+    got, got_runs = _cached_helpers_run(ag.function(f), state, runs, helpers, model)
+    for want, have in zip(expected, got, strict=True):
+        _same(want, have)
+    assert got_runs == expected_runs
+
+
+def test_an_lru_cached_call_repeated_by_the_trace_is_asked_once_per_call():
+    @functools.lru_cache(maxsize=None)
+    def weight(i):
+        return float(i) * 0.5
+
+    def f(x):
+        for _ in range(50):  # (a Python loop: 150 calls, 3 distinct)
+            for i in range(3):
+                x = x + weight(i)
+        return x
+
+    x = np.arange(3.0)
+    staged = ag.function(f)
+    _same(f(x), staged(x))
+    labels = [guard[3] for guard in staged.get_concrete_function(x).guards]
+    assert sum("functools.lru_cache" in label for label in labels) == 3, labels
+
+
+def test_a_function_with_an_input_signature_traces_again_for_a_replaced_value():
+    # With an input_signature, a replaced global (or code) raised "called with
+    # arrays that don't match its traced signature" for arrays that did.
+    state = {"scale": 2.0}
+
+    def helper(v):
+        return v * state["scale"]
+
+    def f(x):
+        return helper(x) + 1.0
+
+    staged = ag.function(f, input_signature=[ag.TensorSpec((3,), np.float64)])
+    x = np.arange(3.0)
+    _same(f(x), staged(x))
+    state["scale"] = 5.0
+    _same(f(x), staged(x))
+    helper.__code__ = (lambda v: v - state["scale"]).__code__
+    _same(f(x), staged(x))
+    assert staged.get_concrete_function() is staged.concrete_functions[-1]
+
+
+def test_a_function_without_defaults_gets_no_guard_for_them():
     def f(x):
         return x * 2
-    assert ag.function(f).get_concrete_function(np.arange(3.0)).guards == ()
+    guards = ag.function(f).get_concrete_function(np.arange(3.0)).guards
+    assert [name for _, name, *_ in guards] == ["__code__"]  # (its code, no defaults)
+
+
+def test_assigning_the_code_of_the_traced_function_or_a_helper_traces_again():
+    # The graph kept running the old code: no guard watched `__code__`.
+    def helper(v):
+        return v * 2.0
+
+    def f(x):
+        return helper(x) + 1.0
+
+    def top(x):
+        return x - 1.0
+
+    def set_code(function, body):
+        function.__code__ = body.__code__
+    _follows_changes(f, [lambda: set_code(helper, lambda v: v * 3.0),
+                         lambda: set_code(f, lambda x: helper(x) * x)])
+    _follows_changes(top, [lambda: set_code(top, lambda x: x + 100.0)])
+
+    class Model:
+        def __call__(self, v):
+            return v * 2.0
+
+        def step(self, v, k=1.0):
+            return self(v) + k
+
+    model = Model()  # (an ag.function of a bound method: its function converted again)
+    _follows_changes(model.step, [lambda: set_code(Model.__call__, lambda self, v: v * 5.0),
+                                  lambda: set_code(Model.step, lambda self, v, k=1: self(v) - k),
+                                  lambda: setattr(Model.step, "__defaults__", (4.0,))])
 
 
 # --- helpers that assign the function's variables (`nonlocal`), called in staged code

@@ -254,6 +254,149 @@ def test_a_staged_check_suppress_does_not_discard_is_staged(x):
     assert _outcome(ag.function(_other_exception_suppressed), x) == (kind, result)
 
 
+# --- a staged raise/assert inside a user's manager that may suppress it ---
+
+
+class _IgnoreValueErrors:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        return kind is not None and issubclass(kind, ValueError)
+
+
+class _Closes:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        if exc_info[0] is None:
+            return None
+        return False
+
+
+@contextlib.contextmanager
+def _catching_value_errors():
+    try:
+        yield
+    except ValueError:
+        pass
+
+
+@contextlib.contextmanager
+def _cleaning_up():
+    try:
+        yield
+    finally:
+        pass
+
+
+@contextlib.contextmanager
+def _setting_up():
+    try:
+        setting = int("3")
+    except ValueError:  # (catches nothing the `yield` raises)
+        setting = 0
+    yield setting
+
+
+def _swallow_all(*exc_info):
+    return True
+
+
+def _raise_in(manager):
+    def fn(x):
+        y = x * 2.0
+        with manager():
+            if x > 0:
+                raise ValueError("positive")
+            y = y + 1.0
+        return y
+    return fn
+
+
+def _assert_in_a_stack_holding(exit_):
+    def fn(x):
+        y = x * 2.0
+        with contextlib.ExitStack() as stack:
+            stack.push(exit_)
+            assert x < 0, "positive"
+            y = y + 1.0
+        return y
+    return fn
+
+
+def _assert_in_a_stack_suppressing_another_type_first(x):
+    y = x * 2.0
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.suppress(KeyError))
+        stack.push(_swallow_all)
+        assert x < 0, "positive"
+        y = y + 1.0
+    return y
+
+
+def _assert_in_suppress_all(x):
+    y = x
+    with contextlib.suppress(Exception):
+        assert x > 0
+        y = x + 1.0
+    return y
+
+
+@pytest.mark.parametrize("fn, statement, exception, manager, decides, generator, marker", [
+    (_raise_in(_IgnoreValueErrors), "raise", "ValueError", "_IgnoreValueErrors(...)",
+     _IgnoreValueErrors.__exit__, False, 'raise ValueError("positive")'),
+    (_raise_in(_catching_value_errors), "raise", "ValueError", "_catching_value_errors(...)",
+     _catching_value_errors.__wrapped__, True, 'raise ValueError("positive")'),
+    (_assert_in_a_stack_holding(_swallow_all), "assert", "AssertionError",
+     "ExitStack(...)` holding `_swallow_all", _swallow_all, False, 'assert x < 0, "positive"'),
+    (_assert_in_a_stack_suppressing_another_type_first, "assert", "AssertionError",
+     "ExitStack(...)` holding `_swallow_all", _swallow_all, False, 'assert x < 0, "positive"'),
+])
+def test_a_staged_check_a_user_manager_may_suppress_is_refused(
+        fn, statement, exception, manager, decides, generator, marker):
+    # Python's manager suppressed the exception and the function returned; the
+    # graph raised it (not refused: only contextlib.suppress was)
+    assert isinstance(fn(np.float64(1.0)), np.float64)
+    code = decides.__code__
+    message = errors.staged_check_in_suppressing_with_message(
+        statement, exception, manager, errors.where(code.co_filename, code.co_firstlineno),
+        generator, _where(fn, marker))
+    with pytest.raises(errors.NotStageableError, match=re.escape(message)):
+        ag.function(fn)(np.float64(1.0))
+
+
+def test_a_refusal_inside_a_suppress_of_every_exception_is_not_suppressed():
+    # suppress(Exception) swallowed autograph's own refusal: the trace went on
+    # without the rest of the block, and the graph returned x for x > 0
+    assert _assert_in_suppress_all(np.float64(1.0)) == 2.0
+    message = errors.staged_check_in_suppress_message(
+        "assert", "AssertionError", _where(_assert_in_suppress_all, "assert x > 0"))
+    with pytest.raises(errors.NotStageableError, match=re.escape(message)):
+        ag.function(_assert_in_suppress_all)(np.float64(1.0))
+
+
+def _assert_in_ordinary_managers(x):
+    with _Closes(), _cleaning_up(), contextlib.nullcontext(), np.errstate(all="ignore"):
+        assert x > 0, "negative"
+    with contextlib.ExitStack() as stack:
+        stack.callback(len, ())
+        stack.enter_context(_Closes())
+        x = x + 1.0
+    return x
+
+
+@pytest.mark.parametrize("fn", [_raise_in(_Closes), _raise_in(_cleaning_up),
+                                _raise_in(_setting_up), _assert_in_ordinary_managers])
+@pytest.mark.parametrize("x", [1.5, -1.5])
+def test_a_staged_check_in_managers_that_never_suppress_is_staged(fn, x):
+    kind, result = _outcome(fn, x)
+    if kind != "value":  # (pytest's assert rewriting adds its explanation to the text)
+        result = result.partition("\n")[0]
+    assert _outcome(ag.function(fn), x) == (kind, result)
+
+
 # --- a staged `if` in a method Python calls by itself (unconverted) ---
 
 
@@ -278,3 +421,20 @@ def test_a_staged_if_in_a_constructor_names_the_method_python_calls():
         "name (it is converted), or write it with np.where.")
     with pytest.raises(errors.TensorUsageError, match=re.escape(message)):
         ag.function(_make_scaled)(np.float64(1.0))
+
+
+class _ExitOnly:
+    def __exit__(self, *exc_info):
+        return True
+
+
+def _with_exit_only(x):
+    with _ExitOnly():
+        x = x + 1.0
+    return x
+
+
+def test_a_manager_without_enter_gives_pythons_error():
+    kind, message = _outcome(_with_exit_only, 1.0)
+    assert kind is TypeError
+    assert _outcome(ag.function(_with_exit_only), 1.0) == (kind, message)

@@ -360,8 +360,9 @@ class LoopTrace:
                                    # is the Python number `number`
         retype_var(i, init)        # loop var i starts as `init` (another dtype):
                                    # both sub-graphs are re-inferred
-        add_var(init, result, name, shape)  # a new loop var the test and body
-                                   # do not read; the body computes `result`
+        add_var(init, result, name, shape)  # a new loop var the test does not
+                                   # read; the body computes `result` (a function:
+                                   # of the var's placeholder, recorded in the body)
     """
 
     def __init__(self, graph, init, shapes, var_names, c_graph, b_graph, placeholders, b_out):
@@ -399,6 +400,9 @@ class LoopTrace:
         for sub in (self.c_graph, self.b_graph):
             placeholder = _placeholder_maker(init, shape, name)(sub)
         self.placeholders.append(placeholder)
+        if callable(result):
+            with core.scope(self.b_graph):
+                result = result(placeholder)
         self.body_outputs.append(_to_graph(self.b_graph, result))
 
     def finish(self, maximum_iterations=None):

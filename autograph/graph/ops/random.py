@@ -18,6 +18,8 @@ refers to a live Python generator: graph/saving.py refuses it).
 
 import ast
 import copy
+import inspect
+import sys
 
 import numpy as np
 
@@ -361,6 +363,37 @@ _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 for _name in sorted({n for t in (int, float) for n in dir(t)} - {"conjugate"}):
     if not _name.startswith("_"):
         setattr(PythonNumber, _name, _python_attribute(_name))
+
+
+class _ArrayAttribute:
+    """An ndarray attribute of a staged Python number, which Python's int or
+    float lacks (`float(x[0]).dtype`, `i.shape`, `v.sum()`): read by the
+    user's code while it is traced (the reading frame is neither autograph's
+    nor numpy's: errors._not_users), Python's AttributeError, as plain
+    Python raises; read by autograph's own code, or after the trace (a
+    graph's tensors looked at: `concrete.outputs[0].shape`), the Tensor's."""
+
+    __slots__ = ("name", "inner")
+
+    def __init__(self, name, inner):
+        self.name, self.inner = name, inner
+
+    def __get__(self, obj, owner=None):
+        if obj is not None and core._scope.__dict__.get("stack") and \
+                not errors._not_users(sys._getframe(1).f_code.co_filename):
+            python_type = _PYTHON_TYPES[_DTYPE.__get__(obj).kind]
+            raise AttributeError(
+                f"'{python_type.__name__}' object has no attribute '{self.name}'")
+        return self.inner.__get__(obj, owner)
+
+    def __set__(self, obj, value):  # (the dtype slot: set by autograph's code alone)
+        self.inner.__set__(obj, value)
+
+
+_DTYPE = Tensor.dtype  # (the slot's own descriptor)
+for _name in sorted(set(dir(np.ndarray)).intersection(dir(Tensor))):
+    if not _name.startswith("_") and not any(hasattr(t, _name) for t in _PYTHON_TYPES.values()):
+        setattr(PythonNumber, _name, _ArrayAttribute(_name, inspect.getattr_static(Tensor, _name)))
 
 
 def _unary_operator(ufunc):

@@ -1,0 +1,103 @@
+"""A user object an ag.function returns: one the traced code made is a new
+object at every call, as each Python call makes one (also when it holds no
+computed array: it was the trace's own object, the same at every call, so a
+caller's change to it showed in the next call's result); one that existed
+before the call (an argument, a global, what a singleton's `__new__` keeps)
+is that object, as in Python.  (Left: an object a constructor makes, run
+unconverted, inside the one the traced code made: `self.inner = Log()` in
+`__init__` is the same object at every call.)"""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+X = np.ones(2)
+
+
+class Log:
+    def __init__(self, tag):
+        self.tag = tag
+        self.entries = []
+
+
+class Slotted:
+    __slots__ = ("entries", "inner")
+
+    def __init__(self, inner):
+        self.entries = []
+        self.inner = inner
+
+
+class Single:
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+            cls._instance.entries = []
+        return cls._instance
+
+
+GLOBAL_LOG = Log("global")
+
+
+def _made_log(tag):
+    return Log(tag)
+
+
+def returns_a_new_log(x):
+    return Log("step")
+
+
+def returns_one_from_a_helper(x):
+    return _made_log("helper"), x * 2.0
+
+
+def returns_slotted(x):
+    return Slotted(Log("inner"))  # (made by the traced code: new too)
+
+
+def returns_the_argument(x, log):
+    return log
+
+
+def returns_the_global(x):
+    return GLOBAL_LOG
+
+
+def returns_the_singleton(x):
+    return Single()
+
+
+def _first(result):
+    return result[0] if isinstance(result, tuple) else result
+
+
+def _calls(fn, args):
+    """Three calls, the caller appending to the first result's list in
+    between: (each result is a new object?, what the third call's holds,
+    the same object as the argument or global?)."""
+    for kept in (GLOBAL_LOG, Single(), args[-1]):  # (as they were before the calls)
+        if isinstance(getattr(kept, "entries", None), list):
+            kept.entries.clear()
+    first = _first(fn(*args))
+    second = _first(fn(*args))
+    first.entries.append("changed by the caller")
+    third = _first(fn(*args))
+    inner = getattr(third, "inner", None)
+    return (first is not second, second is not third, list(third.entries),
+            inner is not None and inner is not getattr(first, "inner", None),
+            third is args[-1] or third is GLOBAL_LOG)
+
+
+@pytest.mark.parametrize("fn", [returns_a_new_log, returns_one_from_a_helper, returns_slotted,
+                                returns_the_global, returns_the_singleton])
+def test_a_returned_object_is_new_where_python_makes_one(fn):
+    assert _calls(ag.function(fn), (X,)) == _calls(fn, (X,))
+
+
+def test_a_returned_argument_is_the_argument():
+    log = Log("argument")
+    assert _calls(ag.function(returns_the_argument), (X, log)) == \
+        _calls(returns_the_argument, (X, log))
