@@ -169,6 +169,8 @@ class Context:
                         idle.setdefault(self._scratch_key(t), []).append(name)
             if buffer is not None:
                 held[id(node.outputs[0])] = buffer
+            if fresh and _may_keep_input_buffers(node):
+                fresh.difference_update(_read_by(node))
             for tensor, name in zip(node.outputs, outs):
                 self.names[id(tensor)] = temporaries[id(tensor)] = name
                 if _makes_fresh_array(op, tensor):
@@ -386,6 +388,25 @@ def _makes_fresh_array(op, tensor):
     return isinstance(op.kernel, np.ufunc) and not op.aliasing and not op.stateful \
         and len(tensor.static_shape) >= 1 and None not in tensor.static_shape \
         and not tensor.dtype.hasobject
+
+
+def _may_keep_input_buffers(node):
+    """Whether an output of `node` may be (or view) the buffer of a tensor it
+    reads: a view, reshape or item (`t[0:2]`, `t.T`), a branch or loop whose
+    output is a value it captured, a variable write.  A ufunc returns a new
+    array.  Such an input is no longer written into in place at its last
+    use: the value sharing its buffer may still be read."""
+    op = node.op
+    return bool(node.subgraphs) or not isinstance(op.kernel, np.ufunc) or op.aliasing \
+        or op.stateful or "out" in node.attrs
+
+
+def _read_by(node):
+    """ids of the tensors `node` reads: its arguments and what its sub-graphs read."""
+    read = {id(a) for a in node.args if isinstance(a, Tensor)}
+    for sub in node.subgraphs:
+        read.update(_read_inside(sub))
+    return read
 
 
 def _writable_input(node, dying, fresh):
