@@ -102,7 +102,9 @@ class Context:
         whose input is a dead fresh array of the output's shape and dtype
         writes into it (`k_add(v1, c2, v1)`): the same ufunc loop, no new
         array.  Placeholders, constants, captured values and anything an
-        aliasing op returns are never written into."""
+        aliasing op returns are never written into, nor a value that an op
+        other than a ufunc, or a branch or loop, read: its output may share
+        the buffer (_may_keep_input_buffers)."""
         lines = []
         nodes = graph.nodes
         last_use = _last_uses(graph)
