@@ -1858,8 +1858,11 @@ def refusal_behind(exc):
     a refusal inside a `try` whose `finally` then fails (reading a variable
     the aborted body never assigned, say) is what the user must fix, where
     Python shows the `finally`'s error on top.  That refusal, with a note
-    naming the error that followed; else `exc`."""
-    if isinstance(exc, AutoGraphError):
+    naming the error that followed; else `exc`.  A catalog error is left
+    as it is, but for a leaked tensor's: the aborted body's value, which the
+    `finally` met because the body stored it where the `finally` reads it (a
+    `nonlocal`, an item of a list) before the refusal."""
+    if isinstance(exc, AutoGraphError) and not isinstance(exc, LeakedTensorError):
         return exc
     inner, seen = exc, 0
     while inner is not None and not inner.__suppress_context__ and seen < 8:
@@ -2220,3 +2223,11 @@ def staged_check_in_suppress_message(statement, exception, location):
         f"staged `{statement}` becomes a check the graph runs later, so it would raise "
         f"anyway. Move the `{statement}` out of the `with` block, or compute its condition "
         "as a Python value.")
+
+
+# --- a tensor met outside the graph that made it (graph/core.py leaked_tensor_error) ---
+
+
+class LeakedTensorError(GraphError):
+    """A graph tensor used, or returned, outside the branch or loop body that
+    made it (leaked_tensor_message, leaked_store_message)."""
