@@ -2231,3 +2231,17 @@ def staged_check_in_suppress_message(statement, exception, location):
 class LeakedTensorError(GraphError):
     """A graph tensor used, or returned, outside the branch or loop body that
     made it (leaked_tensor_message, leaked_store_message)."""
+
+
+# --- a list a staged `if` fills with items of two dtypes (backends/graph.py) ---
+
+
+def branch_list_item_types_message(name, location, true_items, false_items, common):
+    """`true_items`, `false_items`: what each branch's items are ('float64
+    items', 'float32 and float64 items'); `common`: the dtype both cast to."""
+    return (
+        f"variable '{name}' is a list that the staged `if` at {location} fills with items "
+        f"of different dtypes or ranks (true branch: {true_items}; false branch: "
+        f"{false_items}), and the staged list it becomes holds items of one dtype and "
+        f"rank. Give every item appended to {name} the same dtype, e.g. cast one side "
+        f"with np.{common}(...) or .astype(np.{common}).")
