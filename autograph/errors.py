@@ -1861,20 +1861,27 @@ def refusal_behind(exc):
     naming the error that followed; else `exc`.  A catalog error is left
     as it is, but for a leaked tensor's: the aborted body's value, which the
     `finally` met because the body stored it where the `finally` reads it (a
-    `nonlocal`, an item of a list) before the refusal."""
+    `nonlocal`, an item of a list) before the refusal; so a leaked tensor's
+    error met on the way is passed over for a refusal behind it."""
     if isinstance(exc, AutoGraphError) and not isinstance(exc, LeakedTensorError):
         return exc
-    inner, seen = exc, 0
+    inner, seen, found = exc, 0, None
     while inner is not None and not inner.__suppress_context__ and seen < 8:
         inner, seen = inner.__context__, seen + 1
         if isinstance(inner, AutoGraphError):
-            note = (f"(while tracing, this error left a `try` whose `finally` or handler then "
-                    f"raised {type(exc).__name__}: {exc}; it is raised instead, as the cause "
-                    "to fix)")
-            if hasattr(inner, "add_note") and note not in getattr(inner, "__notes__", ()):
-                inner.add_note(note)
-            return inner
-    return exc
+            found = inner if found is None else found
+            if not isinstance(inner, LeakedTensorError):
+                found = inner
+                break
+    if found is None or found is exc or isinstance(exc, AutoGraphError) and \
+            isinstance(found, LeakedTensorError):
+        return exc
+    note = (f"(while tracing, this error left a `try` whose `finally` or handler then "
+            f"raised {type(exc).__name__}: {exc}; it is raised instead, as the cause "
+            "to fix)")
+    if hasattr(found, "add_note") and note not in getattr(found, "__notes__", ()):
+        found.add_note(note)
+    return found
 
 
 # --- `y[i] = t`: numpy storing a graph tensor into its array (graph/function.py) ---

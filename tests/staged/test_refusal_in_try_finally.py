@@ -84,7 +84,26 @@ def branch_dtype_refusal_then_finally_reads_the_branch_value(x, a):
     return s, scaled(t)
 
 
+def refusal_then_two_nested_finallies_read_the_body_value(x, n):
+    s = np.int64(0)
+
+    def shown():
+        return s * 1
+
+    try:
+        for i in range(n):
+            s = s + x[i].astype(np.float32)
+    finally:
+        try:
+            t = s + 1
+        finally:
+            s = s + 2
+    return s, t, shown()
+
+
 @pytest.mark.parametrize("fn, args, refusal", [
+    (refusal_then_two_nested_finallies_read_the_body_value,
+     (np.arange(3.0), np.int64(3)), "variable 's' changes dtype in the staged `for` loop"),
     (loop_dtype_refusal_then_finally_reads_the_body_value,
      (np.arange(3.0), np.int64(3)), "variable 's' changes dtype in the staged `for` loop"),
     (branch_dtype_refusal_then_finally_reads_the_branch_value,
