@@ -413,8 +413,10 @@ def _item_for(lst, value, op):
     value = base.as_tensor(value, graph)
     if lst.element_dtype is not None and value.dtype != lst.element_dtype:
         raise errors.GraphError(errors.graph_op_message(
-            op, f"the list holds {lst.element_dtype}, the value is {value.dtype}; "
-            "cast it with .astype", core.user_location()))
+            op, f"the staged list holds {np.dtype(lst.element_dtype).name} items, the value "
+            f"is {np.dtype(value.dtype).name}; give every item one dtype (cast this one with "
+            f".astype(np.{np.dtype(lst.element_dtype).name}), or the others)",
+            core.user_location()))
     if lst.element_shape is not None and len(lst.element_shape) != len(value.static_shape):
         raise errors.GraphError(errors.graph_op_message(
             op, f"the list holds items of shape {lst.element_shape}, the value "
