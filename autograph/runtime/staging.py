@@ -1062,8 +1062,10 @@ def python_and_numpy_bool(a, b, backend=None):
 
 # Branches `and`/`or` stage (logical.py): their value is nearly always a
 # condition, whose truth the two kinds of bool agree on (not refused, see
-# python_and_numpy_bool; ARCHITECTURE.md says what is left).
-_LOGICAL_VALUE = re.compile(r"<value of `(and|or)`>$|the value of `(?!\.\.\. if )")
+# python_and_numpy_bool; ARCHITECTURE.md says what is left).  Not those of
+# a conditional expression or of max()/min() (builtins.py), a value.
+_LOGICAL_VALUE = re.compile(
+    r"<value of `(and|or)`>$|the value of `(?!\.\.\. if |(max|min)\(\.\.\.\)`$)")
 
 
 def _check_branch_leaf(name, a, b, location, kept=frozenset()):
