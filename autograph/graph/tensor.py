@@ -515,9 +515,13 @@ def _in_place_operator(name, symbol):
         result where nothing else holds that array (checked, else refused)."""
         if type(self) is not Tensor:  # a staged list: its own operators decide
             return getattr(type(self), name)(self, other)
-        location = errors.where_user()
+        filename, lineno, _ = errors.user_frame(2)
+        location = errors.where(filename, lineno)
         names = _UserNames()
-        change = f"{names(self)} {symbol} ..."
+        # (the statement's own variable: `z -= 1` where `y` holds the same tensor too)
+        target = errors.assignment_target_at(filename, lineno)
+        changed = target if target is not None and target.isidentifier() else names(self)
+        change = f"{changed} {symbol} ..."
         read_only = _read_only_view(self)
         if read_only is not None:  # (numpy raises before anything changes)
             raise errors.graph_error_like(ValueError)(errors.graph_op_message(
@@ -546,7 +550,7 @@ def _in_place_operator(name, symbol):
                 "(non-broadcastable output operand); write "
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array",
                 location))
-        _mark_replaced(self, (names(self), symbol, location, _ops.base.core.current_graph()))
+        _mark_replaced(self, (changed, symbol, location, _ops.base.core.current_graph()))
         result.zero_d_array = not self.static_shape  # (the same 0-d array in Python)
         return result
 

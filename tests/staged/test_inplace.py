@@ -6,6 +6,8 @@ another name still used afterwards -- staged mode refuses at trace time,
 naming the variable, the line and the fix (graph/tensor.py).  In-place numpy
 methods and functions (`t.fill(0)`, `np.copyto(t, v)`) are refused too."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -450,3 +452,20 @@ def test_a_zero_d_array_after_a_numpy_scalar_is_refused():
     with pytest.raises(ag.AutoGraphError, match=r"changes the argument `x` in place"):
         staged(np.array(1.0))
     assert staged(np.float64(5.0)) == 6.0  # the scalar calls still run
+
+
+def second_name_changed_in_place(x):
+    y = x * 1.0
+    z = y
+    z -= 1.0
+    return y, z
+
+
+def test_the_refusal_names_the_variable_the_statement_changed():
+    """`z -= 1.0` where `y` holds the same array: the message said `y -= ...`."""
+    second_name_changed_in_place(np.arange(3.0))  # plain Python runs it
+    line = second_name_changed_in_place.__code__.co_firstlineno + 3
+    _refused(second_name_changed_in_place,
+             re.escape(f"after `z -= ...` at {__file__}:{line} changed the same array in "
+                       "place") + ".*" + re.escape("rebinds `z` alone. Write `z = z - ...`"),
+             np.arange(3.0))
