@@ -159,7 +159,9 @@ class Tensor:
             "np.asarray() (numpy wants a concrete array; indexing a numpy array with a "
             "tensor, `arr[t]`, cannot be staged: write `np.take(arr, t, axis=0)` (rows; "
             "`np.take(arr[:, j], t)` for `arr[t, j]`), or index a tensor, and write "
-            "one-hot as `t[:, None] == np.arange(k)`)")
+            "one-hot as `t[:, None] == np.arange(k)`; np.array([...]) of a list takes "
+            "tensors of one rank, with no Python number or nested list among them: "
+            "write a number as np.float64(2.0), or np.stack the pieces)")
 
     def __round__(self, ndigits=None):
         if ndigits is None:

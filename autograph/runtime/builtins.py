@@ -827,8 +827,15 @@ def _array_of_one(numpy_function, copy):
     def convert(*args, **kwargs):
         backend = registry.backend_of(args[0]) if args else None
         keywords = set(kwargs) - {"dtype"} - ({"copy"} if kwargs.get("copy") is copy else set())
-        if backend is None or len(args) > 2 or keywords or len(args) == 2 and "dtype" in kwargs:
+        if len(args) > 2 or keywords or len(args) == 2 and "dtype" in kwargs:
             return numpy_function(*args, **kwargs)
+        if backend is None:
+            items = _staged_arrays_of_one_rank(args[0]) if args else None
+            if items is None:
+                return numpy_function(*args, **kwargs)
+            stacked = np.stack(items)  # (numpy's array of them: their promoted dtype)
+            dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+            return stacked if dtype is None else stacked.astype(dtype)
         value = args[0]
         dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
         if type(value) is StagedRange:  # (np.array(range(n)) is np.arange(n))
@@ -843,6 +850,24 @@ def _array_of_one(numpy_function, copy):
     convert.__doc__ = (f"Python meaning: `np.{numpy_function.__name__}(*args, **kwargs)`; of one "
                        "staged value, numpy's conversion of it, staged (_array_of_one).")
     return convert
+
+
+def _staged_arrays_of_one_rank(value):
+    """The items of a Python list or tuple of staged arrays (numpy values
+    may be among them) of one rank, at least one staged and no Python
+    number or staged list (`np.array([a, b])` of values a loop made), else
+    None: numpy's array of them is np.stack of them."""
+    if type(value) not in (list, tuple) or not value:
+        return None
+    ranks, staged = set(), False
+    for item in value:
+        typed = staging.array_type(item)
+        if typed is None or staging.python_number_type(item) is not None or \
+                staging.list_element_type(item) is not None:
+            return None
+        ranks.add(len(typed[1]))
+        staged = staged or registry.backend_of(item) is not None
+    return list(value) if staged and len(ranks) == 1 else None
 
 
 array_ = _array_of_one(np.array, copy=True)
