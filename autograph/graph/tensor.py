@@ -137,6 +137,13 @@ class Tensor:
         raise self._usage_error("bool()")
 
     def __len__(self):
+        # (Python's own len(), where no converted code asks: a method of the
+        # user's that Python calls by itself, `__len__`; a dim known while
+        # tracing is numpy's answer)
+        if type(self) is Tensor and self.static_shape and self.static_shape[0] is not None:
+            return self.static_shape[0]
+        if type(self) is Tensor and not self.static_shape and not self.python_number:
+            raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         raise self._usage_error("len()")
 
     def __iter__(self):
