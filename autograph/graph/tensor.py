@@ -538,7 +538,7 @@ def _in_place_operator(name, symbol):
                 f"view np.broadcast_to made at {_where(read_only)} (or a view of it); take a "
                 f"copy to change it (`np.broadcast_to(...).copy()`), or write "
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array", location))
-        _refuse_shared(self, change, location, names)
+        _refuse_shared(self, change, location, names, exclude=_temporary_operand(other, names))
         result = dispatch(self, other)
         if not self.static_shape and not is_zero_d_array(self):
             # a numpy scalar or a Python number in Python, which `+=` rebinds
@@ -889,13 +889,26 @@ def _zero_d_array(tensor, seen):
         _zero_d_array(base, seen)
 
 
-def _refuse_shared(tensor, change, location, names, passed_by=None):
+def _temporary_operand(other, names):
+    """{id(other)} when `other`, the operand of `t op= other`, is a tensor
+    no variable, item or staged list of the user's holds (`a += a.T`): a view
+    of `t` there is read whole before numpy writes (it buffers overlapping
+    operands) and is gone after the statement, so `t op other` is numpy's
+    result; else an empty set."""
+    if type(other) is Tensor and names.variable_of(other) is None and \
+            names.part_holding(other) is None and _list_store(other) is None:
+        return {id(other)}
+    return set()
+
+
+def _refuse_shared(tensor, change, location, names, passed_by=None, exclude=()):
     """Raises InPlaceChangeError if, in numpy, an in-place change of `tensor`
     would be seen by another holder of its array: the caller (an argument,
     also through a loop variable, a captured value or a value a staged `if`
     or loop passed on), a view of it, or the array it is a view of, where
-    code may still read them (`_held`).  A tensor made fresh by an op passes."""
-    name, seen = names(tensor), set()
+    code may still read them (`_held`).  A tensor made fresh by an op passes.
+    `exclude`: ids of views not to count (_temporary_operand)."""
+    name, seen = names(tensor), set(exclude)
     todo = [(tensor, passed_by)]  # (tensor, the staged statement that passed it on, or None)
     while todo:
         current, passed_by = todo.pop()

@@ -469,3 +469,37 @@ def test_the_refusal_names_the_variable_the_statement_changed():
              re.escape(f"after `z -= ...` at {__file__}:{line} changed the same array in "
                        "place") + ".*" + re.escape("rebinds `z` alone. Write `z = z - ...`"),
              np.arange(3.0))
+
+
+def symmetrized(a0):
+    a = a0 * 1.0
+    a += a.T
+    return a
+
+
+def added_reversed(x0):
+    x = x0 + 0.0
+    x += x[::-1].reshape(-1)
+    return x
+
+
+def view_held_by_a_name(x0):
+    x = x0 + 0.0
+    t = x[::-1]
+    x += t
+    return x, t
+
+
+@pytest.mark.parametrize("fn, arg", [(symmetrized, np.arange(4.0).reshape(2, 2)),
+                                     (added_reversed, np.arange(4.0))])
+def test_a_view_that_is_only_the_operand_runs(fn, arg):
+    """`a += a.T`: numpy reads the operand whole before writing (it buffers
+    overlapping operands), and nothing holds the view after the statement."""
+    for _ in range(3):
+        _same(fn, arg)
+
+
+def test_a_view_held_by_a_name_is_still_refused():
+    view_held_by_a_name(np.arange(4.0))  # plain Python runs it
+    _refused(view_held_by_a_name, re.escape("`x += ...`") + ".*" +
+             re.escape("`t` is a numpy view of `x`"), np.arange(4.0))
