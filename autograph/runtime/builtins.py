@@ -30,6 +30,7 @@ import re
 import string
 import sys
 import time
+import types
 
 import numpy as np
 
@@ -613,8 +614,8 @@ def sum_(*args, **kwargs):
 
 def max_(*args, **kwargs):
     """Python meaning: `max(*args, **kwargs)`.  Of two or more arguments with a
-    staged one among them (no `key`, no `default`), or of a Python list or
-    tuple holding one (`max([a, b, c])`), Python's own fold, whose
+    staged one among them (no `key`, no `default`), or of a Python list,
+    tuple or generator holding one (`max([a, b, c])`), Python's own fold, whose
     comparisons are staged: `m = a; m = b if b > m else m; ...` (the first of
     equal maxima, and a NaN first stays, as in Python), each step a staged
     conditional expression, so its two sides must have one type."""
@@ -627,6 +628,10 @@ def min_(*args, **kwargs):
 
 
 def _extreme(python_function, beats, call, args, kwargs):
+    if len(args) == 1 and type(args[0]) is types.GeneratorType:
+        # (`max(v for v in xs)`: Python's max takes every item first as well;
+        # comparing staged ones has no effect to interleave)
+        return _extreme(python_function, beats, call, (tuple(args[0]),), kwargs)
     if len(args) == 1 and type(args[0]) in (list, tuple) and args[0] and \
             set(kwargs) <= {"default"} and _first_backend(args[0]) is not None:
         # (a Python list or tuple of them: the same fold over its items; a
