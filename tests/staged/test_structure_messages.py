@@ -129,3 +129,36 @@ def test_an_item_of_another_dtype_appended_to_a_staged_list_says_how_to_cast():
                 f"others) (at {_line(appends_two_dtypes_in_a_loop, 4)})")
     with pytest.raises(errors.GraphError, match=re.escape(expected)):
         ag.function(appends_two_dtypes_in_a_loop)(x)
+
+
+def monotonic_stack(x):
+    stack = []
+    for v in x:
+        while stack and stack[-1] > v:
+            stack.pop()
+        stack.append(v)
+    return len(stack)
+
+
+def declared_monotonic_stack(x):
+    stack = []
+    ag.set_element_type(stack, np.float64, ())
+    for v in x:
+        while stack and stack[-1] > v:
+            stack.pop()
+        stack.append(v)
+    return len(stack)
+
+
+def test_reading_a_staged_list_before_its_first_append_says_to_declare_it():
+    x = np.array([1.5, -2.25, 3.75, 2.5])
+    monotonic_stack(x)  # plain Python runs it
+    expected = (
+        "lst[i]: the staged list's item dtype and shape are not known here: nothing was "
+        "appended to it before this use while tracing (a staged loop body reading it before "
+        "its append). Declare them before the loop: ag.set_element_type(lst, dtype, shape), "
+        f"e.g. ag.set_element_type(lst, np.float64, ()) for scalar items (at "
+        f"{_line(monotonic_stack, 3)})")
+    with pytest.raises(errors.GraphError, match=re.escape(expected)):
+        ag.function(monotonic_stack)(x)
+    assert ag.function(declared_monotonic_stack)(x) == declared_monotonic_stack(x)
