@@ -1823,6 +1823,16 @@ def innermost_user_traceback(exc):
     return user
 
 
+def method_receiver_at(filename, lineno, method):
+    """The text of what the one `.method(...)` call on the user's line is
+    called on (`log['v']` of `log['v'].append(v)`), or None."""
+    statement = statement_at(filename, lineno)
+    calls = [node.func.value for node in ast.walk(statement) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute) and node.func.attr == method] \
+        if statement is not None else []
+    return ast.unparse(calls[0]) if len(calls) == 1 else None
+
+
 def assignment_target_at(filename, lineno):
     """The text of the target of the assignment on the user's line (`rows[0][0]`
     of `rows[0][0] = v`, `total` of `total = total + v`), or None."""

@@ -124,7 +124,7 @@ def appends_two_dtypes_in_a_loop(x):
 def test_an_item_of_another_dtype_appended_to_a_staged_list_says_how_to_cast():
     x = np.arange(3, dtype=np.float32)
     appends_two_dtypes_in_a_loop(x)  # plain Python runs it
-    expected = ("list_append: the staged list holds float32 items, the value is float64; "
+    expected = ("`acc.append(...)`: the staged list holds float32 items, the value is float64; "
                 "give every item one dtype (cast this one with .astype(np.float32), or the "
                 f"others) (at {_line(appends_two_dtypes_in_a_loop, 4)})")
     with pytest.raises(errors.GraphError, match=re.escape(expected)):

@@ -414,8 +414,11 @@ def _item_for(lst, value, op):
         value = graph.constant(_literal_item(value, lst.element_dtype))
     value = base.as_tensor(value, graph)
     if lst.element_dtype is not None and value.dtype != lst.element_dtype:
+        filename, lineno, _ = errors.user_frame(2)
+        receiver = errors.method_receiver_at(filename, lineno, "append") \
+            if op == "list_append" else None
         raise errors.GraphError(errors.graph_op_message(
-            op, f"the staged list holds {np.dtype(lst.element_dtype).name} items, the value "
+            op if receiver is None else f"`{receiver}.append(...)`", f"the staged list holds {np.dtype(lst.element_dtype).name} items, the value "
             f"is {np.dtype(value.dtype).name}; give every item one dtype (cast this one with "
             f".astype(np.{np.dtype(lst.element_dtype).name}), or the others)",
             core.user_location()))
