@@ -104,3 +104,21 @@ def test_a_value_sharing_a_temporary_buffer_keeps_its_value_on_compiled_calls(fn
     for call in range(3):  # the first interpreted (or compiled), the others compiled
         actual = staged(*args)
         assert _same(expected, actual), (call, actual, expected)
+
+
+def softmax(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_a_reduction_reading_a_temporary_leaves_it_writable():
+    """A reduction returns a new array: `e / e.sum(...)` still writes into
+    e's buffer (only readers that may share it stop the write)."""
+    from autograph.graph import compiler
+    z = np.arange(6.0).reshape(2, 3)
+    graph = ag.function(softmax).get_concrete_function(z).graph
+    source = compiler.compile_graph(graph)[1]
+    divide = next(line for line in source.splitlines() if "divide" in line)
+    target, call = divide.split(" = ")
+    assert call.rstrip(")").endswith(target.strip()), source
+    np.testing.assert_array_equal(ag.function(softmax)(z), softmax(z))
