@@ -88,25 +88,31 @@ def flatten(state, names, empty_list=None):
     holding `empty_list(the_python_list, leaf_name)`: a list the staged code
     may append to."""
     values, leaf_names = [], []
-
-    def walk(v, name):
-        if empty_list is not None and type(v) is list and not v:
-            values.append(empty_list(v, name))
-            leaf_names.append(name)
-            return LEAF
-        parts = _container(v)
-        if parts is None:
-            values.append(UNDEFINED_RETURN if type(v) is UndefinedReturnValue else v)
-            leaf_names.append(name)
-            return LEAF
-        form, children = parts
-        if form is _SEQUENCE:
-            return (type(v), tuple(walk(c, _child_name(name, form, i))
-                                   for i, c in enumerate(children)))
-        return (type(v), tuple((k, walk(c, _child_name(name, form, k))) for k, c in children))
-
-    structure = tuple(walk(v, name) for v, name in zip(state, names))
+    structure = tuple(_walk(v, name, values, leaf_names, empty_list)
+                      for v, name in zip(state, names))
     return Leaves(structure, values, leaf_names)
+
+
+# (flatten's and unflatten's walks are module functions, not nested ones: a
+# nested function calling itself is a reference cycle, which would keep the
+# values it reached -- tensors -- alive until the garbage collector runs, and
+# graph/tensor.py counts who holds a tensor by its references)
+def _walk(v, name, values, leaf_names, empty_list):
+    if empty_list is not None and type(v) is list and not v:
+        values.append(empty_list(v, name))
+        leaf_names.append(name)
+        return LEAF
+    parts = _container(v)
+    if parts is None:
+        values.append(UNDEFINED_RETURN if type(v) is UndefinedReturnValue else v)
+        leaf_names.append(name)
+        return LEAF
+    form, children = parts
+    if form is _SEQUENCE:
+        return (type(v), tuple(_walk(c, _child_name(name, form, i), values, leaf_names,
+                                     empty_list) for i, c in enumerate(children)))
+    return (type(v), tuple((k, _walk(c, _child_name(name, form, k), values, leaf_names,
+                                     empty_list)) for k, c in children))
 
 
 def structure_of(value):
@@ -139,16 +145,16 @@ def _build(kind, children):
 def unflatten(structure, values):
     """Fresh containers of `structure` around `values` (a tuple, one per name)."""
     items = iter(values)
+    return tuple(_build_node(node, items) for node in structure)
 
-    def build(node):
-        if node is LEAF:
-            return next(items)
-        kind, children = node
-        if kind is tuple or kind is list:
-            return _build(kind, [build(child) for child in children])
-        return _build(kind, [(k, build(child)) for k, child in children])
 
-    return tuple(build(node) for node in structure)
+def _build_node(node, items):
+    if node is LEAF:
+        return next(items)
+    kind, children = node
+    if kind is tuple or kind is list:
+        return _build(kind, [_build_node(child, items) for child in children])
+    return _build(kind, [(k, _build_node(child, items)) for k, child in children])
 
 
 def map_leaves(fn, value):

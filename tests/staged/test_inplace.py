@@ -503,3 +503,35 @@ def test_a_view_held_by_a_name_is_still_refused():
     view_held_by_a_name(np.arange(4.0))  # plain Python runs it
     _refused(view_held_by_a_name, re.escape("`x += ...`") + ".*" +
              re.escape("`t` is a numpy view of `x`"), np.arange(4.0))
+
+
+def view_of_a_branch_result_changed(x):
+    y = x * 1.0
+    if x[0] > 0:
+        y = y * 2
+    y = y.T
+    y += 1.0
+    return y
+
+
+def view_of_a_loop_result_changed(x, n):
+    y = x * 1.0
+    for _ in range(n):
+        y = x + y * 0.5
+    y = y[::-1]
+    y += 1.0
+    return y
+
+
+@pytest.mark.parametrize("fn, args", [
+    (view_of_a_branch_result_changed, (np.arange(4.0),)),
+    (view_of_a_branch_result_changed, (-np.arange(4.0),)),
+    (view_of_a_loop_result_changed, (np.arange(4.0), np.int64(2))),
+])
+def test_a_view_of_a_result_nothing_else_holds_can_change(fn, args):
+    """The array a staged `if` or loop gave `y` is held by nothing once `y`
+    is rebound to its view; it was refused ("`y` is a numpy view of `y`"):
+    runtime.structure's recursive closures kept the values they walked alive
+    (a reference cycle) until the garbage collector ran, and the in-place
+    check counts references."""
+    _same(fn, *args)
