@@ -1823,6 +1823,16 @@ def innermost_user_traceback(exc):
     return user
 
 
+def method_receiver_at(filename, lineno, method):
+    """The text of what the one `.method(...)` call on the user's line is
+    called on (`log['v']` of `log['v'].append(v)`), or None."""
+    statement = statement_at(filename, lineno)
+    calls = [node.func.value for node in ast.walk(statement) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute) and node.func.attr == method] \
+        if statement is not None else []
+    return ast.unparse(calls[0]) if len(calls) == 1 else None
+
+
 def assignment_target_at(filename, lineno):
     """The text of the target of the assignment on the user's line (`rows[0][0]`
     of `rows[0][0] = v`, `total` of `total = total + v`), or None."""
@@ -1858,20 +1868,30 @@ def refusal_behind(exc):
     a refusal inside a `try` whose `finally` then fails (reading a variable
     the aborted body never assigned, say) is what the user must fix, where
     Python shows the `finally`'s error on top.  That refusal, with a note
-    naming the error that followed; else `exc`."""
-    if isinstance(exc, AutoGraphError):
+    naming the error that followed; else `exc`.  A catalog error is left
+    as it is, but for a leaked tensor's: the aborted body's value, which the
+    `finally` met because the body stored it where the `finally` reads it (a
+    `nonlocal`, an item of a list) before the refusal; so a leaked tensor's
+    error met on the way is passed over for a refusal behind it."""
+    if isinstance(exc, AutoGraphError) and not isinstance(exc, LeakedTensorError):
         return exc
-    inner, seen = exc, 0
+    inner, seen, found = exc, 0, None
     while inner is not None and not inner.__suppress_context__ and seen < 8:
         inner, seen = inner.__context__, seen + 1
         if isinstance(inner, AutoGraphError):
-            note = (f"(while tracing, this error left a `try` whose `finally` or handler then "
-                    f"raised {type(exc).__name__}: {exc}; it is raised instead, as the cause "
-                    "to fix)")
-            if hasattr(inner, "add_note") and note not in getattr(inner, "__notes__", ()):
-                inner.add_note(note)
-            return inner
-    return exc
+            found = inner if found is None else found
+            if not isinstance(inner, LeakedTensorError):
+                found = inner
+                break
+    if found is None or found is exc or isinstance(exc, AutoGraphError) and \
+            isinstance(found, LeakedTensorError):
+        return exc
+    note = (f"(while tracing, this error left a `try` whose `finally` or handler then "
+            f"raised {type(exc).__name__}: {exc}; it is raised instead, as the cause "
+            "to fix)")
+    if hasattr(found, "add_note") and note not in getattr(found, "__notes__", ()):
+        found.add_note(note)
+    return found
 
 
 # --- `y[i] = t`: numpy storing a graph tensor into its array (graph/function.py) ---
@@ -2282,3 +2302,25 @@ def traced_to_numpy_message(call, location, instead):
         f"`{call}` at {location} hands a JAX traced value to numpy, which needs its "
         "numbers now, while JAX traces; a traced value has them only when the compiled "
         f"function runs. {instead}")
+
+
+# --- a tensor met outside the graph that made it (graph/core.py leaked_tensor_error) ---
+
+
+class LeakedTensorError(GraphError):
+    """A graph tensor used, or returned, outside the branch or loop body that
+    made it (leaked_tensor_message, leaked_store_message)."""
+
+
+# --- a list a staged `if` fills with items of two dtypes (backends/graph.py) ---
+
+
+def branch_list_item_types_message(name, location, true_items, false_items, common):
+    """`true_items`, `false_items`: what each branch's items are ('float64
+    items', 'float32 and float64 items'); `common`: the dtype both cast to."""
+    return (
+        f"variable '{name}' is a list that the staged `if` at {location} fills with items "
+        f"of different dtypes or ranks (true branch: {true_items}; false branch: "
+        f"{false_items}), and the staged list it becomes holds items of one dtype and "
+        f"rank. Give every item appended to {name} the same dtype, e.g. cast one side "
+        f"with np.{common}(...) or .astype(np.{common}).")

@@ -193,7 +193,7 @@ class GraphBackend(Backend):
             t_side, f_side = flatten(true_out, names), flatten(false_out, names)
             # (a Python number a branch keeps is let through only where a loop
             # promotes it: inside a loop body being traced)
-            staging.check_branches(t_side, f_side, location, _promotable(entry.values))
+            staging.check_branches(t_side, f_side, location, _promotable(entry.values), names)
             leaf_names[:] = t_side.names
             sides.extend((t_side, f_side))
             return t_side.values, f_side.values
@@ -586,6 +586,13 @@ def _branch_lists(true_out, false_out, graphs, names, location):
             continue  # another structure: check_branches names it
         item_type = _common_item_type(a, b)
         if item_type is None:
+            # (arrays of two dtypes or ranks; a Python number among numpy items
+            # is cured by ag.set_element_type: the length message says so)
+            sides = _item_types(a, python_numbers=False), _item_types(b, python_numbers=False)
+            if None not in sides and _one_item_type(sides[0] + sides[1]) is None:
+                common = np.result_type(*[dtype for dtype, _ in sides[0] + sides[1]])
+                raise errors.StagingError(errors.branch_list_item_types_message(
+                    names[i], location, *map(_items_text, sides), common.name))
             if type(a) is list and type(b) is list:
                 raise errors.StagingError(errors.branch_list_length_message(
                     names[i], location, len(a), len(b)))
@@ -597,31 +604,60 @@ def _branch_lists(true_out, false_out, graphs, names, location):
     return tuple(true_out), tuple(false_out)
 
 
+def _item_types(lst, python_numbers=True):
+    """[(dtype, shape)] of the items of a Python or staged list (a staged
+    list: its element type, if known), or None when an item is no array or
+    number; without the Python numbers' (a staged one too) if not
+    `python_numbers`."""
+    if isinstance(lst, TensorList):
+        return [] if lst.element_dtype is None else [(lst.element_dtype, lst.element_shape)]
+    types = []
+    for item in lst:
+        if isinstance(item, TensorList) or not (
+                isinstance(item, (Tensor, np.ndarray, np.generic)) or is_number(item)):
+            return None
+        if not python_numbers and staging.python_number_type(item) is not None:
+            continue
+        types.append((item.dtype, item.static_shape) if isinstance(item, Tensor)
+                     else (np.asarray(item).dtype, np.shape(item)))
+    return types
+
+
+def _items_text(types):
+    """'float64 items', 'float32 and float64 (rank 1) items', 'no items'."""
+    kinds = []
+    for dtype, shape in types:
+        kind = np.dtype(dtype).name + (f" (rank {len(shape)})" if shape else "")
+        if kind not in kinds:
+            kinds.append(kind)
+    return " and ".join(kinds) + " items" if kinds else "no items"
+
+
 def _common_item_type(*lists):
     """(dtype, shape) that every item of these Python or staged lists has (a
     staged list: its element type; dims that differ are None), (None, None)
     when none is known, or None when their items differ in dtype or rank or
     are not arrays or numbers."""
-    dtype = shape = None
+    types = []
     for lst in lists:
-        if isinstance(lst, TensorList):
-            types = [] if lst.element_dtype is None else [(lst.element_dtype, lst.element_shape)]
+        found = _item_types(lst)
+        if found is None:
+            return None
+        types += found
+    return _one_item_type(types)
+
+
+def _one_item_type(types):
+    """_common_item_type of the items' [(dtype, shape)]."""
+    dtype = shape = None
+    for item_dtype, item_shape in types:
+        if dtype is None:
+            dtype, shape = item_dtype, item_shape
+        elif item_dtype != dtype or item_shape is None or shape is None or \
+                len(item_shape) != len(shape):
+            return None
         else:
-            types = []
-            for item in lst:
-                if isinstance(item, TensorList) or not (
-                        isinstance(item, (Tensor, np.ndarray, np.generic)) or is_number(item)):
-                    return None
-                types.append((item.dtype, item.static_shape) if isinstance(item, Tensor)
-                             else (np.asarray(item).dtype, np.shape(item)))
-        for item_dtype, item_shape in types:
-            if dtype is None:
-                dtype, shape = item_dtype, item_shape
-            elif item_dtype != dtype or item_shape is None or shape is None or \
-                    len(item_shape) != len(shape):
-                return None
-            else:
-                shape = tuple(x if x == y else None for x, y in zip(shape, item_shape))
+            shape = tuple(x if x == y else None for x, y in zip(shape, item_shape))
     return dtype, shape  # (None, None): no item anywhere, nor a known element type
 
 

@@ -102,7 +102,9 @@ class Context:
         whose input is a dead fresh array of the output's shape and dtype
         writes into it (`k_add(v1, c2, v1)`): the same ufunc loop, no new
         array.  Placeholders, constants, captured values and anything an
-        aliasing op returns are never written into."""
+        aliasing op returns are never written into, nor a value that an op
+        other than a ufunc, or a branch or loop, read: its output may share
+        the buffer (_may_keep_input_buffers)."""
         lines = []
         nodes = graph.nodes
         last_use = _last_uses(graph)
@@ -169,6 +171,8 @@ class Context:
                         idle.setdefault(self._scratch_key(t), []).append(name)
             if buffer is not None:
                 held[id(node.outputs[0])] = buffer
+            if fresh and _may_keep_input_buffers(node):
+                fresh.difference_update(_read_by(node))
             for tensor, name in zip(node.outputs, outs):
                 self.names[id(tensor)] = temporaries[id(tensor)] = name
                 if _makes_fresh_array(op, tensor):
@@ -386,6 +390,33 @@ def _makes_fresh_array(op, tensor):
     return isinstance(op.kernel, np.ufunc) and not op.aliasing and not op.stateful \
         and len(tensor.static_shape) >= 1 and None not in tensor.static_shape \
         and not tensor.dtype.hasobject
+
+
+# numpy reductions (graph/ops/reductions.py): each returns a new array or a scalar
+_REDUCTIONS = frozenset(getattr(np, name) for name in (
+    "sum", "prod", "mean", "max", "min", "amax", "amin", "any", "all", "std", "var", "argmax",
+    "argmin", "count_nonzero", "median", "ptp"))
+
+
+def _may_keep_input_buffers(node):
+    """Whether an output of `node` may be (or view) the buffer of a tensor it
+    reads: a view, reshape or item (`t[0:2]`, `t.T`), a branch or loop whose
+    output is a value it captured, a variable write.  Such an input is no
+    longer written into in place at its last use: the value sharing its
+    buffer may still be read.  A ufunc or a reduction returns a new array."""
+    op = node.op
+    if op.kernel in _REDUCTIONS and not node.subgraphs:
+        return False  # (a new array or a scalar)
+    return bool(node.subgraphs) or not isinstance(op.kernel, np.ufunc) or op.aliasing \
+        or op.stateful or "out" in node.attrs
+
+
+def _read_by(node):
+    """ids of the tensors `node` reads: its arguments and what its sub-graphs read."""
+    read = {id(a) for a in node.args if isinstance(a, Tensor)}
+    for sub in node.subgraphs:
+        read.update(_read_inside(sub))
+    return read
 
 
 def _writable_input(node, dying, fresh):

@@ -475,8 +475,9 @@ def leaked_tensor_error(tensor, returned=False):
     inner = getattr(getattr(tensor, "graph", None), "parent", None) is not None
     target = errors.assignment_target_at(*made[:2]) if made and inner else None
     if target is not None:  # (the user's line that stored it names what holds it)
-        return errors.GraphError(errors.leaked_store_message(target, tensor.name, made_at, use))
-    return errors.GraphError(errors.leaked_tensor_message(tensor.name, made_at, use))
+        return errors.LeakedTensorError(errors.leaked_store_message(target, tensor.name,
+                                                                    made_at, use))
+    return errors.LeakedTensorError(errors.leaked_tensor_message(tensor.name, made_at, use))
 
 
 def made_where(node):

@@ -137,6 +137,13 @@ class Tensor:
         raise self._usage_error("bool()")
 
     def __len__(self):
+        # (Python's own len(), where no converted code asks: a method of the
+        # user's that Python calls by itself, `__len__`; a dim known while
+        # tracing is numpy's answer)
+        if type(self) is Tensor and self.static_shape and self.static_shape[0] is not None:
+            return self.static_shape[0]
+        if type(self) is Tensor and not self.static_shape and not self.python_number:
+            raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
         raise self._usage_error("len()")
 
     def __iter__(self):
@@ -159,7 +166,9 @@ class Tensor:
             "np.asarray() (numpy wants a concrete array; indexing a numpy array with a "
             "tensor, `arr[t]`, cannot be staged: write `np.take(arr, t, axis=0)` (rows; "
             "`np.take(arr[:, j], t)` for `arr[t, j]`), or index a tensor, and write "
-            "one-hot as `t[:, None] == np.arange(k)`)")
+            "one-hot as `t[:, None] == np.arange(k)`; np.array([...]) of a list takes "
+            "tensors of one rank, with no Python number or nested list among them: "
+            "write a number as np.float64(2.0), or np.stack the pieces)")
 
     def __round__(self, ndigits=None):
         if ndigits is None:
@@ -515,9 +524,13 @@ def _in_place_operator(name, symbol):
         result where nothing else holds that array (checked, else refused)."""
         if type(self) is not Tensor:  # a staged list: its own operators decide
             return getattr(type(self), name)(self, other)
-        location = errors.where_user()
+        filename, lineno, _ = errors.user_frame(2)
+        location = errors.where(filename, lineno)
         names = _UserNames()
-        change = f"{names(self)} {symbol} ..."
+        # (the statement's own variable: `z -= 1` where `y` holds the same tensor too)
+        target = errors.assignment_target_at(filename, lineno)
+        changed = target if target is not None and target.isidentifier() else names(self)
+        change = f"{changed} {symbol} ..."
         read_only = _read_only_view(self)
         if read_only is not None:  # (numpy raises before anything changes)
             raise errors.graph_error_like(ValueError)(errors.graph_op_message(
@@ -525,7 +538,7 @@ def _in_place_operator(name, symbol):
                 f"view np.broadcast_to made at {_where(read_only)} (or a view of it); take a "
                 f"copy to change it (`np.broadcast_to(...).copy()`), or write "
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array", location))
-        _refuse_shared(self, change, location, names)
+        _refuse_shared(self, change, location, names, exclude=_temporary_operand(other, names))
         result = dispatch(self, other)
         if not self.static_shape and not is_zero_d_array(self):
             # a numpy scalar or a Python number in Python, which `+=` rebinds
@@ -546,7 +559,7 @@ def _in_place_operator(name, symbol):
                 "(non-broadcastable output operand); write "
                 f"`{names(self)} = {names(self)} {symbol[:-1]} ...` for a new array",
                 location))
-        _mark_replaced(self, (names(self), symbol, location, _ops.base.core.current_graph()))
+        _mark_replaced(self, (changed, symbol, location, _ops.base.core.current_graph()))
         result.zero_d_array = not self.static_shape  # (the same 0-d array in Python)
         return result
 
@@ -876,13 +889,26 @@ def _zero_d_array(tensor, seen):
         _zero_d_array(base, seen)
 
 
-def _refuse_shared(tensor, change, location, names, passed_by=None):
+def _temporary_operand(other, names):
+    """{id(other)} when `other`, the operand of `t op= other`, is a tensor
+    no variable, item or staged list of the user's holds (`a += a.T`): a view
+    of `t` there is read whole before numpy writes (it buffers overlapping
+    operands) and is gone after the statement, so `t op other` is numpy's
+    result; else an empty set."""
+    if type(other) is Tensor and names.variable_of(other) is None and \
+            names.part_holding(other) is None and _list_store(other) is None:
+        return {id(other)}
+    return set()
+
+
+def _refuse_shared(tensor, change, location, names, passed_by=None, exclude=()):
     """Raises InPlaceChangeError if, in numpy, an in-place change of `tensor`
     would be seen by another holder of its array: the caller (an argument,
     also through a loop variable, a captured value or a value a staged `if`
     or loop passed on), a view of it, or the array it is a view of, where
-    code may still read them (`_held`).  A tensor made fresh by an op passes."""
-    name, seen = names(tensor), set()
+    code may still read them (`_held`).  A tensor made fresh by an op passes.
+    `exclude`: ids of views not to count (_temporary_operand)."""
+    name, seen = names(tensor), set(exclude)
     todo = [(tensor, passed_by)]  # (tensor, the staged statement that passed it on, or None)
     while todo:
         current, passed_by = todo.pop()

@@ -30,6 +30,7 @@ import re
 import string
 import sys
 import time
+import types
 
 import numpy as np
 
@@ -613,8 +614,8 @@ def sum_(*args, **kwargs):
 
 def max_(*args, **kwargs):
     """Python meaning: `max(*args, **kwargs)`.  Of two or more arguments with a
-    staged one among them (no `key`, no `default`), or of a Python list or
-    tuple holding one (`max([a, b, c])`), Python's own fold, whose
+    staged one among them (no `key`, no `default`), or of a Python list,
+    tuple or generator holding one (`max([a, b, c])`), Python's own fold, whose
     comparisons are staged: `m = a; m = b if b > m else m; ...` (the first of
     equal maxima, and a NaN first stays, as in Python), each step a staged
     conditional expression, so its two sides must have one type."""
@@ -627,6 +628,10 @@ def min_(*args, **kwargs):
 
 
 def _extreme(python_function, beats, call, args, kwargs):
+    if len(args) == 1 and type(args[0]) is types.GeneratorType:
+        # (`max(v for v in xs)`: Python's max takes every item first as well;
+        # comparing staged ones has no effect to interleave)
+        return _extreme(python_function, beats, call, (tuple(args[0]),), kwargs)
     if len(args) == 1 and type(args[0]) in (list, tuple) and args[0] and \
             set(kwargs) <= {"default"} and _first_backend(args[0]) is not None:
         # (a Python list or tuple of them: the same fold over its items; a
@@ -827,8 +832,15 @@ def _array_of_one(numpy_function, copy):
     def convert(*args, **kwargs):
         backend = registry.backend_of(args[0]) if args else None
         keywords = set(kwargs) - {"dtype"} - ({"copy"} if kwargs.get("copy") is copy else set())
-        if backend is None or len(args) > 2 or keywords or len(args) == 2 and "dtype" in kwargs:
+        if len(args) > 2 or keywords or len(args) == 2 and "dtype" in kwargs:
             return numpy_function(*args, **kwargs)
+        if backend is None:
+            items = _staged_arrays_of_one_rank(args[0]) if args else None
+            if items is None:
+                return numpy_function(*args, **kwargs)
+            stacked = np.stack(items)  # (numpy's array of them: their promoted dtype)
+            dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+            return stacked if dtype is None else stacked.astype(dtype)
         value = args[0]
         dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
         if type(value) is StagedRange:  # (np.array(range(n)) is np.arange(n))
@@ -843,6 +855,24 @@ def _array_of_one(numpy_function, copy):
     convert.__doc__ = (f"Python meaning: `np.{numpy_function.__name__}(*args, **kwargs)`; of one "
                        "staged value, numpy's conversion of it, staged (_array_of_one).")
     return convert
+
+
+def _staged_arrays_of_one_rank(value):
+    """The items of a Python list or tuple of staged arrays (numpy values
+    may be among them) of one rank, at least one staged and no Python
+    number or staged list (`np.array([a, b])` of values a loop made), else
+    None: numpy's array of them is np.stack of them."""
+    if type(value) not in (list, tuple) or not value:
+        return None
+    ranks, staged = set(), False
+    for item in value:
+        typed = staging.array_type(item)
+        if typed is None or staging.python_number_type(item) is not None or \
+                staging.list_element_type(item) is not None:
+            return None
+        ranks.add(len(typed[1]))
+        staged = staged or registry.backend_of(item) is not None
+    return list(value) if staged and len(ranks) == 1 else None
 
 
 array_ = _array_of_one(np.array, copy=True)

@@ -863,6 +863,10 @@ def checked_body(loop_body, initial, names, location, loop, with_item):
                         shown(name), location, loop, len(shape[1]),
                         len(value) if type(value) is list else "one known at run time"),
                         k, value[len(shape[1]):] if type(value) is list else value)
+                part = structure.first_difference(shape, _structure(value), name)
+                if part is not None and part[0] != name:  # (a part inside it: `rows[1]`)
+                    raise errors.StagingError(errors.loop_structure_message(
+                        shown(part[0]), location, loop, part[1], part[2]))
                 raise errors.StagingError(errors.loop_structure_message(
                     shown(name), location, loop, outline or _describe_outline(before),
                     _describe_outline(value)))
@@ -953,15 +957,15 @@ def _same_python_value(a, b):
 
 # --- branches ----------------------------------------------------------------------
 
-def check_branches(t, f, location, before=()):
+def check_branches(t, f, location, before=(), names=None):
     """`before`: the values the variables held before the `if` (a staged
     Python number one branch leaves unchanged may be a loop variable that the
-    loop promotes: _check_branch_leaf)."""
+    loop promotes: _check_branch_leaf); `names`: the variables' (t.names
+    names the leaves), for the message when the structures differ."""
     if t.structure != f.structure:
-        name = next((n for n, a, b in zip(t.names, t.structure, f.structure) if a != b),
-                    t.names[0] if t.names else "?")
+        name, true_side, false_side = _structure_difference(t, f, names)
         raise errors.StagingError(errors.branch_structure_message(
-            shown(name.split("[")[0]), location, "another nesting", "another nesting"))
+            name, location, true_side, false_side))
     # (a branch holds its own copy of an outer value, under the same name)
     kept = {v.name for v in before if getattr(type(v), "python_number", False) is True}
     for name, a, b in zip(t.names, t.values, f.values):
@@ -1058,8 +1062,10 @@ def python_and_numpy_bool(a, b, backend=None):
 
 # Branches `and`/`or` stage (logical.py): their value is nearly always a
 # condition, whose truth the two kinds of bool agree on (not refused, see
-# python_and_numpy_bool; ARCHITECTURE.md says what is left).
-_LOGICAL_VALUE = re.compile(r"<value of `(and|or)`>$|the value of `(?!\.\.\. if )")
+# python_and_numpy_bool; ARCHITECTURE.md says what is left).  Not those of
+# a conditional expression or of max()/min() (builtins.py), a value.
+_LOGICAL_VALUE = re.compile(
+    r"<value of `(and|or)`>$|the value of `(?!\.\.\. if |(max|min)\(\.\.\.\)`$)")
 
 
 def _check_branch_leaf(name, a, b, location, kept=frozenset()):
@@ -1139,12 +1145,31 @@ def return_stand_ins(true_out, false_out, zeros_like):
 
 # --- loops -----------------------------------------------------------------------
 
-def check_same_structure(entry, out, location, loop):
+def check_same_structure(entry, out, location, loop, names=None):
     if entry.structure != out.structure:
-        for name, before, after in zip(entry.names, entry.structure, out.structure):
-            if before != after:
-                raise errors.StagingError(errors.loop_structure_message(
-                    shown(name), location, loop, "another nesting", "another nesting"))
+        name, before, after = _structure_difference(entry, out, names)
+        raise errors.StagingError(errors.loop_structure_message(
+            name, location, loop, before, after))
+
+
+def _structure_difference(a, b, names):
+    """(the user's name of the first part where Leaves `a` and `b` nest
+    differently, what it is in `a`, in `b`): 'list of length 2', or for a
+    leaf what the value is ('a staged list of float32 items')."""
+    if names is None:
+        names = [n or "?" for n in structure.variable_names(a)] or ["?"]
+    leaf_names = {True: list(a.names), False: list(b.names)}
+    for name, x, y in zip(names, a.structure, b.structure):
+        found = structure.first_difference(x, y, name)
+        if found is not None:
+            part, x_text, y_text = found
+            texts = []
+            for side, leaves, text in ((True, a, x_text), (False, b, y_text)):
+                if text == "a value" and part in leaf_names[side]:
+                    text = describe(leaves.values[leaf_names[side].index(part)])
+                texts.append(text)
+            return shown(part), texts[0], texts[1]
+    return shown(names[0]), "another nesting", "another nesting"
 
 
 def check_unchanged(name, before, after, location, loop):
@@ -1384,7 +1409,7 @@ class LoopState:
         unchanged) and returns its carried leaves."""
         self.returns = {k: raw[k] for k in self.deferred}
         out = self.out = self.flatten_outputs(raw)
-        check_same_structure(self.entry, out, self.location, self.loop)
+        check_same_structure(self.entry, out, self.location, self.loop, self.names)
         carried = set(self.carried)
         for i, (before, after) in enumerate(zip(self.values, out.values)):
             if i not in carried:

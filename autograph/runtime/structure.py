@@ -88,25 +88,31 @@ def flatten(state, names, empty_list=None):
     holding `empty_list(the_python_list, leaf_name)`: a list the staged code
     may append to."""
     values, leaf_names = [], []
-
-    def walk(v, name):
-        if empty_list is not None and type(v) is list and not v:
-            values.append(empty_list(v, name))
-            leaf_names.append(name)
-            return LEAF
-        parts = _container(v)
-        if parts is None:
-            values.append(UNDEFINED_RETURN if type(v) is UndefinedReturnValue else v)
-            leaf_names.append(name)
-            return LEAF
-        form, children = parts
-        if form is _SEQUENCE:
-            return (type(v), tuple(walk(c, _child_name(name, form, i))
-                                   for i, c in enumerate(children)))
-        return (type(v), tuple((k, walk(c, _child_name(name, form, k))) for k, c in children))
-
-    structure = tuple(walk(v, name) for v, name in zip(state, names))
+    structure = tuple(_walk(v, name, values, leaf_names, empty_list)
+                      for v, name in zip(state, names))
     return Leaves(structure, values, leaf_names)
+
+
+# (flatten's and unflatten's walks are module functions, not nested ones: a
+# nested function calling itself is a reference cycle, which would keep the
+# values it reached -- tensors -- alive until the garbage collector runs, and
+# graph/tensor.py counts who holds a tensor by its references)
+def _walk(v, name, values, leaf_names, empty_list):
+    if empty_list is not None and type(v) is list and not v:
+        values.append(empty_list(v, name))
+        leaf_names.append(name)
+        return LEAF
+    parts = _container(v)
+    if parts is None:
+        values.append(UNDEFINED_RETURN if type(v) is UndefinedReturnValue else v)
+        leaf_names.append(name)
+        return LEAF
+    form, children = parts
+    if form is _SEQUENCE:
+        return (type(v), tuple(_walk(c, _child_name(name, form, i), values, leaf_names,
+                                     empty_list) for i, c in enumerate(children)))
+    return (type(v), tuple((k, _walk(c, _child_name(name, form, k), values, leaf_names,
+                                     empty_list)) for k, c in children))
 
 
 def structure_of(value):
@@ -139,16 +145,16 @@ def _build(kind, children):
 def unflatten(structure, values):
     """Fresh containers of `structure` around `values` (a tuple, one per name)."""
     items = iter(values)
+    return tuple(_build_node(node, items) for node in structure)
 
-    def build(node):
-        if node is LEAF:
-            return next(items)
-        kind, children = node
-        if kind is tuple or kind is list:
-            return _build(kind, [build(child) for child in children])
-        return _build(kind, [(k, build(child)) for k, child in children])
 
-    return tuple(build(node) for node in structure)
+def _build_node(node, items):
+    if node is LEAF:
+        return next(items)
+    kind, children = node
+    if kind is tuple or kind is list:
+        return _build(kind, [_build_node(child, items) for child in children])
+    return _build(kind, [(k, _build_node(child, items)) for k, child in children])
 
 
 def map_leaves(fn, value):
@@ -169,3 +175,73 @@ def describe_container(value):
     if form is _SEQUENCE:
         return f"{kind.__name__} of length {len(value)}"
     return f"{kind.__name__} with fields {[k for k, _ in children]}"
+
+
+def first_difference(a, b, name):
+    """Where two structures (nodes as `flatten` gives them) first differ:
+    (the part's name, what it is on each side), as describe_container says
+    it ('list of length 2'; 'a value' for a leaf); None when they are equal."""
+    if a == b:
+        return None
+    if a is LEAF or b is LEAF or type(a) is str or type(b) is str or a[0] is not b[0] or len(a[1]) != len(b[1]) or (
+            a[0] is dict and [k for k, _ in a[1]] != [k for k, _ in b[1]]):
+        return name, _describe_node(a), _describe_node(b)
+    kind, children = a
+    form = _SEQUENCE if kind is tuple or kind is list else (
+        _MAPPING if kind is dict else _FIELDS)
+    for k, (x, y) in enumerate(zip(children, b[1])):
+        if form is _SEQUENCE:
+            found = first_difference(x, y, _child_name(name, form, k))
+        else:
+            found = first_difference(x[1], y[1], _child_name(name, form, x[0]))
+        if found is not None:
+            return found
+    return name, _describe_node(a), _describe_node(b)
+
+
+def _describe_node(node):
+    if node is LEAF:
+        return "a value"
+    if node == UNDEFINED_LEAF:
+        return "undefined"
+    kind, children = node
+    if kind is dict:
+        return f"dict with keys {[repr(k) for k, _ in children]}"
+    if kind is tuple or kind is list:
+        return f"{kind.__name__} of length {len(children)}"
+    return f"{kind.__name__} with fields {[k for k, _ in children]}"
+
+
+def variable_names(leaves):
+    """The names `leaves` (Leaves) was flattened under, read back from its
+    leaf names ('acc' of 'acc[0]'); None for a variable that holds no leaf."""
+    names, offset = [], 0
+    for node in leaves.structure:
+        path, count = _first_leaf_path(node), _leaf_count(node)
+        names.append(None if path is None else
+                     leaves.names[offset][:len(leaves.names[offset]) - len(path)])
+        offset += count
+    return names
+
+
+def _leaf_count(node):
+    if node is LEAF or node == UNDEFINED_LEAF:
+        return 1
+    return sum(_leaf_count(c if node[0] is tuple or node[0] is list else c[1])
+               for c in node[1])
+
+
+def _first_leaf_path(node):
+    """The name suffix of `node`'s first leaf ('[0]', "['k'].x"), or None."""
+    if node is LEAF or node == UNDEFINED_LEAF:
+        return ""
+    kind, children = node
+    sequence = kind is tuple or kind is list
+    form = _SEQUENCE if sequence else (_MAPPING if kind is dict else _FIELDS)
+    for k, child in enumerate(children):
+        key, child = (k, child) if sequence else child
+        path = _first_leaf_path(child)
+        if path is not None:
+            return _child_name("", form, key) + path
+    return None
+

@@ -209,7 +209,9 @@ def test_tensor_list_dtype_errors():
     def f(x):
         return list_stack(list_append(list_new(np.int64), x))
 
-    with pytest.raises(errors.GraphError, match="cast it with .astype"):
+    with pytest.raises(errors.GraphError, match=re.escape(
+            "the staged list holds int64 items, the value is float64; give every item one "
+            "dtype (cast this one with .astype(np.int64), or the others)")):
         staged(f)(np.ones(2))
 
 

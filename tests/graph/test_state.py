@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from autograph import errors
-from autograph.graph import Variable, assert_op, function, print_op
+from autograph.graph import TensorSpec, Variable, assert_op, function, print_op
 
 
 def test_python_side_effects_happen_while_tracing_only(capsys):
@@ -146,7 +146,6 @@ def test_eager_variable():
 
 @pytest.mark.parametrize("use,what", [
     (lambda t: bool(t), "bool()"),
-    (lambda t: len(t), "len()"),
     (lambda t: iter(t), "iter()"),
     (lambda t: int(t.sum()), "int()"),
     (lambda t: float(t.sum()), "float()"),
@@ -162,6 +161,23 @@ def test_tensor_needing_a_concrete_value_raises(use, what):
     assert f"test_state.py:{line}" in str(e.value)
     assert "convert" in str(e.value)
     assert isinstance(e.value, errors.AutoGraphError)
+
+
+def test_len_in_unconverted_code_is_numpys_where_the_dim_is_known():
+    """Python's own len() (a user class's `__len__` Python calls by itself,
+    unconverted code): the first dim known while tracing, as numpy gives it;
+    numpy's TypeError for a 0-d value; refused where the dim is only known
+    at run time."""
+    def f(x):
+        return len(x) * x
+
+    x = np.ones(3)
+    np.testing.assert_array_equal(function(f, autograph=False)(x), f(x))
+    with pytest.raises(TypeError, match=re.escape("len() of unsized object")):
+        function(f, autograph=False)(np.float64(2.0))
+    relaxed = function(f, autograph=False, input_signature=[TensorSpec([None], np.float64)])
+    with pytest.raises(errors.TensorUsageError, match=re.escape("len()")):
+        relaxed(x)
 
 
 def test_if_on_a_tensor_in_unconverted_code_names_the_line():

@@ -6,6 +6,8 @@ another name still used afterwards -- staged mode refuses at trace time,
 naming the variable, the line and the fix (graph/tensor.py).  In-place numpy
 methods and functions (`t.fill(0)`, `np.copyto(t, v)`) are refused too."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -450,3 +452,86 @@ def test_a_zero_d_array_after_a_numpy_scalar_is_refused():
     with pytest.raises(ag.AutoGraphError, match=r"changes the argument `x` in place"):
         staged(np.array(1.0))
     assert staged(np.float64(5.0)) == 6.0  # the scalar calls still run
+
+
+def second_name_changed_in_place(x):
+    y = x * 1.0
+    z = y
+    z -= 1.0
+    return y, z
+
+
+def test_the_refusal_names_the_variable_the_statement_changed():
+    """`z -= 1.0` where `y` holds the same array: the message said `y -= ...`."""
+    second_name_changed_in_place(np.arange(3.0))  # plain Python runs it
+    line = second_name_changed_in_place.__code__.co_firstlineno + 3
+    _refused(second_name_changed_in_place,
+             re.escape(f"after `z -= ...` at {__file__}:{line} changed the same array in "
+                       "place") + ".*" + re.escape("rebinds `z` alone. Write `z = z - ...`"),
+             np.arange(3.0))
+
+
+def symmetrized(a0):
+    a = a0 * 1.0
+    a += a.T
+    return a
+
+
+def added_reversed(x0):
+    x = x0 + 0.0
+    x += x[::-1].reshape(-1)
+    return x
+
+
+def view_held_by_a_name(x0):
+    x = x0 + 0.0
+    t = x[::-1]
+    x += t
+    return x, t
+
+
+@pytest.mark.parametrize("fn, arg", [(symmetrized, np.arange(4.0).reshape(2, 2)),
+                                     (added_reversed, np.arange(4.0))])
+def test_a_view_that_is_only_the_operand_runs(fn, arg):
+    """`a += a.T`: numpy reads the operand whole before writing (it buffers
+    overlapping operands), and nothing holds the view after the statement."""
+    for _ in range(3):
+        _same(fn, arg)
+
+
+def test_a_view_held_by_a_name_is_still_refused():
+    view_held_by_a_name(np.arange(4.0))  # plain Python runs it
+    _refused(view_held_by_a_name, re.escape("`x += ...`") + ".*" +
+             re.escape("`t` is a numpy view of `x`"), np.arange(4.0))
+
+
+def view_of_a_branch_result_changed(x):
+    y = x * 1.0
+    if x[0] > 0:
+        y = y * 2
+    y = y.T
+    y += 1.0
+    return y
+
+
+def view_of_a_loop_result_changed(x, n):
+    y = x * 1.0
+    for _ in range(n):
+        y = x + y * 0.5
+    y = y[::-1]
+    y += 1.0
+    return y
+
+
+@pytest.mark.parametrize("fn, args", [
+    (view_of_a_branch_result_changed, (np.arange(4.0),)),
+    (view_of_a_branch_result_changed, (-np.arange(4.0),)),
+    (view_of_a_loop_result_changed, (np.arange(4.0), np.int64(2))),
+])
+def test_a_view_of_a_result_nothing_else_holds_can_change(fn, args):
+    """The array a staged `if` or loop gave `y` is held by nothing once `y`
+    is rebound to its view; it was refused ("`y` is a numpy view of `y`"):
+    runtime.structure's recursive closures kept the values they walked alive
+    (a reference cycle) until the garbage collector ran, and the in-place
+    check counts references."""
+    _same(fn, *args)

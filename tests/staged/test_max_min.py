@@ -147,3 +147,23 @@ def test_the_refusals_name_the_fix_in_a_sentence():
     with pytest.raises(errors.TensorUsageError) as e:
         ag.function(keyed)(np.array([1.0, 2.0]))
     assert ". Compare the keys yourself (`a if key(a) <= key(b) else b`" in str(e.value)
+
+
+def max_of_a_generator(x):
+    return max(v * 2 for v in [x[0], x[1], x[2]]), min(x[i] for i in range(3))
+
+
+def max_of_an_empty_generator_with_a_default(x):
+    return max((v for v in []), default=x[0])
+
+
+@pytest.mark.parametrize("fn", [max_of_a_generator, max_of_an_empty_generator_with_a_default])
+def test_max_and_min_of_a_generator_of_staged_values(fn):
+    """The generator's items, as Python's max takes them (it was refused:
+    bool() of a graph tensor)."""
+    for x in (np.array([1.5, -2.25, 3.75]), np.array([np.nan, 1.0, -1.0])):
+        expected, got = fn(x), ag.function(fn)(x)
+        for e, g in zip(expected if type(expected) is tuple else (expected,),
+                        got if type(got) is tuple else (got,), strict=True):
+            assert type(g) is type(e)
+            np.testing.assert_array_equal(g, e)

@@ -104,3 +104,36 @@ def condition_of_mixed_bools(x, n):
 def test_one_kind_of_bool_still_stages(fn, n):
     expected, actual = fn(X, n), ag.function(fn)(X, n)
     assert type(actual) is type(expected) and actual == expected
+
+
+# max()/min() stage an `if` per argument; the check let their value through
+# as if it were an `and`/`or` (whose value is nearly always a condition):
+# `~min(x[0] > 0, False)` gave np.True_ where Python gives -1.
+def min_of_a_comparison_and_false(x):
+    r = min(x[0] > 0, False)
+    return ~r, r + r
+
+
+def max_of_true_and_a_comparison(x):
+    r = max(True, x[0] > 0)
+    return ~r, r + r
+
+
+@pytest.mark.parametrize("fn, call", [(min_of_a_comparison_and_false, "min"),
+                                      (max_of_true_and_a_comparison, "max")])
+def test_max_and_min_of_a_python_and_a_numpy_bool_are_refused(fn, call):
+    for x in (X, -X):
+        fn(x)  # plain Python runs it
+        with pytest.raises(errors.StagingError, match=re.escape(
+                f"variable 'the value of `{call}(...)`' is the Python bool")):
+            ag.function(fn)(x)
+
+
+def test_max_of_two_numpy_bools_is_staged():
+    def fn(x):
+        r = max(x[0] > 0, x[1] > 0)
+        return ~r, r + r
+
+    for x in (X, -X, np.array([-1.0, 1.0], np.float32)):
+        expected, staged = fn(x), ag.function(fn)(x)
+        assert [type(v) for v in staged] == [type(v) for v in expected] and staged == expected

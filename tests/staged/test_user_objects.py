@@ -451,3 +451,29 @@ def test_an_object_made_on_each_path_is_refused_with_a_fitting_hint():
         ag.function(made_in_each_branch)(X)
     with pytest.raises(ag.AutoGraphError, match=re.escape(fix)):
         ag.function(made_in_each_iteration)(X, np.int64(3))
+
+
+class _Doubled:
+    def __init__(self, data):
+        self.data = data
+
+    def __getitem__(self, i):
+        return self.data[i] * 2
+
+    def __len__(self):  # Python calls it by itself (unconverted): len() of the array
+        return len(self.data)
+
+
+def sum_of_a_sized_object(x):
+    table = _Doubled(x)
+    s = 0.0
+    for i in range(len(table)):
+        s += table[i]
+    return s
+
+
+def test_a_user_class_len_of_an_array_of_known_length_runs():
+    x = np.array([1.5, -2.25, 3.75])
+    staged = ag.function(sum_of_a_sized_object)
+    for _ in range(3):
+        assert staged(x) == sum_of_a_sized_object(x)

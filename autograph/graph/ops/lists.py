@@ -93,6 +93,8 @@ class TensorList(Tensor):
                 "getitem", f"a staged list (built in a staged loop) is indexed with {key!r}; "
                 "it gives single items, lst[i] with an integer i: stack it with "
                 "ag.stack(lst) to slice the array", core.user_location()))
+        if self.element_dtype is None or self.element_shape is None:
+            raise _unknown_items("lst[i]")
         return item_of(self, list_stack(self)[key])
 
     def __setitem__(self, key, value):
@@ -412,9 +414,14 @@ def _item_for(lst, value, op):
         value = graph.constant(_literal_item(value, lst.element_dtype))
     value = base.as_tensor(value, graph)
     if lst.element_dtype is not None and value.dtype != lst.element_dtype:
+        filename, lineno, _ = errors.user_frame(2)
+        receiver = errors.method_receiver_at(filename, lineno, "append") \
+            if op == "list_append" else None
         raise errors.GraphError(errors.graph_op_message(
-            op, f"the list holds {lst.element_dtype}, the value is {value.dtype}; "
-            "cast it with .astype", core.user_location()))
+            op if receiver is None else f"`{receiver}.append(...)`", f"the staged list holds {np.dtype(lst.element_dtype).name} items, the value "
+            f"is {np.dtype(value.dtype).name}; give every item one dtype (cast this one with "
+            f".astype(np.{np.dtype(lst.element_dtype).name}), or the others)",
+            core.user_location()))
     if lst.element_shape is not None and len(lst.element_shape) != len(value.static_shape):
         raise errors.GraphError(errors.graph_op_message(
             op, f"the list holds items of shape {lst.element_shape}, the value "
@@ -438,9 +445,7 @@ def list_pop(lst, index=None):
     indices too), that item); IndexError when there is none."""
     _check_list(lst, "list_pop")
     if lst.element_dtype is None or lst.element_shape is None:
-        raise errors.GraphError(errors.graph_op_message(
-            "list_pop", "the list's element dtype/shape is unknown; create it with "
-            "list_new(element_dtype, element_shape) (ag.set_element_type)", core.user_location()))
+        raise _unknown_items("list_pop")
     if index is None:
         rest, value = base.record(LIST_POP, (lst,))
     else:  # walks the list when the graph runs: O(length)
@@ -460,9 +465,7 @@ def list_set(lst, index, value):
     too) replaced by `value`; IndexError when there is no such item."""
     _check_list(lst, "list_set")
     if lst.element_dtype is None or lst.element_shape is None:
-        raise errors.GraphError(errors.graph_op_message(
-            "list_set", "the list's element dtype/shape is unknown; create it with "
-            "list_new(element_dtype, element_shape) (ag.set_element_type)", core.user_location()))
+        raise _unknown_items("list_set")
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) \
             and not isinstance(index, Tensor):
         raise errors.GraphTypeError(f"list indices must be integers or slices, not "
@@ -477,13 +480,23 @@ def list_set(lst, index, value):
                 _merge_element_shapes(lst.element_shape, value.static_shape), python)
 
 
+def _unknown_items(op):
+    """The error for reading (or setting) an item of a staged list whose item
+    dtype and shape are not known yet: a staged loop whose body reads the
+    list before its first append (`while stack and stack[-1] > v`)."""
+    return errors.GraphError(errors.graph_op_message(
+        op, "the staged list's item dtype and shape are not known here: nothing was "
+        "appended to it before this use while tracing (a staged loop body reading it before "
+        "its append). Declare them before the loop: ag.set_element_type(lst, dtype, shape), "
+        "e.g. ag.set_element_type(lst, np.float64, ()) for scalar items",
+        core.user_location()))
+
+
 def list_stack(lst):
     """The items stacked into one tensor of shape (length, *element_shape)."""
     _check_list(lst, "list_stack")
     if lst.element_dtype is None or lst.element_shape is None:
-        raise errors.GraphError(errors.graph_op_message(
-            "list_stack", "the list's element dtype/shape is unknown (nothing was appended); "
-            "create it with list_new(element_dtype, element_shape)", core.user_location()))
+        raise _unknown_items("list_stack")
     return base.record1(LIST_STACK, (lst,), {"dtype": lst.element_dtype,
                                              "shape": lst.element_shape})
 
