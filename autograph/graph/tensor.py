@@ -435,8 +435,27 @@ def _pass_on_python_path(result, operands):
     if None in marks or not isinstance(result, Tensor) or not all(
             isinstance(o, Tensor) or type(o) in (int, float, complex) for o in operands):
         return result
-    result.python_on_a_path = marks[0]
+    result.python_on_a_path = marks[0] if len(marks) == 1 else _joined(marks)
     return result
+
+
+def _joined(marks):
+    """The mark of a result of operands marked `marks`: a Python number on the
+    path where each of them is one.  Two loops' `ran` flags join (numpy once
+    either ran: `s + t` after two loops); an `if`'s mark, which has none, is
+    kept (its uses are refused where the dtype depends on the path)."""
+    flags = [mark[4] for mark in marks]
+    if all(flag is flags[0] for flag in flags):
+        return marks[0]
+    for mark in marks:
+        if mark[4] is None:
+            return mark
+    if any(flag.graph is not flags[0].graph for flag in flags):
+        return marks[0]  # (a flag from outside a loop body: not returned from it as it is)
+    ran = flags[0]
+    for flag in flags[1:]:
+        ran = _ops.elementwise.apply_ufunc(np.logical_or, (ran, flag))
+    return marks[0][:4] + (ran,)
 
 
 def _binary(ufunc):

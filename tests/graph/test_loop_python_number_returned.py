@@ -1,0 +1,108 @@
+"""A returned variable a staged loop starts as a Python number (`s = 0.0`)
+and makes numpy (`s = s + v`) is the Python number in Python when the loop
+ran no iteration, the numpy scalar once it ran: which one is known at run
+time only.  The graph returned the numpy scalar on both paths
+(`np.float64(0.0)` for `0.0`); its output is now the loop's Python number
+when the loop ran none (ops/elementwise.py as_returned), also inside
+returned containers, after nested loops, for values computed from it with
+Python numbers, and in a saved graph."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+
+def kinds(value):
+    """`value` as (type, repr) pairs, containers kept: type AND value."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(kinds(v) for v in value)
+    if isinstance(value, dict):
+        return {k: kinds(v) for k, v in value.items()}
+    return type(value), repr(value)
+
+
+def loop_sum(xs):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    return s
+
+
+def while_count(xs):
+    n = 0
+    t = xs.sum() / 1
+    while t > 1.0:
+        t = t / 2
+        n = n + xs[0]  # (numpy's int64 once it ran, for an int array)
+    return n
+
+
+def int_start_float_carry(xs):
+    n = 0  # (carried as float64: `0 + np.float64`; Python's int when no iteration)
+    for v in xs:
+        n = n + v
+    return n
+
+
+def nested_sum(rows):
+    s = 0.0
+    for row in rows:
+        for v in row:
+            s = s + v
+    return s
+
+
+def derived_in_containers(xs):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    return {"sum": s, "parts": [s * 2, -s, abs(s)], "pair": (s / 4, s > 0.5)}
+
+
+def two_loops(xs, ys):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    t = 0.0
+    for v in ys:
+        t = t + v
+    return s + t, s * t
+
+
+def complex_carry(zs):
+    s = 0.0
+    for z in zs:
+        s = s + z
+    return s
+
+
+EMPTY, TWO = np.zeros(0), np.array([1.5, 2.0])
+CASES = [
+    (loop_sum, [(EMPTY,), (TWO,), (np.zeros(0, np.float32),), (TWO.astype(np.float32),)]),
+    (while_count, [(np.ones(1, np.int64),), (np.full(3, 2, np.int64),)]),
+    (int_start_float_carry, [(EMPTY,), (TWO,)]),
+    (nested_sum, [(np.zeros((0, 2)),), (np.zeros((2, 0)),), (np.ones((2, 2)),)]),
+    (derived_in_containers, [(EMPTY,), (TWO,)]),
+    (two_loops, [(EMPTY, EMPTY), (TWO, EMPTY), (EMPTY, TWO), (TWO, TWO)]),
+    (complex_carry, [(np.zeros(0, complex),), (np.ones(2, complex),)]),
+]
+
+
+@pytest.mark.parametrize("f, calls", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_the_returned_number_is_pythons_type_whether_or_not_the_loop_ran(f, calls):
+    staged = ag.function(f)
+    for args in calls:
+        python = kinds(f(*args))
+        for _ in range(3):  # (interpreted, compiled, then the fast call)
+            assert kinds(staged(*args)) == python, args
+
+
+def test_a_saved_graph_returns_pythons_type(tmp_path):
+    specs = [ag.TensorSpec((None,), np.float64)]
+    for f in (loop_sum, derived_in_containers):
+        path = tmp_path / f.__name__
+        ag.function(f, input_signature=specs).get_concrete_function(*specs).save(str(path))
+        loaded = ag.load(str(path))
+        for xs in (EMPTY, TWO):
+            assert kinds(loaded(xs)) == kinds(f(xs))
