@@ -205,6 +205,13 @@ class GraphBackend(Backend):
             for graph, side in zip(graphs, sides):
                 tensor_module.pass_on_staleness(side.values, outputs, graph)
             for name, a, b, out in zip(leaf_names, sides[0].values, sides[1].values, outputs):
+                mark = getattr(out, "python_on_a_path", None)
+                if mark is not None and mark[5] is not None and \
+                        getattr(a, "python_on_a_path", None) is not \
+                        getattr(b, "python_on_a_path", None):
+                    # (one side's mark: whether the result is its Python number
+                    # depends on the side taken too; returned as the numpy value)
+                    out.python_on_a_path = mark[:5] + (None,)
                 kind = staging.python_number_on_one_side(a, b)
                 if kind is not None and isinstance(out, Tensor):
                     tensor_module.python_number_on_one_path(
@@ -680,6 +687,16 @@ def _canonical(value):
     return value.node.outputs[value.index] if isinstance(value, Tensor) else value
 
 
+def _left_by_a_loop(value):
+    """The mark of `value` as a Python number a loop before this one (of this
+    graph) left when it ran no iteration (tensor.python_number_on_one_path's
+    `ran`), else None."""
+    mark = getattr(value, "python_on_a_path", None)
+    if mark is None or mark[4] is None or mark[4].graph is not core.current_graph():
+        return None
+    return mark
+
+
 class _Loop:
     """One staged loop (its state as leaves: staging.LoopState).  The test and
     the body are traced once; what that trace reveals (a Python number that
@@ -728,6 +745,8 @@ class _Loop:
         inner = self._python_after_inner_loops(trace)
         python_starts = [start for start in self._python_starts(trace)
                          if all(start[0] != j for j, _ in inner)]
+        unknown = [j for j, _, kind in python_starts if kind is None]
+        python_starts = [start for start in python_starts if start[2] is not None]
         ran_at = len(trace.placeholders)
         counted = self.kind == "for" and st.carried[:1] == [0]  # (_for_counter's counter)
         if python_starts and not counted:
@@ -739,16 +758,24 @@ class _Loop:
         initial, results = list(trace.init), list(trace.body_outputs)
         final = trace.finish(self.opts.get("maximum_iterations"))
         self._mark_python_numbers(final)
+        for j in unknown:  # (whether the body changed it is not tracked)
+            if final[j].python_on_a_path is not None:
+                final[j].python_on_a_path = final[j].python_on_a_path[:5] + (None,)
         if python_starts:
             ran = np.not_equal(final[0], initial[0]) if counted else \
                 np.not_equal(final[ran_at], 0)
             for j, i, kind in python_starts:
+                mark = _left_by_a_loop(st.entry.values[i])
+                if mark is not None:  # (numpy where the loop before it ran, or this one)
+                    tensor_module.python_number_on_one_path(
+                        final[j], *mark[:4], ran=np.logical_or(mark[4], ran))
+                    continue
                 tensor_module.python_number_on_one_path(
                     final[j], staging.shown(st.names[i]), kind, self.location, self.kind,
                     ran=ran)
         for k, (j, _) in enumerate(inner):
-            name, kind, location, statement, _ = _canonical(
-                st.out.values[st.carried[j]]).python_on_a_path
+            name, kind, location, statement = _canonical(
+                st.out.values[st.carried[j]]).python_on_a_path[:4]
             tensor_module.python_number_on_one_path(
                 final[j], name, kind, location, statement,
                 ran=np.logical_not(final[still_at + k]))
@@ -764,13 +791,26 @@ class _Loop:
         makes a numpy value of its default dtype (`s = 0.0; for v in xs: s =
         s + v`): a Python number after the loop only when the loop ran no
         iteration.  (Not one the body may pass on unchanged, `if v > 0: s =
-        s + v`: whether it is still the Python number is not tracked.)"""
+        s + v`: whether it is still the Python number is not tracked.)  Also
+        such a start a loop before left (marked: numpy where either loop
+        ran), of kind None where this body may change it or not (its result
+        keeps the mark, but is not returned as the Python number)."""
         st = self.st
         found = []
         for j, i in enumerate(st.carried):
             after = _canonical(st.out.values[i])
             start = st.entry.values[i]  # (st.values holds it promoted)
             kind = staging.python_number_type(start)
+            if _left_by_a_loop(start) is not None:
+                # a loop's Python start a loop before left (its mark, passed on
+                # to this loop's result): as a Python start where every iteration
+                # makes it numpy; else not returned as the Python number
+                if type(after) is Tensor and after.python_on_a_path is None and \
+                        not tensor_module.passes_on(after, trace.b_graph.inputs[j]):
+                    found.append((j, i, start.python_on_a_path[1]))
+                elif getattr(after, "python_on_a_path", None) is not start.python_on_a_path:
+                    found.append((j, i, None))  # (kept by an `s * 2` too: a Python number)
+                continue
             if kind not in (None, bool) and type(after) is Tensor and \
                     staging.python_number_type(after) is None and \
                     not tensor_module.passes_on(after, trace.b_graph.inputs[j]):

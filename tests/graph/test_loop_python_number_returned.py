@@ -70,6 +70,43 @@ def two_loops(xs, ys):
     return s + t, s * t
 
 
+def two_loops_in_turn(xs, ys):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    for v in ys:  # (numpy once either loop ran)
+        s = s + 2 * v
+    return s
+
+
+def a_later_loop_that_may_change_it(xs, ys):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    for v in ys:
+        if v > 0:
+            s = s + v
+    return s
+
+
+def a_later_loop_keeping_it_a_python_number(xs, k):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    while k > 0:
+        s = s * 2
+        k = k - 1
+    return s
+
+
+def chosen_by_an_if(xs, c):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    t = s if c > 0 else xs.sum()  # (np.float64 when c <= 0, whether or not the loop ran)
+    return t
+
+
 def complex_carry(zs):
     s = 0.0
     for z in zs:
@@ -85,6 +122,13 @@ CASES = [
     (nested_sum, [(np.zeros((0, 2)),), (np.zeros((2, 0)),), (np.ones((2, 2)),)]),
     (derived_in_containers, [(EMPTY,), (TWO,)]),
     (two_loops, [(EMPTY, EMPTY), (TWO, EMPTY), (EMPTY, TWO), (TWO, TWO)]),
+    (two_loops_in_turn, [(EMPTY, EMPTY), (TWO, EMPTY), (EMPTY, TWO), (TWO, TWO)]),
+    # (not with both loops leaving it the Python float: the graph gives the
+    # numpy scalar there, whether the second body changed it is not tracked)
+    (a_later_loop_that_may_change_it, [(EMPTY, TWO), (TWO, EMPTY), (TWO, -TWO)]),
+    (a_later_loop_keeping_it_a_python_number, [
+        (EMPTY, np.int64(0)), (EMPTY, np.int64(2)), (TWO, np.int64(0)), (TWO, np.int64(2))]),
+    (chosen_by_an_if, [(EMPTY, np.int64(-1)), (TWO, np.int64(-1)), (TWO, np.int64(1))]),
     (complex_carry, [(np.zeros(0, complex),), (np.ones(2, complex),)]),
 ]
 

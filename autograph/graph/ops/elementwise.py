@@ -195,7 +195,7 @@ def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
                                               if a.python_on_a_path[4] is not None]
     outputs = list(outputs)
     for group in groups:
-        name, kind, location, statement, ran = group[0].python_on_a_path
+        name, kind, location, statement, ran = group[0].python_on_a_path[:5]
         examples = [(a.python_on_a_path[1](1) if any(a is m for m in group)
                      else np.ones((), a.dtype)) if isinstance(a, Tensor) else a for a in inputs]
         with np.errstate(all="ignore"):
@@ -242,10 +242,10 @@ def as_returned(value):
     number gives there (else PYTHON_PATH_CHECK refused it), and its type."""
     mark = value.python_on_a_path
     if mark is None or value.static_shape != () or \
-            getattr(mark[4], "graph", None) is not value.graph:
+            getattr(mark[5], "graph", None) is not value.graph:
         return value
     attrs = {"kind": mark[1].__name__} if value.node.op.name == "while_loop" else {}
-    return base.record1(PYTHON_PATH_NUMBER, (mark[4], value), attrs)
+    return base.record1(PYTHON_PATH_NUMBER, (mark[5], value), attrs)
 
 
 _KINDS = {kind.__name__: kind for kind in (bool, int, float)}
