@@ -215,7 +215,8 @@ class GraphBackend(Backend):
                 kind = staging.python_number_on_one_side(a, b)
                 if kind is not None and isinstance(out, Tensor):
                     tensor_module.python_number_on_one_path(
-                        out, staging.shown(name), kind, location)
+                        out, staging.shown(name), kind, location,
+                        returned=_numpy_side(pred, staging.python_number_type(a) is not None))
         return unflatten(sides[0].structure, outputs)
 
     def logical_not(self, value):
@@ -687,14 +688,26 @@ def _canonical(value):
     return value.node.outputs[value.index] if isinstance(value, Tensor) else value
 
 
-def _left_by_a_loop(value):
-    """The mark of `value` as a Python number a loop before this one (of this
-    graph) left when it ran no iteration (tensor.python_number_on_one_path's
-    `ran`), else None."""
-    mark = getattr(value, "python_on_a_path", None)
-    if mark is None or mark[4] is None or mark[4].graph is not core.current_graph():
+def _numpy_side(pred, true_is_number):
+    """A staged bool, true where a staged `if` testing `pred` took the side
+    whose value is numpy (the other's is a Python number); None for a test
+    other than one bool of this graph."""
+    if not (isinstance(pred, Tensor) and pred.static_shape == () and
+            pred.dtype == np.bool_ and pred.graph is engine.current_graph()):
         return None
-    return mark
+    return np.logical_not(pred) if true_is_number else pred
+
+
+def _numpy_flag(value):
+    """A staged bool of this graph, true where `value` is numpy and false where
+    it is the Python number a loop that ran no iteration, or a staged `if`'s
+    path, left (tensor.python_number_on_one_path's `ran`, or for an `if` its
+    `returned`); else None."""
+    mark = getattr(value, "python_on_a_path", None)
+    if mark is None:
+        return None
+    flag = mark[4] if mark[4] is not None else mark[5]
+    return flag if flag is not None and flag.graph is core.current_graph() else None
 
 
 class _Loop:
@@ -765,14 +778,10 @@ class _Loop:
             ran = np.not_equal(final[0], initial[0]) if counted else \
                 np.not_equal(final[ran_at], 0)
             for j, i, kind in python_starts:
-                mark = _left_by_a_loop(st.entry.values[i])
-                if mark is not None:  # (numpy where the loop before it ran, or this one)
-                    tensor_module.python_number_on_one_path(
-                        final[j], *mark[:4], ran=np.logical_or(mark[4], ran))
-                    continue
+                flag = _numpy_flag(st.entry.values[i])  # (numpy where that or this loop ran)
                 tensor_module.python_number_on_one_path(
                     final[j], staging.shown(st.names[i]), kind, self.location, self.kind,
-                    ran=ran)
+                    ran=ran if flag is None else np.logical_or(flag, ran))
         for k, (j, _) in enumerate(inner):
             name, kind, location, statement = _canonical(
                 st.out.values[st.carried[j]]).python_on_a_path[:4]
@@ -801,15 +810,17 @@ class _Loop:
             after = _canonical(st.out.values[i])
             start = st.entry.values[i]  # (st.values holds it promoted)
             kind = staging.python_number_type(start)
-            if _left_by_a_loop(start) is not None:
-                # a loop's Python start a loop before left (its mark, passed on
-                # to this loop's result): as a Python start where every iteration
-                # makes it numpy; else not returned as the Python number
+            if _numpy_flag(start) is not None:
+                # a Python number on a path of a loop or `if` before (its mark,
+                # passed on to this loop's result): as a Python start where
+                # every iteration makes it numpy; else not returned as the
+                # Python number, but where the body keeps it one (`s * 2`)
+                mark = start.python_on_a_path
                 if type(after) is Tensor and after.python_on_a_path is None and \
                         not tensor_module.passes_on(after, trace.b_graph.inputs[j]):
-                    found.append((j, i, start.python_on_a_path[1]))
-                elif getattr(after, "python_on_a_path", None) is not start.python_on_a_path:
-                    found.append((j, i, None))  # (kept by an `s * 2` too: a Python number)
+                    found.append((j, i, mark[1]))
+                elif getattr(after, "python_on_a_path", None) is not mark:
+                    found.append((j, i, None))
                 continue
             if kind not in (None, bool) and type(after) is Tensor and \
                     staging.python_number_type(after) is None and \

@@ -5,7 +5,8 @@ time only.  The graph returned the numpy scalar on both paths
 (`np.float64(0.0)` for `0.0`); its output is now the loop's Python number
 when the loop ran none (ops/elementwise.py as_returned), also inside
 returned containers, after nested loops, for values computed from it with
-Python numbers, and in a saved graph."""
+Python numbers, and in a saved graph.  The same for a staged `if` leaving a
+Python number on one path (`lr = 0.01` / `lr = 0.01 * np.cos(t)`)."""
 
 import numpy as np
 import pytest
@@ -107,6 +108,29 @@ def chosen_by_an_if(xs, c):
     return t
 
 
+def lr_schedule(xs, t):
+    lr = 0.01  # (Python's float where the staged `if` below is not taken)
+    if t > 100:
+        lr = 0.01 * np.cos(t / 1000)
+    return lr, lr * 2, -lr
+
+
+def if_then_loop(xs, c):
+    s = 0.5
+    if c > 0:
+        s = xs.sum()
+    for v in xs:
+        s = s + v
+    return s
+
+
+def nested_ifs(xs, c, d):
+    s = 0.5
+    if c > 0:
+        s = xs.sum() if d > 0 else s * 3
+    return s
+
+
 def complex_carry(zs):
     s = 0.0
     for z in zs:
@@ -129,6 +153,11 @@ CASES = [
     (a_later_loop_keeping_it_a_python_number, [
         (EMPTY, np.int64(0)), (EMPTY, np.int64(2)), (TWO, np.int64(0)), (TWO, np.int64(2))]),
     (chosen_by_an_if, [(EMPTY, np.int64(-1)), (TWO, np.int64(-1)), (TWO, np.int64(1))]),
+    (lr_schedule, [(EMPTY, np.int64(5)), (EMPTY, np.int64(500))]),
+    (if_then_loop, [(xs, np.int64(c)) for xs in (EMPTY, TWO) for c in (1, -1)]),
+    # (not c > 0 with d <= 0: the inner `if`'s Python float is returned as the
+    # numpy scalar, the outer `if` does not see whether the inner one left it)
+    (nested_ifs, [(EMPTY, np.int64(1), np.int64(1)), (EMPTY, np.int64(-1), np.int64(1))]),
     (complex_carry, [(np.zeros(0, complex),), (np.ones(2, complex),)]),
 ]
 
