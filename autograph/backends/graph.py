@@ -205,18 +205,20 @@ class GraphBackend(Backend):
             for graph, side in zip(graphs, sides):
                 tensor_module.pass_on_staleness(side.values, outputs, graph)
             for name, a, b, out in zip(leaf_names, sides[0].values, sides[1].values, outputs):
-                mark = getattr(out, "python_on_a_path", None)
-                if mark is not None and mark[5] is not None and \
-                        getattr(a, "python_on_a_path", None) is not \
-                        getattr(b, "python_on_a_path", None):
-                    # (one side's mark: whether the result is its Python number
-                    # depends on the side taken too; returned as the numpy value)
-                    out.python_on_a_path = mark[:5] + (None,)
                 kind = staging.python_number_on_one_side(a, b)
                 if kind is not None and isinstance(out, Tensor):
                     tensor_module.python_number_on_one_path(
-                        out, staging.shown(name), kind, location,
-                        returned=_numpy_side(pred, staging.python_number_type(a) is not None))
+                        out, staging.shown(name), kind, location)
+                a_mark, b_mark = (getattr(v, "python_on_a_path", None) for v in (a, b))
+                mark = getattr(out, "python_on_a_path", None) or a_mark or b_mark
+                if mark is not None and isinstance(out, Tensor) and (
+                        a_mark is None or a_mark is not b_mark):  # (not one value passed on)
+                    returned = _numpy_side(pred, a, b, out, unknown=True)
+                    if mark[4] is None:  # (an `if`'s: uses refused where the dtype differs)
+                        out.python_on_a_path = mark[:5] + (returned,)
+                    else:  # a loop's, on one side: checked at run time where it is one
+                        ran = _numpy_side(pred, a, b, out, unknown=None)
+                        out.python_on_a_path = mark[:4] + (ran, returned)
         return unflatten(sides[0].structure, outputs)
 
     def logical_not(self, value):
@@ -688,14 +690,40 @@ def _canonical(value):
     return value.node.outputs[value.index] if isinstance(value, Tensor) else value
 
 
-def _numpy_side(pred, true_is_number):
-    """A staged bool, true where a staged `if` testing `pred` took the side
-    whose value is numpy (the other's is a Python number); None for a test
+def _numpy_side(pred, a, b, out, unknown):
+    """A staged bool, true where the result `out` of a staged `if` testing
+    `pred` (`a` if it holds, else `b`) is numpy, false where it is a Python
+    number: on a side that is one, or marked as one on a path
+    (tensor.python_number_on_one_path) where that mark's flag says so.
+    Where that is not known on a side (its flag of a branch's graph, from an
+    inner `if` or loop; a Python number of another dtype than `out`'s), that
+    side's is `unknown`: True (numpy), or None for all.  None for a test
     other than one bool of this graph."""
+    graph = engine.current_graph()
     if not (isinstance(pred, Tensor) and pred.static_shape == () and
-            pred.dtype == np.bool_ and pred.graph is engine.current_graph()):
+            pred.dtype == np.bool_ and pred.graph is graph):
         return None
-    return np.logical_not(pred) if true_is_number else pred
+    flags = []
+    for side in (a, b):
+        kind = staging.python_number_type(side)
+        mark = getattr(side, "python_on_a_path", None)
+        if kind is None and mark is None:
+            flags.append(True)
+            continue
+        flag = False
+        if kind is None:
+            kind, flag = mark[1], mark[5]
+        if flag is None or flag is not False and flag.graph is not graph or \
+                np.asarray(kind(0)).dtype != out.dtype:  # (its Python type is not `out`'s)
+            if unknown is None:
+                return None
+            flag = unknown
+        flags.append(flag)
+    if flags[0] is True and flags[1] is False:
+        return pred
+    if flags[0] is False and flags[1] is True:
+        return np.logical_not(pred)
+    return np.where(pred, *flags)
 
 
 def _numpy_flag(value):

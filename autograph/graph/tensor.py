@@ -451,10 +451,11 @@ def _joined(marks):
     kept (its uses are refused where the dtype depends on the path)."""
     if all(mark is marks[0] for mark in marks):
         return marks[0]
+    returned = _either([mark[5] for mark in marks])  # (numpy where one of them is)
     for mark in marks:
-        if mark[4] is None:
-            return mark[:5] + (None,)
-    return marks[0][:4] + (_either([m[4] for m in marks]), _either([m[5] for m in marks]))
+        if mark[4] is None:  # (an `if`'s: its uses refused where the dtype differs)
+            return mark[:5] + (returned,)
+    return marks[0][:4] + (_either([mark[4] for mark in marks]), returned)
 
 
 def _either(flags):

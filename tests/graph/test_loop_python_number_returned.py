@@ -8,10 +8,13 @@ returned containers, after nested loops, for values computed from it with
 Python numbers, and in a saved graph.  The same for a staged `if` leaving a
 Python number on one path (`lr = 0.01` / `lr = 0.01 * np.cos(t)`)."""
 
+import re
+
 import numpy as np
 import pytest
 
 import autograph as ag
+from autograph import errors
 
 
 def kinds(value):
@@ -131,6 +134,18 @@ def nested_ifs(xs, c, d):
     return s
 
 
+def loop_then_if(xs, c):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    if c > 0:
+        s = 0.5
+    lr = 0.25
+    if c > 1:
+        lr = xs.sum()
+    return s, s + lr, s * lr
+
+
 def complex_carry(zs):
     s = 0.0
     for z in zs:
@@ -152,7 +167,8 @@ CASES = [
     (a_later_loop_that_may_change_it, [(EMPTY, TWO), (TWO, EMPTY), (TWO, -TWO)]),
     (a_later_loop_keeping_it_a_python_number, [
         (EMPTY, np.int64(0)), (EMPTY, np.int64(2)), (TWO, np.int64(0)), (TWO, np.int64(2))]),
-    (chosen_by_an_if, [(EMPTY, np.int64(-1)), (TWO, np.int64(-1)), (TWO, np.int64(1))]),
+    (chosen_by_an_if, [(xs, np.int64(c)) for xs in (EMPTY, TWO) for c in (1, -1)]),
+    (loop_then_if, [(xs, np.int64(c)) for xs in (EMPTY, TWO) for c in (0, 1, 2)]),
     (lr_schedule, [(EMPTY, np.int64(5)), (EMPTY, np.int64(500))]),
     (if_then_loop, [(xs, np.int64(c)) for xs in (EMPTY, TWO) for c in (1, -1)]),
     # (not c > 0 with d <= 0: the inner `if`'s Python float is returned as the
@@ -179,3 +195,43 @@ def test_a_saved_graph_returns_pythons_type(tmp_path):
         loaded = ag.load(str(path))
         for xs in (EMPTY, TWO):
             assert kinds(loaded(xs)) == kinds(f(xs))
+
+
+W32 = np.ones(2, np.float32)
+
+
+def line_of(f, k):
+    """file:line of the k-th line of `f`'s body (the `def` is line 0)."""
+    code = f.__code__
+    return errors.where(code.co_filename, code.co_firstlineno + k)
+
+
+def chosen_then_scaled(xs, c, w):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    t = xs.sum() if c > 0 else s
+    return t * w
+
+
+def chosen_first_then_scaled(xs, c, w):
+    s = 0.0
+    for v in xs:
+        s = s + v
+    t = s if c > 0 else xs.sum()
+    return t * w
+
+
+def test_an_if_choosing_the_loops_python_number_on_one_side_is_checked_where_it_is_one():
+    # `t * w` gave float64 silently where Python gives float32 (the if's result
+    # had no mark when its first side had none), and was refused where
+    # Python gives float64 (it had the loop's mark whichever side was taken)
+    message = errors.python_number_before_loop_message(
+        "s", "float", "float64", "for", line_of(chosen_then_scaled, 2), "float32",
+        line_of(chosen_then_scaled, 5))
+    with pytest.raises(errors.PythonNumberPathError, match=re.escape(message)):
+        ag.function(chosen_then_scaled)(EMPTY, np.int64(-1), W32)
+    for f, c in ((chosen_then_scaled, 1), (chosen_first_then_scaled, -1)):
+        for xs in (EMPTY, TWO):
+            got, python = ag.function(f)(xs, np.int64(c), W32), f(xs, np.int64(c), W32)
+            assert got.dtype == python.dtype and np.array_equal(got, python)
