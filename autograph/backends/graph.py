@@ -209,6 +209,16 @@ class GraphBackend(Backend):
                 if kind is not None and isinstance(out, Tensor):
                     tensor_module.python_number_on_one_path(
                         out, staging.shown(name), kind, location)
+                a_mark, b_mark = (getattr(v, "python_on_a_path", None) for v in (a, b))
+                mark = getattr(out, "python_on_a_path", None) or a_mark or b_mark
+                if mark is not None and isinstance(out, Tensor) and (
+                        a_mark is None or a_mark is not b_mark):  # (not one value passed on)
+                    returned = _numpy_side(pred, a, b, out, unknown=True)
+                    if mark[4] is None:  # (an `if`'s: uses refused where the dtype differs)
+                        out.python_on_a_path = mark[:5] + (returned,)
+                    else:  # a loop's, on one side: checked at run time where it is one
+                        ran = _numpy_side(pred, a, b, out, unknown=None)
+                        out.python_on_a_path = mark[:4] + (ran, returned)
         return unflatten(sides[0].structure, outputs)
 
     def logical_not(self, value):
@@ -680,6 +690,54 @@ def _canonical(value):
     return value.node.outputs[value.index] if isinstance(value, Tensor) else value
 
 
+def _numpy_side(pred, a, b, out, unknown):
+    """A staged bool, true where the result `out` of a staged `if` testing
+    `pred` (`a` if it holds, else `b`) is numpy, false where it is a Python
+    number: on a side that is one, or marked as one on a path
+    (tensor.python_number_on_one_path) where that mark's flag says so.
+    Where that is not known on a side (its flag of a branch's graph, from an
+    inner `if` or loop; a Python number of another dtype than `out`'s), that
+    side's is `unknown`: True (numpy), or None for all.  None for a test
+    other than one bool of this graph."""
+    graph = engine.current_graph()
+    if not (isinstance(pred, Tensor) and pred.static_shape == () and
+            pred.dtype == np.bool_ and pred.graph is graph):
+        return None
+    flags = []
+    for side in (a, b):
+        kind = staging.python_number_type(side)
+        mark = getattr(side, "python_on_a_path", None)
+        if kind is None and mark is None:
+            flags.append(True)
+            continue
+        flag = False
+        if kind is None:
+            kind, flag = mark[1], mark[5]
+        if flag is None or flag is not False and flag.graph is not graph or \
+                np.asarray(kind(0)).dtype != out.dtype:  # (its Python type is not `out`'s)
+            if unknown is None:
+                return None
+            flag = unknown
+        flags.append(flag)
+    if flags[0] is True and flags[1] is False:
+        return pred
+    if flags[0] is False and flags[1] is True:
+        return np.logical_not(pred)
+    return np.where(pred, *flags)
+
+
+def _numpy_flag(value):
+    """A staged bool of this graph, true where `value` is numpy and false where
+    it is the Python number a loop that ran no iteration, or a staged `if`'s
+    path, left (tensor.python_number_on_one_path's `ran`, or for an `if` its
+    `returned`); else None."""
+    mark = getattr(value, "python_on_a_path", None)
+    if mark is None:
+        return None
+    flag = mark[4] if mark[4] is not None else mark[5]
+    return flag if flag is not None and flag.graph is core.current_graph() else None
+
+
 class _Loop:
     """One staged loop (its state as leaves: staging.LoopState).  The test and
     the body are traced once; what that trace reveals (a Python number that
@@ -728,6 +786,8 @@ class _Loop:
         inner = self._python_after_inner_loops(trace)
         python_starts = [start for start in self._python_starts(trace)
                          if all(start[0] != j for j, _ in inner)]
+        unknown = [j for j, _, kind in python_starts if kind is None]
+        python_starts = [start for start in python_starts if start[2] is not None]
         ran_at = len(trace.placeholders)
         counted = self.kind == "for" and st.carried[:1] == [0]  # (_for_counter's counter)
         if python_starts and not counted:
@@ -739,16 +799,20 @@ class _Loop:
         initial, results = list(trace.init), list(trace.body_outputs)
         final = trace.finish(self.opts.get("maximum_iterations"))
         self._mark_python_numbers(final)
+        for j in unknown:  # (whether the body changed it is not tracked)
+            if final[j].python_on_a_path is not None:
+                final[j].python_on_a_path = final[j].python_on_a_path[:5] + (None,)
         if python_starts:
             ran = np.not_equal(final[0], initial[0]) if counted else \
                 np.not_equal(final[ran_at], 0)
             for j, i, kind in python_starts:
+                flag = _numpy_flag(st.entry.values[i])  # (numpy where that or this loop ran)
                 tensor_module.python_number_on_one_path(
                     final[j], staging.shown(st.names[i]), kind, self.location, self.kind,
-                    ran=ran)
+                    ran=ran if flag is None else np.logical_or(flag, ran))
         for k, (j, _) in enumerate(inner):
-            name, kind, location, statement, _ = _canonical(
-                st.out.values[st.carried[j]]).python_on_a_path
+            name, kind, location, statement = _canonical(
+                st.out.values[st.carried[j]]).python_on_a_path[:4]
             tensor_module.python_number_on_one_path(
                 final[j], name, kind, location, statement,
                 ran=np.logical_not(final[still_at + k]))
@@ -764,13 +828,28 @@ class _Loop:
         makes a numpy value of its default dtype (`s = 0.0; for v in xs: s =
         s + v`): a Python number after the loop only when the loop ran no
         iteration.  (Not one the body may pass on unchanged, `if v > 0: s =
-        s + v`: whether it is still the Python number is not tracked.)"""
+        s + v`: whether it is still the Python number is not tracked.)  Also
+        such a start a loop before left (marked: numpy where either loop
+        ran), of kind None where this body may change it or not (its result
+        keeps the mark, but is not returned as the Python number)."""
         st = self.st
         found = []
         for j, i in enumerate(st.carried):
             after = _canonical(st.out.values[i])
             start = st.entry.values[i]  # (st.values holds it promoted)
             kind = staging.python_number_type(start)
+            if _numpy_flag(start) is not None:
+                # a Python number on a path of a loop or `if` before (its mark,
+                # passed on to this loop's result): as a Python start where
+                # every iteration makes it numpy; else not returned as the
+                # Python number, but where the body keeps it one (`s * 2`)
+                mark = start.python_on_a_path
+                if type(after) is Tensor and after.python_on_a_path is None and \
+                        not tensor_module.passes_on(after, trace.b_graph.inputs[j]):
+                    found.append((j, i, mark[1]))
+                elif getattr(after, "python_on_a_path", None) is not mark:
+                    found.append((j, i, None))
+                continue
             if kind not in (None, bool) and type(after) is Tensor and \
                     staging.python_number_type(after) is None and \
                     not tensor_module.passes_on(after, trace.b_graph.inputs[j]):

@@ -25,6 +25,7 @@ from autograph.graph.guards import (
     guards_of, raise_leaked, random_states, stale, watch_lines)
 from autograph.graph.guards import user_object_attributes
 from autograph.graph.slots import ListSlot as _ListSlot, Slot as _Slot
+from autograph.graph.ops import elementwise
 from autograph.graph.ops.lists import TensorList
 from autograph.graph.ops.shaping import StagedShape
 from autograph.graph.tensor import Tensor, TensorSpec, check_live
@@ -41,6 +42,8 @@ def _flatten_output(value, graph, outputs):
         if value.graph is not graph:
             raise core.leaked_tensor_error(value, returned=True)
         check_live(value, returned_by=graph.name)  # (`z = y; y += 1; return z`)
+        if value.python_on_a_path is not None:
+            value = elementwise.as_returned(value)
         outputs.append(value)
         return _Slot(len(outputs) - 1)
     if isinstance(value, (np.ndarray, np.generic)):

@@ -239,6 +239,8 @@ SCHEMAS.update({
     for name in ("divide", "floor_divide", "remainder", "power")})
 SCHEMAS["python_float.round"] = {"ndigits": is_int}
 SCHEMAS["python_path.check"] = {"message": is_str}
+SCHEMAS["python_path.number"] = {
+    "kind": lambda v: type(v) is str and v in ("bool", "int", "float", "complex")}
 SCHEMAS["python_float.math"] = {"function": lambda v: type(v) is str and v in _MATH_FUNCTIONS}
 
 

@@ -414,7 +414,8 @@ for _name in sorted({n for t in (np.float64, np.int64, np.uint64, np.bool_, np.c
         setattr(Tensor, _name, _scalar_attribute(_name))
 
 
-def python_number_on_one_path(tensor, name, kind, location, statement="if", ran=None):
+def python_number_on_one_path(tensor, name, kind, location, statement="if", ran=None,
+                              returned=...):
     """Marks `tensor`, the value of variable `name` after the staged
     `statement` (an `if`, a `for` or `while` loop) at `location`, as a Python
     number of type `kind` on one path and a numpy value of its default dtype
@@ -423,8 +424,12 @@ def python_number_on_one_path(tensor, name, kind, location, statement="if", ran=
     (ops/elementwise.py); an operator with Python numbers passes the mark on
     (`lr * 2` is still a Python float on that path).  `ran`: a staged bool,
     false on the Python number's path (a loop that ran no iteration), where
-    such an op is refused at run time only."""
-    tensor.python_on_a_path = (name, kind, location, statement, ran)
+    such an op is refused at run time only.  `returned`: a staged bool, false
+    where the value is still the Python number, for a returned value
+    (ops/elementwise.py as_returned); None where that is not known (it is
+    returned as the numpy value); `ran` by default."""
+    tensor.python_on_a_path = (name, kind, location, statement, ran,
+                               ran if returned is ... else returned)
 
 
 def _pass_on_python_path(result, operands):
@@ -435,8 +440,34 @@ def _pass_on_python_path(result, operands):
     if None in marks or not isinstance(result, Tensor) or not all(
             isinstance(o, Tensor) or type(o) in (int, float, complex) for o in operands):
         return result
-    result.python_on_a_path = marks[0]
+    result.python_on_a_path = marks[0] if len(marks) == 1 else _joined(marks)
     return result
+
+
+def _joined(marks):
+    """The mark of a result of operands marked `marks`: a Python number on the
+    path where each of them is one.  Two loops' `ran` flags join (numpy once
+    either ran: `s + t` after two loops); an `if`'s mark, which has none, is
+    kept (its uses are refused where the dtype depends on the path)."""
+    if all(mark is marks[0] for mark in marks):
+        return marks[0]
+    returned = _either([mark[5] for mark in marks])  # (numpy where one of them is)
+    for mark in marks:
+        if mark[4] is None:  # (an `if`'s: its uses refused where the dtype differs)
+            return mark[:5] + (returned,)
+    return marks[0][:4] + (_either([mark[4] for mark in marks]), returned)
+
+
+def _either(flags):
+    """The staged `or` of `flags`; None if one is None or not of one graph
+    (from outside a loop body: such a result is returned from it by the loop)."""
+    if any(flag is None or flag.graph is not flags[0].graph for flag in flags):
+        return None if any(flag is None for flag in flags) else flags[0]
+    joined = flags[0]
+    for flag in flags[1:]:
+        if flag is not joined:
+            joined = _ops.elementwise.apply_ufunc(np.logical_or, (joined, flag))
+    return joined
 
 
 def _binary(ufunc):

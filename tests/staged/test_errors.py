@@ -117,8 +117,10 @@ def test_python_number_of_its_default_dtype_in_a_branch_is_kept():
             y = 0
         return y
 
-    result = ag.function(mixed)(np.int64(-2))
-    assert result == 0 and result.dtype == np.int64
+    staged = ag.function(mixed)
+    for x in (np.int64(-2), np.int64(3)):  # (Python's int 0, then np.int64(3), as Python)
+        result, python = staged(x), mixed(x)
+        assert type(result) is type(python) and result == python
 
 
 def test_return_in_only_some_branches():

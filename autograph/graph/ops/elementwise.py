@@ -195,7 +195,7 @@ def _refuse_path_dependent_dtype(ufunc, inputs, outputs):
                                               if a.python_on_a_path[4] is not None]
     outputs = list(outputs)
     for group in groups:
-        name, kind, location, statement, ran = group[0].python_on_a_path
+        name, kind, location, statement, ran = group[0].python_on_a_path[:5]
         examples = [(a.python_on_a_path[1](1) if any(a is m for m in group)
                      else np.ones((), a.dtype)) if isinstance(a, Tensor) else a for a in inputs]
         with np.errstate(all="ignore"):
@@ -227,6 +227,44 @@ def _python_path_check(ran, value, message):
 PYTHON_PATH_CHECK = core.register(
     "python_path.check", _python_path_check,
     lambda ran, value, message: [(value.static_shape, value.dtype)], foldable=False,
+    aliasing=True)
+
+
+def as_returned(value):
+    """`value` as a graph output: a 0-d value marked as the Python number a
+    staged loop started from when the loop ran no iteration
+    (tensor.python_number_on_one_path's `ran`: `s = 0.0; for v in xs: s = s +
+    v; return s`) is that Python number then, the numpy scalar once it ran,
+    as in Python.  A value marked otherwise, or none, as it is.
+
+    The loop's result is the start's type (the loop may carry `n = 0` as
+    float64: `n = n + x[0]`); a value computed from it has the dtype Python's
+    number gives there (else PYTHON_PATH_CHECK refused it), and its type."""
+    mark = value.python_on_a_path
+    if mark is None or value.static_shape != () or \
+            getattr(mark[5], "graph", None) is not value.graph:
+        return value
+    attrs = {"kind": mark[1].__name__} if value.node.op.name == "while_loop" else {}
+    return base.record1(PYTHON_PATH_NUMBER, (mark[5], value), attrs)
+
+
+_KINDS = {kind.__name__: kind for kind in (bool, int, float)}
+
+
+def _python_path_number(ran, value, kind=None):
+    if ran:
+        return value
+    if kind in _KINDS:  # (the start's value: a complex carry has no imaginary part)
+        return _KINDS[kind](value.real.item())
+    return complex(value.item()) if kind else value.item()
+
+
+# `value`, or its Python number where the staged loop whose `ran` it reads ran
+# no iteration (of type `kind`, else of its dtype's): a returned value only
+# (as_returned)
+PYTHON_PATH_NUMBER = core.register(
+    "python_path.number", _python_path_number,
+    lambda ran, value, kind=None: [(value.static_shape, value.dtype)], foldable=False,
     aliasing=True)
 
 
