@@ -12,6 +12,7 @@ for each callee is cached, so a repeated call costs a dict lookup or two.
 
 import collections
 import functools
+import gc
 import heapq
 import itertools
 import logging
@@ -481,10 +482,36 @@ def _telling_instances(cls):
     instance it makes (a returned object the trace made is a new one at
     every call, as Python's call makes one)."""
     def make(*args, **kwargs):
-        instance = cls(*args, **kwargs)
+        instance, made = _with_objects_made(cls, args, kwargs)
         made_hook(instance)
+        for value in made:
+            made_hook(value)
         return instance
     return make
+
+
+def _with_objects_made(cls, args, kwargs):
+    """(`cls(*args, **kwargs)`, the objects of users' classes that call made
+    and that are still alive after it): its `__init__` runs unconverted, and
+    what it makes there (`self.log = Log()`, a dataclass's default_factory) is
+    a new object at every Python call too.  Found as the objects in the
+    garbage collector's youngest generation after the call that were not
+    there before it (new objects enter it; with collection off during the
+    call, none leaves it; the list held keeps their ids from being reused)."""
+    before = gc.get_objects(generation=0)
+    there = {id(value) for value in before}
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        instance = cls(*args, **kwargs)
+        young = gc.get_objects(generation=0)
+    finally:
+        if enabled:
+            gc.enable()
+    made = [value for value in young
+            if id(value) not in there and value is not instance and _user_class(type(value))]
+    del before, young
+    return instance, made
 
 
 # Told of each instance of a user's class converted code makes while tracing;

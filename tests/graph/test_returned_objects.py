@@ -3,9 +3,12 @@ object at every call, as each Python call makes one (also when it holds no
 computed array: it was the trace's own object, the same at every call, so a
 caller's change to it showed in the next call's result); one that existed
 before the call (an argument, a global, what a singleton's `__new__` keeps)
-is that object, as in Python.  (Left: an object a constructor makes, run
-unconverted, inside the one the traced code made: `self.inner = Log()` in
-`__init__` is the same object at every call.)"""
+is that object, as in Python.  So is one a constructor makes, run
+unconverted, inside the one the traced code made (`self.inner = Log()` in
+`__init__`, a dataclass field's default_factory): it was the same object at
+every call."""
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -101,3 +104,56 @@ def test_a_returned_argument_is_the_argument():
     log = Log("argument")
     assert _calls(ag.function(returns_the_argument), (X, log)) == \
         _calls(returns_the_argument, (X, log))
+
+
+class Model:
+    def __init__(self):
+        self.inner = Log("made in __init__")
+        self.entries = []
+
+
+@dataclasses.dataclass
+class Record:
+    inner: Log = dataclasses.field(default_factory=lambda: Log("default"))
+    entries: list = dataclasses.field(default_factory=list)
+
+
+class HoldsTheGlobal:
+    def __init__(self):
+        self.inner = GLOBAL_LOG
+        self.entries = []
+
+
+def returns_a_model(x):
+    return Model()
+
+
+def returns_what_init_made(x):
+    model = Model()
+    return model.inner, x + 1.0
+
+
+def returns_a_record(x):
+    return Record()
+
+
+def returns_one_holding_the_global(x):
+    return HoldsTheGlobal()
+
+
+def _inner_calls(fn):
+    """Three calls, the caller appending to the first result's inner Log in
+    between: (is each inner a new object?, what the third call's holds)."""
+    GLOBAL_LOG.entries.clear()
+    first = _first(fn(X))
+    first = getattr(first, "inner", first)
+    first.entries.append("changed by the caller")
+    third = _first(fn(X))
+    third = getattr(third, "inner", third)
+    return first is not third, list(third.entries)
+
+
+@pytest.mark.parametrize("fn", [returns_a_model, returns_what_init_made, returns_a_record,
+                                returns_one_holding_the_global])
+def test_an_object_init_makes_is_new_where_python_makes_one(fn):
+    assert _inner_calls(ag.function(fn)) == _inner_calls(fn)
