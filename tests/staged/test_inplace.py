@@ -535,3 +535,89 @@ def test_a_view_of_a_result_nothing_else_holds_can_change(fn, args):
     (a reference cycle) until the garbage collector ran, and the in-place
     check counts references."""
     _same(fn, *args)
+
+
+def reversed_in_both_branches(x):
+    y = x * 2.0
+    if x[0, 0] > 0:
+        y = y[::-1]
+    else:
+        y = y[::-1]
+    y += 1.0
+    return y
+
+
+def reversed_in_one_branch(x):
+    y = x * 2.0
+    if x[0, 0] > 0:
+        y = y[::-1]
+    y += 1.0
+    return y, x
+
+
+def transposed_in_nested_branches(x):
+    y = x * 2.0
+    if x[0, 0] > 0:
+        if x[1, 1] > 1:
+            y = y.T
+        else:
+            y = y[::-1]
+    else:
+        y = y.T
+    y += 1.0
+    return y
+
+
+@pytest.mark.parametrize("fn", [reversed_in_both_branches, reversed_in_one_branch,
+                                transposed_in_nested_branches])
+@pytest.mark.parametrize("x", [np.arange(4.0).reshape(2, 2), -np.arange(4.0).reshape(2, 2),
+                               np.array([[1.0, 0.0], [2.0, 3.0]])])
+def test_a_view_a_staged_branch_took_of_a_value_nothing_else_holds_can_change(fn, x):
+    """`y = y[::-1]` in a staged branch, then `y += 1`: the array the view
+    shares is held by nothing else once `y` is rebound.  It was refused ("`y`
+    is a numpy view of `multiply`"): the branch's placeholder for `y`, and
+    the value outside in the branches' capture records, are held by the
+    engine alone, and the view the other branch took is the array changed."""
+    _same(fn, x)
+
+
+def reversed_in_both_branches_kept(x):
+    z = x * 2.0
+    y = z
+    if x[0, 0] > 0:
+        y = y[::-1]
+    else:
+        y = y[::-1]
+    y += 1.0
+    return y, z
+
+
+def reversed_in_one_branch_kept(x):
+    y = x * 2.0
+    w = y
+    if x[0, 0] > 0:
+        y = y[::-1]
+    y += 1.0
+    return y, w
+
+
+def view_kept_from_both_branches(x):
+    y = x * 2.0
+    if x[0, 0] > 0:
+        y = y[::-1]
+        w = y[1:]
+    else:
+        y = y[::-1]
+        w = y[1:]
+    y += 1.0
+    return y, w
+
+
+@pytest.mark.parametrize("fn, found", [
+    (reversed_in_both_branches_kept, "`y` is a numpy view of `z`"),
+    (reversed_in_one_branch_kept, "`y` is a numpy view of `w`"),
+    (view_kept_from_both_branches, "is a numpy view of `y`, taken before"),
+])
+def test_a_view_a_staged_branch_took_of_a_value_still_held_is_refused(fn, found):
+    fn(np.ones((2, 2)))  # plain Python runs it (and changes the other holder)
+    _refused(fn, re.escape("`y += ...`") + ".*" + re.escape(found), np.ones((2, 2)))
