@@ -1003,6 +1003,7 @@ def _refuse_shared(tensor, change, location, names, passed_by=None, exclude=()):
                 name, names(_captured_root(_view_base(current))), change, location,
                 name_is_view=True))
         todo.append((_view_base(current), passed_by))  # a temporary (`(x * 2)[:2]`)
+        itself |= _passed_into(_view_base(current))  # (its array holds the one changed)
 
 
 # staged list ops storing an item -> the position of the item among their args

@@ -568,8 +568,19 @@ def transposed_in_nested_branches(x):
     return y
 
 
+def reversed_in_branches_in_a_loop(x):
+    y = x * 2.0
+    for _ in range(2):  # (a Python loop: a staged `if` at each step)
+        if x[0, 0] > 0:
+            y = y[::-1]
+        else:
+            y = y.T
+    y += 1.0
+    return y
+
+
 @pytest.mark.parametrize("fn", [reversed_in_both_branches, reversed_in_one_branch,
-                                transposed_in_nested_branches])
+                                transposed_in_nested_branches, reversed_in_branches_in_a_loop])
 @pytest.mark.parametrize("x", [np.arange(4.0).reshape(2, 2), -np.arange(4.0).reshape(2, 2),
                                np.array([[1.0, 0.0], [2.0, 3.0]])])
 def test_a_view_a_staged_branch_took_of_a_value_nothing_else_holds_can_change(fn, x):
@@ -613,8 +624,23 @@ def view_kept_from_both_branches(x):
     return y, w
 
 
+def reversed_in_branches_in_a_loop_kept(x):
+    y = x * 2.0
+    first = y
+    for i in range(2):
+        if x[0, 0] > 0:
+            y = y[::-1]
+        else:
+            y = y[::-1]
+        if i == 0:
+            first = y
+    y += 1.0
+    return y, first
+
+
 @pytest.mark.parametrize("fn, found", [
     (reversed_in_both_branches_kept, "`y` is a numpy view of `z`"),
+    (reversed_in_branches_in_a_loop_kept, "`y` is a numpy view of `first`"),
     (reversed_in_one_branch_kept, "`y` is a numpy view of `w`"),
     (view_kept_from_both_branches, "is a numpy view of `y`, taken before"),
 ])
