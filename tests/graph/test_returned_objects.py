@@ -6,14 +6,18 @@ before the call (an argument, a global, what a singleton's `__new__` keeps)
 is that object, as in Python.  So is one a constructor makes, run
 unconverted, inside the one the traced code made (`self.inner = Log()` in
 `__init__`, a dataclass field's default_factory): it was the same object at
-every call."""
+every call.  One the trace made that a dict or list outside the result also
+holds (a cache, a registry) is refused: Python's later calls may find it
+there or make a new one."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
 
 import autograph as ag
+from autograph import errors
 
 X = np.ones(2)
 
@@ -157,3 +161,46 @@ def _inner_calls(fn):
                                 returns_one_holding_the_global])
 def test_an_object_init_makes_is_new_where_python_makes_one(fn):
     assert _inner_calls(ag.function(fn)) == _inner_calls(fn)
+
+
+LOGS = {}
+
+
+class Registered:
+    instances = []
+
+    def __init__(self):
+        self.inner = LOGS.setdefault("shared", Log("registered"))
+        self.entries = []
+        Registered.instances.append(self)
+
+
+def returns_a_cached_log(x):
+    return LOGS.setdefault("cached", Log("cached"))
+
+
+def returns_a_registered_object(x):
+    return Registered()
+
+
+def returns_what_init_cached(x):
+    return Registered().inner
+
+
+@pytest.mark.parametrize("fn, kept", [(returns_a_cached_log, "Log"),
+                                      (returns_a_registered_object, "Registered"),
+                                      (returns_what_init_cached, "Log")])
+def test_a_returned_object_the_trace_also_stored_elsewhere_is_refused(fn, kept):
+    """An object the trace made and a dict or list outside the result also
+    holds: Python's later calls find that one (a cache) or make a new one (a
+    registry), and the graph cannot tell which.  It was copied at each call
+    (`LOGS.setdefault(k, Log())` then gave a new Log where Python gives the
+    cached one)."""
+    LOGS.clear()
+    first = fn(X)
+    assert fn(X) is (first if fn is not returns_a_registered_object else Registered.instances[-1])
+    LOGS.clear()
+    before, after = errors.returned_kept_object_message(kept, fn.__name__, "@").split("@")
+    with pytest.raises(errors.GraphError, match=re.escape(before) +
+                       r"\S*test_returned_objects\.py:\d+" + re.escape(after)):
+        ag.function(fn)(X)
