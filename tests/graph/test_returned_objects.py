@@ -3,13 +3,14 @@ object at every call, as each Python call makes one (also when it holds no
 computed array: it was the trace's own object, the same at every call, so a
 caller's change to it showed in the next call's result); one that existed
 before the call (an argument, a global, what a singleton's `__new__` keeps)
-is that object, as in Python.  So is one a constructor makes, run
+is that object, as in Python.  New too: one a constructor makes, run
 unconverted, inside the one the traced code made (`self.inner = Log()` in
-`__init__`, a dataclass field's default_factory): it was the same object at
-every call.  One the trace made that a dict or list outside the result also
-holds (a cache, a registry) is refused: Python's later calls may find it
-there or make a new one."""
+`__init__`, a dataclass field's default_factory), and what copy.deepcopy
+makes: each was the same object at every call.  One the trace made that a
+dict or list outside the result also holds (a cache, a registry) is
+refused: Python's later calls may find it there or make a new one."""
 
+import copy
 import dataclasses
 import re
 
@@ -149,6 +150,7 @@ def _inner_calls(fn):
     """Three calls, the caller appending to the first result's inner Log in
     between: (is each inner a new object?, what the third call's holds)."""
     GLOBAL_LOG.entries.clear()
+    TEMPLATE.inner.entries.clear()
     first = _first(fn(X))
     first = getattr(first, "inner", first)
     first.entries.append("changed by the caller")
@@ -157,8 +159,20 @@ def _inner_calls(fn):
     return first is not third, list(third.entries)
 
 
+TEMPLATE = Model()
+
+
+def returns_a_deep_copy(x):
+    return copy.deepcopy(TEMPLATE)
+
+
+def returns_a_copy(x):
+    return copy.copy(TEMPLATE)  # (a new Model around the template's own Log, in Python too)
+
+
 @pytest.mark.parametrize("fn", [returns_a_model, returns_what_init_made, returns_a_record,
-                                returns_one_holding_the_global])
+                                returns_one_holding_the_global, returns_a_deep_copy,
+                                returns_a_copy])
 def test_an_object_init_makes_is_new_where_python_makes_one(fn):
     assert _inner_calls(ag.function(fn)) == _inner_calls(fn)
 
