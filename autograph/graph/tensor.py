@@ -618,6 +618,8 @@ def _held(tensor):
     A view only the graph holds (`y[:2].sum()`) is never read again.  Counted
     references: an extra one (held by the engine) only errs on the safe side."""
     in_graph = 1 + sum(1 for node in tensor.graph.nodes for a in node.args if a is tensor)
+    if tensor.graph.parent is not None:  # (a loop body's placeholder: its graph's input)
+        in_graph += sum(1 for p in tensor.graph.inputs if p is tensor)
     return _references(tensor) - _UNHELD > in_graph + _capture_records(tensor)
 
 

@@ -579,6 +579,17 @@ def reversed_in_branches_in_a_loop(x):
     return y
 
 
+def reversed_in_branches_in_a_staged_loop(x, n):
+    y = x * 2.0
+    for _ in range(n):
+        if y[0, 0] > 0:
+            y = y[::-1]
+        else:
+            y = y.T
+    y += 1.0
+    return y
+
+
 @pytest.mark.parametrize("fn", [reversed_in_both_branches, reversed_in_one_branch,
                                 transposed_in_nested_branches, reversed_in_branches_in_a_loop])
 @pytest.mark.parametrize("x", [np.arange(4.0).reshape(2, 2), -np.arange(4.0).reshape(2, 2),
@@ -647,3 +658,30 @@ def reversed_in_branches_in_a_loop_kept(x):
 def test_a_view_a_staged_branch_took_of_a_value_still_held_is_refused(fn, found):
     fn(np.ones((2, 2)))  # plain Python runs it (and changes the other holder)
     _refused(fn, re.escape("`y += ...`") + ".*" + re.escape(found), np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+@pytest.mark.parametrize("x", [np.arange(4.0).reshape(2, 2), -np.arange(4.0).reshape(2, 2)])
+def test_views_staged_branches_took_in_a_staged_loop_can_change(x, n):
+    """(The loop body's placeholder was counted as held: its graph's inputs hold it.)"""
+    _same(reversed_in_branches_in_a_staged_loop, x, np.int64(n))
+
+
+def reversed_in_a_staged_loop_then_read(x, n):
+    y = x * 2.0
+    kept = y
+    for _ in range(n):
+        if y[0, 0] > 0:
+            y = y[::-1]
+        else:
+            y = y.T
+    y += 1.0
+    return y + kept
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_a_staged_loop_s_view_of_a_value_read_after_is_refused(n):
+    reversed_in_a_staged_loop_then_read(np.ones((2, 2)), n)  # plain Python runs it
+    _refused(reversed_in_a_staged_loop_then_read,
+             re.escape("graph tensor `kept` is used at ") + LINE + re.escape(", after `y += ...`"),
+             np.ones((2, 2)), np.int64(n))
