@@ -2334,8 +2334,9 @@ def returned_kept_object_message(class_name, function_name, location):
     list outside the result (a registry, a cache, `instances.append(self)`)."""
     return (
         f"the ag.function '{function_name}' (called at {location}) returned an object of "
-        f"class {class_name} that its trace made and that a dict or list outside the result "
-        f"also holds (a registry, a cache, `instances.append(self)`): Python's later calls "
+        f"class {class_name} that its trace made and that a dict, list or object outside the "
+        f"result also holds (a registry, a cache, `instances.append(self)`, an attribute of "
+        f"an argument): Python's later calls "
         f"may find that same object there or make a new one, and a graph, whose Python "
         f"code ran once while tracing, cannot tell which. Make the object outside the "
         f"ag.function and pass it in, or don't store it from inside the function.")
