@@ -502,23 +502,21 @@ def _with_objects_made(cls, args, kwargs):
     and that are still alive after it): a constructor's `__init__` runs
     unconverted, and what it makes there (`self.log = Log()`, a dataclass's
     default_factory), as what copy.deepcopy makes, is a new object at every
-    Python call too.  Found as the objects in the
-    garbage collector's youngest generation after the call that were not
-    there before it (new objects enter it; with collection off during the
-    call, none leaves it; the list held keeps their ids from being reused)."""
-    before = gc.get_objects(generation=0)
-    there = {id(value) for value in before}
+    Python call too.  Found as the objects in the garbage collector's
+    youngest generation after the call, emptied just before it (a
+    collection of it moves what survives on) and left alone during it
+    (collection off): new objects enter it, none leaves it."""
     enabled = gc.isenabled()
     gc.disable()
     try:
+        gc.collect(0)
         instance = cls(*args, **kwargs)
         young = gc.get_objects(generation=0)
     finally:
         if enabled:
             gc.enable()
-    made = [value for value in young
-            if id(value) not in there and value is not instance and _user_class(type(value))]
-    del before, young
+    made = [value for value in young if value is not instance and _user_class(type(value))]
+    del young
     return instance, made
 
 
