@@ -685,3 +685,50 @@ def test_a_staged_loop_s_view_of_a_value_read_after_is_refused(n):
     _refused(reversed_in_a_staged_loop_then_read,
              re.escape("graph tensor `kept` is used at ") + LINE + re.escape(", after `y += ...`"),
              np.ones((2, 2)), np.int64(n))
+
+
+def dict_item_carried_then_popped(x, n):
+    state = {"a": x * 1.0}
+    for _ in range(n):
+        state["a"] = state["a"] + x
+    a = state.pop("a")
+    a = a.T
+    a += 1.0
+    return a
+
+
+def list_item_carried_then_dropped(x, n):
+    a = [x * 1.0]
+    i = 0
+    while i < n:
+        a[0] = a[0] + x
+        i += 1
+    a = a[0]
+    a = a.T
+    a += 1.0
+    return a
+
+
+@pytest.mark.parametrize("fn", [dict_item_carried_then_popped, list_item_carried_then_dropped])
+@pytest.mark.parametrize("n", [0, 2])
+def test_an_item_a_staged_loop_carried_and_nothing_holds_now_can_change(fn, n):
+    """The local the converted loop carried `state['a']` in (`state_a`) kept
+    the loop's result after it was stored back: `a = state.pop('a'); a = a.T;
+    a += 1` was refused ("`a` is a numpy view of `state_a`")."""
+    _same(fn, np.arange(4.0).reshape(2, 2), np.int64(n))
+
+
+def dict_item_carried_and_still_held(x, n):
+    state = {"a": x * 1.0}
+    for _ in range(n):
+        state["a"] = state["a"] + x
+    a = state["a"].T
+    a += 1.0
+    return a, state
+
+
+def test_an_item_a_staged_loop_carried_and_still_held_is_refused():
+    dict_item_carried_and_still_held(np.ones((2, 2)), 2)  # plain Python runs it
+    _refused(dict_item_carried_and_still_held,
+             re.escape("`a += ...`") + ".*" + re.escape("`a` is a numpy view of `state_a`"),
+             np.ones((2, 2)), np.int64(2))
