@@ -733,6 +733,8 @@ class _UserNames:
             if frame is not None:
                 name = next(filter(None, (self.variable_of(t, frame, frame.f_locals)
                                           for t in chain)), None)
+        if name is None:
+            name = self.part_holding(chain[-1])  # (`state['a']`, not its loop's `state_a`)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is None and self.frame is not None and _named_by_its_op(tensor):

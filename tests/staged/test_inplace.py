@@ -730,5 +730,5 @@ def dict_item_carried_and_still_held(x, n):
 def test_an_item_a_staged_loop_carried_and_still_held_is_refused():
     dict_item_carried_and_still_held(np.ones((2, 2)), 2)  # plain Python runs it
     _refused(dict_item_carried_and_still_held,
-             re.escape("`a += ...`") + ".*" + re.escape("`a` is a numpy view of `state_a`"),
+             re.escape("`a += ...`") + ".*" + re.escape("`a` is a numpy view of `state['a']`"),
              np.ones((2, 2)), np.int64(2))
