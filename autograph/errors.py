@@ -2324,3 +2324,19 @@ def branch_list_item_types_message(name, location, true_items, false_items, comm
         f"{false_items}), and the staged list it becomes holds items of one dtype and "
         f"rank. Give every item appended to {name} the same dtype, e.g. cast one side "
         f"with np.{common}(...) or .astype(np.{common}).")
+
+
+# --- a returned object the trace made and also stored elsewhere (graph/concrete.py) ---
+
+
+def returned_kept_object_message(class_name, function_name, location):
+    """A user object the trace made is returned and also held by a dict or
+    list outside the result (a registry, a cache, `instances.append(self)`)."""
+    return (
+        f"the ag.function '{function_name}' (called at {location}) returned an object of "
+        f"class {class_name} that its trace made and that a dict, list or object outside the "
+        f"result also holds (a registry, a cache, `instances.append(self)`, an attribute of "
+        f"an argument): Python's later calls "
+        f"may find that same object there or make a new one, and a graph, whose Python "
+        f"code ran once while tracing, cannot tell which. Make the object outside the "
+        f"ag.function and pass it in, or don't store it from inside the function.")

@@ -119,7 +119,7 @@ class Transformer(staging.Converter):
             stmts += templates.replace("(state,) = call", origin=node, state=params, call=call)
         else:
             stmts += templates.replace("call", origin=node, call=call)
-        return stmts + restore() + node.orelse
+        return stmts + restore() + [s for part in parts for s in part.release(node)] + node.orelse
 
 
 def _unpacking(target):

@@ -28,7 +28,8 @@ a staged value by name, as an f-string's own __format__ does: Python's `%d`
 would say "a real number is required, not Tensor")
 and so is a printed `str.format` of a literal template whose fields are all
 numbered automatically, one per value (`'{}: {:.3f}'.format(i, loss)` is
-`ag__.format_string('{}: {:.3f}', i, loss)`), or a `+` of literals, `str(v)`,
+`ag__.format_string('{}: {:.3f}', i, loss)`), or all by position or keyword
+(`'{0:.1f} {loss}'.format(t, loss=l)`: the same call, keywords and all), or a `+` of literals, `str(v)`,
 `repr(v)` and f-strings (`'loss ' + str(loss)` is `ag__.format_string('loss
 {!s}', loss)`): `printed_text`, which the calls pass asks.
 
@@ -113,8 +114,9 @@ def printed_text(node, means_builtin):
     (`means_builtin(name)`: does `name` mean the builtin there?): this pass
     runs only where an f-string or a `%` is (HANDLES), and a call is in most
     statements."""
+    keywords = []
     if _is_format_method(node):
-        template, values = _called(node).value, node.args
+        template, values, keywords = _called(node).value, node.args, node.keywords
     else:
         pieces, values = [], []
         if not _concatenated(node, means_builtin, pieces, values) or not values:
@@ -123,6 +125,7 @@ def printed_text(node, means_builtin):
     new = templates.replace_as_expression("ag__.format_string(text)", origin=node,
                                            text=template)
     new.args += values
+    new.keywords = keywords
     return base.copy_location(new, node)
 
 
@@ -166,16 +169,43 @@ _TEXT_OPERATORS = {"str_": "!s", "repr_": "!r"}
 
 
 def _is_format_method(node):
-    """Is `node` `'literal'.format(values)` with a value for each field,
-    all numbered automatically (`{}`, `{:.3f}`, `{!r:>{}}`), and no keyword
-    or starred argument: format_string's template and values."""
+    """Is `node` `'literal'.format(values)` with a value for each field --
+    all numbered automatically (`{}`, `{:.3f}`, `{!r:>{}}`), or all by
+    position or keyword (`{0:.1f}`, `{loss:.3f}`), none reading an attribute
+    or item (`{0.real}`) -- and no starred argument: format_string's
+    template, values and keywords."""
     method = _called(node) if isinstance(node, gast.Call) else None
     if not (isinstance(method, gast.Attribute) and method.attr == "format"
             and isinstance(method.value, gast.Constant) and type(method.value.value) is str
-            and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args)):
+            and not any(isinstance(a, gast.Starred) for a in node.args)
+            and all(k.arg is not None for k in node.keywords)):
         return False
-    count = _automatic_fields(method.value.value)
-    return count is not None and 0 < count <= len(node.args)  # (Python ignores extras)
+    template = method.value.value
+    count = _automatic_fields(template)
+    if count is not None:
+        return 0 < count <= len(node.args)  # (Python ignores extras)
+    fields = _named_fields(template)
+    return bool(fields) and all(
+        int(f) < len(node.args) if f.isdigit() else f in {k.arg for k in node.keywords}
+        for f in fields)
+
+
+def _named_fields(template):
+    """The field names of `template` (nested in specs too) if each is a
+    position or a keyword (`0`, `loss`), else None."""
+    try:
+        parsed = list(_FORMATTER.parse(template))
+    except ValueError:
+        return None
+    fields = []
+    for _, field, spec, _ in parsed:
+        if field is None:
+            continue
+        inner = _named_fields(spec)
+        if inner is None or not (field.isdigit() or field.isidentifier()):
+            return None
+        fields += [field, *inner]
+    return fields
 
 
 def _called(call):

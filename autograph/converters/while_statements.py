@@ -88,7 +88,7 @@ class Transformer(staging.Converter):
             assign = templates.replace("(state,) = call", origin=node, state=params, call=call)
         else:
             assign = templates.replace("call", origin=node, call=call)
-        assign += restore()
+        assign += restore() + [s for part in parts for s in part.release(node)]
         body_fn = staging.function(loop_body, params, restore() + node.body,
                                    state + [part.load(node) for part in parts], node)
         return test_fn + [body_fn] + assign + node.orelse

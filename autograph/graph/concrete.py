@@ -63,8 +63,13 @@ def _flatten_output(value, graph, outputs):
         return type(value)((k, _flatten_output(v, graph, outputs)) for k, v in value.items())
     parts = slots.take_apart(value)  # a dataclass, ...
     if parts is not None:
+        _returned_too(parts[1])
         return slots.Rebuilt(parts[0], [_flatten_output(v, graph, outputs) for v in parts[1]])
     attributes = user_object_attributes(value)
+    _returned_too(attributes)
+    if attributes is not None and id(value) in graph.made and _kept_elsewhere(value):
+        raise errors.GraphError(errors.returned_kept_object_message(
+            type(value).__qualname__, graph.name, errors.where_user()))
     if attributes is not None and (id(value) in graph.made or _holds_tensor(attributes)):
         # (`return Out(y, loss)`: a new object per call around the call's values;
         # also one holding none the trace made, `return Log("step")`, as Python
@@ -82,6 +87,55 @@ def _flatten_output(value, graph, outputs):
 
 
 _copying = threading.local()  # (ids of the objects _flatten_output is copying)
+
+
+def _kept_elsewhere(value):
+    """Does a dict or list outside the result (`_copying.returned`) hold
+    `value`, an object the trace made -- `REG.setdefault(key, Log())`,
+    `Log.made.append(self)` in its constructor, an lru_cache'd maker?  Then
+    Python's later calls may find that object there (a cache) or make a new
+    one (a registry), which a graph cannot tell.  (Only dicts and lists:
+    what the trace's own objects, freed once it ends, hold in attributes or
+    tuples does not count; one in a reference cycle the collector has not
+    freed yet is collected first.)"""
+    returned = _copying.__dict__.get("returned", ())
+    for attempt in range(2):
+        held = [r for r in gc.get_referrers(value)
+                if type(r) in (dict, list) and id(r) not in returned]
+        if not held or attempt:
+            return bool(held)
+        del held
+        gc.collect()
+    return False
+
+
+def _returned_too(container):
+    """Counts `container` (the leaves or attributes _flatten_output walks:
+    its own list, a slotted object's dict) as part of the result."""
+    returned = _copying.__dict__.get("returned")
+    if returned and container is not None:
+        returned.add(id(container))
+
+
+def _result_containers(value, found, depth=0):
+    """The ids of the containers in `value`, the traced function's result:
+    its tuples, lists, dicts, and its user objects with their `__dict__`s."""
+    if id(value) in found or depth > 32:
+        return found
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        found.add(id(value))
+        items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+    else:
+        attributes = user_object_attributes(value)
+        if attributes is None:
+            return found
+        found.add(id(value))
+        if isinstance(getattr(value, "__dict__", None), dict):
+            found.add(id(value.__dict__))
+        items = attributes.values()
+    for item in items:
+        _result_containers(item, found, depth + 1)
+    return found
 
 
 def _holds_tensor(value, depth=0):
@@ -472,7 +526,11 @@ def _trace(fn, args, kwargs, name, arg_names, leaf_specs, keep, called_with, ori
         traced_kwargs = signature.rebuild(kwargs, make_leaf, "") if kwargs else {}
         result = fn(*traced_args, **traced_kwargs)
         outputs = []
-        template = _flatten_output(result, graph, outputs)
+        _copying.returned = _result_containers(result, set()) if graph.made else ()
+        try:
+            template = _flatten_output(result, graph, outputs)
+        finally:
+            _copying.returned = ()
     graph.outputs = outputs
     graph.made = set()  # (ids: of objects that may be gone)
     concrete = ConcreteFunction(graph, key, specs, template, arg_names, list(keep) + key_keep,

@@ -649,7 +649,34 @@ def _held(tensor):
     A view only the graph holds (`y[:2].sum()`) is never read again.  Counted
     references: an extra one (held by the engine) only errs on the safe side."""
     in_graph = 1 + sum(1 for node in tensor.graph.nodes for a in node.args if a is tensor)
-    return _references(tensor) - _UNHELD > in_graph
+    if tensor.graph.parent is not None:  # (a loop body's placeholder: its graph's input)
+        in_graph += sum(1 for p in tensor.graph.inputs if p is tensor)
+    return _references(tensor) - _UNHELD > in_graph + _capture_records(tensor)
+
+
+def _capture_records(tensor):
+    """How many references to `tensor` the capture records of the sub-graphs
+    that captured it hold (Graph.capture's (outer, inner) pairs in `captured`
+    and `captures`): the engine's, no code of the user's reads it there."""
+    canonical = tensor.node.outputs[tensor.index]
+    records = {}
+    for sub, _ in tensor.graph._captured_by.get(id(canonical), ()):
+        for record in (*sub.captured, *sub.captures.values()):
+            if record[0] is tensor:
+                records[id(record)] = record
+    return len(records)
+
+
+def _captured_root(tensor):
+    """The tensor of an enclosing graph that `tensor`, a placeholder a staged
+    branch or loop body captured (maybe through nested ones), stands for;
+    `tensor` itself if it is none."""
+    while tensor.node.op is _ops.base.core.PLACEHOLDER and tensor.origin is None:
+        outer = _captured_outer(tensor)
+        if outer is None:
+            break
+        tensor = outer
+    return tensor
 
 
 def _view_taken(tensor, exclude):
@@ -737,6 +764,8 @@ class _UserNames:
             if frame is not None:
                 name = next(filter(None, (self.variable_of(t, frame, frame.f_locals)
                                           for t in chain)), None)
+        if name is None:
+            name = self.part_holding(chain[-1])  # (`state['a']`, not its loop's `state_a`)
         if name is None and tensor.node.op.name == "getitem" and _view_base(tensor) is not None:
             return f"{self(_view_base(tensor))}[...]"  # `y[:2] += 1`
         if name is None and self.frame is not None and _named_by_its_op(tensor):
@@ -876,6 +905,19 @@ def passes_on(tensor, source):
     return False
 
 
+def _passed_into(tensor):
+    """The ids of the tensors whose array `tensor` may be, passed on to it by
+    staged `if`s, loops and captures (itself among them)."""
+    seen, todo = set(), [tensor]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen or not isinstance(current, Tensor):
+            continue
+        seen.add(id(current))
+        todo.extend(_sources(current))
+    return seen
+
+
 def _holders(tensor):
     """Every tensor that may hold an array `tensor` may hold."""
     seen, todo = {}, list(_roots(tensor)) + [tensor]
@@ -940,6 +982,9 @@ def _refuse_shared(tensor, change, location, names, passed_by=None, exclude=()):
     code may still read them (`_held`).  A tensor made fresh by an op passes.
     `exclude`: ids of views not to count (_temporary_operand)."""
     name, seen = names(tensor), set(exclude)
+    # (a view a staged branch or loop passed on as `tensor` is the array
+    # changed, on the path that made it: `if c: y = y[::-1] else: y = y[::-1]`)
+    itself = _passed_into(tensor)
     todo = [(tensor, passed_by)]  # (tensor, the staged statement that passed it on, or None)
     while todo:
         current, passed_by = todo.pop()
@@ -947,7 +992,7 @@ def _refuse_shared(tensor, change, location, names, passed_by=None, exclude=()):
             continue
         seen.add(id(current))
         _refuse_listed(current, name, change, location)
-        view = _view_taken(current, seen)
+        view = _view_taken(current, seen | itself)
         if view is not None:
             raise errors.InPlaceChangeError(errors.in_place_view_message(
                 name, names(view), change, location, name_is_view=False))
@@ -985,11 +1030,15 @@ def _refuse_shared(tensor, change, location, names, passed_by=None, exclude=()):
         if _view_base(current) is None:
             _refuse_held_constant(current, name, change, location)
             continue
-        # (no local names the base while `_held` counts who holds it)
-        if _held(_view_base(current)):
+        # (no local names the base while `_held` counts who holds it; a view
+        # a staged branch took of a value it captured, `y = y[::-1]`, is one of
+        # the value outside: only the engine holds the branch's placeholder)
+        if _held(_captured_root(_view_base(current))):
             raise errors.InPlaceChangeError(errors.in_place_view_message(
-                name, names(_view_base(current)), change, location, name_is_view=True))
+                name, names(_captured_root(_view_base(current))), change, location,
+                name_is_view=True))
         todo.append((_view_base(current), passed_by))  # a temporary (`(x * 2)[:2]`)
+        itself |= _passed_into(_view_base(current))  # (its array holds the one changed)
 
 
 # staged list ops storing an item -> the position of the item among their args

@@ -101,22 +101,32 @@ class StagedText:
         return f"StagedText({self.template!r}, {len(self.values)} values)"
 
 
-def format_string(template, *values):
-    """Python meaning: `template.format(*values)` (an f-string: the converter
-    formatted_strings writes `f"a {x:.2f}"` as `format_string('a {:.2f}', x)`).
-    With a staged value among `values`, a StagedText that print() formats
+def format_string(template, *values, **named):
+    """Python meaning: `template.format(*values, **named)` (an f-string: the
+    converter formatted_strings writes `f"a {x:.2f}"` as `format_string('a
+    {:.2f}', x)`; a printed `'{0:.1f}'.format(t)` is this call as written).
+    With a staged value among the values, a StagedText that print() formats
     when the graph runs (the fields of Python values alone are formatted
     now, as the f-string formats them)."""
     _refuse_staged_containers(values)
-    if all(registry.backend_of(v) is None for v in values):
-        return template.format(*values)
+    _refuse_staged_containers(tuple(named.values()))
+    if all(registry.backend_of(v) is None for v in (*values, *named.values())):
+        return template.format(*values, **named)
     parts, kept, rest = [], [], iter(values)
+
+    def value_of(field):  # (the formatter's fields: automatic, by position, by keyword)
+        return next(rest) if field == "" else values[int(field)] if field.isdigit() \
+            else named[field]
+
     for literal, field, spec, conversion in _FORMATTER.parse(template):
         parts.append(_escaped(literal))
         if field is None:
             continue
-        nested = sum(1 for *_, inner, _, _ in _FORMATTER.parse(spec) if inner is not None)
-        own = [next(rest) for _ in range(1 + nested)]
+        inner = list(_FORMATTER.parse(spec))
+        own = [value_of(field)] + [value_of(f) for _, f, _, _ in inner if f is not None]
+        spec = "".join(_escaped(text) + ("" if f is None else "{" + (f"!{c}" if c else "") +
+                                         (f":{s}" if s else "") + "}")
+                       for text, f, s, c in inner)  # (its fields automatic, as `own` is)
         if conversion and registry.backend_of(own[0]) is None:
             # a Python value with a staged spec: its str()/repr() now, as Python
             # makes it (the graph would hold `(1, 2)` as an array)

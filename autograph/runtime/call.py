@@ -11,7 +11,9 @@ for each callee is cached, so a repeated call costs a dict lookup or two.
 """
 
 import collections
+import copy
 import functools
+import gc
 import heapq
 import itertools
 import logging
@@ -435,7 +437,7 @@ def converted(f, fscope=None):
     target = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     if tracing and target is f and _calls_its_arguments(f):
         return _telling_callable_arguments(f)
-    if tracing and type(target) is type and made_hook is not None and _user_class(target):
+    if tracing and made_hook is not None and _makes_objects(target):
         return _telling_instances(target)
     return target
 
@@ -450,7 +452,7 @@ def converted_call(f, args, kwargs=None, fscope=None):
     target = _resolve(f, fscope.targets if fscope is not None else _DEFAULT_TARGETS)
     f = _telling_callable_arguments(f) if tracing and target is f \
         and _calls_its_arguments(f) else target
-    if tracing and type(f) is type and made_hook is not None and _user_class(f):
+    if tracing and made_hook is not None and _makes_objects(f):
         f = _telling_instances(f)
     if kwargs is None:
         return f(*args)
@@ -476,15 +478,46 @@ def _user_class(cls):
 _user_classes = weakref.WeakKeyDictionary()  # class -> _user_class(class)
 
 
+def _makes_objects(f):
+    """Does calling `f` make new objects of users' classes: a user's class
+    (_user_class), copy.copy or copy.deepcopy?"""
+    return (type(f) is type and _user_class(f)) or f is copy.copy or f is copy.deepcopy
+
+
 def _telling_instances(cls):
-    """`cls`, a user's class called while tracing: made_hook is told of the
-    instance it makes (a returned object the trace made is a new one at
-    every call, as Python's call makes one)."""
+    """`cls`, a user's class (or copy.copy, copy.deepcopy) called while
+    tracing: made_hook is told of the instance it makes, and of the other
+    objects of users' classes the call made (a returned object the trace made
+    is a new one at every call, as Python's call makes one)."""
     def make(*args, **kwargs):
-        instance = cls(*args, **kwargs)
-        made_hook(instance)
+        instance, made = _with_objects_made(cls, args, kwargs)
+        for value in (instance, *made) if _user_class(type(instance)) else made:
+            made_hook(value)
         return instance
     return make
+
+
+def _with_objects_made(cls, args, kwargs):
+    """(`cls(*args, **kwargs)`, the objects of users' classes that call made
+    and that are still alive after it): a constructor's `__init__` runs
+    unconverted, and what it makes there (`self.log = Log()`, a dataclass's
+    default_factory), as what copy.deepcopy makes, is a new object at every
+    Python call too.  Found as the objects in the garbage collector's
+    youngest generation after the call, emptied just before it (a
+    collection of it moves what survives on) and left alone during it
+    (collection off): new objects enter it, none leaves it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect(0)
+        instance = cls(*args, **kwargs)
+        young = gc.get_objects(generation=0)
+    finally:
+        if enabled:
+            gc.enable()
+    made = [value for value in young if value is not instance and _user_class(type(value))]
+    del young
+    return instance, made
 
 
 # Told of each instance of a user's class converted code makes while tracing;

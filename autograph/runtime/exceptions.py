@@ -245,6 +245,8 @@ def _suppressor(manager, exception):
     it holds that may (a `callback` never does); None when nothing may."""
     if type(manager) is contextlib.suppress:
         return manager if isinstance(exception, manager._exceptions) else None
+    if type(manager) is contextlib._GeneratorContextManager:
+        return manager if _generator_may_catch(manager.gen, exception) else None
     if type(manager) is not contextlib.ExitStack:
         return manager
     for _, exit_ in manager._exit_callbacks:
@@ -259,6 +261,100 @@ def _suppressor(manager, exception):
         if found is not None:
             return found
     return None
+
+
+def _generator_may_catch(generator, exception):
+    """May a handler of the @contextmanager's suspended `generator` catch
+    `exception`, thrown in at its `yield`?  Followed through its code: the
+    handler around the `yield` (the exception table's), each `except T:`
+    clause whose T (a name, an attribute of a module or class, a tuple of
+    them, as the generator's frame reads them now) does not match passing it
+    on to the next clause or, past the last, to the handler around that;
+    out of the generator, it is not caught.  Anything else -- a bare
+    `except:`, a `with`, a `finally` (it may `return`), an exception type
+    this cannot read -- may catch it."""
+    frame, code = generator.gi_frame, generator.gi_code
+    parse = getattr(dis, "_parse_exception_table", None)
+    if frame is None or parse is None:
+        return True
+    instructions = list(dis.get_instructions(code))
+    at = {instruction.offset: k for k, instruction in enumerate(instructions)}
+    table = parse(code)
+
+    def handler_of(offset):
+        return next((entry.target for entry in table if entry.start <= offset < entry.end), None)
+
+    pending = [handler_of(i.offset) for i in instructions if i.opname == "YIELD_VALUE"]
+    for _ in range(64):  # (each step leaves a handler for an outer one: a bound for safety)
+        if not pending:
+            return False
+        target = pending.pop()
+        if target is None:
+            continue  # (out of the generator: not caught)
+        k = at[target]
+        names = [i.opname for i in instructions[k:k + 3]]
+        if names == ["COPY", "POP_EXCEPT", "RERAISE"]:  # (a handler's cleanup: passed on)
+            pending.append(handler_of(instructions[k + 2].offset))
+            continue
+        if names[:1] != ["PUSH_EXC_INFO"]:
+            return True
+        k += 1
+        while True:
+            types_, k = _exception_types(instructions, k, frame)
+            if instructions[k].opname == "RERAISE" and types_ is _NO_TYPES:
+                pending.append(handler_of(instructions[k].offset))  # (no clause matched)
+                break
+            if instructions[k].opname != "CHECK_EXC_MATCH" or types_ is None or \
+                    not _exception_classes(types_) or isinstance(exception, types_):
+                return True
+            jump = instructions[k + 1]
+            if "JUMP" not in jump.opname or jump.argval not in at:
+                return True
+            k = at[jump.argval]  # (the next clause)
+    return True
+
+
+_NO_TYPES = object()  # (_exception_types: no instruction read)
+
+
+def _exception_types(instructions, k, frame):
+    """(what the loads from instruction `k` on make -- an `except` clause's
+    exception types, read from `frame` -- or None where one cannot be read
+    without running code; the index of the first other instruction)."""
+    stack = []
+    for k in range(k, len(instructions)):
+        instruction = instructions[k]
+        name, value = instruction.opname, instruction.argval
+        if name == "PUSH_NULL":
+            continue
+        if name == "LOAD_GLOBAL":
+            scope = frame.f_globals if value in frame.f_globals else \
+                frame.f_builtins
+            stack.append(scope.get(value))
+        elif name in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_NAME"):
+            stack.append(frame.f_locals.get(value, frame.f_globals.get(value)))
+        elif name == "LOAD_ATTR" and stack and isinstance(stack[-1], (types.ModuleType, type)):
+            # (read from the dicts, no descriptor or __getattr__ runs)
+            owner = stack.pop()
+            stack.append(next((vars(c)[value] for c in (
+                owner.__mro__ if isinstance(owner, type) else (owner,)) if value in vars(c)),
+                None))
+        elif name == "BUILD_TUPLE" and len(stack) >= value:
+            items = tuple(stack[len(stack) - value:])
+            del stack[len(stack) - value:]
+            stack.append(items)
+        else:
+            break
+    if not stack:
+        return _NO_TYPES, k
+    return (stack[0] if len(stack) == 1 else None), k
+
+
+def _exception_classes(value):
+    """Is `value` an exception class or a (nested) tuple of them?"""
+    if isinstance(value, tuple):
+        return all(_exception_classes(item) for item in value)
+    return isinstance(value, type) and issubclass(value, BaseException)
 
 
 def _refuse_if_suppressed(statement, exception):

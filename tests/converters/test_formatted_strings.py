@@ -91,16 +91,18 @@ def test_same_text_as_percent_formatting():
 
 def format_method_logged(step, loss):
     print("step {}: loss {:.4f}".format(step, loss), "{0}".format(step),
-          "{}{}".format(step))  # noqa: F524 - left to str.format
+          "{}{}".format(step), "{0}{1}".format(step),  # noqa: F524 - left to str.format
+          "{s.real} {n}".format(s=step, n=loss))
     return "{}".format(step)
 
 
 def test_golden_format_method():
-    """A literal template whose fields are all `{}` (numbered, or short of
-    values: left to str.format, which a staged value refuses)."""
+    """A literal template whose fields are all `{}`, or all by position or
+    keyword (short of values, or reading an attribute: left to str.format,
+    which a staged value refuses)."""
     assert to_source(format_method_logged, PASSES) == dedent('''
         def format_method_logged(step, loss):
-            ag__.print_(ag__.format_string('step {}: loss {:.4f}', step, loss), ag__.converted('{0}'.format, fscope)(step), ag__.converted('{}{}'.format, fscope)(step))
+            ag__.print_(ag__.format_string('step {}: loss {:.4f}', step, loss), ag__.format_string('{0}', step), ag__.converted('{}{}'.format, fscope)(step), ag__.converted('{0}{1}'.format, fscope)(step), ag__.converted('{s.real} {n}'.format, fscope)(s=step, n=loss))
             return ag__.converted('{}'.format, fscope)(step)
     ''')
 

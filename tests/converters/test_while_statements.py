@@ -186,4 +186,5 @@ def test_golden_inplace_names_state_changed_in_place():
                 return (w, count, ag__.load_part(d, 'item', 'k', "d['k']"))
             w, count, d_k = ag__.while_stmt(loop_test, loop_body, (w, count, ag__.load_part(d, 'item', 'k', "d['k']")), ('w', 'count', "d['k']"), inplace={'w': 0, "d['k']": 2})
             ag__.store_part(d, 'item', 'k', d_k)
+            del d_k
             return (w, count)""")

@@ -7,7 +7,6 @@ at run time."""
 import contextlib
 import io
 import json
-import re
 import logging
 import sys
 
@@ -322,14 +321,23 @@ def test_printed_str_format_of_a_literal_template_is_pythons_text(x):
     assert printed(ag.function(format_method), x, np.int64(3)) == expected
 
 
-def numbered_fields(x):
-    print("{0} {1}".format(x[0], x[1]))
+def numbered_fields(x, n):
+    t = x.sum()
+    print("{0:.1f}".format(t), "{1} {0} {1!r}".format(t, n), "{0:.{1}f}".format(t, 2))
+    print("loss={loss:.3f} step {0} {0:>{1}}".format(x[0], 6, loss=t), "{w:{p}} {{}}".format(w=t, p="8.2e"))
 
 
-def test_numbered_fields_are_still_refused():
-    with pytest.raises(errors.TensorTextError, match=re.escape(
-            "f-string or format() of graph tensor 'the value in `\"{0} {1}\"`' at ")):
-        ag.function(numbered_fields)(np.array([1.0, 2.0]))
+@pytest.mark.parametrize("x", [np.array([1.5, -2.25, 0.5]), np.array([3, -7, 0])],
+                         ids=["float64", "int64"])
+def test_printed_str_format_by_position_or_keyword_is_pythons_text(x):
+    """`print('{0:.1f}'.format(t))` and `print('{loss:.3f}'.format(loss=t))`
+    were refused ("f-string or format() of graph tensor 'the value in
+    `"{0} {1}"`'", naming the template, not the value): their fields are
+    the values at those positions and keywords."""
+    n = np.int64(3)
+    function = ag.function(numbered_fields)
+    assert printed(function, x, n) == printed(numbered_fields, x, n)
+    assert printed(function, x * 2, n) == printed(numbered_fields, x * 2, n)
 
 
 def concatenated(x, n):

@@ -3,6 +3,7 @@ program gives what plain Python gives, or a catalog error naming the user's
 code (messages pinned with re.escape)."""
 
 import contextlib
+import json
 import inspect
 import re
 
@@ -300,8 +301,43 @@ def _setting_up():
     yield setting
 
 
+@contextlib.contextmanager
+def _catching_key_then_value_errors():
+    try:
+        try:
+            yield
+        except KeyError:
+            pass
+    except (json.JSONDecodeError, _Errors.Value):
+        pass
+
+
+@contextlib.contextmanager
+def _catching_value_or_assertion_errors():
+    try:
+        yield
+    except KeyError:
+        pass
+    except (ValueError, AssertionError):
+        pass
+
+
+class _Errors:
+    Value = UnicodeError
+
+
 def _swallow_all(*exc_info):
     return True
+
+
+def _assert_in(manager):
+    def fn(x):
+        y = x * 2.0
+        with manager():
+            assert x < 0, "positive"
+            y = y + 1.0
+        return y
+    return fn
 
 
 def _raise_in(manager):
@@ -349,6 +385,9 @@ def _assert_in_suppress_all(x):
      _IgnoreValueErrors.__exit__, False, 'raise ValueError("positive")'),
     (_raise_in(_catching_value_errors), "raise", "ValueError", "_catching_value_errors(...)",
      _catching_value_errors.__wrapped__, True, 'raise ValueError("positive")'),
+    (_assert_in(_catching_value_or_assertion_errors), "assert", "AssertionError",
+     "_catching_value_or_assertion_errors(...)", _catching_value_or_assertion_errors.__wrapped__,
+     True, 'assert x < 0, "positive"'),
     (_assert_in_a_stack_holding(_swallow_all), "assert", "AssertionError",
      "ExitStack(...)` holding `_swallow_all", _swallow_all, False, 'assert x < 0, "positive"'),
     (_assert_in_a_stack_suppressing_another_type_first, "assert", "AssertionError",
@@ -388,9 +427,15 @@ def _assert_in_ordinary_managers(x):
 
 
 @pytest.mark.parametrize("fn", [_raise_in(_Closes), _raise_in(_cleaning_up),
-                                _raise_in(_setting_up), _assert_in_ordinary_managers])
+                                _raise_in(_setting_up), _assert_in_ordinary_managers,
+                                _assert_in(_catching_value_errors),
+                                _raise_in(_catching_key_then_value_errors),
+                                _assert_in(_catching_key_then_value_errors)])
 @pytest.mark.parametrize("x", [1.5, -1.5])
 def test_a_staged_check_in_managers_that_never_suppress_is_staged(fn, x):
+    """(Also a @contextmanager whose `except` clauses around its `yield`
+    cannot catch the staged exception, `except ValueError:` around an
+    `assert`: it was refused as one that may suppress it.)"""
     kind, result = _outcome(fn, x)
     if kind != "value":  # (pytest's assert rewriting adds its explanation to the text)
         result = result.partition("\n")[0]

@@ -368,6 +368,15 @@ class Part:
             kind=gast.Constant(value=self.kind, kind=None), key=self._key(),
             text=gast.Constant(value=self.text, kind=None))
 
+    def release(self, origin):
+        """`del local`, after the loop's result is stored back: the part holds
+        the value now, and a generated local left holding it would keep the
+        array alive for the in-place check, which counts who holds it
+        (`a = d.pop('a'); a = a.T; a += 1` after the loop was refused)."""
+        stmts = templates.replace("del local", origin=origin, local=self.local)
+        anno.setanno(stmts[0], anno.Basic.SKIP, True)
+        return stmts
+
     def store(self, value, origin):
         """`ag__.store_part(base, kind, key, value)` (an Undefined value unsets it)."""
         stmts = templates.replace(
