@@ -1341,16 +1341,18 @@ def in_place_held_array_message(name, change, location, holder, where):
         "ag.Variable (.assign()).")
 
 
-def in_place_numpy_in_region_message(name, location):
+def in_place_numpy_in_region_message(name, location, module, kept_state):
     """numpy would change `name` (an array a variable of the user holds) in
-    place at `location`, inside a staged `if` or loop body being traced."""
+    place at `location`, inside a staged `if` or loop body being traced;
+    `module`, `kept_state`: the backend's words (Backend.array_module,
+    kept_state)."""
     return (
         f"numpy changes {name} in place at {location}, inside a staged `if` or loop: "
         "the array is a Python value there, so the change would run once, while "
         "tracing, where Python makes it each time the graph takes that path (or never). "
         "Write a new array and rebind the variable (`b = b + 1` for `b += 1`, "
-        "np.where/np.concatenate for item assignment), assigning it to the variable "
-        "the `if`/loop carries; state kept across calls goes in an ag.Variable.")
+        f"{module}.where/{module}.concatenate for item assignment), assigning it to the variable "
+        f"the `if`/loop carries; {kept_state}.")
 
 
 def returned_cycle_message(class_name, function_name, location):
@@ -1627,13 +1629,14 @@ def python_float_result_message(variable, expression, where, result):
 # --- sum() of a staged iterable (runtime/builtins.py) ---
 
 
-def staged_sum_message(name, location):
+def staged_sum_message(name, location, noun, module):
+    """`noun`, `module`: the backend's words (Backend.value_noun, array_module)."""
     return (
-        f"sum() of graph tensor '{name}' at {location}: Python adds the items one by one, "
+        f"sum() of {noun} '{name}' at {location}: Python adds the items one by one, "
         "left to right, which needs each of them now, while tracing. Write "
-        f"np.sum(np.stack({name}), axis=0) for a staged list, or np.sum({name}, axis=0) for "
-        "an array (its items are its rows; numpy adds in pairs: the last bits of a float "
-        "sum may differ from Python's), "
+        f"{module}.sum({module}.stack({name}), axis=0) for a staged list, or "
+        f"{module}.sum({name}, axis=0) for an array (its items are its rows; it adds in "
+        "pairs: the last bits of a float sum may differ from Python's), "
         f"or add them in a staged loop (`total = 0.0` and `for v in {name}: total = total "
         "+ v`) for Python's order.")
 
@@ -1688,7 +1691,8 @@ def staged_list_item_message(kind, change, location, name=None):
 # --- Python state a staged branch or loop body changes -------------------------------
 
 
-def outer_state_changed_message(what, statement, location):
+def outer_state_changed_message(what, statement, location, kept_state):
+    """`kept_state`: the backend's clause (Backend.kept_state)."""
     once = ("once, while tracing, not once per iteration" if "loop" in statement
             else "once, while tracing, whether or not the graph takes the branch")
     return (
@@ -1696,9 +1700,8 @@ def outer_state_changed_message(what, statement, location):
         f"a function it calls), but is not the {statement}'s own state: the change would "
         f"happen {once}. Carry the value through the {statement} instead: have the function "
         "return the new value and assign it there (`count = bump(count)`, "
-        "`total = total + x`), keep it in an ag.Variable, whose `assign`/`assign_add` the "
-        "graph runs each time (`self.steps.assign_add(1)`), or make the change outside it "
-        "(a layer or cache made on its first call: call it once before the loop).")
+        "`total = total + x`), or make the change outside it (a layer or cache made on "
+        f"its first call: call it once before the loop); {kept_state}.")
 
 
 # --- a draw from Python's random module while tracing ---------------------------------

@@ -1315,6 +1315,11 @@ class JaxBackend(Backend):
 
     name = "jax"
     folds_extra_test = True
+    value_noun = "JAX traced value"
+    array_module = "jnp"  # (numpy's functions refuse traced values in converted code)
+    kept_state = ("a jax.jit function keeps no state of its own across calls: pass the "
+                  "state in as an argument and return its new value "
+                  "(`state, y = step(state, x)`)")
 
     def owns(self, value):
         return isinstance(value, (Tracer, JaxList, StagedEnumerate, StagedZip))

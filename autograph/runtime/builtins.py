@@ -606,9 +606,11 @@ def _numpy_type(backend, value, dtype):
 def sum_(*args, **kwargs):
     """Python meaning: `sum(*args, **kwargs)`.  Of a staged iterable, refused
     by name: Python adds its items one by one, which needs them now."""
-    if args and registry.backend_of(args[0]) is not None:
+    backend = registry.backend_of(args[0]) if args else None
+    if backend is not None:
         raise errors.TensorUsageError(errors.staged_sum_message(
-            _variable_holding(args[0], "sum"), errors.where_user()))
+            _variable_holding(args[0], "sum"), errors.where_user(), backend.value_noun,
+            backend.array_module))
     return builtins.sum(*args, **kwargs)
 
 

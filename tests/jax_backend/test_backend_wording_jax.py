@@ -1,0 +1,170 @@
+"""The runtime's refusals speak the JAX backend's words under `jax.jit`.
+
+Three catalog messages the runtime raises for every backend named the graph
+engine's fix: `sum()` of a staged list said "graph tensor" and suggested
+`np.sum(np.stack(lst))`, which converted code refuses for a traced value
+(it names `jnp.stack`); a numpy array changed in place inside a staged loop
+and Python state a staged loop changes suggested an ag.Variable, which a
+jax.jit function cannot use.  The backend now gives the words
+(Backend.value_noun, array_module, kept_state); each hinted spelling gives
+plain Python's result under jax.jit.
+"""
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="the jax extra is not installed (pip install -e .[jax])",
+                          exc_type=ImportError)
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+
+import autograph as ag  # noqa: E402
+from autograph import errors  # noqa: E402
+
+JAX_STATE = ("a jax.jit function keeps no state of its own across calls: pass the state in "
+             "as an argument and return its new value (`state, y = step(state, x)`)")
+
+
+def _jit(f):
+    return jax.jit(ag.to_graph(f))
+
+
+def _where(f, text):
+    lines, first = inspect.getsourcelines(f)
+    n = next(i for i, line in enumerate(lines) if text in line)
+    return f"{__file__}:{first + n}"
+
+
+def _same(got, expected):
+    assert np.asarray(got).dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+
+
+x3 = np.array([1.5, -2.0, 3.25])
+m32 = np.arange(6.0).reshape(3, 2)
+
+
+# --- sum() of a staged list or a traced array --------------------------------------
+
+def summed_list(x):
+    doubled = []
+    for v in x:
+        doubled.append(v * 2)
+    return sum(doubled)
+
+
+def summed_list_as_hinted(x):
+    doubled = []
+    for v in x:
+        doubled.append(v * 2)
+    return jnp.sum(jnp.stack(doubled), axis=0)
+
+
+def summed_rows(x):
+    return sum(x)
+
+
+def summed_rows_as_hinted(x):
+    return jnp.sum(x, axis=0)
+
+
+@pytest.mark.parametrize("fn, hinted, name", [
+    (summed_list, summed_list_as_hinted, "doubled"),
+    (summed_rows, summed_rows_as_hinted, "x"),
+])
+@pytest.mark.parametrize("x", [x3, m32], ids=["vector", "matrix"])
+def test_sum_of_a_traced_value_names_jax_and_its_hint_works(fn, hinted, name, x):
+    message = errors.staged_sum_message(name, _where(fn, "sum("), "JAX traced value", "jnp")
+    assert f"sum() of JAX traced value '{name}'" in message
+    assert f"jnp.sum(jnp.stack({name}), axis=0)" in message
+    assert f"jnp.sum({name}, axis=0)" in message and "np.sum(np." not in message
+    with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
+        _jit(fn)(x)
+    _same(_jit(hinted)(x), fn(x))
+
+
+def test_the_graph_engine_keeps_its_own_words():
+    message = errors.staged_sum_message(
+        "doubled", _where(summed_list, "sum("), "graph tensor", "np")
+    with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
+        ag.function(summed_list)(x3)
+
+
+# --- a numpy array changed in place inside a staged loop ---------------------------
+
+MARKS = np.zeros(3)
+
+
+def marked(x):
+    total = x[0] * 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            MARKS[i] = 1.0
+        total = total + x[i]
+    return total, MARKS
+
+
+def marked_as_hinted(x, marks):
+    total = x[0] * 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            marks = jnp.where(jnp.arange(3) == i, 1.0, marks)
+        total = total + x[i]
+    return total, marks
+
+
+def test_numpy_changing_an_array_in_a_staged_loop_gives_the_jax_fix():
+    message = errors.in_place_numpy_in_region_message(
+        "`MARKS`", _where(marked, "MARKS[i] = 1.0"), "jnp", JAX_STATE)
+    assert "jnp.where/jnp.concatenate" in message and "ag.Variable" not in message
+    with pytest.raises(errors.InPlaceChangeError, match="^" + re.escape(message)):
+        _jit(marked)(x3)
+    assert not MARKS.any()  # (the refusal left the global as it was)
+    total, marks = marked(x3)
+    expected = total, marks.copy()
+    MARKS[:] = 0.0
+    for got, want in zip(_jit(marked_as_hinted)(x3, np.zeros(3)), expected):
+        _same(got, want)
+    MARKS[:] = 0.0
+
+
+# --- Python state a staged loop changes ----------------------------------------------
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+
+
+counter = Counter()
+
+
+def counted(x):
+    total = x[0] * 0
+    for v in x:
+        counter.count += 1
+        total = total + v
+    return total
+
+
+def counted_as_hinted(x, count):
+    total = x[0] * 0
+    for v in x:
+        count += 1
+        total = total + v
+    return total, count
+
+
+def test_state_a_staged_loop_changes_gives_the_jax_fix():
+    message = errors.outer_state_changed_message(
+        "`counter.count`", "`for` loop", _where(counted, "for v in x"), JAX_STATE)
+    assert "ag.Variable" not in message
+    with pytest.raises(errors.StagingError, match="^" + re.escape(message)):
+        _jit(counted)(x3)
+    counter.count = 0
+    total = counted(x3)
+    got_total, got_count = _jit(counted_as_hinted)(x3, 0)
+    _same(got_total, total)
+    assert int(got_count) == counter.count
