@@ -2200,8 +2200,8 @@ def in_place_traced_message(name, change, location, holder, where, relation, bac
         + (", and return it (the caller rebinds its variable)"
            if relation == "argument" or holder.startswith("the caller") else
            f", or take a copy where the two are meant to differ (`{name} = {name}.copy()`)")
-        + "; to change a part of an array, build the new array (np.where, np.concatenate, "
-        "`.at[...].set(...)`).")
+        + "; to change a part of an array, build the new array (jnp.where, jnp.concatenate, "
+        "`.at[...].set(...)`: numpy's functions refuse traced values).")
 
 
 def in_place_cast_message(name, symbol, result_dtype, dtype, location):

@@ -915,17 +915,44 @@ def _passed_argument(value, frames):
     the traced function, or an item of one), or None: the frames past
     converted code that hold `args` and `kwargs` (JAX's own, jit's
     `cache_miss(*args, **kwargs)`) hold first the tracers, then, further out,
-    what the caller passed, in the same places."""
+    what the caller passed (or an enclosing trace's tracer: `jax.grad(jax.jit(
+    f))`), in the same places.  A tracer of `jax.grad` is followed through its
+    primal instead (grad's frames pass it on in other places, `vjp(f,
+    *primals)`): the enclosing trace's tracer (`jax.jit(jax.grad(f))`), or,
+    run eagerly, a view JAX takes of the caller's numpy array (found held by
+    the caller's frames: a numpy scalar or a Python number passed is viewed
+    through a temporary array)."""
+    for _ in range(16):  # (one step per enclosing transformation)
+        held = getattr(value, "primal", None) if isinstance(value, Tracer) else None
+        if held is None:
+            held = _passed_in_place_of(value, frames)
+        else:
+            base = getattr(held, "base", None)
+            if isinstance(held, np.ndarray) and type(base) is np.ndarray:
+                return base if any(_path_to((f.f_locals.get("args"), f.f_locals.get("kwargs")),
+                                            base) is not None
+                                   for f, passed_in in frames if passed_in) else None
+        if not isinstance(held, Tracer):
+            return held
+        value = held
+    return None
+
+
+def _passed_in_place_of(value, frames):
+    """What the frames' `args`/`kwargs` hold, outside the outermost frame
+    holding `value`, where that frame holds it (JAX may pass it on in other
+    places: `vjp(f, *primals)`), or None."""
     path = None
     for f, passed_in in frames:
         args, kwargs = f.f_locals.get("args"), f.f_locals.get("kwargs")
         if not passed_in or type(args) is not tuple or type(kwargs) is not dict:
             continue
-        if path is None:
-            path = _path_to((args, kwargs), value)
+        here = _path_to((args, kwargs), value)
+        if here is not None or path is None:
+            path = here
             continue
         held = _at_path((args, kwargs), path)
-        if held is not _NOT_FOUND and not isinstance(held, Tracer):
+        if held is not _NOT_FOUND:
             return held
     return None
 
