@@ -1296,7 +1296,19 @@ def _numpy_call_refusal(frame, call_node, location):
         plain = ast.Call(func=ast.parse(f"jnp.{jnp_name}", mode="eval").body,
                          args=call_node.args,
                          keywords=[k for k in call_node.keywords if k.arg != "out"])
+        dtypes = _join_dtypes(frame, call_node) if jnp_name in _JOINS and not any(
+            k.arg == "dtype" for k in call_node.keywords) else None
+        if dtypes is not None and jax.dtypes.canonicalize_dtype(dtypes[0]) == dtypes[0]:
+            plain.keywords.append(ast.keyword(
+                arg="dtype", value=ast.parse(f"jnp.{dtypes[0].name}", mode="eval").body))
         instead = f"Call jax.numpy's function, which takes traced values: `{ast.unparse(plain)}`"
+        if dtypes is not None:
+            numpy_dtype, jax_dtype = dtypes
+            instead += (f" (numpy gives {numpy_dtype} for these items, where jax.numpy "
+                        f"promotes them to {jax_dtype}"
+                        + (", so give the dtype)" if plain.keywords and
+                           plain.keywords[-1].arg == "dtype" else
+                           f"; JAX holds {numpy_dtype} only with jax_enable_x64 on)"))
         if out is not None:
             instead += (f"; it has no out=, so rebind the name to its result instead "
                         f"(`{ast.unparse(out)} = {ast.unparse(plain)}`; other names holding "
@@ -1304,6 +1316,53 @@ def _numpy_call_refusal(frame, call_node, location):
         else:
             instead += "."
     return errors.TensorUsageError(errors.traced_to_numpy_message(call, location, instead))
+
+
+# numpy functions joining a sequence of arrays (each item as np.asarray makes
+# it), whose jax.numpy functions take dtype=
+_JOINS = frozenset(("stack", "concatenate", "vstack", "hstack", "dstack"))
+_PYTHON_KINDS = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def _join_dtypes(frame, call_node):
+    """(numpy's result dtype, jax.numpy's) of joining the items of
+    `call_node`'s first argument (a list or tuple display of names and
+    constants, or a name holding a Python list or tuple) where the two
+    differ (numpy promotes int64 and float32 to float64, jax.numpy to
+    float32; a Python float is float64 to numpy, weak to JAX), else None."""
+    node = call_node.args[0] if call_node.args else None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = []
+        for element in node.elts:
+            if isinstance(element, ast.Constant):
+                items.append(element.value)
+            elif isinstance(element, ast.Name) and element.id in frame.f_locals:
+                items.append(frame.f_locals[element.id])
+            else:
+                return None
+    elif isinstance(node, ast.Name) and type(frame.f_locals.get(node.id)) in (list, tuple):
+        items = list(frame.f_locals[node.id])
+    else:
+        return None
+    numpy_dtypes = []
+    for item in items:
+        if isinstance(item, Tracer):
+            aval = _aval(item)
+            numpy_dtypes.append(np.asarray(_PYTHON_KINDS[aval.dtype.kind]).dtype
+                                if aval.weak_type and aval.dtype.kind in _PYTHON_KINDS
+                                else np.dtype(aval.dtype))
+        elif isinstance(item, (np.ndarray, np.generic)) or type(item) in (bool, int, float,
+                                                                          complex):
+            numpy_dtypes.append(np.asarray(item).dtype)
+        else:
+            return None
+    if not numpy_dtypes:
+        return None
+    try:
+        numpy_dtype, jax_dtype = np.result_type(*numpy_dtypes), np.dtype(jnp.result_type(*items))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None if numpy_dtype == jax_dtype else (numpy_dtype, jax_dtype)
 
 
 # numpy functions that change their first argument in place

@@ -168,3 +168,85 @@ def test_state_a_staged_loop_changes_gives_the_jax_fix():
     got_total, got_count = _jit(counted_as_hinted)(x3, 0)
     _same(got_total, total)
     assert int(got_count) == counter.count
+
+
+# --- np.stack / np.concatenate of traced values: refused, naming jax.numpy's call ---------
+# (Not run through jax.numpy: its promotion differs from numpy's -- int64 and float32
+# give float64 in numpy, float32 in jax.numpy; a Python float is float64 to numpy, weak
+# to JAX -- and with x64 off JAX holds no float64.  Where the items' dtypes promote
+# differently, the hint gives numpy's dtype: without it, `jnp.stack([a, b])` rounds
+# 16777217 to float32.)
+
+ints = np.array([16777217, 2])
+floats32 = np.array([0.5, 1.5], np.float32)
+
+
+def stacked(a, b):
+    return np.stack([a, b])
+
+
+def stacked_as_hinted(a, b):
+    return jnp.stack([a, b], dtype=jnp.float64)
+
+
+def joined(a, b):
+    parts = [a, b]
+    return np.concatenate(parts)
+
+
+def joined_as_hinted(a, b):
+    parts = [a, b]
+    return jnp.concatenate(parts, dtype=jnp.float64)
+
+
+def _join_refusal(fn, call, hinted, note):
+    return errors.traced_to_numpy_message(
+        call, _where(fn, call), "Call jax.numpy's function, which takes traced values: "
+        f"`{hinted}`{note}.")
+
+
+PROMOTED = " (numpy gives float64 for these items, where jax.numpy promotes them to float32"
+
+
+@pytest.mark.parametrize("fn, hinted, call, spelled", [
+    (stacked, stacked_as_hinted, "np.stack([a, b])", "jnp.stack([a, b], dtype=jnp.float64)"),
+    (joined, joined_as_hinted, "np.concatenate(parts)",
+     "jnp.concatenate(parts, dtype=jnp.float64)"),
+])
+def test_joining_items_numpy_promotes_otherwise_names_numpys_dtype(fn, hinted, call, spelled):
+    message = _join_refusal(fn, call, spelled, PROMOTED + ", so give the dtype)")
+    with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
+        _jit(fn)(ints, floats32)
+    _same(_jit(hinted)(ints, floats32), fn(ints, floats32))
+
+
+def test_joining_items_of_one_dtype_names_the_plain_call():
+    message = _join_refusal(stacked, "np.stack([a, b])", "jnp.stack([a, b])", "")
+    with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
+        _jit(stacked)(floats32, floats32)
+
+
+def test_joining_with_x64_off_says_float64_needs_x64():
+    jax.config.update("jax_enable_x64", False)
+    try:
+        message = _join_refusal(stacked, "np.stack([a, b])", "jnp.stack([a, b])",
+                                PROMOTED + "; JAX holds float64 only with jax_enable_x64 on)")
+        with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
+            _jit(stacked)(ints.astype(np.int32), floats32)
+    finally:
+        jax.config.update("jax_enable_x64", True)
+
+
+# --- an argument changed in place: the fix names jax.numpy's functions ----------------------
+
+def scaled_in_place(w):
+    w *= 2.0
+    return w
+
+
+def test_an_argument_changed_in_place_names_jax_numpys_functions():
+    with pytest.raises(errors.InPlaceChangeError) as raised:
+        _jit(scaled_in_place)(x3.copy())
+    message = str(raised.value)
+    assert "(jnp.where, jnp.concatenate, `.at[...].set(...)`" in message
+    assert "(np.where" not in message
