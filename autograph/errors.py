@@ -323,11 +323,12 @@ class RetracingWarning(UserWarning):
     """An ag.function keeps tracing new graphs for changing arguments."""
 
 
-def tensor_usage_message(what, tensor_name, location, fix=None):
-    """`fix`: what to do, when the user's code is known (staged_value_fix)."""
+def tensor_usage_message(what, tensor_name, location, fix=None, noun="graph tensor"):
+    """`fix`: what to do, when the user's code is known (staged_value_fix);
+    `noun`: the backend's word for its staged values (Backend.value_noun)."""
     return (
-        f"{what} of graph tensor '{tensor_name}' at {location}: Python needs a "
-        "concrete value here, but a graph tensor only has one when the graph "
+        f"{what} of {noun} '{tensor_name}' at {location}: Python needs a "
+        f"concrete value here, but a {noun} only has one when the graph "
         "runs. " + (fix or "Let autograph convert the function (ag.function(autograph="
                     "True), the default, or ag.to_graph) so `if`/`while`/`for`/`len` on "
                     "tensors are staged, or compute this value outside the function."))
@@ -810,10 +811,11 @@ def _library_module(filename, module):
     return None
 
 
-def staged_value_fix(what):
+def staged_value_fix(what, module="np"):
     """What to do about `what` (e.g. 'int()') of a staged value, judged from the
     user's frame: a comprehension, a `match`, a call into an installed package,
-    converted code, or code autograph did not convert (None: the general hint)."""
+    converted code, or code autograph did not convert (None: the general hint).
+    `module`: the backend's array module (Backend.array_module)."""
     frame = user_frame(2, _want_frame=True)
     if frame is None:
         return None
@@ -821,7 +823,7 @@ def staged_value_fix(what):
     line = linecache.getline(code.co_filename, frame.f_lineno).strip()
     if what == "`in`":
         return ("`v in x` makes Python ask for a bool now, while tracing. Write "
-                "np.any(x == v) (what numpy's `in` computes), which is staged.")
+                f"{module}.any(x == v) (what numpy's `in` computes), which is staged.")
     if what == "hash()":
         return ("Python hashes a value to use it as a dict key or set item, or to look "
                 "it up in one (`d[v]`, `d.get(v)`, `v in {...}`); a graph tensor has "
@@ -875,7 +877,7 @@ def staged_value_fix(what):
         return ("The function is converted, but this expression is not staged (a "
                 "`bool()` call, `any()`/`all()`, a condition inside a call argument "
                 "or a comprehension). Use the tensor in an `if`/`while` statement, or "
-                "np.where / np.any / np.all.")
+                f"{module}.where / {module}.any / {module}.all.")
     return "Compute this value outside the function, or keep it a staged value."
 
 
@@ -1556,17 +1558,20 @@ def python_number_on_one_path_message(name, kind, dtype, statement, statement_lo
 # --- max()/min() of a staged value that Python would iterate (runtime/builtins.py) ---
 
 
-def staged_extreme_message(call, name, location, iterates):
-    """`iterates`: one argument (Python iterates it), else `key=`/`default=`."""
+def staged_extreme_message(call, name, location, iterates, noun, module, listed=False):
+    """`iterates`: one argument (Python iterates it), else `key=`/`default=`;
+    `noun`, `module`: the backend's words (Backend.value_noun, array_module);
+    `listed`: `name` is a staged list (stacked first)."""
     what = (f"{call}() of one argument iterates over it, asking for each item's value now, "
             "while tracing" if iterates else
             f"{call}() with `key=` or `default=` is not staged (only {call}(a, b, ...) of "
             "values is)")
-    fix = (f"Write np.{call}({name}), which computes it in the graph (it propagates NaN, "
+    items = f"{module}.stack({name})" if listed else name
+    fix = (f"Write {module}.{call}({items}), which computes it in the graph (it propagates NaN, "
            f"where Python's {call}() does not)" if iterates else
            f"Compare the keys yourself (`a if key(a) {'>=' if call == 'max' else '<='} key(b) "
            "else b`, staged) or call it outside the function")
-    return (f"{call}() of graph tensor '{name}' at {location}: {what}. {fix}.")
+    return (f"{call}() of {noun} '{name}' at {location}: {what}. {fix}.")
 
 
 # --- lambdas of one line that conversion cannot tell apart (source.py) ---
@@ -2057,14 +2062,17 @@ def percent_format_message(what, name, location, reason):
         "it outside the staged function.")
 
 
-def staged_math_message(function, name, location, numpy_spelling):
-    fix = (f"Write {numpy_spelling}, which is staged" if numpy_spelling else
-           "Compute it with numpy functions, which are staged")
+def staged_math_message(function, name, location, numpy_spelling, module="np"):
+    """`numpy_spelling`: numpy's function instead ('np.exp(...)'), or None;
+    `module`: the backend's array module (Backend.array_module)."""
+    fix = (f"Write {module}.{numpy_spelling.removeprefix('np.')}, which is staged"
+           if numpy_spelling else f"Compute it with {module} functions, which are staged")
     return (
         f"math.{function}() of staged value '{name}' at {location}: this call of "
-        f"math.{function} is not staged (the graph engine stages math's float functions of "
-        "one number, math.sqrt, math.exp, math.log, math.sin, ..., as Python computes "
-        "them), and Python's would ask for the number now, while tracing. "
+        f"math.{function} is not staged (math's float functions of one number, math.sqrt, "
+        "math.exp, math.log, math.sin, ..., are staged where the backend computes them as "
+        "Python does: the graph engine's), and Python's would ask for the number now, "
+        "while tracing. "
         f"{fix}, or call it outside the staged function.")
 
 

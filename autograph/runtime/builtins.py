@@ -549,10 +549,11 @@ def bool_(*args, **kwargs):
     """Python meaning: `bool(*args, **kwargs)`.  A staged value has no truth
     value while tracing (a staged `if`/`while` tests it instead): refused
     with the same catalog error for every backend (TensorUsageError)."""
-    if len(args) == 1 and not kwargs and registry.backend_of(args[0]) is not None:
+    backend = registry.backend_of(args[0]) if len(args) == 1 and not kwargs else None
+    if backend is not None:
         raise errors.TensorUsageError(errors.tensor_usage_message(
             "bool()", _variable_holding(args[0], "bool"), errors.where_user(),
-            errors.staged_value_fix("bool()")))
+            errors.staged_value_fix("bool()", backend.array_module), backend.value_noun))
     return builtins.bool(*args, **kwargs)
 
 
@@ -591,7 +592,8 @@ def _converted(python_type, convert, target, args, kwargs):
                 what = f"{python_type.__name__}()"
                 raise errors.TensorUsageError(errors.tensor_usage_message(
                     what, _variable_holding(args[0], python_type.__name__),
-                    errors.where_user(), errors.staged_value_fix(what))) from None
+                    errors.where_user(), errors.staged_value_fix(what, backend.array_module),
+                    backend.value_noun)) from None
     return python_type(*args, **kwargs)
 
 
@@ -649,8 +651,11 @@ def _extreme(python_function, beats, call, args, kwargs):
         # TypeError, raised before it compares anything)
         return python_function(*args, **kwargs)
     if len(args) < 2 or kwargs:
+        backend = registry.backend_of(staged[0])
         raise errors.TensorUsageError(errors.staged_extreme_message(
-            call, _variable_holding(staged[0], call), errors.where_user(), len(args) < 2))
+            call, _variable_holding(staged[0], call), errors.where_user(), len(args) < 2,
+            backend.value_noun, backend.array_module,
+            backend.list_element_type(staged[0]) is not None))
     label = (f"the value of `{call}(...)`",)
     best = args[0]
     for candidate in args[1:]:
@@ -913,12 +918,13 @@ def _refuse_staged_math(function, args, kwargs):
             name = _variable_holding(value, f"math.{function.__name__}", position, len(args))
             break
     else:
-        name = next((key for key, v in kwargs.items() if registry.backend_of(v) is not None),
-                    None)
+        name, value = next(((key, v) for key, v in kwargs.items()
+                            if registry.backend_of(v) is not None), (None, None))
         if name is None:
             return
     raise errors.NotStageableError(errors.staged_math_message(
-        function.__name__, name, errors.where_user(), _NUMPY_MATH.get(function.__name__)))
+        function.__name__, name, errors.where_user(), _NUMPY_MATH.get(function.__name__),
+        registry.backend_of(value).array_module))
 
 
 # the numpy spelling of a math function (the same number, staged)

@@ -5,7 +5,8 @@ engine's fix: `sum()` of a staged list said "graph tensor" and suggested
 `np.sum(np.stack(lst))`, which converted code refuses for a traced value
 (it names `jnp.stack`); a numpy array changed in place inside a staged loop
 and Python state a staged loop changes suggested an ag.Variable, which a
-jax.jit function cannot use.  The backend now gives the words
+jax.jit function cannot use; max()/min() of one traced argument, bool() and
+math functions of one suggested numpy's functions too.  The backend now gives the words
 (Backend.value_noun, array_module, kept_state); each hinted spelling gives
 plain Python's result under jax.jit.
 """
@@ -250,3 +251,62 @@ def test_an_argument_changed_in_place_names_jax_numpys_functions():
     message = str(raised.value)
     assert "(jnp.where, jnp.concatenate, `.at[...].set(...)`" in message
     assert "(np.where" not in message
+
+
+# --- max()/min() of one traced argument, bool(), math functions ------------------------------
+
+def largest(x):
+    return max(x)
+
+
+def largest_as_hinted(x):
+    return jnp.max(x)
+
+
+def largest_listed(x):
+    items = []
+    for v in x:
+        items.append(v * 2)
+    return min(items)
+
+
+def largest_listed_as_hinted(x):
+    items = []
+    for v in x:
+        items.append(v * 2)
+    return jnp.min(jnp.stack(items))
+
+
+@pytest.mark.parametrize("fn, hinted, call, name, spelled", [
+    (largest, largest_as_hinted, "max", "x", "jnp.max(x)"),
+    (largest_listed, largest_listed_as_hinted, "min", "items", "jnp.min(jnp.stack(items))"),
+])
+def test_max_of_one_traced_argument_names_jax_numpy(fn, hinted, call, name, spelled):
+    message = errors.staged_extreme_message(
+        call, name, _where(fn, f"{call}("), True, "JAX traced value", "jnp",
+        fn is largest_listed)
+    assert f"{call}() of JAX traced value '{name}'" in message and f"Write {spelled}," in message
+    with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
+        _jit(fn)(x3)
+    _same(_jit(hinted)(x3), fn(x3))
+
+
+def truth(x):
+    return bool(x[0])
+
+
+def exponential(x):
+    import math
+    return math.exp(x[0])
+
+
+def test_bool_and_math_of_a_traced_value_name_jax_numpy():
+    with pytest.raises(errors.TensorUsageError) as raised:
+        _jit(truth)(x3)
+    message = str(raised.value)
+    assert message.startswith(f"bool() of JAX traced value 'x[0]' at {_where(truth, 'bool(')}")
+    assert "jnp.where / jnp.any / jnp.all" in message
+    with pytest.raises(errors.NotStageableError) as raised:
+        _jit(exponential)(x3)
+    assert "Write jnp.exp(...) (nan where math raises ValueError), which is staged" in str(
+        raised.value)
