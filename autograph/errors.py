@@ -2065,8 +2065,9 @@ def percent_format_message(what, name, location, reason):
 def staged_math_message(function, name, location, numpy_spelling, module="np"):
     """`numpy_spelling`: numpy's function instead ('np.exp(...)'), or None;
     `module`: the backend's array module (Backend.array_module)."""
-    fix = (f"Write {module}.{numpy_spelling.removeprefix('np.')}, which is staged"
-           if numpy_spelling else f"Compute it with {module} functions, which are staged")
+    spelled = re.sub(r"(?<![.\w])np[.]", module + ".", numpy_spelling or "")
+    fix = (f"Write {spelled}, which is staged" if numpy_spelling else
+           f"Compute it with {module}'s functions, which are staged")
     return (
         f"math.{function}() of staged value '{name}' at {location}: this call of "
         f"math.{function} is not staged (math's float functions of one number, math.sqrt, "

@@ -310,3 +310,14 @@ def test_bool_and_math_of_a_traced_value_name_jax_numpy():
         _jit(exponential)(x3)
     assert "Write jnp.exp(...) (nan where math raises ValueError), which is staged" in str(
         raised.value)
+
+
+def logarithm(x):
+    import math
+    return math.log(x[0], 2.0)
+
+
+def test_a_math_hint_of_several_numpy_calls_names_jax_numpy_in_each():
+    with pytest.raises(errors.NotStageableError) as raised:
+        _jit(logarithm)(x3)
+    assert "jnp.log(x) / jnp.log(base)" in str(raised.value)
