@@ -2179,7 +2179,8 @@ def in_place_traced_message(name, change, location, holder, where, relation, bac
     loop, where `holder` (`where`) holds the same numpy array in Python:
     `relation` is 'same' (another holder of the array), 'view' (`name` is a
     numpy view of `holder`), 'viewed' (`holder` is a view of `name`, taken
-    before), 'argument' (the caller passed the array in), 'part' (`holder`,
+    before), 'argument' (the caller passed the array in), 'passed' (a staged
+    `if`, named in `where`, may pass on `holder`'s array as `name`), 'part' (`holder`,
     the item or attribute changed, belongs to an object that outlives the
     call).  A `holder` not starting with 'the ' is a name, set in backticks."""
     symbol = change.split()[1]
@@ -2200,6 +2201,7 @@ def in_place_traced_message(name, change, location, holder, where, relation, bac
         "view": f"`{name}` is a numpy view of {spelled} ({where}) {views}",
         "viewed": f"{spelled} ({where}) is a numpy view of `{name}`, taken before {views}",
         "argument": f"`{name}` holds {holder} ({where})",
+        "passed": f"`{name}` may hold {spelled} ({where})",
     }[relation]
     return (
         f"`{change}` at {location} changes `{name}` in place, and {how}: Python would "

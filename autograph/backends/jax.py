@@ -891,6 +891,45 @@ def _note_zero_d_array(value):
     return value
 
 
+# A staged `if` whose branch leaves a variable as it came in gives a new
+# tracer that, in Python, is on that path the very array (or traced value)
+# that came in: changing it in place after the `if` changes that array's
+# other holders too (the caller's array), which the new tracer does not
+# (the graph engine refuses it too: errors.in_place_passed_argument_message).
+_PASSED_ON = {}  # id(tracer) -> (a weak reference to it, what it may be, the statement)
+
+
+def _note_passed_on(result, inputs, statement):
+    if isinstance(result, Tracer) and inputs:
+        if len(_PASSED_ON) >= 1024:
+            for key, entry in list(_PASSED_ON.items()):
+                if entry[0]() is None:
+                    del _PASSED_ON[key]
+        _PASSED_ON[id(result)] = (weakref.ref(result), tuple(inputs), statement)
+
+
+def _passed_on(value):
+    """(what traced `value` may be in Python, the statement passing it on),
+    or ((), None)."""
+    entry = _PASSED_ON.get(id(value))
+    return ((), None) if entry is None or entry[0]() is not value else entry[1:]
+
+
+def _passed_on_holder(value, target, frame):
+    """`_shared`'s (holder, where, 'passed') when what a staged `if` may pass
+    on as `value` has another holder in Python; else None."""
+    inputs, statement = _passed_on(value)
+    for passed in inputs:
+        if isinstance(passed, Tracer):
+            found = _shared(passed, target, frame)
+        else:  # (a numpy array the function holds: jit's arguments are tracers)
+            found = next(((holder, where, "same")
+                          for holder, where in staging.outside_holders(passed, target)), None)
+        if found is not None:
+            return found[0], f"{found[1]}, passed on by {statement}", "passed"
+    return None
+
+
 def _noted_zero_d_array(value):
     """Is `value` a 0-d numpy array, or a tracer noted as one?"""
     if isinstance(value, np.ndarray):
@@ -988,7 +1027,12 @@ def _shared(value, target, frame):
     names the relations); else None.  A 0-d value is a numpy scalar or a Python
     number in Python, which an in-place operator rebinds: never shared, but
     where it is known to be a 0-d numpy array (`_zero_d_array`)."""
-    if not isinstance(value, Tracer) or not value.ndim and not _zero_d_array(value, frame):
+    if not isinstance(value, Tracer):
+        return None
+    found = _passed_on_holder(value, target, frame)
+    if found is not None:
+        return found
+    if not value.ndim and not _zero_d_array(value, frame):
         return None
     frames, entry = _user_frames(frame)
     code = (entry or frame).f_code
@@ -1085,7 +1129,7 @@ def _in_place(forward, symbol):
         if not is_converted_or_generated(frame.f_code):
             return NotImplemented  # (Python then calls the binary operator)
         zero_d_array = not self.ndim and _zero_d_array(self, frame)
-        if not self.ndim and not zero_d_array:
+        if not self.ndim and not zero_d_array and not _passed_on(self)[0]:
             # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
             return NotImplemented
         target = _target(frame, symbol)
@@ -1097,6 +1141,8 @@ def _in_place(forward, symbol):
             return NotImplemented
         change = f"{target} {symbol} ..."
         _refuse_shared(self, target, change, frame)
+        if not self.ndim and not zero_d_array:
+            return NotImplemented  # (passed on, but held nowhere else: rebound)
         result = forward(self, other)
         return _written_in_place(result, self, target, symbol,
                                  errors.where(frame.f_code.co_filename, frame.f_lineno),
@@ -1509,8 +1555,13 @@ class JaxBackend(Backend):
                 chosen = [jnp.where(pred, a, b) for a, b in zip(run_true(), run_false())]
             else:
                 chosen = lax.cond(pred, run_true, run_false)
+            statement = f"the staged `if` at {location}"
             for (k, _), value in zip(staged, chosen):
                 results[k] = value
+                _note_passed_on(value, [entry.values[j] for j, given in enumerate(values)
+                                        if isinstance(entry.values[j], (Tracer, np.ndarray))
+                                        and any(side.values[k] is given
+                                                for side in (t_side, f_side))], statement)
         elif t_traced.effects or f_traced.effects:
             lax.cond(pred, lambda: [t_traced(guard=pred)][:0],
                      lambda: [f_traced(guard=jnp.logical_not(pred))][:0])
@@ -1869,6 +1920,9 @@ class _Loop:
         finally:
             _promotable.pop()
         out = list(st.body_outputs(raw))
+        # (a variable an iteration may leave as it came in: _note_passed_on)
+        self.passes = {j for j, (after, before) in enumerate(zip(out, loop_vars))
+                       if after is before or any(v is before for v in _passed_on(after)[0])}
         for j, i in enumerate(st.carried):
             out[j] = self._checked_leaf(j, st.names[i], out[j])
         self.appended = []
@@ -1949,9 +2003,15 @@ class _Loop:
                 staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
                 staging.describe(after), static_shapes_of="JAX"))
 
-    def _result(self, final):
+    def _result(self, final, may_not_run=True):
+        """`may_not_run`: the loop may run no iteration (then every variable
+        is passed on as it came in)."""
         n = len(self.specs)
         carried, returned = final[:n], final[n:n + self.n_returned]
+        statement = f"the staged `{self.kind}` loop at {self.location}"
+        for j, (value, given) in enumerate(zip(carried, self.st.initial())):
+            if isinstance(given, (Tracer, np.ndarray)) and (may_not_run or j in self.passes):
+                _note_passed_on(value, [given], statement)
         return self.st.result(carried, self.returned, returned)
 
     def _no_appends(self, why):
@@ -2035,7 +2095,7 @@ class _Loop:
                 lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
             elif lst.scanned_type is None:  # (but its items' type is known)
                 lst.scanned_type = (stacked.dtype, stacked.shape[2:])
-        return self._result(final)
+        return self._result(final, may_not_run=test is not None or not sequence.length)
 
 
 def _chunk(items):
