@@ -896,7 +896,7 @@ def _note_zero_d_array(value):
 # that came in: changing it in place after the `if` changes that array's
 # other holders too (the caller's array), which the new tracer does not
 # (the graph engine refuses it too: errors.in_place_passed_argument_message).
-_PASSED_ON = {}  # id(tracer) -> (a weak reference to it, what it may be, the statement)
+_PASSED_ON = {}  # id(tracer) -> (weak references to it and to what it may be, the statement)
 
 
 def _note_passed_on(result, inputs, statement):
@@ -905,14 +905,17 @@ def _note_passed_on(result, inputs, statement):
             for key, entry in list(_PASSED_ON.items()):
                 if entry[0]() is None:
                     del _PASSED_ON[key]
-        _PASSED_ON[id(result)] = (weakref.ref(result), tuple(inputs), statement)
+        _PASSED_ON[id(result)] = (weakref.ref(result), tuple(map(weakref.ref, inputs)),
+                                  statement)
 
 
 def _passed_on(value):
     """(what traced `value` may be in Python, the statement passing it on),
     or ((), None)."""
     entry = _PASSED_ON.get(id(value))
-    return ((), None) if entry is None or entry[0]() is not value else entry[1:]
+    if entry is None or entry[0]() is not value:
+        return (), None
+    return tuple(v for v in (ref() for ref in entry[1]) if v is not None), entry[2]
 
 
 def _passed_on_holder(value, target, frame):
