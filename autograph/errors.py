@@ -1128,16 +1128,19 @@ class TensorTextError(StagingError, TypeError):
     """str()/format() of a graph tensor in user code: its value only exists at run time."""
 
 
-def tensor_text_message(what, name, location, fix=None):
-    """`fix`: what to do, when the user's statement is known (tensor_text_fix)."""
+def tensor_text_message(what, name, location, fix=None, noun=None):
+    """`fix`: what to do, when the user's statement is known (tensor_text_fix);
+    `noun`: the backend's word for its staged values (Backend.value_noun;
+    None: the graph engine's)."""
     return (
-        f"{what} of graph tensor '{name}' at {location}: the text of a staged value only "
+        f"{what} of {noun or 'graph tensor'} '{name}' at {location}: the text of a staged "
+        "value only "
         "exists when the graph runs, and while tracing Python would get a placeholder "
         "description instead of the number. " + (fix or (
             "Print it where it is made (print(x), or "
             "print(f\"...{x}...\") with the f-string written inside the print call: both are "
             "staged and print the run-time value), or return the value and format it outside "
-            "the ag.function.")))
+            "the staged function.")))
 
 
 _MESSAGE_EXAMPLES = {"assert": "assert x > 0, 'x must be positive'",

@@ -81,7 +81,7 @@ def _refuse_staged_containers(values):
     """A list, tuple, dict or set holding a staged value, printed (or a field
     of a printed f-string): its text would be formatted once, at tracing."""
     for value in values:
-        if type(value) in _SCANNED and _staged_inside(value):
+        if type(value) in _SCANNED and _staged_inside(value) is not None:
             raise errors.TensorTextError(errors.staged_print_container_message(
                 _variable_holding(value, "print"), errors.where_user()))
 
@@ -178,12 +178,12 @@ def percent_text(template, values):
     converters/formatted_strings.py); a staged value in `values` is refused
     by name (TensorTextError), its text only existing at run time."""
     for index, value in enumerate(values if type(values) is tuple else (values,)):
-        if _staged_inside(value):
+        if _staged_inside(value) is not None:
             frame = errors.user_frame(1, _want_frame=True)
             name = (None if frame is None else _percent_operand_text(frame, values, index)) \
                 or _variable_holding(value, "%")
             raise errors.TensorTextError(errors.tensor_text_message(
-                "%-formatting", name, errors.where_user()))
+                "%-formatting", name, errors.where_user(), None, _value_noun(value)))
     try:
         return template % values
     except TypeError:
@@ -194,7 +194,8 @@ def percent_text(template, values):
         name = (None if frame is None else _percent_operand_text(frame, values, index)) \
             or _variable_holding(values[index] if type(values) is tuple else values, "%")
         raise errors.TensorTextError(errors.tensor_text_message(
-            "%-formatting", name, errors.where_user())) from None
+            "%-formatting", name, errors.where_user(), None, _value_noun(
+                values[index] if type(values) is tuple else values))) from None
 
 
 def _refused_operand(values):
@@ -666,7 +667,7 @@ def _extreme(python_function, beats, call, args, kwargs):
 
 def repr_(*args, **kwargs):
     """Python meaning: `repr(*args, **kwargs)`."""
-    if len(args) == 1 and not kwargs and _staged_inside(args[0]):
+    if len(args) == 1 and not kwargs and _staged_inside(args[0]) is not None:
         raise errors.TensorTextError(errors.traced_repr_message(
             _variable_holding(args[0], "repr"), errors.where_user()))
     return builtins.repr(*args, **kwargs)
@@ -678,7 +679,7 @@ def str_(*args, **kwargs):
     graph tensor's does, saying more), as a JAX tracer's gives the
     placeholder 'JitTracer(~float64[])'."""
     text = builtins.str(*args, **kwargs)
-    if len(args) == 1 and not kwargs and _staged_inside(args[0]):
+    if len(args) == 1 and not kwargs and _staged_inside(args[0]) is not None:
         raise errors.TensorTextError(errors.traced_repr_message(
             _variable_holding(args[0], "str"), errors.where_user(), "str"))
     return text
@@ -687,14 +688,23 @@ def str_(*args, **kwargs):
 _SCANNED = (list, tuple, dict, set, frozenset)
 
 
+def _value_noun(value):
+    """The backend's word for the staged value `value` is or holds, or None
+    (an object refusing Python's conversion itself: an ag.Variable)."""
+    staged = _staged_inside(value)
+    return None if staged is None else registry.backend_of(staged).value_noun
+
+
 def _staged_inside(value, depth=0):
-    """Is `value` staged, or a list/tuple/dict/set holding one (a few levels down)?"""
+    """The staged value `value` is, or that a list/tuple/dict/set holds (a few
+    levels down), or None."""
     if registry.backend_of(value) is not None:
-        return True
+        return value
     if depth < 3 and builtins.type(value) in _SCANNED:
         items = value.values() if builtins.type(value) is dict else value
-        return any(_staged_inside(item, depth + 1) for item in items)
-    return False
+        return next((found for found in (_staged_inside(item, depth + 1) for item in items)
+                     if found is not None), None)
+    return None
 
 
 def _variable_holding(value, call, position=0, arity=None):

@@ -321,3 +321,15 @@ def test_a_math_hint_of_several_numpy_calls_names_jax_numpy_in_each():
     with pytest.raises(errors.NotStageableError) as raised:
         _jit(logarithm)(x3)
     assert "jnp.log(x) / jnp.log(base)" in str(raised.value)
+
+
+def percent_text(x):
+    return "%.2f and %s" % (x[0], [x[1]])
+
+
+def test_percent_formatting_a_traced_value_names_it_as_jax_does():
+    message = errors.tensor_text_message(
+        "%-formatting", "x[0]", _where(percent_text, '"%.2f'), None, "JAX traced value")
+    assert "outside the ag.function" not in message
+    with pytest.raises(errors.TensorTextError, match="^" + re.escape(message)):
+        _jit(percent_text)(x3)
