@@ -323,11 +323,12 @@ class RetracingWarning(UserWarning):
     """An ag.function keeps tracing new graphs for changing arguments."""
 
 
-def tensor_usage_message(what, tensor_name, location, fix=None):
-    """`fix`: what to do, when the user's code is known (staged_value_fix)."""
+def tensor_usage_message(what, tensor_name, location, fix=None, noun="graph tensor"):
+    """`fix`: what to do, when the user's code is known (staged_value_fix);
+    `noun`: the backend's word for its staged values (Backend.value_noun)."""
     return (
-        f"{what} of graph tensor '{tensor_name}' at {location}: Python needs a "
-        "concrete value here, but a graph tensor only has one when the graph "
+        f"{what} of {noun} '{tensor_name}' at {location}: Python needs a "
+        f"concrete value here, but a {noun} only has one when the graph "
         "runs. " + (fix or "Let autograph convert the function (ag.function(autograph="
                     "True), the default, or ag.to_graph) so `if`/`while`/`for`/`len` on "
                     "tensors are staged, or compute this value outside the function."))
@@ -810,10 +811,11 @@ def _library_module(filename, module):
     return None
 
 
-def staged_value_fix(what):
+def staged_value_fix(what, module="np"):
     """What to do about `what` (e.g. 'int()') of a staged value, judged from the
     user's frame: a comprehension, a `match`, a call into an installed package,
-    converted code, or code autograph did not convert (None: the general hint)."""
+    converted code, or code autograph did not convert (None: the general hint).
+    `module`: the backend's array module (Backend.array_module)."""
     frame = user_frame(2, _want_frame=True)
     if frame is None:
         return None
@@ -821,7 +823,7 @@ def staged_value_fix(what):
     line = linecache.getline(code.co_filename, frame.f_lineno).strip()
     if what == "`in`":
         return ("`v in x` makes Python ask for a bool now, while tracing. Write "
-                "np.any(x == v) (what numpy's `in` computes), which is staged.")
+                f"{module}.any(x == v) (what numpy's `in` computes), which is staged.")
     if what == "hash()":
         return ("Python hashes a value to use it as a dict key or set item, or to look "
                 "it up in one (`d[v]`, `d.get(v)`, `v in {...}`); a graph tensor has "
@@ -875,7 +877,7 @@ def staged_value_fix(what):
         return ("The function is converted, but this expression is not staged (a "
                 "`bool()` call, `any()`/`all()`, a condition inside a call argument "
                 "or a comprehension). Use the tensor in an `if`/`while` statement, or "
-                "np.where / np.any / np.all.")
+                f"{module}.where / {module}.any / {module}.all.")
     return "Compute this value outside the function, or keep it a staged value."
 
 
@@ -1126,16 +1128,19 @@ class TensorTextError(StagingError, TypeError):
     """str()/format() of a graph tensor in user code: its value only exists at run time."""
 
 
-def tensor_text_message(what, name, location, fix=None):
-    """`fix`: what to do, when the user's statement is known (tensor_text_fix)."""
+def tensor_text_message(what, name, location, fix=None, noun=None):
+    """`fix`: what to do, when the user's statement is known (tensor_text_fix);
+    `noun`: the backend's word for its staged values (Backend.value_noun;
+    None: the graph engine's)."""
     return (
-        f"{what} of graph tensor '{name}' at {location}: the text of a staged value only "
+        f"{what} of {noun or 'graph tensor'} '{name}' at {location}: the text of a staged "
+        "value only "
         "exists when the graph runs, and while tracing Python would get a placeholder "
         "description instead of the number. " + (fix or (
             "Print it where it is made (print(x), or "
             "print(f\"...{x}...\") with the f-string written inside the print call: both are "
             "staged and print the run-time value), or return the value and format it outside "
-            "the ag.function.")))
+            "the staged function.")))
 
 
 _MESSAGE_EXAMPLES = {"assert": "assert x > 0, 'x must be positive'",
@@ -1341,16 +1346,18 @@ def in_place_held_array_message(name, change, location, holder, where):
         "ag.Variable (.assign()).")
 
 
-def in_place_numpy_in_region_message(name, location):
+def in_place_numpy_in_region_message(name, location, module, kept_state):
     """numpy would change `name` (an array a variable of the user holds) in
-    place at `location`, inside a staged `if` or loop body being traced."""
+    place at `location`, inside a staged `if` or loop body being traced;
+    `module`, `kept_state`: the backend's words (Backend.array_module,
+    kept_state)."""
     return (
         f"numpy changes {name} in place at {location}, inside a staged `if` or loop: "
         "the array is a Python value there, so the change would run once, while "
         "tracing, where Python makes it each time the graph takes that path (or never). "
         "Write a new array and rebind the variable (`b = b + 1` for `b += 1`, "
-        "np.where/np.concatenate for item assignment), assigning it to the variable "
-        "the `if`/loop carries; state kept across calls goes in an ag.Variable.")
+        f"{module}.where/{module}.concatenate for item assignment), assigning it to the variable "
+        f"the `if`/loop carries; {kept_state}.")
 
 
 def returned_cycle_message(class_name, function_name, location):
@@ -1554,17 +1561,20 @@ def python_number_on_one_path_message(name, kind, dtype, statement, statement_lo
 # --- max()/min() of a staged value that Python would iterate (runtime/builtins.py) ---
 
 
-def staged_extreme_message(call, name, location, iterates):
-    """`iterates`: one argument (Python iterates it), else `key=`/`default=`."""
+def staged_extreme_message(call, name, location, iterates, noun, module, listed=False):
+    """`iterates`: one argument (Python iterates it), else `key=`/`default=`;
+    `noun`, `module`: the backend's words (Backend.value_noun, array_module);
+    `listed`: `name` is a staged list (stacked first)."""
     what = (f"{call}() of one argument iterates over it, asking for each item's value now, "
             "while tracing" if iterates else
             f"{call}() with `key=` or `default=` is not staged (only {call}(a, b, ...) of "
             "values is)")
-    fix = (f"Write np.{call}({name}), which computes it in the graph (it propagates NaN, "
+    items = f"{module}.stack({name})" if listed else name
+    fix = (f"Write {module}.{call}({items}), which computes it in the graph (it propagates NaN, "
            f"where Python's {call}() does not)" if iterates else
            f"Compare the keys yourself (`a if key(a) {'>=' if call == 'max' else '<='} key(b) "
            "else b`, staged) or call it outside the function")
-    return (f"{call}() of graph tensor '{name}' at {location}: {what}. {fix}.")
+    return (f"{call}() of {noun} '{name}' at {location}: {what}. {fix}.")
 
 
 # --- lambdas of one line that conversion cannot tell apart (source.py) ---
@@ -1627,13 +1637,14 @@ def python_float_result_message(variable, expression, where, result):
 # --- sum() of a staged iterable (runtime/builtins.py) ---
 
 
-def staged_sum_message(name, location):
+def staged_sum_message(name, location, noun, module):
+    """`noun`, `module`: the backend's words (Backend.value_noun, array_module)."""
     return (
-        f"sum() of graph tensor '{name}' at {location}: Python adds the items one by one, "
+        f"sum() of {noun} '{name}' at {location}: Python adds the items one by one, "
         "left to right, which needs each of them now, while tracing. Write "
-        f"np.sum(np.stack({name}), axis=0) for a staged list, or np.sum({name}, axis=0) for "
-        "an array (its items are its rows; numpy adds in pairs: the last bits of a float "
-        "sum may differ from Python's), "
+        f"{module}.sum({module}.stack({name}), axis=0) for a staged list, or "
+        f"{module}.sum({name}, axis=0) for an array (its items are its rows; it adds in "
+        "pairs: the last bits of a float sum may differ from Python's), "
         f"or add them in a staged loop (`total = 0.0` and `for v in {name}: total = total "
         "+ v`) for Python's order.")
 
@@ -1688,7 +1699,8 @@ def staged_list_item_message(kind, change, location, name=None):
 # --- Python state a staged branch or loop body changes -------------------------------
 
 
-def outer_state_changed_message(what, statement, location):
+def outer_state_changed_message(what, statement, location, kept_state):
+    """`kept_state`: the backend's clause (Backend.kept_state)."""
     once = ("once, while tracing, not once per iteration" if "loop" in statement
             else "once, while tracing, whether or not the graph takes the branch")
     return (
@@ -1696,9 +1708,8 @@ def outer_state_changed_message(what, statement, location):
         f"a function it calls), but is not the {statement}'s own state: the change would "
         f"happen {once}. Carry the value through the {statement} instead: have the function "
         "return the new value and assign it there (`count = bump(count)`, "
-        "`total = total + x`), keep it in an ag.Variable, whose `assign`/`assign_add` the "
-        "graph runs each time (`self.steps.assign_add(1)`), or make the change outside it "
-        "(a layer or cache made on its first call: call it once before the loop).")
+        "`total = total + x`), or make the change outside it (a layer or cache made on "
+        f"its first call: call it once before the loop); {kept_state}.")
 
 
 # --- a draw from Python's random module while tracing ---------------------------------
@@ -2054,14 +2065,18 @@ def percent_format_message(what, name, location, reason):
         "it outside the staged function.")
 
 
-def staged_math_message(function, name, location, numpy_spelling):
-    fix = (f"Write {numpy_spelling}, which is staged" if numpy_spelling else
-           "Compute it with numpy functions, which are staged")
+def staged_math_message(function, name, location, numpy_spelling, module="np"):
+    """`numpy_spelling`: numpy's function instead ('np.exp(...)'), or None;
+    `module`: the backend's array module (Backend.array_module)."""
+    spelled = re.sub(r"(?<![.\w])np[.]", module + ".", numpy_spelling or "")
+    fix = (f"Write {spelled}, which is staged" if numpy_spelling else
+           f"Compute it with {module}'s functions, which are staged")
     return (
         f"math.{function}() of staged value '{name}' at {location}: this call of "
-        f"math.{function} is not staged (the graph engine stages math's float functions of "
-        "one number, math.sqrt, math.exp, math.log, math.sin, ..., as Python computes "
-        "them), and Python's would ask for the number now, while tracing. "
+        f"math.{function} is not staged (math's float functions of one number, math.sqrt, "
+        "math.exp, math.log, math.sin, ..., are staged where the backend computes them as "
+        "Python does: the graph engine's), and Python's would ask for the number now, "
+        "while tracing. "
         f"{fix}, or call it outside the staged function.")
 
 
@@ -2167,7 +2182,8 @@ def in_place_traced_message(name, change, location, holder, where, relation, bac
     loop, where `holder` (`where`) holds the same numpy array in Python:
     `relation` is 'same' (another holder of the array), 'view' (`name` is a
     numpy view of `holder`), 'viewed' (`holder` is a view of `name`, taken
-    before), 'argument' (the caller passed the array in), 'part' (`holder`,
+    before), 'argument' (the caller passed the array in), 'passed' (a staged
+    `if`, named in `where`, may pass on `holder`'s array as `name`), 'part' (`holder`,
     the item or attribute changed, belongs to an object that outlives the
     call).  A `holder` not starting with 'the ' is a name, set in backticks."""
     symbol = change.split()[1]
@@ -2188,6 +2204,7 @@ def in_place_traced_message(name, change, location, holder, where, relation, bac
         "view": f"`{name}` is a numpy view of {spelled} ({where}) {views}",
         "viewed": f"{spelled} ({where}) is a numpy view of `{name}`, taken before {views}",
         "argument": f"`{name}` holds {holder} ({where})",
+        "passed": f"`{name}` may hold {spelled} ({where})",
     }[relation]
     return (
         f"`{change}` at {location} changes `{name}` in place, and {how}: Python would "
@@ -2197,8 +2214,8 @@ def in_place_traced_message(name, change, location, holder, where, relation, bac
         + (", and return it (the caller rebinds its variable)"
            if relation == "argument" or holder.startswith("the caller") else
            f", or take a copy where the two are meant to differ (`{name} = {name}.copy()`)")
-        + "; to change a part of an array, build the new array (np.where, np.concatenate, "
-        "`.at[...].set(...)`).")
+        + "; to change a part of an array, build the new array (jnp.where, jnp.concatenate, "
+        "`.at[...].set(...)`: numpy's functions refuse traced values).")
 
 
 def in_place_cast_message(name, symbol, result_dtype, dtype, location):

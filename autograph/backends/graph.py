@@ -151,6 +151,9 @@ class GraphBackend(Backend):
     folds_extra_test = True  # for_range/for_each test extra_test before each iteration
     reconciles_branch_lists = True  # cond: see _branch_lists
     follows_in_place_changes = True  # graph/tensor.py refuses a shared array's change
+    value_noun = "graph tensor"
+    kept_state = ("state kept across calls goes in an ag.Variable, whose `assign`/"
+                  "`assign_add` the graph runs each time (`self.steps.assign_add(1)`)")
 
     def owns(self, value):
         return isinstance(value, (Tensor, StagedEnumerate, StagedZip))

@@ -891,6 +891,48 @@ def _note_zero_d_array(value):
     return value
 
 
+# A staged `if` whose branch leaves a variable as it came in gives a new
+# tracer that, in Python, is on that path the very array (or traced value)
+# that came in: changing it in place after the `if` changes that array's
+# other holders too (the caller's array), which the new tracer does not
+# (the graph engine refuses it too: errors.in_place_passed_argument_message).
+_PASSED_ON = {}  # id(tracer) -> (weak references to it and to what it may be, the statement)
+
+
+def _note_passed_on(result, inputs, statement):
+    if isinstance(result, Tracer) and inputs:
+        if len(_PASSED_ON) >= 1024:
+            for key, entry in list(_PASSED_ON.items()):
+                if entry[0]() is None:
+                    del _PASSED_ON[key]
+        _PASSED_ON[id(result)] = (weakref.ref(result), tuple(map(weakref.ref, inputs)),
+                                  statement)
+
+
+def _passed_on(value):
+    """(what traced `value` may be in Python, the statement passing it on),
+    or ((), None)."""
+    entry = _PASSED_ON.get(id(value))
+    if entry is None or entry[0]() is not value:
+        return (), None
+    return tuple(v for v in (ref() for ref in entry[1]) if v is not None), entry[2]
+
+
+def _passed_on_holder(value, target, frame):
+    """`_shared`'s (holder, where, 'passed') when what a staged `if` may pass
+    on as `value` has another holder in Python; else None."""
+    inputs, statement = _passed_on(value)
+    for passed in inputs:
+        if isinstance(passed, Tracer):
+            found = _shared(passed, target, frame)
+        else:  # (a numpy array the function holds: jit's arguments are tracers)
+            found = next(((holder, where, "same")
+                          for holder, where in staging.outside_holders(passed, target)), None)
+        if found is not None:
+            return found[0], f"{found[1]}, passed on by {statement}", "passed"
+    return None
+
+
 def _noted_zero_d_array(value):
     """Is `value` a 0-d numpy array, or a tracer noted as one?"""
     if isinstance(value, np.ndarray):
@@ -915,17 +957,44 @@ def _passed_argument(value, frames):
     the traced function, or an item of one), or None: the frames past
     converted code that hold `args` and `kwargs` (JAX's own, jit's
     `cache_miss(*args, **kwargs)`) hold first the tracers, then, further out,
-    what the caller passed, in the same places."""
+    what the caller passed (or an enclosing trace's tracer: `jax.grad(jax.jit(
+    f))`), in the same places.  A tracer of `jax.grad` is followed through its
+    primal instead (grad's frames pass it on in other places, `vjp(f,
+    *primals)`): the enclosing trace's tracer (`jax.jit(jax.grad(f))`), or,
+    run eagerly, a view JAX takes of the caller's numpy array (found held by
+    the caller's frames: a numpy scalar or a Python number passed is viewed
+    through a temporary array)."""
+    for _ in range(16):  # (one step per enclosing transformation)
+        held = getattr(value, "primal", None) if isinstance(value, Tracer) else None
+        if held is None:
+            held = _passed_in_place_of(value, frames)
+        else:
+            base = getattr(held, "base", None)
+            if isinstance(held, np.ndarray) and type(base) is np.ndarray:
+                return base if any(_path_to((f.f_locals.get("args"), f.f_locals.get("kwargs")),
+                                            base) is not None
+                                   for f, passed_in in frames if passed_in) else None
+        if not isinstance(held, Tracer):
+            return held
+        value = held
+    return None
+
+
+def _passed_in_place_of(value, frames):
+    """What the frames' `args`/`kwargs` hold, outside the outermost frame
+    holding `value`, where that frame holds it (JAX may pass it on in other
+    places: `vjp(f, *primals)`), or None."""
     path = None
     for f, passed_in in frames:
         args, kwargs = f.f_locals.get("args"), f.f_locals.get("kwargs")
         if not passed_in or type(args) is not tuple or type(kwargs) is not dict:
             continue
-        if path is None:
-            path = _path_to((args, kwargs), value)
+        here = _path_to((args, kwargs), value)
+        if here is not None or path is None:
+            path = here
             continue
         held = _at_path((args, kwargs), path)
-        if held is not _NOT_FOUND and not isinstance(held, Tracer):
+        if held is not _NOT_FOUND:
             return held
     return None
 
@@ -961,7 +1030,12 @@ def _shared(value, target, frame):
     names the relations); else None.  A 0-d value is a numpy scalar or a Python
     number in Python, which an in-place operator rebinds: never shared, but
     where it is known to be a 0-d numpy array (`_zero_d_array`)."""
-    if not isinstance(value, Tracer) or not value.ndim and not _zero_d_array(value, frame):
+    if not isinstance(value, Tracer):
+        return None
+    found = _passed_on_holder(value, target, frame)
+    if found is not None:
+        return found
+    if not value.ndim and not _zero_d_array(value, frame):
         return None
     frames, entry = _user_frames(frame)
     code = (entry or frame).f_code
@@ -1058,7 +1132,7 @@ def _in_place(forward, symbol):
         if not is_converted_or_generated(frame.f_code):
             return NotImplemented  # (Python then calls the binary operator)
         zero_d_array = not self.ndim and _zero_d_array(self, frame)
-        if not self.ndim and not zero_d_array:
+        if not self.ndim and not zero_d_array and not _passed_on(self)[0]:
             # (0-d: a numpy scalar or a Python number in Python, which Python rebinds)
             return NotImplemented
         target = _target(frame, symbol)
@@ -1070,6 +1144,8 @@ def _in_place(forward, symbol):
             return NotImplemented
         change = f"{target} {symbol} ..."
         _refuse_shared(self, target, change, frame)
+        if not self.ndim and not zero_d_array:
+            return NotImplemented  # (passed on, but held nowhere else: rebound)
         result = forward(self, other)
         return _written_in_place(result, self, target, symbol,
                                  errors.where(frame.f_code.co_filename, frame.f_lineno),
@@ -1269,7 +1345,19 @@ def _numpy_call_refusal(frame, call_node, location):
         plain = ast.Call(func=ast.parse(f"jnp.{jnp_name}", mode="eval").body,
                          args=call_node.args,
                          keywords=[k for k in call_node.keywords if k.arg != "out"])
+        dtypes = _join_dtypes(frame, call_node) if jnp_name in _JOINS and not any(
+            k.arg == "dtype" for k in call_node.keywords) else None
+        if dtypes is not None and jax.dtypes.canonicalize_dtype(dtypes[0]) == dtypes[0]:
+            plain.keywords.append(ast.keyword(
+                arg="dtype", value=ast.parse(f"jnp.{dtypes[0].name}", mode="eval").body))
         instead = f"Call jax.numpy's function, which takes traced values: `{ast.unparse(plain)}`"
+        if dtypes is not None:
+            numpy_dtype, jax_dtype = dtypes
+            instead += (f" (numpy gives {numpy_dtype} for these items, where jax.numpy "
+                        f"promotes them to {jax_dtype}"
+                        + (", so give the dtype)" if plain.keywords and
+                           plain.keywords[-1].arg == "dtype" else
+                           f"; JAX holds {numpy_dtype} only with jax_enable_x64 on)"))
         if out is not None:
             instead += (f"; it has no out=, so rebind the name to its result instead "
                         f"(`{ast.unparse(out)} = {ast.unparse(plain)}`; other names holding "
@@ -1277,6 +1365,53 @@ def _numpy_call_refusal(frame, call_node, location):
         else:
             instead += "."
     return errors.TensorUsageError(errors.traced_to_numpy_message(call, location, instead))
+
+
+# numpy functions joining a sequence of arrays (each item as np.asarray makes
+# it), whose jax.numpy functions take dtype=
+_JOINS = frozenset(("stack", "concatenate", "vstack", "hstack", "dstack"))
+_PYTHON_KINDS = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def _join_dtypes(frame, call_node):
+    """(numpy's result dtype, jax.numpy's) of joining the items of
+    `call_node`'s first argument (a list or tuple display of names and
+    constants, or a name holding a Python list or tuple) where the two
+    differ (numpy promotes int64 and float32 to float64, jax.numpy to
+    float32; a Python float is float64 to numpy, weak to JAX), else None."""
+    node = call_node.args[0] if call_node.args else None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = []
+        for element in node.elts:
+            if isinstance(element, ast.Constant):
+                items.append(element.value)
+            elif isinstance(element, ast.Name) and element.id in frame.f_locals:
+                items.append(frame.f_locals[element.id])
+            else:
+                return None
+    elif isinstance(node, ast.Name) and type(frame.f_locals.get(node.id)) in (list, tuple):
+        items = list(frame.f_locals[node.id])
+    else:
+        return None
+    numpy_dtypes = []
+    for item in items:
+        if isinstance(item, Tracer):
+            aval = _aval(item)
+            numpy_dtypes.append(np.asarray(_PYTHON_KINDS[aval.dtype.kind]).dtype
+                                if aval.weak_type and aval.dtype.kind in _PYTHON_KINDS
+                                else np.dtype(aval.dtype))
+        elif isinstance(item, (np.ndarray, np.generic)) or type(item) in (bool, int, float,
+                                                                          complex):
+            numpy_dtypes.append(np.asarray(item).dtype)
+        else:
+            return None
+    if not numpy_dtypes:
+        return None
+    try:
+        numpy_dtype, jax_dtype = np.result_type(*numpy_dtypes), np.dtype(jnp.result_type(*items))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None if numpy_dtype == jax_dtype else (numpy_dtype, jax_dtype)
 
 
 # numpy functions that change their first argument in place
@@ -1315,6 +1450,11 @@ class JaxBackend(Backend):
 
     name = "jax"
     folds_extra_test = True
+    value_noun = "JAX traced value"
+    array_module = "jnp"  # (numpy's functions refuse traced values in converted code)
+    kept_state = ("a jax.jit function keeps no state of its own across calls: pass the "
+                  "state in as an argument and return its new value "
+                  "(`state, y = step(state, x)`)")
 
     def owns(self, value):
         return isinstance(value, (Tracer, JaxList, StagedEnumerate, StagedZip))
@@ -1418,8 +1558,13 @@ class JaxBackend(Backend):
                 chosen = [jnp.where(pred, a, b) for a, b in zip(run_true(), run_false())]
             else:
                 chosen = lax.cond(pred, run_true, run_false)
+            statement = f"the staged `if` at {location}"
             for (k, _), value in zip(staged, chosen):
                 results[k] = value
+                _note_passed_on(value, [entry.values[j] for j, given in enumerate(values)
+                                        if isinstance(entry.values[j], (Tracer, np.ndarray))
+                                        and any(side.values[k] is given
+                                                for side in (t_side, f_side))], statement)
         elif t_traced.effects or f_traced.effects:
             lax.cond(pred, lambda: [t_traced(guard=pred)][:0],
                      lambda: [f_traced(guard=jnp.logical_not(pred))][:0])
@@ -1778,6 +1923,9 @@ class _Loop:
         finally:
             _promotable.pop()
         out = list(st.body_outputs(raw))
+        # (a variable an iteration may leave as it came in: _note_passed_on)
+        self.passes = {j for j, (after, before) in enumerate(zip(out, loop_vars))
+                       if after is before or any(v is before for v in _passed_on(after)[0])}
         for j, i in enumerate(st.carried):
             out[j] = self._checked_leaf(j, st.names[i], out[j])
         self.appended = []
@@ -1858,9 +2006,15 @@ class _Loop:
                 staging.shown(name), self.location, self.kind, staging.describe(self.init[j]),
                 staging.describe(after), static_shapes_of="JAX"))
 
-    def _result(self, final):
+    def _result(self, final, may_not_run=True):
+        """`may_not_run`: the loop may run no iteration (then every variable
+        is passed on as it came in)."""
         n = len(self.specs)
         carried, returned = final[:n], final[n:n + self.n_returned]
+        statement = f"the staged `{self.kind}` loop at {self.location}"
+        for j, (value, given) in enumerate(zip(carried, self.st.initial())):
+            if isinstance(given, (Tracer, np.ndarray)) and (may_not_run or j in self.passes):
+                _note_passed_on(value, [given], statement)
         return self.st.result(carried, self.returned, returned)
 
     def _no_appends(self, why):
@@ -1944,7 +2098,7 @@ class _Loop:
                 lst.items.append(_Block(stacked.reshape((-1, *stacked.shape[2:]))))
             elif lst.scanned_type is None:  # (but its items' type is known)
                 lst.scanned_type = (stacked.dtype, stacked.shape[2:])
-        return self._result(final)
+        return self._result(final, may_not_run=test is not None or not sequence.length)
 
 
 def _chunk(items):

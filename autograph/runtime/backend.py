@@ -92,6 +92,16 @@ class Backend:
     # refused (staging.python_and_numpy_bool), as `~a` differs (-2 / False).
     keeps_python_bools = False
 
+    # The words of this backend's library in the catalog messages the runtime
+    # raises for every backend (a fix hint must be one the user can write):
+    # what its staged values are called, the module whose array functions
+    # take them (`np.sum(...)` / `jnp.sum(...)`), and where state that
+    # outlives one call belongs (a clause ending a sentence).
+    value_noun = "staged value"
+    array_module = "np"
+    kept_state = ("state kept across calls is passed in as an argument and returned "
+                  "(`state, y = step(state, x)`)")
+
     def owns(self, value):
         """Is `value` a staged value of this backend? (Asked once per type.)"""
         return False

@@ -81,7 +81,7 @@ def _refuse_staged_containers(values):
     """A list, tuple, dict or set holding a staged value, printed (or a field
     of a printed f-string): its text would be formatted once, at tracing."""
     for value in values:
-        if type(value) in _SCANNED and _staged_inside(value):
+        if type(value) in _SCANNED and _staged_inside(value) is not None:
             raise errors.TensorTextError(errors.staged_print_container_message(
                 _variable_holding(value, "print"), errors.where_user()))
 
@@ -188,12 +188,12 @@ def percent_text(template, values):
     converters/formatted_strings.py); a staged value in `values` is refused
     by name (TensorTextError), its text only existing at run time."""
     for index, value in enumerate(values if type(values) is tuple else (values,)):
-        if _staged_inside(value):
+        if _staged_inside(value) is not None:
             frame = errors.user_frame(1, _want_frame=True)
             name = (None if frame is None else _percent_operand_text(frame, values, index)) \
                 or _variable_holding(value, "%")
             raise errors.TensorTextError(errors.tensor_text_message(
-                "%-formatting", name, errors.where_user()))
+                "%-formatting", name, errors.where_user(), None, _value_noun(value)))
     try:
         return template % values
     except TypeError:
@@ -204,7 +204,8 @@ def percent_text(template, values):
         name = (None if frame is None else _percent_operand_text(frame, values, index)) \
             or _variable_holding(values[index] if type(values) is tuple else values, "%")
         raise errors.TensorTextError(errors.tensor_text_message(
-            "%-formatting", name, errors.where_user())) from None
+            "%-formatting", name, errors.where_user(), None, _value_noun(
+                values[index] if type(values) is tuple else values))) from None
 
 
 def _refused_operand(values):
@@ -559,10 +560,11 @@ def bool_(*args, **kwargs):
     """Python meaning: `bool(*args, **kwargs)`.  A staged value has no truth
     value while tracing (a staged `if`/`while` tests it instead): refused
     with the same catalog error for every backend (TensorUsageError)."""
-    if len(args) == 1 and not kwargs and registry.backend_of(args[0]) is not None:
+    backend = registry.backend_of(args[0]) if len(args) == 1 and not kwargs else None
+    if backend is not None:
         raise errors.TensorUsageError(errors.tensor_usage_message(
             "bool()", _variable_holding(args[0], "bool"), errors.where_user(),
-            errors.staged_value_fix("bool()")))
+            errors.staged_value_fix("bool()", backend.array_module), backend.value_noun))
     return builtins.bool(*args, **kwargs)
 
 
@@ -601,7 +603,8 @@ def _converted(python_type, convert, target, args, kwargs):
                 what = f"{python_type.__name__}()"
                 raise errors.TensorUsageError(errors.tensor_usage_message(
                     what, _variable_holding(args[0], python_type.__name__),
-                    errors.where_user(), errors.staged_value_fix(what))) from None
+                    errors.where_user(), errors.staged_value_fix(what, backend.array_module),
+                    backend.value_noun)) from None
     return python_type(*args, **kwargs)
 
 
@@ -616,9 +619,11 @@ def _numpy_type(backend, value, dtype):
 def sum_(*args, **kwargs):
     """Python meaning: `sum(*args, **kwargs)`.  Of a staged iterable, refused
     by name: Python adds its items one by one, which needs them now."""
-    if args and registry.backend_of(args[0]) is not None:
+    backend = registry.backend_of(args[0]) if args else None
+    if backend is not None:
         raise errors.TensorUsageError(errors.staged_sum_message(
-            _variable_holding(args[0], "sum"), errors.where_user()))
+            _variable_holding(args[0], "sum"), errors.where_user(), backend.value_noun,
+            backend.array_module))
     return builtins.sum(*args, **kwargs)
 
 
@@ -657,8 +662,11 @@ def _extreme(python_function, beats, call, args, kwargs):
         # TypeError, raised before it compares anything)
         return python_function(*args, **kwargs)
     if len(args) < 2 or kwargs:
+        backend = registry.backend_of(staged[0])
         raise errors.TensorUsageError(errors.staged_extreme_message(
-            call, _variable_holding(staged[0], call), errors.where_user(), len(args) < 2))
+            call, _variable_holding(staged[0], call), errors.where_user(), len(args) < 2,
+            backend.value_noun, backend.array_module,
+            backend.list_element_type(staged[0]) is not None))
     label = (f"the value of `{call}(...)`",)
     best = args[0]
     for candidate in args[1:]:
@@ -669,7 +677,7 @@ def _extreme(python_function, beats, call, args, kwargs):
 
 def repr_(*args, **kwargs):
     """Python meaning: `repr(*args, **kwargs)`."""
-    if len(args) == 1 and not kwargs and _staged_inside(args[0]):
+    if len(args) == 1 and not kwargs and _staged_inside(args[0]) is not None:
         raise errors.TensorTextError(errors.traced_repr_message(
             _variable_holding(args[0], "repr"), errors.where_user()))
     return builtins.repr(*args, **kwargs)
@@ -681,7 +689,7 @@ def str_(*args, **kwargs):
     graph tensor's does, saying more), as a JAX tracer's gives the
     placeholder 'JitTracer(~float64[])'."""
     text = builtins.str(*args, **kwargs)
-    if len(args) == 1 and not kwargs and _staged_inside(args[0]):
+    if len(args) == 1 and not kwargs and _staged_inside(args[0]) is not None:
         raise errors.TensorTextError(errors.traced_repr_message(
             _variable_holding(args[0], "str"), errors.where_user(), "str"))
     return text
@@ -690,14 +698,23 @@ def str_(*args, **kwargs):
 _SCANNED = (list, tuple, dict, set, frozenset)
 
 
+def _value_noun(value):
+    """The backend's word for the staged value `value` is or holds, or None
+    (an object refusing Python's conversion itself: an ag.Variable)."""
+    staged = _staged_inside(value)
+    return None if staged is None else registry.backend_of(staged).value_noun
+
+
 def _staged_inside(value, depth=0):
-    """Is `value` staged, or a list/tuple/dict/set holding one (a few levels down)?"""
+    """The staged value `value` is, or that a list/tuple/dict/set holds (a few
+    levels down), or None."""
     if registry.backend_of(value) is not None:
-        return True
+        return value
     if depth < 3 and builtins.type(value) in _SCANNED:
         items = value.values() if builtins.type(value) is dict else value
-        return any(_staged_inside(item, depth + 1) for item in items)
-    return False
+        return next((found for found in (_staged_inside(item, depth + 1) for item in items)
+                     if found is not None), None)
+    return None
 
 
 def _variable_holding(value, call, position=0, arity=None):
@@ -921,12 +938,13 @@ def _refuse_staged_math(function, args, kwargs):
             name = _variable_holding(value, f"math.{function.__name__}", position, len(args))
             break
     else:
-        name = next((key for key, v in kwargs.items() if registry.backend_of(v) is not None),
-                    None)
+        name, value = next(((key, v) for key, v in kwargs.items()
+                            if registry.backend_of(v) is not None), (None, None))
         if name is None:
             return
     raise errors.NotStageableError(errors.staged_math_message(
-        function.__name__, name, errors.where_user(), _NUMPY_MATH.get(function.__name__)))
+        function.__name__, name, errors.where_user(), _NUMPY_MATH.get(function.__name__),
+        registry.backend_of(value).array_module))
 
 
 # the numpy spelling of a math function (the same number, staged)

@@ -76,10 +76,11 @@ def region(backend, taken=None, statement=None):
         _protect_arrays(entering, protected, held)
         yield
         if held:
-            _refuse_changed(held, *statement, _carried_parts(entering, statement[0]))
+            _refuse_changed(held, *statement, _carried_parts(entering, statement[0]),
+                            backend.kept_state)
     except ValueError as e:
         if protected and "read-only" in str(e):
-            raise _in_place_numpy_error(e, protected) from e
+            raise _in_place_numpy_error(e, protected, backend) from e
         raise
     except RecursionError as e:
         if statement is None or isinstance(e, errors.AutoGraphError):
@@ -297,7 +298,7 @@ def _part_holder(node, variables):
     return _GONE
 
 
-def _refuse_changed(held, names, location, statement, carried=frozenset()):
+def _refuse_changed(held, names, location, statement, carried, kept_state):
     """Refuses a change the staged branch or loop body just traced made to
     Python state from before it (what `_protect_arrays` saw in `held`),
     other than to the statement's own state (`names`, which the converted
@@ -313,19 +314,19 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
             iterator, position = before
             if _iterator_position(iterator) != position:
                 _raise_changed(f"the iterator `{_spelled(path)}` (advanced by next() or a "
-                               "Python loop over it)", None, None, location, statement)
+                               "Python loop over it)", None, None, location, statement, kept_state)
             continue
         if holder is _CELLS:
             frame, cells = path, before
             now = frame.f_locals
             for name, value in cells.items():
                 if name not in names and not _same(value, now.get(name, _GONE)):
-                    _raise_changed(f"variable '{name}'", _CELLS, frame, location, statement)
+                    _raise_changed(f"variable '{name}'", _CELLS, frame, location, statement, kept_state)
             continue
         if holder is _GLOBALS:
             for name, value in before.items():
                 if name not in names and not _same(value, path.get(name, _GONE)):
-                    _raise_changed(f"global '{name}'", None, None, location, statement)
+                    _raise_changed(f"global '{name}'", None, None, location, statement, kept_state)
             continue
         kind = type(holder)
         if not own and kind in (list, set):
@@ -333,13 +334,13 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
         if kind is set:
             if holder != before:
                 _raise_changed(f"`{_spelled(path)}`", "a set's items", None, location,
-                               statement)
+                               statement, kept_state)
             continue
         if isinstance(holder, type):
             now, spelled, mapping = _class_items(holder), "{}.{}", False
         elif kind is list:
             if len(holder) != len(before):
-                _raise_changed(f"the list `{_spelled(path)}`", None, None, location, statement)
+                _raise_changed(f"the list `{_spelled(path)}`", None, None, location, statement, kept_state)
             now, spelled = holder, "{}[{}]"
             before, now = dict(enumerate(before)), dict(enumerate(now))
         else:  # (a dict, a dict subclass, a user's object or function, an ag.function)
@@ -355,7 +356,7 @@ def _refuse_changed(held, names, location, statement, carried=frozenset()):
             part = spelled.format(_spelled(path), key)
             if part in names or _cached_on_first_use(holder, key, old):
                 continue
-            _raise_changed(f"`{part}`", None, None, location, statement)
+            _raise_changed(f"`{part}`", None, None, location, statement, kept_state)
 
 
 _GONE = object()
@@ -373,7 +374,7 @@ def _cached_on_first_use(holder, key, old):
         functools.cached_property)
 
 
-def _raise_changed(what, kind, frame, location, statement):
+def _raise_changed(what, kind, frame, location, statement, kept_state):
     owner = generated_owner(frame.f_code) if frame is not None else None
     while owner is not None and frame is not None and id(frame.f_code) != owner:
         frame = frame.f_back  # (a generated branch or loop function's cell: its user function's)
@@ -381,7 +382,7 @@ def _raise_changed(what, kind, frame, location, statement):
              f"{errors.where(frame.f_code.co_filename, frame.f_code.co_firstlineno)})"
              if frame is not None else f" ({kind})" if kind else "")
     raise errors.StagingError(errors.outer_state_changed_message(
-        what + owner, statement, location))
+        what + owner, statement, location, kept_state))
 
 
 def _spelled(path):
@@ -455,7 +456,7 @@ def _traced_user_frames(frame):
         frame = frame.f_back
 
 
-def _in_place_numpy_error(error, protected):
+def _in_place_numpy_error(error, protected, backend):
     """The catalog error for numpy's read-only error inside a staged region,
     naming the user's variable (or the item or attribute holding the array:
     `box.w`) and line (the innermost user frame)."""
@@ -470,14 +471,16 @@ def _in_place_numpy_error(error, protected):
                 base = base.base
             if type(base) is np.ndarray:
                 return errors.InPlaceChangeError(
-                    errors.in_place_numpy_in_region_message(f"`{key}`", location))
+                    errors.in_place_numpy_in_region_message(
+                        f"`{key}`", location, backend.array_module, backend.kept_state))
         # (a holder the line spells out: `box.w += 1` on a global or a closure's object)
         text = linecache.getline(frame.f_code.co_filename, line).replace('"', "'")
         spelled = [path for path in map(_spelled, (p for _, p in protected.values()))
                    if re.search(rf"(?<![\w.]){re.escape(path)}(?!\w)", text)]
         if spelled:
             name = f"`{max(spelled, key=len)}`"
-    return errors.InPlaceChangeError(errors.in_place_numpy_in_region_message(name, location))
+    return errors.InPlaceChangeError(errors.in_place_numpy_in_region_message(
+        name, location, backend.array_module, backend.kept_state))
 
 
 def user_spelling(frame, name):

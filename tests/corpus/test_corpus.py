@@ -357,7 +357,9 @@ REFUSED_IN_MODE = {
     ("jax", "numpy_in_assert_not_and_while"): (
         "TensorTextError", "f-string or format() of staged value 'f\"zero in {{arr}}\"' at "
         "{where}", 'assert np.all(arr != 0), f"zero in {arr}"'),
-    ("jax", "numpy_iteration_and_any_all"): _BOOL,
+    ("jax", "numpy_iteration_and_any_all"): (_BOOL[0], _BOOL[1].replace("graph tensor",
+                                                                       "JAX traced value"),
+                                             _BOOL[2]),
     ("jax", "numpy_moving_average"): _MOVING_AVERAGE,
     # appends in a loop over range(stop, 0, step) with a traced stop: JAX
     # needs the trip count at tracing to stack the items

@@ -270,7 +270,7 @@ def test_staged_sum_hint_keeps_pythons_row_sum():
         return np.sum(np.stack([x[0], x[1]]), axis=0)
 
     line = inspect.getsourcelines(summed)[1] + 1
-    message = errors.staged_sum_message("x", f"{__file__}:{line}")
+    message = errors.staged_sum_message("x", f"{__file__}:{line}", "graph tensor", "np")
     assert "np.sum(x, axis=0)" in message and "np.sum(np.stack(x), axis=0)" in message
     with pytest.raises(errors.TensorUsageError, match=re.escape(message)):
         ag.function(summed)(x)

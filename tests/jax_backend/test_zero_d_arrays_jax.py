@@ -250,3 +250,57 @@ def test_a_scalar_argument_changed_through_another_name_is_rebound():
     for s in (1.0, np.float64(1.0)):
         got = _jit(changed_through_another_name)(s, x2)
         assert float(got) == changed_through_another_name(s, x2) == 1.0
+
+
+# --- under jax.grad: the tracer is grad's, not jit's -------------------------------------
+# (Eager `jax.grad` holds the caller's array only as the primal of its tracer, a
+# view JAX takes of it; `jax.jit(jax.grad(f))` holds jit's tracer there.  The
+# change was not refused: the caller's array kept its old value.)
+
+def scaled_argument(s, x):
+    s *= 3.0
+    return s * x[0]
+
+
+_GRADS = {"grad": lambda f: jax.grad(f),
+          "jit(grad)": lambda f: jax.jit(jax.grad(f)),
+          "grad(jit)": lambda f: jax.grad(jax.jit(f)),
+          "grad(grad)": lambda f: jax.grad(jax.grad(lambda s, x: f(s, x)))}
+
+
+@pytest.mark.parametrize("how", _GRADS)
+def test_a_zero_d_array_argument_changed_in_place_under_grad_is_refused(how):
+    s = np.array(1.0)
+    scaled_argument(s, x2)
+    assert s == 3.0  # Python: the caller's array changed
+    s = np.array(1.0)
+    with pytest.raises(errors.InPlaceChangeError, match=re.escape(errors.in_place_traced_message(
+            "s", "s *= ...", _line(scaled_argument, "s *= 3.0"), "the caller's array",
+            f"an argument of scaled_argument at {_first_line(scaled_argument)}", "argument",
+            "jax"))):
+        _GRADS[how](ag.to_graph(scaled_argument))(s, x2)
+    assert s == 1.0
+
+
+def scaled_second_argument(x, s):
+    s *= 3.0
+    return s * x[0]
+
+
+@pytest.mark.parametrize("how", ["grad", "jit(grad)"])
+def test_a_zero_d_array_argument_by_argnums_changed_under_grad_is_refused(how):
+    wrap = {"grad": jax.grad, "jit(grad)": lambda f, **k: jax.jit(jax.grad(f, **k))}[how]
+    with pytest.raises(errors.InPlaceChangeError, match=re.escape(errors.in_place_traced_message(
+            "s", "s *= ...", _line(scaled_second_argument, "s *= 3.0"), "the caller's array",
+            f"an argument of scaled_second_argument at {_first_line(scaled_second_argument)}",
+            "argument", "jax"))):
+        wrap(ag.to_graph(scaled_second_argument), argnums=1)(x2, np.array(1.0))
+
+
+@pytest.mark.parametrize("how", _GRADS)
+@pytest.mark.parametrize("s", [1.0, np.float64(1.0)], ids=["float", "float64"])
+def test_a_scalar_argument_changed_in_place_under_grad_is_rebound(how, s):
+    got = _GRADS[how](ag.to_graph(scaled_argument))(s, x2)
+    expected = _GRADS[how](scaled_argument)(s, x2)  # (a scalar: no in-place change to stage)
+    _same(got, expected)
+

@@ -53,7 +53,7 @@ def ulp(x):
     (copysign, "copysign", "x[0]", "Write np.copysign(...), which is staged"),
     (isclose, "isclose", "x[1]", "Write np.isclose(a, b, rtol=1e-09, atol=0.0)"),
     (log_base, "log", "x[1]", "np.log(x) / np.log(base) with a base, which is staged"),
-    (ulp, "ulp", "x[1]", "Compute it with numpy functions")],
+    (ulp, "ulp", "x[1]", "Compute it with np's functions")],
     ids=lambda v: v.__name__ if callable(v) else None)
 def test_refused_naming_the_function_and_argument(fn, function, name, fix):
     fn(X)  # (Python computes them)
