@@ -11,7 +11,6 @@ math functions of one suggested numpy's functions too.  The backend now gives th
 plain Python's result under jax.jit.
 """
 
-import inspect
 import re
 
 import numpy as np
@@ -24,24 +23,10 @@ import jax.numpy as jnp  # noqa: E402
 
 import autograph as ag  # noqa: E402
 from autograph import errors  # noqa: E402
+from tests.jax_backend.helpers import jitted, line_of, same  # noqa: E402
 
 JAX_STATE = ("a jax.jit function keeps no state of its own across calls: pass the state in "
              "as an argument and return its new value (`state, y = step(state, x)`)")
-
-
-def _jit(f):
-    return jax.jit(ag.to_graph(f))
-
-
-def _where(f, text):
-    lines, first = inspect.getsourcelines(f)
-    n = next(i for i, line in enumerate(lines) if text in line)
-    return f"{__file__}:{first + n}"
-
-
-def _same(got, expected):
-    assert np.asarray(got).dtype == np.asarray(expected).dtype
-    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
 
 
 x3 = np.array([1.5, -2.0, 3.25])
@@ -78,18 +63,18 @@ def summed_rows_as_hinted(x):
 ])
 @pytest.mark.parametrize("x", [x3, m32], ids=["vector", "matrix"])
 def test_sum_of_a_traced_value_names_jax_and_its_hint_works(fn, hinted, name, x):
-    message = errors.staged_sum_message(name, _where(fn, "sum("), "JAX traced value", "jnp")
+    message = errors.staged_sum_message(name, line_of(fn, "sum("), "JAX traced value", "jnp")
     assert f"sum() of JAX traced value '{name}'" in message
     assert f"jnp.sum(jnp.stack({name}), axis=0)" in message
     assert f"jnp.sum({name}, axis=0)" in message and "np.sum(np." not in message
     with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
-        _jit(fn)(x)
-    _same(_jit(hinted)(x), fn(x))
+        jitted(fn)(x)
+    same(jitted(hinted)(x), fn(x))
 
 
 def test_the_graph_engine_keeps_its_own_words():
     message = errors.staged_sum_message(
-        "doubled", _where(summed_list, "sum("), "graph tensor", "np")
+        "doubled", line_of(summed_list, "sum("), "graph tensor", "np")
     with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
         ag.function(summed_list)(x3)
 
@@ -119,16 +104,16 @@ def marked_as_hinted(x, marks):
 
 def test_numpy_changing_an_array_in_a_staged_loop_gives_the_jax_fix():
     message = errors.in_place_numpy_in_region_message(
-        "`MARKS`", _where(marked, "MARKS[i] = 1.0"), "jnp", JAX_STATE)
+        "`MARKS`", line_of(marked, "MARKS[i] = 1.0"), "jnp", JAX_STATE)
     assert "jnp.where/jnp.concatenate" in message and "ag.Variable" not in message
     with pytest.raises(errors.InPlaceChangeError, match="^" + re.escape(message)):
-        _jit(marked)(x3)
+        jitted(marked)(x3)
     assert not MARKS.any()  # (the refusal left the global as it was)
     total, marks = marked(x3)
     expected = total, marks.copy()
     MARKS[:] = 0.0
-    for got, want in zip(_jit(marked_as_hinted)(x3, np.zeros(3)), expected):
-        _same(got, want)
+    for got, want in zip(jitted(marked_as_hinted)(x3, np.zeros(3)), expected):
+        same(got, want)
     MARKS[:] = 0.0
 
 
@@ -160,14 +145,14 @@ def counted_as_hinted(x, count):
 
 def test_state_a_staged_loop_changes_gives_the_jax_fix():
     message = errors.outer_state_changed_message(
-        "`counter.count`", "`for` loop", _where(counted, "for v in x"), JAX_STATE)
+        "`counter.count`", "`for` loop", line_of(counted, "for v in x"), JAX_STATE)
     assert "ag.Variable" not in message
     with pytest.raises(errors.StagingError, match="^" + re.escape(message)):
-        _jit(counted)(x3)
+        jitted(counted)(x3)
     counter.count = 0
     total = counted(x3)
-    got_total, got_count = _jit(counted_as_hinted)(x3, 0)
-    _same(got_total, total)
+    got_total, got_count = jitted(counted_as_hinted)(x3, 0)
+    same(got_total, total)
     assert int(got_count) == counter.count
 
 
@@ -202,7 +187,7 @@ def joined_as_hinted(a, b):
 
 def _join_refusal(fn, call, hinted, note):
     return errors.traced_to_numpy_message(
-        call, _where(fn, call), "Call jax.numpy's function, which takes traced values: "
+        call, line_of(fn, call), "Call jax.numpy's function, which takes traced values: "
         f"`{hinted}`{note}.")
 
 
@@ -217,14 +202,14 @@ PROMOTED = " (numpy gives float64 for these items, where jax.numpy promotes them
 def test_joining_items_numpy_promotes_otherwise_names_numpys_dtype(fn, hinted, call, spelled):
     message = _join_refusal(fn, call, spelled, PROMOTED + ", so give the dtype)")
     with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
-        _jit(fn)(ints, floats32)
-    _same(_jit(hinted)(ints, floats32), fn(ints, floats32))
+        jitted(fn)(ints, floats32)
+    same(jitted(hinted)(ints, floats32), fn(ints, floats32))
 
 
 def test_joining_items_of_one_dtype_names_the_plain_call():
     message = _join_refusal(stacked, "np.stack([a, b])", "jnp.stack([a, b])", "")
     with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
-        _jit(stacked)(floats32, floats32)
+        jitted(stacked)(floats32, floats32)
 
 
 def test_joining_with_x64_off_says_float64_needs_x64():
@@ -233,7 +218,7 @@ def test_joining_with_x64_off_says_float64_needs_x64():
         message = _join_refusal(stacked, "np.stack([a, b])", "jnp.stack([a, b])",
                                 PROMOTED + "; JAX holds float64 only with jax_enable_x64 on)")
         with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
-            _jit(stacked)(ints.astype(np.int32), floats32)
+            jitted(stacked)(ints.astype(np.int32), floats32)
     finally:
         jax.config.update("jax_enable_x64", True)
 
@@ -247,7 +232,7 @@ def scaled_in_place(w):
 
 def test_an_argument_changed_in_place_names_jax_numpys_functions():
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(scaled_in_place)(x3.copy())
+        jitted(scaled_in_place)(x3.copy())
     message = str(raised.value)
     assert "(jnp.where, jnp.concatenate, `.at[...].set(...)`" in message
     assert "(np.where" not in message
@@ -283,12 +268,12 @@ def largest_listed_as_hinted(x):
 ])
 def test_max_of_one_traced_argument_names_jax_numpy(fn, hinted, call, name, spelled):
     message = errors.staged_extreme_message(
-        call, name, _where(fn, f"{call}("), True, "JAX traced value", "jnp",
+        call, name, line_of(fn, f"{call}("), True, "JAX traced value", "jnp",
         fn is largest_listed)
     assert f"{call}() of JAX traced value '{name}'" in message and f"Write {spelled}," in message
     with pytest.raises(errors.TensorUsageError, match="^" + re.escape(message)):
-        _jit(fn)(x3)
-    _same(_jit(hinted)(x3), fn(x3))
+        jitted(fn)(x3)
+    same(jitted(hinted)(x3), fn(x3))
 
 
 def truth(x):
@@ -302,12 +287,12 @@ def exponential(x):
 
 def test_bool_and_math_of_a_traced_value_name_jax_numpy():
     with pytest.raises(errors.TensorUsageError) as raised:
-        _jit(truth)(x3)
+        jitted(truth)(x3)
     message = str(raised.value)
-    assert message.startswith(f"bool() of JAX traced value 'x[0]' at {_where(truth, 'bool(')}")
+    assert message.startswith(f"bool() of JAX traced value 'x[0]' at {line_of(truth, 'bool(')}")
     assert "jnp.where / jnp.any / jnp.all" in message
     with pytest.raises(errors.NotStageableError) as raised:
-        _jit(exponential)(x3)
+        jitted(exponential)(x3)
     assert "Write jnp.exp(...) (nan where math raises ValueError), which is staged" in str(
         raised.value)
 
@@ -319,7 +304,7 @@ def logarithm(x):
 
 def test_a_math_hint_of_several_numpy_calls_names_jax_numpy_in_each():
     with pytest.raises(errors.NotStageableError) as raised:
-        _jit(logarithm)(x3)
+        jitted(logarithm)(x3)
     assert "jnp.log(x) / jnp.log(base)" in str(raised.value)
 
 
@@ -329,7 +314,7 @@ def percent_text(x):
 
 def test_percent_formatting_a_traced_value_names_it_as_jax_does():
     message = errors.tensor_text_message(
-        "%-formatting", "x[0]", _where(percent_text, '"%.2f'), None, "JAX traced value")
+        "%-formatting", "x[0]", line_of(percent_text, '"%.2f'), None, "JAX traced value")
     assert "outside the ag.function" not in message
     with pytest.raises(errors.TensorTextError, match="^" + re.escape(message)):
-        _jit(percent_text)(x3)
+        jitted(percent_text)(x3)

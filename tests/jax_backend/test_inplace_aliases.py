@@ -22,20 +22,7 @@ jax.config.update("jax_enable_x64", True)
 
 import autograph as ag  # noqa: E402
 from autograph import errors  # noqa: E402
-
-HERE = __file__
-
-
-def _jit(f):
-    return jax.jit(ag.to_graph(f))
-
-
-def _line(f, text):
-    """'test_inplace_aliases.py:N' of the line of `f` holding `text`."""
-    import inspect
-    lines, first = inspect.getsourcelines(f)
-    n = next(i for i, line in enumerate(lines) if text in line)
-    return f"{HERE}:{first + n}"
+from tests.jax_backend.helpers import jitted, line_of  # noqa: E402
 
 
 W = np.ones(3)
@@ -203,9 +190,9 @@ def _refusal(fn, args, changed, symbol, holder, relation_text, line_text, where=
     """Plain Python, then jax.jit: refused with the catalog message naming
     `changed`, its line and `holder`; the refusal changed no outside array."""
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(fn)(*args)
+        jitted(fn)(*args)
     message = str(raised.value)
-    location = _line(where or fn, line_text)
+    location = line_of(where or fn, line_text)
     assert message.startswith(f"`{changed} {symbol} ...` at {location} changes `{changed}` "
                               f"in place, and ")
     assert re.search(re.escape(relation_text), message), message
@@ -300,7 +287,7 @@ def test_attribute_of_an_object_outside_changed_in_a_staged_statement_is_refused
         method, args, statement):
     m = Model()
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(getattr(m, method))(*args)
+        jitted(getattr(m, method))(*args)
     message = str(raised.value)
     assert message.startswith("`self.w` is changed in place (an in-place operator such as "
                               f"`+=`, an item assignment or `out=`) inside the staged {statement}")
@@ -316,7 +303,7 @@ def test_attribute_of_an_object_outside_changed_in_a_staged_statement_is_refused
 def test_traced_state_held_elsewhere_changed_in_a_staged_statement_is_refused(
         fn, args, name, holder, statement):
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(fn)(*args)
+        jitted(fn)(*args)
     message = str(raised.value)
     assert message.startswith(
         f"`{name}` is changed in place (an in-place operator such as `+=`, an item assignment "
@@ -376,7 +363,7 @@ def fancy_index_copy(x):
                                 fresh_numpy_int, scalar_alias, fancy_index_copy])
 def test_unshared_in_place_change_matches_python(fn):
     expected = fn(x3.copy())
-    got = _jit(fn)(x3)
+    got = jitted(fn)(x3)
     for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
                     got if isinstance(got, tuple) else (got,)):
         g = np.asarray(g)
@@ -409,19 +396,19 @@ def test_in_place_cast_numpy_refuses_is_refused(fn, name, symbol, result, dtype)
     with pytest.raises(TypeError, match="Cannot cast ufunc 'add' output"):
         fn(x3)  # plain Python: numpy's UFuncTypeError
     with pytest.raises(errors.GraphTypeError, match=re.escape(
-            f"{symbol} at {_line(fn, f'{name} +=')}: numpy cannot cast the result ({result}) "
+            f"{symbol} at {line_of(fn, f'{name} +=')}: numpy cannot cast the result ({result}) "
             f"into `{name}` ({dtype}) with casting rule 'same_kind'; write "
             f"`{name} = {name} + ...` for a new array")):
-        _jit(fn)(x3)
+        jitted(fn)(x3)
 
 
 def test_in_place_result_of_another_shape_is_refused():
     with pytest.raises(ValueError, match="non-broadcastable output"):
         growing(x3)
     with pytest.raises(errors.GraphValueError, match=re.escape(
-            f"+= at {_line(growing, 'acc +=')}: the result has shape (2, 3), `acc` has (3,): "
+            f"+= at {line_of(growing, 'acc +=')}: the result has shape (2, 3), `acc` has (3,): "
             "numpy cannot write it into the array in place (non-broadcastable output operand)")):
-        _jit(growing)(x3)
+        jitted(growing)(x3)
 
 
 def test_code_autograph_did_not_convert_keeps_jax_operators():
@@ -433,7 +420,7 @@ def test_code_autograph_did_not_convert_keeps_jax_operators():
 
     def f(x):
         return plain(x)
-    np.testing.assert_array_equal(np.asarray(_jit(f)(x3)), x3)  # JAX's own meaning there
+    np.testing.assert_array_equal(np.asarray(jitted(f)(x3)), x3)  # JAX's own meaning there
 
 
 @pytest.mark.parametrize("method, args, statement", [
@@ -442,7 +429,7 @@ def test_attribute_of_an_object_only_the_method_holds_changed_in_a_staged_statem
         method, args, statement):
     step = getattr(Model(), method)  # (no variable holds the model: it outlives the call)
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(step)(*args)
+        jitted(step)(*args)
     message = str(raised.value)
     assert message.startswith("`self.w` is changed in place (an in-place operator such as "
                               f"`+=`, an item assignment or `out=`) inside the staged {statement}")
@@ -525,7 +512,7 @@ def test_new_array_jax_gives_back_as_its_operand_is_not_refused(fn):
     a = x3.copy()
     expected = fn(a)
     assert np.array_equal(a, x3)  # Python changed a new array, not the argument
-    got = _jit(fn)(x3)
+    got = jitted(fn)(x3)
     for e, g in zip(expected if isinstance(expected, tuple) else (expected,),
                     got if isinstance(got, tuple) else (got,)):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
@@ -551,8 +538,8 @@ def test_in_place_item_of_a_traced_array_is_refused_naming_the_at_update():
     with pytest.raises(errors.TensorUsageError, match=re.escape(
             errors.traced_item_assignment_message(
                 "y[0] += 1", "y", "y = y.at[0].add(1)",
-                _line(item_of_a_traced_array, "y[0] += 1")))):
-        _jit(item_of_a_traced_array)(np.ones((2, 3)))
+                line_of(item_of_a_traced_array, "y[0] += 1")))):
+        jitted(item_of_a_traced_array)(np.ones((2, 3)))
 
 
 class Box:
@@ -581,7 +568,7 @@ def local_list_of_fresh_arrays(x):
 
 @pytest.mark.parametrize("fn", [local_dict_entry, local_object_attribute])
 def test_part_of_an_object_the_function_made_matches_python(fn):
-    np.testing.assert_array_equal(np.asarray(_jit(fn)(x3)), fn(x3.copy()))
+    np.testing.assert_array_equal(np.asarray(jitted(fn)(x3)), fn(x3.copy()))
 
 
 def test_python_loop_over_a_list_of_arrays_changed_in_place_is_refused():

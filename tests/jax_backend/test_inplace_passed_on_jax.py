@@ -11,7 +11,6 @@ statement that passes it on; arrays made fresh, or always replaced, still
 run and match plain Python.
 """
 
-import inspect
 import re
 
 import numpy as np
@@ -21,8 +20,8 @@ jax = pytest.importorskip("jax", reason="the jax extra is not installed (pip ins
                           exc_type=ImportError)
 jax.config.update("jax_enable_x64", True)
 
-import autograph as ag  # noqa: E402
 from autograph import errors  # noqa: E402
+from tests.jax_backend.helpers import first_line, jitted, line_of  # noqa: E402
 
 W = np.array([1.0, 2.0])
 
@@ -32,20 +31,6 @@ def _fresh_global():
     W[:] = [1.0, 2.0]
     yield
     W[:] = [1.0, 2.0]
-
-
-def _jit(f):
-    return jax.jit(ag.to_graph(f))
-
-
-def _where(f, text):
-    lines, first = inspect.getsourcelines(f)
-    n = next(i for i, line in enumerate(lines) if text in line)
-    return f"{__file__}:{first + n}"
-
-
-def _first_line(f):
-    return f"{__file__}:{inspect.getsourcelines(f)[1]}"
 
 
 def doubled_if_positive(s, x):
@@ -83,9 +68,9 @@ def doubled_in_a_for(s, x):
 
 def _caller_refusal(fn, name, change, statement, statement_text):
     return errors.in_place_traced_message(
-        name, change, _where(fn, change.replace("...", "").strip()), "the caller's array",
-        f"an argument of {fn.__name__} at {_first_line(fn)}, passed on by {statement} at "
-        f"{_where(fn, statement_text)}", "passed", "jax")
+        name, change, line_of(fn, change.replace("...", "").strip()), "the caller's array",
+        f"an argument of {fn.__name__} at {first_line(fn)}, passed on by {statement} at "
+        f"{line_of(fn, statement_text)}", "passed", "jax")
 
 
 @pytest.mark.parametrize("s", [np.array([1.0, 2.0]), np.array(1.0)], ids=["vector", "0-d"])
@@ -102,7 +87,7 @@ def test_the_callers_array_passed_on_then_changed_in_place_is_refused(fn, change
     given = s.copy()
     with pytest.raises(errors.InPlaceChangeError, match="^" + re.escape(
             _caller_refusal(fn, "s", change, statement, text))):
-        _jit(fn)(given, x)
+        jitted(fn)(given, x)
     np.testing.assert_array_equal(given, s)
 
 
@@ -112,22 +97,22 @@ def test_a_global_passed_on_then_changed_in_place_is_refused():
     assert W[0] == 2.0  # Python: the global changed
     W[:] = [1.0, 2.0]
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(global_doubled_if_positive)(x)
+        jitted(global_doubled_if_positive)(x)
     assert str(raised.value).startswith(
-        f"`s += ...` at {_where(global_doubled_if_positive, 's += 1.0')} changes `s` in place, "
+        f"`s += ...` at {line_of(global_doubled_if_positive, 's += 1.0')} changes `s` in place, "
         "and `s` may hold `W` (")
-    assert f"passed on by the staged `if` at {_where(global_doubled_if_positive, 'if x[0]')})" \
+    assert f"passed on by the staged `if` at {line_of(global_doubled_if_positive, 'if x[0]')})" \
         in str(raised.value)
     assert W[0] == 1.0
 
 
 def test_an_argument_a_loop_body_may_pass_on_is_refused():
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(doubled_in_a_for)(np.array([1.0, 2.0]), np.array([-0.5, -2.0]))
+        jitted(doubled_in_a_for)(np.array([1.0, 2.0]), np.array([-0.5, -2.0]))
     assert str(raised.value).startswith(
-        f"`t += ...` at {_where(doubled_in_a_for, 't += 1.0')} changes `t` in place, and `t` "
+        f"`t += ...` at {line_of(doubled_in_a_for, 't += 1.0')} changes `t` in place, and `t` "
         "may hold `s` (")
-    assert f"passed on by the staged `for` loop at {_where(doubled_in_a_for, 'for v in x')})" \
+    assert f"passed on by the staged `for` loop at {line_of(doubled_in_a_for, 'for v in x')})" \
         in str(raised.value)
 
 
@@ -205,6 +190,6 @@ def scalar_passed_on(s, x):
 ], ids=lambda v: v.__name__ if callable(v) else None)
 def test_an_array_nothing_else_holds_is_changed_as_python_changes_it(fn, args):
     expected = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    got = _jit(fn)(*args)
+    got = jitted(fn)(*args)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
     assert np.asarray(got).dtype == np.asarray(expected).dtype

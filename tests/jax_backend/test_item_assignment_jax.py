@@ -22,30 +22,12 @@ jax = pytest.importorskip("jax", reason="the jax extra is not installed (pip ins
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 
-import autograph as ag  # noqa: E402
 from autograph import errors  # noqa: E402
-
-HERE = __file__
-
-
-def _jit(f):
-    return jax.jit(ag.to_graph(f))
-
-
-def _where(f, text):
-    import inspect
-    lines, first = inspect.getsourcelines(f)
-    n = next(i for i, line in enumerate(lines) if text in line)
-    return f"{HERE}:{first + n}"
+from tests.jax_backend.helpers import jitted, line_of, same  # noqa: E402
 
 
 x3 = np.array([0.5, -2.0, 3.0])
 m23 = np.arange(6.0).reshape(2, 3)
-
-
-def _same(got, expected):
-    assert np.asarray(got).dtype == np.asarray(expected).dtype
-    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
 
 
 # --- `y[i] = v` on a traced y ------------------------------------------------------------
@@ -98,11 +80,11 @@ def test_item_assignment_on_a_traced_array_is_refused_naming_the_at_update(
         fn, hinted, arg, statement, update):
     expected = fn(arg.copy())  # Python: the item changes
     with pytest.raises(errors.TensorUsageError) as caught:
-        _jit(fn)(arg)
+        jitted(fn)(arg)
     assert str(caught.value).startswith(errors.traced_item_assignment_message(
-        statement, "y", update, _where(fn, statement)))
+        statement, "y", update, line_of(fn, statement)))
     assert isinstance(caught.value, TypeError)  # (as JAX's own error is)
-    _same(_jit(hinted)(arg), expected)  # the suggested spelling gives Python's result
+    same(jitted(hinted)(arg), expected)  # the suggested spelling gives Python's result
 
 
 def test_item_assignment_in_code_autograph_did_not_convert_keeps_jaxs_error():
@@ -171,14 +153,14 @@ def test_traced_value_or_index_stored_into_numpy_or_a_list_is_refused(
         fn, statement, name, container, part, update, error):
     fn(x3)  # Python: runs
     with pytest.raises(error, match=re.escape(errors.traced_into_container_message(
-            statement, name, container, part, update, _where(fn, statement)))):
-        _jit(fn)(x3)
+            statement, name, container, part, update, line_of(fn, statement)))):
+        jitted(fn)(x3)
 
 
 @pytest.mark.parametrize("fn, hinted", [(tail_into_array, tail_as_hinted),
                                         (at_the_largest, at_the_largest_as_hinted)])
 def test_the_suggested_spelling_gives_pythons_result(fn, hinted):
-    _same(_jit(hinted)(x3), fn(x3))
+    same(jitted(hinted)(x3), fn(x3))
 
 
 def test_a_float_stored_into_a_numpy_array_names_the_fix_as_numpys_cause():
@@ -189,12 +171,12 @@ def test_a_float_stored_into_a_numpy_array_names_the_fix_as_numpys_cause():
     itself (the graph engine translates at its function's boundary)."""
     first_into_float_array(x3)  # Python: runs
     with pytest.raises(ValueError, match="setting an array element with a sequence") as caught:
-        _jit(first_into_float_array)(x3)
+        jitted(first_into_float_array)(x3)
     cause = caught.value.__cause__
     assert type(cause) is errors.TensorIntoArrayError
     assert str(cause) == errors.traced_into_container_message(
         "y[0] = x[1]", "y", "a numpy array", "the value", "y = jnp.asarray(y).at[0].set(x[1])",
-        _where(first_into_float_array, "y[0] = x[1]"))
+        line_of(first_into_float_array, "y[0] = x[1]"))
 
 
 # --- numpy functions given a traced value -------------------------------------------------
@@ -238,12 +220,12 @@ def imported_norm_of_traced(x):
 def test_a_numpy_function_given_a_traced_value_names_the_jnp_spelling(fn, call, instead):
     fn(x3.copy())  # Python: runs
     with pytest.raises(errors.TensorUsageError, match=re.escape(errors.traced_to_numpy_message(
-            call, _where(fn, call), instead))):
-        _jit(fn)(x3)
+            call, line_of(fn, call), instead))):
+        jitted(fn)(x3)
 
 
 def test_np_clip_out_as_hinted_gives_pythons_result():
-    _same(_jit(clipped_as_hinted)(x3), clipped_in_place(x3.copy()))
+    same(jitted(clipped_as_hinted)(x3), clipped_in_place(x3.copy()))
 
 
 def test_a_numpy_function_in_code_autograph_did_not_convert_keeps_jaxs_error():
@@ -275,9 +257,9 @@ def test_item_assignment_in_a_staged_if_is_refused_at_the_if_as_the_graph_engine
     expected = positives_kept(x3.copy(), 3)  # Python
     with pytest.raises(errors.TensorUsageError, match=re.escape(
             errors.traced_item_assignment_message(
-                "y[i] = v", "y", "y = y.at[i].set(v)", _where(positives_kept, "if x[i] > 0:")))):
-        _jit(positives_kept)(x3, 3)
-    _same(_jit(positives_kept_as_hinted)(x3, 3), expected)
+                "y[i] = v", "y", "y = y.at[i].set(v)", line_of(positives_kept, "if x[i] > 0:")))):
+        jitted(positives_kept)(x3, 3)
+    same(jitted(positives_kept_as_hinted)(x3, 3), expected)
 
 
 # --- numpy changing a numpy array in place with a traced value ----------------------------
@@ -312,8 +294,8 @@ def _writes_into(name):
 def test_numpy_writing_a_traced_value_into_an_array_is_refused_naming_the_array(fn, call):
     fn(x3)  # Python: runs
     with pytest.raises(errors.TensorUsageError, match=re.escape(errors.traced_to_numpy_message(
-            call, _where(fn, call), _writes_into("y")))):
-        _jit(fn)(x3)
+            call, line_of(fn, call), _writes_into("y")))):
+        jitted(fn)(x3)
 
 
 def test_fill_with_a_traced_value_names_the_fix_as_numpys_cause():
@@ -321,6 +303,6 @@ def test_fill_with_a_traced_value_names_the_fix_as_numpys_cause():
     store at one index does: test_a_float_stored_into_a_numpy_array_...)"""
     filled(x3)  # Python: runs
     with pytest.raises(ValueError, match="setting an array element with a sequence") as caught:
-        _jit(filled)(x3)
+        jitted(filled)(x3)
     assert str(caught.value.__cause__) == errors.traced_to_numpy_message(
-        "y.fill(x[0])", _where(filled, "y.fill(x[0])"), _writes_into("y"))
+        "y.fill(x[0])", line_of(filled, "y.fill(x[0])"), _writes_into("y"))

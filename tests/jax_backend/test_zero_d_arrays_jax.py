@@ -26,23 +26,7 @@ import jax.numpy as jnp  # noqa: E402
 
 import autograph as ag  # noqa: E402
 from autograph import errors  # noqa: E402
-
-HERE = __file__
-
-
-def _jit(f):
-    return jax.jit(ag.to_graph(f))
-
-
-def _line(f, text):
-    import inspect
-    lines, first = inspect.getsourcelines(f)
-    n = next(i for i, line in enumerate(lines) if text in line)
-    return f"{HERE}:{first + n}"
-
-
-def _first_line(f):
-    return f"{HERE}:{f.__code__.co_firstlineno}"
+from tests.jax_backend.helpers import first_line, jitted, line_of, same  # noqa: E402
 
 
 x2 = np.array([0.5, 2.0])
@@ -54,11 +38,6 @@ def _fresh_global():
     W0[...] = 0.0
     yield
     W0[...] = 0.0
-
-
-def _same(got, expected):
-    assert np.asarray(got).dtype == np.asarray(expected).dtype, (got, expected)
-    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
 
 
 # --- kept as arrays: the result is Python's, dtype included ------------------------------
@@ -102,7 +81,7 @@ def counted_in_int32(x):
 @pytest.mark.parametrize("fn", [float32_in_place, float32_accumulated_in_loop,
                                 float32_in_a_branch, float32_in_a_while, counted_in_int32])
 def test_a_zero_d_array_changed_in_place_keeps_its_dtype(fn):
-    _same(_jit(fn)(x2), fn(x2.copy()))
+    same(jitted(fn)(x2), fn(x2.copy()))
 
 
 def int_array_takes_a_float(x):
@@ -116,8 +95,8 @@ def test_a_float_added_in_place_to_an_int_zero_d_array_is_refused_as_numpy_refus
         int_array_takes_a_float(x2)
     with pytest.raises(errors.GraphTypeError, match=re.escape(errors.in_place_cast_message(
             "w", "+=", np.dtype(np.float64), np.dtype(np.int64),
-            _line(int_array_takes_a_float, "w += x[0]")))):
-        _jit(int_array_takes_a_float)(x2)
+            line_of(int_array_takes_a_float, "w += x[0]")))):
+        jitted(int_array_takes_a_float)(x2)
 
 
 # --- a scalar is rebound, as Python rebinds it -------------------------------------------
@@ -131,14 +110,14 @@ def added_to_argument(s, x):
                          ids=["float", "float64", "float32", "int64"])
 def test_a_scalar_argument_changed_in_place_is_rebound(s):
     expected = added_to_argument(s, x2)
-    got = _jit(added_to_argument)(s, x2)
+    got = jitted(added_to_argument)(s, x2)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
     assert np.asarray(got).dtype == np.result_type(expected)
 
 
 def test_a_jax_array_argument_changed_in_place_is_rebound():
     s = jnp.asarray(1.0)
-    _same(_jit(added_to_argument)(s, x2), added_to_argument(s, x2))
+    same(jitted(added_to_argument)(s, x2), added_to_argument(s, x2))
 
 
 def copied_then_changed(s, x):
@@ -149,7 +128,7 @@ def copied_then_changed(s, x):
 
 def test_a_copy_of_a_zero_d_argument_is_the_functions_own():
     s = np.array(1.0)
-    _same(_jit(copied_then_changed)(s, x2), copied_then_changed(s, x2))
+    same(jitted(copied_then_changed)(s, x2), copied_then_changed(s, x2))
     assert s == 1.0
 
 
@@ -169,8 +148,8 @@ def item_of_an_argument(d, x):
 
 def _argument_refusal(fn, name, line_text, holder="the caller's array"):
     return errors.in_place_traced_message(
-        name, f"{name} += ...", _line(fn, line_text), holder,
-        f"an argument of {fn.__name__} at {_first_line(fn)}", "argument", "jax")
+        name, f"{name} += ...", line_of(fn, line_text), holder,
+        f"an argument of {fn.__name__} at {first_line(fn)}", "argument", "jax")
 
 
 def test_a_zero_d_array_argument_changed_in_place_is_refused():
@@ -180,7 +159,7 @@ def test_a_zero_d_array_argument_changed_in_place_is_refused():
     s = np.array(1.0)
     with pytest.raises(errors.InPlaceChangeError, match=re.escape(
             _argument_refusal(added_to_argument, "s", "s += x[0]"))):
-        _jit(added_to_argument)(s, x2)
+        jitted(added_to_argument)(s, x2)
     assert s == 1.0
 
 
@@ -188,9 +167,9 @@ def test_a_zero_d_global_changed_through_an_alias_is_refused():
     assert global_alias(x2) == 0.5  # Python: the global changed
     W0[...] = 0.0
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(global_alias)(x2)
+        jitted(global_alias)(x2)
     assert str(raised.value).startswith(
-        f"`w += ...` at {_line(global_alias, 'w += x[0]')} changes `w` in place, and `W0` (a global")
+        f"`w += ...` at {line_of(global_alias, 'w += x[0]')} changes `w` in place, and `W0` (a global")
     assert W0 == 0.0
 
 
@@ -199,9 +178,9 @@ def test_a_zero_d_array_in_an_argument_dict_changed_in_place_is_refused():
     item_of_an_argument(d, x2)
     assert d["s"] == 1.5  # Python: the dict's array changed
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(item_of_an_argument)({"s": np.array(1.0)}, x2)
+        jitted(item_of_an_argument)({"s": np.array(1.0)}, x2)
     assert str(raised.value).startswith(
-        f"`s += ...` at {_line(item_of_an_argument, 's += x[0]')} changes `s` in place, "
+        f"`s += ...` at {line_of(item_of_an_argument, 's += x[0]')} changes `s` in place, "
         "and `d['s']` (in item_of_an_argument at ")
 
 
@@ -217,16 +196,16 @@ def test_a_zero_d_array_argument_changed_in_a_staged_loop_is_refused():
     assert s == 3.5  # Python: the caller's array changed
     with pytest.raises(errors.InPlaceChangeError, match=re.escape(
             errors.in_place_held_state_message(
-                "s", "`for` loop", _line(accumulated_into_argument, "for v in x:"),
+                "s", "`for` loop", line_of(accumulated_into_argument, "for v in x:"),
                 "the caller's array",
                 f"an argument of accumulated_into_argument at "
-                f"{_first_line(accumulated_into_argument)}", "jax"))):
-        _jit(accumulated_into_argument)(np.array(1.0), x2)
+                f"{first_line(accumulated_into_argument)}", "jax"))):
+        jitted(accumulated_into_argument)(np.array(1.0), x2)
 
 
 def test_a_scalar_argument_accumulated_in_a_staged_loop_is_rebound():
     for s in (1.0, np.float64(1.0)):
-        got = _jit(accumulated_into_argument)(copy.copy(s), x2)
+        got = jitted(accumulated_into_argument)(copy.copy(s), x2)
         assert float(got) == accumulated_into_argument(s, x2)
 
 
@@ -240,15 +219,15 @@ def test_a_zero_d_array_argument_changed_through_another_name_is_refused():
     """(It returned the old `s`: Python returns the changed array.)"""
     assert changed_through_another_name(np.array(1.0), x2) == 1.5  # Python
     with pytest.raises(errors.InPlaceChangeError) as raised:
-        _jit(changed_through_another_name)(np.array(1.0), x2)
+        jitted(changed_through_another_name)(np.array(1.0), x2)
     assert str(raised.value).startswith(
-        f"`t += ...` at {_line(changed_through_another_name, 't += x[0]')} changes `t` in "
+        f"`t += ...` at {line_of(changed_through_another_name, 't += x[0]')} changes `t` in "
         "place, and `s` (in changed_through_another_name at ")
 
 
 def test_a_scalar_argument_changed_through_another_name_is_rebound():
     for s in (1.0, np.float64(1.0)):
-        got = _jit(changed_through_another_name)(s, x2)
+        got = jitted(changed_through_another_name)(s, x2)
         assert float(got) == changed_through_another_name(s, x2) == 1.0
 
 
@@ -275,8 +254,8 @@ def test_a_zero_d_array_argument_changed_in_place_under_grad_is_refused(how):
     assert s == 3.0  # Python: the caller's array changed
     s = np.array(1.0)
     with pytest.raises(errors.InPlaceChangeError, match=re.escape(errors.in_place_traced_message(
-            "s", "s *= ...", _line(scaled_argument, "s *= 3.0"), "the caller's array",
-            f"an argument of scaled_argument at {_first_line(scaled_argument)}", "argument",
+            "s", "s *= ...", line_of(scaled_argument, "s *= 3.0"), "the caller's array",
+            f"an argument of scaled_argument at {first_line(scaled_argument)}", "argument",
             "jax"))):
         _GRADS[how](ag.to_graph(scaled_argument))(s, x2)
     assert s == 1.0
@@ -291,8 +270,8 @@ def scaled_second_argument(x, s):
 def test_a_zero_d_array_argument_by_argnums_changed_under_grad_is_refused(how):
     wrap = {"grad": jax.grad, "jit(grad)": lambda f, **k: jax.jit(jax.grad(f, **k))}[how]
     with pytest.raises(errors.InPlaceChangeError, match=re.escape(errors.in_place_traced_message(
-            "s", "s *= ...", _line(scaled_second_argument, "s *= 3.0"), "the caller's array",
-            f"an argument of scaled_second_argument at {_first_line(scaled_second_argument)}",
+            "s", "s *= ...", line_of(scaled_second_argument, "s *= 3.0"), "the caller's array",
+            f"an argument of scaled_second_argument at {first_line(scaled_second_argument)}",
             "argument", "jax"))):
         wrap(ag.to_graph(scaled_second_argument), argnums=1)(x2, np.array(1.0))
 
@@ -302,5 +281,5 @@ def test_a_zero_d_array_argument_by_argnums_changed_under_grad_is_refused(how):
 def test_a_scalar_argument_changed_in_place_under_grad_is_rebound(how, s):
     got = _GRADS[how](ag.to_graph(scaled_argument))(s, x2)
     expected = _GRADS[how](scaled_argument)(s, x2)  # (a scalar: no in-place change to stage)
-    _same(got, expected)
+    same(got, expected)
 
