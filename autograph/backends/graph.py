@@ -674,20 +674,6 @@ def _one_item_type(types):
     return dtype, shape  # (None, None): no item anywhere, nor a known element type
 
 
-def _computed_from(tensor, source):
-    """Is `tensor` (of a loop body's graph) `source` or computed from it?"""
-    seen, todo = set(), [tensor]
-    while todo:
-        current = todo.pop()
-        if current is source:
-            return True
-        if id(current) in seen or not isinstance(current, Tensor):
-            continue
-        seen.add(id(current))
-        todo.extend(current.node.args)
-    return False
-
-
 def _canonical(value):
     """The Tensor object its node keeps (re-typing updates that one)."""
     return value.node.outputs[value.index] if isinstance(value, Tensor) else value
@@ -881,7 +867,7 @@ class _Loop:
             ran = mark[4]
             start = after.node.args[after.index] if after.node.op.name == "while_loop" \
                 else after
-            if _computed_from(start, body.inputs[j]):
+            if tensor_module.computed_from(start, body.inputs[j]):
                 found.append((j, lambda was, ran=ran: np.logical_and(was, np.logical_not(ran))))
             else:
                 found.append((j, lambda was, ran=ran: np.logical_not(ran)))

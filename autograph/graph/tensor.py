@@ -893,6 +893,16 @@ def _roots(tensor):
 def passes_on(tensor, source):
     """May `tensor` be `source` itself, passed on by staged `if`s, inner
     loops and captures rather than computed from it?"""
+    return _reaches(tensor, source, _sources)
+
+
+def computed_from(tensor, source):
+    """Is `tensor` (of one graph) `source` or computed from it?"""
+    return _reaches(tensor, source, lambda current: current.node.args)
+
+
+def _reaches(tensor, source, inputs_of):
+    """Is `source` met walking from `tensor` back through `inputs_of`?"""
     seen, todo = set(), [tensor]
     while todo:
         current = todo.pop()
@@ -901,7 +911,7 @@ def passes_on(tensor, source):
         if id(current) in seen or not isinstance(current, Tensor):
             continue
         seen.add(id(current))
-        todo.extend(_sources(current))
+        todo.extend(inputs_of(current))
     return False
 
 
