@@ -732,3 +732,24 @@ def test_an_item_a_staged_loop_carried_and_still_held_is_refused():
     _refused(dict_item_carried_and_still_held,
              re.escape("`a += ...`") + ".*" + re.escape("`a` is a numpy view of `state['a']`"),
              np.ones((2, 2)), np.int64(2))
+
+
+def logged_in_nested_loops(x, n):
+    log = {"v": []}
+    total = x[0] * 0.0
+    for i in range(n):
+        k = 0
+        while k < n:
+            k += 1
+            log["v"].append(total)
+        total = total + x[i]
+    return total, len(log["v"])
+
+
+def test_a_loop_carrying_an_item_inside_a_staged_loop_stages():
+    """The outer staged `for` refused the inner loop's `del` of the local it
+    carried `log['v']` in ("a `for` loop deleting the variable 'log_v_2'"):
+    found by the gradient fuzzer (seed 4303)."""
+    expected = logged_in_nested_loops(np.arange(3.0), 3)
+    got = ag.function(logged_in_nested_loops)(np.arange(3.0), np.int64(3))
+    assert got[0] == expected[0] and got[1] == expected[1]

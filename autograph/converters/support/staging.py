@@ -250,8 +250,10 @@ def unstageable(node, stmts, modified, kind, findings):
             return f"{kind} containing `{type(node).__name__.lower().replace('from', ' from')}`"
         if isinstance(node, (gast.Break, gast.Continue)):
             return f"{kind} containing `{type(node).__name__.lower()}`"
-        if isinstance(node, gast.Delete):
+        if isinstance(node, gast.Delete) and not anno.getanno(node, anno.Basic.SKIP, False):
             # In a nested function the variable would be deleted there only.
+            # (Not a loop's `del` of the local it carried an item in, `Part.release`:
+            # that local lives and dies inside the statement.)
             deleted = [t.id for t in node.targets if isinstance(t, gast.Name)]
             if deleted:
                 return f"{kind} deleting the variable '{deleted[0]}'"
