@@ -19,7 +19,6 @@ import itertools
 import logging
 import os
 import random
-import sys
 import types
 import weakref
 
@@ -467,11 +466,9 @@ def _user_class(cls):
     if found is None and cls.__new__ is not object.__new__:
         found = _user_classes[cls] = False
     elif found is None:
-        module = sys.modules.get(getattr(cls, "__module__", None))
-        filename = getattr(module, "__file__", None)
         ruled = RULES.decide(getattr(cls, "__module__", None))
-        found = _user_classes[cls] = ruled if ruled is not None else (
-            filename is not None and not is_library_file(filename))
+        found = _user_classes[cls] = ruled if ruled is not None else \
+            errors.in_users_file(cls, libraries_too=True)
     return found
 
 
