@@ -856,7 +856,7 @@ def staged_value_fix(what, module="np"):
                     "an operator, an item access), not through a call the converted code "
                     "names, so it runs as written (unconverted). Do the data-dependent part "
                     "in a method the code calls by name (it is converted), or write it with "
-                    "np.where.")
+                    f"{module}.where.")
         return None  # not converted: the general hint says to convert it
     if what in _NEEDS_A_NUMBER:
         return (f"The function is converted, but {what} asks for the number now, "

@@ -280,13 +280,12 @@ def refuse_held_in_place(backend, state, inplace, location, statement):
     if backend.follows_in_place_changes:
         return
     for name, position in inplace.items():
-        holders = array_holders(state[position], name)
-        owner = backend_of(state[position]) or backend
-        if not holders:
-            holders = [h for h in (owner.held_elsewhere(state[position], name),) if h]
-        if holders:
+        value = state[position]
+        holder = next(iter(array_holders(value, name)), None) or \
+            (backend_of(value) or backend).held_elsewhere(value, name)
+        if holder:
             raise errors.InPlaceChangeError(errors.in_place_held_state_message(
-                name, statement, location, *holders[0], backend.name))
+                name, statement, location, *holder, backend.name))
 
 
 def array_holders(array, variable):

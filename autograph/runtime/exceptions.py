@@ -136,7 +136,7 @@ def _refuse_if_discardable(statement):
             statement, staging.user_location()))
 
 
-# .types: (exception types, manager) of the `with` blocks around whose exit
+# .types: the managers of the `with` blocks around whose exit
 # may discard them (a contextlib.suppress, a user's manager that may suppress)
 _suppressed = threading.local()
 
@@ -144,15 +144,15 @@ _suppressed = threading.local()
 class _Suppressing:
     """A manager whose exit may discard an exception, as converted code
     enters it: while its body is traced, a staged `raise` or `assert` of an
-    exception it may suppress (`types`) is refused (its exit runs while
-    tracing; the graph raises later)."""
+    exception it may suppress (`_suppressor`) is refused (its exit runs
+    while tracing; the graph raises later)."""
 
-    def __init__(self, manager, types=(BaseException,)):
-        self.manager, self.types = manager, types
+    def __init__(self, manager):
+        self.manager = manager
 
     def __enter__(self):
         entered = type(self.manager).__enter__(self.manager)
-        _suppressed.types = getattr(_suppressed, "types", ()) + ((self.types, self.manager),)
+        _suppressed.types = getattr(_suppressed, "types", ()) + (self.manager,)
         return entered
 
     def __exit__(self, *exc_info):
@@ -173,8 +173,6 @@ def with_item(manager):
     return True, a @contextmanager catching what its `yield` raises, an
     ExitStack) is entered through a wrapper that says so to
     `raise_stmt`/`assert_stmt`."""
-    if type(manager) is contextlib.suppress:
-        return _Suppressing(manager, manager._exceptions)
     return _Suppressing(manager) if _may_suppress(manager) else manager
 
 
@@ -252,8 +250,7 @@ def _suppressor(manager, exception):
     for _, exit_ in manager._exit_callbacks:
         if isinstance(exit_, types.MethodType):  # (enter_context's, push of a manager)
             found = _suppressor(exit_.__self__, exception) \
-                if _may_suppress(exit_.__self__) or type(exit_.__self__) is contextlib.suppress \
-                else None
+                if _may_suppress(exit_.__self__) else None
         elif _may_return_true(exit_) or not isinstance(exit_, types.FunctionType):
             found = exit_
         else:
@@ -358,8 +355,8 @@ def _exception_classes(value):
 
 
 def _refuse_if_suppressed(statement, exception):
-    for types_, manager in getattr(_suppressed, "types", ()):
-        suppressor = _suppressor(manager, exception) if isinstance(exception, types_) else None
+    for manager in getattr(_suppressed, "types", ()):
+        suppressor = _suppressor(manager, exception)
         if suppressor is None:
             continue
         if type(suppressor) is contextlib.suppress:  # (also one an ExitStack entered)
