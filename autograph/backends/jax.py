@@ -1829,12 +1829,10 @@ def _check_weak_pairs(t_side, f_side, location):
         for weak, strong in ((a, b), (b, a)):
             if not (_is_weak_jax(weak) and _is_value(strong) and not _weak(strong)):
                 continue
-            if jnp.result_type(strong.dtype, weak) != strong.dtype:
-                raise errors.StagingError(errors.branch_dtype_message(
-                    staging.shown(name), location, staging.describe(a), staging.describe(b)))
             kind = staging.python_type_of(_aval(weak).dtype)
-            if kind is not None and np.dtype(strong.dtype) != np.asarray(kind(0)).dtype \
-                    and not any(id(weak) in ids for ids in _promotable):
+            if jnp.result_type(strong.dtype, weak) != strong.dtype or (
+                    kind is not None and np.dtype(strong.dtype) != np.asarray(kind(0)).dtype
+                    and not any(id(weak) in ids for ids in _promotable)):
                 raise errors.StagingError(errors.branch_dtype_message(
                     staging.shown(name), location, staging.describe(a), staging.describe(b)))
 

@@ -392,12 +392,6 @@ def _makes_fresh_array(op, tensor):
         and not tensor.dtype.hasobject
 
 
-# numpy reductions (graph/ops/reductions.py): each returns a new array or a scalar
-_REDUCTIONS = frozenset(getattr(np, name) for name in (
-    "sum", "prod", "mean", "max", "min", "amax", "amin", "any", "all", "std", "var", "argmax",
-    "argmin", "count_nonzero", "median", "ptp"))
-
-
 def _may_keep_input_buffers(node):
     """Whether an output of `node` may be (or view) the buffer of a tensor it
     reads: a view, reshape or item (`t[0:2]`, `t.T`), a branch or loop whose
@@ -405,7 +399,7 @@ def _may_keep_input_buffers(node):
     longer written into in place at its last use: the value sharing its
     buffer may still be read.  A ufunc or a reduction returns a new array."""
     op = node.op
-    if op.kernel in _REDUCTIONS and not node.subgraphs:
+    if op.fresh and not node.subgraphs:
         return False  # (a new array or a scalar)
     return bool(node.subgraphs) or not isinstance(op.kernel, np.ufunc) or op.aliasing \
         or op.stateful or "out" in node.attrs

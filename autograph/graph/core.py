@@ -28,14 +28,17 @@ class OpDef:
     """One kind of op: `kernel(*args, **attrs)` computes it on numpy values;
     `infer(*args, **attrs)` returns [(shape, dtype), ...] per output.
     `aliasing` ops return values the graph keeps (a variable's storage, a
-    constant passed through), so function outputs made by them are copied."""
+    constant passed through), so function outputs made by them are copied;
+    `fresh` ops (reductions) always return a new array or a scalar, never
+    one sharing an input's buffer (compiler.py writes into their inputs)."""
 
     __slots__ = ("name", "kernel", "infer", "stateful", "emit", "foldable", "aliasing",
-                 "output_name", "effect")
+                 "output_name", "effect", "fresh")
 
     def __init__(self, name, kernel, infer, stateful=False, emit=None, foldable=True,
-                 aliasing=False, effect=False):
+                 aliasing=False, effect=False, fresh=False):
         self.name = name
+        self.fresh = fresh
         # runs something a second run would repeat (a print, assert, draw or
         # write; not a read): counted by staged_effects
         self.effect = effect

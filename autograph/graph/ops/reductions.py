@@ -101,7 +101,7 @@ def _op(name):
         rule = _reduction_rule(func, name in ("argmax", "argmin"))
         method = METHODS.get(name)
         emit = core.emit_method(method) if method else None
-        op = REDUCTIONS[name] = core.register(f"np.{name}", func, rule, emit=emit)
+        op = REDUCTIONS[name] = core.register(f"np.{name}", func, rule, emit=emit, fresh=True)
     return op
 
 
