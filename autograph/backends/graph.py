@@ -562,7 +562,7 @@ def _captured_from(value):
     captured into, outward."""
     chain = [value]
     while isinstance(value, Tensor):
-        value = next((o for o, inner in value.graph.captured if inner is value), None)
+        value = tensor_module.captured_outer(value)
         if value is None or value is chain[-1]:
             break
         chain.append(value)

@@ -672,7 +672,7 @@ def _captured_root(tensor):
     branch or loop body captured (maybe through nested ones), stands for;
     `tensor` itself if it is none."""
     while tensor.node.op is _ops.base.core.PLACEHOLDER and tensor.origin is None:
-        outer = _captured_outer(tensor)
+        outer = captured_outer(tensor)
         if outer is None:
             break
         tensor = outer
@@ -753,7 +753,7 @@ class _UserNames:
         # in y:`, `v = y[:2]` before a loop) is held in an enclosing frame)
         chain = [tensor]
         while chain[-1].node.op is _ops.base.core.PLACEHOLDER:
-            outer = _captured_outer(chain[-1])
+            outer = captured_outer(chain[-1])
             if outer is None:
                 break
             chain.append(outer)
@@ -815,7 +815,8 @@ def _finished_node(graph):
     return None
 
 
-def _captured_outer(tensor):
+def captured_outer(tensor):
+    """The outer value a sub-graph's placeholder `tensor` captured, or None."""
     graph = tensor.graph
     return next((outer for outer, inner in graph.captured if inner is tensor), None)
 
@@ -833,7 +834,7 @@ def _sources(tensor):
     if node.op.name != "placeholder":
         return []
     if tensor.origin is None:
-        outer = _captured_outer(tensor)
+        outer = captured_outer(tensor)
         return [] if outer is None else [outer]
     sources = [tensor.origin]
     loop = _finished_node(tensor.graph)
@@ -1073,7 +1074,7 @@ def _refuse_listed(tensor, name, change, location):
     item = tensor
     while item is not None and _LIST_READS.get(item.node.op.name) != item.index:
         if item.node.op.name == "placeholder" and item.origin is None:
-            item = _captured_outer(item)  # (`for v in lst` reads it in the loop body)
+            item = captured_outer(item)  # (`for v in lst` reads it in the loop body)
         else:
             item = _view_base(item)  # (`lst[i]` is a row of the stacked items)
     if item is not None and (item is not tensor or item.node.op.name != "list_stack") \
@@ -1194,7 +1195,7 @@ def stale_marker(tensor, here):
             return tensor.replaced if _applies(tensor.replaced, here) else None
         if tensor.node.op.name != "placeholder" or tensor.origin is not None:
             return None
-        tensor = _captured_outer(tensor)
+        tensor = captured_outer(tensor)
     return None
 
 

@@ -348,10 +348,11 @@ def _refuse_changed(held, names, location, statement, carried, kept_state):
             now = dict(dict.items(holder)) if mapping else _users_attributes(holder) \
                 if hasattr(kind, "ATTRIBUTES_OF_ITS_OWN") else _attributes(holder) or {}
             spelled = "{}[{!r}]" if mapping else "{}.{}"
+        if (id(holder), ...) in carried:  # (all its entries: `d[...]`)
+            continue
         for key in before.keys() | now.keys():
             old, new = before.get(key, _GONE), now.get(key, _GONE)
-            if _same(old, new) or (id(holder), key) in carried \
-                    or (id(holder), ...) in carried:  # (all its entries: `d[...]`)
+            if _same(old, new) or (id(holder), key) in carried:
                 continue
             part = spelled.format(_spelled(path), key)
             if part in names or _cached_on_first_use(holder, key, old):
