@@ -99,9 +99,10 @@ def code_fingerprint(code):
             code.co_code, code.co_linetable, getattr(code, "co_exceptiontable", b""), consts)
 
 
-def key_of(fn, options, lines):
+def key_of(fn, options, lines, variant=""):
     """The key of `fn`'s conversion with `options` from `lines` (its file's
-    lines, as conversion reads them); None when `fn` has no real file."""
+    lines, as conversion reads them), of the transpiler's `variant`; None
+    when `fn` has no real file."""
     code = fn.__code__
     filename = code.co_filename
     if filename.startswith("<") or not os.path.isfile(filename):
@@ -109,7 +110,7 @@ def key_of(fn, options, lines):
     digest, size = _text_digest(filename, lines)
     return (FORMAT, sys.implementation.cache_tag, sys.version, sys.flags.optimize,
             gast.__version__, package_fingerprint(), filename, digest, size,
-            fn.__name__, repr(options), code_fingerprint(code))
+            fn.__name__, repr(options), variant, code_fingerprint(code))
 
 
 # filename -> (its lines, their digest and size): the functions of one file
