@@ -39,7 +39,7 @@ import gast
 
 logger = logging.getLogger("autograph")
 
-FORMAT = 1  # of the entries and their keys: raise it when either changes
+FORMAT = 2  # of the entries and their keys: raise it when either changes
 _OFF = ("", "0", "off", "false", "no")
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
@@ -134,8 +134,9 @@ def _path(folder, key):
     autograph replaces the entry, as a module's .pyc is replaced, instead of
     leaving one more file per edit.  (Lambdas share a qualname: their first
     line tells them apart.)"""
-    form, tag, _, _, _, _, filename, _, _, name, options, code = key
-    where = (form, tag, filename, name, options, code[1]) + ((code[2],) if name == "<lambda>" else ())
+    form, tag, _, _, _, _, filename, _, _, name, options, variant, code = key
+    where = (form, tag, filename, name, options, variant, code[1]) + (
+        (code[2],) if name == "<lambda>" else ())
     digest = hashlib.blake2b(repr(where).encode("utf-8", "surrogatepass"),
                              digest_size=20).hexdigest()
     return os.path.join(folder, digest[:2], digest + ".agc")
