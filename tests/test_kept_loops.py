@@ -79,8 +79,8 @@ def read_after(xs):
 
 def read_before_bound(xs):
     for x in xs:
-        y = y + x  # noqa: F821 (Python's UnboundLocalError is the point)
-        y = x
+        y = y + x  # noqa: F821 (Python raises UnboundLocalError: the point)
+        y = x  # noqa: F841
     return xs
 
 
@@ -125,7 +125,7 @@ def earlier_loops_name(xs, ys):
     for x in xs:
         t = x
     for y in ys:
-        u = t + y
+        u = t + y  # noqa: F841
     return ys
 
 
