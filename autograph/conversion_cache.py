@@ -39,7 +39,7 @@ import gast
 
 logger = logging.getLogger("autograph")
 
-FORMAT = 1  # of the entries and their keys: raise it when either changes
+FORMAT = 2  # of the entries and their keys: raise it when either changes
 _OFF = ("", "0", "off", "false", "no")
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
@@ -99,9 +99,10 @@ def code_fingerprint(code):
             code.co_code, code.co_linetable, getattr(code, "co_exceptiontable", b""), consts)
 
 
-def key_of(fn, options, lines):
+def key_of(fn, options, lines, variant=""):
     """The key of `fn`'s conversion with `options` from `lines` (its file's
-    lines, as conversion reads them); None when `fn` has no real file."""
+    lines, as conversion reads them), of the transpiler's `variant`; None
+    when `fn` has no real file."""
     code = fn.__code__
     filename = code.co_filename
     if filename.startswith("<") or not os.path.isfile(filename):
@@ -109,7 +110,7 @@ def key_of(fn, options, lines):
     digest, size = _text_digest(filename, lines)
     return (FORMAT, sys.implementation.cache_tag, sys.version, sys.flags.optimize,
             gast.__version__, package_fingerprint(), filename, digest, size,
-            fn.__name__, repr(options), code_fingerprint(code))
+            fn.__name__, repr(options), variant, code_fingerprint(code))
 
 
 # filename -> (its lines, their digest and size): the functions of one file
@@ -133,8 +134,9 @@ def _path(folder, key):
     autograph replaces the entry, as a module's .pyc is replaced, instead of
     leaving one more file per edit.  (Lambdas share a qualname: their first
     line tells them apart.)"""
-    form, tag, _, _, _, _, filename, _, _, name, options, code = key
-    where = (form, tag, filename, name, options, code[1]) + ((code[2],) if name == "<lambda>" else ())
+    form, tag, _, _, _, _, filename, _, _, name, options, variant, code = key
+    where = (form, tag, filename, name, options, variant, code[1]) + (
+        (code[2],) if name == "<lambda>" else ())
     digest = hashlib.blake2b(repr(where).encode("utf-8", "surrogatepass"),
                              digest_size=20).hexdigest()
     return os.path.join(folder, digest[:2], digest + ".agc")

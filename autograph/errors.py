@@ -905,6 +905,21 @@ def with_entries(exc, entries):
     return exc.with_traceback(rebuilt)
 
 
+# Converted code whose first line holds a call to another version of the
+# same function (call_only.py's dispatch to the pipeline's): Python shows one
+# frame for the function, the callee's
+_dispatching_codes = weakref.WeakSet()
+
+
+def hide_dispatch_line(code):
+    _dispatching_codes.add(code)
+
+
+def _dispatching(tb):
+    code = tb.tb_frame.f_code
+    return tb.tb_lineno == code.co_firstlineno and code in _dispatching_codes
+
+
 def without_internal_frames(exc):
     """`exc` with autograph's own frames (and numpy's dispatch frames: the
     frames `user_frame` skips) removed from its traceback, so an error raised
@@ -915,7 +930,7 @@ def without_internal_frames(exc):
     tb = exc.__traceback__
     while tb is not None:
         total += 1
-        if not _not_users(tb.tb_frame.f_code.co_filename):
+        if not _not_users(tb.tb_frame.f_code.co_filename) and not _dispatching(tb):
             entries.append(tb)
         tb = tb.tb_next
     if len(entries) == total or not entries and not isinstance(exc, AutoGraphError):

@@ -65,7 +65,8 @@ _configure_logging()
 class Converted:
     """One converted code object, ready to be bound to function objects."""
 
-    __slots__ = ("code", "_tree", "_source", "cells", "nested_code_ids", "_again")
+    __slots__ = ("code", "_tree", "_source", "cells", "nested_code_ids", "_again",
+                 "keeps_loops")
 
     def __init__(self, code, tree, fscope, cell_names=GENERATED_NAMES, again=None):
         from autograph import runtime
@@ -79,13 +80,17 @@ class Converted:
         # the factory's cells, by the names the code calls them (Context.cells)
         self.cells = dict(zip(cell_names, (types.CellType(runtime), types.CellType(fscope))))
         self.nested_code_ids = frozenset(_code_ids(code, cell_names[0]))
+        # (call_only.py kept its loops: its FUNCTION_CELL holds each function's original)
+        self.keeps_loops = call_only.FUNCTION_CELL in cell_names[2:]
+        if self.keeps_loops:
+            errors.hide_dispatch_line(code)
 
     def source_for(self, fn):
         """The converted code's text (to_code); `fn`: a function of this code."""
         if self._source is None and self._again is not None:
-            options, lines, answers = self._again
+            options, lines, answers, python_loops = self._again
             facts = context.Facts(fn, replay=dict(((q, a), ans) for q, a, ans in answers))
-            _, self._tree, _, _ = _build(fn, options, facts, lines)
+            _, self._tree, _, _ = _build(fn, options, facts, lines, python_loops)
             self._again = None
         return self.source
 
@@ -102,6 +107,8 @@ class Converted:
     def instantiate(self, fn):
         original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         cells = self.cells
+        if self.keeps_loops:  # (weakly: as __ag_original__ below)
+            cells = {**cells, call_only.FUNCTION_CELL: types.CellType(weakref.ref(fn))}
         closure = tuple(cells.get(name) or original[name] for name in self.code.co_freevars)
         new = types.FunctionType(self.code, fn.__globals__, fn.__name__,
                                  fn.__defaults__, closure or None)
@@ -490,18 +497,22 @@ def _cell_names_in_use(fn, spelled, facts):
                 and not facts.ask("closure_holds_a_cell_value", name))]
 
 
-def _build(fn, options, facts, lines=None):
+def _build(fn, options, facts, lines=None, python_loops=True):
     """Converts `fn`: (factory module's code object, the converted function's
     stdlib tree as compiled, the generated names, the cells' names).
-    Everything it reads of the namespace goes through `facts`."""
+    Everything it reads of the namespace goes through `facts`.
+    `python_loops`: call_only.py may keep loops over parameters as written."""
     # A function whose conversion only wraps its calls: its module without
-    # the passes (call_only.py; the same module the pipeline gives).
-    parsed = call_only.candidate(fn, lines)
+    # the passes (call_only.py; the same module the pipeline gives, or with
+    # its loops kept, the one the pipeline's gives for Python iterables).
+    parsed = call_only.candidate(fn, lines, loops=python_loops)
     module = None if parsed is None else call_only.module_of(
-        parsed, _factory_params(fn), ENTITY, facts)
+        parsed, _factory_params(fn), ENTITY, facts, loops=python_loops)
     if module is not None:
         node = module.body[0].body[0]  # (the factory's entity)
         generated, cells = frozenset(), GENERATED_NAMES
+        if module.body[0].args.args[-1].arg == call_only.FUNCTION_CELL:
+            cells += (call_only.FUNCTION_CELL,)
     else:
         node, ctx, plain = transform(fn, options, parsed, facts, lines)  # (not parsed again)
         cells = ctx.cells
@@ -528,7 +539,7 @@ def _bound(fn, options, module_code, lambda_, generated, cells, tree, again=None
     return Converted(code, tree, fscope, cells, again)
 
 
-def _cached(fn, options):
+def _cached(fn, options, python_loops):
     """(the conversion cache's directory, the key of `fn`'s entry, the lines
     it is converted from); (None, None, None) when `fn` is not cached."""
     folder = conversion_cache.directory()
@@ -538,11 +549,11 @@ def _cached(fn, options):
         lines = source.lines_of(fn)
     except errors.SourceNotFoundError:
         return None, None, None
-    key = conversion_cache.key_of(fn, options, lines)
+    key = conversion_cache.key_of(fn, options, lines, "" if python_loops else "pipeline")
     return (folder, key, lines) if key is not None else (None, None, None)
 
 
-def _loaded(fn, options, folder, key, lines):
+def _loaded(fn, options, folder, key, lines, python_loops):
     """`fn`'s Converted from its cache entry, or None (no entry, or one
     whose answers from the namespace are not the ones `fn` gets now)."""
     entry = conversion_cache.load(folder, key)
@@ -553,20 +564,20 @@ def _loaded(fn, options, folder, key, lines):
         if not context.Facts(fn).all_same(answers):
             return None
         return _bound(fn, options, module_code, lambda_, frozenset(generated), tuple(cells),
-                      None, again=(options, lines, answers))
+                      None, again=(options, lines, answers, python_loops))
     except Exception as e:  # noqa: BLE001 (an entry of another shape: convert)
         logger.debug("conversion cache: entry of %s not used (%r)", fn.__qualname__, e)
         return None
 
 
-def _compile(fn, options):
+def _compile(fn, options, python_loops=True):
     started = time.perf_counter()
-    folder, key, lines = _cached(fn, options)
-    converted = None if key is None else _loaded(fn, options, folder, key, lines)
+    folder, key, lines = _cached(fn, options, python_loops)
+    converted = None if key is None else _loaded(fn, options, folder, key, lines, python_loops)
     how = "loaded" if converted is not None else "converted"
     if converted is None:
         facts = context.Facts(fn)
-        module_code, node, generated, cells = _build(fn, options, facts, lines)
+        module_code, node, generated, cells = _build(fn, options, facts, lines, python_loops)
         lambda_ = isinstance(node, (gast.Lambda, ast.Lambda))
         converted = _bound(fn, options, module_code, lambda_, generated, cells, node)
         if key is not None:
@@ -580,13 +591,15 @@ def _compile(fn, options):
     return converted
 
 
-def convert(fn, options):
-    """The converted version of function `fn` (a new function object)."""
-    key = (fn.__code__, fn.__code__.co_filename, options)
+def convert(fn, options, python_loops=True):
+    """The converted version of function `fn` (a new function object).
+    `python_loops` False: the pass pipeline's, never one whose loops
+    call_only.py kept (runtime/kept_loops.py asks for it)."""
+    key = (fn.__code__, fn.__code__.co_filename, options, python_loops)
     converted = _cache.get(key)
     if converted is None:
         try:
-            converted = _compile(fn, options)
+            converted = _compile(fn, options, python_loops)
         except errors.AutoGraphError:
             raise
         except Exception as e:  # a bug of ours: say so, with the user's function
@@ -597,5 +610,15 @@ def convert(fn, options):
 
 
 def converted_source(fn, options):
+    """`to_code`: the code converted for `fn` (for a function whose loops
+    call_only.py kept, the pipeline's version, which a loop over a staged
+    value runs, follows)."""
     convert(fn, options)
-    return _cache[(fn.__code__, fn.__code__.co_filename, options)].source_for(fn)
+    converted = _cache[(fn.__code__, fn.__code__.co_filename, options, True)]
+    text = converted.source_for(fn)
+    if converted.keeps_loops:
+        convert(fn, options, python_loops=False)
+        general = _cache[(fn.__code__, fn.__code__.co_filename, options, False)]
+        text += ("\n\n# ag__.pipeline_version(ag__function, fscope), when a loop iterates"
+                 " a staged value:\n" + general.source_for(fn))
+    return text

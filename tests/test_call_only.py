@@ -102,9 +102,17 @@ def make_closure(k):
     return scaled
 
 
+def list_literal(x):
+    return np.stack([x, x])
+
+
+def displays(x, k):
+    return {"a": np.exp(x), k: [x, {np.sin(x)}]}
+
+
 CALL_ONLY = [layer, with_docstring, multi_line_call, calls_in_slices_and_keywords,
              calls_a_user_function, call_of_a_call, decorated, doc_only, no_return, Model.forward, Model.hidden,
-             make_closure(3.0)]
+             make_closure(3.0), list_literal, displays]
 
 
 # --- functions that are not ---------------------------------------------------------------
@@ -136,10 +144,6 @@ def appends(x):
     out = list(out)
     out.append(x)
     return out
-
-
-def list_literal(x):
-    return np.stack([x, x])
 
 
 def logical(x, y):
@@ -228,7 +232,7 @@ def parameter_named_fscope(fscope, x):
     return np.sin(x) + fscope
 
 
-NOT_CALL_ONLY = [branches, loops, prints, measures, appends, list_literal, logical, negates,
+NOT_CALL_ONLY = [branches, loops, prints, measures, appends, logical, negates,
                  compares, conditional, comprehension, lambdas, asserts, augmented,
                  stores_an_item, stores_an_attribute, starred, double_star, declares_global,
                  directive, call_statement, early_return, generator, uses_generated_names,

@@ -45,9 +45,9 @@ def builds(monkeypatch):
     converted = []
     real = transpiler._build
 
-    def counting(fn, options, facts, lines=None):
+    def counting(fn, options, facts, lines=None, python_loops=True):
         converted.append(fn.__name__)
-        return real(fn, options, facts, lines)
+        return real(fn, options, facts, lines, python_loops)
 
     monkeypatch.setattr(transpiler, "_build", counting)
     return converted
@@ -435,9 +435,9 @@ from corpus import programs
 
 built = []
 real = transpiler._build
-def counting(fn, options, facts, lines=None):
+def counting(fn, options, facts, lines=None, python_loops=True):
     built.append(fn.__qualname__)
-    return real(fn, options, facts, lines)
+    return real(fn, options, facts, lines, python_loops)
 transpiler._build = counting
 
 def same_value(a, b):

@@ -20,6 +20,7 @@ from autograph.runtime.builtins import (
 from autograph.runtime.exceptions import (
     assert_stmt, finally_jumps, python_try, raise_stmt, reraise_after_finally, with_item)
 from autograph.runtime.directives import set_loop_options
+from autograph.runtime.kept_loops import iterates_staged, pipeline_version
 from autograph.runtime.tracebacks import user_tracebacks
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "if_stmt",
     "int_",
     "is_staged",
+    "iterates_staged",
     "isinstance_",
     "hasattr_",
     "getattr_",
@@ -60,6 +62,7 @@ __all__ = [
     "or_",
     "percent_string",
     "percent_text",
+    "pipeline_version",
     "print_",
     "python_only",
     "python_try",
