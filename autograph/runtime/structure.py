@@ -169,11 +169,16 @@ def describe_container(value):
     if parts is None:
         return None
     form, children = parts
-    kind = type(value)
+    return _description(type(value), form, children)
+
+
+def _description(kind, form, children):
+    """describe_container's words for a container of type `kind` and form
+    `form` whose (key, child) pairs are `children`."""
     if kind is dict:  # (in order: two dicts of one key set but another order differ)
-        return f"dict with keys {list(map(repr, value))}"
+        return f"dict with keys {[repr(k) for k, _ in children]}"
     if form is _SEQUENCE:
-        return f"{kind.__name__} of length {len(value)}"
+        return f"{kind.__name__} of length {len(children)}"
     return f"{kind.__name__} with fields {[k for k, _ in children]}"
 
 
@@ -205,11 +210,7 @@ def _describe_node(node):
     if node == UNDEFINED_LEAF:
         return "undefined"
     kind, children = node
-    if kind is dict:
-        return f"dict with keys {[repr(k) for k, _ in children]}"
-    if kind is tuple or kind is list:
-        return f"{kind.__name__} of length {len(children)}"
-    return f"{kind.__name__} with fields {[k for k, _ in children]}"
+    return _description(kind, _SEQUENCE if kind is tuple or kind is list else _FIELDS, children)
 
 
 def variable_names(leaves):
