@@ -222,6 +222,11 @@ def main():
         fill = dict(root=str(ROOT), bench=str(ROOT / "benchmarks"))
         _run(_EXAMPLE_CHILD.format(index=0, **fill), env)  # fills the bytecode cache
         if options.instructions:
+            # (every workload first: a module only another workload imports
+            # would be compiled from source inside the first count that runs it)
+            subprocess.run([sys.executable, "-c", _COUNT_CHILD.format(**fill), "call",
+                            *map(str, range(len(workloads.WORKLOADS)))],
+                           env=env, check=True, capture_output=True)
             _count_instructions(env, fill, workloads)
             return
         print(f"First call in a fresh process (median of {options.repeats} processes; "
