@@ -66,7 +66,31 @@ def sgd(params, grads):
     return new
 
 
-KEPT = [update, accumulate, two_loops, Model.apply, sgd]
+def key_list(params):
+    names = ()
+    for k in params.keys():
+        names = names + (k,)
+    return names
+
+
+class Pairs:
+    """Not a dict: its `items()` may return anything (here, staged rows)."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def items(self):
+        return [(i, row) for i, row in enumerate(self.rows)]
+
+
+def over_items(params):
+    total = 0.0
+    for _, p in params.items():
+        total = total + p
+    return total
+
+
+KEPT = [update, accumulate, two_loops, Model.apply, sgd, key_list, over_items]
 
 
 # --- functions the pipeline converts ------------------------------------------------------
@@ -181,6 +205,20 @@ def test_a_staged_iterable_runs_the_pipelines_version():
     ys = np.array([[1, 2.0], [2, 0.5]])
     got = ag.function(two_loops)(xs, ys, 7, scale=np.float64(3.0), k=1)
     _same(got, two_loops(xs, ys, 7, scale=np.float64(3.0), k=1))
+
+
+def test_dict_views_of_dicts_run_the_kept_loops():
+    params, _ = _params()
+    _same(ag.function(over_items)(params), over_items(params))
+    assert ag.function(key_list)(params) == key_list(params)
+    assert "ag__.iterates_staged(dicts=(params,))" in ag.to_code(key_list)
+
+
+def test_views_of_other_objects_run_the_pipelines_version():
+    rows = Pairs(np.arange(6.0).reshape(3, 2))
+    transpiler.clear_caches()
+    _same(ag.function(over_items)(rows), over_items(rows))
+    assert (over_items.__code__, __file__, OPTIONS, False) in transpiler._cache
 
 
 def test_a_method_called_with_a_staged_iterable():
