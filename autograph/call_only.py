@@ -25,8 +25,9 @@ Anything else gives None, and the transpiler takes the pipeline.
 
 With `loops`, a function may also hold `for` loops over its own parameters
 (`for k in params:`, `for k, v in params.items():` -- `.keys()`, `.values()`
---, not nested, no `else`, `break`, `continue` or `return`
-inside) whose bodies assign names or items (`new[k] = ...`).  Over a Python
+--, not nested, no `else`, `break`, `continue` or `return` inside, one
+name as target or two over `.items()`) whose bodies assign names or items
+(`new[k] = ...`).  Over a Python
 iterable, the pipeline's `ag__.for_stmt` runs exactly that loop; so the
 loops stay as written, and a check at the top sends a call whose iterated
 parameter holds a staged value to the pipeline's version:
@@ -147,7 +148,7 @@ def _call_only_body(fn_node, facts, loops):
                 return None
         elif cls is ast.For and loops:
             source = _iterated_parameter(stmt.iter, params)
-            if source is None or stmt.orelse or not _assigned_names(stmt.target):
+            if source is None or stmt.orelse or not _plain_target(stmt):
                 return None
             local = _loop_locals(stmt, bound, loop_locals, facts)
             if local is None:
@@ -165,6 +166,18 @@ def _call_only_body(fn_node, facts, loops):
 
 
 _DICT_VIEWS = frozenset({"items", "keys", "values"})
+
+
+def _plain_target(loop):
+    """A name; or two names over a dict's `.items()`, which are Python
+    pairs: the pipeline's `ag__.unpack_target` splits a staged item, which
+    Python's unpacking would refuse."""
+    target = loop.target
+    if target.__class__ is ast.Name:
+        return True
+    return (target.__class__ is ast.Tuple and len(target.elts) == 2
+            and all(e.__class__ is ast.Name for e in target.elts)
+            and loop.iter.__class__ is ast.Call and loop.iter.func.attr == "items")
 
 
 def _iterated_parameter(node, params):

@@ -44,8 +44,8 @@ def two_loops(xs, ys, *rest, scale=1.0, **extra):
     total = scale
     for x in xs:
         total = total + x
-    for i, y in ys:
-        total = total * y + i
+    for y in ys:
+        total = total * y[1] + y[0]
     return total
 
 
@@ -145,6 +145,13 @@ def item_with_call(xs, d):
     return d
 
 
+def unpacks_items(pairs):
+    total = 0.0
+    for i, y in pairs:
+        total = total + i * y
+    return total
+
+
 def earlier_loops_name(xs, ys):
     for x in xs:
         t = x
@@ -154,7 +161,7 @@ def earlier_loops_name(xs, ys):
 
 
 PIPELINE = [read_after, read_before_bound, rebinds_iterated, over_a_call, with_else, appends,
-            item_with_call, earlier_loops_name]
+            item_with_call, earlier_loops_name, unpacks_items]
 
 
 @pytest.mark.parametrize("fn", KEPT, ids=lambda f: f.__qualname__)
@@ -205,6 +212,11 @@ def test_a_staged_iterable_runs_the_pipelines_version():
     ys = np.array([[1, 2.0], [2, 0.5]])
     got = ag.function(two_loops)(xs, ys, 7, scale=np.float64(3.0), k=1)
     _same(got, two_loops(xs, ys, 7, scale=np.float64(3.0), k=1))
+
+
+def test_unpacking_a_staged_item_takes_the_pipeline():
+    rows = [np.array([1.0, 2.0]), np.array([3.0, 0.5])]
+    _same(ag.function(unpacks_items)(rows), unpacks_items(rows))
 
 
 def test_dict_views_of_dicts_run_the_kept_loops():
