@@ -296,7 +296,7 @@ def test_jax_runs_both_versions():
     for k in want:
         np.testing.assert_allclose(np.asarray(got[k]), want[k], rtol=1e-6)
     xs = np.array([0.5, -1.5, 2.0], dtype=np.float32)
-    got = jax.jit(ag.to_graph(two_loops))(xs, np.array([[1, 2.0], [2, 0.5]]), 7, scale=3.0)
-    np.testing.assert_allclose(np.asarray(got),
-                               two_loops(xs, np.array([[1, 2.0], [2, 0.5]]), 7, scale=3.0),
+    ys = np.array([[1, 2.0], [2, 0.5]], dtype=np.float32)
+    got = jax.jit(ag.to_graph(two_loops))(xs, ys, 7, scale=np.float32(3.0))
+    np.testing.assert_allclose(np.asarray(got), two_loops(xs, ys, 7, scale=np.float32(3.0)),
                                rtol=1e-6)
