@@ -24,8 +24,10 @@ less than half the cost: no gast translation either way, no passes.
 Anything else gives None, and the transpiler takes the pipeline.
 
 With `loops`, a function may also hold `for` loops over its own parameters
-(`for k in params:`, not nested, no `else`, `break`, `continue` or `return`
-inside) whose bodies assign names or items (`new[k] = ...`).  Over a Python
+(`for k in params:`, `for k, v in params.items():` -- `.keys()`, `.values()`
+--, not nested, no `else`, `break`, `continue` or `return` inside, one
+name as target or two over `.items()`) whose bodies assign names or items
+(`new[k] = ...`).  Over a Python
 iterable, the pipeline's `ag__.for_stmt` runs exactly that loop; so the
 loops stay as written, and a check at the top sends a call whose iterated
 parameter holds a staged value to the pipeline's version:
@@ -145,8 +147,8 @@ def _call_only_body(fn_node, facts, loops):
                               and isinstance(stmt.value.value, str)):
                 return None
         elif cls is ast.For and loops:
-            if (stmt.iter.__class__ is not ast.Name or stmt.iter.id not in params
-                    or stmt.orelse or not _assigned_names(stmt.target)):
+            source = _iterated_parameter(stmt.iter, params)
+            if source is None or stmt.orelse or not _plain_target(stmt):
                 return None
             local = _loop_locals(stmt, bound, loop_locals, facts)
             if local is None:
@@ -154,13 +156,40 @@ def _call_only_body(fn_node, facts, loops):
             loop_locals.extend(local)
             stored.update(_names_in(stmt.target))
             stored.update(_bound_in(stmt.body))
-            if stmt.iter.id not in iterated:
-                iterated.append(stmt.iter.id)
+            if source not in iterated:
+                iterated.append(source)
         else:
             return None
-    if stored.intersection(iterated):
+    if stored.intersection(name for name, _ in iterated):
         return None  # (checked at the top: the loop must iterate what the call passed)
     return tuple(iterated)
+
+
+_DICT_VIEWS = frozenset({"items", "keys", "values"})
+
+
+def _plain_target(loop):
+    """A name; or two names over a dict's `.items()`, which are Python
+    pairs: the pipeline's `ag__.unpack_target` splits a staged item, which
+    Python's unpacking would refuse."""
+    target = loop.target
+    if target.__class__ is ast.Name:
+        return True
+    return (target.__class__ is ast.Tuple and len(target.elts) == 2
+            and all(e.__class__ is ast.Name for e in target.elts)
+            and loop.iter.__class__ is ast.Call and loop.iter.func.attr == "items")
+
+
+def _iterated_parameter(node, params):
+    """(name, False) for a loop over parameter `name`, (name, True) over
+    `name.items()`, `.keys()` or `.values()`; None for anything else."""
+    if node.__class__ is ast.Name:
+        return (node.id, False) if node.id in params else None
+    if (node.__class__ is ast.Call and not node.args and not node.keywords
+            and node.func.__class__ is ast.Attribute and node.func.attr in _DICT_VIEWS
+            and node.func.value.__class__ is ast.Name and node.func.value.id in params):
+        return node.func.value.id, True
+    return None
 
 
 def _parameter_names(args):
@@ -347,14 +376,15 @@ def _wrapped(node):
 
 def _kept_loop(loop):
     """`loop` with the calls of its body wrapped (its item targets hold none)."""
-    return _located(ast.For(target=loop.target, iter=loop.iter,
+    return _located(ast.For(target=loop.target, iter=_wrapped(loop.iter),
                             body=[_wrapped(stmt) for stmt in loop.body], orelse=[],
                             type_comment=None), _position(loop))
 
 
 def _dispatch(args, iterated, at):
-    """`if ag__.iterates_staged(<iterated>): return <the pipeline's version>(<the
-    parameters, as passed>)`, all at `at`: the line of the tracing guard,
+    """`if ag__.iterates_staged(<the iterated parameters>, dicts=(<those whose
+    views are iterated>,)): return <the pipeline's version>(<the parameters,
+    as passed>)`, all at `at`: the line of the tracing guard,
     where no other call can be under way (errors.without_internal_frames
     hides this call's line: Python shows one frame for the function)."""
     def load(name):
@@ -363,8 +393,12 @@ def _dispatch(args, iterated, at):
     def runtime(attr):
         return _located(ast.Attribute(value=load("ag__"), attr=attr, ctx=ast.Load()), at)
 
+    dicts = [load(name) for name, view in iterated if view]
+    keywords = [_located(ast.keyword(arg="dicts", value=_located(
+        ast.Tuple(elts=dicts, ctx=ast.Load()), at)), at)] if dicts else []
     test = _located(ast.Call(func=runtime("iterates_staged"),
-                             args=[load(name) for name in iterated], keywords=[]), at)
+                             args=[load(name) for name, view in iterated if not view],
+                             keywords=keywords), at)
     version = _located(ast.Call(func=runtime("pipeline_version"),
                                 args=[load(FUNCTION_CELL), load("fscope")], keywords=[]), at)
     positional = [load(a.arg) for a in (*args.posonlyargs, *args.args)]

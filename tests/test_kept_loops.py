@@ -44,8 +44,8 @@ def two_loops(xs, ys, *rest, scale=1.0, **extra):
     total = scale
     for x in xs:
         total = total + x
-    for i, y in ys:
-        total = total * y + i
+    for y in ys:
+        total = total * y[1] + y[0]
     return total
 
 
@@ -66,7 +66,31 @@ def sgd(params, grads):
     return new
 
 
-KEPT = [update, accumulate, two_loops, Model.apply, sgd]
+def key_list(params):
+    names = ()
+    for k in params.keys():
+        names = names + (k,)
+    return names
+
+
+class Pairs:
+    """Not a dict: its `items()` may return anything (here, staged rows)."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def items(self):
+        return [(i, row) for i, row in enumerate(self.rows)]
+
+
+def over_items(params):
+    total = 0.0
+    for _, p in params.items():
+        total = total + p
+    return total
+
+
+KEPT = [update, accumulate, two_loops, Model.apply, sgd, key_list, over_items]
 
 
 # --- functions the pipeline converts ------------------------------------------------------
@@ -121,6 +145,13 @@ def item_with_call(xs, d):
     return d
 
 
+def unpacks_items(pairs):
+    total = 0.0
+    for i, y in pairs:
+        total = total + i * y
+    return total
+
+
 def earlier_loops_name(xs, ys):
     for x in xs:
         t = x
@@ -130,7 +161,7 @@ def earlier_loops_name(xs, ys):
 
 
 PIPELINE = [read_after, read_before_bound, rebinds_iterated, over_a_call, with_else, appends,
-            item_with_call, earlier_loops_name]
+            item_with_call, earlier_loops_name, unpacks_items]
 
 
 @pytest.mark.parametrize("fn", KEPT, ids=lambda f: f.__qualname__)
@@ -181,6 +212,25 @@ def test_a_staged_iterable_runs_the_pipelines_version():
     ys = np.array([[1, 2.0], [2, 0.5]])
     got = ag.function(two_loops)(xs, ys, 7, scale=np.float64(3.0), k=1)
     _same(got, two_loops(xs, ys, 7, scale=np.float64(3.0), k=1))
+
+
+def test_unpacking_a_staged_item_takes_the_pipeline():
+    rows = [np.array([1.0, 2.0]), np.array([3.0, 0.5])]
+    _same(ag.function(unpacks_items)(rows), unpacks_items(rows))
+
+
+def test_dict_views_of_dicts_run_the_kept_loops():
+    params, _ = _params()
+    _same(ag.function(over_items)(params), over_items(params))
+    assert ag.function(key_list)(params) == key_list(params)
+    assert "ag__.iterates_staged(dicts=(params,))" in ag.to_code(key_list)
+
+
+def test_views_of_other_objects_run_the_pipelines_version():
+    rows = Pairs(np.arange(6.0).reshape(3, 2))
+    transpiler.clear_caches()
+    _same(ag.function(over_items)(rows), over_items(rows))
+    assert (over_items.__code__, __file__, OPTIONS, False) in transpiler._cache
 
 
 def test_a_method_called_with_a_staged_iterable():
@@ -246,7 +296,7 @@ def test_jax_runs_both_versions():
     for k in want:
         np.testing.assert_allclose(np.asarray(got[k]), want[k], rtol=1e-6)
     xs = np.array([0.5, -1.5, 2.0], dtype=np.float32)
-    got = jax.jit(ag.to_graph(two_loops))(xs, np.array([[1, 2.0], [2, 0.5]]), 7, scale=3.0)
-    np.testing.assert_allclose(np.asarray(got),
-                               two_loops(xs, np.array([[1, 2.0], [2, 0.5]]), 7, scale=3.0),
+    ys = np.array([[1, 2.0], [2, 0.5]], dtype=np.float32)
+    got = jax.jit(ag.to_graph(two_loops))(xs, ys, 7, scale=np.float32(3.0))
+    np.testing.assert_allclose(np.asarray(got), two_loops(xs, ys, 7, scale=np.float32(3.0)),
                                rtol=1e-6)
