@@ -1294,13 +1294,17 @@ def argument_changed_message(path, how, function_name, defined_at):
         f"the caller rebind it), or call the function without ag.function.")
 
 
-def argument_attribute_changed_message(path, field, function_name, defined_at):
+def argument_attribute_changed_message(path, field, function_name, defined_at, set_at=None):
+    """`set_at`: the file:line of the assignment, or None where it is not known
+    (made by a helper the function called)."""
+    how = (f"by `{path}.{field} = ...` at {set_at}" if set_at is not None else
+           "seen when the trace ended, so its line is not known")
     return (
         f"`{path}.{field}` is set while the ag.function '{function_name}' ({defined_at}) "
         f"traces, but `{path}`, a dataclass instance passed as an argument, reaches the "
         f"trace as a copy (ag.function flattens it into its fields), and later calls run "
         f"only the graph: the caller's `{path}` would not change as Python changes it "
-        f"(seen when the trace ended, so its line is not known). Make a new instance and "
+        f"({how}). Make a new instance and "
         f"return it instead (`{path} = dataclasses.replace({path}, {field}=...)`, then "
         f"`return {path}` and let the caller rebind it), keep the state in an ag.Variable, "
         f"or call the function without ag.function.")
@@ -2357,3 +2361,21 @@ def returned_kept_object_message(class_name, function_name, location):
         f"may find that same object there or make a new one, and a graph, whose Python "
         f"code ran once while tracing, cannot tell which. Make the object outside the "
         f"ag.function and pass it in, or don't store it from inside the function.")
+
+
+# --- an attribute of a dataclass argument deleted while tracing (runtime/aliases.py) ---
+
+
+def argument_attribute_deleted_message(path, field, function_name, defined_at, deleted_at):
+    """`deleted_at`: the file:line of the `del`, or None where it is not known
+    (made by a helper the function called)."""
+    where = (f"by `del {path}.{field}` at {deleted_at}" if deleted_at is not None else
+             "(seen when the trace ended, so its line is not known)")
+    return (
+        f"`{path}.{field}` is deleted {where}, but `{path}` is a dataclass instance the caller "
+        f"passed in to the ag.function '{function_name}' ({defined_at}): the trace runs "
+        f"on a copy of it (ag.function flattens it into its fields), and later calls run "
+        f"only the graph, so the caller's `{path}` would keep `{field}`, which Python "
+        f"deletes. Leave `{path}` as it is (keep what the function needs in local names), "
+        f"or return a new instance (`{path} = dataclasses.replace({path}, ...)`, then "
+        f"`return {path}`), or call the function without ag.function.")
