@@ -2379,3 +2379,37 @@ def argument_attribute_deleted_message(path, field, function_name, defined_at, d
         f"deletes. Leave `{path}` as it is (keep what the function needs in local names), "
         f"or return a new instance (`{path} = dataclasses.replace({path}, ...)`, then "
         f"`return {path}`), or call the function without ag.function.")
+
+
+# --- len() of a 0-d staged value (runtime/builtins.len_, graph/tensor.py's __len__) ---
+
+
+class UnsizedLenError(AutoGraphError, TypeError):
+    """len() of a staged value that is a single number (a 0-d tensor, a
+    staged Python number): Python's TypeError, with the user's variable."""
+
+
+def unsized_len_message(name, location, what):
+    """`name`: how the user's code holds the value; `what`: what it is ('a
+    tensor of dtype float64 and shape ()', 'a staged Python int')."""
+    return (
+        f"len() of '{name}' at {location}: '{name}' is {what}, a single number, which has "
+        f"no length (len() of unsized object, numpy's TypeError for a 0-d array; Python's "
+        f"for a number). "
+        f"Where '{name}' should be an array, see where it is made (a reduction such as "
+        f"np.sum, or an integer index, gives one number); for its count of elements, use "
+        f"np.size(...), which is 1 here.")
+
+
+# --- a staged list read before its first append (graph/ops/lists.py) ---
+
+
+def unknown_list_items_message(use, name, location):
+    """`use`: what reads the list, spelled with the user's variable `name`
+    ('stack[i]', 'stack.pop()', 'stacking stack into an array')."""
+    return (
+        f"{use} at {location}: the item dtype and shape of the staged list '{name}' are "
+        f"not known here, as nothing was appended to it before this use while tracing (a "
+        f"staged loop body reads it before its append: the body is traced once, in order). "
+        f"Declare them before the loop: ag.set_element_type({name}, dtype, shape), e.g. "
+        f"ag.set_element_type({name}, np.float64, ()) for scalar items.")

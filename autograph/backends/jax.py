@@ -1291,14 +1291,35 @@ def _part_refusal(frame, tracer, key):
     user = errors.user_frame(_start=frame, _want_frame=True)
     if user is None:
         return None
-    variables = staging.user_variables(user)
-    name = next((n for n, v in variables if v is tracer), "the array")
-    index = next((n for n, v in variables if v is key), None)
+    owner, index = _store_part_arguments(user)
+    if owner is None:
+        variables = staging.user_variables(user)
+        owner = next((n for n, v in variables if v is tracer), None) or next(
+            (n for n, v in user.f_globals.items() if v is tracer), "the array")
+    name = staging.user_spelling(user, owner) if owner in user.f_locals else owner
     if index is None:
         index = repr(key) if type(key) in (int, str) else "i"
     location = errors.where(user.f_code.co_filename, user.f_lineno)
     return errors.TensorUsageError(errors.traced_item_assignment_message(
         f"{name}[{index}] = v", name, f"{name} = {name}.at[{index}].set(v)", location))
+
+
+def _store_part_arguments(frame):
+    """(owner, key) as `frame`'s pending call `ag__.store_part(owner, 'item',
+    key, value)` spells them: the names it loads (a local, a global: the
+    user's), or the key's constant as written; None for one not read so."""
+    run = [ins for ins in dis.get_instructions(frame.f_code)
+           if ins.offset <= frame.f_lasti and ins.opname not in ("PRECALL", "PUSH_NULL")]
+    if len(run) < 6 or run[-1].opname != "CALL" or run[-6].argval != "store_part":
+        return None, None
+    loads = run[-5:-1]
+    spelled = [ins.argval if ins.opname in _NAME_LOADS else repr(ins.argval)
+               if ins.opname == "LOAD_CONST" and type(ins.argval) in (int, str) else None
+               for ins in loads]
+    return spelled[0], spelled[2]
+
+
+_NAME_LOADS = frozenset(("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLASSDEREF"))
 
 
 def _named(frame, node):
