@@ -2414,3 +2414,27 @@ def unknown_list_items_message(use, name, location):
         f"staged loop body reads it before its append: the body is traced once, in order). "
         f"Declare them before the loop: ag.set_element_type({name}, dtype, shape), e.g. "
         f"ag.set_element_type({name}, np.float64, ()) for scalar items.")
+
+
+# --- a staged list read or popped in the body of a JAX loop that appends to it (backends/jax.py) ---
+
+
+def list_in_scanned_body_message(name, location, popped, loop, loop_location):
+    """`popped`: `name.pop()` at `location` took an item the list held before
+    the loop; else `name` is read there while the loop appends to it."""
+    if popped:
+        what = (f"`{name}.pop()` at {location}, inside the staged `{loop}` loop at "
+                f"{loop_location}, takes an item the list held before the loop: under jax.jit "
+                f"the body is traced once, so it would take that one item once, where Python "
+                f"takes one per iteration. Keep the items in an array and index it with a "
+                f"counter the loop carries, or pop only items appended in the same iteration.")
+    else:
+        what = (f"list '{name}' is read at {location} (its length, an item or its items) "
+                f"inside the staged `{loop}` loop at {loop_location}, which appends to it: "
+                f"under jax.jit the loop's appends are collected as its output and joined to "
+                f"the list after the loop, so inside the body the list holds only its items "
+                f"from before the loop, and every iteration would read those, where Python "
+                f"reads the items appended so far. Keep what the body needs in a loop "
+                f"variable (the last item: `last = last + v; {name}.append(last)`; the count: "
+                f"`n = n + 1`), and read the list after the loop.")
+    return what
