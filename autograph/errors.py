@@ -1309,13 +1309,17 @@ def argument_changed_message(path, how, function_name, defined_at):
         f"the caller rebind it), or call the function without ag.function.")
 
 
-def argument_attribute_changed_message(path, field, function_name, defined_at):
+def argument_attribute_changed_message(path, field, function_name, defined_at, set_at=None):
+    """`set_at`: the file:line of the assignment, or None where it is not known
+    (made by a helper the function called)."""
+    how = (f"by `{path}.{field} = ...` at {set_at}" if set_at is not None else
+           "seen when the trace ended, so its line is not known")
     return (
         f"`{path}.{field}` is set while the ag.function '{function_name}' ({defined_at}) "
         f"traces, but `{path}`, a dataclass instance passed as an argument, reaches the "
         f"trace as a copy (ag.function flattens it into its fields), and later calls run "
         f"only the graph: the caller's `{path}` would not change as Python changes it "
-        f"(seen when the trace ended, so its line is not known). Make a new instance and "
+        f"({how}). Make a new instance and "
         f"return it instead (`{path} = dataclasses.replace({path}, {field}=...)`, then "
         f"`return {path}` and let the caller rebind it), keep the state in an ag.Variable, "
         f"or call the function without ag.function.")
@@ -2177,11 +2181,12 @@ def python_number_before_loop_message(name, kind, dtype, statement, statement_lo
                                       python_dtype, location):
     """`name` started as a Python `kind` before the staged `statement` loop
     at `statement_location`, which makes it a numpy `dtype`; the loop ran no
-    iteration, and at `location` the Python number gives `python_dtype`."""
+    iteration, or none that changed it, and at `location` the Python number
+    gives `python_dtype`."""
     return (
         f"variable '{name}' is still the Python {kind} it started as: the staged "
-        f"`{statement}` loop at {statement_location} ran no iteration (one iteration makes "
-        f"it a numpy {dtype}), and at {location} it meets a value that makes the result "
+        f"`{statement}` loop at {statement_location} ran no iteration that changed it (one "
+        f"that does makes it a numpy {dtype}), and at {location} it meets a value that makes the result "
         f"{python_dtype} for the Python {kind}, where the graph computed {dtype} for the "
         f"numpy value (numpy keeps an array's narrower dtype against a Python number, not "
         f"against a numpy one); a graph value has one dtype. Start '{name}' as "
@@ -2372,3 +2377,79 @@ def returned_kept_object_message(class_name, function_name, location):
         f"may find that same object there or make a new one, and a graph, whose Python "
         f"code ran once while tracing, cannot tell which. Make the object outside the "
         f"ag.function and pass it in, or don't store it from inside the function.")
+
+
+# --- an attribute of a dataclass argument deleted while tracing (runtime/aliases.py) ---
+
+
+def argument_attribute_deleted_message(path, field, function_name, defined_at, deleted_at):
+    """`deleted_at`: the file:line of the `del`, or None where it is not known
+    (made by a helper the function called)."""
+    where = (f"by `del {path}.{field}` at {deleted_at}" if deleted_at is not None else
+             "(seen when the trace ended, so its line is not known)")
+    return (
+        f"`{path}.{field}` is deleted {where}, but `{path}` is a dataclass instance the caller "
+        f"passed in to the ag.function '{function_name}' ({defined_at}): the trace runs "
+        f"on a copy of it (ag.function flattens it into its fields), and later calls run "
+        f"only the graph, so the caller's `{path}` would keep `{field}`, which Python "
+        f"deletes. Leave `{path}` as it is (keep what the function needs in local names), "
+        f"or return a new instance (`{path} = dataclasses.replace({path}, ...)`, then "
+        f"`return {path}`), or call the function without ag.function.")
+
+
+# --- len() of a 0-d staged value (runtime/builtins.len_, graph/tensor.py's __len__) ---
+
+
+class UnsizedLenError(AutoGraphError, TypeError):
+    """len() of a staged value that is a single number (a 0-d tensor, a
+    staged Python number): Python's TypeError, with the user's variable."""
+
+
+def unsized_len_message(name, location, what):
+    """`name`: how the user's code holds the value; `what`: what it is ('a
+    tensor of dtype float64 and shape ()', 'a staged Python int')."""
+    return (
+        f"len() of '{name}' at {location}: '{name}' is {what}, a single number, which has "
+        f"no length (len() of unsized object, numpy's TypeError for a 0-d array; Python's "
+        f"for a number). "
+        f"Where '{name}' should be an array, see where it is made (a reduction such as "
+        f"np.sum, or an integer index, gives one number); for its count of elements, use "
+        f"np.size(...), which is 1 here.")
+
+
+# --- a staged list read before its first append (graph/ops/lists.py) ---
+
+
+def unknown_list_items_message(use, name, location):
+    """`use`: what reads the list, spelled with the user's variable `name`
+    ('stack[i]', 'stack.pop()', 'stacking stack into an array')."""
+    return (
+        f"{use} at {location}: the item dtype and shape of the staged list '{name}' are "
+        f"not known here, as nothing was appended to it before this use while tracing (a "
+        f"staged loop body reads it before its append: the body is traced once, in order). "
+        f"Declare them before the loop: ag.set_element_type({name}, dtype, shape), e.g. "
+        f"ag.set_element_type({name}, np.float64, ()) for scalar items.")
+
+
+# --- a staged list read or popped in the body of a JAX loop that appends to it (backends/jax.py) ---
+
+
+def list_in_scanned_body_message(name, location, popped, loop, loop_location):
+    """`popped`: `name.pop()` at `location` took an item the list held before
+    the loop; else `name` is read there while the loop appends to it."""
+    if popped:
+        what = (f"`{name}.pop()` at {location}, inside the staged `{loop}` loop at "
+                f"{loop_location}, takes an item the list held before the loop: under jax.jit "
+                f"the body is traced once, so it would take that one item once, where Python "
+                f"takes one per iteration. Keep the items in an array and index it with a "
+                f"counter the loop carries, or pop only items appended in the same iteration.")
+    else:
+        what = (f"list '{name}' is read at {location} (its length, an item or its items) "
+                f"inside the staged `{loop}` loop at {loop_location}, which appends to it: "
+                f"under jax.jit the loop's appends are collected as its output and joined to "
+                f"the list after the loop, so inside the body the list holds only its items "
+                f"from before the loop, and every iteration would read those, where Python "
+                f"reads the items appended so far. Keep what the body needs in a loop "
+                f"variable (the last item: `last = last + v; {name}.append(last)`; the count: "
+                f"`n = n + 1`), and read the list after the loop.")
+    return what

@@ -389,9 +389,11 @@ class JaxList:
         self.scanned_type = None
 
     def __len__(self):
+        _note_list_read(self)
         return sum(int(i.array.shape[0]) if type(i) is _Block else 1 for i in self.items)
 
     def stacked(self):
+        _note_list_read(self)
         if not self.items:
             if self.element_dtype is None and self.scanned_type is not None:
                 dtype, shape = self.scanned_type
@@ -407,6 +409,7 @@ class JaxList:
     def __getitem__(self, key):
         """`lst[i]` as on a Python list: the item (a staged index: the stacked
         list's row); a slice is a list of those items."""
+        _note_list_read(self)
         if isinstance(key, slice):
             return JaxList(self.item_values()[key], self.element_dtype, self.element_shape)
         if isinstance(key, Tracer) and key.shape == () and jnp.issubdtype(key.dtype,
@@ -426,11 +429,46 @@ class JaxList:
 
     def item_values(self):
         """The items one by one (a block's items sliced out)."""
+        _note_list_read(self)
         return [v for i in self.items for v in (
             [i.array[k] for k in range(i.array.shape[0])] if type(i) is _Block else [i])]
 
     def __repr__(self):
         return f"JaxList(<{len(self)} items>)"
+
+
+# A staged loop's body is traced once, and the items it appends to a staged
+# list are the scan's output, joined to the list after the loop: inside the
+# body the list holds its items from before the loop.  A read of a list the
+# body appends to (`len(out)`, `out[-1]`, its items) would give every
+# iteration those, and a pop of an item from before the loop would take that
+# one item once: both are refused (_Loop._body), where the body keeps them.
+# One {id(list): _ListUse} per loop body being traced, innermost last.
+_bodies = threading.local()
+
+
+class _ListUse:
+    __slots__ = ("read_at", "entries", "name", "loop")
+
+    def __init__(self, entries, name, loop):
+        self.read_at = None
+        self.entries = entries  # (its entries before the body: pops below are refused)
+        self.name, self.loop = name, loop  # (the list's name; the _Loop)
+
+
+def _note_list_read(lst):
+    for uses in getattr(_bodies, "stack", ()):
+        use = uses.get(id(lst))
+        if use is not None and use.read_at is None:
+            use.read_at = staging.user_location()
+
+
+def _note_list_pop(lst):
+    for uses in reversed(getattr(_bodies, "stack", ())):  # (the innermost loop's first)
+        use = uses.get(id(lst))
+        if use is not None and len(lst.items) <= use.entries:
+            raise errors.StagingError(errors.list_in_scanned_body_message(
+                use.name, staging.user_location(), True, use.loop.kind, use.loop.location))
 
 
 # As a pytree (what jax.jit returns, jax.tree_util maps) a staged list is the
@@ -1291,14 +1329,35 @@ def _part_refusal(frame, tracer, key):
     user = errors.user_frame(_start=frame, _want_frame=True)
     if user is None:
         return None
-    variables = staging.user_variables(user)
-    name = next((n for n, v in variables if v is tracer), "the array")
-    index = next((n for n, v in variables if v is key), None)
+    owner, index = _store_part_arguments(user)
+    if owner is None:
+        variables = staging.user_variables(user)
+        owner = next((n for n, v in variables if v is tracer), None) or next(
+            (n for n, v in user.f_globals.items() if v is tracer), "the array")
+    name = staging.user_spelling(user, owner) if owner in user.f_locals else owner
     if index is None:
         index = repr(key) if type(key) in (int, str) else "i"
     location = errors.where(user.f_code.co_filename, user.f_lineno)
     return errors.TensorUsageError(errors.traced_item_assignment_message(
         f"{name}[{index}] = v", name, f"{name} = {name}.at[{index}].set(v)", location))
+
+
+def _store_part_arguments(frame):
+    """(owner, key) as `frame`'s pending call `ag__.store_part(owner, 'item',
+    key, value)` spells them: the names it loads (a local, a global: the
+    user's), or the key's constant as written; None for one not read so."""
+    run = [ins for ins in dis.get_instructions(frame.f_code)
+           if ins.offset <= frame.f_lasti and ins.opname not in ("PRECALL", "PUSH_NULL")]
+    if len(run) < 6 or run[-1].opname != "CALL" or run[-6].argval != "store_part":
+        return None, None
+    loads = run[-5:-1]
+    spelled = [ins.argval if ins.opname in _NAME_LOADS else repr(ins.argval)
+               if ins.opname == "LOAD_CONST" and type(ins.argval) in (int, str) else None
+               for ins in loads]
+    return spelled[0], spelled[2]
+
+
+_NAME_LOADS = frozenset(("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLASSDEREF"))
 
 
 def _named(frame, node):
@@ -1770,6 +1829,7 @@ class JaxBackend(Backend):
         return target
 
     def list_pop(self, target, index=None):
+        _note_list_pop(target)
         if index is not None or not target.items:
             raise errors.StagingError(errors.staged_list_pop_message(staging.user_location()))
         last = target.items[-1]
@@ -1800,7 +1860,10 @@ class JaxBackend(Backend):
 
 
 def _predicate(pred, location):
-    """A staged condition as one bool, as Python's truth test takes it."""
+    """A staged condition as one bool, as Python's truth test takes it (of a
+    staged list: whether it has items, not its items' values)."""
+    if type(pred) is JaxList:
+        return jnp.asarray(len(pred) > 0)
     pred = _as_jax(pred)
     if pred.shape:
         if pred.size != 1:
@@ -1912,6 +1975,11 @@ class _Loop:
         # (its weakly typed variables: this loop promotes them, _check_weak_pairs)
         _promotable.append({id(v) for v, spec in zip(loop_vars, self.specs)
                             if spec.weak_type})
+        uses = {id(lst): _ListUse(n, staging.shown(st.names[i]), self)
+                for (i, lst), n in zip(self.lists, lengths)}
+        if not hasattr(_bodies, "stack"):
+            _bodies.stack = []
+        _bodies.stack.append(uses)
         try:
             if make_item is None:
                 raw = st.call(body_fn, loop_vars)
@@ -1920,6 +1988,13 @@ class _Loop:
                 raw = st.call(lambda *s: body_fn(item, *s), loop_vars)
         finally:
             _promotable.pop()
+            _bodies.stack.pop()
+        for (i, lst), n in zip(self.lists, lengths):
+            use = uses[id(lst)]
+            if use.read_at is not None and len(lst.items) > n:
+                del lst.items[n:]
+                raise errors.StagingError(errors.list_in_scanned_body_message(
+                    use.name, use.read_at, False, self.kind, self.location))
         out = list(st.body_outputs(raw))
         # (a variable an iteration may leave as it came in: _note_passed_on)
         self.passes = {j for j, (after, before) in enumerate(zip(out, loop_vars))

@@ -142,8 +142,10 @@ class Tensor:
         # tracing is numpy's answer)
         if type(self) is Tensor and self.static_shape and self.static_shape[0] is not None:
             return self.static_shape[0]
-        if type(self) is Tensor and not self.static_shape and not self.python_number:
-            raise errors.GraphTypeError("len() of unsized object")  # numpy's own text
+        if (type(self) is Tensor or self.python_number) and not self.static_shape:
+            raise errors.UnsizedLenError(errors.unsized_len_message(  # (numpy's TypeError)
+                _UserNames()(self), errors.where_user(),
+                f"a tensor of dtype {self.dtype} and shape ()"))
         raise self._usage_error("len()")
 
     def __iter__(self):

@@ -527,24 +527,23 @@ def _snapshot(container):
 
 
 def _changed(watched):
-    """(path, field) of the first watched container whose items are not the
-    same objects as before (in order; a set's in any order), field None, or
-    of the first dataclass instance with a field that was set, or None.
+    """(path, None, None) of the first watched container whose items are not
+    the same objects as before (in order; a set's in any order), or (path,
+    field, 'set' or 'deleted') of the first dataclass instance with an
+    attribute that was set or deleted, or None.
     Each changed one gets its items back: a set or bytearray is the caller's
     own object (ag.function copies lists, dicts, deques and dataclass
     instances only), and a refused change must not stay."""
     first = None
     for container, path, before in watched.values():
         now = _snapshot(container)
-        if _differs(now, before, type(container)):
+        if _differs(now, before, type(container)) or _deleted(container, before):
             if hasattr(type(container), "__dataclass_fields__"):
-                kept = dict(before)
-                first = first or (path, next(name for name, v in now
-                                             if kept.get(name, _ABSENT) is not v))
+                first = first or _changed_attribute(container, path, now, before)
                 for name, value in before:
                     object.__setattr__(container, name, value)  # (frozen ones too)
                 continue
-            first = first or (path, None)
+            first = first or (path, None, None)
             if isinstance(container, (dict, set)):
                 container.clear()
                 container.update(before)
@@ -554,6 +553,37 @@ def _changed(watched):
             else:
                 container[:] = before
     return first
+
+
+def _deleted(container, before):
+    """The first attribute in `before`, a dataclass instance's snapshot, that
+    the instance no longer holds itself (`del cfg.k`; a class attribute of the
+    same name may still answer `cfg.k`), or None (or for another container)."""
+    if not hasattr(type(container), "__dataclass_fields__"):
+        return None
+    attributes = getattr(container, "__dict__", None)
+    for name, _ in before:
+        if type(attributes) is dict and name in attributes:
+            continue
+        slot = getattr(type(container), name, None)
+        if isinstance(slot, types.MemberDescriptorType):
+            try:
+                slot.__get__(container)
+                continue
+            except AttributeError:
+                pass
+        return name
+    return None
+
+
+def _changed_attribute(instance, path, now, before):
+    """(path, field, how) of a watched dataclass instance that changed: the
+    attribute deleted ('deleted') or else set ('set')."""
+    deleted = _deleted(instance, before)
+    if deleted is not None:
+        return path, deleted, "deleted"
+    kept = dict(before)
+    return path, next(name for name, v in now if kept.get(name, _ABSENT) is not v), "set"
 
 
 def _differs(now, before, kind):
@@ -569,19 +599,46 @@ def _differs(now, before, kind):
 
 
 def _argument_error(path, change, python_function):
-    """`path`: a container's path, or (path, field) from `_changed`."""
+    """`path`: a container's path, or (path, field, how) from `_changed`."""
     code = python_function.__code__
     defined_at = errors.where(code.co_filename, code.co_firstlineno)
     if isinstance(path, tuple):
-        path, field = path
-        if field is not None:
-            return errors.ArgumentChangeError(errors.argument_attribute_changed_message(
-                path, field, python_function.__name__, defined_at))
+        path, field, how = path
+        if how is not None:
+            line = _attribute_change_line(
+                code, path, field, "DELETE_ATTR" if how == "deleted" else "STORE_ATTR")
+            message = (errors.argument_attribute_deleted_message if how == "deleted" else
+                       errors.argument_attribute_changed_message)
+            return errors.ArgumentChangeError(message(
+                path, field, python_function.__name__, defined_at,
+                line and errors.where(code.co_filename, line)))
     how = (f"by {change} at {errors.where_user()}" if change is not None else
            "by an item assignment, `del` or an in-place operator such as `+=` (seen when "
            "the trace ended, so its line is not known)")
     return errors.ArgumentChangeError(errors.argument_changed_message(
         path, how, python_function.__name__, defined_at))
+
+
+def _attribute_change_line(code, path, field, opname):
+    """The line of the one `opname` (DELETE_ATTR, STORE_ATTR) of `field` on
+    `path` (an argument's name, or `cfg.inner`) in `code`, or None where
+    there is not exactly one (the change was made elsewhere: a helper)."""
+    parts = path.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    instructions = [ins for ins in dis.get_instructions(code) if ins.opname not in _SKIPPED]
+    lines = set()
+    line = None
+    for i, ins in enumerate(instructions):
+        line = ins.positions.lineno if ins.positions.lineno is not None else line
+        if ins.opname != opname or ins.argval != field or i < len(parts):
+            continue
+        loads = instructions[i - len(parts):i]
+        if loads[0].opname in _LOADS and loads[0].argval == parts[0] and all(
+                load.opname == "LOAD_ATTR" and load.argval == part
+                for load, part in zip(loads[1:], parts[1:])):
+            lines.add(line)
+    return lines.pop() if len(lines) == 1 else None
 
 
 def _argument_holders(value):

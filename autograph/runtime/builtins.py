@@ -366,6 +366,10 @@ def len_(*args, **kwargs):
     backend = registry.backend_of(args[0]) if len(args) == 1 and not kwargs else None
     if backend is None:
         return len(*args, **kwargs)  # wrong arguments: Python's own TypeError
+    typed = staging.array_type(args[0])
+    if typed is not None and typed[1] == () and staging.list_element_type(args[0]) is None:
+        raise errors.UnsizedLenError(errors.unsized_len_message(
+            _variable_holding(args[0], "len"), errors.where_user(), staging.describe(args[0])))
     return backend.len_(args[0])
 
 

@@ -154,11 +154,11 @@ def test_reading_a_staged_list_before_its_first_append_says_to_declare_it():
     x = np.array([1.5, -2.25, 3.75, 2.5])
     monotonic_stack(x)  # plain Python runs it
     expected = (
-        "lst[i]: the staged list's item dtype and shape are not known here: nothing was "
-        "appended to it before this use while tracing (a staged loop body reading it before "
-        "its append). Declare them before the loop: ag.set_element_type(lst, dtype, shape), "
-        f"e.g. ag.set_element_type(lst, np.float64, ()) for scalar items (at "
-        f"{_line(monotonic_stack, 3)})")
+        f"stack[-1] at {_line(monotonic_stack, 3)}: the item dtype and shape of the staged "
+        "list 'stack' are not known here, as nothing was appended to it before this use while "
+        "tracing (a staged loop body reads it before its append: the body is traced once, in "
+        "order). Declare them before the loop: ag.set_element_type(stack, dtype, shape), e.g. "
+        "ag.set_element_type(stack, np.float64, ()) for scalar items.")
     with pytest.raises(errors.GraphError, match=re.escape(expected)):
         ag.function(monotonic_stack)(x)
     assert ag.function(declared_monotonic_stack)(x) == declared_monotonic_stack(x)

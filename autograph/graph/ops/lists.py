@@ -94,7 +94,7 @@ class TensorList(Tensor):
                 "it gives single items, lst[i] with an integer i: stack it with "
                 "ag.stack(lst) to slice the array", core.user_location()))
         if self.element_dtype is None or self.element_shape is None:
-            raise _unknown_items("lst[i]")
+            raise _unknown_items(f"{{}}[{key if type(key) is int else 'i'}]", self)
         return item_of(self, list_stack(self)[key])
 
     def __setitem__(self, key, value):
@@ -445,7 +445,7 @@ def list_pop(lst, index=None):
     indices too), that item); IndexError when there is none."""
     _check_list(lst, "list_pop")
     if lst.element_dtype is None or lst.element_shape is None:
-        raise _unknown_items("list_pop")
+        raise _unknown_items("{}.pop()", lst)
     if index is None:
         rest, value = base.record(LIST_POP, (lst,))
     else:  # walks the list when the graph runs: O(length)
@@ -465,7 +465,7 @@ def list_set(lst, index, value):
     too) replaced by `value`; IndexError when there is no such item."""
     _check_list(lst, "list_set")
     if lst.element_dtype is None or lst.element_shape is None:
-        raise _unknown_items("list_set")
+        raise _unknown_items(f"{{}}[{index if type(index) is int else 'i'}] = ...", lst)
     if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)) \
             and not isinstance(index, Tensor):
         raise errors.GraphTypeError(f"list indices must be integers or slices, not "
@@ -480,23 +480,21 @@ def list_set(lst, index, value):
                 _merge_element_shapes(lst.element_shape, value.static_shape), python)
 
 
-def _unknown_items(op):
-    """The error for reading (or setting) an item of a staged list whose item
-    dtype and shape are not known yet: a staged loop whose body reads the
-    list before its first append (`while stack and stack[-1] > v`)."""
-    return errors.GraphError(errors.graph_op_message(
-        op, "the staged list's item dtype and shape are not known here: nothing was "
-        "appended to it before this use while tracing (a staged loop body reading it before "
-        "its append). Declare them before the loop: ag.set_element_type(lst, dtype, shape), "
-        "e.g. ag.set_element_type(lst, np.float64, ()) for scalar items",
-        core.user_location()))
+def _unknown_items(op, lst):
+    """The error for `op` ('{}[i]', '{}.pop()': spelled with the user's
+    variable) on a staged list whose item dtype and shape are not known yet:
+    a staged loop whose body reads the list before its first append (`while
+    stack and stack[-1] > v`)."""
+    name = _UserNames()(lst)
+    return errors.GraphError(errors.unknown_list_items_message(
+        op.format(name), name, core.user_location()))
 
 
 def list_stack(lst):
     """The items stacked into one tensor of shape (length, *element_shape)."""
     _check_list(lst, "list_stack")
     if lst.element_dtype is None or lst.element_shape is None:
-        raise _unknown_items("list_stack")
+        raise _unknown_items("stacking {} into an array", lst)
     return base.record1(LIST_STACK, (lst,), {"dtype": lst.element_dtype,
                                              "shape": lst.element_shape})
 
