@@ -217,6 +217,16 @@ def _translated_items(translator, table, items):
 
 
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+# fields that hold names, flags or values, never a node (in gast or the stdlib)
+_NOT_NODE_FIELDS = frozenset({"id", "attr", "type_comment", "kind", "arg", "module", "level",
+                              "asname", "conversion", "is_async", "simple"})
+
+
+def _node_fields(cls):
+    """The fields of node class `cls` (gast's or the stdlib's) that may hold
+    nodes: the translations skip the others."""
+    return tuple(field for field in cls._fields if field not in _NOT_NODE_FIELDS
+                 and not (cls.__name__ == "Constant" and field == "value"))
 _CONTEXTS = ("Load", "Store", "Del")
 
 
@@ -237,12 +247,19 @@ def _copier(node_class, target, whole_dict):
     copied at once and only the fields holding nodes are replaced."""
     fields, attributes, new = node_class._fields, node_class._attributes, target.__new__
 
+    def copy_empty(self, node):
+        return new(target)
+
+    if whole_dict and not fields and not attributes:
+        return copy_empty  # an operator or a context: nothing to copy
+    node_fields = _node_fields(node_class)
+
     def copy_whole(self, node):
         new_node = new(target)
         attrs = new_node.__dict__
         attrs.update(node.__dict__)
         table = self._visitors
-        for field in fields:
+        for field in node_fields:
             value = attrs[field]
             if value.__class__ is list:
                 attrs[field] = _translated_items(self, table, value) if value else []
@@ -483,10 +500,6 @@ def _parameter_in_place(name, at, push):
 _IN_PLACE_KINDS = {}
 # operators and contexts: one stdlib node of each kind serves every tree (as in ast.parse)
 _SHARED_STDLIB_NODES = {}
-# fields that hold names, flags or values, never a node (gast's Name of a
-# handler's name is taken apart by itself)
-_NOT_NODE_FIELDS = frozenset({"id", "attr", "type_comment", "kind", "arg", "module", "level",
-                              "asname", "conversion", "is_async", "simple"})
 _AST_NAME = ast.Name
 
 
@@ -494,9 +507,7 @@ def _in_place_kind(cls):
     target = getattr(ast, cls.__name__, None)
     if target is None or not issubclass(cls, _AST):
         raise TypeError(f"no stdlib node for {cls.__name__}")
-    fields = tuple(field for field in cls._fields if field not in _NOT_NODE_FIELDS
-                   and not (cls is gast.Constant and field == "value"))
-    kind = _IN_PLACE_KINDS[cls] = (target, fields, bool(target._attributes))
+    kind = _IN_PLACE_KINDS[cls] = (target, _node_fields(cls), bool(target._attributes))
     return kind
 
 
