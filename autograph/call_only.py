@@ -51,14 +51,18 @@ loop: the pipeline would load it as Undefined where Python raises.
 
 import ast
 import dis
+import re
 
 from autograph import context, naming, source, templates
 
 _FLAGS_NOT_PLAIN = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
-_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
-# The jumps of a plain `for` loop (3.11: FOR_ITER and JUMP_BACKWARD)
-_LOOP_JUMPS = frozenset(dis.opmap[name] for name in ("FOR_ITER", "JUMP_BACKWARD", "JUMP_ABSOLUTE")
-                        if name in dis.opmap)
+# Any jump opcode, as a regular expression: _has_jump searches in C.
+_JUMPS = set(dis.hasjrel) | set(dis.hasjabs)
+_JUMP = re.compile(b"[%s]" % re.escape(bytes(sorted(_JUMPS))))
+# ... but a plain `for` loop's (3.11: FOR_ITER and JUMP_BACKWARD)
+_LOOP_JUMPS = {dis.opmap[name] for name in ("FOR_ITER", "JUMP_BACKWARD", "JUMP_ABSOLUTE")
+               if name in dis.opmap}
+_NON_LOOP_JUMP = re.compile(b"[%s]" % re.escape(bytes(sorted(_JUMPS - _LOOP_JUMPS))))
 # The factory's cell holding (weakly) the original function, in a function
 # whose loops are kept: its way to the pipeline's version
 FUNCTION_CELL = "ag__function"
@@ -80,9 +84,14 @@ def _may_be_call_only(code, loops=False):
         return False
     if any(type(c) is type(code) for c in code.co_consts):
         return False
-    jumps = _JUMPS - _LOOP_JUMPS if loops else _JUMPS
-    raw = code.co_code
-    return not any(raw[i] in jumps for i in range(0, len(raw), 2))
+    return not _has_jump(code, _NON_LOOP_JUMP if loops else _JUMP)
+
+
+def _has_jump(code, jumps=_JUMP):
+    """Whether `code` has a jump instruction of `jumps` (a pattern of jump
+    opcodes): one at an even offset of its wordcode (an odd one holds an
+    argument)."""
+    return jumps.search(code.co_code[::2]) is not None
 
 
 def module_for(fn, factory_params, entity_name, loops=False):
@@ -107,89 +116,70 @@ def module_of(parsed, factory_params, entity_name, facts=None, loops=False):
     """module_for's module from `parsed`, candidate's result; or None.
     `facts`: the conversion's context.Facts, which records what it asks;
     `loops`: keep `for` loops over parameters (see above)."""
-    iterated = _call_only_body(parsed, facts or context.Facts(None), loops)
-    if iterated is None:
+    found = _staged_body(parsed, facts or context.Facts(None), loops)
+    if found is None:
         return None
+    staged, iterated = found
     if iterated:
         factory_params = (*factory_params, FUNCTION_CELL)
+        staged.insert(0, _dispatch(parsed.args, iterated, templates.first_line_span(parsed)))
     # (decorators were applied already)
-    return _module(parsed, factory_params, entity_name, iterated)
+    return _module(parsed, staged, factory_params, entity_name)
 
 
-def _call_only_body(fn_node, facts, loops):
-    """The parameters `fn_node`'s loops iterate (empty: none), or None when
-    its body is not call-only's."""
+def _staged_body(fn_node, facts, loops):
+    """(the statements of `fn_node`'s body after its docstring with their
+    calls wrapped -- checked and wrapped in one walk --, the parameters its
+    kept loops iterate as (name, over a view) pairs); None when the body is
+    not call-only's."""
     body = fn_node.body
     params = _parameter_names(fn_node.args) if loops else ()
-    iterated, bound, loop_locals, stored = [], set(params), [], set()
+    staged, iterated, bound, loop_locals, stored = [], [], set(params), [], set()
     for i, stmt in enumerate(body):
         cls = stmt.__class__
         if cls is ast.Assign:
             if len(stmt.targets) != 1 or not _assigned_names(stmt.targets[0]):
                 return None
-            reads = set()
-            if not _plain_expression(stmt.value, facts, reads):
-                return None
-            if not reads.isdisjoint(loop_locals):
-                return None
             names = _names_in(stmt.targets[0])
             bound.update(names)
             stored.update(names)
         elif cls is ast.Return:
-            reads = set()
-            if i != len(body) - 1 or stmt.value is not None and not _plain_expression(
-                    stmt.value, facts, reads):
+            if i != len(body) - 1:
                 return None
-            if not reads.isdisjoint(loop_locals):
-                return None
+            if stmt.value is None:
+                staged.append(stmt)
+                continue
         elif cls is ast.Expr:  # a docstring only: a call statement may be a directive
             if i != 0 or not (stmt.value.__class__ is ast.Constant
                               and isinstance(stmt.value.value, str)):
                 return None
+            continue
         elif cls is ast.For and loops:
-            source = _iterated_parameter(stmt.iter, params)
-            if source is None or stmt.orelse or not _plain_target(stmt):
+            source_ = _iterated_parameter(stmt.iter, params)
+            if source_ is None or stmt.orelse or not _plain_target(stmt):
                 return None
-            local = _loop_locals(stmt, bound, loop_locals, facts)
-            if local is None:
+            kept = _kept_loop(stmt, bound, loop_locals, facts)
+            if kept is None:
                 return None
+            loop, local = kept
+            staged.append(loop)
             loop_locals.extend(local)
             stored.update(_names_in(stmt.target))
             stored.update(_bound_in(stmt.body))
-            if source not in iterated:
-                iterated.append(source)
+            if source_ not in iterated:
+                iterated.append(source_)
+            continue
         else:
             return None
+        if loop_locals and not _names_read(stmt.value).isdisjoint(loop_locals):
+            return None  # (a loop's own name read after it: see _kept_loop)
+        value = _staged(stmt.value, facts)
+        if value is None:
+            return None
+        staged.append(stmt if value is stmt.value else _copy(stmt, value=value))
     if stored.intersection(name for name, _ in iterated):
         return None  # (checked at the top: the loop must iterate what the call passed)
-    return tuple(iterated)
-
-
-_DICT_VIEWS = frozenset({"items", "keys", "values"})
-
-
-def _plain_target(loop):
-    """A name; or two names over a dict's `.items()`, which are Python
-    pairs: the pipeline's `ag__.unpack_target` splits a staged item, which
-    Python's unpacking would refuse."""
-    target = loop.target
-    if target.__class__ is ast.Name:
-        return True
-    return (target.__class__ is ast.Tuple and len(target.elts) == 2
-            and all(e.__class__ is ast.Name for e in target.elts)
-            and loop.iter.__class__ is ast.Call and loop.iter.func.attr == "items")
-
-
-def _iterated_parameter(node, params):
-    """(name, False) for a loop over parameter `name`, (name, True) over
-    `name.items()`, `.keys()` or `.values()`; None for anything else."""
-    if node.__class__ is ast.Name:
-        return (node.id, False) if node.id in params else None
-    if (node.__class__ is ast.Call and not node.args and not node.keywords
-            and node.func.__class__ is ast.Attribute and node.func.attr in _DICT_VIEWS
-            and node.func.value.__class__ is ast.Name and node.func.value.id in params):
-        return node.func.value.id, True
-    return None
+    return staged, tuple(iterated)
 
 
 def _parameter_names(args):
@@ -204,25 +194,63 @@ def _names_in(target):
     return [e.id for e in target.elts] if target.__class__ is ast.Tuple else []
 
 
-def _loop_locals(loop, bound, earlier, facts):
-    """The names the body of `loop` binds that were not bound before it
-    (its target's included), or None when the body is not one kept loops
-    take: assignments to names or to items `d[k]` (no call in `d` or `k`),
-    each new name read only after its binding in the iteration, none of
-    `earlier` (an earlier loop's such names) read."""
+def _names_read(node):
+    return {n.id for n in ast.walk(node) if n.__class__ is ast.Name}
+
+
+def _bound_in(body):
+    return {name for stmt in body for name in _names_in(stmt.targets[0])}
+
+
+_DICT_VIEWS = frozenset({"items", "keys", "values"})
+
+
+def _iterated_parameter(node, params):
+    """(name, False) for a loop over parameter `name`, (name, True) over
+    `name.items()`, `.keys()` or `.values()`; None for anything else."""
+    if node.__class__ is ast.Name:
+        return (node.id, False) if node.id in params else None
+    if (node.__class__ is ast.Call and not node.args and not node.keywords
+            and node.func.__class__ is ast.Attribute and node.func.attr in _DICT_VIEWS
+            and node.func.value.__class__ is ast.Name and node.func.value.id in params):
+        return node.func.value.id, True
+    return None
+
+
+def _plain_target(loop):
+    """A name; or two names over a dict's `.items()`, which are Python
+    pairs: the pipeline's `ag__.unpack_target` splits a staged item, which
+    Python's unpacking would refuse."""
+    target = loop.target
+    if target.__class__ is ast.Name:
+        return True
+    return (target.__class__ is ast.Tuple and len(target.elts) == 2
+            and all(e.__class__ is ast.Name for e in target.elts)
+            and loop.iter.__class__ is ast.Call and loop.iter.func.attr == "items")
+
+
+def _kept_loop(loop, bound, earlier, facts):
+    """(`loop` with the calls of its iterable and body wrapped, the names its
+    body binds that were not bound before it -- its target's included --),
+    or None when the body is not one kept loops take: assignments to names
+    or to items `d[k]` (no call in `d` or `k`), each new name read only
+    after its binding in the iteration, none of `earlier` (an earlier
+    loop's such names) read."""
     new = [name for name in _names_in(loop.target) if name not in bound]
     seen_new = set(new)
     if not all(s.__class__ is ast.Assign and len(s.targets) == 1 for s in loop.body):
         return None
     in_body = _bound_in(loop.body)
+    body = []
     for stmt in loop.body:
-        target, reads = stmt.targets[0], set()
-        if not _plain_expression(stmt.value, facts, reads):
-            return None
+        target = stmt.targets[0]
+        reads = _names_read(stmt.value)
         if target.__class__ is ast.Subscript:
-            if not (_plain_expression(target.value, facts, reads, calls=False)
-                    and _plain_expression(target.slice, facts, reads, calls=False)):
+            # (no call in the item: _staged gives such a part back as it is)
+            if _staged(target.value, facts) is not target.value or \
+                    _staged(target.slice, facts) is not target.slice:
                 return None
+            reads |= _names_read(target)
             names = []
         elif _assigned_names(target):
             names = _names_in(target)
@@ -235,11 +263,43 @@ def _loop_locals(loop, bound, earlier, facts):
             if name not in bound and name not in seen_new:
                 seen_new.add(name)
                 new.append(name)
-    return new
+        value = _staged(stmt.value, facts)
+        if value is None:
+            return None
+        body.append(stmt if value is stmt.value else _copy(stmt, value=value))
+    iterated = _staged(loop.iter, facts)
+    if iterated is None:
+        return None
+    return _copy(loop, iter=iterated, body=body, orelse=[]), new
 
 
-def _bound_in(body):
-    return {name for stmt in body for name in _names_in(stmt.targets[0])}
+def _dispatch(args, iterated, at):
+    """`if ag__.iterates_staged(<the iterated parameters>, dicts=(<those whose
+    views are iterated>,)): return <the pipeline's version>(<the parameters,
+    as passed>)`, all at `at`: the line of the tracing guard, where no other
+    call can be under way (errors.without_internal_frames hides this call's
+    line: Python shows one frame for the function)."""
+    def load(name):
+        return _new(ast.Name, at, id=name, ctx=_LOAD)
+
+    def runtime(attr):
+        return _new(ast.Attribute, at, value=load("ag__"), attr=attr, ctx=_LOAD)
+
+    dicts = [load(name) for name, view in iterated if view]
+    keywords = [_new(ast.keyword, at, arg="dicts", value=_new(ast.Tuple, at, elts=dicts,
+                                                               ctx=_LOAD))] if dicts else []
+    test = _new(ast.Call, at, func=runtime("iterates_staged"),
+                args=[load(name) for name, view in iterated if not view], keywords=keywords)
+    version = _new(ast.Call, at, func=runtime("pipeline_version"),
+                   args=[load(FUNCTION_CELL), load("fscope")], keywords=[])
+    positional = [load(a.arg) for a in (*args.posonlyargs, *args.args)]
+    if args.vararg is not None:
+        positional.append(_new(ast.Starred, at, value=load(args.vararg.arg), ctx=_LOAD))
+    keywords = [_new(ast.keyword, at, arg=a.arg, value=load(a.arg)) for a in args.kwonlyargs]
+    if args.kwarg is not None:
+        keywords.append(_new(ast.keyword, at, arg=None, value=load(args.kwarg.arg)))
+    call = _new(ast.Call, at, func=version, args=positional, keywords=keywords)
+    return _new(ast.If, at, test=test, body=[_new(ast.Return, at, value=call)], orelse=[])
 
 
 def _assigned_names(target):
@@ -249,196 +309,153 @@ def _assigned_names(target):
 
 
 _UNARY = (ast.UAdd, ast.USub, ast.Invert)  # (`not` is the logical pass's)
+# The fields of the expression classes call-only takes (but calls) that
+# hold expressions; names and constants hold none.
+_FIELDS = {ast.BinOp: ("left", "right"), ast.UnaryOp: ("operand",),
+           ast.Subscript: ("value", "slice"), ast.Slice: ("lower", "upper", "step"),
+           ast.Attribute: ("value",), ast.Tuple: ("elts",), ast.List: ("elts",),
+           ast.Set: ("elts",), ast.Dict: ("keys", "values")}
 
 
-def _plain_expression(node, facts, reads=None, calls=True):
-    """Is `node` an expression call-only conversions take (with no call,
-    unless `calls`)?  The names it reads go into the set `reads`, if given."""
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        cls = node.__class__
-        if cls is ast.Name:
-            if reads is not None:
-                reads.add(node.id)
+def _staged(node, facts):
+    """Expression `node` with its calls wrapped: a copy of each node on the
+    way to a call, the rest shared with the plain body (compile() only reads
+    trees); None when it is not call-only's (what else the pipeline's passes
+    would rewrite)."""
+    cls = node.__class__
+    if cls is ast.Name or cls is ast.Constant:
+        return node
+    if cls is ast.Call:
+        return _staged_call(node, facts)
+    fields = _FIELDS.get(cls)
+    if fields is None:  # Starred, BoolOp, Compare, IfExp, Lambda, comprehensions, f-strings, ...
+        return None
+    if cls is ast.BinOp:
+        if node.op.__class__ is ast.Mod and node.left.__class__ is ast.Constant \
+                and type(node.left.value) is str:
+            return None  # (`'%d' % k`: the formatted strings pass's)
+    elif cls is ast.UnaryOp and not isinstance(node.op, _UNARY):
+        return None
+    elif cls is ast.Dict and None in node.keys:
+        return None  # (`{**d}`: a None key, which a leaf would pass for)
+    attrs = node.__dict__  # (the parser's: every field is there)
+    changed = {}
+    for field in fields:
+        value = attrs[field]
+        if value.__class__ in _LEAVES:
             continue
-        if cls is ast.Constant:
+        if value.__class__ is list:  # (a tuple's elements)
+            new = []
+            for item in value:
+                item_staged = item if item.__class__ in _LEAVES else _staged(item, facts)
+                if item_staged is None:
+                    return None
+                new.append(item_staged)
+            if any(map(_is_not, new, value)):
+                changed[field] = new
             continue
-        if cls is ast.BinOp:
-            if node.op.__class__ is ast.Mod and node.left.__class__ is ast.Constant \
-                    and type(node.left.value) is str:
-                return False  # (`'%d' % k`: the formatted strings pass's)
-            stack += (node.left, node.right)
-        elif cls is ast.UnaryOp:
-            if not isinstance(node.op, _UNARY):
-                return False
-            stack.append(node.operand)
-        elif cls is ast.Subscript:
-            stack += (node.value, node.slice)
-        elif cls is ast.Slice:
-            stack += [part for part in (node.lower, node.upper, node.step) if part is not None]
-        elif cls is ast.Attribute:
-            stack.append(node.value)
-        elif cls is ast.Tuple or cls is ast.List or cls is ast.Set:
-            stack += node.elts  # (a list display: only appends make a list the lists pass's)
-        elif cls is ast.Dict:
-            if None in node.keys:
-                return False  # (`{**d}`)
-            stack += node.keys
-            stack += node.values
-        elif cls is ast.Call:
-            if not calls:
-                return False
-            func = node.func
-            if func.__class__ is ast.Name:
-                # (read now, as the pipeline's call_trees reads it: a name
-                # may become a builtin after import, `gettext.install`'s `_`)
-                if facts.ask("is_a_builtin_name", func.id):
-                    return False
-            elif func.__class__ is ast.Attribute:
-                if func.attr in _LIST_METHODS:
-                    return False
-            elif func.__class__ is not ast.Call:  # (`ag.value_and_grad(f)(x)`)
-                return False
-            if any(k.arg is None for k in node.keywords):
-                return False
-            stack.append(func)
-            stack += node.args
-            stack += [k.value for k in node.keywords]
-        else:  # Starred, BoolOp, Compare, IfExp, Lambda, comprehensions, f-strings, ...
-            return False
-    return True
+        new = _staged(value, facts)
+        if new is None:
+            return None
+        if new is not value:
+            changed[field] = new
+    return _copy(node, **changed) if changed else node
 
 
-def _located(node, at):
-    node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = at
+# what holds no call (a missing part of a slice: None); checked before a call
+# of _staged, which takes them too
+_LEAVES = frozenset({ast.Name, ast.Constant, type(None)})
+
+
+def _is_not(a, b):
+    return a is not b
+
+
+def _staged_call(node, facts):
+    """`f(a, k=b)` as `ag__.converted(f, fscope)(a, k=b)`, the calls in `f`,
+    `a` and `b` wrapped too; the wrapper where templates.replace puts it.
+    None when the call is not call-only's."""
+    func = node.func
+    if func.__class__ is ast.Name:
+        # (read now, as the pipeline's call_trees reads it: a name
+        # may become a builtin after import, `gettext.install`'s `_`)
+        if facts.ask("is_a_builtin_name", func.id):
+            return None
+    elif func.__class__ is ast.Attribute:
+        if func.attr in _LIST_METHODS:
+            return None
+    elif func.__class__ is not ast.Call:  # (`ag.value_and_grad(f)(x)`)
+        return None
+    keywords = node.keywords
+    if any(k.arg is None for k in keywords):
+        return None
+    func = _staged(func, facts)
+    args = [_staged(a, facts) for a in node.args]
+    staged_keywords = [_copy(k, value=_staged(k.value, facts)) for k in keywords]
+    if func is None or None in args or any(k.value is None for k in staged_keywords):
+        return None
+    at = templates.first_line_span(node)
+    wrapper = _new(ast.Call, at, func=_new(ast.Attribute, at, value=_new(ast.Name, at, id="ag__", ctx=_LOAD),
+                                           attr="converted", ctx=_LOAD),
+                   args=[func, _new(ast.Name, at, id="fscope", ctx=_LOAD)], keywords=[])
+    return _copy(node, func=wrapper, args=args, keywords=staged_keywords)
+
+
+_LOAD = ast.Load()  # (one serves every tree, as in ast.parse)
+_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _new(cls, at, **fields):
+    """A `cls` node of `fields` at `at` (lineno, col_offset, end_lineno,
+    end_col_offset): set in its __dict__, where ast nodes keep them, without
+    the constructor's checks of its arguments."""
+    node = cls.__new__(cls)
+    attrs = node.__dict__
+    attrs.update(fields)
+    attrs["lineno"], attrs["col_offset"], attrs["end_lineno"], attrs["end_col_offset"] = at
     return node
+
+
+def _copy(node, **changed):
+    """A copy of parsed `node` (its fields and positions) with `changed` fields."""
+    cls = node.__class__
+    copy = cls.__new__(cls)
+    copy.__dict__.update(node.__dict__, **changed)
+    return copy
 
 
 def _position(node):
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
 
 
-def _wrapped_call(node):
-    """`f(a, k=b)` as `ag__.converted(f, fscope)(a, k=b)`, the calls in `f`,
-    `a` and `b` wrapped too; the wrapper where templates.replace puts it."""
-    at = templates.first_line_span(node)
-    wrapper = _located(ast.Call(
-        func=_located(ast.Attribute(value=_located(ast.Name(id="ag__", ctx=ast.Load()), at),
-                                    attr="converted", ctx=ast.Load()), at),
-        args=[_wrapped(node.func), _located(ast.Name(id="fscope", ctx=ast.Load()), at)],
-        keywords=[]), at)
-    keywords = []
-    for keyword in node.keywords:
-        copy = ast.keyword(arg=keyword.arg, value=_wrapped(keyword.value))
-        keywords.append(_located(copy, _position(keyword)))
-    return _located(ast.Call(func=wrapper, args=[_wrapped(a) for a in node.args],
-                             keywords=keywords), _position(node))
-
-
-# The fields of the (checked) node classes that hold expressions.
-_FIELDS = {ast.BinOp: ("left", "right"), ast.UnaryOp: ("operand",),
-           ast.Subscript: ("value", "slice"), ast.Slice: ("lower", "upper", "step"),
-           ast.Attribute: ("value",), ast.Assign: ("value",), ast.Return: ("value",)}
-
-
-def _wrapped(node):
-    """`node` with its calls wrapped: a copy of each node on the way to a
-    call, the rest shared with the plain body (compile() only reads trees)."""
-    cls = node.__class__
-    if cls is ast.Call:
-        return _wrapped_call(node)
-    if cls is ast.Tuple or cls is ast.List or cls is ast.Set:
-        elts = [_wrapped(e) for e in node.elts]
-        if all(a is b for a, b in zip(elts, node.elts)):
-            return node
-        changed = {"elts": elts}
-    elif cls is ast.Dict:
-        keys, values = [_wrapped(k) for k in node.keys], [_wrapped(v) for v in node.values]
-        if all(a is b for a, b in zip(keys + values, node.keys + node.values)):
-            return node
-        changed = {"keys": keys, "values": values}
-    else:
-        changed = {}
-        for field in _FIELDS.get(cls, ()):
-            value = getattr(node, field)
-            if value is not None:
-                new = _wrapped(value)
-                if new is not value:
-                    changed[field] = new
-        if not changed:
-            return node
-    copy = cls.__new__(cls)
-    copy.__dict__.update(node.__dict__)
-    copy.__dict__.update(changed)
-    return copy
-
-
-def _kept_loop(loop):
-    """`loop` with the calls of its body wrapped (its item targets hold none)."""
-    return _located(ast.For(target=loop.target, iter=_wrapped(loop.iter),
-                            body=[_wrapped(stmt) for stmt in loop.body], orelse=[],
-                            type_comment=None), _position(loop))
-
-
-def _dispatch(args, iterated, at):
-    """`if ag__.iterates_staged(<the iterated parameters>, dicts=(<those whose
-    views are iterated>,)): return <the pipeline's version>(<the parameters,
-    as passed>)`, all at `at`: the line of the tracing guard,
-    where no other call can be under way (errors.without_internal_frames
-    hides this call's line: Python shows one frame for the function)."""
-    def load(name):
-        return _located(ast.Name(id=name, ctx=ast.Load()), at)
-
-    def runtime(attr):
-        return _located(ast.Attribute(value=load("ag__"), attr=attr, ctx=ast.Load()), at)
-
-    dicts = [load(name) for name, view in iterated if view]
-    keywords = [_located(ast.keyword(arg="dicts", value=_located(
-        ast.Tuple(elts=dicts, ctx=ast.Load()), at)), at)] if dicts else []
-    test = _located(ast.Call(func=runtime("iterates_staged"),
-                             args=[load(name) for name, view in iterated if not view],
-                             keywords=keywords), at)
-    version = _located(ast.Call(func=runtime("pipeline_version"),
-                                args=[load(FUNCTION_CELL), load("fscope")], keywords=[]), at)
-    positional = [load(a.arg) for a in (*args.posonlyargs, *args.args)]
-    if args.vararg is not None:
-        positional.append(_located(ast.Starred(value=load(args.vararg.arg), ctx=ast.Load()), at))
-    keywords = [_located(ast.keyword(arg=a.arg, value=load(a.arg)), at) for a in args.kwonlyargs]
-    if args.kwarg is not None:
-        keywords.append(_located(ast.keyword(arg=None, value=load(args.kwarg.arg)), at))
-    call = _located(ast.Call(func=version, args=positional, keywords=keywords), at)
-    return _located(ast.If(test=test, body=[_located(ast.Return(value=call), at)], orelse=[]), at)
-
-
-def _module(node, factory_params, entity_name, iterated=()):
+def _module(node, staged, factory_params, entity_name):
+    """The factory module of parsed def `node`, whose statements after the
+    docstring are `staged` with their calls wrapped."""
     at, guard_at = _position(node), templates.first_line_span(node)
     body = node.body
     docstring = body[:1] if body and body[0].__class__ is ast.Expr else []
-    statements = body[len(docstring):]
     # (a `pass` the guard's template adds takes the guard's position)
-    staged = [_kept_loop(stmt) if stmt.__class__ is ast.For else _wrapped(stmt)
-              for stmt in statements] or [_located(ast.Pass(), guard_at)]
-    if iterated:
-        staged.insert(0, _dispatch(node.args, iterated, guard_at))
-    plain = statements or [_located(ast.Pass(), guard_at)]
-    guard = _located(ast.If(
-        test=_located(ast.Attribute(value=_located(ast.Name(id="ag__", ctx=ast.Load()), guard_at),
-                                    attr="tracing", ctx=ast.Load()), guard_at),
-        body=staged, orelse=plain), guard_at)
-    entity = _located(ast.FunctionDef(
-        name=entity_name, args=node.args, body=docstring + [guard], decorator_list=[],
-        returns=node.returns, type_comment=None, **_NO_TYPE_PARAMS), at)
-    params = ast.arguments(
-        posonlyargs=[], args=[_located(ast.arg(arg=name, annotation=None, type_comment=None), at)
-                              for name in factory_params],
-        vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-    factory = _located(ast.FunctionDef(
-        name="ag__factory", args=params,
-        body=[entity, _located(ast.Return(value=_located(
-            ast.Name(id=entity_name, ctx=ast.Load()), at)), at)],
-        decorator_list=[], returns=None, type_comment=None, **_NO_TYPE_PARAMS), at)
-    return ast.Module(body=[factory], type_ignores=[])
+    plain = body[len(docstring):] or [_new(ast.Pass, guard_at)]
+    guard = _new(ast.If, guard_at, test=_new(
+        ast.Attribute, guard_at, value=_new(ast.Name, guard_at, id="ag__", ctx=_LOAD),
+        attr="tracing", ctx=_LOAD), body=staged or [_new(ast.Pass, guard_at)], orelse=plain)
+    entity = _new(ast.FunctionDef, at, name=entity_name, args=node.args, body=docstring + [guard],
+                  decorator_list=[], returns=node.returns, type_comment=None, **_NO_TYPE_PARAMS)
+    params = _new_unlocated(
+        ast.arguments, posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+        defaults=[], args=[_new(ast.arg, at, arg=name, annotation=None, type_comment=None)
+                           for name in factory_params])
+    factory = _new(ast.FunctionDef, at, name="ag__factory", args=params,
+                   body=[entity, _new(ast.Return, at, value=_new(ast.Name, at, id=entity_name,
+                                                                  ctx=_LOAD))],
+                   decorator_list=[], returns=None, type_comment=None, **_NO_TYPE_PARAMS)
+    return _new_unlocated(ast.Module, body=[factory], type_ignores=[])
+
+
+def _new_unlocated(cls, **fields):
+    node = cls.__new__(cls)
+    node.__dict__.update(fields)
+    return node
 
 
 _NO_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}

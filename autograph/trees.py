@@ -217,6 +217,16 @@ def _translated_items(translator, table, items):
 
 
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+# fields that hold names, flags or values, never a node (in gast or the stdlib)
+_NOT_NODE_FIELDS = frozenset({"id", "attr", "type_comment", "kind", "arg", "module", "level",
+                              "asname", "conversion", "is_async", "simple"})
+
+
+def _node_fields(cls):
+    """The fields of node class `cls` (gast's or the stdlib's) that may hold
+    nodes: the translations skip the others."""
+    return tuple(field for field in cls._fields if field not in _NOT_NODE_FIELDS
+                 and not (cls.__name__ == "Constant" and field == "value"))
 _CONTEXTS = ("Load", "Store", "Del")
 
 
@@ -237,12 +247,19 @@ def _copier(node_class, target, whole_dict):
     copied at once and only the fields holding nodes are replaced."""
     fields, attributes, new = node_class._fields, node_class._attributes, target.__new__
 
+    def copy_empty(self, node):
+        return new(target)
+
+    if whole_dict and not fields and not attributes:
+        return copy_empty  # an operator or a context: nothing to copy
+    node_fields = _node_fields(node_class)
+
     def copy_whole(self, node):
         new_node = new(target)
         attrs = new_node.__dict__
         attrs.update(node.__dict__)
         table = self._visitors
-        for field in fields:
+        for field in node_fields:
             value = attrs[field]
             if value.__class__ is list:
                 attrs[field] = _translated_items(self, table, value) if value else []
@@ -392,29 +409,40 @@ def gast_to_located_ast_in_place(tree):
     fix_missing_locations does (a node's parent's).  Extra gast fields (a
     Name's annotation) stay behind; compile and unparse read only the
     stdlib's.  Returns `tree`, now a stdlib tree."""
-    stack = [(tree, (1, 0, 1, 0))]
+    # (a node goes on the stack with the positions it may take: the dict of
+    # the nearest node around it that has positions)
+    stack = [(tree, _TOP_POSITIONS)]
     pop, push = stack.pop, stack.append
-    targets, shared = _IN_PLACE_TARGETS, _SHARED_STDLIB_NODES
+    kinds, shared, name_class = _IN_PLACE_KINDS, _SHARED_STDLIB_NODES, _AST_NAME
     while stack:
         node, at = pop()
-        cls = node.__class__
-        target = targets.get(cls)
-        if target is None:
-            if cls.__module__ == "ast":
+        kind = kinds.get(node.__class__)
+        if kind is None:
+            if node.__class__.__module__ == "ast":
                 continue  # met before: a node the tree holds twice
-            target = _in_place_target(cls)
+            kind = _in_place_kind(node.__class__)
+        target, fields, located = kind
         attrs = node.__dict__
-        if target._attributes:
+        if located:
             get = attrs.get
-            lineno, col, end_lineno, end_col = here = (
-                get("lineno"), get("col_offset"), get("end_lineno"), get("end_col_offset"))
-            if None in here:
-                here = (at[0] if lineno is None else lineno, at[1] if col is None else col,
-                        at[2] if end_lineno is None else end_lineno,
-                        at[3] if end_col is None else end_col)
-                attrs.update(lineno=here[0], col_offset=here[1], end_lineno=here[2],
-                             end_col_offset=here[3])
-            at = here
+            if get("lineno") is None or get("col_offset") is None \
+                    or get("end_lineno") is None or get("end_col_offset") is None:
+                for attr in _POSITIONS:
+                    if get(attr) is None:
+                        attrs[attr] = at[attr]
+            at = attrs
+        if target is name_class:  # (the most frequent node: its fields at once)
+            ctx = get("ctx")
+            one = shared.get(ctx.__class__)
+            if one is not None:
+                attrs["ctx"] = one
+            elif ctx is not None:
+                push((ctx, at))
+            node.__class__ = target
+            annotation = get("annotation")
+            if annotation is not None:
+                push((annotation, at))
+            continue
         if target is _AST_ARGUMENTS:
             for field in ("posonlyargs", "args", "kwonlyargs", "vararg", "kwarg"):
                 value = attrs[field]
@@ -431,51 +459,56 @@ def gast_to_located_ast_in_place(tree):
                 and not isinstance(attrs["name"], str):
             attrs["name"] = attrs["name"].id
         node.__class__ = target
-        for field in cls._fields:
+        for field in fields:
             value = attrs.get(field)
             if value.__class__ is list:
                 for k, item in enumerate(value):
-                    if isinstance(item, _AST):
-                        one = shared.get(item.__class__)
-                        if one is not None:
-                            value[k] = one
-                        else:
-                            push((item, at))
-            elif isinstance(value, _AST):
+                    one = shared.get(item.__class__)
+                    if one is not None:
+                        value[k] = one
+                    elif isinstance(item, _AST):
+                        push((item, at))
+            elif value is not None:
                 one = shared.get(value.__class__)
                 if one is not None:
                     attrs[field] = one
-                else:
+                elif isinstance(value, _AST):
                     push((value, at))
     return tree
 
 
+_TOP_POSITIONS = {"lineno": 1, "col_offset": 0, "end_lineno": 1, "end_col_offset": 0}
+
+
 def _parameter_in_place(name, at, push):
-    """gast Name `name`, a parameter, made an `ast.arg` (located at `at`
-    where it lacks positions); its annotation goes on `push`."""
+    """gast Name `name`, a parameter, made an `ast.arg` (located at `at`,
+    a located node's dict, where it lacks positions); its annotation goes
+    on `push`."""
     attrs = name.__dict__
     get = attrs.get
-    here = [get(attr) for attr in _POSITIONS]
-    attrs.update(arg=name.id, annotation=get("annotation"), type_comment=get("type_comment"),
-                 **{attr: at[k] if here[k] is None else here[k]
-                    for k, attr in enumerate(_POSITIONS)})
+    attrs.update(arg=name.id, annotation=get("annotation"), type_comment=get("type_comment"))
+    for attr in _POSITIONS:
+        if get(attr) is None:
+            attrs[attr] = at[attr]
     name.__class__ = _AST_ARG
     if attrs["annotation"] is not None:
-        push((attrs["annotation"], (attrs["lineno"], attrs["col_offset"], attrs["end_lineno"],
-                                    attrs["end_col_offset"])))
+        push((attrs["annotation"], attrs))
 
 
-_IN_PLACE_TARGETS = {}
+# gast class -> (its stdlib class, the fields that may hold nodes, whether it
+# has positions)
+_IN_PLACE_KINDS = {}
 # operators and contexts: one stdlib node of each kind serves every tree (as in ast.parse)
 _SHARED_STDLIB_NODES = {}
+_AST_NAME = ast.Name
 
 
-def _in_place_target(cls):
+def _in_place_kind(cls):
     target = getattr(ast, cls.__name__, None)
     if target is None or not issubclass(cls, _AST):
         raise TypeError(f"no stdlib node for {cls.__name__}")
-    _IN_PLACE_TARGETS[cls] = target
-    return target
+    kind = _IN_PLACE_KINDS[cls] = (target, _node_fields(cls), bool(target._attributes))
+    return kind
 
 
 for _module in (gast, ast):

@@ -5,6 +5,7 @@ such function -- the corpus's, the examples', this file's -- and it must
 decline everything else."""
 
 import ast
+import dis
 import importlib
 import inspect
 import sys
@@ -110,7 +111,15 @@ def displays(x, k):
     return {"a": np.exp(x), k: [x, {np.sin(x)}]}
 
 
-CALL_ONLY = [layer, with_docstring, multi_line_call, calls_in_slices_and_keywords,
+def tuple_of_calls_and_names(x):
+    return x, np.sin(x), (1.0, np.cos(x)), -np.exp(x)
+
+
+def calls_in_slice_parts(x):
+    return x[1:np.argmax(x):2], x[::np.int64(1)], x[np.newaxis, :]
+
+
+CALL_ONLY = [tuple_of_calls_and_names, calls_in_slice_parts, layer, with_docstring, multi_line_call, calls_in_slices_and_keywords,
              calls_a_user_function, call_of_a_call, decorated, doc_only, no_return, Model.forward, Model.hidden,
              make_closure(3.0), list_literal, displays]
 
@@ -232,7 +241,33 @@ def parameter_named_fscope(fscope, x):
     return np.sin(x) + fscope
 
 
-NOT_CALL_ONLY = [branches, loops, prints, measures, appends, logical, negates,
+def refused_in_a_tuple(x):
+    return np.sin(x), x > 0
+
+
+def refused_in_a_keyword(x):
+    return np.sum(x, axis=len(x.shape) - 1)
+
+
+def refused_callee(x):
+    return (x > 0).sum(np.cos(x))
+
+
+def refused_in_a_slice(x):
+    return np.sin(x)[:(x > 0)]
+
+
+def refused_in_a_display(x):
+    return [np.sin(x), {"k": x > 0}]
+
+
+def unpacked_in_a_dict(x, d):
+    return {**d, "x": np.sin(x)}
+
+
+NOT_CALL_ONLY = [refused_in_a_tuple, refused_in_a_keyword, refused_callee, refused_in_a_slice,
+                 refused_in_a_display, unpacked_in_a_dict,
+                 branches, loops, prints, measures, appends, logical, negates,
                  compares, conditional, comprehension, lambdas, asserts, augmented,
                  stores_an_item, stores_an_attribute, starred, double_star, declares_global,
                  directive, call_statement, early_return, generator, uses_generated_names,
@@ -351,3 +386,41 @@ def test_to_code_shows_what_was_converted_even_after_the_file_changes(tmp_path, 
         assert "ag__.converted(np.sin, fscope)(x)" in text and "cos" not in text
     finally:
         sys.modules.pop("edited_module", None)
+
+
+def _jumps_by_dis(code):
+    """Whether `code` has a jump, as `dis` decodes its instructions."""
+    jumps = set(dis.hasjrel) | set(dis.hasjabs)
+    return any(instruction.opcode in jumps for instruction in dis.get_instructions(code))
+
+
+def _all_code(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _all_code(const)
+
+
+def _many_names():
+    """A function without a jump whose arguments take every byte value: a
+    scan that took an argument for an opcode would find a jump in it."""
+    names = [f"v{k}" for k in range(300)]
+    text = "def many(" + ", ".join(names) + "):\n    return (" + ", ".join(
+        f"{name}.a{k}" for k, name in enumerate(names)) + ")\n"
+    scope = {}
+    exec(text, scope)
+    return scope["many"]
+
+
+def test_the_bytecode_scan_finds_every_jump_dis_finds():
+    # _may_be_call_only searches the raw wordcode for a jump opcode at an
+    # even offset: the same answer as decoding it, for every code object
+    # of the repository's functions (loops, branches, and, or, ...)
+    checked = with_jumps = 0
+    for fn in _repository_functions() + CALL_ONLY + NOT_CALL_ONLY + [_many_names()]:
+        for code in _all_code(fn.__code__):
+            has_jump = _jumps_by_dis(code)
+            assert call_only._has_jump(code) == has_jump, code.co_qualname
+            checked += 1
+            with_jumps += has_jump
+    assert checked > 100 and 0 < with_jumps < checked
