@@ -194,8 +194,29 @@ def _names_in(target):
     return [e.id for e in target.elts] if target.__class__ is ast.Tuple else []
 
 
-def _names_read(node):
-    return {n.id for n in ast.walk(node) if n.__class__ is ast.Name}
+def _names_read(node, names=None):
+    """The names expression `node` reads (one of the classes _staged takes;
+    parts of others are not looked into: _staged declines them)."""
+    names = set() if names is None else names
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        cls = node.__class__
+        if cls is ast.Name:
+            names.add(node.id)
+        elif cls is ast.Call:
+            stack.append(node.func)
+            stack += node.args
+            stack += [k.value for k in node.keywords]
+        else:
+            attrs = node.__dict__
+            for field in _FIELDS.get(cls, ()):
+                value = attrs[field]
+                if value.__class__ is list:
+                    stack += [v for v in value if v is not None]
+                elif value is not None:
+                    stack.append(value)
+    return names
 
 
 def _bound_in(body):
@@ -250,7 +271,8 @@ def _kept_loop(loop, bound, earlier, facts):
             if _staged(target.value, facts) is not target.value or \
                     _staged(target.slice, facts) is not target.slice:
                 return None
-            reads |= _names_read(target)
+            _names_read(target.value, reads)
+            _names_read(target.slice, reads)
             names = []
         elif _assigned_names(target):
             names = _names_in(target)
