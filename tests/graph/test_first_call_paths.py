@@ -116,10 +116,9 @@ def test_the_optimisers_drops_are_the_interpreters():
     for name, graph in _optimised_graphs():
         if graph.last_reads is None:  # (compiled at once: optimised again, here)
             optimize.optimize(graph)
-        nodes, last_readers = graph.last_reads
+        nodes, drops = graph.last_reads
         assert nodes is graph.nodes, name
-        assert all(type(reader) is int for reader in last_readers.values()), name
-        drops = interpreter._drops_of(last_readers, len(nodes))
+        assert type(drops) is list and len(drops) == len(nodes), name
         assert drops == interpreter._drops(graph), name
         for dying in drops:
             assert dying is None or type(dying) is int or (
