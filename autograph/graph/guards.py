@@ -163,6 +163,23 @@ def _code_owners(fn, called, partials=None, makers=None):
 
     def add(c, owner):
         for _ in range(8):  # (a chain of wrappers ends; a cycle must too)
+            kind = type(c)
+            if kind is types.FunctionType:  # (the common case, without a getattr per name:
+                # a function's attributes are its __dict__'s, its class has none of these)
+                attributes = c.__dict__
+                inner = attributes.get("python_function")
+                if inner is not None and inner is not c:  # (wraps() of an ag.function)
+                    c = inner
+                    continue
+                # (autograph's own wrappers -- functools.wraps gives them the user's
+                # __module__ --: their globals and cells are autograph's state)
+                if id(c) not in seen and not _defined_in_autograph(c):
+                    seen.add(id(c))
+                    found.append((c, owner))
+                c = attributes.get("__wrapped__")
+                continue
+            if c is None or kind in _NO_CODE_OWNED:
+                return
             inner = getattr(c, "python_function", None)  # an ag.function
             if isinstance(c, types.MethodType):
                 c, owner = c.__func__, c.__self__
@@ -172,18 +189,11 @@ def _code_owners(fn, called, partials=None, makers=None):
                 c = c.func
             elif inner is not None and inner is not c:
                 c = inner
-            elif isinstance(c, types.FunctionType):
-                # (autograph's own wrappers -- functools.wraps gives them the user's
-                # __module__ --: their globals and cells are autograph's state)
-                if id(c) not in seen and not _defined_in_autograph(c):
-                    seen.add(id(c))
-                    found.append((c, owner))
-                c = getattr(c, "__wrapped__", None)
-            elif type(c) is _LRU_CACHED:  # (its cache returns what the function computed:
+            elif kind is _LRU_CACHED:  # (its cache returns what the function computed:
                 # a change of what that reads makes the next trace ask it again)
                 c = c.__wrapped__
-            elif c is not None and not isinstance(c, (type, types.BuiltinFunctionType)) \
-                    and isinstance(getattr(type(c), "__call__", None), types.FunctionType):
+            elif not isinstance(c, (type, types.BuiltinFunctionType)) \
+                    and isinstance(getattr(kind, "__call__", None), types.FunctionType):
                 c, owner = type(c).__call__, c  # a callable object
             else:
                 if isinstance(c, type) and _user_class(c):  # a class the trace instantiated
@@ -198,6 +208,11 @@ def _code_owners(fn, called, partials=None, makers=None):
     for c in called:
         add(c, None)
     return found
+
+
+# exact types of callables that hold no Python code nor point at any (numpy's
+# ufuncs, builtins: no attributes of their own): _code_owners skips them
+_NO_CODE_OWNED = frozenset((np.ufunc, types.BuiltinFunctionType))
 
 
 def _makers(cls):
@@ -278,6 +293,13 @@ def getter_of_missing(cls):
     an instance and its class lack), or None."""
     getter = getattr(cls, "__getattr__", None)
     return getter if isinstance(getter, types.FunctionType) else None
+
+
+def _present(names, namespace):
+    """The names of set `names` that dict `namespace` holds, found through the
+    smaller of the two (`names.intersection(namespace)` walks every key of the
+    dict: a module's namespace, numpy's, holds hundreds)."""
+    return namespace.keys() & names
 
 
 def _defined_in_autograph(function):
@@ -723,10 +745,16 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         object is otherwise held by identity, not walked), or of an
         ag.function (those the user set on it: not its own state); nothing
         for another value."""
-        own = getattr(type(function), "ATTRIBUTES_OF_ITS_OWN", None)
-        if own is None and (type(function) is not types.FunctionType
-                            or _defined_in_autograph(function)):
-            return
+        kind = type(function)
+        if kind is types.FunctionType:
+            if _defined_in_autograph(function):
+                return
+            own = None
+        else:  # (a builtin type has none: looking it up there would raise and catch)
+            own = None if kind in _BUILTIN_VALUES else \
+                getattr(kind, "ATTRIBUTES_OF_ITS_OWN", None)
+            if own is None:
+                return
         attributes = function.__dict__
         for name in names.intersection(attributes):
             if own is None or name not in own:
@@ -741,7 +769,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
             return  # (the runtime's own modules hold no user state)
         attributes = getattr(module, "__dict__", None)
         if type(attributes) is dict:
-            for name in names.intersection(attributes):
+            for name in _present(names, attributes):
                 watch(attributes, name, attributes[name], "module attribute",
                       f"{module.__name__}.{name}")
             watch_absent([attributes], attributes, "module attribute",
@@ -751,7 +779,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         namespace = getattr(function, "__globals__", None)
         if type(namespace) is dict and id(namespace) not in walked_namespaces:
             walked_namespaces.add(id(namespace))
-            for name in names.union(global_names).intersection(namespace):
+            for name in _present(names.union(global_names), namespace):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
@@ -814,6 +842,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
 
 # the kinds of watched places whose root object `note` is given: what is held
 # there outlives the trace only while that object does (LeakedTensors)
+# builtin types a global or cell commonly holds (none can gain a class attribute)
+_BUILTIN_VALUES = frozenset((*_SCALARS, type(None), types.ModuleType, types.BuiltinFunctionType,
+                             np.ufunc, np.ndarray, list, tuple, dict))
 _ROOTED_KINDS = ("attribute", "partial argument", "closure variable", "default")
 
 

@@ -215,10 +215,13 @@ def _op_counts(graph, checked=False):
     with `checked`, None when an op the interpreter must run (outside loops,
     which are compiled, see Interpreter._while) is not one it runs as compiled."""
     outside = inside = 0
-    placeholder, const, while_, cond, makers = core.PLACEHOLDER, core.CONST, control.WHILE, \
-        control.COND, _MAKERS
+    placeholder, const, while_, cond, makers, ordinary = core.PLACEHOLDER, core.CONST, \
+        control.WHILE, control.COND, _MAKERS, _ORDINARY
     for node in graph.nodes:
         op = node.op
+        if op in ordinary and not node.subgraphs:  # (most nodes, in one test)
+            outside += 1
+            continue
         if op is placeholder or op is const:
             continue
         if op is while_:
@@ -276,10 +279,14 @@ def _maker(op):
     emit = op.emit
     found = _MAKERS[op] = _no_emitter if emit is None else _EVALUATORS.get(emit.__code__,
                                                                              _unknown)
+    if found is not _unknown and op not in _SPECIAL:
+        _ORDINARY.add(op)
     return found
 
 
 _MAKERS = {}  # op -> _maker(op)
+_SPECIAL = {core.PLACEHOLDER, core.CONST, control.WHILE, control.COND}  # (run by Interpreter.run)
+_ORDINARY = set()  # the ops of _MAKERS run as compiled, not _SPECIAL: _op_counts counts them
 
 
 # this module's warning registry (warnings.py keeps one per module, in its globals)

@@ -31,6 +31,7 @@ class Report:
 
 _ATOMS = frozenset((int, float, bool, str, complex, type(None)))
 _EXACT_ATOMS = _ATOMS - {float, complex}  # (equal values are the same value)
+_pack_double = struct.Struct("<d").pack
 
 
 def freeze(value):
@@ -38,7 +39,7 @@ def freeze(value):
     floats by their bits: 0.0 and -0.0 differ, `x + 0.0` is not `x + -0.0`)."""
     kind = type(value)
     if kind is float:
-        return (kind, struct.pack("<d", value))
+        return (kind, _pack_double(value))
     if kind is complex:
         return (kind, struct.pack("<dd", value.real, value.imag))
     if kind in _ATOMS:
@@ -108,8 +109,14 @@ def optimize(graph, report=None, known=None):
                 if every_known and k not in known:
                     every_known = False
             else:
-                parts.append(a)
-                literals = True
+                kind = type(a)  # (freeze's commonest cases inline: most literals are numbers)
+                if kind in _EXACT_ATOMS:
+                    parts.append((kind, a))
+                elif kind is float:
+                    parts.append((kind, _pack_double(a)))
+                else:
+                    parts.append(a)
+                    literals = True
         if replaced:  # (a new tuple only for a node reading a replaced tensor)
             node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
                                for a in node.args])
@@ -123,11 +130,10 @@ def optimize(graph, report=None, known=None):
         if op.foldable and every_known and \
                 _fold(graph, node, known, replace, kept, report, seen):
             continue
-        if literals:  # (frozen after folding was tried, as before)
+        if literals:  # (the others frozen after folding was tried: freeze may raise)
             for i, a in enumerate(node.args):
                 if not isinstance(a, Tensor):
-                    kind = type(a)  # (freeze's first case inline: most literals are numbers)
-                    parts[i] = (kind, a) if kind in _EXACT_ATOMS else freeze(a)
+                    parts[i] = freeze(a)
         key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None,
                node.outputs[0].python_number if node.outputs else False)
         match = seen.get(key)
