@@ -368,8 +368,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
     own_partials = []
     own_parts_of = [f for f, _ in _code_owners(original, called, own_partials)] + \
         [p for p in own_partials if type(p) is functools.partial]
-    made_while_tracing = _nested_locals(f.__code__ for f, _ in functions) \
-        if own_parts_of else {}
+    # (also what traced_locals, below, finds: the walk has not added functions yet)
+    nested_locals = _nested_locals(f.__code__ for f, _ in functions) \
+        if own_parts_of or note is not None else {}
+    made_while_tracing = nested_locals if own_parts_of else {}
     walked_namespaces = set()  # (functions of one module share it, and `names`)
     # the names the functions the walk adds (`join`) read: looked for in their
     # globals only (an attribute a constructor sets is no read of the trace's)
@@ -722,8 +724,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
 
     root = [None]  # (the object whose attributes are walked, for `note`)
     noting = [True]
-    traced_locals = _nested_locals(function.__code__ for function, _ in functions) \
-        if note is not None else {}
+    traced_locals = nested_locals if note is not None else {}
     for obj in list(objects) + [owner for _, owner in functions if owner is not None]:
         root[0] = obj
         watch_object(obj, "attribute", "")
