@@ -1835,6 +1835,9 @@ def _mt19937_bytes(generator):
         isinstance(generator, np.random.RandomState) else None
     if not isinstance(bits, np.random.MT19937):
         return None
+    if _MT19937_STATE is not None:  # (without the ctypes interface: numpy builds
+        # it at the first `.ctypes` of each bit generator, ~40-90 us)
+        return ctypes.string_at(id(bits) + _MT19937_STATE, _MT19937_STATE_BYTES)
     return ctypes.string_at(bits.ctypes.state_address, _MT19937_STATE_BYTES)
 
 
@@ -1844,7 +1847,7 @@ _MT19937_STATE_BYTES = 624 * 4 + 4  # (uint32 key[624]; int pos: numpy's mt19937
 def _cached_normal(generator):
     """(has_gauss, the bytes of gauss): the normal a RandomState's previous
     draw cached, read where the RandomState keeps it (its `_aug_state`,
-    found once by `_cached_normal_offsets`; ~0.5 us where get_state takes
+    found once by `_state_offsets`; ~0.5 us where get_state takes
     ~30), or None when that place is not known."""
     if _CACHED_NORMAL is None or not isinstance(generator, np.random.RandomState):
         return None
@@ -1854,28 +1857,43 @@ def _cached_normal(generator):
         ctypes.string_at(address + value, 8)
 
 
-def _cached_normal_offsets():
-    """Where in a RandomState object numpy keeps its cached normal: the
-    offsets of `has_gauss` (a C int) and `gauss` (a double), found by setting
-    them through set_state and looking for their bytes, then checked against
-    get_state through a draw that caches one and a draw that takes it; None
-    (get_state is used) if anything does not match."""
+def _found_once(memory, data):
+    """The offset of `data` in `memory`, None unless it is there exactly once."""
+    at = memory.find(data)
+    return at if at >= 0 and memory.find(data, at + 1) < 0 else None
+
+
+def _state_offsets():
+    """Where numpy keeps what a RandomState's draws change: (the offset of
+    its MT19937 state -- 624 words and a position, what the bit generator's
+    `ctypes.state_address` points at -- in the bit generator object, and the
+    offsets of `has_gauss` (a C int) and `gauss` (a double) in the
+    RandomState), found by setting them through set_state and looking for
+    their bytes, then checked against get_state through a draw that caches a
+    normal and a draw that takes it; each None (`.ctypes`, get_state are
+    used) if anything about it does not match."""
     probe = np.random.RandomState(0)
-    size = type(probe).__basicsize__
+    bits = probe._bit_generator
     key, pos = probe.get_state()[1:3]
     marker = 0.7071067811865476 * 3.0001
     probe.set_state(("MT19937", key, pos, 1, marker))
-    memory = ctypes.string_at(id(probe), size)
-    value = memory.find(np.float64(marker).tobytes())
-    if value < 0 or memory.find(np.float64(marker).tobytes(), value + 1) >= 0:
-        return None
-    flag = value - 8  # (aug_bitgen_t: a pointer, int has_gauss, double gauss)
-    if flag < 0:
-        return None
-    offsets = (flag, value)
+    state = _found_once(ctypes.string_at(id(bits), type(bits).__basicsize__),
+                        key.tobytes() + np.int32(pos).tobytes())
+    value = _found_once(ctypes.string_at(id(probe), type(probe).__basicsize__),
+                        np.float64(marker).tobytes())
+    flag = value - 8 if value is not None else -1  # (aug_bitgen_t: a pointer,
+    # int has_gauss, double gauss)
+    normal_found = flag >= 0
+    state_agrees = state is not None
 
     def agrees():
-        _, _, _, has_gauss, gauss = probe.get_state()
+        nonlocal state_agrees
+        _, key, pos, has_gauss, gauss = probe.get_state()
+        if state_agrees:
+            state_agrees = ctypes.string_at(id(bits) + state, _MT19937_STATE_BYTES) == \
+                key.tobytes() + np.int32(pos).tobytes()
+        if not normal_found:
+            return True
         read = ctypes.c_int.from_address(id(probe) + flag).value, \
             ctypes.string_at(id(probe) + value, 8)
         return read == (has_gauss, np.float64(gauss).tobytes())
@@ -1884,10 +1902,13 @@ def _cached_normal_offsets():
     probe.set_state(("MT19937", key, pos, 0, 0.0))
     checks.append(agrees())
     probe.standard_normal()  # (draws a pair: caches one)
-    checks.append(agrees() and ctypes.c_int.from_address(id(probe) + flag).value == 1)
+    checks.append(agrees() and (
+        not normal_found or ctypes.c_int.from_address(id(probe) + flag).value == 1))
     probe.standard_normal()  # (takes it)
-    checks.append(agrees() and ctypes.c_int.from_address(id(probe) + flag).value == 0)
-    return offsets if all(checks) else None
+    checks.append(agrees() and (
+        not normal_found or ctypes.c_int.from_address(id(probe) + flag).value == 0))
+    return (state if state_agrees else None,
+            (flag, value) if normal_found and all(checks) else None)
 
 
-_CACHED_NORMAL = _cached_normal_offsets()
+_MT19937_STATE, _CACHED_NORMAL = _state_offsets()

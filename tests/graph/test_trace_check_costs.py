@@ -1,7 +1,10 @@
 """The trace-time random-state check reads a RandomState's cached normal
-where numpy keeps it (guards._cached_normal) instead of calling get_state:
-it must find that place with this numpy and read what get_state says."""
+where numpy keeps it (guards._cached_normal) instead of calling get_state,
+and its MT19937 state where the bit generator keeps it (guards._mt19937_bytes)
+without numpy's ctypes interface: it must find those places with this numpy
+and read what get_state says."""
 
+import ctypes
 import random
 
 import numpy as np
@@ -16,6 +19,19 @@ def test_the_cached_normal_is_read_where_numpy_keeps_it():
         _, _, _, has_gauss, gauss = generator.get_state()
         assert guards._cached_normal(generator) == (has_gauss, np.float64(gauss).tobytes())
         generator.standard_normal()
+
+
+def test_the_mt19937_state_is_read_where_the_bit_generator_keeps_it():
+    assert guards._MT19937_STATE is not None  # (else each generator builds its .ctypes)
+    for generator in [np.random.RandomState(5), np.random.mtrand._rand]:
+        for _ in range(4):
+            _, key, pos, _, _ = generator.get_state()
+            read = guards._mt19937_bytes(generator)
+            assert read == key.tobytes() + np.int32(pos).tobytes()
+            bits = generator._bit_generator
+            assert read == ctypes.string_at(bits.ctypes.state_address, len(read))
+            generator.random(700)  # (past the 624 words: the position wraps)
+    assert guards._mt19937_bytes(np.random.default_rng(0)) is None
 
 
 def test_random_states_before_a_trace_calls_no_get_state(monkeypatch):
