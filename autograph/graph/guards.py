@@ -1740,11 +1740,7 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
     if containers is not None:  # (`tick()` changing a global TICKS: known for a log)
         for function in _named_functions(fn):
             for value in _held_by_name(function):
-                if type(value) is set or (_container_kind(value) or _overriding_kind(value)) \
-                        in (list, dict, collections.deque):
-                    fingerprint = _fingerprint(value)
-                    if _numbers_only(fingerprint):
-                        containers[id(value)] = (value, fingerprint, _entries_now(value))
+                _note_numbers(value, containers)
     noted = None if met is None else (lambda value, place, root: met.add(id(value)))
     for holder, name, value, label, _ in guards_of(fn, objects, note=noted, contents=False):
         if read is not None:
@@ -1753,12 +1749,8 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
             found.setdefault(id(value), (value, f"the generator in {label}"))
         elif iterators is not None and _is_iterator(value):
             iterators.setdefault(id(value), (value, label, _iterator_position(value)))
-        elif containers is not None and (type(value) is set or (
-                _container_kind(value) or _overriding_kind(value)) in
-                (list, dict, collections.deque)):
-            fingerprint = _fingerprint(value)
-            if _numbers_only(fingerprint):
-                containers[id(value)] = (value, fingerprint, _entries_now(value))
+        elif containers is not None:
+            _note_numbers(value, containers)
     states = []
     for generator, what in found.values():
         raw = _mt19937_bytes(generator)
@@ -1767,6 +1759,34 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
         state = _random_state(generator) if gauss is None else None
         states.append((generator, what, state, raw, gauss))
     return states
+
+
+def _note_numbers(value, containers):
+    """Puts `value` in random_states' `containers` when it is a list, dict,
+    deque or set of numbers and strings: {id: (value, fingerprint, entries)}."""
+    if type(value) is set or (_container_kind(value) or _overriding_kind(value)) \
+            in (list, dict, collections.deque):
+        if _first_item_not_by_value(value):
+            return  # (its fingerprint would copy the bytes of the arrays it holds: DENSE)
+        fingerprint = _fingerprint(value)
+        if _numbers_only(fingerprint):
+            containers[id(value)] = (value, fingerprint, _entries_now(value))
+
+
+def _first_item_not_by_value(value):
+    """Is the first item of `value` (a dict's first value) neither a number
+    nor a string, so that its fingerprint is not `_numbers_only`?  False
+    for an empty one, and for a subclass (whose own methods are not run)."""
+    kind = type(value)
+    if kind is dict:
+        items = value.values()
+    elif kind is list or kind is set or kind is collections.deque:
+        items = value
+    else:
+        return False
+    for item in items:
+        return not _by_value(item)
+    return False
 
 
 def _named_functions(fn, limit=32):
