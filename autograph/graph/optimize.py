@@ -136,13 +136,15 @@ def optimize(graph, report=None, known=None):
                     parts[i] = freeze(a)
         key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None,
                node.outputs[0].python_number if node.outputs else False)
-        match = seen.get(key)
-        if match is not None:
-            for old, new in zip(node.outputs, match):
+        outputs = node.outputs
+        # (the key hashed once; every node here has outputs of its own: ops without
+        # any -- print, assert, a variable write -- are stateful)
+        match = seen.setdefault(key, outputs)
+        if match is not outputs:
+            for old, new in zip(outputs, match):
                 replace[id(old)] = new
             report.merged += 1
             continue
-        seen[key] = node.outputs
         kept.append(node)
     graph.outputs = [replace.get(id(t), t) if isinstance(t, Tensor) else t
                      for t in graph.outputs]
