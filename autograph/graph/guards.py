@@ -841,11 +841,11 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
     return tuple(guards)
 
 
-# the kinds of watched places whose root object `note` is given: what is held
-# there outlives the trace only while that object does (LeakedTensors)
 # builtin types a global or cell commonly holds (none can gain a class attribute)
 _BUILTIN_VALUES = frozenset((*_SCALARS, type(None), types.ModuleType, types.BuiltinFunctionType,
                              np.ufunc, np.ndarray, list, tuple, dict))
+# the kinds of watched places whose root object `note` is given: what is held
+# there outlives the trace only while that object does (LeakedTensors)
 _ROOTED_KINDS = ("attribute", "partial argument", "closure variable", "default")
 
 

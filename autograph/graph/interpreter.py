@@ -219,7 +219,7 @@ def _op_counts(graph, checked=False):
         control.WHILE, control.COND, _MAKERS, _ORDINARY
     for node in graph.nodes:
         op = node.op
-        if op in ordinary and not node.subgraphs:  # (most nodes, in one test)
+        if op in ordinary and not node.subgraphs:  # (most nodes: an op run as compiled)
             outside += 1
             continue
         if op is placeholder or op is const:
