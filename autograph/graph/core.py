@@ -129,7 +129,7 @@ class Graph:
         # ids of placeholders standing for numpy scalars (immutable: `x += 1` rebinds, where
         # it would change an ndarray argument in place: tensor.py refuses that)
         self.scalar_inputs = set()
-        # (graph.nodes, {id(tensor): its last reader}) when the optimiser last
+        # (graph.nodes, per node the ids it reads last) when the optimiser last
         # changed the nodes (optimize._eliminate_dead_code), for the interpreter
         self.last_reads = None
         self._locations = {}  # (filename, lineno) -> that tuple, shared by its nodes

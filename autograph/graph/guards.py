@@ -163,6 +163,23 @@ def _code_owners(fn, called, partials=None, makers=None):
 
     def add(c, owner):
         for _ in range(8):  # (a chain of wrappers ends; a cycle must too)
+            kind = type(c)
+            if kind is types.FunctionType:  # (the common case, without a getattr per name:
+                # a function's attributes are its __dict__'s, its class has none of these)
+                attributes = c.__dict__
+                inner = attributes.get("python_function")
+                if inner is not None and inner is not c:  # (wraps() of an ag.function)
+                    c = inner
+                    continue
+                # (autograph's own wrappers -- functools.wraps gives them the user's
+                # __module__ --: their globals and cells are autograph's state)
+                if id(c) not in seen and not _defined_in_autograph(c):
+                    seen.add(id(c))
+                    found.append((c, owner))
+                c = attributes.get("__wrapped__")
+                continue
+            if c is None or kind in _NO_CODE_OWNED:
+                return
             inner = getattr(c, "python_function", None)  # an ag.function
             if isinstance(c, types.MethodType):
                 c, owner = c.__func__, c.__self__
@@ -172,18 +189,11 @@ def _code_owners(fn, called, partials=None, makers=None):
                 c = c.func
             elif inner is not None and inner is not c:
                 c = inner
-            elif isinstance(c, types.FunctionType):
-                # (autograph's own wrappers -- functools.wraps gives them the user's
-                # __module__ --: their globals and cells are autograph's state)
-                if id(c) not in seen and not _defined_in_autograph(c):
-                    seen.add(id(c))
-                    found.append((c, owner))
-                c = getattr(c, "__wrapped__", None)
-            elif type(c) is _LRU_CACHED:  # (its cache returns what the function computed:
+            elif kind is _LRU_CACHED:  # (its cache returns what the function computed:
                 # a change of what that reads makes the next trace ask it again)
                 c = c.__wrapped__
-            elif c is not None and not isinstance(c, (type, types.BuiltinFunctionType)) \
-                    and isinstance(getattr(type(c), "__call__", None), types.FunctionType):
+            elif not isinstance(c, (type, types.BuiltinFunctionType)) \
+                    and isinstance(getattr(kind, "__call__", None), types.FunctionType):
                 c, owner = type(c).__call__, c  # a callable object
             else:
                 if isinstance(c, type) and _user_class(c):  # a class the trace instantiated
@@ -198,6 +208,11 @@ def _code_owners(fn, called, partials=None, makers=None):
     for c in called:
         add(c, None)
     return found
+
+
+# exact types of callables that hold no Python code nor point at any (numpy's
+# ufuncs, builtins: no attributes of their own): _code_owners skips them
+_NO_CODE_OWNED = frozenset((np.ufunc, types.BuiltinFunctionType))
 
 
 def _makers(cls):
@@ -280,6 +295,13 @@ def getter_of_missing(cls):
     return getter if isinstance(getter, types.FunctionType) else None
 
 
+def _present(names, namespace):
+    """The names of set `names` that dict `namespace` holds, found through the
+    smaller of the two (`names.intersection(namespace)` walks every key of the
+    dict: a module's namespace, numpy's, holds hundreds)."""
+    return namespace.keys() & names
+
+
 def _defined_in_autograph(function):
     """Is `function` autograph's own (its globals are a module of autograph)?"""
     return str(function.__globals__.get("__name__")).startswith("autograph.")
@@ -346,8 +368,10 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
     own_partials = []
     own_parts_of = [f for f, _ in _code_owners(original, called, own_partials)] + \
         [p for p in own_partials if type(p) is functools.partial]
-    made_while_tracing = _nested_locals(f.__code__ for f, _ in functions) \
-        if own_parts_of else {}
+    # (also what traced_locals, below, finds: the walk has not added functions yet)
+    nested_locals = _nested_locals(f.__code__ for f, _ in functions) \
+        if own_parts_of or note is not None else {}
+    made_while_tracing = nested_locals if own_parts_of else {}
     walked_namespaces = set()  # (functions of one module share it, and `names`)
     # the names the functions the walk adds (`join`) read: looked for in their
     # globals only (an attribute a constructor sets is no read of the trace's)
@@ -700,8 +724,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
 
     root = [None]  # (the object whose attributes are walked, for `note`)
     noting = [True]
-    traced_locals = _nested_locals(function.__code__ for function, _ in functions) \
-        if note is not None else {}
+    traced_locals = nested_locals if note is not None else {}
     for obj in list(objects) + [owner for _, owner in functions if owner is not None]:
         root[0] = obj
         watch_object(obj, "attribute", "")
@@ -723,10 +746,16 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         object is otherwise held by identity, not walked), or of an
         ag.function (those the user set on it: not its own state); nothing
         for another value."""
-        own = getattr(type(function), "ATTRIBUTES_OF_ITS_OWN", None)
-        if own is None and (type(function) is not types.FunctionType
-                            or _defined_in_autograph(function)):
-            return
+        kind = type(function)
+        if kind is types.FunctionType:
+            if _defined_in_autograph(function):
+                return
+            own = None
+        else:  # (a builtin type has none: looking it up there would raise and catch)
+            own = None if kind in _BUILTIN_VALUES else \
+                getattr(kind, "ATTRIBUTES_OF_ITS_OWN", None)
+            if own is None:
+                return
         attributes = function.__dict__
         for name in names.intersection(attributes):
             if own is None or name not in own:
@@ -741,7 +770,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
             return  # (the runtime's own modules hold no user state)
         attributes = getattr(module, "__dict__", None)
         if type(attributes) is dict:
-            for name in names.intersection(attributes):
+            for name in _present(names, attributes):
                 watch(attributes, name, attributes[name], "module attribute",
                       f"{module.__name__}.{name}")
             watch_absent([attributes], attributes, "module attribute",
@@ -751,7 +780,7 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
         namespace = getattr(function, "__globals__", None)
         if type(namespace) is dict and id(namespace) not in walked_namespaces:
             walked_namespaces.add(id(namespace))
-            for name in names.union(global_names).intersection(namespace):
+            for name in _present(names.union(global_names), namespace):
                 watch(namespace, name, namespace[name], "global", name)
                 if isinstance(namespace[name], types.ModuleType):
                     watch_module(namespace[name])
@@ -812,6 +841,9 @@ def guards_of(fn, objects, called=(), note=None, contents=True, before=None, ori
     return tuple(guards)
 
 
+# builtin types a global or cell commonly holds (none can gain a class attribute)
+_BUILTIN_VALUES = frozenset((*_SCALARS, type(None), types.ModuleType, types.BuiltinFunctionType,
+                             np.ufunc, np.ndarray, list, tuple, dict))
 # the kinds of watched places whose root object `note` is given: what is held
 # there outlives the trace only while that object does (LeakedTensors)
 _ROOTED_KINDS = ("attribute", "partial argument", "closure variable", "default")
@@ -1708,11 +1740,7 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
     if containers is not None:  # (`tick()` changing a global TICKS: known for a log)
         for function in _named_functions(fn):
             for value in _held_by_name(function):
-                if type(value) is set or (_container_kind(value) or _overriding_kind(value)) \
-                        in (list, dict, collections.deque):
-                    fingerprint = _fingerprint(value)
-                    if _numbers_only(fingerprint):
-                        containers[id(value)] = (value, fingerprint, _entries_now(value))
+                _note_numbers(value, containers)
     noted = None if met is None else (lambda value, place, root: met.add(id(value)))
     for holder, name, value, label, _ in guards_of(fn, objects, note=noted, contents=False):
         if read is not None:
@@ -1721,12 +1749,8 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
             found.setdefault(id(value), (value, f"the generator in {label}"))
         elif iterators is not None and _is_iterator(value):
             iterators.setdefault(id(value), (value, label, _iterator_position(value)))
-        elif containers is not None and (type(value) is set or (
-                _container_kind(value) or _overriding_kind(value)) in
-                (list, dict, collections.deque)):
-            fingerprint = _fingerprint(value)
-            if _numbers_only(fingerprint):
-                containers[id(value)] = (value, fingerprint, _entries_now(value))
+        elif containers is not None:
+            _note_numbers(value, containers)
     states = []
     for generator, what in found.values():
         raw = _mt19937_bytes(generator)
@@ -1735,6 +1759,34 @@ def random_states(fn, objects, containers=None, iterators=None, argument_names=N
         state = _random_state(generator) if gauss is None else None
         states.append((generator, what, state, raw, gauss))
     return states
+
+
+def _note_numbers(value, containers):
+    """Puts `value` in random_states' `containers` when it is a list, dict,
+    deque or set of numbers and strings: {id: (value, fingerprint, entries)}."""
+    if type(value) is set or (_container_kind(value) or _overriding_kind(value)) \
+            in (list, dict, collections.deque):
+        if _first_item_not_by_value(value):
+            return  # (its fingerprint would copy the bytes of the arrays it holds: DENSE)
+        fingerprint = _fingerprint(value)
+        if _numbers_only(fingerprint):
+            containers[id(value)] = (value, fingerprint, _entries_now(value))
+
+
+def _first_item_not_by_value(value):
+    """Is the first item of `value` (a dict's first value) neither a number
+    nor a string, so that its fingerprint is not `_numbers_only`?  False
+    for an empty one, and for a subclass (whose own methods are not run)."""
+    kind = type(value)
+    if kind is dict:
+        items = value.values()
+    elif kind is list or kind is set or kind is collections.deque:
+        items = value
+    else:
+        return False
+    for item in items:
+        return not _by_value(item)
+    return False
 
 
 def _named_functions(fn, limit=32):
@@ -1803,6 +1855,9 @@ def _mt19937_bytes(generator):
         isinstance(generator, np.random.RandomState) else None
     if not isinstance(bits, np.random.MT19937):
         return None
+    if _MT19937_STATE is not None:  # (without the ctypes interface: numpy builds
+        # it at the first `.ctypes` of each bit generator, ~40-90 us)
+        return ctypes.string_at(id(bits) + _MT19937_STATE, _MT19937_STATE_BYTES)
     return ctypes.string_at(bits.ctypes.state_address, _MT19937_STATE_BYTES)
 
 
@@ -1812,7 +1867,7 @@ _MT19937_STATE_BYTES = 624 * 4 + 4  # (uint32 key[624]; int pos: numpy's mt19937
 def _cached_normal(generator):
     """(has_gauss, the bytes of gauss): the normal a RandomState's previous
     draw cached, read where the RandomState keeps it (its `_aug_state`,
-    found once by `_cached_normal_offsets`; ~0.5 us where get_state takes
+    found once by `_state_offsets`; ~0.5 us where get_state takes
     ~30), or None when that place is not known."""
     if _CACHED_NORMAL is None or not isinstance(generator, np.random.RandomState):
         return None
@@ -1822,28 +1877,43 @@ def _cached_normal(generator):
         ctypes.string_at(address + value, 8)
 
 
-def _cached_normal_offsets():
-    """Where in a RandomState object numpy keeps its cached normal: the
-    offsets of `has_gauss` (a C int) and `gauss` (a double), found by setting
-    them through set_state and looking for their bytes, then checked against
-    get_state through a draw that caches one and a draw that takes it; None
-    (get_state is used) if anything does not match."""
+def _found_once(memory, data):
+    """The offset of `data` in `memory`, None unless it is there exactly once."""
+    at = memory.find(data)
+    return at if at >= 0 and memory.find(data, at + 1) < 0 else None
+
+
+def _state_offsets():
+    """Where numpy keeps what a RandomState's draws change: (the offset of
+    its MT19937 state -- 624 words and a position, what the bit generator's
+    `ctypes.state_address` points at -- in the bit generator object, and the
+    offsets of `has_gauss` (a C int) and `gauss` (a double) in the
+    RandomState), found by setting them through set_state and looking for
+    their bytes, then checked against get_state through a draw that caches a
+    normal and a draw that takes it; each None (`.ctypes`, get_state are
+    used) if anything about it does not match."""
     probe = np.random.RandomState(0)
-    size = type(probe).__basicsize__
+    bits = probe._bit_generator
     key, pos = probe.get_state()[1:3]
     marker = 0.7071067811865476 * 3.0001
     probe.set_state(("MT19937", key, pos, 1, marker))
-    memory = ctypes.string_at(id(probe), size)
-    value = memory.find(np.float64(marker).tobytes())
-    if value < 0 or memory.find(np.float64(marker).tobytes(), value + 1) >= 0:
-        return None
-    flag = value - 8  # (aug_bitgen_t: a pointer, int has_gauss, double gauss)
-    if flag < 0:
-        return None
-    offsets = (flag, value)
+    state = _found_once(ctypes.string_at(id(bits), type(bits).__basicsize__),
+                        key.tobytes() + np.int32(pos).tobytes())
+    value = _found_once(ctypes.string_at(id(probe), type(probe).__basicsize__),
+                        np.float64(marker).tobytes())
+    flag = value - 8 if value is not None else -1  # (aug_bitgen_t: a pointer,
+    # int has_gauss, double gauss)
+    normal_found = flag >= 0
+    state_agrees = state is not None
 
     def agrees():
-        _, _, _, has_gauss, gauss = probe.get_state()
+        nonlocal state_agrees
+        _, key, pos, has_gauss, gauss = probe.get_state()
+        if state_agrees:
+            state_agrees = ctypes.string_at(id(bits) + state, _MT19937_STATE_BYTES) == \
+                key.tobytes() + np.int32(pos).tobytes()
+        if not normal_found:
+            return True
         read = ctypes.c_int.from_address(id(probe) + flag).value, \
             ctypes.string_at(id(probe) + value, 8)
         return read == (has_gauss, np.float64(gauss).tobytes())
@@ -1852,10 +1922,13 @@ def _cached_normal_offsets():
     probe.set_state(("MT19937", key, pos, 0, 0.0))
     checks.append(agrees())
     probe.standard_normal()  # (draws a pair: caches one)
-    checks.append(agrees() and ctypes.c_int.from_address(id(probe) + flag).value == 1)
+    checks.append(agrees() and (
+        not normal_found or ctypes.c_int.from_address(id(probe) + flag).value == 1))
     probe.standard_normal()  # (takes it)
-    checks.append(agrees() and ctypes.c_int.from_address(id(probe) + flag).value == 0)
-    return offsets if all(checks) else None
+    checks.append(agrees() and (
+        not normal_found or ctypes.c_int.from_address(id(probe) + flag).value == 0))
+    return (state if state_agrees else None,
+            (flag, value) if normal_found and all(checks) else None)
 
 
-_CACHED_NORMAL = _cached_normal_offsets()
+_MT19937_STATE, _CACHED_NORMAL = _state_offsets()

@@ -30,7 +30,7 @@ import operator
 
 import numpy as np
 
-from autograph.graph import compiler, core
+from autograph.graph import compiler, core, optimize
 from autograph.graph.grad_rules import SCATTER, SPREAD, WATCH
 from autograph.graph.ops import control, elementwise, indexing, shaping, state
 from autograph.graph.tensor import Tensor
@@ -215,16 +215,20 @@ def _op_counts(graph, checked=False):
     with `checked`, None when an op the interpreter must run (outside loops,
     which are compiled, see Interpreter._while) is not one it runs as compiled."""
     outside = inside = 0
+    placeholder, const, while_, cond, makers, ordinary = core.PLACEHOLDER, core.CONST, \
+        control.WHILE, control.COND, _MAKERS, _ORDINARY
     for node in graph.nodes:
         op = node.op
-        if op is core.PLACEHOLDER or op is core.CONST:
+        if op in ordinary and not node.subgraphs:  # (most nodes: an op run as compiled)
+            outside += 1
             continue
-        if op is control.WHILE:
+        if op is placeholder or op is const:
+            continue
+        if op is while_:
             inside += 1 + sum(sum(_op_counts(sub)) for sub in node.subgraphs)
             continue
-        is_cond = op is control.COND
-        if checked and not is_cond and op.emit is not None \
-                and op.emit.__code__ not in _EVALUATORS:
+        is_cond = op is cond
+        if checked and not is_cond and (makers.get(op) or _maker(op)) is _unknown:
             return None
         outside += 1
         for sub in node.subgraphs:  # (a branch runs here; another op's sub-graph does not)
@@ -255,11 +259,34 @@ def _made_evaluator(node):
     op = node.op
     if op.kernel is np.matmul and compiler._dot_applies(node):
         return _dot_or_matmul(node)
-    if op.emit is not None:
-        evaluate = _EVALUATORS[op.emit.__code__](node)
-        if evaluate is not None:
-            return evaluate
-    return _kernel_call(node)
+    evaluate = (_MAKERS.get(op) or _maker(op))(node)
+    return _kernel_call(node) if evaluate is None else evaluate
+
+
+def _no_emitter(node):
+    return None  # (the kernel call: what the compiler emits for an op without an emitter)
+
+
+def _unknown(node):  # (_maker's answer for an op `supports` refuses: never run)
+    raise AssertionError(f"{node.op!r}: the interpreter does not run its emitter")
+
+
+def _maker(op):
+    """The _EVALUATORS entry for `op`'s emitter (`_no_emitter` for none,
+    `_unknown` for an emitter not run here), kept per op in _MAKERS as
+    _SHARED keeps evaluators: looking a code object up hashes its contents
+    (~1 us; _op_counts asks once per node)."""
+    emit = op.emit
+    found = _MAKERS[op] = _no_emitter if emit is None else _EVALUATORS.get(emit.__code__,
+                                                                             _unknown)
+    if found is not _unknown and op not in _SPECIAL:
+        _ORDINARY.add(op)
+    return found
+
+
+_MAKERS = {}  # op -> _maker(op)
+_SPECIAL = {core.PLACEHOLDER, core.CONST, control.WHILE, control.COND}  # (run by Interpreter.run)
+_ORDINARY = set()  # the ops of _MAKERS run as compiled, not _SPECIAL: _op_counts counts them
 
 
 # this module's warning registry (warnings.py keeps one per module, in its globals)
@@ -282,27 +309,8 @@ def _drops(graph):
                 key = id(a)
                 if key not in seen:
                     seen.add(key)
-                    dying = key if dying is None else _with_drop(dying, key)
+                    dying = key if dying is None else optimize.with_drop(dying, key)
         drops[position] = dying
-    return drops
-
-
-def _with_drop(dying, key):
-    """`dying` (an id, or a tuple of ids) and `key`: a node's drops are an int
-    or a tuple, not lists (objects the garbage collector would scan)."""
-    return (dying, key) if type(dying) is int else dying + (key,)
-
-
-def _drops_of(last_readers, count):
-    """_drops of a graph of `count` nodes from the optimiser's last readers
-    ({id: reader numbered from the end, 0 for outputs}, in the order its
-    backward pass met them: a node's arguments in their order)."""
-    drops = [None] * count
-    for key, reader in last_readers.items():
-        if reader:
-            position = count - reader
-            dying = drops[position]
-            drops[position] = key if dying is None else _with_drop(dying, key)
     return drops
 
 
@@ -340,8 +348,7 @@ class Interpreter:
         # where holding every intermediate would touch new pages each op
         nodes = graph.nodes
         known = graph.last_reads  # (found by the optimiser while it had these nodes)
-        drops = _drops_of(known[1], len(nodes)) if known is not None and known[0] is nodes \
-            else _drops(graph)
+        drops = known[1] if known is not None and known[0] is nodes else _drops(graph)
         graph.last_reads = None  # (read once: a graph's first run is the one interpreted)
         # (names the loop reads per node, as locals)
         placeholder, const, cond, while_ = core.PLACEHOLDER, core.CONST, control.COND, \

@@ -31,6 +31,7 @@ class Report:
 
 _ATOMS = frozenset((int, float, bool, str, complex, type(None)))
 _EXACT_ATOMS = _ATOMS - {float, complex}  # (equal values are the same value)
+_pack_double = struct.Struct("<d").pack
 
 
 def freeze(value):
@@ -38,7 +39,7 @@ def freeze(value):
     floats by their bits: 0.0 and -0.0 differ, `x + 0.0` is not `x + -0.0`)."""
     kind = type(value)
     if kind is float:
-        return (kind, struct.pack("<d", value))
+        return (kind, _pack_double(value))
     if kind is complex:
         return (kind, struct.pack("<dd", value.real, value.imag))
     if kind in _ATOMS:
@@ -76,18 +77,13 @@ def optimize(graph, report=None, known=None):
     report = report or Report()
     known = {} if known is None else known
     replace, seen, kept = {}, {}, []
+    placeholder, const = core.PLACEHOLDER, core.CONST
     for node in graph.nodes:
-        if replace:
-            for a in node.args:  # (a new tuple only for a node reading a replaced tensor)
-                if isinstance(a, Tensor) and id(a) in replace:
-                    node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
-                                       for a in node.args])
-                    break
         op = node.op
-        if op is core.PLACEHOLDER:
+        if op is placeholder:
             kept.append(node)
             continue
-        if op is core.CONST:
+        if op is const:
             value = node.attrs["value"]
             key = _const_key(value, node.outputs[0])
             if key is not None and key in seen:
@@ -99,6 +95,31 @@ def optimize(graph, report=None, known=None):
             known[id(node.outputs[0])] = value
             kept.append(node)
             continue
+        # (one pass over the arguments: those merged into another replaced,
+        # the CSE key's tensor ids, and whether every tensor argument is a
+        # known constant, which folding needs)
+        parts, every_known, literals, replaced = [], True, False, False
+        for a in node.args:
+            if isinstance(a, Tensor):
+                k = id(a)
+                if k in replace:
+                    k = id(replace[k])
+                    replaced = True
+                parts.append(k)
+                if every_known and k not in known:
+                    every_known = False
+            else:
+                kind = type(a)  # (freeze's commonest cases inline: most literals are numbers)
+                if kind in _EXACT_ATOMS:
+                    parts.append((kind, a))
+                elif kind is float:
+                    parts.append((kind, _pack_double(a)))
+                else:
+                    parts.append(a)
+                    literals = True
+        if replaced:  # (a new tuple only for a node reading a replaced tensor)
+            node.args = tuple([replace.get(id(a), a) if isinstance(a, Tensor) else a
+                               for a in node.args])
         if node.subgraphs:
             _optimize_subgraphs(node, report, known)
             kept.append(node)
@@ -106,41 +127,31 @@ def optimize(graph, report=None, known=None):
         if node.stateful:
             kept.append(node)
             continue
-        # (one pass over the arguments: the CSE key's tensor ids, and whether
-        # every tensor argument is a known constant, which folding needs)
-        parts, every_known, literals = [], True, False
-        for a in node.args:
-            if isinstance(a, Tensor):
-                parts.append(id(a))
-                if every_known and id(a) not in known:
-                    every_known = False
-            else:
-                parts.append(a)
-                literals = True
         if op.foldable and every_known and \
                 _fold(graph, node, known, replace, kept, report, seen):
             continue
-        if literals:  # (frozen after folding was tried, as before)
+        if literals:  # (the others frozen after folding was tried: freeze may raise)
             for i, a in enumerate(node.args):
                 if not isinstance(a, Tensor):
-                    kind = type(a)  # (freeze's first case inline: most literals are numbers)
-                    parts[i] = (kind, a) if kind in _EXACT_ATOMS else freeze(a)
+                    parts[i] = freeze(a)
         key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None,
                node.outputs[0].python_number if node.outputs else False)
-        match = seen.get(key)
-        if match is not None:
-            for old, new in zip(node.outputs, match):
+        outputs = node.outputs
+        # (the key hashed once; every node here has outputs of its own: ops without
+        # any -- print, assert, a variable write -- are stateful)
+        match = seen.setdefault(key, outputs)
+        if match is not outputs:
+            for old, new in zip(outputs, match):
                 replace[id(old)] = new
             report.merged += 1
             continue
-        seen[key] = node.outputs
         kept.append(node)
     graph.outputs = [replace.get(id(t), t) if isinstance(t, Tensor) else t
                      for t in graph.outputs]
-    graph.nodes, last_readers = _eliminate_dead_code(kept, graph.outputs, report)
+    graph.nodes, drops = _eliminate_dead_code(kept, graph.outputs, report)
     # (what the interpreter's `_drops` finds, from the same backward pass:
     # read while graph.nodes is still this list, see interpreter.Interpreter.run)
-    graph.last_reads = (graph.nodes, last_readers)
+    graph.last_reads = (graph.nodes, drops)
     return report
 
 
@@ -191,23 +202,34 @@ def _stateful(graph):
 
 
 def _eliminate_dead_code(nodes, outputs, report):
-    """(the nodes kept, {id(tensor): its last reader}): a tensor enters `live`
-    at its last reader in this backward pass, numbered from the end of the
-    kept nodes (1 = the last; 0 for the graph's outputs, read after them).
-    A dict of ints: no object for the garbage collector to scan."""
-    live = {id(t): 0 for t in outputs if isinstance(t, Tensor)}
-    kept = []
+    """(the nodes kept, per kept node the ids of the tensors it reads for the
+    last time): a tensor is live from its last reader in this backward pass
+    on (the graph's outputs from the start: never dropped).  A node's drops
+    are None, an id, or a tuple of ids (`with_drop`)."""
+    live = {id(t) for t in outputs if isinstance(t, Tensor)}
+    kept, drops = [], []
     placeholder = core.PLACEHOLDER
     for node in reversed(nodes):
         outs = node.outputs
         if (id(outs[0]) in live if len(outs) == 1 else any(id(o) in live for o in outs)) \
                 or node.stateful or node.op is placeholder:
-            kept.append(node)
-            reader = len(kept)
+            dying = None
             for a in node.args:
                 if isinstance(a, Tensor):
-                    live.setdefault(id(a), reader)
+                    k = id(a)
+                    if k not in live:
+                        live.add(k)
+                        dying = k if dying is None else with_drop(dying, k)
+            kept.append(node)
+            drops.append(dying)
         else:
             report.removed += 1
     kept.reverse()
-    return kept, live
+    drops.reverse()
+    return kept, drops
+
+
+def with_drop(dying, key):
+    """`dying` (an id, or a tuple of ids) and `key`: a node's drops are an int
+    or a tuple, not lists (objects the garbage collector would scan)."""
+    return (dying, key) if type(dying) is int else dying + (key,)

@@ -6,11 +6,13 @@ give what the general paths give:
   (NEP 50 weak scalars, ints beyond the cache's range, complex, bool);
 * the drops the optimiser's dead-code pass hands the interpreter
   (graph.last_reads) against interpreter._drops on the optimised graph;
-* worth_interpreting's single pass against supports() and _op_counts;
+* worth_interpreting's single pass against supports() and _op_counts, and
+  _op_counts' one test for an ordinary op against its full checks;
 * record keeps a tuple of its own graph's tensors as the node's arguments,
   and nodes recorded on one line share one location.
 """
 
+import functools
 import itertools
 import warnings
 
@@ -116,10 +118,9 @@ def test_the_optimisers_drops_are_the_interpreters():
     for name, graph in _optimised_graphs():
         if graph.last_reads is None:  # (compiled at once: optimised again, here)
             optimize.optimize(graph)
-        nodes, last_readers = graph.last_reads
+        nodes, drops = graph.last_reads
         assert nodes is graph.nodes, name
-        assert all(type(reader) is int for reader in last_readers.values()), name
-        drops = interpreter._drops_of(last_readers, len(nodes))
+        assert type(drops) is list and len(drops) == len(nodes), name
         assert drops == interpreter._drops(graph), name
         for dying in drops:
             assert dying is None or type(dying) is int or (
@@ -143,6 +144,27 @@ def test_worth_interpreting_is_supports_and_more_ops_outside_loops():
         assert verdict == reference(graph), name
         verdicts.add(verdict)
     assert verdicts == {True, False}
+
+
+def test_op_counts_ordinary_ops_shortcut_counts_as_the_full_checks(monkeypatch):
+    # (_op_counts counts an op of interpreter._ORDINARY in one test: the same
+    # verdicts and counts as the checks each node passes without it)
+    graphs = _optimised_graphs()
+    fast = [(interpreter._op_counts(g, checked=True), interpreter._op_counts(g))
+            for _, g in graphs]
+    assert interpreter._ORDINARY
+    assert not interpreter._ORDINARY & interpreter._SPECIAL
+
+    class Never(set):
+        def add(self, op):
+            pass
+
+    monkeypatch.setattr(interpreter, "_ORDINARY", Never())
+    monkeypatch.setattr(interpreter, "_MAKERS", {})
+    slow = [(interpreter._op_counts(g, checked=True), interpreter._op_counts(g))
+            for _, g in graphs]
+    assert fast == slow
+    assert any(checked is None for checked, _ in slow)  # (loops' bodies: not interpreted)
 
 
 def test_record_keeps_its_own_tensors_tuple_and_resolves_the_rest():
@@ -259,3 +281,44 @@ def test_reduction_dtypes_cached_are_numpys(name):
                 assert result == expected[1].dtype and result.char == expected[1].dtype.char, \
                     (name, dtype, attrs, result, expected[1].dtype)
         assert reductions._sample_dtypes  # (some were cached)
+
+
+def _user_helper(x):
+    return x + 1
+
+
+def test_code_owners_follows_wrappers_and_skips_code_free_callables():
+    # (_code_owners reads a function's python_function and __wrapped__ from its
+    # __dict__, and returns at once for a ufunc, a builtin or None)
+    from autograph.graph import guards
+
+    @functools.wraps(_user_helper)
+    def wrapper(x):
+        return _user_helper(x)
+
+    staged = ag.function(_user_helper)
+
+    @functools.wraps(staged)  # (copies the ag.function's __dict__: python_function too)
+    def around_staged(x):
+        return staged(x)
+
+    class Box:
+        def method(self):
+            return 1
+
+    box = Box()
+    owners = guards._code_owners(wrapper, [np.tanh, len, None, box.method, around_staged,
+                                           functools.partial(_user_helper, 1), staged])
+    assert owners == [(wrapper, None), (_user_helper, None), (Box.method, box)]
+    assert "python_function" in around_staged.__dict__
+    partials = []
+    guards._code_owners(around_staged, [functools.partial(_user_helper, 1)], partials)
+    assert [p.func for p in partials] == [_user_helper]
+
+
+def test_present_names_are_the_intersection():
+    from autograph.graph import guards
+    big = dict.fromkeys(dir(np), 0)
+    for names in [set(), {"tanh"}, {"tanh", "nope", "sum"}, set(big) | {"x"}, set(dir(np)[:3])]:
+        for namespace in [big, {}, {"tanh": 1, "x": 2}]:
+            assert guards._present(names, namespace) == names.intersection(namespace)

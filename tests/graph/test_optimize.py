@@ -119,3 +119,20 @@ def test_large_graph_builds_in_linear_passes():
     cf = concrete(chain, np.ones(2))
     want = chain(np.ones(2))
     np.testing.assert_allclose(cf(np.ones(2)), want)
+
+
+def test_cse_keys_float_literals_by_their_bits():
+    # (optimize freezes ints, bools, strings and floats as it meets them, other
+    # literals after folding: both spell a literal as freeze does)
+    nan = float("nan")
+    other_nan = np.frombuffer(np.array([0x7FF8000000000001], np.uint64).tobytes())[0].item()
+    cf = concrete(lambda x: (x + 0.0, x + -0.0, x + 0.0, x * nan, x * float("nan"),
+                             x * other_nan, x + 1, x + 1), np.ones(2))
+    adds = [n for n in cf.graph.nodes if n.op.name == "np.add"]
+    assert [n.args[1] for n in adds] == [0.0, -0.0, 1]
+    assert [str(n.args[1]) for n in adds] == ["0.0", "-0.0", "1"]
+    assert op_names(cf).count("np.multiply") == 2  # (the two NaNs of equal bits merge)
+    out = cf(np.ones(2))
+    assert np.signbit(out[1]).tolist() == [False, False]  # (1 + -0.0 is 1.0)
+    assert np.isnan(out[3]).all() and np.isnan(out[5]).all()
+

@@ -1,7 +1,11 @@
 """The trace-time random-state check reads a RandomState's cached normal
-where numpy keeps it (guards._cached_normal) instead of calling get_state:
-it must find that place with this numpy and read what get_state says."""
+where numpy keeps it (guards._cached_normal) instead of calling get_state,
+and its MT19937 state where the bit generator keeps it (guards._mt19937_bytes)
+without numpy's ctypes interface: it must find those places with this numpy
+and read what get_state says."""
 
+import collections
+import ctypes
 import random
 
 import numpy as np
@@ -18,6 +22,19 @@ def test_the_cached_normal_is_read_where_numpy_keeps_it():
         generator.standard_normal()
 
 
+def test_the_mt19937_state_is_read_where_the_bit_generator_keeps_it():
+    assert guards._MT19937_STATE is not None  # (else each generator builds its .ctypes)
+    for generator in [np.random.RandomState(5), np.random.mtrand._rand]:
+        for _ in range(4):
+            _, key, pos, _, _ = generator.get_state()
+            read = guards._mt19937_bytes(generator)
+            assert read == key.tobytes() + np.int32(pos).tobytes()
+            bits = generator._bit_generator
+            assert read == ctypes.string_at(bits.ctypes.state_address, len(read))
+            generator.random(700)  # (past the 624 words: the position wraps)
+    assert guards._mt19937_bytes(np.random.default_rng(0)) is None
+
+
 def test_random_states_before_a_trace_calls_no_get_state(monkeypatch):
     calls = []
     original = guards._random_state
@@ -25,3 +42,32 @@ def test_random_states_before_a_trace_calls_no_get_state(monkeypatch):
     states = guards.random_states(lambda x: x, [])
     # (Python's random.Random has no cheaper read than getstate(), ~8 us)
     assert calls == [random._inst] and states[0][0] is np.random.mtrand._rand
+
+
+class _Numbers(list):
+    pass
+
+
+def test_containers_of_numbers_are_found_without_fingerprinting_arrays(monkeypatch):
+    # (random_states notes the containers of numbers a trace may log into:
+    # one whose first item is neither a number nor a string is skipped
+    # without its fingerprint, which would copy its arrays' bytes)
+    array = np.ones(3)
+    values = [[], [1, 2.5, "s"], [np.float32(1)], [array], [1, array], [(array, array)],
+              {"a": 1, "b": 2}, {"a": array}, {"a": 1, "b": array}, {}, {1, 2}, {(1, 2)},
+              collections.deque([1, 2]), collections.deque([array]), _Numbers([1, 2]),
+              _Numbers([array]), collections.OrderedDict(a=array), collections.OrderedDict(a=1),
+              (1, 2), 3, array]
+    fingerprinted = []
+    original = guards._fingerprint
+    for value in values:
+        containers = {}
+        guards._note_numbers(value, containers)
+        kind = guards._container_kind(value) or guards._overriding_kind(value)
+        expected = (type(value) is set or kind in (list, dict, collections.deque)) and \
+            guards._numbers_only(original(value))
+        assert (id(value) in containers) == expected, value
+    monkeypatch.setattr(guards, "_fingerprint", lambda v, depth=0: fingerprinted.append(v))
+    guards._note_numbers([(array, array)], {})
+    guards._note_numbers({"w": array}, {})
+    assert fingerprinted == []
