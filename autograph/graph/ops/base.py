@@ -72,8 +72,10 @@ def as_tensor(value, graph=None):
     return graph.constant(np.asarray(value))
 
 
-def record(op, args, attrs=None, graph=None, name=None):
-    """Adds a node applying `op`; returns its output Tensors (a tuple)."""
+def record(op, args, attrs=None, graph=None, name=None, inner=0):
+    """Adds a node applying `op`; returns its output Tensors (a tuple).
+    `inner`: how many frames, from the caller's up, are autograph's own (the
+    search for the user's line starts above them: Graph.add_node)."""
     if graph is None:  # (core.current_graph, inlined: one call less an op)
         stack = _scope.__dict__.get("stack")
         graph = stack[-1] if stack else graph_for(args)
@@ -101,7 +103,7 @@ def record(op, args, attrs=None, graph=None, name=None):
         # the catalog class that is also e's builtin type: `except ValueError` works
         raise errors.graph_error_like(type(e))(errors.graph_op_message(
             op.name, f"{type(e).__name__}: {e}", core.user_location())) from e
-    return graph.add_node(op, args, attrs, avals, name=name).outputs
+    return graph.add_node(op, args, attrs, avals, name=name, inner=inner + 1).outputs
 
 
 def record1(op, args, attrs=None, name=None):

@@ -149,15 +149,22 @@ apply_gufunc = None
 
 
 def apply_ufunc(ufunc, inputs, kwargs=None):
-    if ufunc.signature is not None:
-        return apply_gufunc(ufunc, inputs, kwargs or {})
+    """`ufunc(*inputs, **kwargs)` recorded.  Called by autograph's own code
+    only (Tensor's operators and protocols, the ops): the user's line is
+    looked for from the frame above its caller's."""
+    # (a registered ufunc has no core signature: those are linalg's gufuncs)
+    op = _ops.get(ufunc)
+    if op is None:
+        if ufunc.signature is not None:
+            return apply_gufunc(ufunc, inputs, kwargs or {})
+        op = _ufunc_op(ufunc)
     if not kwargs:  # (the common case: an operator such as `x + y`)
-        outputs = base.record(_ops.get(ufunc) or _ufunc_op(ufunc), inputs)
+        outputs = base.record(op, inputs, inner=2)
         for a in inputs:
             if type(a) is Tensor and a.python_on_a_path is not None:
                 outputs = _refuse_path_dependent_dtype(ufunc, inputs, outputs)
                 break
-        return outputs if ufunc.nout > 1 else outputs[0]
+        return outputs[0] if ufunc.nout == 1 else outputs
     attrs = {}
     for key, value in (kwargs or {}).items():
         if key == "dtype" and value is not None:
@@ -172,7 +179,7 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
             raise errors.UnsupportedNumpyFunctionError(
                 errors.unsupported_numpy_function_message(
                     f"np.{ufunc.__name__}(..., {key}=...)", core.user_location()))
-    outputs = base.record(_ufunc_op(ufunc), inputs, attrs)
+    outputs = base.record(op, inputs, attrs, inner=2)
     if "dtype" not in attrs and any(type(a) is Tensor and a.python_on_a_path is not None
                                     for a in inputs):
         outputs = _refuse_path_dependent_dtype(ufunc, inputs, outputs)
