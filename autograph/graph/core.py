@@ -180,7 +180,7 @@ class Graph:
         # the user's (filename, lineno), or None; kept on every node
         fixed = self.fixed_location
         if fixed is None:
-            frame = errors.user_frame(2 + inner, _want_frame=True)
+            frame = errors.user_frame(2 + inner, True)  # (the frame)
             if frame is None:
                 location = None
             else:  # (location_of's look-up of the instruction, inlined: once a node)
@@ -194,9 +194,7 @@ class Graph:
         if op.effect:
             _scope.effects = getattr(_scope, "effects", 0) + 1  # (staged_effects)
         if names is not None:
-            node.outputs = tuple(
-                Tensor(self, node, i, shape, dtype, self.unique_name(names[i]))
-                for i, (shape, dtype) in enumerate(avals))
+            node.outputs = self._outputs(node, avals, None, names)
             self.nodes.append(node)
             return node
         # (op.output_name is an identifier already: made by `identifier`)
@@ -205,11 +203,20 @@ class Graph:
             shape, dtype = avals[0]
             node.outputs = (Tensor(self, node, 0, shape, dtype, base),)
         else:
-            node.outputs = tuple(
-                Tensor(self, node, i, shape, dtype, f"{base}:{i}")
-                for i, (shape, dtype) in enumerate(avals))
+            node.outputs = self._outputs(node, avals, base, None)
         self.nodes.append(node)
         return node
+
+    def _outputs(self, node, avals, base, names):
+        """add_node's output Tensors of `node`: named `names` (made unique),
+        else `base:0`, `base:1`, ...  (Not comprehensions in add_node: the
+        variables they read would be cells there, made at every call.)"""
+        if names is not None:
+            names = [self.unique_name(names[i]) for i in range(len(avals))]
+        else:
+            names = [f"{base}:{i}" for i in range(len(avals))]
+        return tuple(Tensor(self, node, i, shape, dtype, names[i])
+                     for i, (shape, dtype) in enumerate(avals))
 
     def placeholder(self, shape, dtype, name="input"):
         node = self.add_node(PLACEHOLDER, (), {}, [(tuple(shape), np.dtype(dtype))], name=name)

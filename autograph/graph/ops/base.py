@@ -88,8 +88,7 @@ def record(op, args, attrs=None, graph=None, name=None, inner=0):
                 continue
         elif type(a) in _PYTHON_SCALARS:
             continue
-        args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
-                      for a in args])
+        args = _resolved(graph, args)
         break
     else:
         if type(args) is not tuple:
@@ -103,11 +102,19 @@ def record(op, args, attrs=None, graph=None, name=None, inner=0):
         # the catalog class that is also e's builtin type: `except ValueError` works
         raise errors.graph_error_like(type(e))(errors.graph_op_message(
             op.name, f"{type(e).__name__}: {e}", core.user_location())) from e
-    return graph.add_node(op, args, attrs, avals, name=name, inner=inner + 1).outputs
+    # (positionally: no keywords to match, once a node)
+    return graph.add_node(op, args, attrs, avals, (), name, None, None, inner + 1).outputs
+
+
+def _resolved(graph, args):
+    """`args` resolved for a node of `graph` (record's; not a comprehension
+    there, where `graph` would be a cell, made at every call)."""
+    return tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
+                  for a in args])
 
 
 def record1(op, args, attrs=None, name=None):
-    return record(op, args, attrs, name=name)[0]
+    return record(op, args, attrs, name=name, inner=1)[0]
 
 
 # --- shape helpers ---------------------------------------------------------

@@ -83,6 +83,13 @@ def _out_dtypes(ufunc, args, attrs):
     return dtypes
 
 
+def _of_shape(shape, dtypes):
+    """[(shape, dtype), ...] for each of `dtypes`: a rule's answer.  (Not a
+    comprehension in the rule, where `shape` would be a cell, made at every
+    call.)"""
+    return [(shape, dtype) for dtype in dtypes]
+
+
 def _ufunc_op(ufunc):
     op = _ops.get(ufunc)
     if op is not None:
@@ -122,16 +129,16 @@ def _ufunc_op(ufunc):
                 dtypes = _dtype_cache.get((ufunc, (key_a, key_b), None))
                 if dtypes is None:
                     dtypes = _out_dtypes(ufunc, args, attrs)
-                return [(shape, dtypes[0])] if nout == 1 else [(shape, dt) for dt in dtypes]
+                return [(shape, dtypes[0])] if nout == 1 else _of_shape(shape, dtypes)
         if nin == 1 and not attrs and type(args[0]) is Tensor:  # (`np.tanh(x)`, `-x`)
             a = args[0]  # (broadcast_shapes of one shape: that shape)
             dtypes = _dtype_cache.get((ufunc, (a.dtype,), None))
             if dtypes is None:
                 dtypes = _out_dtypes(ufunc, args, attrs)
-            return [(tuple(a.static_shape), dt) for dt in dtypes]
+            return _of_shape(tuple(a.static_shape), dtypes)
         shape = base.broadcast_shapes(*[a.static_shape if type(a) is Tensor else base.shape_of(a)
                                         for a in args])
-        return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]
+        return _of_shape(shape, _out_dtypes(ufunc, args, attrs))
 
     emit = None
     if ufunc in INFIX:
