@@ -56,6 +56,9 @@ def _emit_power(node, outs, args, ctx):
 _UNCACHED = object()
 
 
+# shape combinations whose answers a binary ufunc's rule keeps (then it starts again)
+_ANSWERS_KEPT = 1024
+
 # Python numbers: shape (), dtype by _dtype_key (base.shape_of's scalars)
 _NUMBERS = base._PYTHON_SCALARS
 
@@ -96,6 +99,9 @@ def _ufunc_op(ufunc):
         return op
 
     nin, nout = ufunc.nin, ufunc.nout
+    # ((shape, dtype key) of each of two operands) -> the rule's answer for them:
+    # a function of those alone (`m * 0.9` again and again: one look-up)
+    answers = {}
 
     def infer(*args, **attrs):
         if len(args) != nin:
@@ -117,6 +123,10 @@ def _ufunc_op(ufunc):
             else:
                 first = None
             if first is not None:
+                key = (first, key_a, second, key_b)
+                known = answers.get(key)
+                if known is not None:
+                    return list(known)
                 # (broadcast_shapes' first cases: equal shapes with every dim known;
                 # a 0-d operand, such as a Python number: the other's shape)
                 if not second:
@@ -129,7 +139,12 @@ def _ufunc_op(ufunc):
                 dtypes = _dtype_cache.get((ufunc, (key_a, key_b), None))
                 if dtypes is None:
                     dtypes = _out_dtypes(ufunc, args, attrs)
-                return [(shape, dtypes[0])] if nout == 1 else _of_shape(shape, dtypes)
+                known = [(shape, dtypes[0])] if nout == 1 else _of_shape(shape, dtypes)
+                if key_a is not _UNCACHED and key_b is not _UNCACHED:
+                    if len(answers) >= _ANSWERS_KEPT:
+                        answers.clear()
+                    answers[key] = tuple(known)
+                return known
         if nin == 1 and not attrs and type(args[0]) is Tensor:  # (`np.tanh(x)`, `-x`)
             a = args[0]  # (broadcast_shapes of one shape: that shape)
             dtypes = _dtype_cache.get((ufunc, (a.dtype,), None))
