@@ -184,10 +184,9 @@ class Graph:
             if frame is None:
                 location = None
             else:  # (location_of's look-up of the instruction, inlined: once a node)
-                code = frame.f_code
-                known = _locations.get((id(code), frame.f_lasti))
-                location = known[1] if known is not None and known[0] is code and \
-                    frame.f_trace is None else location_of(frame)
+                known = _locations.get((id(frame.f_code), frame.f_lasti))
+                location = known[1] if known is not None and frame.f_trace is None else \
+                    location_of(frame)
         else:
             location = fixed[0]
         node = Node(op, args, attrs, subgraphs, location, stateful)
@@ -472,8 +471,9 @@ def line_of(frame):
     return table[2][bisect.bisect_right(table[1], lasti) - 1]
 
 
-# (id(code), offset) -> (code, location_of a frame there); the code object is kept
-# by its entry (so its id stays its own); and (filename, lineno) -> that tuple, one
+# (id(code), offset) -> (code, location_of a frame there): the code object is kept
+# by its entry, so no other takes its id while the entry is there; and
+# (filename, lineno) -> that tuple, one
 # per line: fewer objects for the collector to scan when it is turned back on
 # after a trace (concrete.py).  At most _LOCATIONS_KEPT of each (then they start again).
 _locations = {}
