@@ -454,3 +454,35 @@ def test_argument_placeholders_are_located_as_the_frame_walk_locates_them():
     assert len(here) == 2
     assert [name for name, location in fast if location == (__file__, logged_line)] == \
         ["logged_0", "logged_1"]
+
+
+# --- the rules' 0-d stand-ins, made once per dtype object ---
+
+
+def test_rule_stand_ins_are_kept_per_dtype_and_answer_as_fresh_ones():
+    from autograph.graph.ops import base, elementwise
+    graph = core.Graph("stand-ins")
+    dtypes = [np.dtype(np.float32), np.dtype(">f8"), np.dtype(np.int8), np.dtype(np.bool_),
+              np.dtype(object), np.dtype(np.complex64), np.dtype("m8[s]"),
+              np.dtype(np.float64, metadata={"unit": "m"})]
+    for dtype in dtypes:
+        x, y = graph.placeholder((2,), dtype), graph.placeholder((), dtype)
+        stand_in = base.example(x)
+        assert stand_in is base.example(y) and stand_in.dtype is dtype
+        assert stand_in.shape == () and not stand_in.flags.writeable
+        for ufunc, operands in ((np.add, (x, y)), (np.multiply, (x, 2)),
+                                (np.negative, (x,)), (np.less, (1.5, x))):
+            elementwise._dtype_cache.clear()
+            try:
+                with np.errstate(all="ignore"):
+                    fresh = ufunc(*[np.ones((), dtype) if o is x or o is y else o
+                                    for o in operands])
+                want = (np.asarray(fresh).dtype,)
+            except TypeError as e:
+                want = type(e)
+            try:
+                got = elementwise._out_dtypes(ufunc, operands, {})
+            except TypeError as e:
+                got = type(e)
+            assert got == want, (dtype, ufunc)
+            assert got is want or all(g.metadata == w.metadata for g, w in zip(got, want))

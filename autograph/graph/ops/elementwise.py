@@ -80,7 +80,9 @@ def _out_dtypes(ufunc, args, attrs):
         return hit
     with np.errstate(all="ignore"):
         result = ufunc(*(base.example(a) for a in args), **attrs)
-    dtypes = tuple(np.asarray(r).dtype for r in (result if ufunc.nout > 1 else (result,)))
+    # (np.asarray of an array or a numpy scalar has its dtype: asked only of others)
+    dtypes = tuple(r.dtype if isinstance(r, (np.ndarray, np.generic)) else np.asarray(r).dtype
+                   for r in (result if ufunc.nout > 1 else (result,)))
     if all(k is not _UNCACHED for k in keys):
         _dtype_cache[key] = dtypes
     return dtypes
