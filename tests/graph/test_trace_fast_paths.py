@@ -468,7 +468,7 @@ def test_rule_stand_ins_are_kept_per_dtype_and_answer_as_fresh_ones():
     for dtype in dtypes:
         x, y = graph.placeholder((2,), dtype), graph.placeholder((), dtype)
         stand_in = base.example(x)
-        assert stand_in is base.example(y) and stand_in.dtype is dtype
+        assert stand_in is base.example(y) is base.ones(dtype) and stand_in.dtype is dtype
         assert stand_in.shape == () and not stand_in.flags.writeable
         for ufunc, operands in ((np.add, (x, y)), (np.multiply, (x, 2)),
                                 (np.negative, (x,)), (np.less, (1.5, x))):

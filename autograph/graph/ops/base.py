@@ -129,34 +129,41 @@ def shape_of(value):
     return () if type(value) in _PYTHON_SCALARS else np.shape(value)
 
 
-# id(dtype) -> (dtype, example's read-only 0-d array of ones of it): made once per
-# dtype object (np.ones costs ~15k instructions, and a rule's first look-up for
-# each op and dtypes runs numpy on these); the entry keeps the dtype, so no other
-# takes its id while it is there.  At most _EXAMPLES_KEPT (then it starts again).
-_examples = {}
-_EXAMPLES_KEPT = 256
+# (id(dtype), ndim) -> (dtype, a read-only array of ones of it, of shape (1,) * ndim):
+# the rules' stand-ins (`ones`), made once per dtype object and rank (np.ones costs
+# ~15k instructions, and a rule's first look-up for each op and dtypes runs numpy on
+# them); the entry keeps the dtype, so no other takes its id while it is there.
+# At most _ONES_KEPT (then it starts again).
+_ones = {}
+_ONES_KEPT = 256
+
+
+def ones(dtype, ndim=0):
+    """A read-only array of ones of `dtype` and shape (1,) * ndim: one array
+    stands in for every value of that dtype and rank in the rules."""
+    key = (id(dtype), ndim)
+    known = _ones.get(key)
+    if known is None:
+        array = np.ones((1,) * ndim, dtype)
+        array.flags.writeable = False
+        if len(_ones) >= _ONES_KEPT:
+            _ones.clear()
+        known = _ones[key] = (dtype, array)
+    return known[1]
 
 
 def example(value):
     """A 0-d stand-in with `value`'s dtype (Python scalars stay themselves,
-    so numpy's weak-scalar promotion rules apply exactly).  Read-only: the
-    same array stands in for every tensor of that dtype."""
+    so numpy's weak-scalar promotion rules apply exactly)."""
     if isinstance(value, Tensor):
-        known = _examples.get(id(value.dtype))
-        if known is None:
-            ones = np.ones((), value.dtype)
-            ones.flags.writeable = False
-            if len(_examples) >= _EXAMPLES_KEPT:
-                _examples.clear()
-            known = _examples[id(value.dtype)] = (value.dtype, ones)
-        return known[1]
+        return ones(value.dtype)
     return value
 
 
 def example_nd(value):
     """A stand-in of shape (1,)*ndim with `value`'s dtype."""
     if isinstance(value, Tensor):
-        return np.ones((1,) * len(value.static_shape), value.dtype)
+        return ones(value.dtype, len(value.static_shape))
     return value
 
 
