@@ -182,8 +182,8 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
         if ufunc.signature is not None:
             return apply_gufunc(ufunc, inputs, kwargs or {})
         op = _ufunc_op(ufunc)
-    if not kwargs:  # (the common case: an operator such as `x + y`)
-        outputs = base.record(op, inputs, inner=2)
+    if not kwargs:  # (the common case: an operator such as `x + y`; inner=2, positionally)
+        outputs = base.record(op, inputs, None, None, None, 2)
         for a in inputs:
             if type(a) is Tensor and a.python_on_a_path is not None:
                 outputs = _refuse_path_dependent_dtype(ufunc, inputs, outputs)
