@@ -481,7 +481,9 @@ def _binary(ufunc):
         # run, and to walk past to the user's line, for every operator)
         result = _ops.elementwise.power_operator(self, other) if power else \
             _ops.elementwise.apply_ufunc(ufunc, (self, other))
-        if self.python_on_a_path is not None or getattr(other, "python_on_a_path", None):
+        # (a mark only a tensor's counts: _pass_on_python_path reads no other's)
+        if self.python_on_a_path is not None or isinstance(other, Tensor) and \
+                other.python_on_a_path is not None:
             return _pass_on_python_path(result, (self, other))
         return result
 
