@@ -210,7 +210,11 @@ class Findings:
             return [node], ()  # a user function or class: only its free reads matter
         else:
             children = trees.child_nodes(node)
-        entries = [self._entry(child) for child in children]
+        if self._all_expressions:
+            entries = [self._entry(child) for child in children]
+        else:  # (no statement is asked about an expression: no memo for those)
+            entries = [((), _targets_in(child)) if isinstance(child, _EXPR) else
+                       self._entry(child) for child in children]
         found = [node] if not generated and isinstance(node, _FINDINGS) else []
         loop_body = {id(stmt) for stmt in node.body} if isinstance(node, _LOOPS) else ()
         for child, (inner, _) in zip(children, entries):
@@ -231,7 +235,23 @@ class Findings:
         return found or (), targets or ()
 
 
+def _targets_in(expr):
+    """Findings.part_targets of expression `expr` in a function whose
+    expressions hold no finding (`in_expressions` false): a read expression
+    holds no target; an assigned one (`d[k]`, `a, obj.n`), itself first,
+    then those in its parts, the last part first."""
+    if expr.__class__ is gast.Name or expr.__dict__.get("ctx", _LOAD).__class__ is gast.Load:
+        return ()  # (a Name holds no other expression)
+    targets = [expr] if (expr.__class__ in _PART_TARGETS
+                         and expr.value.__class__ is gast.Name) else []
+    for child in reversed(trees.child_nodes(expr)):
+        if isinstance(child, _EXPR):
+            targets.extend(_targets_in(child))
+    return targets
+
+
 _PART_TARGETS = (gast.Subscript, gast.Attribute)
+_EXPR = gast.expr
 _IN_EXPRESSIONS = (gast.Yield, gast.YieldFrom, gast.Await, gast.comprehension)
 _IN_EXPRESSIONS_WORDS = ("yield", "await", "for", "pop")
 _LOAD = gast.Load()
