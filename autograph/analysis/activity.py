@@ -193,17 +193,18 @@ class Activity(trees.CachedDispatch):
         self.helper_writes = helper_writes  # (_helper_writes: a call modifies)
 
     def block(self, stmts):
-        total = Scope(declared=self.declared)
-        for stmt in stmts:
-            total = total | self.statement(stmt)
-        return total
+        # (the union of the statements' scopes, taken once for the block)
+        scopes = [self.statement(stmt) for stmt in stmts]
+        return Scope(_EMPTY.union(*[scope.read for scope in scopes]),
+                     _EMPTY.union(*[scope.modified for scope in scopes]), _EMPTY, self.declared)
 
     def statement(self, node):
         scope = self.dispatch(node)
         modified = scope.modified
         if self.helper_writes is not None and not scope.read.isdisjoint(self.helper_writes):
             modified = modified | writes_of_calls(scope.read, self.helper_writes)
-        scope = Scope(scope.read, modified, scope.bound, self.declared)
+        if modified is not scope.modified or scope.declared is not self.declared:
+            scope = Scope(scope.read, modified, scope.bound, self.declared)
         anno.setanno(node, anno.Static.SCOPE, scope)
         return scope
 

@@ -77,8 +77,14 @@ class Liveness(trees.CachedDispatch):
 
     def statement(self, node, live_out, always):
         live_in = self.dispatch(node, live_out, always)
-        live_in = frozenset(live_in | always)
-        anno.setanno(node, anno.Static.LIVE_OUT, frozenset(live_out | always))
+        if always:
+            live_in, live_out = live_in | always, live_out | always
+        # (frozensets already, but for a set a visitor may give: copied then)
+        if live_in.__class__ is not frozenset:
+            live_in = frozenset(live_in)
+        if live_out.__class__ is not frozenset:
+            live_out = frozenset(live_out)
+        anno.setanno(node, anno.Static.LIVE_OUT, live_out)
         anno.setanno(node, anno.Static.LIVE_IN, live_in)
         return live_in
 
