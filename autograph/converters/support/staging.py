@@ -203,6 +203,13 @@ class Findings:
         if not self._all_expressions and isinstance(node, gast.expr) and \
                 node.__dict__.get("ctx", _LOAD).__class__ is gast.Load:
             return (), ()
+        if not self._all_expressions and node.__class__ in _SIMPLE_STATEMENTS:
+            # (its parts are expressions, or names: only their targets count)
+            targets = []
+            for child in reversed(trees.child_nodes(node)):
+                if isinstance(child, _EXPR):
+                    targets.extend(_targets_in(child))
+            return [node] if isinstance(node, _FINDINGS) else (), targets or ()
         generated = node.__class__ is gast.FunctionDef and node.name in self.generated
         if generated:
             children = node.body  # the rest of a generated function holds neither
@@ -252,6 +259,10 @@ def _targets_in(expr):
 
 _PART_TARGETS = (gast.Subscript, gast.Attribute)
 _EXPR = gast.expr
+# Statements holding no statement (and no handler or case): `x = ...`, `return`, ...
+_SIMPLE_STATEMENTS = frozenset(
+    cls for cls in vars(gast).values() if isinstance(cls, type) and issubclass(cls, gast.stmt)
+    and cls is not gast.stmt and not set(cls._fields) & set(trees.STATEMENT_LISTS))
 _IN_EXPRESSIONS = (gast.Yield, gast.YieldFrom, gast.Await, gast.comprehension)
 _IN_EXPRESSIONS_WORDS = ("yield", "await", "for", "pop")
 _LOAD = gast.Load()
