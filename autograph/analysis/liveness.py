@@ -12,6 +12,7 @@ from autograph import anno, trees
 from autograph.analysis import activity
 
 _EMPTY = frozenset()
+_LIVE_IN, _LIVE_OUT = anno.Static.LIVE_IN, anno.Static.LIVE_OUT
 
 
 def _reads(*nodes):
@@ -84,8 +85,9 @@ class Liveness(trees.CachedDispatch):
             live_in = frozenset(live_in)
         if live_out.__class__ is not frozenset:
             live_out = frozenset(live_out)
-        anno.setanno(node, anno.Static.LIVE_OUT, live_out)
-        anno.setanno(node, anno.Static.LIVE_IN, live_in)
+        annotations = anno.annotations(node)
+        annotations[_LIVE_OUT] = live_out
+        annotations[_LIVE_IN] = live_in
         return live_in
 
     VISIT_PREFIX = "_"  # `_If(node, live_out, always)`, ...; other statements: `_simple`

@@ -204,10 +204,12 @@ class Findings:
                 node.__dict__.get("ctx", _LOAD).__class__ is gast.Load:
             return (), ()
         if not self._all_expressions and node.__class__ in _SIMPLE_STATEMENTS:
-            # (its parts are expressions, or names: only their targets count)
+            # (its parts are expressions, or names: only assignment targets count)
             targets = []
-            for child in reversed(trees.child_nodes(node)):
-                if isinstance(child, _EXPR):
+            field = _TARGET_FIELDS.get(node.__class__)
+            if field is not None:
+                assigned = node.__dict__.get(field)
+                for child in reversed(assigned) if assigned.__class__ is list else (assigned,):
                     targets.extend(_targets_in(child))
             return [node] if isinstance(node, _FINDINGS) else (), targets or ()
         generated = node.__class__ is gast.FunctionDef and node.name in self.generated
@@ -259,6 +261,9 @@ def _targets_in(expr):
 
 _PART_TARGETS = (gast.Subscript, gast.Attribute)
 _EXPR = gast.expr
+# The simple statements that assign (or delete): where their targets are.
+_TARGET_FIELDS = {gast.Assign: "targets", gast.AugAssign: "target", gast.AnnAssign: "target",
+                  gast.Delete: "targets"}
 # Statements holding no statement (and no handler or case): `x = ...`, `return`, ...
 _SIMPLE_STATEMENTS = frozenset(
     cls for cls in vars(gast).values() if isinstance(cls, type) and issubclass(cls, gast.stmt)
