@@ -14,6 +14,7 @@ from autograph import anno, templates, trees
 from autograph.analysis import activity, definedness
 from autograph.converters.support import base
 from autograph.converters.support.jumps import SCOPES as _SCOPES
+from autograph.converters.support.jumps import SIMPLE_STATEMENTS as _SIMPLE_STATEMENTS
 
 
 def user_scope(node, generated):
@@ -264,10 +265,6 @@ _EXPR = gast.expr
 # The simple statements that assign (or delete): where their targets are.
 _TARGET_FIELDS = {gast.Assign: "targets", gast.AugAssign: "target", gast.AnnAssign: "target",
                   gast.Delete: "targets"}
-# Statements holding no statement (and no handler or case): `x = ...`, `return`, ...
-_SIMPLE_STATEMENTS = frozenset(
-    cls for cls in vars(gast).values() if isinstance(cls, type) and issubclass(cls, gast.stmt)
-    and cls is not gast.stmt and not set(cls._fields) & set(trees.STATEMENT_LISTS))
 _IN_EXPRESSIONS = (gast.Yield, gast.YieldFrom, gast.Await, gast.comprehension)
 _IN_EXPRESSIONS_WORDS = ("yield", "await", "for", "pop")
 _LOAD = gast.Load()
@@ -690,7 +687,8 @@ def number_names(fn):
             if target.__class__ is gast.Name and _is_number(node.value):
                 numeric.add(target.id)
                 handled.add(id(target))
-        stack.extend(trees.statement_children(node))
+        if cls not in _SIMPLE_STATEMENTS:  # (which hold no statement)
+            stack.extend(trees.statement_children(node))
     if not numeric:
         return frozenset()
     found = trees.nodes(fn)
