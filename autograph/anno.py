@@ -87,6 +87,15 @@ def setanno(node, key, value):
         annos[key] = value
 
 
+def annotations(node):
+    """`node`'s annotations, a dict (made when it has none yet): for an
+    analysis that sets several on every statement, one lookup for all."""
+    annos = node.__dict__.get(_FIELD)
+    if annos is None:
+        annos = node.__dict__[_FIELD] = {}
+    return annos
+
+
 def require(node, key, needed_by):
     """Asserts a pass ordering need: `key` must have been computed on `node`."""
     if not hasanno(node, key):

@@ -181,9 +181,8 @@ def user_frame(depth=1, _want_frame=False, _start=None):
     while frame is not None:
         code = frame.f_code
         skipped = skipped_files.get(code.co_filename)
-        if skipped is None:
-            skipped = _not_users(code.co_filename)
-        if not skipped:
+        # (an autograph frame, the usual one met, takes the first test only)
+        if not skipped and (skipped is not None or not _not_users(code.co_filename)):
             if _want_frame:
                 return frame
             return code.co_filename, frame.f_lineno, code.co_name

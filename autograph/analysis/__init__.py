@@ -39,8 +39,11 @@ def _functions(node):
 def resolve(fn_node, ctx=None):
     """Annotates `fn_node` (a FunctionDef or Lambda) and returns it."""
     helpers = ctx is None or activity.may_define_closures(ctx.info.source)
-    anno.setanno(fn_node, anno.Static.SCOPE, activity.function_scope(fn_node, helpers))
-    for fn in _functions(fn_node):
+    declares = ctx is None or activity.may_declare(ctx.info.source)
+    anno.setanno(fn_node, anno.Static.SCOPE, activity.function_scope(fn_node, helpers, declares))
+    # (without a nested def in the source, the tree has none: the passes
+    # that run before the analysis write no function)
+    for fn in _functions(fn_node) if helpers else (fn_node,):
         liveness.function_liveness(fn, helpers)
         definedness.function_definedness(fn)
     anno.setanno(fn_node, anno.Static.ANALYZED, True)

@@ -8,6 +8,7 @@ targets are the comprehension's; walrus targets bind in the enclosing function
 (Python 3.11 scoping).
 """
 
+import ast
 import typing
 
 import gast
@@ -16,6 +17,11 @@ from autograph import anno, trees
 
 _EMPTY = frozenset()
 _AST = gast.AST
+_NAME, _CALL = gast.Name, gast.Call
+_LOAD_CTX, _STORE_CTX = gast.Load, gast.Store
+_LOADS = anno.Basic.LOADS
+_NODE_VISITOR_CONSTANT = ast.NodeVisitor.visit_Constant  # (ast's: see trees.CachedDispatch)
+_OWN_VISITOR = ("a node with its own visitor",)
 
 
 class Scope(typing.NamedTuple):
@@ -30,6 +36,11 @@ class Scope(typing.NamedTuple):
     def __or__(self, other):
         return Scope(self.read | other.read, self.modified | other.modified,
                      _EMPTY, self.declared | other.declared)
+
+
+# `Scope`s made at C speed, all four fields given: `_scope(Scope, (read, modified,
+# bound, declared))` (the NamedTuple's own __new__ is a Python function).
+_scope = tuple.__new__
 
 
 class _Names(trees.CachedDispatch, gast.NodeVisitor):
@@ -49,22 +60,59 @@ class _Names(trees.CachedDispatch, gast.NodeVisitor):
             self.modified.add(node.id)
 
     def generic_visit(self, node):
-        # `ast.NodeVisitor.generic_visit` without its generic field iteration:
-        # this visits every expression of every statement.  Nodes without
-        # fields (contexts, operators) hold no name: not visited.
-        visit = self.visit
+        # The nodes below `node`, walked with a stack rather than a visitor
+        # call per node (this walks every expression of every statement): a
+        # Name is noted where it is met, a node with its own visitor (a
+        # lambda, a comprehension, ...) goes to it, any other is walked
+        # into, through the fields that may hold a name (_walked_fields).
+        # (Sets: the order of the walk does not matter.)
+        read, modified, bound = self.read, self.modified, self.bound
+        walked = _WALKED_FIELDS
+        # (`node` has no visitor of its own, or its own calls this: a Call)
+        fields = walked.get(node.__class__) or _walked_fields(node.__class__)
         attrs = node.__dict__
-        for field in node._fields:
-            value = attrs.get(field)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, _AST) and item._fields:
-                        visit(item)
-            elif isinstance(value, _AST) and value._fields:
-                visit(value)
+        stack = [attrs.get(field) for field in fields]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        while stack:
+            current = pop()
+            cls = current.__class__
+            if cls is list:
+                extend(current)
+                continue
+            if cls is _NAME:
+                ctx = current.ctx.__class__
+                if ctx is _LOAD_CTX:
+                    read.add(current.id)
+                elif ctx is _STORE_CTX:
+                    modified.add(current.id)
+                    bound.add(current.id)
+                else:  # Del: must be bound, becomes unbound
+                    read.add(current.id)
+                    modified.add(current.id)
+                continue
+            fields = walked.get(cls)
+            if fields is None:
+                fields = _walked_fields(cls)
+            if not fields:
+                continue  # (not a node, or a constant)
+            if fields is _OWN_VISITOR:
+                self.visit(current)
+                continue
+            attrs = current.__dict__
+            if cls is _CALL:
+                annotations = attrs.get(anno.FIELD)
+                if annotations is not None and _LOADS in annotations:
+                    read.add(annotations[_LOADS])
+            for field in fields:
+                value = attrs.get(field)
+                if value.__class__ is _NAME and value.ctx.__class__ is _LOAD_CTX:
+                    read.add(value.id)  # (the most common node, noted without a push)
+                else:
+                    push(value)
 
     def visit_Call(self, node):
-        loaded = anno.getanno(node, anno.Basic.LOADS, None)
+        # (a Call inside the walked node is noted by generic_visit itself)
+        loaded = anno.getanno(node, _LOADS, None)
         if loaded is not None:
             self.read.add(loaded)
         self.generic_visit(node)
@@ -109,6 +157,29 @@ class _Names(trees.CachedDispatch, gast.NodeVisitor):
             self.visit(default)
 
 
+_WALKED_FIELDS = {}  # class -> the fields _Names.generic_visit walks into
+# Fields that hold no name: contexts, operators, identifiers and constants.
+_NAMELESS_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion",
+                              "level", "module", "is_async", "simple"})
+
+
+def _walked_fields(cls):
+    """The fields of node class `cls` that _Names.generic_visit walks into:
+    () for a value that is not a node, _OWN_VISITOR for a node with its own
+    visitor (which _Names then calls)."""
+    if not issubclass(cls, _AST):
+        fields = ()
+    elif getattr(_Names, f"visit_{cls.__name__}", None) not in (None, _NODE_VISITOR_CONSTANT) \
+            and cls is not _CALL:
+        fields = _OWN_VISITOR
+    elif cls is gast.Constant or not cls._fields:
+        fields = ()
+    else:
+        fields = tuple(field for field in cls._fields if field not in _NAMELESS_FIELDS)
+    _WALKED_FIELDS[cls] = fields
+    return fields
+
+
 def _params(args):
     params = args.posonlyargs + args.args + args.kwonlyargs
     params += [a for a in (args.vararg, args.kwarg) if a is not None]
@@ -120,7 +191,8 @@ def expression_scope(*nodes):
     for node in nodes:
         if node is not None:
             names.visit(node)
-    return Scope(frozenset(names.read), frozenset(names.modified), frozenset(names.bound))
+    return _scope(Scope, (frozenset(names.read), frozenset(names.modified),
+                          frozenset(names.bound), _EMPTY))
 
 
 class Activity(trees.CachedDispatch):
@@ -131,17 +203,19 @@ class Activity(trees.CachedDispatch):
         self.helper_writes = helper_writes  # (_helper_writes: a call modifies)
 
     def block(self, stmts):
-        total = Scope(declared=self.declared)
-        for stmt in stmts:
-            total = total | self.statement(stmt)
-        return total
+        # (the union of the statements' scopes, taken once for the block)
+        scopes = [self.statement(stmt) for stmt in stmts]
+        return _scope(Scope, (_EMPTY.union(*[scope.read for scope in scopes]),
+                              _EMPTY.union(*[scope.modified for scope in scopes]),
+                              _EMPTY, self.declared))
 
     def statement(self, node):
         scope = self.dispatch(node)
         modified = scope.modified
         if self.helper_writes is not None and not scope.read.isdisjoint(self.helper_writes):
             modified = modified | writes_of_calls(scope.read, self.helper_writes)
-        scope = Scope(scope.read, modified, scope.bound, self.declared)
+        if modified is not scope.modified or scope.declared is not self.declared:
+            scope = _scope(Scope, (scope.read, modified, scope.bound, self.declared))
         anno.setanno(node, anno.Static.SCOPE, scope)
         return scope
 
@@ -272,12 +346,14 @@ def declared_names(body):
     return found, global_names
 
 
-def function_scope(node, helpers=False):
+def function_scope(node, helpers=False, declares=True):
     """Annotates a (nested) function's statements; returns what it does to the
     enclosing function: its free reads, and its nonlocal writes.  `helpers`:
-    look for helpers it calls that assign its variables (_helper_writes)."""
+    look for helpers it calls that assign its variables (_helper_writes);
+    `declares`: False when it surely has no `global`/`nonlocal` statement
+    (may_declare), which spares the search."""
     body = node.body if isinstance(node.body, list) else [gast.Return(value=node.body)]
-    declared, global_names = declared_names(body)
+    declared, global_names = declared_names(body) if declares else (_EMPTY, _EMPTY)
     writes = _helper_writes(body, _params(node.args)) if helpers else None
     scope = Activity(declared, writes).block(body)
     local = (_params(node.args) | scope.modified) - declared
@@ -316,6 +392,13 @@ def may_define_closures(source):
     """False when a function's `source` surely defines no nested function,
     lambda or class (a text search, much cheaper than a walk of the tree)."""
     return "lambda" in source or "class" in source or source.count("def") > 1
+
+
+def may_declare(source):
+    """False when a function's `source` surely has no `global` or `nonlocal`
+    statement (a text search; the passes that run before the analysis write
+    none)."""
+    return "global" in source or "nonlocal" in source
 
 
 def called_helpers(body, generated=frozenset()):

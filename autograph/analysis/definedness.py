@@ -20,6 +20,7 @@ from autograph.analysis import activity
 
 
 SURELY_DEFINED_IN = anno.Static.SURELY_DEFINED_IN
+_DEFINED_IN, _SCOPE = anno.Static.DEFINED_IN, anno.Static.SCOPE
 
 
 def _modified(node):
@@ -40,10 +41,12 @@ class Definedness(trees.CachedDispatch):
         return defined, surely
 
     def statement(self, node, defined, surely):
-        anno.setanno(node, anno.Static.DEFINED_IN, defined)
-        anno.setanno(node, SURELY_DEFINED_IN, surely)
+        annotations = anno.annotations(node)
+        annotations[_DEFINED_IN] = defined
+        annotations[SURELY_DEFINED_IN] = surely
+        modified = annotations[_SCOPE].modified  # (the activity analysis ran: KeyError if not)
         surely = self.dispatch(node, defined, surely)
-        return defined | _modified(node), surely
+        return defined | modified, surely
 
     VISIT_PREFIX = "_"  # `_If(node, defined, surely)`, ...; other statements: `_simple`
 

@@ -12,6 +12,7 @@ from autograph import anno, trees
 from autograph.analysis import activity
 
 _EMPTY = frozenset()
+_LIVE_IN, _LIVE_OUT = anno.Static.LIVE_IN, anno.Static.LIVE_OUT
 
 
 def _reads(*nodes):
@@ -77,9 +78,16 @@ class Liveness(trees.CachedDispatch):
 
     def statement(self, node, live_out, always):
         live_in = self.dispatch(node, live_out, always)
-        live_in = frozenset(live_in | always)
-        anno.setanno(node, anno.Static.LIVE_OUT, frozenset(live_out | always))
-        anno.setanno(node, anno.Static.LIVE_IN, live_in)
+        if always:
+            live_in, live_out = live_in | always, live_out | always
+        # (frozensets already, but for a set a visitor may give: copied then)
+        if live_in.__class__ is not frozenset:
+            live_in = frozenset(live_in)
+        if live_out.__class__ is not frozenset:
+            live_out = frozenset(live_out)
+        annotations = anno.annotations(node)
+        annotations[_LIVE_OUT] = live_out
+        annotations[_LIVE_IN] = live_in
         return live_in
 
     VISIT_PREFIX = "_"  # `_If(node, live_out, always)`, ...; other statements: `_simple`

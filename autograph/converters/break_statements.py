@@ -21,7 +21,7 @@ breaks), so later passes never see a loop with an `else`.
 
 import gast
 
-from autograph import templates
+from autograph import anno, templates
 from autograph.converters.support import base
 from autograph.converters.support.jumps import JumpLowering, find_jumps, if_not, stop_loop_unless
 
@@ -34,7 +34,8 @@ class Transformer(base.Converter):
     def visit_For(self, node):
         self.generic_visit(node)  # inner loops first: their breaks are theirs
         orelse, node.orelse = node.orelse, []
-        if not find_jumps(node.body, gast.Break, loops_are_boundaries=True):
+        if not self._may_break(node) or not find_jumps(node.body, gast.Break,
+                                                       loops_are_boundaries=True):
             return [node] + orelse
         flag = self.ctx.namer.new("break_")
         lowering = JumpLowering(self.ctx, gast.Break, flag, "break")
@@ -48,3 +49,12 @@ class Transformer(base.Converter):
 
     visit_AsyncFor = visit_For
     visit_While = visit_For
+
+    def _may_break(self, loop):
+        """False when `loop` surely holds no `break`: its parse held none
+        (NODE_TYPES) and that still tells (`seeking`: base.Converter.SEEKS;
+        no pass writes a `break`), which spares the search."""
+        if self.seeking is None:
+            return True
+        held = anno.getanno(loop, anno.Basic.NODE_TYPES, None)
+        return held is None or gast.Break in held

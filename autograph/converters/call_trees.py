@@ -34,6 +34,10 @@ from autograph.converters import formatted_strings
 from autograph.converters.support import base
 from autograph.converters.function_scope import LazyBoundNames, is_builtin
 
+_EXPRESSION = gast.expr
+_AST = gast.AST
+_CHANGING = (gast.Call, gast.Lambda)  # the expressions with a visitor of their own
+_LEAVES = (gast.Name, gast.Constant)  # (expressions that hold no other)
 _OPERATORS = frozenset(naming.OPERATOR_BUILTINS)
 _CALLING = frozenset(naming.CALLING_BUILTINS)
 
@@ -48,6 +52,46 @@ class Transformer(base.Converter):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.bound = None
+
+    @classmethod
+    def default_visitor(cls, node_class):
+        if issubclass(node_class, _EXPRESSION) and node_class._fields:
+            return cls._expression
+        return super().default_visitor(node_class)
+
+    def _expression(self, node):
+        """`generic_visit` of an expression without a visitor call for each
+        node in it: of the expressions, only calls and lambdas change (which
+        their visitors return), so the others are walked with a stack."""
+        stack = [node]
+        pop, push, visit = stack.pop, stack.append, self.visit
+        while stack:
+            current = pop()
+            attrs = current.__dict__
+            for field in current._fields:
+                value = attrs.get(field)
+                if value.__class__ is list:
+                    for i, item in enumerate(value):
+                        cls = item.__class__
+                        if cls in _CHANGING:
+                            value[i] = visit(item)
+                        elif cls in _LEAVES or not isinstance(item, _AST) or not cls._fields:
+                            continue
+                        elif issubclass(cls, _EXPRESSION):
+                            push(item)
+                        else:  # (a keyword, a comprehension, ...)
+                            value[i] = visit(item)
+                elif isinstance(value, _AST):
+                    cls = value.__class__
+                    if cls in _LEAVES or not cls._fields:
+                        continue
+                    if cls not in _CHANGING and issubclass(cls, _EXPRESSION):
+                        push(value)
+                        continue
+                    new = visit(value)
+                    if new is not value:
+                        setattr(current, field, new)
+        return node
 
     def visit_FunctionDef(self, node):
         if self.bound is None:

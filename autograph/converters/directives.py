@@ -87,6 +87,10 @@ class Transformer(base.Converter):
     def _visit_stmt(self, stmt):
         if isinstance(stmt, gast.ClassDef):
             return stmt
+        if self.seeking is not None:  # (base.Converter.SEEKS: its parse held no `Expr`)
+            held = anno.getanno(stmt, anno.Basic.NODE_TYPES, None)
+            if held is not None and held.isdisjoint(self.seeking):
+                return stmt
         if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
             self.function_locals.append(LazyLocalNames(stmt))
             stmt.body = self._block(stmt.body, loop=None)

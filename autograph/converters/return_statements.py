@@ -85,7 +85,9 @@ class Transformer(base.Converter):
     STATEMENTS_ONLY = True
 
     def visit_FunctionDef(self, node):
-        for nested in _nested_functions(node):  # first, each with its own flags
+        # (first, each with its own flags; without a nested def in the
+        # source there is none: no pass before this one writes a function)
+        for nested in _nested_functions(node) if base.may_define_closures(self.ctx) else ():
             self.visit_FunctionDef(nested)
         if not _needs_lowering(node.body) or _is_generator(node):
             return node

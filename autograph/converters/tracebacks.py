@@ -43,7 +43,8 @@ class Transformer(base.Converter):
         return super().transform(node, ctx)
 
     def visit_FunctionDef(self, node):
-        self.generic_visit(node)  # nested user functions get their own
+        if base.may_define_closures(self.ctx):  # (else its functions are all generated)
+            self.generic_visit(node)  # nested user functions get their own
         generated = self.ctx.namer.generated
         if node.name in generated or not self._defines_generated(node.body, generated):
             return node

@@ -132,7 +132,6 @@ class Graph:
         # (graph.nodes, per node the ids it reads last) when the optimiser last
         # changed the nodes (optimize._eliminate_dead_code), for the interpreter
         self.last_reads = None
-        self._locations = {}  # (filename, lineno) -> that tuple, shared by its nodes
 
     def unique_name(self, base):
         """`base`, or `base_1`, `base_2`, ... : a name no tensor of this graph has."""
@@ -172,30 +171,29 @@ class Graph:
                 sub.rename(inner, base)
 
     def add_node(self, op, args, attrs, avals, subgraphs=(), name=None, stateful=None,
-                 names=None):
+                 names=None, inner=0):
         """Appends a node; its outputs are named `names` (one per output, made
-        unique), else `name` (`name:0`, `name:1`, ... for several), else the op's."""
+        unique), else `name` (`name:0`, `name:1`, ... for several), else the op's.
+        `inner`: how many frames, from the caller's up, are autograph's own
+        (ops.base.record's callers say so): the user's line is looked for above
+        them, without walking through them."""
         # the user's (filename, lineno), or None; kept on every node
         fixed = self.fixed_location
         if fixed is None:
-            frame = errors.user_frame(2, _want_frame=True)
-            lineno = line_of(frame) if frame is not None else None
-            if lineno:
-                # one tuple per line: fewer objects for the collector to scan
-                # when it is turned back on after the trace (concrete.py)
-                location = (frame.f_code.co_filename, lineno)
-                location = self._locations.setdefault(location, location)
-            else:
+            frame = errors.user_frame(2 + inner, True)  # (the frame)
+            if frame is None:
                 location = None
+            else:  # (location_of's look-up of the instruction, inlined: once a node)
+                known = _locations.get((id(frame.f_code), frame.f_lasti))
+                location = known[1] if known is not None and frame.f_trace is None else \
+                    location_of(frame)
         else:
             location = fixed[0]
         node = Node(op, args, attrs, subgraphs, location, stateful)
         if op.effect:
             _scope.effects = getattr(_scope, "effects", 0) + 1  # (staged_effects)
         if names is not None:
-            node.outputs = tuple(
-                Tensor(self, node, i, shape, dtype, self.unique_name(names[i]))
-                for i, (shape, dtype) in enumerate(avals))
+            node.outputs = self._outputs(node, avals, None, names)
             self.nodes.append(node)
             return node
         # (op.output_name is an identifier already: made by `identifier`)
@@ -204,11 +202,20 @@ class Graph:
             shape, dtype = avals[0]
             node.outputs = (Tensor(self, node, 0, shape, dtype, base),)
         else:
-            node.outputs = tuple(
-                Tensor(self, node, i, shape, dtype, f"{base}:{i}")
-                for i, (shape, dtype) in enumerate(avals))
+            node.outputs = self._outputs(node, avals, base, None)
         self.nodes.append(node)
         return node
+
+    def _outputs(self, node, avals, base, names):
+        """add_node's output Tensors of `node`: named `names` (made unique),
+        else `base:0`, `base:1`, ...  (Not comprehensions in add_node: the
+        variables they read would be cells there, made at every call.)"""
+        if names is not None:
+            names = [self.unique_name(names[i]) for i in range(len(avals))]
+        else:
+            names = [f"{base}:{i}" for i in range(len(avals))]
+        return tuple(Tensor(self, node, i, shape, dtype, names[i])
+                     for i, (shape, dtype) in enumerate(avals))
 
     def placeholder(self, shape, dtype, name="input"):
         node = self.add_node(PLACEHOLDER, (), {}, [(tuple(shape), np.dtype(dtype))], name=name)
@@ -462,6 +469,38 @@ def line_of(frame):
             lines.append(line)
         table = _line_tables[id(code)] = (code, starts, lines)
     return table[2][bisect.bisect_right(table[1], lasti) - 1]
+
+
+# (id(code), offset) -> (code, location_of a frame there): the code object is kept
+# by its entry, so no other takes its id while the entry is there; and
+# (filename, lineno) -> that tuple, one
+# per line: fewer objects for the collector to scan when it is turned back on
+# after a trace (concrete.py).  At most _LOCATIONS_KEPT of each (then they start again).
+_locations = {}
+_line_locations = {}
+_LOCATIONS_KEPT = 4096
+
+
+def location_of(frame):
+    """(filename, lineno) of the user's `frame` where it is now, or None on a
+    line-less instruction: a node's location.  Remembered per instruction (a
+    code object and an offset always give the same line), so the nodes a
+    statement records, or a loop unrolled while tracing records again, find
+    their line by one look-up; a frame a debugger traces (whose f_lineno it
+    may set) is asked every time."""
+    lineno = line_of(frame)
+    code = frame.f_code
+    location = None
+    if lineno:
+        location = (code.co_filename, lineno)
+        location = _line_locations.setdefault(location, location)
+    lasti = frame.f_lasti
+    if frame.f_trace is None and lasti >= 0:
+        if len(_locations) >= _LOCATIONS_KEPT:
+            _locations.clear()
+            _line_locations.clear()
+        _locations[(id(code), lasti)] = (code, location)
+    return location
 
 
 def user_location():

@@ -238,6 +238,13 @@ def rebuild(value, make_leaf, path):
     if isinstance(value, np.ndarray):
         raise errors.FunctionUsageError(errors.array_subclass_argument_message(
             path, type(value), errors.where_user()))
+    return _rebuilt_parts(value, make_leaf, path)
+
+
+def _rebuilt_parts(value, make_leaf, path):
+    """rebuild of `value`, no leaf: its parts rebuilt.  (A function of its own:
+    the variables its comprehensions read are cells, which rebuild would make
+    for every leaf.)"""
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return type(value)(*(rebuild(v, make_leaf, f"{path}.{f}")
                              for v, f in zip(value, value._fields)))

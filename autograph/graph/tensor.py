@@ -473,20 +473,19 @@ def _either(flags):
 
 
 def _binary(ufunc):
-    def apply(a, b):
-        return _ops.elementwise.apply_ufunc(ufunc, (a, b))
-
-    def power(a, b):  # (ndarray's `**` is not always np.power)
-        return _ops.elementwise.power_operator(a, b)
-
-    operator_ = power if ufunc is np.power else apply
+    power = ufunc is np.power  # (ndarray's `**` is not always np.power)
 
     def forward(self, other):
         if self.replaced is not None or (isinstance(other, Tensor)
                                          and other.replaced is not None):
             check_live(self, other)
-        result = operator_(self, other)
-        if self.python_on_a_path is not None or getattr(other, "python_on_a_path", None):
+        # (apply_ufunc called from here, not through a helper: one frame less to
+        # run, and to walk past to the user's line, for every operator)
+        result = _ops.elementwise.power_operator(self, other) if power else \
+            _ops.elementwise.apply_ufunc(ufunc, (self, other))
+        # (a mark only a tensor's counts: _pass_on_python_path reads no other's)
+        if self.python_on_a_path is not None or isinstance(other, Tensor) and \
+                other.python_on_a_path is not None:
             return _pass_on_python_path(result, (self, other))
         return result
 

@@ -67,6 +67,13 @@ def if_stmt(cond, if_true, if_false, state, names, jumps=(), inplace=None):
     backend = backend_of(cond)
     if backend is None:
         return if_true(*state) if cond else if_false(*state)
+    return _staged_if(cond, if_true, if_false, state, names, jumps, inplace, backend)
+
+
+def _staged_if(cond, if_true, if_false, state, names, jumps, inplace, backend):
+    """if_stmt of a staged `cond`.  (A function of its own: the variables its
+    closures read are cells, which if_stmt would make at every call, a Python
+    `cond`'s too.)"""
     location = staging.user_location()
     refuse_held_in_place(backend, state, inplace, location, "`if`")
     outputs = {}
@@ -174,6 +181,15 @@ def for_stmt(iterated, loop_body, state, names, opts=None, extra_test=None, targ
     backend = backend_of(iterated)
     if backend is None:
         return _python_for(iterated, loop_body, state, names, extra_test)
+    return _staged_for(iterated, loop_body, state, names, opts, extra_test, target, body_first,
+                       inplace, backend)
+
+
+def _staged_for(iterated, loop_body, state, names, opts, extra_test, target, body_first,
+                inplace, backend):
+    """for_stmt over a staged `iterated`.  (A function of its own: the variables
+    its closure reads are cells, which for_stmt would make at every call, a
+    Python iterable's too.)"""
     location = staging.user_location()
     refuse_held_in_place(_owner_of_bounds(iterated, backend), state, inplace, location,
                          "`for` loop")

@@ -3,14 +3,17 @@ of the plain whole-tree search: staging.number_names (a statement-only
 search for `name = <number>` first), staging.inplace_keyword (no scan
 without state that could change) and InPlaceChanges (expressions walked
 flat), function_scope.bound_names (statements only when the source
-has no `lambda`), jumps.find_jumps (statement lists only)."""
+has no `lambda`), jumps.find_jumps (statement lists only), activity's
+expression walk (a stack through the fields that may hold a name) and
+staging.Findings without findings in expressions (targets taken directly)."""
 
 import glob
 import os
 
 import gast
 
-from autograph import trees
+from autograph import anno, templates, trees
+from autograph.analysis import activity
 from autograph.converters import function_scope
 from autograph.converters.support import jumps, staging
 
@@ -251,3 +254,106 @@ def test_find_jumps_as_search_of_every_child_on_real_source():
                         checked += 1
                         found += len(ours)
     assert checked > 3000 and found > 500
+
+
+class ReferenceNames(activity._Names):
+    """activity._Names walking every field of every node with a visitor call
+    (what its stack walk must equal)."""
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, gast.AST) and item._fields:
+                    self.visit(item)
+
+    def visit_Call(self, node):
+        loaded = anno.getanno(node, anno.Basic.LOADS, None)
+        if loaded is not None:
+            self.read.add(loaded)
+        self.generic_visit(node)
+
+
+def _names(names_class, node):
+    names = names_class()
+    names.visit(node)
+    return names.read, names.modified, names.bound
+
+
+def test_expression_scope_as_visitor_of_every_node_on_real_source():
+    checked = 0
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for node in trees.nodes(gast.parse(text)):
+            if isinstance(node, (gast.stmt, gast.expr)):
+                assert _names(activity._Names, node) == _names(ReferenceNames, node), \
+                    (path, node.lineno)
+                checked += 1
+    assert checked > 50000
+
+
+def test_expression_scope_reads_a_generated_load_inside_an_expression():
+    maybe = templates.replace_as_expression(
+        "locals().get(text, ag__.Undefined(text))", locals="locals",
+        text=gast.Constant(value="y", kind=None))
+    anno.setanno(maybe, anno.Basic.LOADS, "y")
+    state = gast.Tuple(elts=[staging.load("x"), maybe], ctx=gast.Load())
+    assert activity.expression_scope(state).read == {"x", "y", "locals", "ag__"}
+    assert activity.expression_scope(maybe).read == {"y", "locals", "ag__"}
+
+
+class ReferenceFindings:
+    """staging.Findings without findings in expressions, as one scan of
+    every child (what its shortcuts for expressions and simple statements
+    must equal)."""
+
+    def __init__(self, generated):
+        self.generated = generated
+
+    def scan(self, node):
+        if isinstance(node, gast.expr) and \
+                node.__dict__.get("ctx", gast.Load()).__class__ is gast.Load:
+            return [], []
+        generated = node.__class__ is gast.FunctionDef and node.name in self.generated
+        if generated:
+            children = node.body
+        elif isinstance(node, jumps.SCOPES):
+            return [node], []
+        else:
+            children = trees.child_nodes(node)
+        entries = [self.scan(child) for child in children]
+        found = [node] if not generated and isinstance(node, staging._FINDINGS) else []
+        loop_body = [id(s) for s in node.body] if isinstance(node, staging._LOOPS) else []
+        for child, (inner, _) in zip(children, entries):
+            if generated:
+                inner = [f for f in inner if not isinstance(f, gast.Return)]
+            elif id(child) in loop_body:
+                inner = [f for f in inner if not isinstance(f, (gast.Break, gast.Continue))]
+            found.extend(inner)
+        targets = [node] if (isinstance(node, (gast.Subscript, gast.Attribute))
+                             and node.ctx.__class__ is not gast.Load
+                             and node.value.__class__ is gast.Name) else []
+        for _, inner in reversed(entries):
+            targets.extend(inner)
+        return found, targets
+
+
+def test_findings_without_findings_in_expressions_as_scan_of_every_child_on_real_source():
+    checked = with_targets = 0
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for fn in _functions(text):
+            if isinstance(fn, gast.Lambda):
+                continue
+            findings = staging.Findings(frozenset(), in_expressions=False)
+            reference = ReferenceFindings(frozenset())
+            for node in trees.nodes(fn.body):
+                if isinstance(node, gast.stmt):
+                    found, targets = reference.scan(node)
+                    assert list(findings.of(node)) == found, (path, node.lineno)
+                    assert list(findings.part_targets(node)) == targets, (path, node.lineno)
+                    checked += 1
+                    with_targets += bool(targets)
+    assert checked > 10000 and with_targets > 500

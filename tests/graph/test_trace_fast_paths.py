@@ -116,16 +116,104 @@ def test_nodes_of_a_long_function_are_located_at_their_lines(tmp_path, monkeypat
     args = (np.ones((2, 3)), [np.eye(3) * 0.5] * 60)
     for autograph in (False, True):
         core._line_tables.clear()  # (the tables made again, then read again)
+        core._locations.clear()
         fast = ag.function(namespace["mlp"], autograph=autograph)
         assert np.allclose(fast(*args), namespace["mlp"](*args))
         with monkeypatch.context() as patched:  # Python's own answer, as before line_of
             patched.setattr(core, "line_of", lambda frame: frame.f_lineno)
+            patched.setattr(core, "_locations", _Forgetful())  # (no instruction remembered)
             slow = ag.function(namespace["mlp"], autograph=autograph)
             slow(*args)
             want = _locations(slow, args)
         assert _locations(fast, args) == want
         assert {line for _, line in want} >= {5 + 2 * i for i in range(60)}
         assert {name for name, _ in want} == {str(path)}
+
+
+class _Forgetful(dict):
+    """A table of core._locations that keeps nothing: every node's line is
+    looked up as the first time."""
+
+    def __setitem__(self, key, value):
+        pass
+
+
+def _user_lines(fn):
+    """{marker: line} of the `# L<n>` comments in `fn`'s source."""
+    import inspect
+    lines, first = inspect.getsourcelines(fn)
+    return {line.split("# ")[-1].strip(): first + i for i, line in enumerate(lines)
+            if "# L" in line}
+
+
+def _recorded_everywhere(x, w, v):
+    # each entry to the recording of a node, on its own line
+    a = x + v  # L1
+    b = 2.0 * a  # L2
+    c = -b  # L3
+    d = c ** 2  # L4
+    e = np.sqrt(d)  # L5
+    f = e @ w  # L6
+    g = f[0]  # L7
+    h = np.sum(g)  # L8
+    i = np.add(h, 1.0, dtype=np.float64)  # L9
+    j = x.T  # L10
+    k = np.multiply.reduce(j, axis=0)  # L11
+    total = k.sum() + i  # L12
+    for step in range(3):
+        total = total * 0.5 + step  # L13
+    return total
+
+
+def test_nodes_are_located_at_the_users_line_whatever_the_entry():
+    # apply_ufunc, record1 and the gufuncs skip the frames they know are
+    # autograph's; a line is remembered per instruction: both as the walk finds it
+    args = (np.ones((2, 3)), np.ones((3, 2)), np.ones(3))
+    want = _user_lines(_recorded_everywhere)
+    for autograph in (False, True):
+        for forgetful in (False, True):
+            core._locations.clear()
+            if forgetful:
+                core._locations = _Forgetful()
+            try:
+                staged = ag.function(_recorded_everywhere, autograph=autograph)
+                assert np.allclose(staged(*args), _recorded_everywhere(*args))
+                nodes = [n for n in staged.get_concrete_function(*args).graph.nodes
+                         if n.op is not core.PLACEHOLDER and n.op is not core.CONST]
+            finally:
+                core._locations = {}
+            lines = {n.location[1] for n in nodes}
+            assert {n.location[0] for n in nodes} == {__file__}
+            assert lines == set(want.values()), (autograph, forgetful)
+            last = [n for n in nodes if n.location[1] == want["L13"]]
+            assert len(last) == 6 and len({id(n.location) for n in last}) == 1
+
+
+def test_nodes_recorded_from_a_users_call_of_record_are_at_that_line():
+    from autograph.graph.ops import base, elementwise
+    graph = core.Graph("direct")
+    with core.scope(graph):
+        x = graph.placeholder((3,), np.float32)
+        node = base.record(elementwise._ufunc_op(np.add), (x, x))[0].node; line = _here()  # noqa: E702
+        node1 = base.record1(elementwise._ufunc_op(np.add), (x, x)).node; line1 = _here()  # noqa: E702
+    assert node.location == (__file__, line) and node1.location == (__file__, line1)
+
+
+def _here():
+    return sys._getframe(1).f_lineno
+
+
+def test_a_line_remembered_per_instruction_is_of_that_code_object():
+    # (the entry keeps its code object: none made later takes its id, its key)
+    for k in range(40):
+        source = "\n" * k + "def f(x):\n    return x * 3.0\n"
+        namespace = {}
+        exec(compile(source, f"<located {k % 2}>", "exec"), namespace)  # noqa: S102
+        graph = ag.function(namespace["f"], autograph=False).get_concrete_function(
+            np.ones(2)).graph
+        (node,) = [n for n in graph.nodes if n.op.name == "np.multiply"]
+        assert node.location == (f"<located {k % 2}>", k + 2)
+        del namespace, graph, node
 
 
 # --- the generalized ufuncs' rule, remembered per (shape, dtype) of its operands ---
@@ -246,6 +334,8 @@ def test_unknown_dims_with_a_number_keep_the_tensor_shape():
     assert add.infer(2, x) == [((None, 3), np.dtype(np.float32))]
     assert add.infer(x, s) == [((None, 3), np.dtype(np.float64))]
     assert add.infer(s, 1.0) == [((), np.dtype(np.float64))]
+    add.infer(x, 2.0).append("changed by its caller")  # (a remembered answer is a copy)
+    assert add.infer(x, 2.0) == [((None, 3), np.dtype(np.float32))]
 
 
 # --- guards._names_probed, remembered per code object by identity ---
@@ -364,3 +454,35 @@ def test_argument_placeholders_are_located_as_the_frame_walk_locates_them():
     assert len(here) == 2
     assert [name for name, location in fast if location == (__file__, logged_line)] == \
         ["logged_0", "logged_1"]
+
+
+# --- the rules' 0-d stand-ins, made once per dtype object ---
+
+
+def test_rule_stand_ins_are_kept_per_dtype_and_answer_as_fresh_ones():
+    from autograph.graph.ops import base, elementwise
+    graph = core.Graph("stand-ins")
+    dtypes = [np.dtype(np.float32), np.dtype(">f8"), np.dtype(np.int8), np.dtype(np.bool_),
+              np.dtype(object), np.dtype(np.complex64), np.dtype("m8[s]"),
+              np.dtype(np.float64, metadata={"unit": "m"})]
+    for dtype in dtypes:
+        x, y = graph.placeholder((2,), dtype), graph.placeholder((), dtype)
+        stand_in = base.example(x)
+        assert stand_in is base.example(y) is base.ones(dtype) and stand_in.dtype is dtype
+        assert stand_in.shape == () and not stand_in.flags.writeable
+        for ufunc, operands in ((np.add, (x, y)), (np.multiply, (x, 2)),
+                                (np.negative, (x,)), (np.less, (1.5, x))):
+            elementwise._dtype_cache.clear()
+            try:
+                with np.errstate(all="ignore"):
+                    fresh = ufunc(*[np.ones((), dtype) if o is x or o is y else o
+                                    for o in operands])
+                want = (np.asarray(fresh).dtype,)
+            except TypeError as e:
+                want = type(e)
+            try:
+                got = elementwise._out_dtypes(ufunc, operands, {})
+            except TypeError as e:
+                got = type(e)
+            assert got == want, (dtype, ufunc)
+            assert got is want or all(g.metadata == w.metadata for g, w in zip(got, want))

@@ -23,6 +23,12 @@ SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 LOOPS = (gast.For, gast.AsyncFor, gast.While)
 
 
+# Statements holding no statement (and no handler or case): `x = ...`, `return`, ...
+SIMPLE_STATEMENTS = frozenset(
+    cls for cls in vars(gast).values() if isinstance(cls, type) and issubclass(cls, gast.stmt)
+    and cls is not gast.stmt and not set(cls._fields) & set(trees.STATEMENT_LISTS))
+
+
 def scope_nodes(stmts):
     """Every node under `stmts` in their own scope (not in nested defs, lambdas, classes)."""
     stack = [s for s in stmts if not isinstance(s, SCOPES)]
@@ -44,6 +50,8 @@ def find_jumps(stmts, jump_type, loops_are_boundaries):
             found.append(node)
         elif loops_are_boundaries and isinstance(node, LOOPS):
             stack.extend(node.orelse)  # a loop's `else` jumps on behalf of the outer loop
+        elif node.__class__ in SIMPLE_STATEMENTS:
+            continue
         elif isinstance(node, gast.stmt) or isinstance(node, gast.excepthandler):
             stack.extend(trees.statement_children(node))
         elif isinstance(node, gast.match_case):

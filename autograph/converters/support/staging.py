@@ -14,6 +14,7 @@ from autograph import anno, templates, trees
 from autograph.analysis import activity, definedness
 from autograph.converters.support import base
 from autograph.converters.support.jumps import SCOPES as _SCOPES
+from autograph.converters.support.jumps import SIMPLE_STATEMENTS as _SIMPLE_STATEMENTS
 
 
 def user_scope(node, generated):
@@ -203,6 +204,15 @@ class Findings:
         if not self._all_expressions and isinstance(node, gast.expr) and \
                 node.__dict__.get("ctx", _LOAD).__class__ is gast.Load:
             return (), ()
+        if not self._all_expressions and node.__class__ in _SIMPLE_STATEMENTS:
+            # (its parts are expressions, or names: only assignment targets count)
+            targets = []
+            field = _TARGET_FIELDS.get(node.__class__)
+            if field is not None:
+                assigned = node.__dict__.get(field)
+                for child in reversed(assigned) if assigned.__class__ is list else (assigned,):
+                    targets.extend(_targets_in(child))
+            return [node] if isinstance(node, _FINDINGS) else (), targets or ()
         generated = node.__class__ is gast.FunctionDef and node.name in self.generated
         if generated:
             children = node.body  # the rest of a generated function holds neither
@@ -210,7 +220,11 @@ class Findings:
             return [node], ()  # a user function or class: only its free reads matter
         else:
             children = trees.child_nodes(node)
-        entries = [self._entry(child) for child in children]
+        if self._all_expressions:
+            entries = [self._entry(child) for child in children]
+        else:  # (no statement is asked about an expression: no memo for those)
+            entries = [((), _targets_in(child)) if isinstance(child, _EXPR) else
+                       self._entry(child) for child in children]
         found = [node] if not generated and isinstance(node, _FINDINGS) else []
         loop_body = {id(stmt) for stmt in node.body} if isinstance(node, _LOOPS) else ()
         for child, (inner, _) in zip(children, entries):
@@ -231,7 +245,26 @@ class Findings:
         return found or (), targets or ()
 
 
+def _targets_in(expr):
+    """Findings.part_targets of expression `expr` in a function whose
+    expressions hold no finding (`in_expressions` false): a read expression
+    holds no target; an assigned one (`d[k]`, `a, obj.n`), itself first,
+    then those in its parts, the last part first."""
+    if expr.__class__ is gast.Name or expr.__dict__.get("ctx", _LOAD).__class__ is gast.Load:
+        return ()  # (a Name holds no other expression)
+    targets = [expr] if (expr.__class__ in _PART_TARGETS
+                         and expr.value.__class__ is gast.Name) else []
+    for child in reversed(trees.child_nodes(expr)):
+        if isinstance(child, _EXPR):
+            targets.extend(_targets_in(child))
+    return targets
+
+
 _PART_TARGETS = (gast.Subscript, gast.Attribute)
+_EXPR = gast.expr
+# The simple statements that assign (or delete): where their targets are.
+_TARGET_FIELDS = {gast.Assign: "targets", gast.AugAssign: "target", gast.AnnAssign: "target",
+                  gast.Delete: "targets"}
 _IN_EXPRESSIONS = (gast.Yield, gast.YieldFrom, gast.Await, gast.comprehension)
 _IN_EXPRESSIONS_WORDS = ("yield", "await", "for", "pop")
 _LOAD = gast.Load()
@@ -654,7 +687,8 @@ def number_names(fn):
             if target.__class__ is gast.Name and _is_number(node.value):
                 numeric.add(target.id)
                 handled.add(id(target))
-        stack.extend(trees.statement_children(node))
+        if cls not in _SIMPLE_STATEMENTS:  # (which hold no statement)
+            stack.extend(trees.statement_children(node))
     if not numeric:
         return frozenset()
     found = trees.nodes(fn)

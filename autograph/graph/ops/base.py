@@ -72,8 +72,10 @@ def as_tensor(value, graph=None):
     return graph.constant(np.asarray(value))
 
 
-def record(op, args, attrs=None, graph=None, name=None):
-    """Adds a node applying `op`; returns its output Tensors (a tuple)."""
+def record(op, args, attrs=None, graph=None, name=None, inner=0):
+    """Adds a node applying `op`; returns its output Tensors (a tuple).
+    `inner`: how many frames, from the caller's up, are autograph's own (the
+    search for the user's line starts above them: Graph.add_node)."""
     if graph is None:  # (core.current_graph, inlined: one call less an op)
         stack = _scope.__dict__.get("stack")
         graph = stack[-1] if stack else graph_for(args)
@@ -86,8 +88,7 @@ def record(op, args, attrs=None, graph=None, name=None):
                 continue
         elif type(a) in _PYTHON_SCALARS:
             continue
-        args = tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
-                      for a in args])
+        args = _resolved(graph, args)
         break
     else:
         if type(args) is not tuple:
@@ -101,11 +102,19 @@ def record(op, args, attrs=None, graph=None, name=None):
         # the catalog class that is also e's builtin type: `except ValueError` works
         raise errors.graph_error_like(type(e))(errors.graph_op_message(
             op.name, f"{type(e).__name__}: {e}", core.user_location())) from e
-    return graph.add_node(op, args, attrs, avals, name=name).outputs
+    # (positionally: no keywords to match, once a node)
+    return graph.add_node(op, args, attrs, avals, (), name, None, None, inner + 1).outputs
+
+
+def _resolved(graph, args):
+    """`args` resolved for a node of `graph` (record's; not a comprehension
+    there, where `graph` would be a cell, made at every call)."""
+    return tuple([a if type(a) is Tensor and a.graph is graph else resolve(graph, a)
+                  for a in args])
 
 
 def record1(op, args, attrs=None, name=None):
-    return record(op, args, attrs, name=name)[0]
+    return record(op, args, attrs, name=name, inner=1)[0]
 
 
 # --- shape helpers ---------------------------------------------------------
@@ -120,18 +129,41 @@ def shape_of(value):
     return () if type(value) in _PYTHON_SCALARS else np.shape(value)
 
 
+# (id(dtype), ndim) -> (dtype, a read-only array of ones of it, of shape (1,) * ndim):
+# the rules' stand-ins (`ones`), made once per dtype object and rank (np.ones costs
+# ~15k instructions, and a rule's first look-up for each op and dtypes runs numpy on
+# them); the entry keeps the dtype, so no other takes its id while it is there.
+# At most _ONES_KEPT (then it starts again).
+_ones = {}
+_ONES_KEPT = 256
+
+
+def ones(dtype, ndim=0):
+    """A read-only array of ones of `dtype` and shape (1,) * ndim: one array
+    stands in for every value of that dtype and rank in the rules."""
+    key = (id(dtype), ndim)
+    known = _ones.get(key)
+    if known is None:
+        array = np.ones((1,) * ndim, dtype)
+        array.flags.writeable = False
+        if len(_ones) >= _ONES_KEPT:
+            _ones.clear()
+        known = _ones[key] = (dtype, array)
+    return known[1]
+
+
 def example(value):
     """A 0-d stand-in with `value`'s dtype (Python scalars stay themselves,
     so numpy's weak-scalar promotion rules apply exactly)."""
     if isinstance(value, Tensor):
-        return np.ones((), value.dtype)
+        return ones(value.dtype)
     return value
 
 
 def example_nd(value):
     """A stand-in of shape (1,)*ndim with `value`'s dtype."""
     if isinstance(value, Tensor):
-        return np.ones((1,) * len(value.static_shape), value.dtype)
+        return ones(value.dtype, len(value.static_shape))
     return value
 
 

@@ -56,6 +56,9 @@ def _emit_power(node, outs, args, ctx):
 _UNCACHED = object()
 
 
+# shape combinations whose answers a binary ufunc's rule keeps (then it starts again)
+_ANSWERS_KEPT = 1024
+
 # Python numbers: shape (), dtype by _dtype_key (base.shape_of's scalars)
 _NUMBERS = base._PYTHON_SCALARS
 
@@ -77,10 +80,19 @@ def _out_dtypes(ufunc, args, attrs):
         return hit
     with np.errstate(all="ignore"):
         result = ufunc(*(base.example(a) for a in args), **attrs)
-    dtypes = tuple(np.asarray(r).dtype for r in (result if ufunc.nout > 1 else (result,)))
+    # (np.asarray of an array or a numpy scalar has its dtype: asked only of others)
+    dtypes = tuple(r.dtype if isinstance(r, (np.ndarray, np.generic)) else np.asarray(r).dtype
+                   for r in (result if ufunc.nout > 1 else (result,)))
     if all(k is not _UNCACHED for k in keys):
         _dtype_cache[key] = dtypes
     return dtypes
+
+
+def _of_shape(shape, dtypes):
+    """[(shape, dtype), ...] for each of `dtypes`: a rule's answer.  (Not a
+    comprehension in the rule, where `shape` would be a cell, made at every
+    call.)"""
+    return [(shape, dtype) for dtype in dtypes]
 
 
 def _ufunc_op(ufunc):
@@ -89,6 +101,9 @@ def _ufunc_op(ufunc):
         return op
 
     nin, nout = ufunc.nin, ufunc.nout
+    # ((shape, dtype key) of each of two operands) -> the rule's answer for them:
+    # a function of those alone (`m * 0.9` again and again: one look-up)
+    answers = {}
 
     def infer(*args, **attrs):
         if len(args) != nin:
@@ -110,6 +125,10 @@ def _ufunc_op(ufunc):
             else:
                 first = None
             if first is not None:
+                key = (first, key_a, second, key_b)
+                known = answers.get(key)
+                if known is not None:
+                    return list(known)
                 # (broadcast_shapes' first cases: equal shapes with every dim known;
                 # a 0-d operand, such as a Python number: the other's shape)
                 if not second:
@@ -122,16 +141,21 @@ def _ufunc_op(ufunc):
                 dtypes = _dtype_cache.get((ufunc, (key_a, key_b), None))
                 if dtypes is None:
                     dtypes = _out_dtypes(ufunc, args, attrs)
-                return [(shape, dtypes[0])] if nout == 1 else [(shape, dt) for dt in dtypes]
+                known = [(shape, dtypes[0])] if nout == 1 else _of_shape(shape, dtypes)
+                if key_a is not _UNCACHED and key_b is not _UNCACHED:
+                    if len(answers) >= _ANSWERS_KEPT:
+                        answers.clear()
+                    answers[key] = tuple(known)
+                return known
         if nin == 1 and not attrs and type(args[0]) is Tensor:  # (`np.tanh(x)`, `-x`)
             a = args[0]  # (broadcast_shapes of one shape: that shape)
             dtypes = _dtype_cache.get((ufunc, (a.dtype,), None))
             if dtypes is None:
                 dtypes = _out_dtypes(ufunc, args, attrs)
-            return [(tuple(a.static_shape), dt) for dt in dtypes]
+            return _of_shape(tuple(a.static_shape), dtypes)
         shape = base.broadcast_shapes(*[a.static_shape if type(a) is Tensor else base.shape_of(a)
                                         for a in args])
-        return [(shape, dt) for dt in _out_dtypes(ufunc, args, attrs)]
+        return _of_shape(shape, _out_dtypes(ufunc, args, attrs))
 
     emit = None
     if ufunc in INFIX:
@@ -149,15 +173,22 @@ apply_gufunc = None
 
 
 def apply_ufunc(ufunc, inputs, kwargs=None):
-    if ufunc.signature is not None:
-        return apply_gufunc(ufunc, inputs, kwargs or {})
-    if not kwargs:  # (the common case: an operator such as `x + y`)
-        outputs = base.record(_ops.get(ufunc) or _ufunc_op(ufunc), inputs)
+    """`ufunc(*inputs, **kwargs)` recorded.  Called by autograph's own code
+    only (Tensor's operators and protocols, the ops): the user's line is
+    looked for from the frame above its caller's."""
+    # (a registered ufunc has no core signature: those are linalg's gufuncs)
+    op = _ops.get(ufunc)
+    if op is None:
+        if ufunc.signature is not None:
+            return apply_gufunc(ufunc, inputs, kwargs or {})
+        op = _ufunc_op(ufunc)
+    if not kwargs:  # (the common case: an operator such as `x + y`; inner=2, positionally)
+        outputs = base.record(op, inputs, None, None, None, 2)
         for a in inputs:
             if type(a) is Tensor and a.python_on_a_path is not None:
                 outputs = _refuse_path_dependent_dtype(ufunc, inputs, outputs)
                 break
-        return outputs if ufunc.nout > 1 else outputs[0]
+        return outputs[0] if ufunc.nout == 1 else outputs
     attrs = {}
     for key, value in (kwargs or {}).items():
         if key == "dtype" and value is not None:
@@ -172,7 +203,7 @@ def apply_ufunc(ufunc, inputs, kwargs=None):
             raise errors.UnsupportedNumpyFunctionError(
                 errors.unsupported_numpy_function_message(
                     f"np.{ufunc.__name__}(..., {key}=...)", core.user_location()))
-    outputs = base.record(_ufunc_op(ufunc), inputs, attrs)
+    outputs = base.record(op, inputs, attrs, inner=2)
     if "dtype" not in attrs and any(type(a) is Tensor and a.python_on_a_path is not None
                                     for a in inputs):
         outputs = _refuse_path_dependent_dtype(ufunc, inputs, outputs)

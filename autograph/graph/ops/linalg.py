@@ -78,7 +78,7 @@ def _gufunc_rule(ufunc):
         dtypes = out_dtypes.get(kinds)
         if dtypes is None:
             with np.errstate(all="ignore"):
-                sample = ufunc(*(np.ones((1,) * rank, dtype) for rank, dtype in kinds))
+                sample = ufunc(*(base.ones(dtype, rank) for rank, dtype in kinds))
             samples = sample if ufunc.nout > 1 else (sample,)
             dtypes = out_dtypes[kinds] = tuple(np.asarray(s).dtype for s in samples)
         return tuple((loop_shape + tuple(sizes.get(n) for n in names if n not in missing),
@@ -97,9 +97,11 @@ def gufunc(ufunc, inputs, kwargs):
             f"np.{ufunc.__name__}(..., {', '.join(kwargs)}=...)", core.user_location()))
     graph = base.graph_for(inputs)
     # (a tensor of this graph is its own as_tensor)
+    # (inner: this frame, apply_ufunc's -- the one caller -- and apply_ufunc's
+    # caller, autograph's own code, are no user's)
     outputs = base.record(_gufunc_ops.get(ufunc) or gufunc_op(ufunc), tuple(
         [x if type(x) is Tensor and x.graph is graph else base.as_tensor(x, graph)
-         for x in inputs]))
+         for x in inputs]), inner=3)
     return outputs if ufunc.nout > 1 else outputs[0]
 
 

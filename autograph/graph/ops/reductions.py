@@ -81,7 +81,7 @@ def _reduction_rule(func, single_axis):
         dtype = _sample_dtypes.get(key) if key is not None else None
         if dtype is None:
             with np.errstate(all="ignore"):
-                sample = func(np.ones((1,) * ndim, x.dtype), axis=axis, keepdims=keepdims,
+                sample = func(base.ones(x.dtype, ndim), axis=axis, keepdims=keepdims,
                               **kwargs)
             dtype = np.asarray(sample).dtype
             if key is not None and len(_sample_dtypes) < _SAMPLE_DTYPES_KEPT:
