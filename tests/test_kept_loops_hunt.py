@@ -91,3 +91,63 @@ def test_the_dispatch_line_stays_hidden_once_the_function_is_converted_again():
             _frames_of(bad_rows, np.ones((2, 3)), w) == ["out = out + x @ w"]
     finally:
         transpiler.clear_caches()
+
+
+# --- a dict argument's key order (pipeline and kept loops alike) ------------------------
+
+def horner(coefficients):
+    total = 0.0
+    for _, c in coefficients.items():
+        total = total * 10.0 + c
+    return total
+
+
+def key_order(params):
+    names = ()
+    for k in params:
+        names = names + (k,)
+    return names
+
+
+def scaled(params, s):
+    new = {}
+    for k in params:
+        new[k] = params[k] * s
+    return new
+
+
+def _orders():
+    return ({"a": np.float64(1.0), "b": np.float64(2.0)},
+            {"b": np.float64(2.0), "a": np.float64(1.0)})
+
+
+@pytest.mark.parametrize("python_loops", [True, False], ids=["kept", "pipeline"])
+def test_a_dict_in_another_key_order_traces_again(python_loops, monkeypatch):
+    # (the trace iterates the dict in the order it was traced with: keyed by
+    # sorted keys only, a call in another order ran that order's graph)
+    monkeypatch.setattr(transpiler.convert, "__defaults__", (python_loops,))
+    transpiler.clear_caches()
+    try:
+        for fn in (horner, key_order):
+            staged = ag.function(fn)
+            for d in _orders() + _orders()[::-1]:
+                assert staged(d) == fn(d)
+        staged = ag.function(scaled)
+        for d in _orders() + _orders()[::-1]:
+            got, want = staged(d, np.float64(3.0)), scaled(d, np.float64(3.0))
+            assert list(got) == list(want)
+            for k in want:
+                _same(got[k], want[k])
+    finally:
+        transpiler.clear_caches()
+
+
+def test_a_saved_graph_keeps_its_dict_arguments_key_order(tmp_path):
+    staged = ag.function(horner)
+    ordered, other = _orders()
+    for d in (other, ordered):
+        staged(d)
+    staged.save(str(tmp_path / "horner"))
+    loaded = ag.load(str(tmp_path / "horner"))
+    for d in (ordered, other):
+        _same(loaded(d), horner(d))
