@@ -418,10 +418,16 @@ class _GuardWriter:
             test(f"type({name}) is {self.constant(kind)} and len({name}) == {len(keys)}")
             if not all(isinstance(k, str) for k in keys):  # (1, True and 1.0 are one to `in`)
                 test(f"_dict_keys({name}) == {self.constant(_dict_keys(keys))}")
-            test(f"list({name}) == {self.constant(list(value))}")  # (key_of's order too)
-            if kind is not dict:  # (a subclass's __getitem__ may add a missing key)
+            own = list(value)
+            test(f"list({name}) == {self.constant(own)}")  # (its order: key_of's too)
+            if kind is dict:  # its values in its own order (its keys tested), the leaves
+                # in key_of's
+                parts = dict(zip(own, self.unpack(f"{name}.values()", len(own))))
                 for k in keys:
-                    test(f"{self.constant(k)} in {name}")
+                    self.visit(value[k], parts[k])
+                return
+            for k in keys:  # (a subclass's __getitem__ may add a missing key)
+                test(f"{self.constant(k)} in {name}")
             getter = self.constant(operator.itemgetter(*keys)) if keys else None
             for k, part in zip(keys, self.unpack(name, len(keys), getter)):
                 self.visit(value[k], part)
