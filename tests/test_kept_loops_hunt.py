@@ -3,6 +3,7 @@ kept (tests/test_kept_loops.py) and the pipeline's version, each against
 plain Python."""
 
 import gc
+import re
 import traceback
 
 import numpy as np
@@ -151,3 +152,14 @@ def test_a_saved_graph_keeps_its_dict_arguments_key_order(tmp_path):
     loaded = ag.load(str(tmp_path / "horner"))
     for d in (ordered, other):
         _same(loaded(d), horner(d))
+
+
+def test_a_concrete_function_refuses_a_dict_in_another_key_order():
+    ordered, other = _orders()
+    concrete = ag.function(horner).get_concrete_function(ordered)
+    assert concrete(ordered) == horner(ordered)
+    assert horner(other) != horner(ordered)  # (what its graph would have given)
+    with pytest.raises(ag.AutoGraphError, match=re.escape(
+            "and the same Python values (dicts with their keys in the same order: the "
+            "graph's loops over a dict ran in its order)")):
+        concrete(other)
