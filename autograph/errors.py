@@ -906,17 +906,19 @@ def with_entries(exc, entries):
 
 # Converted code whose first line holds a call to another version of the
 # same function (call_only.py's dispatch to the pipeline's): Python shows one
-# frame for the function, the callee's
-_dispatching_codes = weakref.WeakSet()
+# frame for the function, the callee's.  (By id: code objects compare by
+# value, so a WeakSet holds one of two equal ones -- a function converted
+# again after clear_caches -- and drops it when the first one dies.)
+_dispatching_codes = weakref.WeakValueDictionary()  # id(code) -> code
 
 
 def hide_dispatch_line(code):
-    _dispatching_codes.add(code)
+    _dispatching_codes[id(code)] = code
 
 
 def _dispatching(tb):
     code = tb.tb_frame.f_code
-    return tb.tb_lineno == code.co_firstlineno and code in _dispatching_codes
+    return tb.tb_lineno == code.co_firstlineno and _dispatching_codes.get(id(code)) is code
 
 
 def without_internal_frames(exc):

@@ -31,7 +31,7 @@ from autograph import converters as converters_pkg
 from autograph.converters import function_scope
 from autograph.converters.support import local_names
 from autograph import trees
-from autograph.runtime import tracebacks
+from autograph.runtime import kept_loops, tracebacks
 
 logger = logging.getLogger("autograph")
 
@@ -107,8 +107,8 @@ class Converted:
     def instantiate(self, fn):
         original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         cells = self.cells
-        if self.keeps_loops:  # (weakly: as __ag_original__ below)
-            cells = {**cells, call_only.FUNCTION_CELL: types.CellType(weakref.ref(fn))}
+        if self.keeps_loops:  # (weakly, as __ag_original__ below, with what remakes it)
+            cells = {**cells, call_only.FUNCTION_CELL: types.CellType(kept_loops.Original(fn))}
         closure = tuple(cells.get(name) or original[name] for name in self.code.co_freevars)
         new = types.FunctionType(self.code, fn.__globals__, fn.__name__,
                                  fn.__defaults__, closure or None)

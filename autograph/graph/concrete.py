@@ -309,7 +309,8 @@ class ConcreteFunction:
             f"{self.graph.name}() called with arrays ({given}) that don't match its "
             f"traced signature [{wanted}] (at {errors.where(filename, lineno)}). Pass "
             "arrays of those dtypes and shapes (None dims accept any size), and the same "
-            "Python values.")
+            "Python values (dicts with their keys in the same order: the graph's loops over "
+            "a dict ran in its order).")
 
     def __call__(self, *args, **kwargs):
         if self._prefix:

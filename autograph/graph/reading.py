@@ -260,14 +260,22 @@ class Reader:
                  "bad sequence argument")
             kind = list if entry["seq"] == "list" else tuple
             return (kind, tuple(self.key(k, depth + 1) for k in entry["items"]))
-        fields(entry, {"dict"}, "a dict argument")
+        fields(entry, {"dict"}, "a dict argument", optional={"order"})
         need(isinstance(entry["dict"], list) and all(
             isinstance(p, list) and len(p) == 2 for p in entry["dict"]), "bad dict argument")
         items = []
         for k, v in entry["dict"]:
             k = self.value(k, {"float", "complex", "tuple", "bytes"})
             items.append((signature.dict_key(k), self.key(v, depth + 1)))
-        return (dict, tuple(items))
+        if "order" not in entry:
+            return (dict, tuple(items))
+        need(isinstance(entry["order"], list) and len(entry["order"]) == len(items),
+             "bad dict argument order")
+        order = tuple(signature.dict_key(self.value(k, {"float", "complex", "tuple", "bytes"}))
+                      for k in entry["order"])
+        need(sorted(order, key=repr) == sorted((k for k, _ in items), key=repr),
+             "a dict argument's order names other keys")
+        return (dict, tuple(items), order)
 
     def function(self, entry):
         fields(entry, {"name", "arg_names", "signature", "leaf_specs", "output_specs",

@@ -204,9 +204,12 @@ class _Writer:
         if head in (list, tuple):
             return {"seq": head.__name__, "items": [self.key(k) for k in key[1]]}
         if head is dict:
-            return {"dict": [[self.value(k.raw if isinstance(k, signature.DictKey) else k),
-                              self.key(v)]
-                             for k, v in key[1]]}
+            def plain(k):
+                return self.value(k.raw if isinstance(k, signature.DictKey) else k)
+            entry = {"dict": [[plain(k), self.key(v)] for k, v in key[1]]}
+            if key[2:]:  # (its own order, where it is not the sorted one)
+                entry["order"] = [plain(k) for k in key[2]]
+            return entry
         return self.refuse(f"an argument of type {getattr(head, '__name__', head)}", "")
 
     def function(self, function):

@@ -132,9 +132,16 @@ def _dict_keys(value):
     return frozenset(map(dict_key, value))
 
 
-def _dict(value, leaves, keep):
+def _dict(value, leaves, keep, ordered=True):
+    """A dict by its items in sorted-key order (the leaves' order), and its
+    own order where that differs: Python iterates a dict in it, and so does
+    the trace.  (`ordered` False: the keyword arguments, whose order the
+    parameters they name do not see.)"""
     keys = sorted(value, key=repr)
-    return (dict, tuple((dict_key(k), key_of(value[k], leaves, keep)) for k in keys))
+    pairs = tuple((dict_key(k), key_of(value[k], leaves, keep)) for k in keys)
+    if not ordered or list(value) == keys:
+        return (dict, pairs)
+    return (dict, pairs, tuple(map(dict_key, value)))
 
 
 def _set(value, leaves, keep):
@@ -204,7 +211,7 @@ def call_key(args, kwargs, leaves, keep):
         else:
             parts.append(key_of(a, leaves, keep))
     if kwargs:
-        return (tuple(parts), _dict(kwargs, leaves, keep))
+        return (tuple(parts), _dict(kwargs, leaves, keep, ordered=False))
     return (tuple(parts), None)
 
 
@@ -418,9 +425,16 @@ class _GuardWriter:
             test(f"type({name}) is {self.constant(kind)} and len({name}) == {len(keys)}")
             if not all(isinstance(k, str) for k in keys):  # (1, True and 1.0 are one to `in`)
                 test(f"_dict_keys({name}) == {self.constant(_dict_keys(keys))}")
-            if kind is not dict:  # (a subclass's __getitem__ may add a missing key)
+            own = list(value)
+            test(f"list({name}) == {self.constant(own)}")  # (its order: key_of's too)
+            if kind is dict:  # its values in its own order (its keys tested), the leaves
+                # in key_of's
+                parts = dict(zip(own, self.unpack(f"{name}.values()", len(own))))
                 for k in keys:
-                    test(f"{self.constant(k)} in {name}")
+                    self.visit(value[k], parts[k])
+                return
+            for k in keys:  # (a subclass's __getitem__ may add a missing key)
+                test(f"{self.constant(k)} in {name}")
             getter = self.constant(operator.itemgetter(*keys)) if keys else None
             for k, part in zip(keys, self.unpack(name, len(keys), getter)):
                 self.visit(value[k], part)

@@ -12,6 +12,9 @@ the values each loop iterates.  A Python value makes the pipeline's
 staged loop, which only the pipeline's version has.
 """
 
+import types
+import weakref
+
 from autograph.runtime import call
 from autograph.runtime.registry import backend_of
 
@@ -30,8 +33,35 @@ def iterates_staged(*iterated, dicts=()):
     return False
 
 
-def pipeline_version(function, fscope):
-    """Python meaning: `function()` -- the function the weak reference
-    `function` holds, converted by the pass pipeline (with `fscope`'s
-    options): the version whose loops stage."""
-    return call.converter.convert(function(), fscope.options, python_loops=False)
+class Original:
+    """What the `ag__function` cell of a function whose loops were kept
+    holds: that function, weakly (a strong reference would keep a function
+    defined in a traced body alive through runtime.call's table), and what
+    makes it again once it is gone -- `ag.to_graph(make_layer())` keeps only
+    the converted function -- or once its `__code__` was replaced (the kept
+    version runs the code it was converted from; so must the pipeline's).
+    The converted function holds all of it already (its globals, closure
+    cells and defaults are the original's)."""
+
+    __slots__ = ("ref", "code", "globals", "name", "qualname", "closure", "defaults",
+                 "kwdefaults")
+
+    def __init__(self, fn):
+        self.ref, self.code, self.globals = weakref.ref(fn), fn.__code__, fn.__globals__
+        self.name, self.qualname, self.closure = fn.__name__, fn.__qualname__, fn.__closure__
+        self.defaults, self.kwdefaults = fn.__defaults__, fn.__kwdefaults__
+
+    def function(self):
+        fn = self.ref()
+        if fn is None or fn.__code__ is not self.code:
+            fn = types.FunctionType(self.code, self.globals, self.name, self.defaults,
+                                    self.closure)
+            fn.__qualname__, fn.__kwdefaults__ = self.qualname, self.kwdefaults
+        return fn
+
+
+def pipeline_version(original, fscope):
+    """Python meaning: the function `original` (an Original) stands for,
+    converted by the pass pipeline (with `fscope`'s options): the version
+    whose loops stage."""
+    return call.converter.convert(original.function(), fscope.options, python_loops=False)

@@ -166,8 +166,9 @@ def _calls():
     Pair = collections.namedtuple("Pair", "a b")
     base = ([a2, (a3, {"k": m, "n": 1})], {"w": a2, "s": np.float32(1)}, Pair(a3, 2.5))
     yield base, [
-        ([np.zeros(2), (np.zeros(3), {"n": 1, "k": np.ones((2, 3))})],
-         {"s": np.float32(2), "w": np.ones(2)}, Pair(np.ones(3), 2.5)),  # equal key
+        ([np.zeros(2), (np.zeros(3), {"k": np.ones((2, 3)), "n": 1})],
+         {"w": np.ones(2), "s": np.float32(2)}, Pair(np.ones(3), 2.5)),  # equal key
+        ([a2, (a3, {"n": 1, "k": m})], base[1], base[2]),  # another order: Python's loops see it
         ([a3, (a3, {"k": m, "n": 1})], base[1], base[2]),  # wrong shape
         ([a2, (a3, {"k": m.T, "n": 1})], base[1], base[2]),  # transposed
         ([a2, (a3, {"k": m.astype(np.float32), "n": 1})], base[1], base[2]),  # dtype

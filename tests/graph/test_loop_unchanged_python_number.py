@@ -20,19 +20,13 @@ import pytest
 
 import autograph as ag
 from autograph import errors
+from tests.graph.test_loop_python_number_returned import kinds
 
 INPUTS = [np.array([1.0, 2.0]), np.array([-1.0, -2.0]), np.array([1.0, -2.0]),
           np.array([-1.0, 2.0]), np.array([])]
 W32 = np.ones(2, np.float32)
 
 
-def kinds(value):
-    """`value` as (type, repr) pairs, containers kept: type AND value."""
-    if isinstance(value, (tuple, list)):
-        return type(value)(kinds(v) for v in value)
-    if isinstance(value, dict):
-        return {k: kinds(v) for k, v in value.items()}
-    return type(value), repr(value)
 
 
 def positive_sum(x):
