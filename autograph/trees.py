@@ -659,6 +659,7 @@ def node_types_and_names(node, bound=None):
 _STATEMENTS = frozenset(cls for cls in vars(gast).values()
                         if isinstance(cls, type) and issubclass(cls, gast.stmt))
 _NODE_TYPES = anno.Basic.NODE_TYPES
+_WALKED_FIELDS = {}  # gast class -> _node_fields(class)
 _LOAD = gast.Load
 
 
@@ -670,6 +671,7 @@ def _types_below(node, names, bound, noted=True):
     types = set()
     add_type, add_name, add_bound = types.add, names.add, bound.add
     name_class, spelled, statements, load = gast.Name, naming.SPELLING, _STATEMENTS, _LOAD
+    walked = _WALKED_FIELDS
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
@@ -687,8 +689,11 @@ def _types_below(node, names, bound, noted=True):
             if annotation is not None:
                 push(annotation)
             continue
-        if not isinstance(current, _AST):
-            continue  # a list of names (Global) or of constants
+        fields = walked.get(cls)
+        if fields is None:
+            if not isinstance(current, _AST):
+                continue  # a list of names (Global) or of constants
+            fields = walked[cls] = _node_fields(cls)
         if cls in statements and current is not node:
             types |= _types_below(current, names, bound)
             continue
@@ -696,7 +701,7 @@ def _types_below(node, names, bound, noted=True):
         if cls in spelled:
             names.update(spelled[cls](current))
         attrs = current.__dict__
-        for field in current._fields:
+        for field in fields:
             value = attrs.get(field)
             if value.__class__ is list:
                 extend(value)
