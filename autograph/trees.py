@@ -222,11 +222,20 @@ _NOT_NODE_FIELDS = frozenset({"id", "attr", "type_comment", "kind", "arg", "modu
                               "asname", "conversion", "is_async", "simple"})
 
 
+_NODE_FIELDS = {}  # node class -> _node_fields(class)
+
+
 def _node_fields(cls):
     """The fields of node class `cls` (gast's or the stdlib's) that may hold
-    nodes: the translations skip the others."""
-    return tuple(field for field in cls._fields if field not in _NOT_NODE_FIELDS
-                 and not (cls.__name__ == "Constant" and field == "value"))
+    nodes: the walks and translations skip the others."""
+    fields = _NODE_FIELDS.get(cls)
+    if fields is None:
+        fields = cls._fields
+        if cls.__name__ == "Constant" or not _NOT_NODE_FIELDS.isdisjoint(fields):
+            fields = tuple(field for field in fields if field not in _NOT_NODE_FIELDS
+                           and not (cls.__name__ == "Constant" and field == "value"))
+        _NODE_FIELDS[cls] = fields
+    return fields
 _CONTEXTS = ("Load", "Store", "Del")
 
 
@@ -659,7 +668,6 @@ def node_types_and_names(node, bound=None):
 _STATEMENTS = frozenset(cls for cls in vars(gast).values()
                         if isinstance(cls, type) and issubclass(cls, gast.stmt))
 _NODE_TYPES = anno.Basic.NODE_TYPES
-_WALKED_FIELDS = {}  # gast class -> _node_fields(class)
 _LOAD = gast.Load
 
 
@@ -671,7 +679,7 @@ def _types_below(node, names, bound, noted=True):
     types = set()
     add_type, add_name, add_bound = types.add, names.add, bound.add
     name_class, spelled, statements, load = gast.Name, naming.SPELLING, _STATEMENTS, _LOAD
-    walked = _WALKED_FIELDS
+    walked = _NODE_FIELDS
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
@@ -693,7 +701,7 @@ def _types_below(node, names, bound, noted=True):
         if fields is None:
             if not isinstance(current, _AST):
                 continue  # a list of names (Global) or of constants
-            fields = walked[cls] = _node_fields(cls)
+            fields = _node_fields(cls)
         if cls in statements and current is not node:
             types |= _types_below(current, names, bound)
             continue
