@@ -222,11 +222,20 @@ _NOT_NODE_FIELDS = frozenset({"id", "attr", "type_comment", "kind", "arg", "modu
                               "asname", "conversion", "is_async", "simple"})
 
 
+_NODE_FIELDS = {}  # node class -> _node_fields(class)
+
+
 def _node_fields(cls):
     """The fields of node class `cls` (gast's or the stdlib's) that may hold
-    nodes: the translations skip the others."""
-    return tuple(field for field in cls._fields if field not in _NOT_NODE_FIELDS
-                 and not (cls.__name__ == "Constant" and field == "value"))
+    nodes: the walks and translations skip the others."""
+    fields = _NODE_FIELDS.get(cls)
+    if fields is None:
+        fields = cls._fields
+        if cls.__name__ == "Constant" or not _NOT_NODE_FIELDS.isdisjoint(fields):
+            fields = tuple(field for field in fields if field not in _NOT_NODE_FIELDS
+                           and not (cls.__name__ == "Constant" and field == "value"))
+        _NODE_FIELDS[cls] = fields
+    return fields
 _CONTEXTS = ("Load", "Store", "Del")
 
 
@@ -670,6 +679,7 @@ def _types_below(node, names, bound, noted=True):
     types = set()
     add_type, add_name, add_bound = types.add, names.add, bound.add
     name_class, spelled, statements, load = gast.Name, naming.SPELLING, _STATEMENTS, _LOAD
+    walked = _NODE_FIELDS
     stack = [node]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
@@ -687,8 +697,11 @@ def _types_below(node, names, bound, noted=True):
             if annotation is not None:
                 push(annotation)
             continue
-        if not isinstance(current, _AST):
-            continue  # a list of names (Global) or of constants
+        fields = walked.get(cls)
+        if fields is None:
+            if not isinstance(current, _AST):
+                continue  # a list of names (Global) or of constants
+            fields = _node_fields(cls)
         if cls in statements and current is not node:
             types |= _types_below(current, names, bound)
             continue
@@ -696,7 +709,7 @@ def _types_below(node, names, bound, noted=True):
         if cls in spelled:
             names.update(spelled[cls](current))
         attrs = current.__dict__
-        for field in current._fields:
+        for field in fields:
             value = attrs.get(field)
             if value.__class__ is list:
                 extend(value)
