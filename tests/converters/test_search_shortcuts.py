@@ -83,6 +83,15 @@ def _functions(text):
             if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda))]
 
 
+def _repository_functions():
+    """(path, function node) of every function of FILES."""
+    for path in FILES:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for fn in _functions(text):
+            yield path, fn
+
+
 def _functions_with_source(path):
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -99,14 +108,11 @@ def test_number_names_of_snippet():
 
 def test_number_names_as_whole_tree_search_on_real_source():
     checked = with_numbers = 0
-    for path in FILES:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        for fn in _functions(text):
-            found = staging.number_names(fn)
-            assert found == reference_number_names(fn), (path, getattr(fn, "name", "lambda"))
-            checked += 1
-            with_numbers += bool(found)
+    for path, fn in _repository_functions():
+        found = staging.number_names(fn)
+        assert found == reference_number_names(fn), (path, getattr(fn, "name", "lambda"))
+        checked += 1
+        with_numbers += bool(found)
     assert checked > 500 and with_numbers > 20  # (both kinds of function were seen)
 
 
@@ -206,16 +212,13 @@ def test_inplace_changes_of_snippet():
 
 def test_inplace_changes_as_whole_tree_scan_on_real_source():
     checked = 0
-    for path in FILES:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        for fn in _functions(text):
-            changes = staging.InPlaceChanges(frozenset())
-            reference = ReferenceInPlaceChanges(frozenset())
-            for node in trees.nodes(fn):
-                if isinstance(node, (gast.stmt, gast.expr)):
-                    assert changes.of(node) == reference.of(node), (path, node.lineno)
-                    checked += 1
+    for path, fn in _repository_functions():
+        changes = staging.InPlaceChanges(frozenset())
+        reference = ReferenceInPlaceChanges(frozenset())
+        for node in trees.nodes(fn):
+            if isinstance(node, (gast.stmt, gast.expr)):
+                assert changes.of(node) == reference.of(node), (path, node.lineno)
+                checked += 1
     assert checked > 10000
 
 
@@ -239,20 +242,17 @@ def reference_find_jumps(stmts, jump_type, loops_are_boundaries):
 
 def test_find_jumps_as_search_of_every_child_on_real_source():
     checked = found = 0
-    for path in FILES:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        for fn in _functions(text):
-            if isinstance(fn, gast.Lambda):
-                continue
-            blocks = [fn.body] + [n.body for n in trees.nodes(fn) if isinstance(n, jumps.LOOPS)]
-            for block in blocks:
-                for kind in (gast.Return, gast.Break, gast.Continue):
-                    for boundaries in (True, False):
-                        ours = jumps.find_jumps(block, kind, boundaries)
-                        assert ours == reference_find_jumps(block, kind, boundaries), path
-                        checked += 1
-                        found += len(ours)
+    for path, fn in _repository_functions():
+        if isinstance(fn, gast.Lambda):
+            continue
+        blocks = [fn.body] + [n.body for n in trees.nodes(fn) if isinstance(n, jumps.LOOPS)]
+        for block in blocks:
+            for kind in (gast.Return, gast.Break, gast.Continue):
+                for boundaries in (True, False):
+                    ours = jumps.find_jumps(block, kind, boundaries)
+                    assert ours == reference_find_jumps(block, kind, boundaries), path
+                    checked += 1
+                    found += len(ours)
     assert checked > 3000 and found > 500
 
 
@@ -341,19 +341,16 @@ class ReferenceFindings:
 
 def test_findings_without_findings_in_expressions_as_scan_of_every_child_on_real_source():
     checked = with_targets = 0
-    for path in FILES:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        for fn in _functions(text):
-            if isinstance(fn, gast.Lambda):
-                continue
-            findings = staging.Findings(frozenset(), in_expressions=False)
-            reference = ReferenceFindings(frozenset())
-            for node in trees.nodes(fn.body):
-                if isinstance(node, gast.stmt):
-                    found, targets = reference.scan(node)
-                    assert list(findings.of(node)) == found, (path, node.lineno)
-                    assert list(findings.part_targets(node)) == targets, (path, node.lineno)
-                    checked += 1
-                    with_targets += bool(targets)
+    for path, fn in _repository_functions():
+        if isinstance(fn, gast.Lambda):
+            continue
+        findings = staging.Findings(frozenset(), in_expressions=False)
+        reference = ReferenceFindings(frozenset())
+        for node in trees.nodes(fn.body):
+            if isinstance(node, gast.stmt):
+                found, targets = reference.scan(node)
+                assert list(findings.of(node)) == found, (path, node.lineno)
+                assert list(findings.part_targets(node)) == targets, (path, node.lineno)
+                checked += 1
+                with_targets += bool(targets)
     assert checked > 10000 and with_targets > 500
