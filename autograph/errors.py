@@ -2182,12 +2182,11 @@ def python_number_before_loop_message(name, kind, dtype, statement, statement_lo
                                       python_dtype, location):
     """`name` started as a Python `kind` before the staged `statement` loop
     at `statement_location`, which makes it a numpy `dtype`; the loop ran no
-    iteration, or none that changed it, and at `location` the Python number
-    gives `python_dtype`."""
+    iteration, and at `location` the Python number gives `python_dtype`."""
     return (
         f"variable '{name}' is still the Python {kind} it started as: the staged "
-        f"`{statement}` loop at {statement_location} ran no iteration that changed it (one "
-        f"that does makes it a numpy {dtype}), and at {location} it meets a value that makes the result "
+        f"`{statement}` loop at {statement_location} ran no iteration (one iteration makes "
+        f"it a numpy {dtype}), and at {location} it meets a value that makes the result "
         f"{python_dtype} for the Python {kind}, where the graph computed {dtype} for the "
         f"numpy value (numpy keeps an array's narrower dtype against a Python number, not "
         f"against a numpy one); a graph value has one dtype. Start '{name}' as "

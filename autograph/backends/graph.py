@@ -715,28 +715,6 @@ def _numpy_side(pred, a, b, out, unknown):
     return np.where(pred, *flags)
 
 
-def _left_on_the_python_path(value, numpy, placeholder):
-    """Is `value`, the result of a staged `if` in a loop body marked as a
-    Python number where the staged bool `numpy` is false, the loop's
-    `placeholder` passed on unchanged on that path (`if v > 0: s = s + v`)?
-    Not where that path computes it (`else: s = s * 2`, `else: s = 0.0`, an
-    inner `if`): whether that is a Python number at run time may depend on
-    more than the placeholder's (`s = t`, a loop variable made numpy)."""
-    node = value.node
-    if node.op.name != "cond" or not isinstance(numpy, Tensor):
-        return False
-    pred = node.args[0]
-    if numpy is pred:
-        python_branch = node.subgraphs[1]
-    elif numpy.node.op.name.rpartition(".")[2] == "logical_not" and numpy.node.args[0] is pred:
-        python_branch = node.subgraphs[0]
-    else:
-        return False
-    side = python_branch.outputs[value.index]
-    return side.node.op.name == "placeholder" and \
-        tensor_module.captured_outer(side) is placeholder
-
-
 def _numpy_flag(value):
     """A staged bool of this graph, true where `value` is numpy and false where
     it is the Python number a loop that ran no iteration, or a staged `if`'s
@@ -824,8 +802,6 @@ class _Loop:
         for k, (j, _) in enumerate(inner):
             name, kind, location, statement = _canonical(
                 st.out.values[st.carried[j]]).python_on_a_path[:4]
-            if statement == "if":  # (this loop's iterations that leave it as it came in)
-                location, statement = self.location, self.kind
             tensor_module.python_number_on_one_path(
                 final[j], name, kind, location, statement,
                 ran=np.logical_not(final[still_at + k]))
@@ -841,7 +817,7 @@ class _Loop:
         makes a numpy value of its default dtype (`s = 0.0; for v in xs: s =
         s + v`): a Python number after the loop only when the loop ran no
         iteration.  (Not one the body may pass on unchanged, `if v > 0: s =
-        s + v`: _python_after_inner_loops tracks whether it still is.)  Also
+        s + v`: whether it is still the Python number is not tracked.)  Also
         such a start a loop before left (marked: numpy where either loop
         ran), of kind None where this body may change it or not (its result
         keeps the mark, but is not returned as the Python number)."""
@@ -875,10 +851,7 @@ class _Loop:
         """(j, still_python) of each loop variable (carried as j) that an
         iteration leaves a Python number only when a loop nested in the body
         ran no iteration (`s = 0.0; for i in ...: for j in ...: s = s + x[j]`:
-        its value after the body is marked with that loop's staged `ran`), or
-        that starts as a Python number a staged `if` in the body may pass on
-        (`if v > 0: s = s + v`, its value marked with the `if`'s `returned`:
-        still one where it was and the `if` took the path leaving it).
+        its value after the body is marked with that loop's staged `ran`).
         The loop carries, for each, whether it is still a Python number (from
         whether its start is): `still_python(placeholder)` gives that after an
         iteration, false where the nested loop ran, else the inner loop's
@@ -889,17 +862,6 @@ class _Loop:
         for j, i in enumerate(self.st.carried):
             after = _canonical(self.st.out.values[i])
             mark = getattr(after, "python_on_a_path", None)
-            if mark is not None and mark[4] is None and mark[5] is not None and \
-                    mark[5].graph is body and staging.python_number_type(
-                        self.st.entry.values[i]) not in (None, bool):
-                # a staged `if` in the body that may leave it as it came in (`if v >
-                # 0: s = s + v`), the Python number on the path its `returned` is
-                # false: still one where it was and no iteration took the other
-                numpy = mark[5]
-                if _left_on_the_python_path(after, numpy, body.inputs[j]):
-                    found.append((j, lambda was, numpy=numpy: np.logical_and(
-                        was, np.logical_not(numpy))))
-                continue
             if mark is None or mark[4] is None or mark[4].graph is not body:
                 continue
             ran = mark[4]
