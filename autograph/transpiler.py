@@ -591,11 +591,17 @@ def _compile(fn, options, python_loops=True):
     return converted
 
 
+def _key(fn, options, python_loops):
+    """`fn`'s entry in `_cache` (code objects compare equal regardless of
+    co_filename: the file is part of the key)."""
+    return fn.__code__, fn.__code__.co_filename, options, python_loops
+
+
 def convert(fn, options, python_loops=True):
     """The converted version of function `fn` (a new function object).
     `python_loops` False: the pass pipeline's, never one whose loops
     call_only.py kept (runtime/kept_loops.py asks for it)."""
-    key = (fn.__code__, fn.__code__.co_filename, options, python_loops)
+    key = _key(fn, options, python_loops)
     converted = _cache.get(key)
     if converted is None:
         try:
@@ -614,11 +620,11 @@ def converted_source(fn, options):
     call_only.py kept, the pipeline's version, which a loop over a staged
     value runs, follows)."""
     convert(fn, options)
-    converted = _cache[(fn.__code__, fn.__code__.co_filename, options, True)]
+    converted = _cache[_key(fn, options, True)]
     text = converted.source_for(fn)
     if converted.keeps_loops:
         convert(fn, options, python_loops=False)
-        general = _cache[(fn.__code__, fn.__code__.co_filename, options, False)]
+        general = _cache[_key(fn, options, False)]
         text += ("\n\n# ag__.pipeline_version(ag__function, fscope), when a loop iterates"
                  " a staged value:\n" + general.source_for(fn))
     return text
