@@ -161,11 +161,10 @@ def _staged_body(fn_node, facts, loops):
             kept = _kept_loop(stmt, bound, loop_locals, facts)
             if kept is None:
                 return None
-            loop, local = kept
+            loop, local, binds = kept
             staged.append(loop)
             loop_locals.extend(local)
-            stored.update(_names_in(stmt.target))
-            stored.update(_bound_in(stmt.body))
+            stored.update(binds)
             if source_ not in iterated:
                 iterated.append(source_)
             continue
@@ -252,7 +251,8 @@ def _plain_target(loop):
 
 def _kept_loop(loop, bound, earlier, facts):
     """(`loop` with the calls of its iterable and body wrapped, the names its
-    body binds that were not bound before it -- its target's included --),
+    body binds that were not bound before it -- its target's included --,
+    every name it binds),
     or None when the body is not one kept loops take: assignments to names
     or to items `d[k]` (no call in `d` or `k`), each new name read only
     after its binding in the iteration, none of `earlier` (an earlier
@@ -292,7 +292,8 @@ def _kept_loop(loop, bound, earlier, facts):
     iterated = _staged(loop.iter, facts)
     if iterated is None:
         return None
-    return _copy(loop, iter=iterated, body=body, orelse=[]), new
+    return _copy(loop, iter=iterated, body=body, orelse=[]), new, in_body.union(
+        _names_in(loop.target))
 
 
 def _dispatch(args, iterated, at):
@@ -424,7 +425,6 @@ def _staged_call(node, facts):
 
 
 _LOAD = ast.Load()  # (one serves every tree, as in ast.parse)
-_POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
 def _new(cls, at, **fields):

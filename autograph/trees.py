@@ -526,6 +526,7 @@ for _module in (gast, ast):
                   "Invert", "Not", "UAdd", "USub", "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE",
                   "Is", "IsNot", "In", "NotIn"):
         _SHARED_STDLIB_NODES[getattr(_module, _kind)] = getattr(ast, _kind)()
+del _module, _kind
 
 
 def ast_to_gast(node):

@@ -185,9 +185,9 @@ def _is_format_method(node):
     if count is not None:
         return 0 < count <= len(node.args)  # (Python ignores extras)
     fields = _named_fields(template)
+    named = {k.arg for k in node.keywords}
     return bool(fields) and all(
-        int(f) < len(node.args) if f.isdigit() else f in {k.arg for k in node.keywords}
-        for f in fields)
+        int(f) < len(node.args) if f.isdigit() else f in named for f in fields)
 
 
 def _named_fields(template):

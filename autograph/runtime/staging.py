@@ -1373,7 +1373,8 @@ class LoopState:
         self.state, self.location, self.loop = list(state), location, loop
         entry = self.entry = structure.flatten(
             self.state, names, empty_list and _staging_list(empty_list, location, loop))
-        self.names = entry.names
+        self.names = entry.names  # (the leaves')
+        self.variables = list(names)
         self.values = list(entry.values)  # the leaves on entry (promotion updates them)
         self.invariants = invariants_by_leaf(entry, (opts or {}).get("shape_invariants"),
                                              location, loop)
@@ -1406,14 +1407,14 @@ class LoopState:
         raw = list(raw)
         for k in self.deferred:
             raw[k] = UNDEFINED_RETURN
-        return structure.flatten(raw, self.names)
+        return structure.flatten(raw, self.variables)
 
     def body_outputs(self, raw):
         """Checks what the body returned (same structure; leaves not carried
         unchanged) and returns its carried leaves."""
         self.returns = {k: raw[k] for k in self.deferred}
         out = self.out = self.flatten_outputs(raw)
-        check_same_structure(self.entry, out, self.location, self.loop, self.names)
+        check_same_structure(self.entry, out, self.location, self.loop, self.variables)
         carried = set(self.carried)
         for i, (before, after) in enumerate(zip(self.values, out.values)):
             if i not in carried:
