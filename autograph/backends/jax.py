@@ -841,7 +841,8 @@ _KEEPS_ARRAY = frozenset((
     "asarray", "asanyarray", "reshape", "ravel", "view", "squeeze", "transpose", "swapaxes",
     "moveaxis", "expand_dims", "broadcast_to", "flip", "atleast_1d", "atleast_2d",
     "atleast_3d"))
-_LOADS = frozenset(("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLOSURE"))
+_LOADS = frozenset(("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLOSURE",
+                    "LOAD_CLASSDEREF"))
 _STORES = frozenset(("STORE_FAST", "STORE_DEREF", "STORE_NAME", "STORE_GLOBAL"))
 
 
@@ -1351,13 +1352,10 @@ def _store_part_arguments(frame):
     if len(run) < 6 or run[-1].opname != "CALL" or run[-6].argval != "store_part":
         return None, None
     loads = run[-5:-1]
-    spelled = [ins.argval if ins.opname in _NAME_LOADS else repr(ins.argval)
+    spelled = [ins.argval if ins.opname in _LOADS else repr(ins.argval)
                if ins.opname == "LOAD_CONST" and type(ins.argval) in (int, str) else None
                for ins in loads]
     return spelled[0], spelled[2]
-
-
-_NAME_LOADS = frozenset(("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLASSDEREF"))
 
 
 def _named(frame, node):
@@ -1581,7 +1579,7 @@ class JaxBackend(Backend):
         t_side, f_side = flatten(t_out, names), flatten(f_out, names)
         _check_weak_pairs(t_side, f_side, location)
         staging.check_branches(_checks_view(t_side, f_side), _checks_view(f_side, t_side),
-                               location)
+                               location, names=names)
 
         staged, results = [], []  # staged: (leaf index, dtype)
         for k, (name, a, b) in enumerate(zip(t_side.names, t_side.values, f_side.values)):

@@ -132,7 +132,7 @@ def optimize(graph, report=None, known=None):
             continue
         if literals:  # (the others frozen after folding was tried: freeze may raise)
             for i, a in enumerate(node.args):
-                if not isinstance(a, Tensor):
+                if parts[i] is a:  # (a literal the pass above left as it is)
                     parts[i] = freeze(a)
         key = (op, tuple(parts), freeze(node.attrs) if node.attrs else None,
                node.outputs[0].python_number if node.outputs else False)

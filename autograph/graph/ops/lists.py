@@ -417,11 +417,12 @@ def _item_for(lst, value, op):
         filename, lineno, _ = errors.user_frame(2)
         receiver = errors.method_receiver_at(filename, lineno, "append") \
             if op == "list_append" else None
+        held = np.dtype(lst.element_dtype).name
         raise errors.GraphError(errors.graph_op_message(
-            op if receiver is None else f"`{receiver}.append(...)`", f"the staged list holds {np.dtype(lst.element_dtype).name} items, the value "
-            f"is {np.dtype(value.dtype).name}; give every item one dtype (cast this one with "
-            f".astype(np.{np.dtype(lst.element_dtype).name}), or the others)",
-            core.user_location()))
+            op if receiver is None else f"`{receiver}.append(...)`",
+            f"the staged list holds {held} items, the value is {np.dtype(value.dtype).name}; "
+            f"give every item one dtype (cast this one with .astype(np.{held}), or the others)",
+            errors.where(filename, lineno)))
     if lst.element_shape is not None and len(lst.element_shape) != len(value.static_shape):
         raise errors.GraphError(errors.graph_op_message(
             op, f"the list holds items of shape {lst.element_shape}, the value "
