@@ -865,15 +865,14 @@ def _array_of_one(numpy_function, copy):
         keywords = set(kwargs) - {"dtype"} - ({"copy"} if kwargs.get("copy") is copy else set())
         if len(args) > 2 or keywords or len(args) == 2 and "dtype" in kwargs:
             return numpy_function(*args, **kwargs)
+        dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
         if backend is None:
             items = _staged_arrays_of_one_rank(args[0]) if args else None
             if items is None:
                 return numpy_function(*args, **kwargs)
             stacked = np.stack(items)  # (numpy's array of them: their promoted dtype)
-            dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
             return stacked if dtype is None else stacked.astype(dtype)
         value = args[0]
-        dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
         if type(value) is StagedRange:  # (np.array(range(n)) is np.arange(n))
             return arange_(value.start, value.stop, value.step,
                            **({} if dtype is None else {"dtype": dtype}))

@@ -137,25 +137,33 @@ def while_stmt(loop_test, loop_body, state, names, opts=None, body_first=(), inp
         test = loop_test(*state)
         backend = backend_of(test)
         if backend is not None:
-            location = staging.user_location()
-            if effects is not None and _staged_effects() != effects:  # (traced again)
-                raise errors.NotStageableError(errors.while_test_effects_message(location))
-            refuse_held_in_place(backend, state, inplace, location, "`while` loop")
-            local = _LoopLocals(state, names, body_first, location, "while")
-            unbound = UnboundInLoop(local.state, local.names)
-            body = staging.checked_body(unbound.body(local.body(loop_body)), unbound.state,
-                                        unbound.names, location, "while", with_item=False)
-            def staged(state):
-                with staging.region(backend, None, (unbound.names, location, "`while` loop")), \
-                        _undone_on_error():
-                    return backend.while_loop(unbound.test(local.test(loop_test)), body,
-                                              state, unbound.names, opts)
-            final = lists.staged_loop(staged, unbound.state, unbound.names, backend, location,
-                                      "while")
-            return local.result(unbound.result(final), backend)
+            return _staged_while(backend, effects, loop_test, loop_body, state, names, opts,
+                                 body_first, inplace)
         if not test:
             return state
         state = loop_body(*state)
+
+
+def _staged_while(backend, effects, loop_test, loop_body, state, names, opts, body_first,
+                  inplace):
+    """while_stmt once its test is staged by `backend` (a function of its own: the
+    closure below would otherwise make cells at every while_stmt call)."""
+    location = staging.user_location()
+    if effects is not None and _staged_effects() != effects:  # (traced again)
+        raise errors.NotStageableError(errors.while_test_effects_message(location))
+    refuse_held_in_place(backend, state, inplace, location, "`while` loop")
+    local = _LoopLocals(state, names, body_first, location, "while")
+    unbound = UnboundInLoop(local.state, local.names)
+    body = staging.checked_body(unbound.body(local.body(loop_body)), unbound.state,
+                                unbound.names, location, "while", with_item=False)
+
+    def staged(state):
+        with staging.region(backend, None, (unbound.names, location, "`while` loop")), \
+                _undone_on_error():
+            return backend.while_loop(unbound.test(local.test(loop_test)), body,
+                                      state, unbound.names, opts)
+    final = lists.staged_loop(staged, unbound.state, unbound.names, backend, location, "while")
+    return local.result(unbound.result(final), backend)
 
 
 def _staged_effects():
